@@ -1,0 +1,27 @@
+-- Nesting depth of host ranges: how many ranges of the same kind on the same thread
+-- are open when a range starts. A running sum over start (+1) and end (-1) points;
+-- at equal times, ends close before starts open, and longer ranges open first.
+UPDATE host_activities AS h
+SET depth = d.depth
+FROM (
+    WITH points AS (
+        SELECT id, kind, pid, tid, start_ns AS t, 1 AS delta, 1 AS tie, end_ns
+        FROM host_activities
+        UNION ALL
+        SELECT id, kind, pid, tid, end_ns AS t, -1 AS delta,
+               CASE WHEN end_ns > start_ns THEN 0 ELSE 2 END AS tie, end_ns
+        FROM host_activities
+    )
+    SELECT id, open_now - 1 AS depth
+    FROM (
+        SELECT id, delta,
+               sum(delta) OVER (
+                   PARTITION BY kind, pid, tid
+                   ORDER BY t, tie, end_ns DESC, id
+                   ROWS UNBOUNDED PRECEDING
+               ) AS open_now
+        FROM points
+    )
+    WHERE delta = 1
+) AS d
+WHERE h.id = d.id;

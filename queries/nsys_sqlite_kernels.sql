@@ -1,0 +1,22 @@
+-- Run inside the Nsight Systems SQLite export: CUDA kernels in our column shape.
+-- The brace-named fields are column expressions chosen after probing the export's schema,
+-- because columns differ between nsys versions.
+SELECT
+    'kernel' AS kind,
+    CAST(k.deviceId AS INTEGER) AS device,
+    CAST(k.streamId AS INTEGER) AS stream,
+    CAST(k.start AS INTEGER) AS start_ns,
+    CAST(k."end" AS INTEGER) AS end_ns,
+    {name} AS name,
+    CAST(k.correlationId AS INTEGER) AS correlation,
+    CAST({grid_x} AS INTEGER) AS grid_x, CAST({grid_y} AS INTEGER) AS grid_y,
+    CAST({grid_z} AS INTEGER) AS grid_z,
+    CAST({block_x} AS INTEGER) AS block_x, CAST({block_y} AS INTEGER) AS block_y,
+    CAST({block_z} AS INTEGER) AS block_z,
+    CAST({registers} AS INTEGER) AS registers_per_thread,
+    CAST({shared_memory} AS INTEGER) AS shared_memory_bytes,
+    CAST(NULL AS INTEGER) AS bytes,
+    CAST(NULL AS TEXT) AS copy_kind,
+    CAST(NULL AS TEXT) AS src_kind,
+    CAST(NULL AS TEXT) AS dst_kind
+FROM CUPTI_ACTIVITY_KIND_KERNEL AS k

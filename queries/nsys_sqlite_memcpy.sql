@@ -1,0 +1,49 @@
+-- Run inside the Nsight Systems SQLite export: memory copies in our column shape.
+-- copyKind and srcKind/dstKind are CUPTI enum values (stable across versions), spelt
+-- the way Kineto names copies, e.g. 'Memcpy HtoD (Pageable -> Device)'.
+WITH copies AS (
+    SELECT
+        m.*,
+        CASE m.copyKind
+            WHEN 1 THEN 'HtoD' WHEN 2 THEN 'DtoH' WHEN 3 THEN 'HtoA' WHEN 4 THEN 'AtoH'
+            WHEN 5 THEN 'AtoA' WHEN 6 THEN 'AtoD' WHEN 7 THEN 'DtoA' WHEN 8 THEN 'DtoD'
+            WHEN 9 THEN 'HtoH' WHEN 10 THEN 'PtoP' WHEN 11 THEN 'HtoD' WHEN 12 THEN 'DtoH'
+            WHEN 13 THEN 'DtoD' ELSE 'Unknown'
+        END AS copy_kind,
+        {src_kind} AS src_kind_code,
+        {dst_kind} AS dst_kind_code
+    FROM CUPTI_ACTIVITY_KIND_MEMCPY AS m
+), named AS (
+    SELECT
+        copies.*,
+        CASE src_kind_code
+            WHEN 0 THEN 'Pageable' WHEN 1 THEN 'Pinned' WHEN 2 THEN 'Device' WHEN 3 THEN 'Array'
+            WHEN 4 THEN 'Managed' WHEN 5 THEN 'Device Static' WHEN 6 THEN 'Managed Static'
+        END AS src_kind,
+        CASE dst_kind_code
+            WHEN 0 THEN 'Pageable' WHEN 1 THEN 'Pinned' WHEN 2 THEN 'Device' WHEN 3 THEN 'Array'
+            WHEN 4 THEN 'Managed' WHEN 5 THEN 'Device Static' WHEN 6 THEN 'Managed Static'
+        END AS dst_kind
+    FROM copies
+)
+SELECT
+    'memcpy' AS kind,
+    CAST(deviceId AS INTEGER) AS device,
+    CAST(streamId AS INTEGER) AS stream,
+    CAST(start AS INTEGER) AS start_ns,
+    CAST("end" AS INTEGER) AS end_ns,
+    'Memcpy ' || copy_kind
+        || CASE WHEN src_kind IS NOT NULL AND dst_kind IS NOT NULL
+                THEN ' (' || src_kind || ' -> ' || dst_kind || ')' ELSE '' END AS name,
+    CAST(correlationId AS INTEGER) AS correlation,
+    CAST(NULL AS INTEGER) AS grid_x, CAST(NULL AS INTEGER) AS grid_y,
+    CAST(NULL AS INTEGER) AS grid_z,
+    CAST(NULL AS INTEGER) AS block_x, CAST(NULL AS INTEGER) AS block_y,
+    CAST(NULL AS INTEGER) AS block_z,
+    CAST(NULL AS INTEGER) AS registers_per_thread,
+    CAST(NULL AS INTEGER) AS shared_memory_bytes,
+    CAST(bytes AS INTEGER) AS bytes,
+    copy_kind,
+    src_kind,
+    dst_kind
+FROM named

@@ -1,0 +1,13 @@
+-- Run inside the Nsight Systems SQLite export: NVTX push/pop and start/end ranges
+-- (marks, which have no end, are left out). Text is inline or an id into StringIds.
+SELECT
+    'annotation' AS kind,
+    CAST((n.globalTid >> 24) & 16777215 AS INTEGER) AS pid,
+    CAST(n.globalTid & 16777215 AS INTEGER) AS tid,
+    CAST(n.start AS INTEGER) AS start_ns,
+    CAST(n."end" AS INTEGER) AS end_ns,
+    coalesce(n.text, s.value, '') AS name,
+    CAST(NULL AS INTEGER) AS correlation
+FROM NVTX_EVENTS AS n
+LEFT JOIN StringIds AS s ON s.id = {text_id}
+WHERE n."end" IS NOT NULL AND n."end" >= n.start AND n.eventType IN (59, 60, 70, 71)

@@ -1,0 +1,52 @@
+-- The one schema every loader fills, whatever the source (Kineto JSON or Nsight Systems).
+-- Times are integer nanoseconds in the trace's own clock; durations are end_ns - start_ns.
+
+-- key/value facts about the trace: format, path, tool versions, clock, warnings.
+CREATE TABLE IF NOT EXISTS trace_meta (
+    key   VARCHAR PRIMARY KEY,
+    value VARCHAR
+);
+
+-- One row per GPU the trace saw.
+CREATE TABLE IF NOT EXISTS devices (
+    device             INTEGER PRIMARY KEY,  -- CUDA device index
+    name               VARCHAR,              -- e.g. 'NVIDIA H100 80GB HBM3'
+    sm_count           INTEGER,
+    memory_bytes       BIGINT,
+    compute_capability VARCHAR               -- e.g. '9.0'
+);
+
+-- Work that ran on a GPU: kernels, copies and sets.
+CREATE TABLE IF NOT EXISTS gpu_activities (
+    id                   BIGINT,   -- stable row number, ordered by (device, start_ns)
+    kind                 VARCHAR,  -- 'kernel' | 'memcpy' | 'memset'
+    device               INTEGER,
+    stream               BIGINT,
+    start_ns             BIGINT,
+    end_ns               BIGINT,
+    duration_ns          BIGINT,
+    name                 VARCHAR,  -- demangled kernel name, or e.g. 'Memcpy HtoD (Pageable -> Device)'
+    correlation          BIGINT,   -- links to host_activities.correlation (the launch call)
+    grid_x INTEGER, grid_y INTEGER, grid_z INTEGER,
+    block_x INTEGER, block_y INTEGER, block_z INTEGER,
+    registers_per_thread INTEGER,
+    shared_memory_bytes  BIGINT,   -- static + dynamic shared memory per block
+    bytes                BIGINT,   -- copies and sets: bytes moved or set
+    copy_kind            VARCHAR,  -- 'HtoD' | 'DtoH' | 'DtoD' | 'HtoH' | 'PtoP' (copies only)
+    src_kind             VARCHAR,  -- 'Pageable' | 'Pinned' | 'Device' | ... when the source says
+    dst_kind             VARCHAR
+);
+
+-- Work on the host: CUDA API calls, framework ops, annotations.
+CREATE TABLE IF NOT EXISTS host_activities (
+    id          BIGINT,
+    kind        VARCHAR,  -- 'runtime' (CUDA runtime/driver API) | 'cpu_op' | 'annotation' (NVTX, user_annotation) | 'python'
+    pid         BIGINT,
+    tid         BIGINT,
+    start_ns    BIGINT,
+    end_ns      BIGINT,
+    duration_ns BIGINT,
+    name        VARCHAR,
+    correlation BIGINT,   -- runtime calls: links to gpu_activities.correlation
+    depth       INTEGER   -- nesting depth among the same kind on the same thread, 0 = outermost
+);

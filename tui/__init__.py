@@ -1,0 +1,3 @@
+"""tui: a terminal explorer for GPU traces."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,45 @@
+"""Where loaded traces are kept: one DuckDB file per trace in the user's cache dir.
+
+A cache file is named after the trace's absolute path, size and modification time plus
+the cache format version, so a changed trace (or a newer `tui`) misses the cache and is
+loaded again. Files are built under a temporary name and renamed into place only once
+complete, so a crash mid-write never leaves a cache that is later trusted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+# Bump when the schema or the meaning of a stored column changes.
+CACHE_VERSION = "1"
+
+
+def cache_root() -> Path:
+    """`$TUI_CACHE_DIR`, else `$XDG_CACHE_HOME/tui`, else `~/.cache/tui`."""
+    explicit = os.environ.get("TUI_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg) if xdg else Path.home() / ".cache"
+    return base / "tui"
+
+
+def cache_key(trace: Path) -> str:
+    stat = trace.stat()
+    ident = f"{CACHE_VERSION}|{trace.resolve()}|{stat.st_size}|{stat.st_mtime_ns}"
+    return hashlib.sha256(ident.encode()).hexdigest()[:32]
+
+
+def cache_file(trace: Path) -> Path:
+    return cache_root() / f"{trace.name[:40]}-{cache_key(trace)}.duckdb"
+
+
+def writable_dir(path: Path) -> bool:
+    """Can we create files in `path` (creating it if needed)?"""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    return os.access(path, os.W_OK | os.X_OK)

@@ -1,0 +1,54 @@
+"""Which loader a file needs, decided from its first bytes rather than its name."""
+
+from __future__ import annotations
+
+import gzip
+import zlib
+from pathlib import Path
+
+from tui.errors import TraceError
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+NSYS_REP_MAGIC = b"NVIDIA Tegra Profiler Report"  # what .nsys-rep files begin with
+NCU_REP_MAGIC = b"NVR\x00"
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def detect_format(path: Path) -> str:
+    """One of 'kineto', 'nsys-sqlite', 'nsys-rep', 'ncu-rep', 'ncu-csv'."""
+    if not path.exists():
+        raise TraceError(f"{path}: no such file")
+    if path.is_dir():
+        raise TraceError(f"{path}: is a directory; give a trace file")
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096)
+    except OSError as exc:
+        raise TraceError(f"{path}: cannot be read ({exc.strerror})") from None
+    if not head:
+        raise TraceError(f"{path}: the file is empty; it holds no trace")
+    if head.startswith(SQLITE_MAGIC):
+        return "nsys-sqlite"
+    if head.startswith(NSYS_REP_MAGIC):
+        return "nsys-rep"
+    if head.startswith(NCU_REP_MAGIC):
+        return "ncu-rep"
+    if head.startswith(GZIP_MAGIC):
+        head = _inflate_head(path)
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if text[:1] in (b"{", b"["):
+        return "kineto"
+    if text.startswith((b'"ID"', b'"ID",', b"ID,")) or b'"Metric Name"' in text[:2048]:
+        return "ncu-csv"
+    raise TraceError(
+        f"{path}: unknown format: expected a PyTorch profiler/Kineto .json(.gz), an Nsight "
+        "Systems .sqlite or .nsys-rep, or an Nsight Compute .ncu-rep / --csv export"
+    )
+
+
+def _inflate_head(path: Path) -> bytes:
+    try:
+        with gzip.open(path, "rb") as f:
+            return f.read(4096)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise TraceError(f"{path}: the .gz file is damaged ({exc})") from None

@@ -1,0 +1,95 @@
+"""PyTorch profiler / Kineto Chrome traces (`.json`, `.json.gz`) into the schema."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+import duckdb
+
+from tui.errors import TraceError
+from tui.queries import load_query
+from tui.sources.chrome_json import extract_events
+
+GPU_CATEGORIES = ("kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset")
+
+
+def load_kineto(path: Path, con: duckdb.DuckDBPyConnection, scratch_dir: Path) -> list[str]:
+    """Load a Chrome-trace JSON file; returns warnings. Raises TraceError if unusable."""
+    warnings: list[str] = []
+    with tempfile.TemporaryDirectory(dir=scratch_dir, prefix="tui-events-") as tmp:
+        events = extract_events(path, Path(tmp) / "events.json")
+        try:
+            con.execute(load_query("kineto_stage_events"), {"path": str(events.path)})
+        except duckdb.Error as exc:
+            raise TraceError(f"{path}: the trace events are not valid JSON ({_first_line(exc)})")
+    if events.truncated:
+        lost = events.bytes_dropped
+        share = 100.0 * lost / max(events.bytes_total, 1)
+        warnings.append(
+            f"the trace is cut off: loaded every complete event; the last {lost:,} bytes "
+            f"({share:.2g}% of the events' text) were an incomplete event and were dropped"
+        )
+    counts = con.execute(load_query("kineto_event_counts")).fetchone()
+    assert counts is not None
+    total, unusable, begin_end = counts
+    if total == 0:
+        raise TraceError(f"{path}: the trace holds no events")
+    if unusable:
+        warnings.append(f"{unusable:,} events have no usable ts/dur and were skipped")
+    if begin_end:
+        warnings.append(f"{begin_end:,} B/E (begin/end) events were skipped: only X events load")
+
+    con.execute(load_query("kineto_gpu_activities"))
+    con.execute(load_query("kineto_host_activities"))
+    _load_devices(con, events.metadata)
+    _load_meta(con, path, events.metadata)
+    con.execute("DROP TABLE kineto_events")
+
+    gpu_rows = con.execute("SELECT count(*) FROM gpu_activities").fetchone()
+    if gpu_rows is None or gpu_rows[0] == 0:
+        warnings.append(
+            "no GPU kernels, copies or sets in this trace: it is CPU-only. Record with "
+            "torch.profiler activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]"
+        )
+    return warnings
+
+
+def _load_devices(con: duckdb.DuckDBPyConnection, metadata: dict) -> None:
+    """Devices from `deviceProperties`, plus any device id the GPU events use."""
+    rows = []
+    for props in metadata.get("deviceProperties") or []:
+        if not isinstance(props, dict) or not isinstance(props.get("id"), int):
+            continue
+        major, minor = props.get("computeMajor"), props.get("computeMinor")
+        rows.append((
+            props["id"],
+            str(props.get("name") or f"GPU {props['id']}"),
+            props.get("numSms") if isinstance(props.get("numSms"), int) else None,
+            props.get("totalGlobalMem") if isinstance(props.get("totalGlobalMem"), int) else None,
+            f"{major}.{minor}" if major is not None and minor is not None else None,
+        ))
+    if rows:
+        con.executemany("INSERT OR IGNORE INTO devices VALUES (?, ?, ?, ?, ?)", rows)
+    con.execute(load_query("devices_from_activities"))
+
+
+def _load_meta(con: duckdb.DuckDBPyConnection, path: Path, metadata: dict) -> None:
+    meta = {"format": "kineto"}
+    for key in ("schemaVersion", "trace_id", "cuda_driver_version", "cuda_runtime_version",
+                "cupti_version", "baseTimeNanoseconds", "displayTimeUnit", "traceName",
+                "roctracer_version", "hip_runtime_version"):
+        if key in metadata and not isinstance(metadata[key], (dict, list)):
+            meta[key] = str(metadata[key])
+    dist = metadata.get("distributedInfo")
+    if isinstance(dist, dict):
+        meta["distributedInfo"] = json.dumps(dist)
+        for key in ("rank", "world_size", "backend"):
+            if key in dist:
+                meta[key] = str(dist[key])
+    con.executemany("INSERT OR REPLACE INTO trace_meta VALUES (?, ?)", list(meta.items()))
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).strip().splitlines()[0][:300]
