@@ -1,0 +1,29 @@
+"""Messages widgets post to each other (through the app), gathered in one place."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.message import Message
+
+
+@dataclass
+class JumpToTime(Message):
+    """Show [start_ns, end_ns) on the timeline, e.g. from a table row's Enter.
+
+    `device`/`stream` select the lane when known; `activity_id` (gpu_activities.id)
+    selects a kernel so the details panel shows it.
+    """
+
+    start_ns: int
+    end_ns: int
+    device: int | None = None
+    stream: int | None = None
+    activity_id: int | None = None
+
+
+@dataclass
+class ActivitySelected(Message):
+    """The timeline cursor is on this GPU activity (gpu_activities.id), or on nothing."""
+
+    activity_id: int | None
