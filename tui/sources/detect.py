@@ -36,7 +36,7 @@ def detect_format(path: Path) -> str:
     if head.startswith(GZIP_MAGIC):
         head = _inflate_head(path)
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-    if text[:1] in (b"{", b"["):
+    if _looks_like_json_trace(text):
         return "kineto"
     if text.startswith((b'"ID"', b'"ID",', b"ID,")) or b'"Metric Name"' in text[:2048]:
         return "ncu-csv"
@@ -44,6 +44,14 @@ def detect_format(path: Path) -> str:
         f"{path}: unknown format: expected a PyTorch profiler/Kineto .json(.gz), an Nsight "
         "Systems .sqlite or .nsys-rep, or an Nsight Compute .ncu-rep / --csv export"
     )
+
+
+def _looks_like_json_trace(text: bytes) -> bool:
+    """An object that starts with a key, or an array that starts with an object."""
+    if text[:1] not in (b"{", b"["):
+        return False
+    inner = text[1:].lstrip(b" \t\r\n")
+    return not inner or inner[:1] in ((b'"', b"}") if text[:1] == b"{" else (b"{", b"]"))
 
 
 def _inflate_head(path: Path) -> bytes:

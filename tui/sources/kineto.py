@@ -23,7 +23,9 @@ def load_kineto(path: Path, con: duckdb.DuckDBPyConnection, scratch_dir: Path) -
         try:
             con.execute(load_query("kineto_stage_events"), {"path": str(events.path)})
         except duckdb.Error as exc:
-            raise TraceError(f"{path}: the trace events are not valid JSON ({_first_line(exc)})")
+            raise TraceError(
+                f"{path}: the trace events are not valid JSON ({_first_line(exc)})"
+            ) from None
     if events.truncated:
         lost = events.bytes_dropped
         share = 100.0 * lost / max(events.bytes_total, 1)

@@ -1,0 +1,1 @@
+"""Analyses over the loaded schema: kernel statistics, GPU-idle gaps, findings."""

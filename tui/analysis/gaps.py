@@ -1,0 +1,116 @@
+"""GPU-idle gaps over a threshold, each explained by what the host was doing meanwhile.
+
+A gap is a stretch on one device where no kernel, copy or set runs on any stream,
+between the device's first and last activity (Nsight Systems' `gpu_gaps` definition;
+`gpu_idle` is computed at load). Gaps are few, so classifying them in Python is cheap;
+the overlap joins against millions of host events run in DuckDB.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+
+import duckdb
+import pyarrow as pa
+
+from tui.queries import load_query
+from tui.units import format_ns
+
+DEFAULT_MIN_GAP_MS = 1.0
+
+# Host calls that block until the GPU (or a stream/event) has finished.
+SYNC_CALL = re.compile(
+    r"^(cuda|hip)(Stream|Device|Event|Thread)Synchronize|^cu(Stream|Ctx|Event)Synchronize"
+    r"|^(cuda|hip)StreamQuery|^(cuda|hip)EventQuery",
+)
+# Host calls that move memory and may block the host (pageable or synchronous copies).
+COPY_CALL = re.compile(r"^(cuda|hip)Memcpy|^cuMemcpy")
+# A gap this short, with the next launch already issued, is launch latency.
+LAUNCH_OVERHEAD_NS = 50_000
+# The host call must cover this share of the gap to be named its cause.
+DOMINANT_SHARE = 0.3
+
+
+@dataclass
+class Gap:
+    device: int
+    start_ns: int
+    duration_ns: int
+    before: str
+    after: str
+    cause: str
+    kind: str  # 'sync' | 'copy' | 'host-wait' | 'launch-overhead' | 'other'
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def explained_gaps(
+    con: duckdb.DuckDBPyConnection, min_gap_ns: int, limit: int | None = None
+) -> list[Gap]:
+    """Every gap longer than `min_gap_ns` (longest first), with its cause and class."""
+    rows = con.execute(
+        load_query("gaps_over"), {"min_gap_ns": min_gap_ns, "limit": limit or 2**62}
+    ).fetchall()
+    if not rows:
+        return []
+    selected = pa.table({
+        "gap_no": list(range(len(rows))),
+        "device": [r[0] for r in rows],
+        "start_ns": [r[1] for r in rows],
+        "end_ns": [r[2] for r in rows],
+        "after_correlation": [r[6] for r in rows],
+    })
+    con.register("selected_gaps", selected)
+    try:
+        context = con.execute(load_query("gap_host_context")).fetchall()
+    finally:
+        con.unregister("selected_gaps")
+    gaps = []
+    for (device, start, _end, duration, before, after, _corr, _kind), ctx in zip(
+        rows, context, strict=True
+    ):
+        _, call, call_overlap, call_parent, range_name, op_name, op_overlap, launch_start = ctx
+        if (op_overlap or 0) < DOMINANT_SHARE * duration:
+            op_name = None  # a brief op that merely touches the gap explains nothing
+        kind, cause = _classify(
+            start, duration, call, call_overlap or 0, call_parent, range_name, op_name,
+            launch_start,
+        )
+        gaps.append(Gap(device, start, duration, before or "", after or "", cause, kind))
+    return gaps
+
+
+def _classify(
+    start: int, duration: int, call: str | None, call_overlap: int, call_parent: str | None,
+    range_name: str | None, op_name: str | None, launch_start: int | None,
+) -> tuple[str, str]:
+    """(class, plain-language cause) from the host context of one gap."""
+    where = _where(range_name, op_name)
+    share = call_overlap / duration if duration else 0.0
+    if call and share >= DOMINANT_SHARE:
+        called = f"{call}" + (f" from {call_parent}" if call_parent else "")
+        held = f"{format_ns(call_overlap)} of {format_ns(duration)}"
+        if SYNC_CALL.search(call):
+            return "sync", f"host waited in {called} ({held}){where}"
+        if COPY_CALL.search(call):
+            return "copy", f"host blocked in {called} ({held}){where}"
+    if launch_start is not None and launch_start >= start:
+        late = launch_start - start
+        busy = f"in {op_name}" if op_name else (f"in {range_name}" if range_name else "elsewhere")
+        return (
+            "host-wait",
+            f"next launch issued {format_ns(late)} after the GPU ran dry; host busy {busy}"
+            + (f" ({range_name})" if range_name and op_name else ""),
+        )
+    if launch_start is not None and duration <= LAUNCH_OVERHEAD_NS:
+        return "launch-overhead", f"launch latency between back-to-back launches{where}"
+    if call and share >= DOMINANT_SHARE:
+        return "other", f"host in {call}{where}"
+    return "other", "no host activity explains it" + where if where else "no host activity recorded"
+
+
+def _where(range_name: str | None, op_name: str | None) -> str:
+    parts = [p for p in (range_name, op_name) if p]
+    return f" during {' › '.join(parts)}" if parts else ""

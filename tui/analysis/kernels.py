@@ -1,0 +1,59 @@
+"""Per-kernel-name statistics and per-device busy time."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import duckdb
+
+from tui.queries import load_query
+
+
+@dataclass
+class KernelStats:
+    name: str
+    count: int
+    total_ns: int
+    avg_ns: float
+    median_ns: float
+    min_ns: int
+    max_ns: int
+    percent: float
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class DeviceBusy:
+    id: int
+    name: str
+    busy_ns: int
+    span_ns: int
+    kernels: int
+
+    @property
+    def busy_pct(self) -> float:
+        return 100.0 * self.busy_ns / self.span_ns if self.span_ns else 0.0
+
+    def as_dict(self) -> dict:
+        return {"id": self.id, "name": self.name, "busy_ns": self.busy_ns, "span_ns": self.span_ns}
+
+
+def kernel_stats(con: duckdb.DuckDBPyConnection) -> list[KernelStats]:
+    """Every kernel name, total time descending."""
+    return [
+        KernelStats(name, count, total, avg, median, low, high, pct)
+        for name, count, total, avg, median, low, high, _std, pct in con.execute(
+            load_query("kernel_stats")
+        ).fetchall()
+    ]
+
+
+def device_busy(con: duckdb.DuckDBPyConnection) -> list[DeviceBusy]:
+    return [
+        DeviceBusy(device, name, busy, span, kernels)
+        for device, name, span, busy, _first, _last, kernels in con.execute(
+            load_query("device_busy")
+        ).fetchall()
+    ]

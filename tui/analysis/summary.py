@@ -1,0 +1,41 @@
+"""The headless summary of a trace, as the dict behind `tui --summary --json`."""
+
+from __future__ import annotations
+
+from tui.analysis.findings import findings
+from tui.analysis.gaps import explained_gaps
+from tui.analysis.kernels import device_busy, kernel_stats
+from tui.queries import load_query
+from tui.trace import Trace
+
+
+def trace_summary(trace: Trace, min_gap_ns: int) -> dict:
+    """Source, devices, every kernel name, every gap over the threshold, findings."""
+    con = trace.con
+    devices = device_busy(con)
+    kernels = kernel_stats(con)
+    gaps = explained_gaps(con, min_gap_ns)
+    copies = con.execute(load_query("copy_stats")).fetchall()
+    span = con.execute(load_query("trace_span")).fetchone() or (None, None)
+    meta = dict(con.execute("SELECT key, value FROM trace_meta").fetchall())
+    source = {
+        "path": str(trace.path),
+        "format": trace.format,
+        "first_ns": span[0],
+        "last_ns": span[1],
+        "span_ns": (span[1] - span[0]) if span[0] is not None else 0,
+        "from_cache": trace.from_cache,
+        "min_gap_ns": min_gap_ns,
+    }
+    for key in ("rank", "world_size", "nsys_product_version", "export_product_version",
+                "cuda_runtime_version", "cuda_driver_version"):
+        if key in meta:
+            source[key] = meta[key]
+    return {
+        "source": source,
+        "devices": [d.as_dict() for d in devices],
+        "kernels": [k.as_dict() for k in kernels],
+        "gaps": [g.as_dict() for g in gaps],
+        "findings": findings(devices, kernels, gaps, copies, min_gap_ns),
+        "warnings": list(trace.warnings),
+    }

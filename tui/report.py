@@ -1,0 +1,95 @@
+"""`tui --summary`: the summary dict printed as Rich tables for a terminal or a pipe."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from tui.safe_text import plain
+from tui.units import format_ns
+
+TOP_KERNELS = 15
+TOP_GAPS = 10
+
+
+def print_summary(summary: dict, console: Console) -> None:
+    source = summary["source"]
+    console.print(plain(f"{source['path']}  ({source['format']})", style="bold"))
+    console.print(
+        f"span {format_ns(source['span_ns'])}"
+        + (f", rank {source['rank']} of {source.get('world_size', '?')}" if "rank" in source
+           else "")
+        + (" — from cache" if source.get("from_cache") else "")
+    )
+    for warning in summary["warnings"]:
+        console.print(plain(f"warning: {warning}", style="yellow"))
+    console.print(_devices_table(summary["devices"]))
+    if summary["kernels"]:
+        console.print(_kernels_table(summary["kernels"], console.width))
+    console.print(_gaps_table(summary["gaps"], source["min_gap_ns"],
+                              text_width=max(30, console.width - 40)))
+    if summary["findings"]:
+        console.print("[bold]Findings[/bold]")
+        for line in summary["findings"]:
+            console.print(plain(f"  • {line}"))
+
+
+def _devices_table(devices: list[dict]) -> Table:
+    table = Table(title="GPUs", title_justify="left")
+    for col in ("id", "name", "span", "busy", "busy %"):
+        table.add_column(col, justify="left" if col == "name" else "right")
+    for d in devices:
+        pct = 100.0 * d["busy_ns"] / d["span_ns"] if d["span_ns"] else 0.0
+        table.add_row(str(d["id"]), plain(d["name"]), format_ns(d["span_ns"]),
+                      format_ns(d["busy_ns"]), f"{pct:.1f}")
+    return table
+
+
+def _fit(text: str, width: int) -> str:
+    """Cut long names (C++ templates) so the numeric columns keep their room."""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _kernels_table(kernels: list[dict], width: int) -> Table:
+    shown = kernels[:TOP_KERNELS]
+    title = f"Top kernels ({len(shown)} of {len(kernels)} names, by total time)"
+    table = Table(title=title, title_justify="left")
+    # (heading, cell width, value) — min/max only where the terminal has room for them
+    columns = [
+        ("%", 5, lambda k: f"{k['percent']:.1f}"),
+        ("total", 8, lambda k: format_ns(k["total_ns"])),
+        ("count", 7, lambda k: f"{k['count']:,}"),
+        ("avg", 8, lambda k: format_ns(k["avg_ns"])),
+        ("median", 8, lambda k: format_ns(k["median_ns"])),
+    ]
+    if width >= 120:
+        columns += [("min", 8, lambda k: format_ns(k["min_ns"])),
+                    ("max", 8, lambda k: format_ns(k["max_ns"]))]
+    for heading, cell, _ in columns:
+        table.add_column(heading, justify="right", no_wrap=True, min_width=cell)
+    table.add_column("name", no_wrap=True)
+    name_width = max(20, width - sum(c[1] + 3 for c in columns) - 4)
+    for k in shown:
+        table.add_row(*(value(k) for _, _, value in columns), plain(_fit(k["name"], name_width)))
+    return table
+
+
+def _gaps_table(gaps: list[dict], min_gap_ns: int, text_width: int) -> Table:
+    shown = gaps[:TOP_GAPS]
+    title = f"GPU-idle gaps over {format_ns(min_gap_ns)}: {len(gaps)}" + (
+        f" (longest {len(shown)})" if len(gaps) > len(shown) else ""
+    )
+    table = Table(title=title, title_justify="left")
+    table.add_column("dev", justify="right", no_wrap=True)
+    table.add_column("start (ns)", justify="right", no_wrap=True)
+    table.add_column("idle", justify="right", no_wrap=True)
+    table.add_column("class", no_wrap=True)
+    table.add_column("cause / before → after")
+    for g in shown:
+        table.add_row(
+            str(g["device"]), str(g["start_ns"]), format_ns(g["duration_ns"]), g["kind"],
+            plain(g["cause"]).append("\n").append_text(
+                plain(_fit(f"{g['before']} → {g['after']}", text_width), style="dim")
+            ),
+        )
+    return table

@@ -1,0 +1,27 @@
+"""Human-readable durations and sizes."""
+
+from __future__ import annotations
+
+
+def format_ns(ns: float | int | None) -> str:
+    """1234 -> '1.23 µs'; picks ns/µs/ms/s so the number stays short."""
+    if ns is None:
+        return "-"
+    value = float(ns)
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if abs(value) >= scale:
+            return f"{value / scale:.3g} {unit}" if abs(value) < 100 * scale else (
+                f"{value / scale:.0f} {unit}"
+            )
+    return f"{value:.0f} ns"
+
+
+def format_bytes(n: float | int | None) -> str:
+    if n is None:
+        return "-"
+    value = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if abs(value) < 1024 or unit == "GiB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} GiB"
