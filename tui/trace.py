@@ -36,6 +36,12 @@ class Trace:
     def close(self) -> None:
         self.con.close()
 
+    def __enter__(self) -> Trace:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
 
 def open_trace(path: Path, use_cache: bool = True) -> Trace:
     """Load `path` (or reuse its cache). Raises TraceError with a user-facing message."""

@@ -10,13 +10,14 @@ looked at in Python; the events themselves are never parsed here.
 
 from __future__ import annotations
 
-import gzip
 import json
 import re
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+
+import numpy as np
 
 from tui.errors import TraceError
 
@@ -24,6 +25,7 @@ GZIP_MAGIC = b"\x1f\x8b"
 _CHUNK = 8 << 20
 _HEAD_LIMIT = 64 << 20  # metadata before the events is small; give up beyond this
 _TAIL_KEEP = 4 << 20  # bytes of the end kept in memory to find where the events stop
+_SCAN_CHUNK = 1 << 20  # the truncation scan holds a few int64 arrays of this length
 _WS = b" \t\r\n"
 
 
@@ -38,69 +40,91 @@ class EventsFile:
     bytes_dropped: int = 0  # bytes of a cut-off final event that could not be used
 
 
-def open_maybe_gzip(path: Path) -> IO[bytes]:
-    with open(path, "rb") as probe:
-        magic = probe.read(2)
-    if magic == GZIP_MAGIC:
-        return gzip.open(path, "rb")
-    return open(path, "rb")
+class _Stream:
+    """The file's bytes in chunks, inflated when gzip-compressed.
+
+    zlib is driven directly (not the gzip module) so that a cut-off or damaged .gz
+    yields everything that inflated before the damage; `broken` then says so.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.broken = False
+
+    def chunks(self) -> Iterator[bytes]:
+        with open(self.path, "rb") as f:
+            raw = f.read(_CHUNK)
+            if not raw.startswith(GZIP_MAGIC):
+                while raw:
+                    yield raw
+                    raw = f.read(_CHUNK)
+                return
+            inflater = zlib.decompressobj(wbits=31)
+            while raw:
+                try:
+                    out = inflater.decompress(raw, _CHUNK)
+                    while out:
+                        yield out
+                        out = inflater.decompress(inflater.unconsumed_tail, _CHUNK)
+                except zlib.error:
+                    self.broken = True
+                    return
+                if inflater.eof:  # a second gzip member may follow
+                    raw = inflater.unused_data or f.read(_CHUNK)
+                    if not raw:
+                        return
+                    inflater = zlib.decompressobj(wbits=31)
+                    continue
+                raw = f.read(_CHUNK)
+            if not inflater.eof:
+                self.broken = True
 
 
 def extract_events(source: Path, scratch: Path) -> EventsFile:
     """Write the trace's events as one JSON array to `scratch`."""
-    with open_maybe_gzip(source) as stream:
-        head, array_start, metadata = _read_head(stream, source)
-        with open(scratch, "wb") as out:
-            out.write(b"[")
-            tail = bytearray(head[array_start + 1 :])
-            written = 0
-            stream_broken = False
-            while True:
-                try:
-                    chunk = stream.read(_CHUNK)
-                except (EOFError, zlib.error, OSError):
-                    stream_broken = True  # a cut-off or damaged .gz: keep what inflated
-                    break
-                if not chunk:
-                    break
-                tail += chunk
-                if len(tail) > 2 * _TAIL_KEEP:
-                    flush = len(tail) - _TAIL_KEEP
-                    out.write(tail[:flush])
-                    written += flush
-                    del tail[:flush]
-            events = EventsFile(path=scratch, metadata=metadata)
-            events.bytes_total = written + len(tail)
-            end = _complete_end(tail, metadata)
-            if end is None:
-                end = _last_complete_event_end(tail)
-                events.truncated = True
-                if end is None and written == 0:
-                    raise TraceError(
-                        f"{source}: the trace is cut off before its first complete event; "
-                        "nothing can be loaded (re-export or re-record the trace)"
-                    )
-                if end is None:
-                    raise TraceError(
-                        f"{source}: cannot find where the last complete event ends "
-                        "(the file is damaged near its end)"
-                    )
-                events.bytes_dropped = len(tail) - end
-            elif stream_broken:
-                events.truncated = True
+    stream = _Stream(source)
+    chunks = stream.chunks()
+    head, array_start, metadata = _read_head(chunks, source)
+    events = EventsFile(path=scratch, metadata=metadata)
+    with open(scratch, "w+b") as out:
+        out.write(b"[")
+        tail = bytearray(head[array_start + 1 :])
+        written = 0
+        for chunk in chunks:
+            tail += chunk
+            if len(tail) > 2 * _TAIL_KEEP:
+                flush = len(tail) - _TAIL_KEEP
+                out.write(tail[:flush])
+                written += flush
+                del tail[:flush]
+        events.bytes_total = written + len(tail)
+        end = None if stream.broken else _complete_end(tail, metadata)
+        if end is not None:
             out.write(tail[:end])
-            out.write(b"]")
+        else:
+            # Cut off: keep every event up to the last one that closes.
+            events.truncated = True
+            out.write(tail)
+            out.flush()
+            out.seek(0)
+            last = _last_event_end(out)
+            if last is None:
+                raise TraceError(
+                    f"{source}: the trace is cut off before its first complete event; "
+                    "nothing can be loaded (re-export or re-record the trace)"
+                )
+            events.bytes_dropped = events.bytes_total + 1 - last
+            out.truncate(last)
+            out.seek(last)
+        out.write(b"]")
     return events
 
 
-def _read_head(stream: IO[bytes], source: Path) -> tuple[bytes, int, dict]:
+def _read_head(chunks: Iterator[bytes], source: Path) -> tuple[bytes, int, dict]:
     """Read until the start of the events array; return (bytes read, index of '[', metadata)."""
     head = b""
     while len(head) < _HEAD_LIMIT:
-        try:
-            chunk = stream.read(1 << 20)
-        except (EOFError, zlib.error, OSError) as exc:
-            raise TraceError(f"{source}: the compressed file is damaged ({exc})") from None
+        chunk = next(chunks, b"")
         head += chunk
         found = _find_array_start(head, at_eof=not chunk, source=source)
         if found is not None:
@@ -217,33 +241,48 @@ def _parse_trailer(rest: bytes) -> dict | None:
     return value if isinstance(value, dict) else None
 
 
-_EVENT_END = re.compile(rb"\}[ \t\r\n]*(?=,|\]|$)")
+def _last_event_end(scratch) -> int | None:
+    """Offset just past the last complete top-level event in the scratch array file.
 
-
-def _last_complete_event_end(tail: bytearray) -> int | None:
-    """End offset (exclusive) of the last event that is complete JSON, for a cut-off file."""
-    data = bytes(tail)
-    ends = [m.start() + 1 for m in _EVENT_END.finditer(data)]
-    for end in reversed(ends[-64:]):
-        if _is_whole_event(data, end):
-            return end
-    return None
-
-
-def _is_whole_event(data: bytes, end: int) -> bool:
-    """Does a top-level event object end at `end`? Try each '{' that follows ',' or '['."""
-    start = end
-    window_start = max(0, end - _TAIL_KEEP)
+    A linear scan in NumPy, chunk by chunk, carrying the JSON state across chunks:
+    which quotes are escaped, whether we are inside a string, and the nesting depth.
+    A '}' outside strings that brings the depth back to 1 (the events array) ends an event.
+    """
+    last = None
+    offset = 0
+    depth = 0
+    in_string = False
+    backslashes = 0  # run of backslashes ending the previous chunk
     while True:
-        start = data.rfind(b"{", window_start, start)
-        if start < 0:
-            return False
-        if _char_before(data, start) in (b",", b"[", b""):
-            try:
-                value = json.loads(data[start:end])
-            except ValueError:
-                continue
-            return isinstance(value, dict)
+        chunk = scratch.read(_SCAN_CHUNK)
+        if not chunk:
+            return last
+        b = np.frombuffer(chunk, dtype=np.uint8)
+        idx = np.arange(len(b))
+        is_bs = b == 0x5C
+        # length of the backslash run right before each byte (carrying the last chunk's)
+        last_other = np.maximum.accumulate(np.where(is_bs, -1, idx))
+        run_before = np.empty(len(b), dtype=np.int64)
+        run_before[0] = backslashes
+        prev_other = last_other[:-1]
+        run_before[1:] = np.where(prev_other >= 0, idx[:-1] - prev_other,
+                                  idx[1:] + backslashes)
+        quotes = (b == 0x22) & (run_before % 2 == 0)
+        # parity of unescaped quotes up to and including each byte
+        parity = (np.cumsum(quotes) + in_string) % 2 == 1
+        outside = ~parity & ~quotes
+        opens = outside & ((b == 0x7B) | (b == 0x5B))
+        closes = outside & ((b == 0x7D) | (b == 0x5D))
+        level = depth + np.cumsum(opens.astype(np.int64) - closes.astype(np.int64))
+        ends = np.flatnonzero(closes & (b == 0x7D) & (level == 1))
+        if len(ends):
+            last = offset + int(ends[-1]) + 1
+        depth = int(level[-1])
+        in_string = bool(parity[-1])
+        backslashes = int(len(b) - 1 - last_other[-1]) if last_other[-1] >= 0 else (
+            backslashes + len(b)
+        )
+        offset += len(b)
 
 
 def _char_before(data: bytes, pos: int) -> bytes:

@@ -1,0 +1,26 @@
+"""Shared fixtures: the real sample traces, and a private cache dir for every test run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "sample_traces"
+NSYS_REFERENCE = Path(__file__).parent / "data" / "nsys_reference"
+NSYS_TRACES = ("gappy_training", "multistream", "gappy_then_tuned")
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
+    """Never touch the user's cache: each test session gets its own."""
+    cache = tmp_path_factory.getbasetemp() / "tui-cache"
+    monkeypatch.setenv("TUI_CACHE_DIR", str(cache))
+    return cache
+
+
+def sample(name: str) -> Path:
+    path = SAMPLES / name
+    assert path.is_file(), f"missing sample trace {path}"
+    return path

@@ -1,0 +1,151 @@
+"""`tui --summary`: the text and JSON a person or a CI job reads, and bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import NSYS_REFERENCE, sample
+from tui.cli import main
+
+
+def _run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """The installed console entry point, as a user runs it (no terminal attached)."""
+    return subprocess.run(
+        [sys.executable, "-m", "tui.cli", *args], capture_output=True, text=True,
+        env={**os.environ, **(env or {})}, timeout=120,
+    )
+
+
+def test_json_contract_on_an_nsys_export() -> None:
+    result = _run("--summary", "--json", str(sample("gappy_training.sqlite")))
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["source"]["format"] == "nsys"
+    assert summary["devices"] == [{"id": 0, "name": "NVIDIA H100 80GB HBM3",
+                                   "busy_ns": summary["devices"][0]["busy_ns"],
+                                   "span_ns": summary["devices"][0]["span_ns"]}]
+    kernels = summary["kernels"]
+    assert len(kernels) == 35 and sum(k["count"] for k in kernels) == 2112
+    assert [k["total_ns"] for k in kernels] == sorted((k["total_ns"] for k in kernels),
+                                                      reverse=True)
+    assert set(kernels[0]) == {"name", "count", "total_ns", "avg_ns", "median_ns", "min_ns",
+                               "max_ns", "percent"}
+    gaps = summary["gaps"]
+    reference = (NSYS_REFERENCE / "gappy_training.gpu_gaps.csv").read_text().splitlines()[1:]
+    assert [(g["start_ns"], g["duration_ns"]) for g in gaps] == [
+        (int(r.split(",")[2]), int(r.split(",")[1])) for r in reference
+    ]
+    assert set(gaps[0]) == {"device", "start_ns", "duration_ns", "before", "after", "cause",
+                            "kind"}
+    assert {g["kind"] for g in gaps} <= {"sync", "copy", "host-wait", "launch-overhead",
+                                         "other"}
+    assert summary["warnings"] == []
+
+
+def test_min_gap_ms_changes_the_gap_list() -> None:
+    result = _run("--summary", "--json", "--min-gap-ms", "0.5",
+                  str(sample("gappy_training.pt.trace.json.gz")))
+    gaps = json.loads(result.stdout)["gaps"]
+    assert all(g["duration_ns"] > 500_000 for g in gaps)
+    assert len(gaps) > 10  # 10 gaps are over 1 ms
+
+
+def test_text_summary_names_the_findings() -> None:
+    result = _run("--summary", str(sample("gappy_training.pt.trace.json.gz")))
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "NVIDIA H100 80GB HBM3" in out
+    assert "GPU-idle gaps over 1 ms: 10" in out
+    assert "GPU 0 idle 64%" in out
+    assert "pageable host memory" in out
+    assert "\x1b[" not in out  # a pipe gets no colour codes
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda d: d / "missing.json", "no such file"),
+        (lambda d: d, "is a directory"),
+        (lambda d: _write(d / "empty.json", b""), "empty"),
+        (lambda d: _write(d / "notes.txt", b"hello world"), "unknown format"),
+        (lambda d: _write(d / "x.json", b'{"foo": 1}'), "no \"traceEvents\""),
+        (lambda d: _write(d / "x.json", b'{"traceEvents": [{"ph": "X", "na'), "cut off"),
+        (lambda d: _write(d / "x.json.gz", b"\x1f\x8b\x08\x00garbage"), "damaged"),
+        (lambda d: _write(d / "x.sqlite", _sqlite_without_nsys_tables(d)),
+         "not an Nsight Systems export"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, make, message: str) -> None:
+    path = make(tmp_path)
+    result = _run("--summary", str(path))
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert message in result.stderr
+
+
+def test_nsys_rep_without_nsys_says_which_command_to_run(tmp_path: Path) -> None:
+    rep = Path(__file__).resolve().parents[2] / "shared/traces/nsys/multistream.nsys-rep"
+    if not rep.is_file():
+        pytest.skip("../shared/traces is not beside this checkout")
+    copy = tmp_path / "multistream.nsys-rep"
+    copy.write_bytes(rep.read_bytes())
+    result = _run("--summary", str(copy), env={"PATH": "/nonexistent"})
+    assert result.returncode == 2
+    assert "nsys export --type sqlite" in result.stderr
+
+
+def test_second_open_comes_from_the_cache(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    path = sample("tuned_training.pt.trace.json.gz")
+    assert main(["--summary", "--json", str(path)]) == 0
+    first = json.loads(capsys.readouterr().out)
+
+    def no_loading(*_args, **_kwargs):
+        raise AssertionError("the trace was loaded again")
+
+    monkeypatch.setattr("tui.sources.kineto.load_kineto", no_loading)
+    assert main(["--summary", "--json", str(path)]) == 0
+    second = json.loads(capsys.readouterr().out)
+    assert second["source"]["from_cache"] is True
+    assert first["kernels"] == second["kernels"] and first["gaps"] == second["gaps"]
+
+
+def test_a_changed_trace_is_loaded_again(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "t.json.gz"
+    path.write_bytes(sample("cuda_graphs.pt.trace.json.gz").read_bytes())
+    main(["--summary", "--json", str(path)])
+    capsys.readouterr()
+    path.write_bytes(sample("multistream.pt.trace.json.gz").read_bytes())
+    main(["--summary", "--json", str(path)])
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["source"]["from_cache"] is False
+    assert sum(k["count"] for k in summary["kernels"]) == 45
+
+
+def test_no_cache_writes_nothing(private_cache: Path, capsys) -> None:
+    before = set(private_cache.glob("*")) if private_cache.exists() else set()
+    assert main(["--summary", "--no-cache", str(sample("cuda_graphs.pt.trace.json.gz"))]) == 0
+    after = set(private_cache.glob("*")) if private_cache.exists() else set()
+    assert after == before
+
+
+def _write(path: Path, data: bytes) -> Path:
+    path.write_bytes(data)
+    return path
+
+
+def _sqlite_without_nsys_tables(directory: Path) -> bytes:
+    import sqlite3
+
+    db = directory / "other.db"
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE people (name TEXT)")
+    con.commit()
+    con.close()
+    return db.read_bytes()
