@@ -50,3 +50,14 @@ CREATE TABLE IF NOT EXISTS host_activities (
     correlation BIGINT,   -- runtime calls: links to gpu_activities.correlation
     depth       INTEGER   -- nesting depth among the same kind on the same thread, 0 = outermost
 );
+
+-- Every stretch on a device with no GPU activity on any stream (filled at load by
+-- gpu_idle.sql; a "gap" in the summary is a row longer than --min-gap-ms).
+CREATE TABLE IF NOT EXISTS gpu_idle (
+    device      INTEGER,
+    start_ns    BIGINT,
+    end_ns      BIGINT,
+    duration_ns BIGINT,
+    before_id   BIGINT,  -- gpu_activities.id of the activity that ended last before the gap
+    after_id    BIGINT   -- gpu_activities.id of the activity that ends the gap
+);

@@ -27,7 +27,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="tui",
         description="A terminal explorer for GPU traces: PyTorch profiler / Kineto JSON, "
         "Nsight Systems .sqlite/.nsys-rep, Nsight Compute reports.",
-        epilog=EXAMPLES,
+        epilog=EXAMPLES + "\nsubcommands:\n" + "".join(
+            f"  tui {name:<10} {text}\n" for name, text in SUBCOMMANDS.items()
+        ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("trace", nargs="?", type=Path, help="trace file (default: a sample)")
@@ -45,28 +47,44 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    if args.min_gap_ms < 0:
-        return _fail("--min-gap-ms must be 0 or more")
-    min_gap_ns = round(args.min_gap_ms * 1_000_000)
-    try:
-        if args.summary:
-            return _summary(args.trace, args.json, min_gap_ns, not args.no_cache)
-        from tui.app import run_app
+# `tui NAME ...` runs the subcommand module tui.commands.NAME (its `main(argv) -> int`).
+SUBCOMMANDS = {
+    "query": "run read-only SQL over a trace",
+    "schema": "describe the tables a trace is loaded into",
+}
 
-        run_app(args.trace, use_cache=not args.no_cache, min_gap_ns=min_gap_ns)
-        return 0
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    debug = "--debug" in argv
+    try:
+        if argv and argv[0] in SUBCOMMANDS:
+            from importlib import import_module
+
+            return import_module(f"tui.commands.{argv[0]}").main(argv[1:])
+        return _run(build_parser().parse_args(argv))
     except TraceError as exc:
-        if args.debug:
+        if debug:
             raise
-        return _fail(str(exc))
+        return fail(str(exc))
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # never a traceback for the user unless asked
-        if args.debug:
+        if debug:
             raise
-        return _fail(f"unexpected {type(exc).__name__}: {exc} (rerun with --debug for details)")
+        return fail(f"unexpected {type(exc).__name__}: {exc} (rerun with --debug for details)")
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.min_gap_ms < 0:
+        return fail("--min-gap-ms must be 0 or more")
+    min_gap_ns = round(args.min_gap_ms * 1_000_000)
+    if args.summary:
+        return _summary(args.trace, args.json, min_gap_ns, not args.no_cache)
+    from tui.app import run_app
+
+    run_app(args.trace, use_cache=not args.no_cache, min_gap_ns=min_gap_ns)
+    return 0
 
 
 def _summary(path: Path | None, as_json: bool, min_gap_ns: int, use_cache: bool) -> int:
@@ -91,7 +109,7 @@ def _summary(path: Path | None, as_json: bool, min_gap_ns: int, use_cache: bool)
     if as_json:
         sys.stdout.write(json.dumps(summary) + "\n")
     else:
-        render(summary, _console())
+        render(summary, summary_console())
     return 0
 
 
@@ -109,7 +127,7 @@ def _ncu_summary(path: Path):
     return summary, render_ncu_summary
 
 
-def _console():
+def summary_console():
     """A terminal gets its own width; a pipe or CI log gets room for long kernel names."""
     import os
 
@@ -121,7 +139,7 @@ def _console():
     return console
 
 
-def _fail(message: str) -> int:
+def fail(message: str) -> int:
     print(f"tui: error: {message}", file=sys.stderr)
     return 2
 

@@ -1,0 +1,1 @@
+"""Subcommands of `tui` (`tui query`, `tui schema`, ...): one module each, `main(argv) -> int`."""
