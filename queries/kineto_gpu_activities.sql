@@ -1,12 +1,16 @@
--- GPU work from the staged Kineto events into gpu_activities.
+-- GPU work from the staged Kineto events into staged_gpu.
 -- Kineto writes pid = device and tid = stream; args.device/args.stream say the same
 -- where present and win. Older Kineto spelt the categories Kernel/Memcpy/Memset.
-INSERT INTO gpu_activities
+INSERT INTO staged_gpu
 SELECT
-    0 AS id,
     kind, device, stream, start_ns, end_ns, end_ns - start_ns AS duration_ns, name, correlation,
-    grid_x, grid_y, grid_z, block_x, block_y, block_z,
-    registers_per_thread, shared_memory_bytes, bytes,
+    TRY_CAST(a.grid[1] AS INTEGER), TRY_CAST(a.grid[2] AS INTEGER),
+    TRY_CAST(a.grid[3] AS INTEGER),
+    TRY_CAST(a.block[1] AS INTEGER), TRY_CAST(a.block[2] AS INTEGER),
+    TRY_CAST(a.block[3] AS INTEGER),
+    TRY_CAST(a."registers per thread" AS INTEGER),
+    TRY_CAST(a."shared memory" AS BIGINT),
+    TRY_CAST(a.bytes AS BIGINT),
     CASE WHEN kind = 'memcpy' THEN regexp_extract(name, '(HtoD|DtoH|DtoD|HtoH|PtoP)') END,
     CASE WHEN kind = 'memcpy' THEN nullif(regexp_extract(name, '\(([A-Za-z ]+) ->', 1), '') END,
     CASE WHEN kind = 'memcpy' THEN nullif(regexp_extract(name, '-> ([A-Za-z ]+)\)', 1), '') END
@@ -18,15 +22,25 @@ FROM (
             WHEN 'memcpy' THEN 'memcpy'
             ELSE 'memset'
         END AS kind,
-        coalesce(arg_device, TRY_CAST(regexp_extract(pid, '\d+') AS INTEGER)) AS device,
-        coalesce(arg_stream, TRY_CAST(regexp_extract(tid, '\d+') AS BIGINT)) AS stream,
+        coalesce(TRY_CAST(a.device AS INTEGER),
+                 TRY_CAST(regexp_extract(pid, '\d+') AS INTEGER)) AS device,
+        coalesce(TRY_CAST(a.stream AS BIGINT),
+                 TRY_CAST(regexp_extract(tid, '\d+') AS BIGINT)) AS stream,
         start_ns,
         start_ns + duration_ns AS end_ns,
-        name, correlation, grid_x, grid_y, grid_z, block_x, block_y, block_z,
-        registers_per_thread, shared_memory_bytes, bytes
-    FROM kineto_events
-    WHERE ph = 'X'
-      AND cat IN ('kernel', 'gpu_memcpy', 'gpu_memset', 'memcpy', 'memset')
-      AND start_ns IS NOT NULL AND duration_ns >= 0
+        name,
+        TRY_CAST(a.correlation AS BIGINT) AS correlation,
+        a
+    FROM (
+        -- parse each event's args once, every field as text (TRY_CAST decides later)
+        SELECT *, json_transform(args, '{"device": "VARCHAR", "stream": "VARCHAR",
+                   "correlation": "VARCHAR", "grid": "VARCHAR[]", "block": "VARCHAR[]",
+                   "registers per thread": "VARCHAR", "shared memory": "VARCHAR",
+                   "bytes": "VARCHAR"}') AS a
+        FROM kineto_events
+        WHERE ph = 'X'
+          AND cat IN ('kernel', 'gpu_memcpy', 'gpu_memset', 'memcpy', 'memset')
+          AND start_ns IS NOT NULL AND duration_ns >= 0
+    )
 )
 WHERE device IS NOT NULL;

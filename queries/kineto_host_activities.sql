@@ -1,26 +1,22 @@
--- Host work from the staged Kineto events into host_activities (depth filled later).
-INSERT INTO host_activities
+-- Host work from the staged Kineto events into staged_host (depth filled later).
+INSERT INTO staged_host
 SELECT
-    0 AS id,
-    kind, pid, tid, start_ns, end_ns, end_ns - start_ns AS duration_ns, name, correlation,
+    CASE
+        WHEN cat IN ('cuda_runtime', 'cuda_driver', 'runtime', 'driver') THEN 'runtime'
+        WHEN cat IN ('cpu_op', 'operator') THEN 'cpu_op'
+        WHEN cat IN ('user_annotation') THEN 'annotation'
+        ELSE 'python'
+    END AS kind,
+    TRY_CAST(regexp_extract(pid, '-?\d+') AS BIGINT) AS pid,
+    TRY_CAST(regexp_extract(tid, '-?\d+') AS BIGINT) AS tid,
+    start_ns,
+    start_ns + duration_ns AS end_ns,
+    duration_ns,
+    name,
+    TRY_CAST(args ->> 'correlation' AS BIGINT) AS correlation,
     0 AS depth
-FROM (
-    SELECT
-        CASE
-            WHEN cat IN ('cuda_runtime', 'cuda_driver', 'runtime', 'driver') THEN 'runtime'
-            WHEN cat IN ('cpu_op', 'operator') THEN 'cpu_op'
-            WHEN cat IN ('user_annotation') THEN 'annotation'
-            ELSE 'python'
-        END AS kind,
-        TRY_CAST(regexp_extract(pid, '-?\d+') AS BIGINT) AS pid,
-        TRY_CAST(regexp_extract(tid, '-?\d+') AS BIGINT) AS tid,
-        start_ns,
-        start_ns + duration_ns AS end_ns,
-        name,
-        correlation
-    FROM kineto_events
-    WHERE ph = 'X'
-      AND cat IN ('cuda_runtime', 'cuda_driver', 'runtime', 'driver', 'cpu_op', 'operator',
-                  'user_annotation', 'python_function')
-      AND start_ns IS NOT NULL AND duration_ns >= 0
-);
+FROM kineto_events
+WHERE ph = 'X'
+  AND cat IN ('cuda_runtime', 'cuda_driver', 'runtime', 'driver', 'cpu_op', 'operator',
+              'user_annotation', 'python_function')
+  AND start_ns IS NOT NULL AND duration_ns >= 0;

@@ -3,23 +3,13 @@
 -- Every field is read as text and cast with TRY_CAST, so one odd event (a string
 -- number, a missing ts) cannot fail the whole load; such events end up with NULLs
 -- and are counted and dropped later. Timestamps are µs with up to ns decimals:
--- cast through DECIMAL to keep integer nanoseconds exact.
+-- cast through DECIMAL to keep integer nanoseconds exact. Only complete ('X') events
+-- are kept, and `args` (raw JSON, read later) only where a loader needs it: flow
+-- and instant events and CPU-op argument lists are most of a trace's bytes.
 CREATE OR REPLACE TEMP TABLE kineto_events AS
-WITH raw AS (
-    SELECT *
-    FROM read_json(
-        $path,
-        format = 'array',
-        maximum_object_size = 268435456,
-        columns = {
-            ph: 'VARCHAR', cat: 'VARCHAR', name: 'VARCHAR', pid: 'VARCHAR', tid: 'VARCHAR',
-            ts: 'VARCHAR', dur: 'VARCHAR', args: 'JSON'
-        }
-    )
-)
 SELECT
     ph,
-    lower(cat) AS cat,
+    cat,
     name,
     pid,
     tid,
@@ -31,17 +21,19 @@ SELECT
         CAST(round(TRY_CAST(dur AS DECIMAL(28, 3)) * 1000) AS BIGINT),
         CAST(round(TRY_CAST(dur AS DOUBLE) * 1000) AS BIGINT)
     ) AS duration_ns,
-    TRY_CAST(args ->> 'device' AS INTEGER) AS arg_device,
-    TRY_CAST(args ->> 'stream' AS BIGINT) AS arg_stream,
-    TRY_CAST(args ->> 'correlation' AS BIGINT) AS correlation,
-    TRY_CAST(args -> 'grid' ->> 0 AS INTEGER) AS grid_x,
-    TRY_CAST(args -> 'grid' ->> 1 AS INTEGER) AS grid_y,
-    TRY_CAST(args -> 'grid' ->> 2 AS INTEGER) AS grid_z,
-    TRY_CAST(args -> 'block' ->> 0 AS INTEGER) AS block_x,
-    TRY_CAST(args -> 'block' ->> 1 AS INTEGER) AS block_y,
-    TRY_CAST(args -> 'block' ->> 2 AS INTEGER) AS block_z,
-    TRY_CAST(args ->> 'registers per thread' AS INTEGER) AS registers_per_thread,
-    TRY_CAST(args ->> 'shared memory' AS BIGINT) AS shared_memory_bytes,
-    TRY_CAST(args ->> 'bytes' AS BIGINT) AS bytes,
-    CASE WHEN ph = 'M' THEN args ->> 'name' END AS meta_name
-FROM raw;
+    CASE WHEN cat IN ('kernel', 'gpu_memcpy', 'gpu_memset', 'memcpy', 'memset', 'cuda_runtime',
+                      'cuda_driver', 'runtime', 'driver')
+         THEN args END AS args
+FROM (
+    SELECT ph, lower(cat) AS cat, name, pid, tid, ts, dur, args
+    FROM read_json(
+        $path,
+        format = 'array',
+        maximum_object_size = 268435456,
+        columns = {
+            ph: 'VARCHAR', cat: 'VARCHAR', name: 'VARCHAR', pid: 'VARCHAR', tid: 'VARCHAR',
+            ts: 'VARCHAR', dur: 'VARCHAR', args: 'JSON'
+        }
+    )
+    WHERE ph IN ('X', 'B', 'E')
+);

@@ -1,6 +1,6 @@
 -- Move a batch of GPU rows fetched from the nsys export (registered as nsys_batch).
-INSERT INTO gpu_activities
-SELECT 0, kind, device, stream, start_ns, end_ns, end_ns - start_ns, name, correlation,
+INSERT INTO staged_gpu
+SELECT kind, device, stream, start_ns, end_ns, end_ns - start_ns, name, correlation,
        grid_x, grid_y, grid_z, block_x, block_y, block_z,
        registers_per_thread, shared_memory_bytes, bytes, copy_kind, src_kind, dst_kind
 FROM nsys_batch

@@ -61,6 +61,7 @@ def open_trace(path: Path, use_cache: bool = True) -> Trace:
     try:
         warnings += _load_into(path, kind, con, target.parent if target else None)
         con.execute(load_query("finalize_activities"))
+        con.execute(load_query("devices_from_activities"))
         con.execute(load_query("host_depth"))
         con.execute(load_query("gpu_idle"))
         con.executemany("INSERT OR REPLACE INTO trace_meta VALUES (?, ?)", [
@@ -109,6 +110,7 @@ def _new_database(target: Path | None) -> tuple[duckdb.DuckDBPyConnection, Path 
         partial.unlink(missing_ok=True)
         con = duckdb.connect(str(partial))
     con.execute(load_query("schema"))
+    con.execute(load_query("staging_tables"))
     return con, partial
 
 

@@ -11,6 +11,7 @@ looked at in Python; the events themselves are never parsed here.
 from __future__ import annotations
 
 import json
+import os
 import re
 import zlib
 from collections.abc import Iterator
@@ -50,6 +51,8 @@ class _Stream:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.broken = False
+        with open(path, "rb") as f:
+            self.compressed = f.read(2) == GZIP_MAGIC
 
     def chunks(self) -> Iterator[bytes]:
         with open(self.path, "rb") as f:
@@ -88,15 +91,10 @@ def extract_events(source: Path, scratch: Path) -> EventsFile:
     events = EventsFile(path=scratch, metadata=metadata)
     with open(scratch, "w+b") as out:
         out.write(b"[")
-        tail = bytearray(head[array_start + 1 :])
-        written = 0
-        for chunk in chunks:
-            tail += chunk
-            if len(tail) > 2 * _TAIL_KEEP:
-                flush = len(tail) - _TAIL_KEEP
-                out.write(tail[:flush])
-                written += flush
-                del tail[:flush]
+        if stream.compressed:
+            tail, written = _copy_inflated(head[array_start + 1 :], chunks, out)
+        else:
+            tail, written = _copy_plain(source, array_start + 1, out)
         events.bytes_total = written + len(tail)
         end = None if stream.broken else _complete_end(tail, metadata)
         if end is not None:
@@ -118,6 +116,49 @@ def extract_events(source: Path, scratch: Path) -> EventsFile:
             out.seek(last)
         out.write(b"]")
     return events
+
+
+def _copy_inflated(start: bytes, chunks: Iterator[bytes], out) -> tuple[bytearray, int]:
+    """Copy inflated chunks to `out`, holding back the last bytes; (tail, bytes written)."""
+    tail = bytearray(start)
+    written = 0
+    for chunk in chunks:
+        tail += chunk
+        if len(tail) > 2 * _TAIL_KEEP:
+            flush = len(tail) - _TAIL_KEEP
+            out.write(memoryview(tail)[:flush])
+            written += flush
+            del tail[:flush]
+    return tail, written
+
+
+def _copy_plain(source: Path, body_start: int, out) -> tuple[bytearray, int]:
+    """Copy an uncompressed file's events in the kernel (copy_file_range), all but the tail."""
+    size = source.stat().st_size
+    tail_start = max(body_start, size - _TAIL_KEEP)
+    out.flush()
+    with open(source, "rb") as src:
+        offset = body_start
+        try:
+            while offset < tail_start:
+                copied = os.copy_file_range(src.fileno(), out.fileno(), tail_start - offset,
+                                            offset_src=offset)
+                if copied == 0:
+                    break
+                offset += copied
+        except (AttributeError, OSError):  # no copy_file_range here: copy through Python
+            out.seek(1 + offset - body_start)
+            src.seek(offset)
+            while offset < tail_start:
+                block = src.read(min(_CHUNK, tail_start - offset))
+                if not block:
+                    break
+                out.write(block)
+                offset += len(block)
+        out.seek(1 + offset - body_start)
+        src.seek(offset)
+        tail = bytearray(src.read())
+    return tail, offset - body_start
 
 
 def _read_head(chunks: Iterator[bytes], source: Path) -> tuple[bytes, int, dict]:

@@ -35,9 +35,9 @@ def load_kineto(path: Path, con: duckdb.DuckDBPyConnection, scratch_dir: Path) -
         )
     counts = con.execute(load_query("kineto_event_counts")).fetchone()
     assert counts is not None
-    total, unusable, begin_end = counts
-    if total == 0:
-        raise TraceError(f"{path}: the trace holds no events")
+    complete, unusable, begin_end = counts
+    if complete == 0 and begin_end == 0:
+        raise TraceError(f"{path}: the trace holds no complete (ph 'X') events")
     if unusable:
         warnings.append(f"{unusable:,} events have no usable ts/dur and were skipped")
     if begin_end:
@@ -49,7 +49,7 @@ def load_kineto(path: Path, con: duckdb.DuckDBPyConnection, scratch_dir: Path) -
     _load_meta(con, path, events.metadata)
     con.execute("DROP TABLE kineto_events")
 
-    gpu_rows = con.execute("SELECT count(*) FROM gpu_activities").fetchone()
+    gpu_rows = con.execute("SELECT count(*) FROM staged_gpu").fetchone()
     if gpu_rows is None or gpu_rows[0] == 0:
         warnings.append(
             "no GPU kernels, copies or sets in this trace: it is CPU-only. Record with "
@@ -74,7 +74,6 @@ def _load_devices(con: duckdb.DuckDBPyConnection, metadata: dict) -> None:
         ))
     if rows:
         con.executemany("INSERT OR IGNORE INTO devices VALUES (?, ?, ?, ?, ?)", rows)
-    con.execute(load_query("devices_from_activities"))
 
 
 def _load_meta(con: duckdb.DuckDBPyConnection, path: Path, metadata: dict) -> None:

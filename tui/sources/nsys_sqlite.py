@@ -46,7 +46,6 @@ def load_nsys_sqlite(path: Path, con: duckdb.DuckDBPyConnection) -> list[str]:
         source.close()
     _load_devices(path, schema, con)
     _load_meta(path, schema, con)
-    con.execute(load_query("devices_from_activities"))
     if KERNEL_TABLE not in schema:
         warnings.append(
             "the export has no CUDA kernel table: record with `nsys profile -t cuda,nvtx`"
