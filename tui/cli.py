@@ -120,10 +120,9 @@ def _ncu_summary(path: Path):
     from tui.ncu.summary import ncu_summary, render_ncu_summary
 
     con = duckdb.connect(":memory:")
-    warnings = load_ncu(path, con)
+    load_ncu(path, con)  # its warnings come back inside the summary
     summary = ncu_summary(con)
     summary.setdefault("source", {})["path"] = str(path)
-    summary["warnings"] = list(warnings) + list(summary.get("warnings", []))
     return summary, render_ncu_summary
 
 

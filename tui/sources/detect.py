@@ -38,7 +38,9 @@ def detect_format(path: Path) -> str:
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if _looks_like_json_trace(text):
         return "kineto"
-    if text.startswith((b'"ID"', b'"ID",', b"ID,")) or b'"Metric Name"' in text[:2048]:
+    from tui.ncu.load import is_ncu_input
+
+    if is_ncu_input(path):  # ncu --csv exports, also live captures with ==PROF== lines
         return "ncu-csv"
     raise TraceError(
         f"{path}: unknown format: expected a PyTorch profiler/Kineto .json(.gz), an Nsight "
