@@ -114,12 +114,12 @@ def _summary(path: Path | None, as_json: bool, min_gap_ns: int, use_cache: bool)
 
 
 def _ncu_summary(path: Path):
-    import duckdb
 
+    from tui.db import connect
     from tui.ncu.load import load_ncu
     from tui.ncu.summary import ncu_summary, render_ncu_summary
 
-    con = duckdb.connect(":memory:")
+    con = connect(":memory:")
     load_ncu(path, con)  # its warnings come back inside the summary
     summary = ncu_summary(con)
     summary.setdefault("source", {})["path"] = str(path)

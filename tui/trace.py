@@ -11,6 +11,7 @@ from pathlib import Path
 import duckdb
 
 from tui import cache
+from tui.db import connect
 from tui.errors import TraceError
 from tui.queries import load_query
 from tui.sources.detect import detect_format
@@ -80,14 +81,14 @@ def open_trace(path: Path, use_cache: bool = True) -> Trace:
     con.execute("CHECKPOINT")
     con.close()
     os.replace(partial, target)
-    return Trace(path, fmt, duckdb.connect(str(target), read_only=True), warnings,
+    return Trace(path, fmt, connect(str(target), read_only=True), warnings,
                  cache_path=target)
 
 
 def _open_cached(path: Path, target: Path) -> Trace | None:
     """The cached database, or None when it is unreadable or from another tui version."""
     try:
-        con = duckdb.connect(str(target), read_only=True)
+        con = connect(str(target), read_only=True)
         rows = dict(con.execute("SELECT key, value FROM trace_meta").fetchall())
     except duckdb.Error:
         target.unlink(missing_ok=True)  # a damaged cache file of ours: rebuild it
@@ -103,12 +104,12 @@ def _open_cached(path: Path, target: Path) -> Trace | None:
 
 def _new_database(target: Path | None) -> tuple[duckdb.DuckDBPyConnection, Path | None]:
     if target is None:
-        con = duckdb.connect(":memory:")
+        con = connect(":memory:")
         partial = None
     else:
         partial = target.with_name(f"{target.name}.partial-{os.getpid()}")
         partial.unlink(missing_ok=True)
-        con = duckdb.connect(str(partial))
+        con = connect(str(partial))
     con.execute(load_query("schema"))
     con.execute(load_query("staging_tables"))
     return con, partial

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import argparse
 
-import duckdb
 from rich.table import Table
 
+from tui.db import connect
 from tui.queries import load_query
 from tui.safe_text import plain
 
 
 def describe() -> list[tuple]:
     """(table, table comment, column, type, column comment) rows from the schema files."""
-    con = duckdb.connect(":memory:")
+    con = connect(":memory:")
     con.execute(load_query("schema"))
     con.execute(load_query("schema_comments"))
     return con.execute(load_query("schema_description")).fetchall()

@@ -1,0 +1,145 @@
+"""Cold and warm open of scaled Kineto traces, side by side with baselines in the same run.
+
+For each scale (copies of a real trace, made by scale_trace.py: label the figures as
+scaled) it prints, with the baseline measured in the same run:
+  - bare DuckDB: `read_json` of the same event array into a table (the floor for any
+    DuckDB-based loader; the array is cut out of the file beforehand, not timed),
+  - tui cold: `tui --summary --json TRACE` with an empty cache (load + summary),
+  - tui warm: the same command again (from the cache),
+  - peak RSS of each tui run,
+  - optionally (--hta) Holistic Trace Analysis loading the same trace, run with the
+    Python given by --hta-python (a venv with `pip install HolisticTraceAnalysis`).
+
+Usage: python benchmarks/load_bench.py [--source TRACE] [--scales 1,10,30] [--hta]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+DEFAULT_SOURCE = ROOT / "sample_traces" / "launch_bound_inference.pt.trace.json.gz"
+
+HTA_SCRIPT = """
+import sys, time
+t = time.time()
+from hta.trace_analysis import TraceAnalysis
+TraceAnalysis(trace_dir=sys.argv[1])
+print(time.time() - t)
+"""
+
+
+def run_measured(cmd: list[str], env: dict | None = None) -> tuple[float, int, str]:
+    """(wall seconds, peak RSS bytes, stdout) of one child process, measured by wait4."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        if proc.returncode != 0:
+            raise SystemExit(f"{' '.join(cmd)} failed: {err.read().decode()[-500:]}")
+        return wall, usage.ru_maxrss * 1024, out.read().decode()
+
+
+def bare_duckdb_read(events_array: Path) -> float:
+    code = (
+        "import duckdb, sys, time\n"
+        "con = duckdb.connect()\n"
+        "t = time.perf_counter()\n"
+        "con.execute(\"CREATE TABLE e AS SELECT * FROM read_json(?, format='array', columns={"
+        "ph:'VARCHAR',cat:'VARCHAR',name:'VARCHAR',pid:'VARCHAR',tid:'VARCHAR',ts:'VARCHAR',"
+        "dur:'VARCHAR',args:'JSON'})\", [sys.argv[1]])\n"
+        "print(time.perf_counter() - t)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(events_array)], check=True,
+                         capture_output=True, text=True).stdout
+    return float(out.strip())
+
+
+def make_scaled(source: Path, copies: int, workdir: Path) -> Path:
+    plain = workdir / "source.json"
+    if not plain.exists():
+        opener = gzip.open if source.read_bytes()[:2] == b"\x1f\x8b" else open
+        with opener(source, "rb") as f, open(plain, "wb") as out:
+            shutil.copyfileobj(f, out)
+    target = workdir / f"scaled_x{copies}.json"
+    if not target.exists():
+        subprocess.run([sys.executable, str(HERE / "scale_trace.py"), str(plain), str(target),
+                        str(copies)], check=True)
+    return target
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--source", type=Path, default=DEFAULT_SOURCE)
+    parser.add_argument("--scales", default="1,10,30")
+    parser.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "tui-bench")
+    parser.add_argument("--hta", action="store_true", help="also time HolisticTraceAnalysis")
+    parser.add_argument("--hta-python", default=sys.executable)
+    args = parser.parse_args()
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    sys.path.insert(0, str(ROOT))
+    from tui.sources.chrome_json import extract_events
+
+    print(f"source: {args.source.name} (real), scaled copies; machine: {os.cpu_count()} cores")
+    header = ("scale", "MB", "events", "kernels", "duckdb s", "cold s", "cold/duckdb",
+              "warm s", "cold RSS MB", "warm RSS MB", "HTA s", "HTA/cold")
+    print(" | ".join(header))
+    for copies in (int(s) for s in args.scales.split(",")):
+        trace = make_scaled(args.source, copies, args.workdir)
+        array = args.workdir / f"events_x{copies}.json"
+        extract_events(trace, array)
+        baseline = bare_duckdb_read(array)
+        cache = args.workdir / f"cache_x{copies}"
+        shutil.rmtree(cache, ignore_errors=True)
+        env = {**os.environ, "TUI_CACHE_DIR": str(cache)}
+        cmd = [sys.executable, "-m", "tui.cli", "--summary", "--json", str(trace)]
+        cold, cold_rss, out = run_measured(cmd, env)
+        warm, warm_rss, _ = run_measured(cmd, env)
+        summary = json.loads(out)
+        kernels = sum(k["count"] for k in summary["kernels"])
+        events = _count_events(array)
+        hta = ""
+        ratio = ""
+        if args.hta:
+            hta_dir = args.workdir / f"hta_x{copies}"
+            hta_dir.mkdir(exist_ok=True)
+            link = hta_dir / "rank0.json"
+            if not link.exists():
+                link.symlink_to(trace)
+            hta_s, _, hta_out = run_measured([args.hta_python, "-c", HTA_SCRIPT, str(hta_dir)])
+            hta = f"{float(hta_out.strip().splitlines()[-1]):.1f}"
+            ratio = f"{float(hta) / cold:.0f}x"
+        array.unlink()
+        row = (f"{copies}x", f"{trace.stat().st_size / 1e6:.0f}", f"{events:,}", f"{kernels:,}",
+               f"{baseline:.2f}", f"{cold:.2f}", f"{cold / baseline:.2f}", f"{warm:.2f}",
+               f"{cold_rss / 1e6:.0f}", f"{warm_rss / 1e6:.0f}", hta, ratio)
+        print(" | ".join(row), flush=True)
+
+
+def _count_events(array: Path) -> int:
+    import duckdb
+
+    con = duckdb.connect()
+    row = con.execute(
+        "SELECT count(*) FROM read_json_objects(?, format='array')", [str(array)]
+    ).fetchone()
+    return row[0] if row else 0
+
+
+if __name__ == "__main__":
+    main()
