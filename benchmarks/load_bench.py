@@ -58,6 +58,7 @@ def bare_duckdb_read(events_array: Path) -> float:
     code = (
         "import duckdb, sys, time\n"
         "con = duckdb.connect()\n"
+        "con.execute(\"SET enable_progress_bar = false\")\n"
         "t = time.perf_counter()\n"
         "con.execute(\"CREATE TABLE e AS SELECT * FROM read_json(?, format='array', columns={"
         "ph:'VARCHAR',cat:'VARCHAR',name:'VARCHAR',pid:'VARCHAR',tid:'VARCHAR',ts:'VARCHAR',"

@@ -13,11 +13,15 @@ SELECT
     name,
     pid,
     tid,
+    -- DECIMAL(18, 3) (an int64 inside) is exact and fast for ts below 1e15 µs; epoch-µs
+    -- timestamps need DECIMAL(28, 3); exponent forms that neither takes go through DOUBLE.
     coalesce(
+        CAST(CAST(TRY_CAST(ts AS DECIMAL(18, 3)) AS DECIMAL(22, 3)) * 1000 AS BIGINT),
         CAST(round(TRY_CAST(ts AS DECIMAL(28, 3)) * 1000) AS BIGINT),
         CAST(round(TRY_CAST(ts AS DOUBLE) * 1000) AS BIGINT)
     ) AS start_ns,
     coalesce(
+        CAST(CAST(TRY_CAST(dur AS DECIMAL(18, 3)) AS DECIMAL(22, 3)) * 1000 AS BIGINT),
         CAST(round(TRY_CAST(dur AS DECIMAL(28, 3)) * 1000) AS BIGINT),
         CAST(round(TRY_CAST(dur AS DOUBLE) * 1000) AS BIGINT)
     ) AS duration_ns,

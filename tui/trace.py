@@ -110,6 +110,9 @@ def _new_database(target: Path | None) -> tuple[duckdb.DuckDBPyConnection, Path 
         partial = target.with_name(f"{target.name}.partial-{os.getpid()}")
         partial.unlink(missing_ok=True)
         con = connect(str(partial))
+    # Loading a multi-GB trace must not take all the machine's memory: above this DuckDB
+    # spills sorts and staging tables to disk instead.
+    con.execute("SET memory_limit = '1500MB'")
     con.execute(load_query("schema"))
     con.execute(load_query("staging_tables"))
     return con, partial
