@@ -40,6 +40,9 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"report GPU-idle gaps longer than this (default {DEFAULT_MIN_GAP_MS:g} ms, "
         "as `nsys analyze -r gpu_gaps:gap=1`)",
     )
+    parser.add_argument("--ncu", type=Path, metavar="REPORT",
+                        help="an Nsight Compute report (.ncu-rep or --csv export) of this "
+                        "program: match its kernels to the trace's and explain them")
     parser.add_argument("--no-cache", action="store_true",
                         help="load into memory; neither read nor write the cache")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
@@ -80,14 +83,15 @@ def _run(args: argparse.Namespace) -> int:
         return fail("--min-gap-ms must be 0 or more")
     min_gap_ns = round(args.min_gap_ms * 1_000_000)
     if args.summary:
-        return _summary(args.trace, args.json, min_gap_ns, not args.no_cache)
+        return _summary(args.trace, args.json, min_gap_ns, not args.no_cache, args.ncu)
     from tui.app import run_app
 
     run_app(args.trace, use_cache=not args.no_cache, min_gap_ns=min_gap_ns)
     return 0
 
 
-def _summary(path: Path | None, as_json: bool, min_gap_ns: int, use_cache: bool) -> int:
+def _summary(path: Path | None, as_json: bool, min_gap_ns: int, use_cache: bool,
+             ncu: Path | None = None) -> int:
     from tui.samples import default_sample
     from tui.sources.detect import detect_format
 
@@ -100,11 +104,12 @@ def _summary(path: Path | None, as_json: bool, min_gap_ns: int, use_cache: bool)
         from tui.report import print_summary
         from tui.trace import open_trace
 
-        trace = open_trace(path, use_cache=use_cache)
-        try:
+        with open_trace(path, use_cache=use_cache) as trace:
             summary = trace_summary(trace, min_gap_ns)
-        finally:
-            trace.close()
+            if ncu is not None:
+                from tui.ncu.attach import ncu_for_trace
+
+                summary["ncu"] = ncu_for_trace(trace, ncu)
         render = print_summary
     if as_json:
         sys.stdout.write(json.dumps(summary) + "\n")

@@ -32,6 +32,10 @@ def print_summary(summary: dict, console: Console) -> None:
         console.print("[bold]Findings[/bold]")
         for line in summary["findings"]:
             console.print(plain(f"  • {line}"))
+    if "ncu" in summary:
+        from tui.ncu.attach import render_ncu_section
+
+        render_ncu_section(summary["ncu"], console)
 
 
 def _devices_table(devices: list[dict]) -> Table:

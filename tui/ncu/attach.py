@@ -1,0 +1,54 @@
+"""`tui TRACE --ncu REPORT`: an Nsight Compute report joined to a trace's kernels."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from tui.db import connect
+from tui.ncu.load import load_ncu
+from tui.ncu.match import match_ncu_kernels
+from tui.ncu.summary import ncu_summary, render_ncu_summary
+from tui.safe_text import plain
+from tui.trace import Trace
+from tui.units import format_ns
+
+_TRACE_KERNELS = """
+SELECT id, kind, name, grid_x, grid_y, grid_z, block_x, block_y, block_z, start_ns,
+       duration_ns, device, stream
+FROM gpu_activities WHERE kind = 'kernel'
+"""
+
+
+def ncu_for_trace(trace: Trace, report: Path) -> dict[str, Any]:
+    """The report's summary plus, per profiled launch, the trace kernels it matches."""
+    con = connect()
+    load_ncu(report, con)
+    # The trace's database may be read-only (a cache file): match against a copy of its
+    # kernel rows instead of loading the report into it.
+    con.register("gpu_activities", trace.con.sql(_TRACE_KERNELS).to_arrow_table())
+    summary = ncu_summary(con)
+    summary["matches"] = [m.to_dict() for m in match_ncu_kernels(con)]
+    summary.setdefault("source", {})["path"] = str(report)
+    con.close()
+    return summary
+
+
+def render_ncu_section(section: dict[str, Any], console: Console) -> None:
+    render_ncu_summary(section, console)
+    table = Table(title="Profiled kernels in the trace", title_justify="left")
+    for heading in ("#", "kernel", "match", "launches", "trace total", "note"):
+        table.add_column(heading, justify="right" if heading in ("#", "launches") else "left")
+    for m in section["matches"]:
+        launches = sum(c["launches"] for c in m["candidates"])
+        total = sum(c["total_duration_ns"] or 0 for c in m["candidates"])
+        table.add_row(
+            str(m["launch_id"]), plain(m["ncu_name"][:60]),
+            m["status"] + (f" ({m['matched_on']})" if m["matched_on"] else ""),
+            f"{launches:,}" if launches else "-", format_ns(total) if total else "-",
+            plain(m["note"]),
+        )
+    console.print(table)
