@@ -27,3 +27,11 @@ class ActivitySelected(Message):
     """The timeline cursor is on this GPU activity (gpu_activities.id), or on nothing."""
 
     activity_id: int | None
+
+
+@dataclass
+class DrillDown(Message):
+    """Enter on a kernel: open its Nsight Compute results (gpu_activities.id)."""
+
+    activity_id: int
+    name: str

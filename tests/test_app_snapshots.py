@@ -1,0 +1,48 @@
+"""SVG snapshots of the main screens on a real sample trace (pytest-textual-snapshot).
+
+Update after an intended change of look: `pytest tests/test_app_snapshots.py
+--snapshot-update`, then review the SVGs in tests/__snapshots__/.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from textual.pilot import Pilot
+
+from tests.conftest import sample
+from tests.test_app import settle
+from tui.app import TraceApp
+
+
+def keys_then_settle(*keys: str) -> Callable[[Pilot], Awaitable[None]]:
+    async def run_before(pilot: Pilot) -> None:
+        await settle(pilot)
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot)
+
+    return run_before
+
+
+def test_timeline_fit_all(snap_compare) -> None:
+    app = TraceApp(sample("gappy_training.pt.trace.json.gz"))
+    assert snap_compare(app, terminal_size=(120, 40), run_before=keys_then_settle())
+
+
+def test_largest_gap_at_80x24(snap_compare) -> None:
+    app = TraceApp(sample("gappy_training.pt.trace.json.gz"))
+    assert snap_compare(app, terminal_size=(80, 24), run_before=keys_then_settle("b"))
+
+
+def test_kernel_blocks_with_names_and_host_lanes(snap_compare) -> None:
+    app = TraceApp(sample("multistream.pt.trace.json.gz"))
+    assert snap_compare(app, terminal_size=(120, 30),
+                        run_before=keys_then_settle("t", "plus", "plus", "plus", "plus",
+                                                    "right_square_bracket"))
+
+
+def test_help_screen(snap_compare) -> None:
+    app = TraceApp(sample("multistream.pt.trace.json.gz"))
+    assert snap_compare(app, terminal_size=(80, 24),
+                        run_before=keys_then_settle("question_mark"))

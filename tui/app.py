@@ -1,0 +1,166 @@
+"""The Textual app: the timeline in the middle, details and tables below it.
+
+Loading runs in a worker behind a loading indicator. Below the timeline sits a
+TabbedContent (`#panels`): "Details" first; table widgets add their tabs in `panels()`
+and, if they define `trace_loaded(trace, min_gap_ns)`, get the trace once it is open.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.containers import Vertical
+from textual.widget import Widget
+from textual.widgets import Footer, TabbedContent, TabPane
+
+from tui.analysis.gaps import DEFAULT_MIN_GAP_MS
+from tui.errors import TraceError
+from tui.messages import DrillDown, JumpToTime
+from tui.samples import default_sample
+from tui.timeline import TimelineData
+from tui.trace import Trace, open_trace
+from tui.widgets import keymap
+from tui.widgets.details import DetailsPanel
+from tui.widgets.help import HelpScreen
+from tui.widgets.overview import Overview
+from tui.widgets.ruler import Ruler
+from tui.widgets.status import StatusBar
+from tui.widgets.timeline import Timeline
+
+DEFAULT_MIN_GAP_NS = round(DEFAULT_MIN_GAP_MS * 1_000_000)
+
+
+@runtime_checkable
+class TracePanel(Protocol):
+    """A tab below the timeline that wants the trace once it is loaded."""
+
+    def trace_loaded(self, trace: Trace, min_gap_ns: int) -> None: ...
+
+
+class TraceApp(App[int]):
+    CSS_PATH = "app.tcss"
+    TITLE = "tui"
+    BINDINGS = keymap.bindings(keymap.APP)
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (36, "-tall")]
+
+    def __init__(self, path: Path, use_cache: bool = True,
+                 min_gap_ns: int = DEFAULT_MIN_GAP_NS) -> None:
+        super().__init__()
+        self.path = path
+        self.use_cache = use_cache
+        self.min_gap_ns = min_gap_ns
+        self.trace: Trace | None = None
+
+    def compose(self) -> ComposeResult:
+        # kept as attributes: handlers may run while the screen is being torn down
+        self.status = StatusBar(id="status")
+        self.overview = Overview(id="overview")
+        self.ruler = Ruler(id="ruler")
+        self.timeline = Timeline(id="timeline")
+        self.details = DetailsPanel(id="details")
+        yield self.status
+        with Vertical(id="timeline-area"):
+            yield self.overview
+            yield self.ruler
+            yield self.timeline
+        with TabbedContent(id="panels"):
+            with TabPane("Details", id="details-tab"):
+                yield self.details
+            for title, widget in self.panels():
+                with TabPane(title):
+                    yield widget
+        yield Footer()
+
+    def panels(self) -> Iterator[tuple[str, Widget]]:
+        """More tabs beside "Details" (kernel stats, gaps, ...): yield (title, widget)."""
+        yield from ()
+
+    def on_mount(self) -> None:
+        self.status.update(f"loading {self.path.name} …")
+        timeline = self.timeline
+        timeline.loading = True
+        self._load()
+
+    @work(thread=True, exclusive=True, group="load")
+    def _load(self) -> None:
+        try:
+            trace = open_trace(self.path, use_cache=self.use_cache)
+            data = TimelineData(trace.con, self.min_gap_ns, trace.cache_path)
+            data.prepare()
+        except (TraceError, OSError) as exc:
+            self.call_from_thread(self._failed, str(exc))
+            return
+        self.call_from_thread(self._loaded, trace, data)
+
+    def _failed(self, message: str) -> None:
+        self.timeline.loading = False
+        self.status.update(f"could not open {self.path.name}")
+        self.notify(message, title="cannot open trace", severity="error", timeout=30,
+                    markup=False)
+
+    def _loaded(self, trace: Trace, data: TimelineData) -> None:
+        self.trace = trace
+        self.status.show_trace(self.path.name, trace.format)
+        timeline = self.timeline
+        timeline.loading = False
+        timeline.set_data(data)
+        timeline.focus()
+        self.refresh_bindings()  # the footer: a widget's keys are hidden while it loads
+        self.overview.set_data(data)
+        for panel in self.query(TabPane).results():
+            for child in panel.children:
+                if isinstance(child, TracePanel):
+                    child.trace_loaded(trace, self.min_gap_ns)
+        for warning in trace.warnings:
+            self.notify(warning, title="while loading", severity="warning", markup=False)
+
+    @on(Timeline.ViewChanged)
+    def _view_changed(self, event: Timeline.ViewChanged) -> None:
+        timeline = event.timeline
+        if timeline.data is None:
+            return
+        extent = timeline.data.extent
+        shown = timeline.frame.view if timeline.frame is not None else timeline.view
+        self.ruler.show(shown, extent.gpu_start_ns, timeline.cursor_t,
+                                   timeline.mark_t)
+        self.overview.show(shown)
+        fit_npc = max(1, (extent.gpu_end_ns - extent.gpu_start_ns) // max(1, shown.ncols))
+        self.status.show_view(shown, extent.gpu_start_ns, fit_npc,
+                                            timeline.cursor_t)
+
+    @on(Timeline.CursorInfo)
+    def _cursor_info(self, event: Timeline.CursorInfo) -> None:
+        data = self.timeline.data
+        origin = data.extent.gpu_start_ns if data is not None else 0
+        self.details.show(event.info, origin)
+
+    @on(JumpToTime)
+    def _jump(self, event: JumpToTime) -> None:
+        timeline = self.timeline
+        timeline.jump_to(event.start_ns, event.end_ns, event.device, event.stream)
+        timeline.focus()
+
+    @on(DrillDown)
+    def _drill_down(self, event: DrillDown) -> None:
+        # Nsight Compute results arrive with a later issue; until then, say so.
+        self.notify("no Nsight Compute report loaded", title="Enter on a kernel",
+                    severity="warning", markup=False)
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen())
+
+    def on_unmount(self) -> None:
+        if self.trace is not None:
+            self.trace.close()
+
+
+def run_app(path: Path | None, use_cache: bool = True,
+            min_gap_ns: int = DEFAULT_MIN_GAP_NS) -> int:
+    """Run the TUI on `path` (None: the bundled sample). Returns the exit status."""
+    app = TraceApp(path if path is not None else default_sample(), use_cache, min_gap_ns)
+    app.run()
+    return app.return_code or 0

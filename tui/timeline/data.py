@@ -1,0 +1,67 @@
+"""One open trace as the timeline sees it: its lanes, its extent, its bins and lookups."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+from tui.queries import load_query
+from tui.timeline import lod, lookup
+from tui.timeline.bins import BinSource
+from tui.timeline.lanes import Lane, discover_lanes
+
+
+@dataclass(frozen=True)
+class Extent:
+    gpu_start_ns: int  # what "fit all" shows
+    gpu_end_ns: int
+    start_ns: int  # how far one may pan (host activity included)
+    end_ns: int
+
+
+class TimelineData:
+    """Thread-safe: each call runs on a cursor of its own, so workers may call it."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, min_gap_ns: int,
+                 cache_path: Path | None = None) -> None:
+        self._con = con
+        self._lod_path = lod.lod_file(cache_path, min_gap_ns)
+        self.min_gap_ns = min_gap_ns
+        with con.cursor() as cur:
+            row = cur.execute(load_query("timeline_extent")).fetchone()
+            assert row is not None
+            gs, ge, s, e, gpu_rows, host_rows = row
+            if gs is None:  # no GPU work: fit the host activity instead
+                gs, ge = (s, e) if s is not None else (0, 1)
+            s, e = (gs, ge) if s is None else (s, e)
+            self.extent = Extent(gs, max(ge, gs + 1), s, max(e, s + 1))
+            self.lanes: list[Lane] = discover_lanes(cur)
+        self.bins = BinSource(con, min_gap_ns, (self.extent.start_ns, self.extent.end_ns),
+                              gpu_rows + host_rows)
+
+    def prepare(self) -> None:
+        """The slow part of opening (run it in a worker): the summary for big traces."""
+        if self.bins.wants_lod:
+            self.bins.build_lod(self._lod_path)
+
+    def info_at(self, lane: Lane, t: int, t_lo: int, t_hi: int) -> lookup.Info | None:
+        with self._con.cursor() as cur:
+            return lookup.info_at(cur, lane, t, t_lo, t_hi, self.min_gap_ns)
+
+    def kernel_info(self, activity_id: int) -> lookup.KernelInfo | None:
+        with self._con.cursor() as cur:
+            return lookup.kernel_info(cur, activity_id)
+
+    def step_gap(self, t: int, forward: bool) -> lookup.GapSpan | None:
+        with self._con.cursor() as cur:
+            return lookup.step_gap(cur, t, forward, self.min_gap_ns)
+
+    def gap_by_rank(self, rank: int) -> tuple[lookup.GapSpan, int] | None:
+        with self._con.cursor() as cur:
+            return lookup.gap_by_rank(cur, rank, self.min_gap_ns)
+
+    def step_kernel(self, lane: Lane, t: int, forward: bool) -> tuple[int, int, int] | None:
+        with self._con.cursor() as cur:
+            return lookup.step_kernel(cur, lane, t, forward)

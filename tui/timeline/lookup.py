@@ -1,0 +1,150 @@
+"""Point lookups behind the cursor: what is under it, its details, where the gaps are."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import duckdb
+
+from tui.queries import load_query
+from tui.timeline.lanes import LANE_GPU, LANE_NVTX, Lane
+
+
+@dataclass(frozen=True)
+class KernelInfo:
+    """A GPU activity (kernel, copy or set) and the host side that launched it."""
+
+    id: int
+    kind: str
+    name: str
+    device: int
+    stream: int
+    start_ns: int
+    duration_ns: int
+    grid: tuple[int, int, int] | None
+    block: tuple[int, int, int] | None
+    registers_per_thread: int | None
+    shared_memory_bytes: int | None
+    bytes: int | None
+    copy_kind: str | None
+    correlation: int | None
+    launch_name: str | None
+    launch_tid: int | None
+    launch_start_ns: int | None
+    launch_duration_ns: int | None
+    cpu_op: str | None
+    nvtx_path: str | None
+
+
+@dataclass(frozen=True)
+class HostInfo:
+    id: int
+    kind: str
+    name: str
+    pid: int
+    tid: int
+    start_ns: int
+    duration_ns: int
+    depth: int
+    parents: str | None
+    launched: int
+
+
+@dataclass(frozen=True)
+class GapInfo:
+    device: int
+    start_ns: int
+    end_ns: int
+    duration_ns: int
+    before_name: str | None
+    after_name: str | None
+
+
+Info = KernelInfo | HostInfo | GapInfo
+
+
+@dataclass(frozen=True)
+class GapSpan:
+    device: int
+    start_ns: int
+    end_ns: int
+    duration_ns: int
+
+
+def _one(cur: duckdb.DuckDBPyConnection, name: str, params: dict[str, Any]) -> dict | None:
+    rel = cur.execute(load_query(name), params)
+    row = rel.fetchone()
+    if row is None:
+        return None
+    return dict(zip([d[0] for d in rel.description], row, strict=True))
+
+
+def _triple(row: dict, prefix: str) -> tuple[int, int, int] | None:
+    values = (row[f"{prefix}_x"], row[f"{prefix}_y"], row[f"{prefix}_z"])
+    return None if values[0] is None else (values[0], values[1] or 1, values[2] or 1)
+
+
+def info_at(cur: duckdb.DuckDBPyConnection, lane: Lane, t: int, t_lo: int, t_hi: int,
+            min_gap_ns: int) -> Info | None:
+    """What the cursor at `t` (in the column [t_lo, t_hi)) on `lane` points at."""
+    if lane.kind == LANE_GPU:
+        hit = _one(cur, "timeline_gpu_at", {"device": lane.k1, "stream": lane.k2, "t": t,
+                                            "t_lo": t_lo, "t_hi": t_hi})
+        if hit is not None:
+            return kernel_info(cur, hit["id"])
+        gap = _one(cur, "timeline_gap_at", {"device": lane.k1, "t": t, "t_lo": t_lo,
+                                            "t_hi": t_hi, "min_gap_ns": min_gap_ns})
+        return GapInfo(**gap) if gap is not None else None
+    hit = _one(cur, "timeline_host_at", {
+        "pid": lane.k1, "tid": lane.k2, "annotation": lane.kind == LANE_NVTX,
+        "depth": lane.k3, "t": t, "t_lo": t_lo, "t_hi": t_hi})
+    if hit is None:
+        return None
+    row = _one(cur, "timeline_host_details", {"id": hit["id"]})
+    return HostInfo(id=hit["id"], **row) if row is not None else None
+
+
+def kernel_info(cur: duckdb.DuckDBPyConnection, activity_id: int) -> KernelInfo | None:
+    row = _one(cur, "timeline_kernel_details", {"id": activity_id})
+    if row is None:
+        return None
+    return KernelInfo(
+        id=activity_id, kind=row["kind"], name=row["name"], device=row["device"],
+        stream=row["stream"], start_ns=row["start_ns"], duration_ns=row["duration_ns"],
+        grid=_triple(row, "grid"), block=_triple(row, "block"),
+        registers_per_thread=row["registers_per_thread"],
+        shared_memory_bytes=row["shared_memory_bytes"], bytes=row["bytes"],
+        copy_kind=row["copy_kind"], correlation=row["correlation"],
+        launch_name=row["launch_name"], launch_tid=row["launch_tid"],
+        launch_start_ns=row["launch_start_ns"],
+        launch_duration_ns=row["launch_duration_ns"], cpu_op=row["cpu_op"],
+        nvtx_path=row["nvtx_path"],
+    )
+
+
+def step_gap(cur: duckdb.DuckDBPyConnection, t: int, forward: bool,
+             min_gap_ns: int) -> GapSpan | None:
+    row = _one(cur, "timeline_step_gap", {"t": t, "forward": forward,
+                                          "min_gap_ns": min_gap_ns})
+    return GapSpan(**row) if row is not None else None
+
+
+def gap_by_rank(cur: duckdb.DuckDBPyConnection, rank: int,
+                min_gap_ns: int) -> tuple[GapSpan, int] | None:
+    """The `rank`-th largest gap (0 = largest) and how many gaps there are."""
+    row = _one(cur, "timeline_gap_rank", {"rank": rank, "min_gap_ns": min_gap_ns})
+    if row is None:
+        return None
+    total = row.pop("gaps")
+    return GapSpan(**row), total
+
+
+def step_kernel(cur: duckdb.DuckDBPyConnection, lane: Lane, t: int,
+                forward: bool) -> tuple[int, int, int] | None:
+    """(id, start_ns, end_ns) of the next/previous activity on a GPU lane."""
+    if lane.kind != LANE_GPU:
+        return None
+    row = _one(cur, "timeline_step_kernel", {"device": lane.k1, "stream": lane.k2, "t": t,
+                                             "forward": forward})
+    return (row["id"], row["start_ns"], row["end_ns"]) if row is not None else None

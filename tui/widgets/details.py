@@ -1,0 +1,96 @@
+"""What is under the timeline cursor: a kernel (with its launch call, CPU op and NVTX
+ranges), a host range, or a GPU-idle gap. Every name is appended as plain text."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from tui.safe_text import printable
+from tui.timeline import GapInfo, HostInfo, KernelInfo
+from tui.timeline.lookup import Info
+from tui.units import format_bytes, format_ns
+
+KEY_WIDTH = 8
+
+
+class DetailsPanel(Static):
+    """`show(info, origin)`: origin is the time shown as 0 (the first GPU activity)."""
+
+    DEFAULT_CSS = "DetailsPanel { height: 1fr; }"
+
+    def show(self, info: Info | None, origin: int) -> None:
+        self.update(describe(info, origin), layout=False)  # fixed size: no relayout
+
+
+def describe(info: Info | None, origin: int) -> Text:
+    out = Text(no_wrap=False, overflow="fold")
+    lines: list[tuple[str, list[tuple[str, str]]]]
+    if info is None:
+        return Text("nothing under the cursor: move it onto a kernel, or press g for the "
+                    "next GPU-idle gap", style="dim")
+    if isinstance(info, KernelInfo):
+        lines = _kernel(info, origin)
+    elif isinstance(info, HostInfo):
+        lines = _host(info, origin)
+    else:
+        lines = _gap(info, origin)
+    for i, (key, parts) in enumerate(lines):
+        if i:
+            out.append("\n")
+        out.append(key.ljust(KEY_WIDTH), style="bold")
+        for text, style in parts:
+            out.append(printable(text), style=style)  # plain text: no markup, no escapes
+    return out
+
+
+def _at(t: int, origin: int) -> str:
+    return f"at {format_ns(t - origin)}"
+
+
+def _kernel(k: KernelInfo, origin: int) -> list[tuple[str, list[tuple[str, str]]]]:
+    lines = [(k.kind, [(k.name, "bold")]),
+             ("where", [(f"GPU {k.device} stream {k.stream} · {_at(k.start_ns, origin)} · "
+                         f"took {format_ns(k.duration_ns)}", "")])]
+    if k.grid is not None and k.block is not None:
+        shape = f"grid {k.grid[0]}×{k.grid[1]}×{k.grid[2]} · block " \
+                f"{k.block[0]}×{k.block[1]}×{k.block[2]}"
+        if k.registers_per_thread is not None:
+            shape += f" · {k.registers_per_thread} registers/thread"
+        if k.shared_memory_bytes:
+            shape += f" · {format_bytes(k.shared_memory_bytes)} shared"
+        lines.append(("shape", [(shape, "")]))
+    if k.bytes is not None:
+        lines.append(("bytes", [(f"{format_bytes(k.bytes)} {k.copy_kind or ''}".rstrip(), "")]))
+    if k.launch_name is not None:
+        call = f" on thread {k.launch_tid} · {_at(k.launch_start_ns or 0, origin)} · took " \
+               f"{format_ns(k.launch_duration_ns or 0)}"
+        lines.append(("launch", [(k.launch_name, "bold"), (call, "")]))
+    else:
+        lines.append(("launch", [("no launch call recorded for this correlation id", "dim")]))
+    if k.cpu_op:
+        lines.append(("cpu op", [(k.cpu_op, "")]))
+    if k.nvtx_path:
+        lines.append(("nvtx", [(k.nvtx_path, "")]))
+    return lines
+
+
+def _host(h: HostInfo, origin: int) -> list[tuple[str, list[tuple[str, str]]]]:
+    lines = [(h.kind, [(h.name, "bold")]),
+             ("where", [(f"thread {h.tid} (pid {h.pid}) · {_at(h.start_ns, origin)} · took "
+                         f"{format_ns(h.duration_ns)} · depth {h.depth}", "")])]
+    if h.parents:
+        lines.append(("inside", [(h.parents, "")]))
+    if h.launched:
+        lines.append(("launched", [(f"{h.launched} GPU activities", "")]))
+    return lines
+
+
+def _gap(g: GapInfo, origin: int) -> list[tuple[str, list[tuple[str, str]]]]:
+    return [
+        ("idle", [(f"GPU {g.device} idle for {format_ns(g.duration_ns)}", "bold red"),
+                  (f" · from {format_ns(g.start_ns - origin)} to "
+                   f"{format_ns(g.end_ns - origin)}", "")]),
+        ("after", [(g.before_name or "(start of trace)", "")]),
+        ("before", [(g.after_name or "(end of trace)", "")]),
+    ]

@@ -1,0 +1,29 @@
+"""Kernel names made short enough for a block a few cells wide.
+
+Names are untrusted: they pass through `tui.safe_text.printable` and are drawn as plain
+segments, never as markup.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from tui.safe_text import printable
+
+_BRACKETED = re.compile(r"<[^<>]*>|\([^()]*\)")
+
+
+@lru_cache(maxsize=4096)
+def short_name(name: str) -> str:
+    """A C++ kernel name without return type, template and call arguments, or namespaces:
+    `void at::native::(anonymous namespace)::foo_kernel<float>(int, float*)` -> `foo_kernel`.
+    Used where a block has only a few cells; the details panel shows the full name."""
+    stripped, previous = name, None
+    while stripped != previous:  # innermost brackets first, until none are left
+        previous, stripped = stripped, _BRACKETED.sub("", stripped)
+    stripped = stripped.strip()
+    if stripped.startswith("void "):
+        stripped = stripped[5:]
+    last = stripped.rsplit("::", 1)[-1].strip()
+    return printable(last or name)

@@ -1,0 +1,47 @@
+"""How the timeline looks: glyphs, colours, the label column. One place to restyle.
+
+Colours are a hint, never the only signal: gaps use their own glyph, blocks and the
+cursor use reverse video, so the timeline reads the same with NO_COLOR.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+from rich.style import Style
+
+LABEL_WIDTH = 12  # the lane-label column, separator included, on every timeline row
+
+BARS = " ▁▂▃▄▅▆▇█"  # busy share of a column, in eighths
+GAP_GLYPH = "░"  # GPU idle longer than the threshold
+CURSOR_GLYPH = "┊"  # the cursor's column on lanes other than the selected one
+MIN_BLOCK = 3  # columns a single interval must fill before it is drawn with its name
+
+# Distinct hues that survive a 256-colour terminal; a kernel keeps its colour by name.
+KERNEL_COLOURS = ("#5fafff", "#87d75f", "#d787ff", "#5fd7d7", "#ffaf5f", "#af87ff",
+                  "#87afd7", "#d7d75f", "#ff87af", "#5fd787")
+HOST_COLOURS = ("#8787af", "#87af87", "#af8787", "#87afaf", "#afaf87", "#af87af")
+MEMCPY_COLOUR = "#ffd75f"
+MEMSET_COLOUR = "#a8a8a8"
+
+GAP_STYLE = Style(color="#ff5f5f", bgcolor="#5f0000", bold=True)
+GAP_TOUCH_STYLE = Style(color="#ff5f5f", bold=True)  # a busy column that a gap also touches
+LABEL_STYLE = Style(color="#bcbcbc")
+LABEL_SELECTED = Style(reverse=True, bold=True)
+SEPARATOR_STYLE = Style(color="#585858")
+CURSOR_STYLE = Style(reverse=True, bold=True)
+CURSOR_LINE_STYLE = Style(color="#808080")
+SELECTION_STYLE = Style(underline=True)
+VIEWPORT_STYLE = Style(reverse=True)
+DIM_STYLE = Style(color="#808080")
+PENDING_STYLE = Style(color="#585858")
+
+
+def colour_for(name: str | None, kind: str | None) -> str:
+    """A stable colour per name; copies and sets get their own."""
+    if kind == "memcpy":
+        return MEMCPY_COLOUR
+    if kind == "memset":
+        return MEMSET_COLOUR
+    palette = KERNEL_COLOURS if kind in (None, "kernel") else HOST_COLOURS
+    return palette[zlib.crc32((name or "").encode("utf-8", "replace")) % len(palette)]

@@ -1,0 +1,247 @@
+"""The timeline: a lane per GPU stream, optional NVTX and host-thread lanes, over time.
+
+Drawn with the line API: `render_line` draws only the lanes on screen, from the bins of
+the visible window (one query, run in a worker, cached per view). What is on screen
+(`frame`) trails what the keys asked for (`view`) by one query, so the screen never
+shows a half-drawn window and a slow query never holds up a key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import duckdb
+from rich.style import Style
+from textual import events, work
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.worker import get_current_worker
+
+from tui.messages import ActivitySelected
+from tui.timeline import Bins, KernelInfo, Lane, TimelineData, View
+from tui.timeline.lanes import LANE_GPU, LANE_HOST, LANE_NVTX, MAX_NVTX_DEPTH
+from tui.timeline.lookup import GapSpan, Info
+from tui.widgets import keymap, theme, viewport
+from tui.widgets.lane_render import Cells, label_cells, lane_cells, to_segments
+from tui.widgets.timeline_actions import TimelineActions
+
+BinsKey = tuple[View, int, bool]  # (view, annotation depths shown, host lanes shown)
+
+
+class Timeline(TimelineActions, ScrollView, can_focus=True):
+    """Keys and mouse move a cursor (a time and a lane) and the window around it."""
+
+    BINDINGS = keymap.bindings(keymap.TIMELINE)
+    DEFAULT_CSS = """
+    Timeline { overflow-x: hidden; scrollbar-size-vertical: 1; }
+    """
+
+    @dataclass
+    class ViewChanged(Message):
+        """The window on screen, the cursor or the selection changed."""
+
+        timeline: Timeline
+
+    @dataclass
+    class CursorInfo(Message):
+        """What is under the cursor now (None: nothing)."""
+
+        info: Info | None
+
+    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002 (Textual's name)
+        super().__init__(id=id)
+        self.data: TimelineData | None = None
+        self.lanes: list[Lane] = []
+        self.show_nvtx = True
+        self.show_host = False
+        self.view = View(1, 0, 1)  # what the keys asked for
+        self.frame: Bins | None = None  # what is on screen
+        self.cursor_t = 0
+        self.lane_index = 0
+        self.mark_t: int | None = None
+        self.info: Info | None = None
+        self.current_gap: GapSpan | None = None
+        self.gap_rank = -1
+        self._fitted = True
+        self._serial = 0  # bumps with each frame shown: the key of its cached rows
+        self._base_style: Style | None = None  # rich_style is costly to work out per line
+        self._bins: LRUCache[BinsKey, Bins] = LRUCache(64)
+        self._rows: LRUCache[tuple[int, tuple[int, int, int, int]], Cells] = LRUCache(256)
+
+    # -- data and geometry -------------------------------------------------------------
+
+    def set_data(self, data: TimelineData) -> None:
+        self.data = data
+        self.cursor_t = data.extent.gpu_start_ns
+        self._layout_lanes()
+        self.action_fit()
+
+    @property
+    def ncols(self) -> int:
+        return max(1, self.scrollable_content_region.width - theme.LABEL_WIDTH)
+
+    @property
+    def lane(self) -> Lane | None:
+        return self.lanes[self.lane_index] if self.lanes else None
+
+    @property
+    def pending(self) -> bool:
+        """Is the window the keys asked for not on screen yet?"""
+        return self.data is not None and (self.frame is None or self.frame.view != self.view)
+
+    def _layout_lanes(self) -> None:
+        assert self.data is not None
+        keep = self.lane
+        shown = {LANE_GPU: True, LANE_NVTX: self.show_nvtx, LANE_HOST: self.show_host}
+        self.lanes = [lane for lane in self.data.lanes if shown[lane.kind]]
+        self.lane_index = self.lanes.index(keep) if keep in self.lanes else 0
+        self.virtual_size = Size(self.scrollable_content_region.width, len(self.lanes))
+
+    def _bins_key(self) -> BinsKey:
+        return (self.view, MAX_NVTX_DEPTH if self.show_nvtx else 0, self.show_host)
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.data is None:
+            return
+        self.virtual_size = Size(self.scrollable_content_region.width, len(self.lanes))
+        if self._fitted:
+            self.action_fit()
+        else:
+            self.set_view(View(self.view.npc, self.view.c0, self.ncols))
+            self.cursor_changed()
+
+    # -- the window ----------------------------------------------------------------------
+
+    def set_view(self, view: View, fitted: bool = False) -> None:
+        """Ask for `view` (clamped to the trace); it shows once its bins are in. Callers
+        follow with `cursor_changed()`, which looks up what is under the cursor."""
+        if self.data is None:
+            return
+        extent = self.data.extent
+        self.view = viewport.clamp(view, extent.start_ns, extent.end_ns)
+        self._fitted = fitted
+        key = self._bins_key()
+        bins = self._bins.get(key)
+        if bins is not None:
+            self._show(bins)
+        else:
+            self._fetch(key)
+
+    @work(thread=True, exclusive=True, group="timeline-bins")
+    def _fetch(self, key: BinsKey) -> None:
+        assert self.data is not None
+        try:
+            bins = self.data.bins.fetch(*key)
+        except duckdb.Error as exc:
+            self.app.call_from_thread(self.notify, f"timeline query failed: {exc}",
+                                      severity="error", markup=False)
+            return
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._arrived, key, bins)
+
+    def _arrived(self, key: BinsKey, bins: Bins) -> None:
+        self._bins[key] = bins
+        if key == self._bins_key():
+            self._show(bins)
+
+    def _show(self, bins: Bins) -> None:
+        if bins is not self.frame:
+            self.frame = bins
+            self._serial += 1
+            self.refresh()
+        self.post_message(self.ViewChanged(self))
+
+    def cursor_changed(self) -> None:
+        """Redraw for a new cursor/selection; keep the lane in sight; look up what's there."""
+        self.current_gap = self.current_gap if self._in_current_gap() else None
+        height = self.scrollable_content_region.height
+        if self.lane_index < self.scroll_y:
+            self.scroll_to(y=self.lane_index, animate=False)
+        elif height and self.lane_index >= self.scroll_y + height:
+            self.scroll_to(y=self.lane_index - height + 1, animate=False)
+        if not self.pending:  # else the new window's arrival redraws everything once
+            self.refresh()
+            self.post_message(self.ViewChanged(self))
+        self.locate()
+
+    def _in_current_gap(self) -> bool:
+        gap = self.current_gap
+        return gap is not None and gap.start_ns <= self.cursor_t < gap.end_ns
+
+    def locate(self) -> None:
+        """Find what is under the cursor (in a worker) for the details panel."""
+        lane = self.lane
+        if self.data is None or lane is None:
+            return
+        col = self.cursor_t // self.view.npc * self.view.npc
+        self._locate(lane, self.cursor_t, col, col + self.view.npc)
+
+    @work(thread=True, exclusive=True, group="timeline-cursor")
+    def _locate(self, lane: Lane, t: int, t_lo: int, t_hi: int) -> None:
+        assert self.data is not None
+        info = self.data.info_at(lane, t, t_lo, t_hi)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._located, info)
+
+    def _located(self, info: Info | None) -> None:
+        if info == self.info:
+            return
+        self.info = info
+        self.post_message(self.CursorInfo(info))
+        self.post_message(ActivitySelected(info.id if isinstance(info, KernelInfo) else None))
+
+    # -- drawing -------------------------------------------------------------------------
+
+    def notify_style_update(self) -> None:
+        self._base_style = None
+        super().notify_style_update()
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        index = self.scroll_offset.y + y
+        frame = self.frame
+        if self._base_style is None:
+            self._base_style = self.rich_style
+        base = self._base_style
+        if frame is None or index >= len(self.lanes):
+            return Strip.blank(width, base)
+        lane = self.lanes[index]
+        selected = index == self.lane_index
+        cells = label_cells(lane.label, selected) + list(self._lane_row(frame, lane))
+        x = frame.view.x_of(self.cursor_t)
+        if selected and self.mark_t is not None:
+            lo, hi = sorted((frame.view.x_of(self.mark_t), x))
+            for sx in range(max(lo, 0), min(hi + 1, frame.view.ncols)):
+                ch, style = cells[theme.LABEL_WIDTH + sx]
+                cells[theme.LABEL_WIDTH + sx] = (ch, (style or Style()) + theme.SELECTION_STYLE)
+        if 0 <= x < frame.view.ncols:
+            ch, style = cells[theme.LABEL_WIDTH + x]
+            if selected:  # reverse what is there, so the cursor shows on blocks too
+                flip = Style(reverse=not (style is not None and style.reverse), bold=True)
+                cells[theme.LABEL_WIDTH + x] = (ch, (style or Style()) + flip)
+            elif ch == " ":
+                cells[theme.LABEL_WIDTH + x] = (theme.CURSOR_GLYPH, theme.CURSOR_LINE_STYLE)
+        return Strip(to_segments(cells, base)).adjust_cell_length(width, base)
+
+    def _lane_row(self, frame: Bins, lane: Lane) -> Cells:
+        key = (self._serial, lane.key)
+        row = self._rows.get(key)
+        if row is None:
+            gaps = frame.gap_cover(lane.k1) if lane.kind == LANE_GPU else None
+            row = lane_cells(frame.cells(lane.key), gaps, lane.kind)
+            self._rows[key] = row
+        return row
+
+    def on_click(self, event: events.Click) -> None:
+        if self.frame is None or not self.lanes:
+            return
+        index = self.scroll_offset.y + event.y
+        if index < len(self.lanes):
+            self.lane_index = index
+        if event.x >= theme.LABEL_WIDTH:
+            view = self.frame.view
+            self.cursor_t = (view.c0 + event.x - theme.LABEL_WIDTH) * view.npc + view.npc // 2
+        self.cursor_changed()
