@@ -30,6 +30,10 @@ COPY_CALL = re.compile(r"^(cuda|hip)Memcpy|^cuMemcpy")
 LAUNCH_OVERHEAD_NS = 50_000
 # The host call must cover this share of the gap to be named its cause.
 DOMINANT_SHARE = 0.3
+# Gaps whose overlapping host calls, ranges and ops are looked up (the longest ones):
+# range joins against millions of host events grow with the gap count, so beyond this
+# a gap is classed from when its next launch was issued alone.
+MAX_CONTEXT_GAPS = 2000
 
 
 @dataclass
@@ -63,10 +67,15 @@ def explained_gaps(
         "after_correlation": [r[6] for r in rows],
     })
     con.register("selected_gaps", selected)
+    con.register("context_gaps", selected.slice(0, MAX_CONTEXT_GAPS))
     try:
+        con.execute(load_query("gap_overlaps"))
         context = con.execute(load_query("gap_host_context")).fetchall()
     finally:
+        for table in ("gap_calls", "gap_ranges", "gap_top_calls", "gap_call_parents"):
+            con.execute(f"DROP TABLE IF EXISTS {table}")
         con.unregister("selected_gaps")
+        con.unregister("context_gaps")
     gaps = []
     for (device, start, _end, duration, before, after, _corr, _kind), ctx in zip(
         rows, context, strict=True
@@ -78,6 +87,8 @@ def explained_gaps(
             start, duration, call, call_overlap or 0, call_parent, range_name, op_name,
             launch_start,
         )
+        if kind == "other" and len(gaps) >= MAX_CONTEXT_GAPS:
+            cause = f"host activity not looked up (only for the {MAX_CONTEXT_GAPS:,} longest gaps)"
         gaps.append(Gap(device, start, duration, before or "", after or "", cause, kind))
     return gaps
 
