@@ -10,7 +10,11 @@ scaled) it prints, with the baseline measured in the same run:
   - optionally (--hta) Holistic Trace Analysis loading the same trace, run with the
     Python given by --hta-python (a venv with `pip install HolisticTraceAnalysis`).
 
+With --nsys-scales, the same for Nsight Systems SQLite exports scaled by scale_nsys.py,
+against a bare scan: every activity table read into Arrow through ADBC.
+
 Usage: python benchmarks/load_bench.py [--source TRACE] [--scales 1,10,30] [--hta]
+                                       [--nsys-scales 1,64,1024]
 """
 
 from __future__ import annotations
@@ -70,6 +74,41 @@ def bare_duckdb_read(events_array: Path) -> float:
     return float(out.strip())
 
 
+NSYS_SCAN = """
+import sys, time
+import adbc_driver_sqlite.dbapi as adbc
+t = time.perf_counter()
+con = adbc.connect(f"file:{sys.argv[1]}?mode=ro")
+rows = 0
+for table in ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+              "CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS"):
+    cur = con.cursor()
+    cur.execute(f"SELECT * FROM {table}")
+    rows += cur.fetch_arrow_table().num_rows
+print(time.perf_counter() - t)
+"""
+
+
+def nsys_rows(copies: int, workdir: Path, source: Path) -> None:
+    trace = workdir / f"nsys_x{copies}.sqlite"
+    if not trace.exists():
+        subprocess.run([sys.executable, str(HERE / "scale_nsys.py"), str(source), str(trace),
+                        str(copies)], check=True)
+    _, _, out = run_measured([sys.executable, "-c", NSYS_SCAN, str(trace)])
+    baseline = float(out.strip())
+    cache = workdir / f"nsys_cache_x{copies}"
+    shutil.rmtree(cache, ignore_errors=True)
+    env = {**os.environ, "TUI_CACHE_DIR": str(cache)}
+    cmd = [sys.executable, "-m", "tui.cli", "--summary", "--json", str(trace)]
+    cold, cold_rss, out = run_measured(cmd, env)
+    warm, warm_rss, _ = run_measured(cmd, env)
+    kernels = sum(k["count"] for k in json.loads(out)["kernels"])
+    row = (f"{copies}x", f"{trace.stat().st_size / 1e6:.0f}", f"{kernels:,}", f"{baseline:.2f}",
+           f"{cold:.2f}", f"{cold / baseline:.2f}", f"{warm:.2f}", f"{cold_rss / 1e6:.0f}",
+           f"{warm_rss / 1e6:.0f}")
+    print(" | ".join(row), flush=True)
+
+
 def make_scaled(source: Path, copies: int, workdir: Path) -> Path:
     plain = workdir / "source.json"
     if not plain.exists():
@@ -91,6 +130,9 @@ def main() -> None:
     parser.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "tui-bench")
     parser.add_argument("--hta", action="store_true", help="also time HolisticTraceAnalysis")
     parser.add_argument("--hta-python", default=sys.executable)
+    parser.add_argument("--nsys-scales", default="", help="e.g. 1,64,1024")
+    parser.add_argument("--nsys-source", type=Path,
+                        default=ROOT / "sample_traces" / "gappy_then_tuned.sqlite")
     args = parser.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
     sys.path.insert(0, str(ROOT))
@@ -100,7 +142,7 @@ def main() -> None:
     header = ("scale", "MB", "events", "kernels", "duckdb s", "cold s", "cold/duckdb",
               "warm s", "cold RSS MB", "warm RSS MB", "HTA s", "HTA/cold")
     print(" | ".join(header))
-    for copies in (int(s) for s in args.scales.split(",")):
+    for copies in (int(s) for s in args.scales.split(",") if s):
         trace = make_scaled(args.source, copies, args.workdir)
         array = args.workdir / f"events_x{copies}.json"
         extract_events(trace, array)
@@ -130,6 +172,12 @@ def main() -> None:
                f"{baseline:.2f}", f"{cold:.2f}", f"{cold / baseline:.2f}", f"{warm:.2f}",
                f"{cold_rss / 1e6:.0f}", f"{warm_rss / 1e6:.0f}", hta, ratio)
         print(" | ".join(row), flush=True)
+    if args.nsys_scales:
+        print(f"\nnsys source: {args.nsys_source.name} (real), scaled copies")
+        print(" | ".join(("scale", "MB", "kernels", "ADBC scan s", "cold s", "cold/scan",
+                          "warm s", "cold RSS MB", "warm RSS MB")))
+        for copies in (int(s) for s in args.nsys_scales.split(",")):
+            nsys_rows(copies, args.workdir, args.nsys_source)
 
 
 def _count_events(array: Path) -> int:
