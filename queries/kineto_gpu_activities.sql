@@ -41,6 +41,9 @@ FROM (
         WHERE ph = 'X'
           AND cat IN ('kernel', 'gpu_memcpy', 'gpu_memset', 'memcpy', 'memset')
           AND start_ns IS NOT NULL AND duration_ns >= 0
+          -- start and end within ±2^62 ns, so no difference of two times overflows
+          AND start_ns >= -4611686018427387903
+          AND start_ns::HUGEINT + duration_ns <= 4611686018427387903
     )
 )
 WHERE device IS NOT NULL;

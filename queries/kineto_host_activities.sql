@@ -19,4 +19,7 @@ FROM kineto_events
 WHERE ph = 'X'
   AND cat IN ('cuda_runtime', 'cuda_driver', 'runtime', 'driver', 'cpu_op', 'operator',
               'user_annotation', 'python_function')
-  AND start_ns IS NOT NULL AND duration_ns >= 0;
+  AND start_ns IS NOT NULL AND duration_ns >= 0
+  -- start and end within ±2^62 ns, so no difference of two times overflows
+  AND start_ns >= -4611686018427387903
+  AND start_ns::HUGEINT + duration_ns <= 4611686018427387903;

@@ -15,15 +15,16 @@ SELECT
     tid,
     -- DECIMAL(18, 3) (an int64 inside) is exact and fast for ts below 1e15 µs; epoch-µs
     -- timestamps need DECIMAL(28, 3); exponent forms that neither takes go through DOUBLE.
+    -- NaN, Infinity and values beyond int64 ns become NULL (TRY_CAST), i.e. unusable.
     coalesce(
         CAST(CAST(TRY_CAST(ts AS DECIMAL(18, 3)) AS DECIMAL(22, 3)) * 1000 AS BIGINT),
-        CAST(round(TRY_CAST(ts AS DECIMAL(28, 3)) * 1000) AS BIGINT),
-        CAST(round(TRY_CAST(ts AS DOUBLE) * 1000) AS BIGINT)
+        TRY_CAST(round(TRY_CAST(ts AS DECIMAL(28, 3)) * 1000) AS BIGINT),
+        TRY_CAST(round(TRY_CAST(ts AS DOUBLE) * 1000) AS BIGINT)
     ) AS start_ns,
     coalesce(
         CAST(CAST(TRY_CAST(dur AS DECIMAL(18, 3)) AS DECIMAL(22, 3)) * 1000 AS BIGINT),
-        CAST(round(TRY_CAST(dur AS DECIMAL(28, 3)) * 1000) AS BIGINT),
-        CAST(round(TRY_CAST(dur AS DOUBLE) * 1000) AS BIGINT)
+        TRY_CAST(round(TRY_CAST(dur AS DECIMAL(28, 3)) * 1000) AS BIGINT),
+        TRY_CAST(round(TRY_CAST(dur AS DOUBLE) * 1000) AS BIGINT)
     ) AS duration_ns,
     CASE WHEN cat IN ('kernel', 'gpu_memcpy', 'gpu_memset', 'memcpy', 'memset', 'cuda_runtime',
                       'cuda_driver', 'runtime', 'driver')
@@ -33,6 +34,10 @@ FROM (
     FROM read_json(
         $path,
         format = 'array',
+        -- an element that is no object (a number, null, a list) reads as an all-NULL row,
+        -- dropped by the ph filter below, instead of failing the whole file; malformed
+        -- JSON still fails (DuckDB cannot skip parse errors in an array)
+        ignore_errors = true,
         maximum_object_size = 268435456,
         columns = {
             ph: 'VARCHAR', cat: 'VARCHAR', name: 'VARCHAR', pid: 'VARCHAR', tid: 'VARCHAR',

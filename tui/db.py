@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
+import atexit
+import itertools
+import os
+import shutil
+import tempfile
+
 import duckdb
+
+_spill_root: str | None = None
+_spill_ids = itertools.count()
 
 
 def connect(database: str = ":memory:", read_only: bool = False) -> duckdb.DuckDBPyConnection:
@@ -10,4 +19,18 @@ def connect(database: str = ":memory:", read_only: bool = False) -> duckdb.DuckD
     # DuckDB draws a progress bar on stdout for queries over ~2 s: that would corrupt
     # `--json` output and the TUI's screen.
     con.execute("SET enable_progress_bar = false")
+    if database == ":memory:":
+        # An in-memory database spills to `./.tmp` by default: the current directory,
+        # perhaps the user's trace folder. Spill into a private temporary one instead.
+        spill = os.path.join(_spill_dir(), f"db-{next(_spill_ids)}")
+        con.execute(f"SET temp_directory = '{spill.replace(chr(39), chr(39) * 2)}'")
     return con
+
+
+def _spill_dir() -> str:
+    """This process's private directory (mode 0700) under the system temp dir."""
+    global _spill_root
+    if _spill_root is None:
+        _spill_root = tempfile.mkdtemp(prefix="tui-spill-")
+        atexit.register(shutil.rmtree, _spill_root, True)
+    return _spill_root

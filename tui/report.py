@@ -15,12 +15,12 @@ TOP_GAPS = 10
 def print_summary(summary: dict, console: Console) -> None:
     source = summary["source"]
     console.print(plain(f"{source['path']}  ({source['format']})", style="bold"))
-    console.print(
+    console.print(plain(  # rank and world size come from the trace: plain text
         f"span {format_ns(source['span_ns'])}"
         + (f", rank {source['rank']} of {source.get('world_size', '?')}" if "rank" in source
            else "")
         + (" — from cache" if source.get("from_cache") else "")
-    )
+    ))
     for warning in summary["warnings"]:
         console.print(plain(f"warning: {warning}", style="yellow"))
     console.print(_devices_table(summary["devices"]))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
@@ -17,6 +18,8 @@ from tui.queries import load_query
 from tui.sources.detect import detect_format
 
 TRACE_FORMATS = ("kineto", "nsys-sqlite", "nsys-rep")
+# A cache file missing one of these is not trusted (see _open_cached).
+CACHED_TABLES = {"trace_meta", "devices", "gpu_activities", "host_activities", "gpu_idle"}
 
 
 @dataclass
@@ -58,7 +61,48 @@ def open_trace(path: Path, use_cache: bool = True) -> Trace:
         cached = _open_cached(path, target)
         if cached is not None:
             return cached
-    con, partial = _new_database(target)
+    if target is not None:
+        try:
+            return _build(path, kind, target, list(warnings))
+        except _CacheWriteError as exc:  # e.g. a full disk or a read-only file system
+            warnings.append(f"cannot write the cache in {target.parent} ({exc}): "
+                            "loading into memory")
+    return _build(path, kind, None, warnings)
+
+
+# Cache files this process opened: DuckDB checks a block's checksum only when it reads the
+# block, so a damaged cache can open fine and fail a later query (see discard_damaged_cache).
+_opened_caches: set[Path] = set()
+
+
+def discard_damaged_cache(exc: BaseException) -> bool:
+    """If `exc` is DuckDB finding a damaged file, remove the cache files opened so far.
+
+    True when one was removed: the caller may run again, and the trace is loaded afresh.
+    """
+    text = str(exc)
+    if not isinstance(exc, duckdb.Error) or not (
+        "Corrupt database file" in text or "checksum" in text
+    ):
+        return False
+    removed = False
+    while _opened_caches:
+        with contextlib.suppress(OSError):
+            _opened_caches.pop().unlink()
+            removed = True
+    return removed
+
+
+class _CacheWriteError(Exception):
+    """The cache file could not be created or completed; the trace itself is fine."""
+
+
+def _build(path: Path, kind: str, target: Path | None, warnings: list[str]) -> Trace:
+    """Load `path` into a new database: in memory, or built beside `target` and renamed."""
+    try:
+        con, partial = _new_database(target)
+    except (duckdb.Error, OSError) as exc:
+        raise _CacheWriteError(_first_line(exc)) from None
     try:
         warnings += _load_into(path, kind, con, target.parent if target else None)
         con.execute(load_query("finalize_activities"))
@@ -78,26 +122,40 @@ def open_trace(path: Path, use_cache: bool = True) -> Trace:
     fmt = _format_of(con)
     if target is None or partial is None:
         return Trace(path, fmt, con, warnings)
-    con.execute("CHECKPOINT")
-    con.close()
-    os.replace(partial, target)
+    try:
+        con.execute("CHECKPOINT")
+        con.close()
+        os.replace(partial, target)  # only a complete cache file ever has the trusted name
+    except (duckdb.Error, OSError) as exc:
+        con.close()
+        partial.unlink(missing_ok=True)
+        raise _CacheWriteError(_first_line(exc)) from None
     return Trace(path, fmt, connect(str(target), read_only=True), warnings,
                  cache_path=target)
 
 
 def _open_cached(path: Path, target: Path) -> Trace | None:
-    """The cached database, or None when it is unreadable or from another tui version."""
+    """The cached database, or None when it is unreadable or from another tui version.
+
+    Such a file (always one of ours, in the cache dir) is removed so it is built again.
+    """
+    con = None
     try:
         con = connect(str(target), read_only=True)
         rows = dict(con.execute("SELECT key, value FROM trace_meta").fetchall())
-    except duckdb.Error:
-        target.unlink(missing_ok=True)  # a damaged cache file of ours: rebuild it
+        tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+        warnings = json.loads(rows.get("warnings") or "[]")
+    except (duckdb.Error, ValueError):  # not a DuckDB file, damaged, or half-written meta
+        rows, tables, warnings = {}, set(), []
+    if (rows.get("tui_cache_version") != cache.CACHE_VERSION or not CACHED_TABLES <= tables
+            or not isinstance(warnings, list)):
+        if con is not None:
+            con.close()
+        with contextlib.suppress(OSError):
+            target.unlink(missing_ok=True)
         return None
-    if rows.get("tui_cache_version") != cache.CACHE_VERSION:
-        con.close()
-        target.unlink(missing_ok=True)
-        return None
-    warnings = json.loads(rows.get("warnings") or "[]")
+    assert con is not None
+    _opened_caches.add(target)
     return Trace(path, rows.get("format", "?"), con, warnings, from_cache=True,
                  cache_path=target)
 
@@ -108,6 +166,7 @@ def _new_database(target: Path | None) -> tuple[duckdb.DuckDBPyConnection, Path 
         partial = None
     else:
         partial = target.with_name(f"{target.name}.partial-{os.getpid()}")
+        _remove_stale_partials(target)
         partial.unlink(missing_ok=True)
         con = connect(str(partial))
     # Loading a multi-GB trace must not take all the machine's memory: above this DuckDB
@@ -116,6 +175,30 @@ def _new_database(target: Path | None) -> tuple[duckdb.DuckDBPyConnection, Path 
     con.execute(load_query("schema"))
     con.execute(load_query("staging_tables"))
     return con, partial
+
+
+def _remove_stale_partials(target: Path) -> None:
+    """Partial files of loads whose process died (killed mid-load): never trusted, only litter."""
+    prefix = f"{target.name}.partial-"
+    for stale in target.parent.iterdir():
+        pid = stale.name[len(prefix):].split(".")[0] if stale.name.startswith(prefix) else ""
+        if pid.isdigit() and not _alive(int(pid)) and stale.is_file():
+            stale.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # someone else's process
+    return True
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0][:200] if text else type(exc).__name__
 
 
 def _load_into(path: Path, kind: str, con: duckdb.DuckDBPyConnection,
@@ -130,8 +213,12 @@ def _load_into(path: Path, kind: str, con: duckdb.DuckDBPyConnection,
     if kind == "nsys-rep":
         from tui.sources.nsys_rep import export_to_sqlite
 
-        export_dir = cache_dir if cache_dir is not None else Path(tempfile.gettempdir())
-        return load_nsys_sqlite(export_to_sqlite(path, export_dir), con)
+        if cache_dir is not None:
+            return load_nsys_sqlite(export_to_sqlite(path, cache_dir), con)
+        # No cache: export into a private directory that goes away after loading (a fixed
+        # name in the shared temp dir could be planted by another user, or pile up).
+        with tempfile.TemporaryDirectory(prefix="tui-nsys-") as tmp:
+            return load_nsys_sqlite(export_to_sqlite(path, Path(tmp)), con)
     return load_nsys_sqlite(path, con)
 
 

@@ -21,9 +21,11 @@ from pathlib import Path
 import numpy as np
 
 from tui.errors import TraceError
+from tui.sources.limits import max_inflated_bytes, size_text
 
 GZIP_MAGIC = b"\x1f\x8b"
 _CHUNK = 8 << 20
+_GZ_INPUT = 256 << 10  # compressed bytes fed to zlib at a time (see _Stream.chunks)
 _HEAD_LIMIT = 64 << 20  # metadata before the events is small; give up beyond this
 _TAIL_KEEP = 4 << 20  # bytes of the end kept in memory to find where the events stop
 _SCAN_CHUNK = 1 << 20  # the truncation scan holds a few int64 arrays of this length
@@ -48,9 +50,11 @@ class _Stream:
     yields everything that inflated before the damage; `broken` then says so.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, limit: tuple[int, str] | None = None) -> None:
         self.path = path
         self.broken = False
+        self.limit = limit  # (bytes, why): inflating past it raises (see sources/limits.py)
+        self.inflated = 0
         with open(path, "rb") as f:
             self.compressed = f.read(2) == GZIP_MAGIC
 
@@ -62,32 +66,51 @@ class _Stream:
                     yield raw
                     raw = f.read(_CHUNK)
                 return
+            # Compressed input goes in small pieces: when zlib meets damage it raises and
+            # drops that call's output, so this keeps all but the last piece's worth.
+            f.seek(0)
+            raw = f.read(_GZ_INPUT)
             inflater = zlib.decompressobj(wbits=31)
             while raw:
                 try:
                     out = inflater.decompress(raw, _CHUNK)
                     while out:
+                        self._count(len(out))
                         yield out
                         out = inflater.decompress(inflater.unconsumed_tail, _CHUNK)
                 except zlib.error:
                     self.broken = True
                     return
                 if inflater.eof:  # a second gzip member may follow
-                    raw = inflater.unused_data or f.read(_CHUNK)
+                    raw = inflater.unused_data or f.read(_GZ_INPUT)
                     if not raw:
                         return
                     inflater = zlib.decompressobj(wbits=31)
                     continue
-                raw = f.read(_CHUNK)
+                raw = f.read(_GZ_INPUT)
             if not inflater.eof:
                 self.broken = True
+
+    def _count(self, n: int) -> None:
+        self.inflated += n
+        if self.limit is not None and self.inflated > self.limit[0]:
+            raise TraceError(
+                f"{self.path}: inflates to more than {size_text(self.limit[0])} "
+                f"({self.limit[1]}): a damaged or hostile .gz, not read further"
+            )
 
 
 def extract_events(source: Path, scratch: Path) -> EventsFile:
     """Write the trace's events as one JSON array to `scratch`."""
-    stream = _Stream(source)
+    stream = _Stream(source, max_inflated_bytes(source, scratch.parent))
     chunks = stream.chunks()
-    head, array_start, metadata = _read_head(chunks, source)
+    try:
+        head, array_start, metadata = _read_head(chunks, source)
+    except TraceError:
+        if stream.broken:  # the damage came before the events: say that, not "empty"
+            raise TraceError(f"{source}: the .gz file is damaged before its events begin; "
+                             "nothing can be loaded (copy or export it again)") from None
+        raise
     events = EventsFile(path=scratch, metadata=metadata)
     with open(scratch, "w+b") as out:
         out.write(b"[")
@@ -180,7 +203,7 @@ def _read_head(chunks: Iterator[bytes], source: Path) -> tuple[bytes, int, dict]
 
 def _find_array_start(head: bytes, at_eof: bool, source: Path) -> tuple[int, dict] | None:
     """Locate the events array in the first bytes of the file, or None if more is needed."""
-    text = head.lstrip(_WS)
+    text = head.removeprefix(b"\xef\xbb\xbf").lstrip(_WS)  # a UTF-8 BOM is allowed
     offset = len(head) - len(text)
     if not text:
         if at_eof:
@@ -193,7 +216,10 @@ def _find_array_start(head: bytes, at_eof: bool, source: Path) -> tuple[int, dic
             f"{source}: not a JSON trace (it starts with {text[:16]!r}); "
             "expected a PyTorch profiler / Kineto .json(.gz) or an Nsight Systems .sqlite/.nsys-rep"
         )
-    key = _scan_top_level_keys(text)
+    try:
+        key = _scan_top_level_keys(text)
+    except TraceError as exc:
+        raise TraceError(f"{source}: {exc}") from None
     if key is None:
         return None
     key_start, bracket = key

@@ -20,12 +20,15 @@ def detect_format(path: Path) -> str:
         raise TraceError(f"{path}: no such file")
     if path.is_dir():
         raise TraceError(f"{path}: is a directory; give a trace file")
+    if not path.is_file():  # a pipe would block or be read only once; a device never ends
+        raise TraceError(f"{path}: is not a regular file (a pipe or a device); save the "
+                         "trace to a file and open that")
     try:
         with open(path, "rb") as f:
             head = f.read(4096)
     except OSError as exc:
         raise TraceError(f"{path}: cannot be read ({exc.strerror})") from None
-    if not head:
+    if not head.strip(b" \t\r\n") and len(head) < 4096:
         raise TraceError(f"{path}: the file is empty; it holds no trace")
     if head.startswith(SQLITE_MAGIC):
         return "nsys-sqlite"
@@ -35,6 +38,8 @@ def detect_format(path: Path) -> str:
         return "ncu-rep"
     if head.startswith(GZIP_MAGIC):
         head = _inflate_head(path)
+        if not head.strip(b" \t\r\n"):
+            raise TraceError(f"{path}: the .gz file inflates to nothing; it holds no trace")
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if _looks_like_json_trace(text):
         return "kineto"
@@ -49,11 +54,14 @@ def detect_format(path: Path) -> str:
 
 
 def _looks_like_json_trace(text: bytes) -> bool:
-    """An object that starts with a key, or an array that starts with an object."""
+    """An object that starts with a key, or an array that starts with a JSON value (an
+    event, usually; a stray null or number first must not hide the events after it)."""
     if text[:1] not in (b"{", b"["):
         return False
     inner = text[1:].lstrip(b" \t\r\n")
-    return not inner or inner[:1] in ((b'"', b"}") if text[:1] == b"{" else (b"{", b"]"))
+    starts = (b'"', b"}") if text[:1] == b"{" else tuple(b'{]["-0123456789tfnNI'[i:i + 1]
+                                                             for i in range(19))
+    return not inner or inner[:1] in starts
 
 
 def _inflate_head(path: Path) -> bytes:

@@ -11,6 +11,7 @@ import duckdb
 from tui.errors import TraceError
 from tui.queries import load_query
 from tui.sources.chrome_json import extract_events
+from tui.sources.text_repair import can_repair, repair_text
 
 GPU_CATEGORIES = ("kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset")
 
@@ -19,13 +20,26 @@ def load_kineto(path: Path, con: duckdb.DuckDBPyConnection, scratch_dir: Path) -
     """Load a Chrome-trace JSON file; returns warnings. Raises TraceError if unusable."""
     warnings: list[str] = []
     with tempfile.TemporaryDirectory(dir=scratch_dir, prefix="tui-events-") as tmp:
-        events = extract_events(path, Path(tmp) / "events.json")
         try:
-            con.execute(load_query("kineto_stage_events"), {"path": str(events.path)})
+            events = extract_events(path, Path(tmp) / "events.json")
+        except OSError as exc:  # e.g. no space left for the scratch copy
+            raise TraceError(f"{path}: cannot copy its events to {scratch_dir} "
+                             f"({exc.strerror}); free space there or set TUI_CACHE_DIR") from None
+        stage = load_query("kineto_stage_events")
+        try:
+            try:
+                con.execute(stage, {"path": str(events.path)})
+            except duckdb.Error as exc:
+                if not can_repair(exc):
+                    raise
+                replaced = repair_text(events.path)  # bytes that are not UTF-8 / control codes
+                con.execute(stage, {"path": str(events.path)})
+                warnings.append(f"{replaced:,} invalid UTF-8 bytes or raw control characters "
+                                "in the trace's text were replaced")
         except duckdb.Error as exc:
-            raise TraceError(
-                f"{path}: the trace events are not valid JSON ({_first_line(exc)})"
-            ) from None
+            detail = _first_line(exc).replace(f' in file "{events.path}"', "")
+            raise TraceError(f"{path}: the trace events are not valid JSON ({detail}); the "
+                             "file is damaged or not a Chrome trace") from None
     if events.truncated:
         lost = events.bytes_dropped
         share = 100.0 * lost / max(events.bytes_total, 1)
@@ -50,7 +64,11 @@ def load_kineto(path: Path, con: duckdb.DuckDBPyConnection, scratch_dir: Path) -
     con.execute("DROP TABLE kineto_events")
 
     gpu_rows = con.execute("SELECT count(*) FROM staged_gpu").fetchone()
-    if gpu_rows is None or gpu_rows[0] == 0:
+    if (gpu_rows is None or gpu_rows[0] == 0) and events.truncated:
+        warnings.append(  # Kineto writes GPU events after the host's: cut off before them
+            "no GPU kernels, copies or sets in the part of the trace that could be read"
+        )
+    elif gpu_rows is None or gpu_rows[0] == 0:
         warnings.append(
             "no GPU kernels, copies or sets in this trace: it is CPU-only. Record with "
             "torch.profiler activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]"

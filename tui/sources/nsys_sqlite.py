@@ -8,6 +8,7 @@ probing which tables and columns exist.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 from urllib.parse import quote
@@ -34,23 +35,53 @@ def load_nsys_sqlite(path: Path, con: duckdb.DuckDBPyConnection) -> list[str]:
             "`nsys export --type sqlite REPORT.nsys-rep`"
         )
     warnings: list[str] = []
+    # One table that cannot be read (a column an older or newer nsys names differently, a
+    # damaged page) skips that table with a warning; the others still load.
+    failed: list[str] = []
+    jobs = [(q, "nsys_insert_gpu") for q in _gpu_queries(schema, warnings)]
+    jobs += [(q, "nsys_insert_host") for q in _host_queries(schema)]
     source = adbc_sqlite.connect(f"file:{quote(str(path.resolve()))}?mode=ro")
     try:
-        for query in _gpu_queries(schema, warnings):
-            _copy(source, query, con, "nsys_insert_gpu")
-        for query in _host_queries(schema):
-            _copy(source, query, con, "nsys_insert_host")
-    except Exception as exc:  # the driver raises its own error family
-        raise TraceError(f"{path}: cannot read the nsys export ({_first_line(exc)})") from None
+        for query, insert in jobs:
+            try:
+                _copy(source, query, con, insert)
+            except Exception as exc:  # the driver raises its own error family
+                failed.append(f"{_table_of(query)} ({_first_line(exc)})")
     finally:
         source.close()
-    _load_devices(path, schema, con)
+    if jobs and len(failed) == len(jobs):
+        raise TraceError(f"{path}: cannot read the nsys export: {failed[0]}; re-export it "
+                         "with `nsys export --type sqlite` from a current Nsight Systems")
+    warnings += [f"skipped {f}: this export's schema is not one tui knows" for f in failed]
+    try:
+        _load_devices(path, schema, con)
+    except (sqlite3.Error, duckdb.Error) as exc:
+        warnings.append(f"could not read the GPUs' names ({_first_line(exc)})")
     _load_meta(path, schema, con)
+    gpu_rows, host_rows = con.execute(
+        "SELECT (SELECT count(*) FROM staged_gpu), (SELECT count(*) FROM staged_host)"
+    ).fetchone() or (0, 0)
+    if gpu_rows == 0 and host_rows == 0:
+        raise TraceError(
+            f"{path}: the export holds no CUDA kernels, copies, API calls or NVTX ranges; "
+            "record with `nsys profile -t cuda,nvtx`"
+        )
     if KERNEL_TABLE not in schema:
         warnings.append(
             "the export has no CUDA kernel table: record with `nsys profile -t cuda,nvtx`"
         )
+    elif gpu_rows == 0:
+        warnings.append(
+            "no GPU kernels, copies or memsets were read from this export: record with "
+            "`nsys profile -t cuda,nvtx`"
+        )
     return warnings
+
+
+def _table_of(query: str) -> str:
+    """The nsys table a generated query reads (for messages)."""
+    found = re.search(r"FROM\s+(CUPTI_ACTIVITY_KIND_\w+|NVTX_EVENTS)", query)
+    return found.group(1) if found else "a table"
 
 
 def _probe_schema(path: Path) -> dict[str, set[str]]:
@@ -58,7 +89,8 @@ def _probe_schema(path: Path) -> dict[str, set[str]]:
     try:
         db = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)
         try:
-            tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+            tables = [r[0] for r in db.execute(
+                "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")]
             return {
                 t: {r[1] for r in db.execute("SELECT * FROM pragma_table_info(?)", (t,))}
                 for t in tables
@@ -66,7 +98,8 @@ def _probe_schema(path: Path) -> dict[str, set[str]]:
         finally:
             db.close()
     except sqlite3.DatabaseError as exc:
-        raise TraceError(f"{path}: not a readable SQLite database ({exc})") from None
+        raise TraceError(f"{path}: not a readable SQLite database ({exc}); it is damaged or "
+                         "cut off: export it again with `nsys export --type sqlite`") from None
 
 
 def _column(schema: dict[str, set[str]], table: str, column: str, default: str = "NULL") -> str:
@@ -173,6 +206,8 @@ def _load_meta(path: Path, schema: dict[str, set[str]], con: duckdb.DuckDBPyConn
             for key, value in db.execute("SELECT name, value FROM META_DATA_EXPORT"):
                 if key in ("EXPORT_PRODUCT_VERSION", "EXPORT_SCHEMA_VERSION"):
                     meta[key.lower()] = str(value)
+        except sqlite3.Error:
+            pass  # versions are only shown; a damaged table leaves them out
         finally:
             db.close()
     con.executemany("INSERT OR REPLACE INTO trace_meta VALUES (?, ?)", list(meta.items()))
