@@ -16,9 +16,14 @@ examples:
   tui                                     open the bundled sample trace
   tui run.pt.trace.json.gz                explore a PyTorch profiler trace
   tui report.sqlite                       explore an Nsight Systems SQLite export
+  tui report.sqlite --ncu kernels.ncu-rep the same, with Nsight Compute results per kernel
+  tui kernels.ncu-rep                     an Nsight Compute report alone: verdict per launch
   tui --summary run.pt.trace.json.gz      print GPU busy %, top kernels, idle gaps
   tui --summary --json report.nsys-rep    the same as one JSON object
   tui --summary --min-gap-ms 0.1 TRACE    list every gap longer than 100 µs
+  tui --summary rank0.json rank1.json     a distributed run: per-rank table, the straggler
+  tui --summary --json RUN_DIR            the same for every trace in a directory
+  tui diff before.json after.json         what changed between two runs of a program
 """
 
 
@@ -32,7 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("trace", nargs="?", type=Path, help="trace file (default: a sample)")
+    parser.add_argument("trace", nargs="*", type=Path,
+                        help="trace file (default: a sample); several files or a directory: "
+                        "the ranks of one distributed run")
     parser.add_argument("--summary", action="store_true", help="print findings, no UI")
     parser.add_argument("--json", action="store_true", help="with --summary: one JSON object")
     parser.add_argument(
@@ -54,6 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
 SUBCOMMANDS = {
     "query": "run read-only SQL over a trace",
     "schema": "describe the tables a trace is loaded into",
+    "export": "write kernel stats, gaps, kernel launches or ncu verdicts to CSV/Parquet/JSON",
+    "diff": "compare two traces of a program: before and after",
+    "convert": "write traces as per-rank Parquet stores (farm out big runs)",
 }
 
 
@@ -75,6 +85,12 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # never a traceback for the user unless asked
         if debug:
             raise
+        from tui.trace import discard_damaged_cache
+
+        if discard_damaged_cache(exc):  # a cache file went bad on disk: load the trace again
+            print("tui: the trace's cache file was damaged; removed it, loading the trace again",
+                  file=sys.stderr)
+            return main(argv)
         return fail(f"unexpected {type(exc).__name__}: {exc} (rerun with --debug for details)")
 
 
@@ -82,11 +98,17 @@ def _run(args: argparse.Namespace) -> int:
     if args.min_gap_ms < 0:
         return fail("--min-gap-ms must be 0 or more")
     min_gap_ns = round(args.min_gap_ms * 1_000_000)
+    if len(args.trace) > 1 or (args.trace and args.trace[0].is_dir()):
+        from tui.multirank.cli import run_many
+
+        return run_many(args.trace, args.summary, args.json, min_gap_ns, not args.no_cache,
+                        args.ncu)
+    path = args.trace[0] if args.trace else None
     if args.summary:
-        return _summary(args.trace, args.json, min_gap_ns, not args.no_cache, args.ncu)
+        return _summary(path, args.json, min_gap_ns, not args.no_cache, args.ncu)
     from tui.app import run_app
 
-    run_app(args.trace, use_cache=not args.no_cache, min_gap_ns=min_gap_ns)
+    run_app(path, use_cache=not args.no_cache, min_gap_ns=min_gap_ns, ncu=args.ncu)
     return 0
 
 
@@ -144,7 +166,10 @@ def summary_console():
 
 
 def fail(message: str) -> int:
-    print(f"tui: error: {message}", file=sys.stderr)
+    from tui.safe_text import printable
+
+    # The message may quote a file name or trace text: no control codes reach the terminal.
+    print(f"tui: error: {printable(message)}", file=sys.stderr)
     return 2
 
 

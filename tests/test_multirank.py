@@ -1,0 +1,233 @@
+"""Multi-rank runs: the real two-rank NCCL DDP traces (rank 1 sleeps 10 ms a step, so
+rank 0 waits in all-reduce), checked against plain-Python oracles over the JSON."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import statistics
+from pathlib import Path
+
+import pytest
+
+from tests import oracle
+from tests.conftest import sample
+from tui.analysis.ranks import collective_instances, rank_analysis, rank_rows
+from tui.cli import main
+from tui.multirank.run import open_run
+
+DDP = ("ddp_rank0.pt.trace.json.gz", "ddp_rank1.pt.trace.json.gz")
+
+
+def _ddp() -> list[Path]:
+    return [sample(name) for name in DDP]
+
+
+def _events_by_rank() -> dict[int, list[dict]]:
+    out = {}
+    for path in _ddp():
+        data = json.loads(oracle.gzip.open(path).read())
+        out[data["distributedInfo"]["rank"]] = oracle.chrome_events(path)
+    return out
+
+
+def _nccl_kernels(events: list[dict]) -> list[tuple[int, int]]:
+    """(start_ns, duration_ns) of each NCCL kernel, by start."""
+    return sorted((oracle.ns(e["ts"]), oracle.ns(e["dur"])) for e in events
+                  if e.get("cat") == "kernel" and "nccl" in e["name"].lower())
+
+
+def _summary_json(capsys: pytest.CaptureFixture, *args: str) -> dict:
+    assert main(["--summary", "--json", *args]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_ddp_straggler_is_rank_1_and_rank_0_waits_in_all_reduce(capsys) -> None:
+    summary = _summary_json(capsys, *map(str, _ddp()))
+    assert summary["straggler"] == 1
+    ranks = {r["rank"]: r for r in summary["ranks"]}
+    assert set(ranks) == {0, 1}
+    for row in ranks.values():  # the contract's keys and types
+        assert isinstance(row["rank"], int) and isinstance(row["busy_pct"], float)
+        assert all(isinstance(row[k], int) for k in ("comm_ns", "compute_ns", "wait_ns"))
+    assert ranks[0]["wait_ns"] > 50_000_000 and ranks[1]["wait_ns"] == 0
+    assert "AllReduce" in ranks[0]["waits_in"]
+    assert ranks[1]["caused_ns"] == ranks[0]["wait_ns"]
+    assert summary["findings"][0].startswith("Rank 1 is the straggler")
+    # the usual summary keys, over both ranks
+    assert {"source", "devices", "kernels", "gaps", "findings", "warnings"} <= set(summary)
+    assert summary["source"]["ranks"] == 2 and summary["source"]["world_size"] == "2"
+    assert sum(k["count"] for k in summary["kernels"]) == 723 + 707
+    assert {d["rank"] for d in summary["devices"]} == {0, 1}
+
+
+def test_comm_and_compute_equal_the_json(capsys) -> None:
+    summary = _summary_json(capsys, *map(str, _ddp()))
+    for rank, events in _events_by_rank().items():
+        row = next(r for r in summary["ranks"] if r["rank"] == rank)
+        kernels = [e for e in events if e.get("cat") == "kernel"]
+        comm = sum(oracle.ns(e["dur"]) for e in kernels if "nccl" in e["name"].lower())
+        compute = sum(oracle.ns(e["dur"]) for e in kernels if "nccl" not in e["name"].lower())
+        assert (row["comm_ns"], row["compute_ns"]) == (comm, compute)
+        assert row["comm_kernels"] == len(_nccl_kernels(events))
+
+
+def test_busy_and_steps_equal_the_json() -> None:
+    with open_run(_ddp()) as run:
+        rows = {r["rank"]: r for r in rank_rows(run.con)}
+    for rank, events in _events_by_rank().items():
+        intervals = oracle.gpu_intervals(events)
+        first = min(i[1] for i in intervals)
+        last = max(i[2] for i in intervals)
+        idle = sum(g[2] for g in oracle.idle_gaps(intervals, 0))
+        assert rows[rank]["span_ns"] == last - first
+        assert rows[rank]["busy_pct"] == pytest.approx(100 * (last - first - idle)
+                                                       / (last - first), abs=1e-3)
+        steps = [oracle.ns(e["dur"]) for e in events
+                 if e.get("cat") == "user_annotation" and e["name"].startswith("ProfilerStep#")]
+        assert rows[rank]["steps"] == len(steps) == 4
+        assert rows[rank]["step_ns"] == int(statistics.median(steps))
+
+
+def test_waits_equal_an_overlap_oracle() -> None:
+    """Oracle: pair each rank-0 NCCL kernel with the overlapping rank-1 kernel whose end is
+    nearest its own (a collective's kernels end together); the longer one waited (its
+    duration minus the shorter one's)."""
+    by_rank = {rank: _nccl_kernels(events) for rank, events in _events_by_rank().items()}
+    waits = {0: 0, 1: 0}
+    pairs = 0
+    for s0, d0 in by_rank[0]:
+        partner = [(s1, d1) for s1, d1 in by_rank[1] if s1 < s0 + d0 and s0 < s1 + d1]
+        if partner:
+            pairs += 1
+            d1 = min(partner, key=lambda k: abs(k[0] + k[1] - s0 - d0))[1]
+            waits[0] += d0 - min(d0, d1)
+            waits[1] += d1 - min(d0, d1)
+    with open_run(_ddp()) as run:
+        rows = {r["rank"]: r for r in rank_rows(run.con)}
+        instances = collective_instances(run.con)
+    assert pairs == 18  # rank 0 has one all-reduce more: rank 1's window began later
+    assert {rank: rows[rank]["wait_ns"] for rank in (0, 1)} == waits
+    assert rows[0]["collectives"] == 18 and rows[0]["unmatched_collectives"] == 1
+    assert instances.num_rows == 19 + 18
+    assert set(instances.column_names) >= {"rank", "name", "instance", "wait_ns", "waited_for"}
+
+
+def test_ranks_come_from_distributed_info_not_the_order_given(capsys) -> None:
+    summary = _summary_json(capsys, *map(str, reversed(_ddp())))
+    assert [r["rank"] for r in summary["ranks"]] == [0, 1]
+    assert summary["ranks"][1]["path"].endswith("ddp_rank1.pt.trace.json.gz")
+    assert summary["straggler"] == 1
+
+
+def test_a_directory_is_a_run(tmp_path: Path, capsys) -> None:
+    for name in DDP:
+        shutil.copy(sample(name), tmp_path / name)
+    (tmp_path / "notes.txt").write_text("not a trace")
+    shutil.copy(sample("small_kernels.ncu-rep"), tmp_path / "kernels.ncu-rep")
+    summary = _summary_json(capsys, str(tmp_path))
+    assert summary["source"]["path"] == str(tmp_path)
+    assert [Path(p).name for p in summary["source"]["paths"]] == list(DDP)
+    assert summary["straggler"] == 1
+
+
+def test_text_output_has_a_rank_table_and_names_the_straggler(capsys) -> None:
+    assert main(["--summary", *map(str, _ddp())]) == 0
+    out = capsys.readouterr().out
+    assert "Ranks" in out and "◀ straggler" in out
+    assert "Rank 1 is the straggler" in out and "AllReduce_Sum_f32_RING_LL" in out
+
+
+def test_parallel_serial_and_no_cache_loads_agree(private_cache: Path) -> None:
+    shutil.rmtree(private_cache, ignore_errors=True)
+    with open_run(_ddp(), workers=2) as run:  # cold: two processes
+        parallel = rank_analysis(run.con)
+        assert all(store.db_path is not None for store in run.stores)
+    with open_run(_ddp(), workers=1) as run:  # warm: from the cache files
+        assert all(store.from_cache for store in run.stores)
+        serial = rank_analysis(run.con)
+    cached = sorted(private_cache.iterdir())
+    with open_run(_ddp(), use_cache=False, workers=2) as run:  # Parquet stores
+        assert all(store.parquet_dir is not None for store in run.stores)
+        scratch = run.scratch
+        no_cache = rank_analysis(run.con)
+    assert parallel == serial == no_cache
+    assert sorted(private_cache.iterdir()) == cached  # --no-cache wrote no cache file
+    assert scratch is not None and not scratch.exists()  # its Parquet went away on close
+
+
+def test_the_same_trace_twice_has_no_straggler(capsys) -> None:
+    path = str(sample(DDP[0]))
+    summary = _summary_json(capsys, path, path)
+    assert summary["straggler"] is None
+    assert [r["wait_ns"] for r in summary["ranks"]] == [0, 0]
+    assert any("order of the files given" in w for w in summary["warnings"])
+    assert "no straggler" in summary["findings"][0]
+
+
+def test_nsys_exports_are_one_rank_each_in_the_order_given(capsys) -> None:
+    summary = _summary_json(capsys, str(sample("gappy_training.sqlite")),
+                            str(sample("multistream.sqlite")))
+    assert [r["rank"] for r in summary["ranks"]] == [0, 1]
+    assert summary["ranks"][0]["path"].endswith("gappy_training.sqlite")
+    assert summary["straggler"] is None
+    assert all(r["comm_ns"] == 0 and r["steps"] == 8 for r in summary["ranks"])
+    assert summary["findings"][0].startswith("No NCCL kernels")
+
+
+def test_several_traces_without_summary_say_what_to_do(capsys) -> None:
+    assert main([*map(str, _ddp())]) == 2
+    assert "--summary" in capsys.readouterr().err
+
+
+def test_a_directory_without_traces_is_bad_input(tmp_path: Path, capsys) -> None:
+    (tmp_path / "notes.txt").write_text("hello")
+    assert main(["--summary", str(tmp_path)]) == 2
+    assert "is a directory with no trace files" in capsys.readouterr().err
+
+
+def test_a_warm_summary_equals_the_cold_one(private_cache: Path, capsys) -> None:
+    """Cold: each rank summarised in the process that loaded it; warm: the cache files
+    attached and summarised in this process. Same result."""
+    shutil.rmtree(private_cache, ignore_errors=True)
+    cold = _summary_json(capsys, *map(str, _ddp()))
+    warm = _summary_json(capsys, *map(str, _ddp()))
+    assert not cold["source"]["from_cache"] and warm["source"]["from_cache"]
+    for summary in (cold, warm):
+        del summary["source"]["from_cache"], summary["source"]["load_s"]
+    assert cold == warm
+
+
+def test_converted_parquet_stores_read_back_as_the_same_run(tmp_path: Path, capsys) -> None:
+    """`tui convert` per rank (as separate machines would), then the folder of stores."""
+    out = tmp_path / "run"
+    assert main(["convert", str(_ddp()[0]), "--out", str(out)]) == 0
+    assert main(["convert", str(_ddp()[1]), "--out", str(out), "--no-cache"]) == 0
+    printed = capsys.readouterr().out
+    assert "rank 0" in printed and "rank 1" in printed
+    stores = sorted(p.name for p in out.iterdir())
+    assert stores == ["ddp_rank0.pt.trace.tui-store", "ddp_rank1.pt.trace.tui-store"]
+    from_stores = _summary_json(capsys, str(out))
+    from_traces = _summary_json(capsys, *map(str, _ddp()))
+    for key in ("ranks", "straggler", "kernels", "gaps", "devices", "findings"):
+        assert from_stores[key] == from_traces[key], key
+
+
+def test_an_incomplete_store_is_bad_input(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "run"
+    assert main(["convert", str(_ddp()[0]), "--out", str(out)]) == 0
+    store = out / "ddp_rank0.pt.trace.tui-store"
+    (store / "gpu_idle.parquet").unlink()
+    capsys.readouterr()
+    assert main(["--summary", str(out)]) == 2
+    assert "incomplete store, gpu_idle missing" in capsys.readouterr().err
+
+
+def test_rank_functions_can_be_called_again_on_one_connection() -> None:
+    from tui.analysis.ranks import rank_table
+
+    with open_run(_ddp()) as run:
+        first = rank_analysis(run.con)
+        assert rank_analysis(run.con) == first
+        table = rank_table(run.con)
+        assert table.num_rows == 2 and table.column("rank").to_pylist() == [0, 1]

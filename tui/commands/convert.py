@@ -1,0 +1,64 @@
+"""`tui convert TRACE... --out DIR`: each trace's tables as a Parquet store in DIR.
+
+The unit of work for runs of hundreds of ranks: each machine (or job) converts its own
+ranks' traces into the same shared folder, one `<trace>.tui-store/` folder per rank; then
+`tui --summary DIR` reads them all at once (nothing is parsed again).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from tui.errors import TraceError
+
+EXAMPLES = """\
+examples:
+  tui convert rank3.pt.trace.json.gz --out /shared/run42/     on each machine, its ranks
+  tui convert traces/ --out /shared/run42/ --workers 16        a folder, 16 processes
+  tui --summary /shared/run42/                                 then every rank at once
+"""
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="tui convert", description="Write each trace's tables as a Parquet store.",
+        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("traces", nargs="+", type=Path, help="trace files or folders")
+    parser.add_argument("--out", type=Path, required=True, metavar="DIR")
+    parser.add_argument("--workers", type=int, metavar="N",
+                        help="processes to load with (default: one per core)")
+    parser.add_argument("--no-cache", action="store_true")
+    parser.add_argument("--debug", action="store_true")
+    args = parser.parse_args(argv)
+    from tui.multirank.load import LoadJob, load_stores
+    from tui.multirank.parquet_store import is_parquet_store
+    from tui.multirank.paths import expand_paths
+    from tui.multirank.store import STORE_SUFFIX
+
+    files = expand_paths(args.traces)
+    stores = [f for f in files if is_parquet_store(f)]
+    if stores:
+        raise TraceError(f"{stores[0]}: is already a store")
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise TraceError(f"{args.out}: cannot be created ({exc.strerror})") from None
+    jobs = [LoadJob(f, use_cache=not args.no_cache,
+                    export_to=args.out / f"{_stem(f)}{STORE_SUFFIX}") for f in files]
+    for store, job in zip(load_stores(jobs, args.workers), jobs, strict=True):
+        rank = store.meta.get("rank")
+        print(f"{job.export_to}  ({store.format}" + (f", rank {rank}" if rank else "")
+              + f", {store.load_s:.2f} s)")
+        for warning in store.warnings:
+            print(f"  warning: {warning}", file=sys.stderr)
+    return 0
+
+
+def _stem(path: Path) -> str:
+    name = path.name
+    for suffix in (".gz", ".json", ".sqlite", ".nsys-rep"):
+        name = name.removesuffix(suffix)
+    return name or path.name

@@ -1,0 +1,33 @@
+"""`tui --summary DIR` / `tui --summary r0.json r1.json …`: the summary of a distributed run."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from tui.errors import TraceError
+
+
+def run_many(paths: list[Path], summary: bool, as_json: bool, min_gap_ns: int,
+             use_cache: bool, ncu: Path | None = None) -> int:
+    """What `tui` does when given several traces or a directory."""
+    if not summary:
+        raise TraceError("the app opens one trace at a time; for the ranks of a distributed "
+                         "run use `tui --summary` with the files or their directory")
+    if ncu is not None:
+        raise TraceError("--ncu goes with one trace, not several")
+    from tui.multirank.run import open_run
+    from tui.multirank.summary import run_summary
+
+    label = str(paths[0]) if len(paths) == 1 else f"{paths[0]} (+{len(paths) - 1} more)"
+    with open_run(paths, use_cache=use_cache, min_gap_ns=min_gap_ns) as run:
+        result = run_summary(run, min_gap_ns, label)
+    if as_json:
+        sys.stdout.write(json.dumps(result) + "\n")
+    else:
+        from tui.cli import summary_console
+        from tui.report_ranks import print_run_summary
+
+        print_run_summary(result, summary_console())
+    return 0

@@ -1,0 +1,52 @@
+"""A trace's tables as Parquet files, one folder per trace (a `.tui-store`): written by
+`tui convert` (or for `--no-cache` runs), read back as a TraceStore."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import duckdb
+
+from tui.errors import TraceError
+from tui.multirank.store import STORE_TABLES, TraceStore, sql_string
+from tui.trace import Trace
+
+
+def export_parquet(trace: Trace, folder: Path) -> Path:
+    """The trace's tables as `<table>.parquet` files in `folder` (made if missing).
+
+    Each file is written under a temporary name and renamed, so a reader never sees a
+    half-written table."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for table in STORE_TABLES:
+        final = folder / f"{table}.parquet"
+        partial = folder / f".{table}.parquet.partial-{os.getpid()}"
+        trace.con.execute(f"COPY (FROM {table}) TO {sql_string(str(partial))} (FORMAT parquet)")
+        os.replace(partial, final)
+    return folder
+
+
+def is_parquet_store(path: Path) -> bool:
+    return path.is_dir() and (path / "trace_meta.parquet").is_file()
+
+
+def parquet_store(folder: Path, probe: duckdb.DuckDBPyConnection) -> TraceStore:
+    """A Parquet store folder as a TraceStore. Raises TraceError when it is incomplete."""
+    missing = [t for t in STORE_TABLES if not (folder / f"{t}.parquet").is_file()]
+    if missing:
+        raise TraceError(f"{folder}: an incomplete store, {', '.join(missing)} missing; "
+                         "convert its trace again")
+    started = time.perf_counter()
+    source = sql_string(str(folder / "trace_meta.parquet"))
+    try:
+        meta = dict(probe.execute(f"SELECT key, value FROM read_parquet({source})").fetchall())
+        warnings = json.loads(meta.get("warnings") or "[]")
+    except (duckdb.Error, ValueError) as exc:
+        raise TraceError(f"{folder}: its trace_meta.parquet cannot be read ({exc})") from None
+    return TraceStore(Path(meta.get("source_path", str(folder))), meta.get("format", "?"),
+                      meta, parquet_dir=folder, from_cache=True,
+                      warnings=warnings if isinstance(warnings, list) else [],
+                      load_s=time.perf_counter() - started)

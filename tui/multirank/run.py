@@ -1,0 +1,79 @@
+"""Open the traces of one distributed run as a RankSet: load in parallel, rank, combine."""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import tempfile
+from pathlib import Path
+
+from tui.multirank.combine import RankSet, combine, summarize_stores
+from tui.multirank.load import LoadJob, load_stores
+from tui.multirank.paths import expand_paths
+from tui.multirank.store import TraceStore
+
+
+def open_run(paths: list[Path], use_cache: bool = True, workers: int | None = None,
+             min_gap_ns: int | None = None, by_order: bool = False) -> RankSet:
+    """The traces in `paths` (files, or directories of them) as one RankSet, by rank.
+
+    With `min_gap_ns`, each store also carries its trace's own summary (gaps, kernels),
+    built in the worker that loaded it, or here for a store from the cache. `by_order`:
+    rank i is the i-th trace, whatever the traces say (a before/after pair).
+    """
+    files = expand_paths(paths)
+    scratch = Path(tempfile.mkdtemp(prefix="tui-ranks-"))
+    con = None
+    try:
+        stores = load_stores([LoadJob(p, use_cache, scratch, min_gap_ns) for p in files],
+                             workers)
+        ranks, warnings = (list(range(len(stores))), []) if by_order else assign_ranks(stores)
+        order = sorted(range(len(stores)), key=lambda i: ranks[i])
+        stores = [stores[i] for i in order]
+        ranks = [ranks[i] for i in order]
+        con = combine(stores, ranks)
+        if min_gap_ns is not None:
+            summarize_stores(con, stores, min_gap_ns)
+    except BaseException:
+        if con is not None:
+            con.close()
+        with contextlib.suppress(OSError):
+            shutil.rmtree(scratch)
+        raise
+    if not by_order:
+        warnings += _world_size_warnings(stores)
+    return RankSet(con, stores, ranks, warnings, scratch)
+
+
+def assign_ranks(stores: list[TraceStore]) -> tuple[list[int], list[str]]:
+    """Each store's rank: Kineto's distributedInfo rank, else its place in the order given.
+
+    The order given is used for every store as soon as one lacks a rank or two share one
+    (e.g. the same trace given twice, or nsys reports, which record no rank).
+    """
+    found = [_int(store.meta.get("rank")) for store in stores]
+    if all(r is not None for r in found) and len(set(found)) == len(found):
+        return [r for r in found if r is not None], []
+    order = list(range(len(stores)))
+    if any(r is not None for r in found):
+        why = "some traces name no rank" if None in found else "two traces name the same rank"
+        return order, [f"ranks taken from the order of the files given: {why}"]
+    return order, []
+
+
+def _world_size_warnings(stores: list[TraceStore]) -> list[str]:
+    sizes = sorted({size for store in stores
+                    if (size := _int(store.meta.get("world_size"))) is not None})
+    if len(sizes) > 1:
+        return [f"the traces disagree on the world size ({sizes}): are they one run?"]
+    if sizes and (size := sizes[0]) > len(stores):
+        return [f"world size {size} but {len(stores)} traces given: the other ranks' "
+                "waits and the straggler are judged from these only"]
+    return []
+
+
+def _int(value: str | None) -> int | None:
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None

@@ -1,0 +1,63 @@
+"""The `tui --summary` dict of a distributed run: the usual keys over every rank, plus
+"ranks" and "straggler".
+
+Each rank's own summary (devices, gaps with their causes) is built in the process that
+loaded it (LoadJob.min_gap_ns); kernel statistics are computed over the combined tables,
+so a kernel's count, total and median cover every rank.
+"""
+
+from __future__ import annotations
+
+from tui.analysis.kernels import kernel_stats
+from tui.analysis.rank_findings import rank_findings
+from tui.analysis.ranks import rank_analysis
+from tui.multirank.combine import RankSet
+from tui.queries import load_query
+
+
+def run_summary(run: RankSet, min_gap_ns: int, label: str) -> dict:
+    """`label` names the run: the directory, or the first file given."""
+    analysis = rank_analysis(run.con)
+    per_rank = {rank: store.summary or {} for rank, store in zip(run.ranks, run.stores,
+                                                                  strict=True)}
+    for row in analysis["ranks"]:
+        store = run.store(row["rank"])
+        row["path"] = str(store.path)
+        row["format"] = store.format
+    span = run.con.execute(load_query("trace_span")).fetchall()[0]
+    formats = sorted({store.format for store in run.stores})
+    source = {
+        "path": label,
+        "paths": [str(store.path) for store in run.stores],
+        "format": formats[0] if len(formats) == 1 else "mixed",
+        "first_ns": span[0],
+        "last_ns": span[1],
+        "span_ns": (span[1] - span[0]) if span[0] is not None else 0,
+        "from_cache": all(store.from_cache for store in run.stores),
+        "min_gap_ns": min_gap_ns,
+        "ranks": len(run.ranks),
+        "load_s": [round(store.load_s, 3) for store in run.stores],
+    }
+    world = {store.meta.get("world_size") for store in run.stores} - {None}
+    if len(world) == 1:
+        source["world_size"] = world.pop()
+    gaps = sorted(
+        ({"rank": rank, **gap} for rank, s in per_rank.items() for gap in s.get("gaps", [])),
+        key=lambda g: (-g["duration_ns"], g["rank"], g["start_ns"]),
+    )
+    return {
+        "source": source,
+        "devices": [{"rank": rank, **d} for rank, s in per_rank.items()
+                    for d in s.get("devices", [])],
+        "kernels": [k.as_dict() for k in kernel_stats(run.con)],
+        "gaps": gaps,
+        "findings": rank_findings(
+            analysis["ranks"], analysis["straggler"],
+            {rank: s.get("gaps", []) for rank, s in per_rank.items()},
+        ),
+        "warnings": list(run.warnings) + [
+            f"rank {rank}: {w}" for rank, s in per_rank.items() for w in s.get("warnings", [])
+        ],
+        "ranks": analysis["ranks"],
+        "straggler": analysis["straggler"],
+    }

@@ -1,0 +1,77 @@
+"""`tui --summary DIR`: a distributed run's summary dict as Rich tables."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from tui.analysis.rank_findings import collective_label
+from tui.report import TOP_GAPS, _fit, _kernels_table
+from tui.safe_text import plain
+from tui.units import format_ns
+
+MAX_RANK_ROWS = 64  # beyond this, the ranks that wait or are waited for most
+
+
+def print_run_summary(summary: dict, console: Console) -> None:
+    source = summary["source"]
+    console.print(plain(
+        f"{source['path']}  ({source['format']}, {source['ranks']} ranks"
+        + (f" of {source['world_size']}" if "world_size" in source else "") + ")",
+        style="bold",
+    ))
+    console.print(f"span {format_ns(source['span_ns'])}"
+                  + (" — from cache" if source.get("from_cache") else ""))
+    for warning in summary["warnings"]:
+        console.print(plain(f"warning: {warning}", style="yellow"))
+    console.print(ranks_table(summary["ranks"], summary["straggler"]))
+    if summary["kernels"]:
+        console.print(_kernels_table(summary["kernels"], console.width))
+    console.print(_gaps_table(summary["gaps"], source["min_gap_ns"],
+                              max(30, console.width - 45)))
+    if summary["findings"]:
+        console.print("[bold]Findings[/bold]")
+        for line in summary["findings"]:
+            console.print(plain(f"  • {line}"))
+
+
+def ranks_table(ranks: list[dict], straggler: int | None) -> Table:
+    shown = ranks
+    if len(ranks) > MAX_RANK_ROWS:
+        top = sorted(ranks, key=lambda r: -(r["wait_ns"] + r["caused_ns"]))[:MAX_RANK_ROWS]
+        shown = sorted(top, key=lambda r: r["rank"])
+    title = "Ranks" + (f" ({len(shown)} of {len(ranks)}: most waiting or waited for)"
+                       if len(shown) < len(ranks) else "")
+    table = Table(title=title, title_justify="left")
+    for col in ("rank", "steps", "step", "busy %", "compute", "NCCL", "NCCL wait",
+                "others wait", "waits longest in"):
+        table.add_column(col, justify="left" if col == "waits longest in" else "right",
+                         no_wrap=True)
+    for r in shown:
+        table.add_row(
+            str(r["rank"]) + (" ◀ straggler" if r["rank"] == straggler else ""),
+            str(r["steps"]) if r["steps"] else "-",
+            format_ns(r["step_ns"]),
+            f"{r['busy_pct']:.1f}",
+            format_ns(r["compute_ns"]),
+            format_ns(r["comm_ns"]),
+            format_ns(r["wait_ns"]),
+            format_ns(r["caused_ns"]),
+            plain(collective_label(r["waits_in"]) if r["wait_ns"] else "-"),
+            style="bold" if r["rank"] == straggler else "",
+        )
+    return table
+
+
+def _gaps_table(gaps: list[dict], min_gap_ns: int, text_width: int) -> Table:
+    shown = gaps[:TOP_GAPS]
+    title = f"GPU-idle gaps over {format_ns(min_gap_ns)}: {len(gaps)}" + (
+        f" (longest {len(shown)})" if len(gaps) > len(shown) else "")
+    table = Table(title=title, title_justify="left")
+    for col in ("rank", "dev", "idle", "class"):
+        table.add_column(col, justify="left" if col == "class" else "right", no_wrap=True)
+    table.add_column("cause")
+    for g in shown:
+        table.add_row(str(g["rank"]), str(g["device"]), format_ns(g["duration_ns"]),
+                      g["kind"], plain(_fit(g["cause"], text_width)))
+    return table
