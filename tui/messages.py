@@ -12,7 +12,8 @@ class JumpToTime(Message):
     """Show [start_ns, end_ns) on the timeline, e.g. from a table row's Enter.
 
     `device`/`stream` select the lane when known; `activity_id` (gpu_activities.id)
-    selects a kernel so the details panel shows it.
+    selects a kernel so the details panel shows it. `focus`: give the timeline the keys
+    (False when stepping through rows with n/N keeps them in the table).
     """
 
     start_ns: int
@@ -20,6 +21,7 @@ class JumpToTime(Message):
     device: int | None = None
     stream: int | None = None
     activity_id: int | None = None
+    focus: bool = True
 
 
 @dataclass

@@ -1,0 +1,54 @@
+"""The tables' key bindings, in the shape of `tui.widgets.keymap` (one list to read).
+
+Kept beside the tables rather than in keymap.py so the timeline's table stays as it is;
+the help screen can list these with `keymap.TIMELINE + keymap.APP + TABLE + ...`.
+"""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+
+from tui.widgets.keymap import Key
+
+TABLE: tuple[Key, ...] = (
+    Key("up,k", "cursor(-1)", "previous row", "Tables", "↑ k"),
+    Key("down,j", "cursor(1)", "next row", "Tables", "↓ j"),
+    Key("pageup", "page(-1)", "a screen up", "Tables", "PgUp"),
+    Key("pagedown", "page(1)", "a screen down", "Tables", "PgDn"),
+    Key("home", "edge(False)", "first row", "Tables", "Home"),
+    Key("end", "edge(True)", "last row", "Tables", "End"),
+    Key("left,h", "scroll_columns(-8)", "scroll left", "Tables", "← h"),
+    Key("right,l", "scroll_columns(8)", "scroll right", "Tables", "→ l"),
+    Key("enter", "select", "open the row / jump to it on the timeline", "Tables", "Enter",
+        "open"),
+    Key("s", "sort_by(1)", "sort by the next column (a header click too)", "Tables", "s",
+        "sort"),
+    Key("S", "sort_by(-1)", "sort by the previous column", "Tables", "S"),
+    Key("r", "reverse", "reverse the sort", "Tables", "r", "reverse"),
+    Key("f", "full_names", "full names / shortened names", "Tables", "f", "full names"),
+)
+
+PANEL: tuple[Key, ...] = (
+    Key("slash", "filter", "filter rows: a substring, any case (Esc clears)", "Tables", "/",
+        "filter"),
+    Key("m", "maximize", "the table full screen, or back", "Tables", "m", "maximize"),
+)
+
+KERNELS: tuple[Key, ...] = (
+    Key("c", "categories", "group kernels by category, or by name", "Kernels", "c",
+        "categories"),
+    Key("n", "instance(1)", "the next instance of the kernel on the timeline", "Kernels", "n",
+        "next"),
+    Key("N", "instance(-1)", "the previous instance on the timeline", "Kernels", "N"),
+)
+
+GAPS: tuple[Key, ...] = (
+    Key("t", "threshold", "change the gap threshold (ms)", "Gaps", "t", "threshold"),
+)
+
+
+
+def panel_bindings(count: int = 6) -> list[Binding]:
+    """App keys 1..count: show that tab below the timeline and focus what is in it."""
+    return [Binding(str(i), f"panel({i - 1})", f"panel {i}", show=False)
+            for i in range(1, count + 1)]

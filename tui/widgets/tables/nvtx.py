@@ -1,0 +1,50 @@
+"""The NVTX tab: per range name (NVTX ranges, PyTorch user annotations) how many, how
+long, and how much GPU time ran inside them. Enter shows the longest one."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rich.text import Text
+from textual import on
+from textual.widget import Widget
+
+from tui.queries import load_query
+from tui.trace import Trace
+from tui.widgets.tables import formats as f
+from tui.widgets.tables.base import Column, SqlTable
+from tui.widgets.tables.model import TableModel
+from tui.widgets.tables.panel import TablePanel
+
+
+class NvtxPanel(TablePanel):
+    def compose_tables(self) -> Iterable[Widget]:
+        self.ranges = SqlTable((
+            Column("total_ns", "total", 8, f.duration, numeric=True),
+            Column("count", "count", 7, f.count, numeric=True),
+            Column("avg_ns", "avg", 8, f.duration, numeric=True),
+            Column("max_ns", "max", 8, f.duration, numeric=True),
+            Column("gpu_ns", "GPU inside", 10, f.duration, numeric=True),
+            Column("gpu_pct", "GPU %", 6, f.percent, numeric=True),
+            Column("kernels", "kernels", 8, f.count, numeric=True),
+            Column("name", "range", 20, f.text, flexible=True),
+        ), hidden=("longest_start_ns", "longest_end_ns"), sort="total_ns", id="nvtx-table")
+        return (self.ranges,)
+
+    def build(self, trace: Trace) -> None:
+        self.model = TableModel(trace.con, self.ranges.keys, search=("name",))
+        self.model.build(load_query("table_nvtx"))
+
+    def built(self) -> None:
+        self.ranges.attach(self.model)
+
+    @on(SqlTable.Selected)
+    def _selected(self, event: SqlTable.Selected) -> None:
+        event.stop()
+        self.jump(event.row["longest_start_ns"], event.row["longest_end_ns"])
+
+    def caption_text(self, table: SqlTable) -> Text:
+        if table.total == 0 and not table.query.text:
+            return Text("no NVTX ranges or user annotations in this trace")
+        return Text(f"{table.caption()} · GPU inside: time some kernel ran during the range"
+                    " · Enter: the longest one on the timeline")

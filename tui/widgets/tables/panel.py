@@ -1,0 +1,205 @@
+"""A tab below the timeline holding SqlTables: a caption line, `/` to filter, `m` to
+maximise, and the trace handed over once it is loaded.
+
+Subclasses say which tables they hold (`compose_tables`) and build their models in a
+worker (`build`); everything shared by the tabs lives here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import duckdb
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widget import Widget
+from textual.widgets import Input, Static
+
+from tui.errors import TraceError
+from tui.messages import JumpToTime
+from tui.safe_text import printable
+from tui.trace import Trace
+from tui.widgets import keymap
+from tui.widgets.tables import keys
+from tui.widgets.tables.base import SqlTable
+
+
+class Prompt(Input):
+    """A one-line input under a table: the filter, or a threshold. Esc gives up."""
+
+    DEFAULT_CSS = "Prompt { display: none; height: 1; border: none; padding: 0 1; }"
+    BINDINGS = [("escape", "give_up", "cancel")]
+
+    def __init__(self) -> None:
+        super().__init__(compact=True)
+        self.on_change: Callable[[str], None] | None = None
+        self.on_done: Callable[[str], None] | None = None
+        self.on_cancel: Callable[[], None] | None = None
+
+    def ask(self, label: str, value: str, on_done: Callable[[str], None],
+            on_change: Callable[[str], None] | None = None,
+            on_cancel: Callable[[], None] | None = None) -> None:
+        self.on_done, self.on_change, self.on_cancel = None, None, None
+        self.placeholder = label
+        self.value = value
+        self.on_done, self.on_change, self.on_cancel = on_done, on_change, on_cancel
+        self.display = True
+        self.focus()
+
+    def _close(self) -> None:
+        self.display = False
+        self.on_change = None
+
+    @on(Input.Changed)
+    def _changed(self, event: Input.Changed) -> None:
+        event.stop()
+        if self.on_change is not None:
+            self.on_change(event.value)
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        done = self.on_done
+        self._close()
+        if done is not None:
+            done(event.value)
+
+    def action_give_up(self) -> None:
+        cancel = self.on_cancel
+        self._close()
+        if cancel is not None:
+            cancel()
+
+
+class TablePanel(Vertical):
+    BINDINGS = keymap.bindings(keys.PANEL)
+    ALLOW_MAXIMIZE = True
+    DEFAULT_CSS = """
+    TablePanel { height: 1fr; }
+    TablePanel > .caption { height: auto; max-height: 4; color: $text-muted; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002 (Textual's name)
+        super().__init__(id=id)
+        self.trace: Trace | None = None
+        self.min_gap_ns = 0
+        self.origin = 0  # the first GPU activity: times are shown from here, as elsewhere
+        self.caption = Static(classes="caption")
+        self.prompt = Prompt()
+        self._last: SqlTable | None = None
+
+    def compose(self) -> ComposeResult:
+        yield from self.compose_tables()
+        yield self.caption
+        yield self.prompt
+
+    def compose_tables(self) -> Iterable[Widget]:
+        raise NotImplementedError
+
+    def tables(self) -> list[SqlTable]:
+        return list(self.query(SqlTable).results())
+
+    @property
+    def active(self) -> SqlTable:
+        """The table the keys are about: the focused one, or the last one focused."""
+        focused = self.screen.focused if self.is_attached else None
+        if isinstance(focused, SqlTable) and focused in self.tables():
+            self._last = focused
+        shown = [t for t in self.tables() if t.display]
+        if self._last is None or self._last not in shown:
+            self._last = shown[0] if shown else self.tables()[0]
+        return self._last
+
+    # -- loading -------------------------------------------------------------------------
+
+    def trace_loaded(self, trace: Trace, min_gap_ns: int) -> None:
+        self.trace, self.min_gap_ns = trace, min_gap_ns
+        for table in self.tables():
+            table.loading = True
+        self._build()
+
+    @work(thread=True, exclusive=True, group="table-build")
+    def _build(self) -> None:
+        assert self.trace is not None
+        try:
+            self.build(self.trace)
+        except (duckdb.Error, TraceError) as exc:
+            self.app.call_from_thread(self.notify, f"{exc}", title="table failed",
+                                      severity="error", markup=False)
+            return
+        self.app.call_from_thread(self._built)
+
+    def build(self, trace: Trace) -> None:
+        """Make and build the models (in a worker); `built` attaches them."""
+        raise NotImplementedError
+
+    def _built(self) -> None:
+        for table in self.tables():
+            table.loading = False
+        self.built()
+
+    def built(self) -> None:
+        raise NotImplementedError
+
+    # -- caption, filter, maximise, jump -------------------------------------------------
+
+    def caption_text(self, table: SqlTable) -> Text:
+        return Text(table.caption())
+
+    def update_caption(self) -> None:
+        if self.tables():
+            self.caption.update(self.caption_text(self.active))
+
+    @on(SqlTable.Changed)
+    @on(SqlTable.Highlighted)
+    def _table_changed(self, event: Any) -> None:
+        if event.table is self.active:
+            self.update_caption()
+
+    def on_descendant_focus(self) -> None:
+        self.update_caption()
+
+    def action_filter(self) -> None:
+        table = self.active
+        before = table.query.text
+
+        def done(text: str) -> None:
+            table.set_filter(text)
+            table.focus()
+
+        def cancel() -> None:
+            table.set_filter(before)
+            table.focus()
+
+        self.prompt.ask("filter: a substring of the names (Enter keeps it, Esc undoes)",
+                        before, done, on_change=table.set_filter, on_cancel=cancel)
+
+    def action_maximize(self) -> None:
+        screen = self.screen
+        if screen.maximized is self:
+            screen.minimize()
+        else:
+            screen.maximize(self, container=False)
+
+    def jump(self, start_ns: int, end_ns: int, device: int | None = None,
+             stream: int | None = None, activity_id: int | None = None,
+             focus: bool = True) -> None:
+        """Show this on the timeline (`focus`: which then has the keys)."""
+        if self.screen.maximized is not None:
+            self.screen.minimize()
+        self.post_message(JumpToTime(start_ns, end_ns, device, stream, activity_id, focus))
+
+    def ms(self, t: int | None) -> str:
+        """A time in the trace as ms since the first GPU activity, to the µs."""
+        return "-" if t is None else f"{(t - self.origin) / 1e6:,.3f} ms"
+
+
+def full_name_line(label: str, name: str | None) -> Text:
+    """`label: name` with the name as plain text (never markup), folded if long."""
+    out = Text(no_wrap=False, overflow="fold")
+    out.append(f"{label}: ", style="bold")
+    out.append(printable(name) if name is not None else "-")
+    return out
