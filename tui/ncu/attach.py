@@ -16,22 +16,14 @@ from tui.safe_text import plain
 from tui.trace import Trace
 from tui.units import format_ns
 
-_TRACE_KERNELS = """
-SELECT id, kind, name, grid_x, grid_y, grid_z, block_x, block_y, block_z, start_ns,
-       duration_ns, device, stream
-FROM gpu_activities WHERE kind = 'kernel'
-"""
-
 
 def ncu_for_trace(trace: Trace, report: Path) -> dict[str, Any]:
     """The report's summary plus, per profiled launch, the trace kernels it matches."""
     con = connect()
     load_ncu(report, con)
-    # The trace's database may be read-only (a cache file): match against a copy of its
-    # kernel rows instead of loading the report into it.
-    con.register("gpu_activities", trace.con.sql(_TRACE_KERNELS).to_arrow_table())
     summary = ncu_summary(con)
-    summary["matches"] = [m.to_dict() for m in match_ncu_kernels(con)]
+    # The trace's database may be read-only (a cache file): the report stays in its own.
+    summary["matches"] = [m.to_dict() for m in match_ncu_kernels(con, trace.con)]
     summary.setdefault("source", {})["path"] = str(report)
     con.close()
     return summary

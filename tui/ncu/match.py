@@ -95,12 +95,21 @@ def _decide(launch: dict[str, Any], levels: list[tuple[str, list[TraceKernelGrou
     return KernelMatch(launch_id, name, "unmatched", None, "no kernel of this name in the trace")
 
 
-def match_ncu_kernels(con: duckdb.DuckDBPyConnection) -> list[KernelMatch]:
-    """One KernelMatch per profiled launch, in the report's order."""
+def match_ncu_kernels(con: duckdb.DuckDBPyConnection,
+                      trace: duckdb.DuckDBPyConnection | None = None) -> list[KernelMatch]:
+    """One KernelMatch per profiled launch, in the report's order.
+
+    The trace's kernels are read from `trace` when given (the trace's own database, which
+    may be read-only: only grouped rows come out of it), else from `con` itself.
+    """
     kernels = con.execute(load_query("ncu_kernels"))
     names = [d[0] for d in kernels.description or []]
     launches = [dict(zip(names, row, strict=True)) for row in kernels.fetchall()]
-    groups = _groups(con)
+    if trace is None:
+        groups = _groups(con)
+    else:
+        with trace.cursor() as cur:  # a cursor of its own: the app's workers share `trace`
+            groups = _groups(cur)
     if groups is None:
         return [KernelMatch(k["launch_id"], k["name"], "unmatched", None,
                             "no trace loaded (no gpu_activities table)") for k in launches]

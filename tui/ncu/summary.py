@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 import duckdb
@@ -50,15 +51,20 @@ def _figures_dict(f: KernelFigures) -> dict[str, Any]:
     return out
 
 
-def ncu_summary(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
-    """The loaded Nsight Compute report: {"source", "kernels" (report order), "warnings"}."""
+def ncu_summary(con: duckdb.DuckDBPyConnection,
+                progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """The loaded Nsight Compute report: {"source", "kernels" (report order), "warnings"}.
+
+    `progress(done, total)` is called after each launch (the app's progress bar).
+    """
     meta = dict(con.execute(load_query("ncu_meta")).fetchall())
     warnings = [v for k, v in sorted(meta.items()) if k.startswith("warning.")]
     source: dict[str, Any] = {k: v for k, v in meta.items() if not k.startswith("warning.")}
     if "kernels" in source:
         source["kernels"] = int(source["kernels"])
     kernels: list[dict[str, Any]] = []
-    for k in _rows(con.execute(load_query("ncu_kernels"))):
+    launches = _rows(con.execute(load_query("ncu_kernels")))
+    for k in launches:
         params = {"launch_id": k["launch_id"]}
         figures = kernel_figures(Metrics(con.execute(
             load_query("ncu_launch_metrics"), params).fetchall()))
@@ -90,6 +96,8 @@ def ncu_summary(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
         elif nvidia_kind and nvidia_kind != verdict.kind:
             warnings.append(f"{label}: our verdict '{verdict.kind}' differs from NVIDIA's "
                             f"SpeedOfLight finding '{nvidia_kind}'")
+        if progress is not None:
+            progress(len(kernels), len(launches))
     if source.get("format") == "ncu-details-csv":
         warnings.append(f"the details page has no {_RAW_ONLY} metrics: open the .ncu-rep "
                         "or an `ncu --csv --page raw` export to see them")

@@ -1,0 +1,85 @@
+"""`tui REPORT`: an Nsight Compute report on its own (no trace): its profiled launches in
+report order, and the drill-down of the one under the cursor. Loads in a worker, with a
+progress line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+import duckdb
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import BindingType
+from textual.widgets import Footer
+
+from tui.errors import TraceError
+from tui.ncu.session import NcuSession, open_ncu
+from tui.widgets import keymap
+from tui.widgets.ncu_progress import NcuProgress
+from tui.widgets.ncu_screen import NcuBrowser
+
+_KEYS = tuple(k for k in keymap.APP if k.action in ("focus_next", "quit"))
+
+
+class NcuApp(App[int]):
+    TITLE = "tui"
+    BINDINGS: ClassVar[list[BindingType]] = [*keymap.bindings(_KEYS)]
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.path = path
+        self.session: NcuSession | None = None
+
+    def compose(self) -> ComposeResult:
+        yield NcuBrowser(id="ncu")
+        yield NcuProgress(f"Nsight Compute: reading {self.path.name} …")
+        yield Footer()
+
+    @property
+    def browser(self) -> NcuBrowser:
+        return self.query_one(NcuBrowser)
+
+    def on_mount(self) -> None:
+        self.browser.loading = True
+        self._load()
+
+    @work(thread=True, exclusive=True, group="load")
+    def _load(self) -> None:
+        def progress(done: int, total: int) -> None:
+            self.call_from_thread(self._stage, done, total)
+
+        try:
+            session = open_ncu(self.path, progress)
+        except (TraceError, OSError, duckdb.Error) as exc:
+            self.call_from_thread(self._failed, str(exc))
+            return
+        self.call_from_thread(self._loaded, session)
+
+    def _stage(self, done: int, total: int) -> None:
+        for bar in self.query(NcuProgress).results():
+            bar.stage(f"Nsight Compute: explaining launch {done} of {total}", done, total)
+
+    def _failed(self, message: str) -> None:
+        self.browser.loading = False
+        self.query(NcuProgress).remove()
+        self.notify(message, title="cannot open the Nsight Compute report", severity="error",
+                    timeout=30, markup=False)
+
+    def _loaded(self, session: NcuSession) -> None:
+        self.session = session
+        self.query(NcuProgress).remove()
+        browser = self.browser
+        browser.loading = False
+        browser.show(session)
+        browser.launches.focus()
+        for warning in session.warnings:
+            self.notify(warning, title="while loading", severity="warning", markup=False)
+
+    @on(NcuBrowser.Chosen)
+    def _chosen(self) -> None:
+        self.browser.panel.focus()  # Enter on a launch: read its details
+
+    def on_unmount(self) -> None:
+        if self.session is not None:
+            self.session.close()
