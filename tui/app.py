@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
+import duckdb
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
@@ -20,15 +21,20 @@ from textual.widgets import Footer, TabbedContent, TabPane
 from tui.analysis.gaps import DEFAULT_MIN_GAP_MS
 from tui.errors import TraceError
 from tui.messages import DrillDown, JumpToTime
+from tui.safe_text import plain
 from tui.samples import default_sample
 from tui.timeline import TimelineData
 from tui.trace import Trace, open_trace
 from tui.widgets import keymap
+from tui.widgets.app_commands import CommandsApp
 from tui.widgets.details import DetailsPanel
 from tui.widgets.help import HelpScreen
+from tui.widgets.ncu_attach import NcuAttachment
 from tui.widgets.overview import Overview
 from tui.widgets.ruler import Ruler
 from tui.widgets.status import StatusBar
+from tui.widgets.tables import table_panels
+from tui.widgets.tables.keys import panel_bindings
 from tui.widgets.timeline import Timeline
 
 DEFAULT_MIN_GAP_NS = round(DEFAULT_MIN_GAP_MS * 1_000_000)
@@ -41,19 +47,20 @@ class TracePanel(Protocol):
     def trace_loaded(self, trace: Trace, min_gap_ns: int) -> None: ...
 
 
-class TraceApp(App[int]):
+class TraceApp(CommandsApp):
     CSS_PATH = "app.tcss"
     TITLE = "tui"
-    BINDINGS = keymap.bindings(keymap.APP)
+    BINDINGS = [*keymap.bindings(keymap.APP), *panel_bindings()]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (36, "-tall")]
 
     def __init__(self, path: Path, use_cache: bool = True,
-                 min_gap_ns: int = DEFAULT_MIN_GAP_NS) -> None:
+                 min_gap_ns: int = DEFAULT_MIN_GAP_NS, ncu: Path | None = None) -> None:
         super().__init__()
         self.path = path
         self.use_cache = use_cache
         self.min_gap_ns = min_gap_ns
         self.trace: Trace | None = None
+        self.ncu = NcuAttachment(self, ncu)  # the --ncu report, loaded beside the trace
 
     def compose(self) -> ComposeResult:
         # kept as attributes: handlers may run while the screen is being torn down
@@ -77,13 +84,22 @@ class TraceApp(App[int]):
 
     def panels(self) -> Iterator[tuple[str, Widget]]:
         """More tabs beside "Details" (kernel stats, gaps, ...): yield (title, widget)."""
-        yield from ()
+        yield from table_panels()
+
+    def action_panel(self, index: int) -> None:
+        """Keys 1-6: show that tab below the timeline and give its table the keys."""
+        panes = list(self.query(TabPane).results())
+        if index < len(panes):
+            self.query_one("#panels", TabbedContent).active = panes[index].id or ""
+            focusable = [w for w in panes[index].query("*") if w.focusable and w.display]
+            (focusable[0] if focusable else self.timeline).focus()
 
     def on_mount(self) -> None:
-        self.status.update(f"loading {self.path.name} …")
+        self.status.update(plain(f"loading {self.path.name} …"))  # a name is no markup
         timeline = self.timeline
         timeline.loading = True
         self._load()
+        self.ncu.start()
 
     @work(thread=True, exclusive=True, group="load")
     def _load(self) -> None:
@@ -98,7 +114,7 @@ class TraceApp(App[int]):
 
     def _failed(self, message: str) -> None:
         self.timeline.loading = False
-        self.status.update(f"could not open {self.path.name}")
+        self.status.update(plain(f"could not open {self.path.name}"))
         self.notify(message, title="cannot open trace", severity="error", timeout=30,
                     markup=False)
 
@@ -117,6 +133,7 @@ class TraceApp(App[int]):
                     child.trace_loaded(trace, self.min_gap_ns)
         for warning in trace.warnings:
             self.notify(warning, title="while loading", severity="warning", markup=False)
+        self.ncu.trace_loaded(trace)
 
     @on(Timeline.ViewChanged)
     def _view_changed(self, event: Timeline.ViewChanged) -> None:
@@ -142,25 +159,47 @@ class TraceApp(App[int]):
     def _jump(self, event: JumpToTime) -> None:
         timeline = self.timeline
         timeline.jump_to(event.start_ns, event.end_ns, event.device, event.stream)
-        timeline.focus()
+        if event.focus:
+            timeline.focus()
 
     @on(DrillDown)
     def _drill_down(self, event: DrillDown) -> None:
-        # Nsight Compute results arrive with a later issue; until then, say so.
-        self.notify("no Nsight Compute report loaded", title="Enter on a kernel",
-                    severity="warning", markup=False)
+        self.ncu.drill_down(event.activity_id, event.name)
+
+    def sql_connection(self) -> duckdb.DuckDBPyConnection | None:
+        return self.trace.con if self.trace is not None else None
+
+    def palette_extras(self) -> Iterator[Widget]:
+        yield self.timeline
+
+    def action_ncu_launches(self) -> None:
+        self.ncu.show_launches()
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())
 
     def on_unmount(self) -> None:
+        self.ncu.close()
         if self.trace is not None:
             self.trace.close()
 
 
 def run_app(path: Path | None, use_cache: bool = True,
-            min_gap_ns: int = DEFAULT_MIN_GAP_NS) -> int:
-    """Run the TUI on `path` (None: the bundled sample). Returns the exit status."""
-    app = TraceApp(path if path is not None else default_sample(), use_cache, min_gap_ns)
+            min_gap_ns: int = DEFAULT_MIN_GAP_NS, ncu: Path | None = None) -> int:
+    """Run the TUI on `path` (None: the bundled sample), with the Nsight Compute report
+    `ncu` matched to it; an Nsight Compute report as `path` (or `ncu` alone) opens the
+    report on its own. Returns the exit status."""
+    from tui.ncu.load import is_ncu_input
+
+    app: App[int]
+    if path is None and ncu is not None:
+        path, ncu = ncu, None
+    if path is not None and ncu is None and is_ncu_input(path):
+        from tui.ncu_app import NcuApp
+
+        app = NcuApp(path)
+    else:
+        app = TraceApp(path if path is not None else default_sample(), use_cache, min_gap_ns,
+                       ncu)
     app.run()
     return app.return_code or 0

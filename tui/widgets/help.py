@@ -22,7 +22,7 @@ LEGEND = (
 def help_text() -> Text:
     out = Text()
     groups: dict[str, list[keymap.Key]] = {}
-    for key in keymap.TIMELINE + keymap.APP:
+    for key in keymap.TIMELINE + keymap.APP + keymap.SQL + keymap.NCU:
         groups.setdefault(key.group, []).append(key)
     for group, keys in groups.items():
         out.append(f"{group}\n", style="bold underline")

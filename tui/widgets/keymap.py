@@ -47,12 +47,34 @@ TIMELINE: tuple[Key, ...] = (
 )
 
 APP: tuple[Key, ...] = (
+    Key("c", "ncu_launches", "list the Nsight Compute launches (tui TRACE --ncu REPORT)",
+        "Nsight Compute", "c"),
+    Key("colon", "sql", "SQL prompt: read-only SQL over the trace", "SQL and export", ":",
+        "SQL"),
+    Key("x,ctrl+s", "export", "export the table or SQL result in focus: CSV, Parquet, JSON "
+        "(ctrl+s too)", "SQL and export", "x", "export"),
+    Key("ctrl+t", "toggle_theme", "light / dark theme", "Other", "^t"),
     Key("question_mark", "help", "this help", "Other", "?", "help"),
     Key("tab", "focus_next", "next panel", "Other", "Tab"),
     Key("q", "quit", "quit", "Other", "q", "quit"),
 )
 
+# On the Nsight Compute screen (over the timeline); Tab moves between list and details.
+NCU: tuple[Key, ...] = (
+    Key("escape", "close", "back to the timeline", "Nsight Compute", "Esc", "back"),
+    Key("t", "show_on_timeline", "show the launch's kernel on the timeline (Enter on "
+        "the list too)", "Nsight Compute", "t", "on timeline"),
+)
+
+# On the SQL prompt (`:`); Tab moves between the editor, the results and the schema.
+SQL: tuple[Key, ...] = (
+    Key("ctrl+r,ctrl+enter", "run", "run the SQL: one read-only statement (ctrl+enter too)",
+        "SQL and export", "^r", "run"),
+    Key("escape", "close", "back to the timeline (the SQL and its result stay)",
+        "SQL and export", "Esc", "back"),
+)
+
 
 def bindings(keys: tuple[Key, ...]) -> list[Binding]:
     return [Binding(k.keys, k.action, k.footer or k.description, show=bool(k.footer),
-                    key_display=k.display) for k in keys]
+                    key_display=k.display, tooltip=k.description) for k in keys]

@@ -6,6 +6,7 @@ Pure functions of the binned data (no Textual), so tests can check what a lane s
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -93,12 +94,20 @@ def to_segments(cells: Cells, base: Style) -> list[Segment]:
     segments: list[Segment] = []
     run: list[str] = []
     style: Style | None = None
+    ink = theme.on_light if theme.is_light(base) else None  # colours for a light theme
     for ch, cell_style in cells:
         if run and cell_style != style:
-            segments.append(Segment("".join(run), base + style if style else base))
+            segments.append(_segment(run, base, style, ink))
             run = []
         run.append(ch)
         style = cell_style
     if run:
-        segments.append(Segment("".join(run), base + style if style else base))
+        segments.append(_segment(run, base, style, ink))
     return segments
+
+
+def _segment(run: list[str], base: Style, style: Style | None,
+             ink: Callable[[Style], Style] | None) -> Segment:
+    if style is None:
+        return Segment("".join(run), base)
+    return Segment("".join(run), base + (ink(style) if ink is not None else style))

@@ -6,8 +6,10 @@ cursor use reverse video, so the timeline reads the same with NO_COLOR.
 
 from __future__ import annotations
 
+import functools
 import zlib
 
+from rich.color import Color
 from rich.style import Style
 
 LABEL_WIDTH = 12  # the lane-label column, separator included, on every timeline row
@@ -45,3 +47,31 @@ def colour_for(name: str | None, kind: str | None) -> str:
         return MEMSET_COLOUR
     palette = KERNEL_COLOURS if kind in (None, "kernel") else HOST_COLOURS
     return palette[zlib.crc32((name or "").encode("utf-8", "replace")) % len(palette)]
+
+
+# -- light themes ----------------------------------------------------------------------
+# The colours above are picked for a dark background. On a light one (textual-light),
+# `to_segments` re-inks each style: colours darker, reverse-video blocks with dark text.
+INK_ON_LIGHT = "#1c1c1c"
+DARKEN = 0.55
+
+
+def is_light(base: Style) -> bool:
+    """Whether `base` (a widget's style) paints on a light background."""
+    if base.bgcolor is None:
+        return False
+    r, g, b = base.bgcolor.get_truecolor()
+    return 0.299 * r + 0.587 * g + 0.114 * b > 140
+
+
+@functools.lru_cache(maxsize=512)
+def on_light(style: Style) -> Style:
+    """`style` readable on a light background."""
+    color, bgcolor = style.color, style.bgcolor
+    if color is not None and not color.is_default:
+        r, g, b = color.get_truecolor()
+        color = Color.from_rgb(r * DARKEN, g * DARKEN, b * DARKEN)
+    if style.reverse and style.color is not None and style.bgcolor is None:
+        # a block: its colour becomes the background, the text goes dark
+        color, bgcolor = style.color, Color.parse(INK_ON_LIGHT)
+    return style + Style.from_color(color, bgcolor)
