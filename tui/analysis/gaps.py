@@ -54,9 +54,19 @@ def explained_gaps(
     con: duckdb.DuckDBPyConnection, min_gap_ns: int, limit: int | None = None
 ) -> list[Gap]:
     """Every gap longer than `min_gap_ns` (longest first), with its cause and class."""
-    rows = con.execute(
-        load_query("gaps_over"), {"min_gap_ns": min_gap_ns, "limit": limit or 2**62}
-    ).fetchall()
+    return _explained(con, {"min_gap_ns": min_gap_ns, "limit": limit or 2**62,
+                            "device": None, "start_ns": None})
+
+
+def explain_gap(con: duckdb.DuckDBPyConnection, device: int, start_ns: int) -> Gap | None:
+    """The one idle interval of `device` starting at `start_ns`, explained."""
+    found = _explained(con, {"min_gap_ns": -1, "limit": 1, "device": device,
+                             "start_ns": start_ns})
+    return found[0] if found else None
+
+
+def _explained(con: duckdb.DuckDBPyConnection, params: dict) -> list[Gap]:
+    rows = con.execute(load_query("gaps_over"), params).fetchall()
     if not rows:
         return []
     selected = pa.table({

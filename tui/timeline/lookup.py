@@ -7,6 +7,7 @@ from typing import Any
 
 import duckdb
 
+from tui.analysis.gaps import explain_gap
 from tui.queries import load_query
 from tui.timeline.lanes import LANE_GPU, LANE_NVTX, Lane
 
@@ -59,6 +60,8 @@ class GapInfo:
     duration_ns: int
     before_name: str | None
     after_name: str | None
+    kind: str | None = None  # the gap's class and cause, as in --summary
+    cause: str | None = None
 
 
 Info = KernelInfo | HostInfo | GapInfo
@@ -95,7 +98,11 @@ def info_at(cur: duckdb.DuckDBPyConnection, lane: Lane, t: int, t_lo: int, t_hi:
             return kernel_info(cur, hit["id"])
         gap = _one(cur, "timeline_gap_at", {"device": lane.k1, "t": t, "t_lo": t_lo,
                                             "t_hi": t_hi, "min_gap_ns": min_gap_ns})
-        return GapInfo(**gap) if gap is not None else None
+        if gap is None:
+            return None
+        explained = explain_gap(cur, gap["device"], gap["start_ns"])
+        return GapInfo(**gap, kind=explained.kind if explained else None,
+                       cause=explained.cause if explained else None)
     hit = _one(cur, "timeline_host_at", {
         "pid": lane.k1, "tid": lane.k2, "annotation": lane.kind == LANE_NVTX,
         "depth": lane.k3, "t": t, "t_lo": t_lo, "t_hi": t_hi})

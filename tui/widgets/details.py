@@ -91,6 +91,7 @@ def _gap(g: GapInfo, origin: int) -> list[tuple[str, list[tuple[str, str]]]]:
         ("idle", [(f"GPU {g.device} idle for {format_ns(g.duration_ns)}", "bold red"),
                   (f" · from {format_ns(g.start_ns - origin)} to "
                    f"{format_ns(g.end_ns - origin)}", "")]),
+        ("why", [(f"{g.kind}: ", "bold"), (g.cause or "", "")]),
         ("after", [(g.before_name or "(start of trace)", "")]),
         ("before", [(g.after_name or "(end of trace)", "")]),
     ]
