@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from tui.widgets import keymap, theme
+from tui.widgets.tables import keys as tables_keys
 
 LEGEND = (
     (theme.BARS[1:], "how busy a column of time was (eighths), coloured by its main kernel"),
@@ -22,7 +23,8 @@ LEGEND = (
 def help_text() -> Text:
     out = Text()
     groups: dict[str, list[keymap.Key]] = {}
-    for key in keymap.TIMELINE + keymap.APP + keymap.SQL + keymap.NCU:
+    for key in (keymap.TIMELINE + keymap.APP + tables_keys.TABLE + tables_keys.PANEL
+                + tables_keys.KERNELS + tables_keys.GAPS + keymap.SQL + keymap.NCU):
         groups.setdefault(key.group, []).append(key)
     for group, keys in groups.items():
         out.append(f"{group}\n", style="bold underline")
