@@ -10,6 +10,8 @@ import tempfile
 
 import duckdb
 
+MEMORY_LIMIT = os.environ.get("TUI_MEMORY_LIMIT", "1500MB")
+
 _spill_root: str | None = None
 _spill_ids = itertools.count()
 
@@ -19,6 +21,9 @@ def connect(database: str = ":memory:", read_only: bool = False) -> duckdb.DuckD
     # DuckDB draws a progress bar on stdout for queries over ~2 s: that would corrupt
     # `--json` output and the TUI's screen.
     con.execute("SET enable_progress_bar = false")
+    # Queries over a multi-GB trace must not take the machine's memory (DuckDB's default
+    # is 80% of RAM): above this, sorts, joins and aggregates spill to disk.
+    con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")
     if database == ":memory:":
         # An in-memory database spills to `./.tmp` by default: the current directory,
         # perhaps the user's trace folder. Spill into a private temporary one instead.

@@ -169,9 +169,6 @@ def _new_database(target: Path | None) -> tuple[duckdb.DuckDBPyConnection, Path 
         _remove_stale_partials(target)
         partial.unlink(missing_ok=True)
         con = connect(str(partial))
-    # Loading a multi-GB trace must not take all the machine's memory: above this DuckDB
-    # spills sorts and staging tables to disk instead.
-    con.execute("SET memory_limit = '1500MB'")
     con.execute(load_query("schema"))
     con.execute(load_query("staging_tables"))
     return con, partial
