@@ -24,7 +24,9 @@ def chrome_events(path: Path) -> list[dict]:
 def complete_events_in_prefix(text: str) -> list[dict]:
     """Events of a cut-off Chrome trace that are complete, decoded one by one."""
     decoder = json.JSONDecoder(parse_float=Decimal)
-    i = text.index("[", text.index('"traceEvents"')) + 1
+    i = text.find("[", text.index('"traceEvents"')) + 1
+    if i == 0:  # cut between the key and its array: no event yet
+        return []
     events = []
     while True:
         while i < len(text) and text[i] in " \t\r\n,":
