@@ -195,6 +195,53 @@ def test_rebuilt_when_the_cache_is_from_another_tui_version(trace: Path, cache_d
     assert _loaded(capsys, trace)["source"]["from_cache"] is False
 
 
+# ------------------------------------------------------------------ the summary memo
+
+
+def test_a_warm_summary_comes_from_the_memo_and_equals_the_cold_one(
+        trace: Path, cache_dir: Path, monkeypatch, capsys) -> None:
+    import tui.trace
+
+    cold = _loaded(capsys, trace)
+    assert not cold["source"]["from_cache"]
+    memos = sorted(p.name for p in cache_dir.glob("*.summary-*.json"))
+    assert len(memos) == 1 and memos[0].endswith(".summary-1000000.json")
+
+    def no_database(*_args, **_kwargs):
+        raise AssertionError("a warm --summary opened the database")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(tui.trace, "open_trace", no_database)
+        warm = _loaded(capsys, trace)
+    assert warm["source"].pop("from_cache") and cold["source"].pop("from_cache") is False
+    assert warm == cold
+    # another threshold is another summary: computed from the cached database, then kept
+    rc, other, _ = _summary(capsys, trace, "--min-gap-ms", "0.01")
+    assert rc == 0 and other is not None and other["source"]["from_cache"]
+    assert (len(cold["gaps"]), len(other["gaps"])) == (4, 9)
+    assert len(list(cache_dir.glob("*.summary-*.json"))) == 2
+
+
+def test_the_memo_is_not_trusted_once_its_cache_file_changed(
+        trace: Path, cache_dir: Path, monkeypatch, capsys) -> None:
+    import tui.trace
+
+    _loaded(capsys, trace)
+    (db,) = cache_dir.glob("*.duckdb")
+    os.utime(db, ns=(db.stat().st_atime_ns, db.stat().st_mtime_ns + 10**9))
+    opened: list[Path] = []
+    real_open = tui.trace.open_trace
+
+    def counting_open(path, **kwargs):
+        opened.append(path)
+        return real_open(path, **kwargs)
+
+    monkeypatch.setattr(tui.trace, "open_trace", counting_open)
+    assert _loaded(capsys, trace)["source"]["from_cache"]
+    assert opened == [trace]  # the database was read again, the memo written anew
+    assert _loaded(capsys, trace)["source"]["from_cache"] and opened == [trace]
+
+
 # ------------------------------------------------------------------ cannot write it
 
 

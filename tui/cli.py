@@ -21,7 +21,8 @@ examples:
   tui --summary run.pt.trace.json.gz      print GPU busy %, top kernels, idle gaps
   tui --summary --json report.nsys-rep    the same as one JSON object
   tui --summary --min-gap-ms 0.1 TRACE    list every gap longer than 100 µs
-  tui --summary rank0.json rank1.json     a distributed run: per-rank table, the straggler
+  tui RUN_DIR                             a distributed run: per-rank table, the straggler
+  tui --summary rank0.json rank1.json     the same as text, for the files given
   tui --summary --json RUN_DIR            the same for every trace in a directory
   tui diff before.json after.json         what changed between two runs of a program
 """
@@ -122,22 +123,37 @@ def _summary(path: Path | None, as_json: bool, min_gap_ns: int, use_cache: bool,
     if kind in ("ncu-rep", "ncu-csv"):
         summary, render = _ncu_summary(path)
     else:
-        from tui.analysis.summary import trace_summary
         from tui.report import print_summary
-        from tui.trace import open_trace
 
-        with open_trace(path, use_cache=use_cache) as trace:
-            summary = trace_summary(trace, min_gap_ns)
-            if ncu is not None:
-                from tui.ncu.attach import ncu_for_trace
-
-                summary["ncu"] = ncu_for_trace(trace, ncu)
+        summary = _trace_summary(path, min_gap_ns, use_cache, ncu)
         render = print_summary
     if as_json:
         sys.stdout.write(json.dumps(summary) + "\n")
     else:
         render(summary, summary_console())
     return 0
+
+
+def _trace_summary(path: Path, min_gap_ns: int, use_cache: bool, ncu: Path | None) -> dict:
+    """The summary dict: stored beside the cache by an earlier run, else computed."""
+    from tui import summary_memo
+
+    if use_cache and ncu is None:
+        memo = summary_memo.read_memo(path, min_gap_ns)
+        if memo is not None:
+            return memo
+    from tui.analysis.summary import trace_summary
+    from tui.trace import open_trace
+
+    with open_trace(path, use_cache=use_cache) as trace:
+        summary = trace_summary(trace, min_gap_ns)
+        if ncu is not None:
+            from tui.ncu.attach import ncu_for_trace
+
+            summary["ncu"] = ncu_for_trace(trace, ncu)
+        elif trace.cache_path is not None:
+            summary_memo.write_memo(trace.cache_path, min_gap_ns, summary)
+    return summary
 
 
 def _ncu_summary(path: Path):
