@@ -175,9 +175,15 @@ def test_nsys_exports_are_one_rank_each_in_the_order_given(capsys) -> None:
     assert summary["findings"][0].startswith("No NCCL kernels")
 
 
-def test_several_traces_without_summary_say_what_to_do(capsys) -> None:
-    assert main([*map(str, _ddp())]) == 2
-    assert "--summary" in capsys.readouterr().err
+def test_several_traces_take_no_ncu_report(capsys) -> None:
+    assert main([*map(str, _ddp()), "--ncu", str(_ddp()[0])]) == 2
+    assert "--ncu goes with one trace" in capsys.readouterr().err
+
+
+def test_a_folder_without_traces_fails_before_the_app(tmp_path: Path, capsys) -> None:
+    (tmp_path / "notes.txt").write_text("hello")
+    assert main([str(tmp_path)]) == 2  # no --summary: RunApp would open, but never starts
+    assert "is a directory with no trace files" in capsys.readouterr().err
 
 
 def test_a_directory_without_traces_is_bad_input(tmp_path: Path, capsys) -> None:

@@ -1,4 +1,6 @@
-"""`tui diff BEFORE AFTER`: what changed between two traces of one program.
+"""`tui diff BEFORE AFTER`: what changed between two traces of one program. On a terminal
+it opens DiffApp (tui/diff_app.py) unless --json, --summary or --fail-above is given;
+elsewhere (a pipe, CI) it prints the text report.
 
 Exit codes: 0 compared (and within --fail-above); 1 AFTER is slower than BEFORE by more
 than --fail-above PCT; 2 bad input; 3 the traces cannot be compared (one side has no GPU
@@ -19,6 +21,7 @@ examples:
   tui diff gappy.pt.trace.json.gz tuned.pt.trace.json.gz
   tui diff before.json.gz after.sqlite        a Kineto trace against an nsys export
   tui diff base.json.gz pr.json.gz --json     one JSON object
+  tui diff base.json.gz pr.json.gz --summary  the text report (the default off a terminal)
   tui diff base.json.gz pr.json.gz --fail-above 5
                                               CI gate: exit 1 when PR is >5% slower
 
@@ -39,6 +42,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("before", type=Path)
     parser.add_argument("after", type=Path)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--summary", action="store_true",
+                        help="print the text report even on a terminal (where the default "
+                        "is the app)")
     parser.add_argument("--fail-above", type=float, metavar="PCT",
                         help="exit 1 when AFTER is slower than BEFORE by more than PCT %%")
     parser.add_argument("--min-gap-ms", type=float, default=DEFAULT_MIN_GAP_MS, metavar="MS",
@@ -70,6 +76,12 @@ def main(argv: list[str]) -> int:
         result["gate"] = {"fail_above_pct": args.fail_above, "failed": failed}
     if args.json:
         sys.stdout.write(json.dumps(result) + "\n")
+    elif not args.summary and args.fail_above is None and sys.stdout.isatty():
+        from tui.diff_app import DiffApp
+
+        app = DiffApp(result)
+        app.run()
+        return app.return_code or 0
     else:
         from tui.cli import summary_console
         from tui.report_diff import print_diff

@@ -1,4 +1,5 @@
-"""`tui --summary DIR` / `tui --summary r0.json r1.json …`: the summary of a distributed run."""
+"""`tui [--summary] DIR` / `tui [--summary] r0.json r1.json …`: a distributed run, as a
+summary or in RunApp."""
 
 from __future__ import annotations
 
@@ -12,11 +13,12 @@ from tui.errors import TraceError
 def run_many(paths: list[Path], summary: bool, as_json: bool, min_gap_ns: int,
              use_cache: bool, ncu: Path | None = None) -> int:
     """What `tui` does when given several traces or a directory."""
-    if not summary:
-        raise TraceError("the app opens one trace at a time; for the ranks of a distributed "
-                         "run use `tui --summary` with the files or their directory")
     if ncu is not None:
         raise TraceError("--ncu goes with one trace, not several")
+    if not summary:
+        from tui.run_app import run_run_app
+
+        return run_run_app(paths, use_cache, min_gap_ns)
     from tui.multirank.run import open_run
     from tui.multirank.summary import run_summary
 

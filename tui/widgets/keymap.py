@@ -75,6 +75,25 @@ SQL: tuple[Key, ...] = (
 )
 
 
+# `tui DIR` / `tui r0.json r1.json ...`: the ranks of a distributed run (tui/run_app.py).
+RUN: tuple[Key, ...] = (
+    Key("enter", "open_rank", "open the rank under the cursor in the timeline app (q there: "
+        "back to the ranks)", "Ranks", "Enter", "open rank"),
+    Key("tab", "focus_next", "next table", "Ranks", "Tab"),
+    Key("q", "quit", "quit", "Ranks", "q", "quit"),
+)
+
+# `tui diff BEFORE AFTER` on a terminal (tui/diff_app.py).
+DIFF: tuple[Key, ...] = (
+    Key("s", "sort", "sort the kernels: by change in total time, biggest gain first, biggest "
+        "loss first", "Diff", "s", "sort"),
+    Key("f", "filter", "show only appeared / vanished / faster / slower / same kernels, "
+        "then all", "Diff", "f", "filter"),
+    Key("tab", "focus_next", "next table", "Diff", "Tab"),
+    Key("q", "quit", "quit", "Diff", "q", "quit"),
+)
+
+
 def bindings(keys: tuple[Key, ...]) -> list[Binding]:
     return [Binding(k.keys, k.action, k.footer or k.description, show=bool(k.footer),
                     key_display=k.display, tooltip=k.description) for k in keys]

@@ -23,6 +23,8 @@ TITLES = {  # a key table's name in its module → its heading; others get their
     "GAPS": "On the Gaps tab",
     "SQL": "On the SQL prompt",
     "NCU": "On the Nsight Compute screen",
+    "RUN": "On the ranks of a run (`tui DIR`)",
+    "DIFF": "In `tui diff` on a terminal",
 }
 EXTRA = {  # keys that Textual or a helper binds, not a Key table
     "APP": (("1 … 6", "show that tab below the timeline and focus its table"),

@@ -1,0 +1,206 @@
+"""RunApp (`tui DIR` / several traces) and DiffApp (`tui diff` on a terminal) through
+Pilot, on the real samples: the two-rank DDP run (rank 1 is the straggler) and the
+gappy/tuned pair."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.pilot import Pilot
+from textual.widgets import Static
+
+from tests.conftest import ROOT, sample
+from tests.test_app import SIZE, sync
+from tui.diff_app import DiffApp
+from tui.run_app import RunApp
+from tui.widgets.diff_tables import KernelDiffTable, TotalsTable
+from tui.widgets.run_tables import CollectiveTable, RankTable
+
+RANKS = [sample("ddp_rank0.pt.trace.json.gz"), sample("ddp_rank1.pt.trace.json.gz")]
+GAPPY, TUNED = "gappy_training.pt.trace.json.gz", "tuned_training.pt.trace.json.gz"
+
+
+async def until(pilot: Pilot, done: Callable[[], bool], tries: int = 3000) -> None:
+    for _ in range(tries):
+        await pilot.pause()
+        if done():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the app never got there")
+
+
+def cells(table) -> list[list[str]]:
+    return [[str(getattr(c, "plain", c)) for c in table.get_row_at(i)]
+            for i in range(table.row_count)]
+
+
+def static_text(app, selector: str) -> str:
+    return str(app.query_one(selector, Static).render())
+
+
+@sync
+async def test_run_app_names_rank_1_the_straggler() -> None:
+    app = RunApp(RANKS)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.run_data is not None)
+        await pilot.pause()
+        assert "straggler: rank 1" in static_text(app, "#run-header")
+        ranks = app.query_one(RankTable)
+        rows = cells(ranks)
+        assert [r[0] for r in rows] == ["0", "1 ◀ straggler"]
+        assert rows[0][8] == "AllReduce_Sum_f32_RING_LL"  # rank 0 waits in all-reduce
+        assert rows[1][6] == "0 ns" and rows[1][7] != "0 ns"  # rank 1 waits for none
+        assert ranks.has_focus and ranks.rank_at_cursor() == 1  # the cursor on it
+        assert "Rank 1 is the straggler" in static_text(app, "#run-findings")
+        collectives = cells(app.query_one(CollectiveTable))
+        assert collectives and collectives[0][0] == "AllReduce_Sum_f32_RING_LL"
+        assert collectives[0][5] == "rank 1"
+        await pilot.press("down")  # already on the last row; up to rank 0
+        await pilot.press("up")
+        assert ranks.rank_at_cursor() == 0
+        await pilot.press("enter")  # leaves with rank 0's trace for TraceApp
+        await pilot.pause()
+    assert app.return_value == RANKS[0]
+
+
+@sync
+async def test_run_app_reports_a_bad_path() -> None:
+    app = RunApp([RANKS[0], sample(GAPPY).with_name("no_such_rank.json")])
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: "could not" in static_text(app, "#run-header"))
+        assert any(n.severity == "error" for n in app._notifications)
+        await pilot.press("q")
+    assert app.return_value is None
+
+
+def _diff() -> dict:
+    from tui.analysis.diff import diff_traces
+
+    return diff_traces(sample(GAPPY), sample(TUNED), 1_000_000)
+
+
+@sync
+async def test_diff_app_shows_idle_change_and_kernel_changes() -> None:
+    diff = _diff()
+    app = DiffApp(diff)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        totals = {r[0]: r for r in cells(app.query_one(TotalsTable))}
+        idle = totals["GPU idle"]
+        assert idle[1] == "163 ms" and idle[2] == "81.9 ms" and idle[4] == "-49.8"
+        assert totals["gaps"][1:3] == ["10", "0"]
+        kernels = app.query_one(KernelDiffTable)
+        statuses = {r[0] for r in cells(kernels)}
+        assert {"appeared", "vanished", "faster", "slower"} <= statuses
+        assert "24 appeared, 23 vanished" in static_text(app, "#kernels-title")
+        first = cells(kernels)[0]  # biggest change first: the fp32 GEMM that vanished
+        assert first[0] == "vanished" and first[5] == diff["kernels"][0]["name"]
+        await pilot.press("s")  # biggest gain first: most negative delta
+        deltas = [k["delta_ns"] for k in kernels.shown()]
+        assert deltas == sorted(deltas)
+        await pilot.press("s")  # biggest loss first: an appeared kernel
+        assert cells(kernels)[0][0] == "appeared"
+        await pilot.press("f")
+        assert {r[0] for r in cells(kernels)} == {"appeared"}
+        assert kernels.row_count == diff["kernel_changes"]["appeared"]
+        await pilot.press("f")
+        assert {r[0] for r in cells(kernels)} == {"vanished"}
+        assert "vanished: 23 of" in static_text(app, "#kernels-title")
+        await pilot.press("q")
+    assert app.return_code == 0
+
+
+def test_diff_off_a_terminal_prints_text(capsys) -> None:
+    from tui.cli import main
+
+    assert main(["diff", str(sample(GAPPY)), str(sample(TUNED))]) == 0
+    out = capsys.readouterr().out
+    assert "Totals" in out and "Findings" in out
+
+
+def test_several_traces_without_summary_open_run_app(monkeypatch) -> None:
+    """`tui r0 r1`: RunApp; Enter on a rank runs TraceApp on its file, q there comes back,
+    q in RunApp ends."""
+    import tui.app
+    import tui.run_app
+    from tui.cli import main
+
+    shown: list[str] = []
+    choices = [RANKS[1], None]
+
+    class FakeRunApp:
+        return_code = 0
+
+        def __init__(self, paths, use_cache, min_gap_ns) -> None:
+            assert paths == RANKS
+
+        def run(self) -> None:
+            self.return_value = choices.pop(0)
+            shown.append("ranks")
+
+    class FakeTraceApp:
+        return_code = 0
+
+        def __init__(self, path, use_cache, min_gap_ns) -> None:
+            self.path = path
+
+        def run(self) -> None:
+            shown.append(self.path.name)
+
+    monkeypatch.setattr(tui.run_app, "RunApp", FakeRunApp)
+    monkeypatch.setattr(tui.app, "TraceApp", FakeTraceApp)
+    assert main([str(p) for p in RANKS]) == 0
+    assert shown == ["ranks", RANKS[1].name, "ranks"]
+
+
+def test_several_traces_with_a_missing_one_fail_before_the_app(capsys) -> None:
+    from tui.cli import main
+
+    assert main([str(RANKS[0]), str(RANKS[0].with_name("nope.pt.trace.json.gz"))]) == 2
+    assert "tui: error" in capsys.readouterr().err
+
+
+def test_diff_on_a_terminal_opens_the_app(monkeypatch, capsys) -> None:
+    import tui.diff_app
+    from tui.cli import main
+
+    ran: list[dict] = []
+    monkeypatch.setattr(tui.diff_app.DiffApp, "run", lambda self: ran.append(self.diff))
+    monkeypatch.setattr("sys.stdout.isatty", lambda: True)
+    assert main(["diff", str(sample(GAPPY)), str(sample(TUNED))]) == 0
+    assert len(ran) == 1 and ran[0]["kernel_changes"]["vanished"] == 23
+    assert capsys.readouterr().out == ""
+    # --summary and --fail-above keep the text (and the gate's exit code) on a terminal
+    assert main(["diff", str(sample(GAPPY)), str(sample(TUNED)), "--summary"]) == 0
+    assert "Totals" in capsys.readouterr().out
+    assert main(["diff", str(sample(TUNED)), str(sample(GAPPY)), "--fail-above", "5"]) == 1
+    assert "Totals" in capsys.readouterr().out and len(ran) == 1
+
+
+# ------------------------------------------------------------------------ snapshots
+# Paths relative to the checkout, so that the pictures do not depend on where it lies.
+
+
+def _relative(path: Path) -> Path:
+    return path.relative_to(ROOT)
+
+
+def test_run_app_snapshot(snap_compare, monkeypatch) -> None:
+    monkeypatch.chdir(ROOT)
+    app = RunApp([_relative(p) for p in RANKS])
+
+    async def loaded(pilot: Pilot) -> None:
+        await until(pilot, lambda: app.run_data is not None)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(120, 30), run_before=loaded)
+
+
+def test_diff_app_snapshot(snap_compare, monkeypatch) -> None:
+    from tui.analysis.diff import diff_traces
+
+    monkeypatch.chdir(ROOT)
+    diff = diff_traces(_relative(sample(GAPPY)), _relative(sample(TUNED)), 1_000_000)
+    assert snap_compare(DiffApp(diff), terminal_size=(120, 34))

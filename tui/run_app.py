@@ -1,0 +1,196 @@
+"""`tui DIR` / `tui r0.json r1.json …`: the ranks of one distributed run.
+
+Loads the run in a worker (tui.multirank.run.open_run, in parallel across ranks) behind a
+loading indicator, then shows a header naming the straggler, the per-rank table, the
+findings and the waits per collective. Enter on a rank leaves this app with that rank's
+trace file; `run_run_app` then opens it in the usual TraceApp, and q there comes back here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import ClassVar
+
+import duckdb
+from rich.text import Text
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import BindingType
+from textual.containers import VerticalScroll
+from textual.widgets import DataTable, Footer, Static
+
+from tui.errors import TraceError
+from tui.safe_text import plain
+from tui.units import format_ns
+from tui.widgets import keymap
+from tui.widgets.run_tables import CollectiveTable, RankTable
+
+_COLLECTIVE_WAITS = """
+SELECT name, count(DISTINCT instance) AS instances, max(ranks) AS ranks,
+       sum(wait_ns) AS wait_ns, max(wait_ns) AS longest_ns,
+       mode(waited_for) FILTER (WHERE wait_ns > 0) AS waited_for
+FROM collective_instances
+GROUP BY name
+ORDER BY wait_ns DESC, name
+"""
+
+
+def collective_waits(con: duckdb.DuckDBPyConnection) -> list[dict]:
+    """Per NCCL kernel name: instances, ranks, summed and longest wait, and the rank the
+    others waited for most often. Needs rank_rows() (its temp table) to have run."""
+    cursor = con.execute(_COLLECTIVE_WAITS)
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+@dataclass
+class LoadedRun:
+    summary: dict
+    collectives: list[dict] = field(default_factory=list)
+
+
+def load_run(paths: list[Path], use_cache: bool, min_gap_ns: int) -> LoadedRun:
+    """The run's summary dict (as `tui --summary`) and its collective waits."""
+    from tui.multirank.run import open_run
+    from tui.multirank.summary import run_summary
+
+    label = str(paths[0]) if len(paths) == 1 else f"{paths[0]} (+{len(paths) - 1} more)"
+    with open_run(paths, use_cache=use_cache, min_gap_ns=min_gap_ns) as run:
+        summary = run_summary(run, min_gap_ns, label)
+        return LoadedRun(summary, collective_waits(run.con))
+
+
+def header_text(summary: dict) -> Text:
+    source = summary["source"]
+    text = plain(f"{source['path']}  ({source['format']}, {source['ranks']} ranks"
+                 + (f" of {source['world_size']}" if "world_size" in source else "")
+                 + f", span {format_ns(source['span_ns'])})", style="bold")
+    straggler = summary["straggler"]
+    if straggler is None:
+        text.append("\nno straggler: no rank waited for another in NCCL kernels")
+    else:
+        row = next(r for r in summary["ranks"] if r["rank"] == straggler)
+        text.append(f"\nstraggler: rank {straggler}", style="bold red")
+        text.append(f"  — the other ranks wait {format_ns(row['caused_ns'])} for it "
+                    "in NCCL kernels")
+    return text
+
+
+def findings_text(summary: dict) -> Text:
+    text = Text("Findings", style="bold")
+    for line in summary["findings"]:
+        text.append("\n  • ")
+        text.append_text(plain(line))
+    for warning in summary["warnings"]:
+        text.append("\n")
+        text.append_text(plain(f"warning: {warning}", style="yellow"))
+    return text
+
+
+class RunApp(App[Path | None]):
+    """Returns the trace file of the rank chosen with Enter, or None on q."""
+
+    TITLE = "tui"
+    BINDINGS: ClassVar[list[BindingType]] = [*keymap.bindings(keymap.RUN)]
+    DEFAULT_CSS = """
+    #run-body { height: 1fr; }
+    #run-header { padding: 0 1; margin-bottom: 1; }
+    #run-findings { padding: 0 1; margin: 1 0; }
+    .run-title { padding: 0 1; text-style: bold; }
+    """
+
+    def __init__(self, paths: list[Path], use_cache: bool = True,
+                 min_gap_ns: int = 1_000_000) -> None:
+        super().__init__()
+        self.paths = paths
+        self.use_cache = use_cache
+        self.min_gap_ns = min_gap_ns
+        self.run_data: LoadedRun | None = None
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="run-body"):
+            yield Static(plain(f"loading {len(self.paths)} path(s) …"), id="run-header")
+            yield RankTable(id="ranks")
+            yield Static("", id="run-findings")
+            yield Static("Waits per collective", id="collectives-title", classes="run-title")
+            yield CollectiveTable(id="collectives")
+        yield Footer()
+
+    @property
+    def ranks(self) -> RankTable:
+        return self.query_one(RankTable)
+
+    def on_mount(self) -> None:
+        self.query_one("#run-body").loading = True
+        self._load()
+
+    @work(thread=True, exclusive=True, group="load")
+    def _load(self) -> None:
+        try:
+            loaded = load_run(self.paths, self.use_cache, self.min_gap_ns)
+        except (TraceError, OSError, duckdb.Error) as exc:
+            self.call_from_thread(self._failed, str(exc))
+            return
+        self.call_from_thread(self._loaded, loaded)
+
+    def _failed(self, message: str) -> None:
+        self.query_one("#run-body").loading = False
+        self.query_one("#run-header", Static).update(plain("could not open the run"))
+        self.notify(message, title="cannot open the run", severity="error", timeout=30,
+                    markup=False)
+
+    def _loaded(self, loaded: LoadedRun) -> None:
+        self.run_data = loaded
+        summary = loaded.summary
+        self.query_one("#run-body").loading = False
+        self.query_one("#run-header", Static).update(header_text(summary))
+        self.ranks.show(summary["ranks"], summary["straggler"])
+        self.query_one("#run-findings", Static).update(findings_text(summary))
+        has_collectives = bool(loaded.collectives)
+        self.query_one("#collectives-title").display = has_collectives
+        collectives = self.query_one(CollectiveTable)
+        collectives.display = has_collectives
+        collectives.show(loaded.collectives)
+        if summary["straggler"] is not None:
+            self.ranks.move_cursor(row=self.ranks.get_row_index(str(summary["straggler"])))
+        self.ranks.focus()
+
+    @on(DataTable.RowSelected, "#ranks")
+    def _rank_selected(self) -> None:
+        self.action_open_rank()
+
+    def action_open_rank(self) -> None:
+        rank = self.ranks.rank_at_cursor()
+        if rank is None:
+            return
+        path = Path(self.ranks.rows_by_rank[rank]["path"])
+        if not path.is_file():  # e.g. a Parquet store written by `tui convert`
+            self.notify(f"rank {rank} is {path.name}, not a trace file the app can open",
+                        severity="warning", markup=False)
+            return
+        self.exit(path)
+
+
+def run_run_app(paths: list[Path], use_cache: bool = True,
+                min_gap_ns: int = 1_000_000) -> int:
+    """RunApp; Enter on a rank opens its trace in TraceApp, whose q comes back here."""
+    from tui.app import TraceApp
+    from tui.multirank.parquet_store import is_parquet_store
+    from tui.multirank.paths import expand_paths
+    from tui.sources.detect import detect_format
+
+    # bad input (a missing file, no traces in a folder...) fails here, exit status 2,
+    # before a terminal app starts
+    for path in expand_paths(paths):
+        if not is_parquet_store(path):
+            detect_format(path)
+    while True:
+        app = RunApp(paths, use_cache, min_gap_ns)
+        app.run()
+        if app.return_value is None or app.return_code:
+            return app.return_code or 0
+        trace_app = TraceApp(app.return_value, use_cache, min_gap_ns)
+        trace_app.run()
+        if trace_app.return_code:
+            return trace_app.return_code

@@ -1,0 +1,86 @@
+"""The tables of RunApp (`tui DIR`): one row per rank, and the waits per collective."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.widgets import DataTable
+
+from tui.analysis.rank_findings import collective_label
+from tui.safe_text import plain
+from tui.units import format_ns
+
+RANK_COLUMNS = ("rank", "steps", "median step", "busy %", "compute", "NCCL", "NCCL wait",
+                "waited-for", "longest-wait collective")
+COLLECTIVE_COLUMNS = ("collective", "instances", "ranks", "wait", "longest wait",
+                      "mostly waits for")
+
+
+def _right(text: str, style: str = "") -> Text:
+    return Text(text, style=style, justify="right")
+
+
+class RankTable(DataTable):
+    """run_summary()["ranks"], the straggler in bold red; row keys are the ranks."""
+
+    DEFAULT_CSS = "RankTable { height: auto; max-height: 50%; }"
+    # DataTable's own Enter (select the row: RunApp opens the rank) shown in the footer
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "select_cursor", "open rank", key_display="Enter"),
+    ]
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
+        self.rows_by_rank: dict[int, dict] = {}
+
+    def show(self, ranks: list[dict], straggler: int | None) -> None:
+        self.clear(columns=True)
+        self.rows_by_rank = {r["rank"]: r for r in ranks}
+        for col in RANK_COLUMNS:
+            self.add_column(col, key=col)
+        for r in ranks:
+            style = "bold red" if r["rank"] == straggler else ""
+            self.add_row(
+                _right(str(r["rank"]) + (" ◀ straggler" if r["rank"] == straggler else ""),
+                       style),
+                _right(str(r["steps"]) if r["steps"] else "-", style),
+                _right(format_ns(r["step_ns"]), style),
+                _right(f"{r['busy_pct']:.1f}", style),
+                _right(format_ns(r["compute_ns"]), style),
+                _right(format_ns(r["comm_ns"]), style),
+                _right(format_ns(r["wait_ns"]), style),
+                _right(format_ns(r["caused_ns"]), style),
+                plain(collective_label(r["waits_in"]) if r["wait_ns"] else "-", style),
+                key=str(r["rank"]),
+            )
+
+    def rank_at_cursor(self) -> int | None:
+        if not self.row_count:
+            return None
+        key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value
+        return int(key) if key is not None else None
+
+
+class CollectiveTable(DataTable):
+    """Waits per NCCL kernel name (tui.run_app.collective_waits), most waited first."""
+
+    DEFAULT_CSS = "CollectiveTable { height: auto; max-height: 40%; }"
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
+
+    def show(self, rows: list[dict]) -> None:
+        self.clear(columns=True)
+        for col in COLLECTIVE_COLUMNS:
+            self.add_column(col, key=col)
+        for r in rows:
+            self.add_row(
+                plain(collective_label(r["name"])),
+                _right(f"{r['instances']:,}"),
+                _right(str(r["ranks"])),
+                _right(format_ns(r["wait_ns"])),
+                _right(format_ns(r["longest_ns"])),
+                _right("-" if r["waited_for"] is None else f"rank {r['waited_for']}"),
+            )
