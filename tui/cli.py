@@ -65,6 +65,7 @@ SUBCOMMANDS = {
     "export": "write kernel stats, gaps, kernel launches or ncu verdicts to CSV/Parquet/JSON",
     "diff": "compare two traces of a program: before and after",
     "convert": "write traces as per-rank Parquet stores (farm out big runs)",
+    "completion": "print a bash/zsh completion script: eval \"$(tui completion bash)\"",
 }
 
 
