@@ -1,7 +1,12 @@
--- GPU work from the staged Kineto events into staged_gpu.
+-- GPU work in the parsed Kineto events, as the view staged_gpu (finalize_activities.sql
+-- writes it out sorted; a view, not a table: the rows are read once, not copied twice).
 -- Kineto writes pid = device and tid = stream; args.device/args.stream say the same
 -- where present and win. Older Kineto spelt the categories Kernel/Memcpy/Memset.
-INSERT INTO staged_gpu
+CREATE TEMP VIEW staged_gpu (
+    kind, device, stream, start_ns, end_ns, duration_ns, name, correlation,
+    grid_x, grid_y, grid_z, block_x, block_y, block_z, registers_per_thread,
+    shared_memory_bytes, bytes, copy_kind, src_kind, dst_kind
+) AS
 SELECT
     kind, device, stream, start_ns, end_ns, end_ns - start_ns AS duration_ns, name, correlation,
     TRY_CAST(a.grid[1] AS INTEGER), TRY_CAST(a.grid[2] AS INTEGER),

@@ -1,5 +1,8 @@
--- Host work from the staged Kineto events into staged_host (depth filled later).
-INSERT INTO staged_host
+-- Host work in the parsed Kineto events, as the view staged_host (written out, with each
+-- range's nesting depth, by finalize_activities.sql).
+CREATE TEMP VIEW staged_host (
+    kind, pid, tid, start_ns, end_ns, duration_ns, name, correlation, depth
+) AS
 SELECT
     CASE
         WHEN cat IN ('cuda_runtime', 'cuda_driver', 'runtime', 'driver') THEN 'runtime'

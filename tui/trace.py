@@ -106,8 +106,8 @@ def _build(path: Path, kind: str, target: Path | None, warnings: list[str]) -> T
     try:
         warnings += _load_into(path, kind, con, target.parent if target else None)
         con.execute(load_query("finalize_activities"))
+        _drop_staging(con)
         con.execute(load_query("devices_from_activities"))
-        con.execute(load_query("host_depth"))
         con.execute(load_query("gpu_idle"))
         con.executemany("INSERT OR REPLACE INTO trace_meta VALUES (?, ?)", [
             ("source_path", str(path.resolve())),
@@ -132,6 +132,12 @@ def _build(path: Path, kind: str, target: Path | None, warnings: list[str]) -> T
         raise _CacheWriteError(_first_line(exc)) from None
     return Trace(path, fmt, connect(str(target), read_only=True), warnings,
                  cache_path=target)
+
+
+def _drop_staging(con: duckdb.DuckDBPyConnection) -> None:
+    """Drop what the loader staged (temp tables and views): only the schema is kept."""
+    for kind, name in con.execute(load_query("staging_objects")).fetchall():
+        con.execute(f'DROP {kind} "{name}"')
 
 
 def _open_cached(path: Path, target: Path) -> Trace | None:

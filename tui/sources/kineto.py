@@ -57,18 +57,20 @@ def load_kineto(path: Path, con: duckdb.DuckDBPyConnection, scratch_dir: Path) -
     if begin_end:
         warnings.append(f"{begin_end:,} B/E (begin/end) events were skipped: only X events load")
 
+    # The staged rows are views over kineto_events: finalize_activities reads them once.
+    con.execute("DROP TABLE staged_gpu")
+    con.execute("DROP TABLE staged_host")
     con.execute(load_query("kineto_gpu_activities"))
     con.execute(load_query("kineto_host_activities"))
     _load_devices(con, events.metadata)
     _load_meta(con, path, events.metadata)
-    con.execute("DROP TABLE kineto_events")
 
-    gpu_rows = con.execute("SELECT count(*) FROM staged_gpu").fetchone()
-    if (gpu_rows is None or gpu_rows[0] == 0) and events.truncated:
+    has_gpu = con.execute("SELECT 1 FROM staged_gpu LIMIT 1").fetchone() is not None
+    if not has_gpu and events.truncated:
         warnings.append(  # Kineto writes GPU events after the host's: cut off before them
             "no GPU kernels, copies or sets in the part of the trace that could be read"
         )
-    elif gpu_rows is None or gpu_rows[0] == 0:
+    elif not has_gpu:
         warnings.append(
             "no GPU kernels, copies or sets in this trace: it is CPU-only. Record with "
             "torch.profiler activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]"
