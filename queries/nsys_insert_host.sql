@@ -1,12 +1,13 @@
--- Move a batch of host rows fetched from the nsys export (registered as nsys_batch).
--- nsys suffixes API names with the version they appeared in (cudaMalloc_v3020): drop it
--- so names read the same as in Kineto traces. Names are cast to text: an empty result
--- set comes over typed int64, and a damaged StringIds may hold BLOBs.
-INSERT INTO staged_host
-SELECT kind, pid, tid, start_ns, end_ns, end_ns - start_ns,
-       CASE WHEN kind = 'runtime' THEN regexp_replace(CAST(name AS VARCHAR), '_v\d+$', '')
-            ELSE CAST(name AS VARCHAR) END,
-       correlation, 0
-FROM nsys_batch
-WHERE start_ns IS NOT NULL AND end_ns >= start_ns
-  AND start_ns >= -4611686018427387903 AND end_ns <= 4611686018427387903;
+-- Move a batch of host rows fetched from the nsys export (registered as nsys_batch, rows
+-- already checked, numbered in the export's order and named) into host_activities.
+-- globalTid packs the process id in bits 24..47 and the thread id in bits 0..23. Names are
+-- cast to text: an empty result set comes over typed int64, and a damaged StringIds may
+-- hold BLOBs. Depths are filled in by nsys_host_depth.sql.
+INSERT INTO host_activities BY NAME
+SELECT id, kind,
+       (global_tid >> 24) & 16777215 AS pid,
+       global_tid & 16777215 AS tid,
+       start_ns, end_ns, end_ns - start_ns AS duration_ns,
+       coalesce(CAST(name AS VARCHAR), '(no name)') AS name,
+       correlation, 0 AS depth
+FROM nsys_batch;

@@ -1,12 +1,15 @@
 -- Run inside the Nsight Systems SQLite export: CUDA kernels in our column shape.
 -- The brace-named fields are column expressions chosen after probing the export's schema,
--- because columns differ between nsys versions.
+-- because columns differ between nsys versions. The name comes over as its StringIds id
+-- (name_id), resolved in DuckDB once per distinct name, or as text when the export has no
+-- StringIds.
 SELECT
     'kernel' AS kind,
     CAST(k.deviceId AS INTEGER) AS device,
     CAST(k.streamId AS INTEGER) AS stream,
     CAST(k.start AS INTEGER) AS start_ns,
     CAST(k."end" AS INTEGER) AS end_ns,
+    {name_id} AS name_id,
     {name} AS name,
     CAST(k.correlationId AS INTEGER) AS correlation,
     CAST({grid_x} AS INTEGER) AS grid_x, CAST({grid_y} AS INTEGER) AS grid_y,

@@ -36,6 +36,7 @@ SELECT
         || CASE WHEN src_kind IS NOT NULL AND dst_kind IS NOT NULL
                 THEN ' (' || src_kind || ' -> ' || dst_kind || ')' ELSE '' END AS name,
     CAST(correlationId AS INTEGER) AS correlation,
+    CAST(NULL AS INTEGER) AS name_id,
     CAST(NULL AS INTEGER) AS grid_x, CAST(NULL AS INTEGER) AS grid_y,
     CAST(NULL AS INTEGER) AS grid_z,
     CAST(NULL AS INTEGER) AS block_x, CAST(NULL AS INTEGER) AS block_y,

@@ -9,6 +9,7 @@ SELECT
         WHEN 0 THEN 'Pageable' WHEN 1 THEN 'Pinned' WHEN 2 THEN 'Device' WHEN 3 THEN 'Array'
         WHEN 4 THEN 'Managed' ELSE 'Device' END || ')' AS name,
     CAST(correlationId AS INTEGER) AS correlation,
+    CAST(NULL AS INTEGER) AS name_id,
     CAST(NULL AS INTEGER) AS grid_x, CAST(NULL AS INTEGER) AS grid_y,
     CAST(NULL AS INTEGER) AS grid_z,
     CAST(NULL AS INTEGER) AS block_x, CAST(NULL AS INTEGER) AS block_y,

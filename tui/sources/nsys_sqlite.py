@@ -10,11 +10,16 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from urllib.parse import quote
 
 import adbc_driver_sqlite.dbapi as adbc_sqlite
 import duckdb
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from adbc_driver_sqlite import StatementOptions
 
 from tui.errors import TraceError
 from tui.queries import load_query
@@ -23,10 +28,19 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 KERNEL_TABLE = "CUPTI_ACTIVITY_KIND_KERNEL"
 # Tables that only an Nsight Systems export has; one of them must be present.
 NSYS_MARKERS = ("StringIds", "META_DATA_EXPORT", "TARGET_INFO_SESSION_START_TIME", KERNEL_TABLE)
+BATCH_ROWS = StatementOptions.BATCH_ROWS.value
+ROWS_PER_BATCH = 65536
+# Times beyond this are refused (as for GPU rows): durations and sums must not overflow.
+TIME_LIMIT_NS = 4611686018427387903
 
 
 def load_nsys_sqlite(path: Path, con: duckdb.DuckDBPyConnection) -> list[str]:
-    """Load an nsys SQLite export; returns warnings. Raises TraceError if unusable."""
+    """Load an nsys SQLite export; returns warnings. Raises TraceError if unusable.
+
+    Unlike other loaders it writes gpu_activities and host_activities itself, numbered,
+    sorted and with host depths as finalize_activities.sql would, and leaves the staging
+    tables empty: over 10M+ rows its own passes cost a fraction of the generic ones.
+    """
     schema = _probe_schema(path)
     if not any(t in schema for t in NSYS_MARKERS):
         raise TraceError(
@@ -38,18 +52,25 @@ def load_nsys_sqlite(path: Path, con: duckdb.DuckDBPyConnection) -> list[str]:
     # One table that cannot be read (a column an older or newer nsys names differently, a
     # damaged page) skips that table with a warning; the others still load.
     failed: list[str] = []
-    jobs = [(q, "nsys_insert_gpu") for q in _gpu_queries(schema, warnings)]
-    jobs += [(q, "nsys_insert_host") for q in _host_queries(schema)]
+    gpu_jobs = _gpu_queries(schema, warnings)
+    host_jobs = _host_queries(schema)
     source = adbc_sqlite.connect(f"file:{quote(str(path.resolve()))}?mode=ro")
     try:
-        for query, insert in jobs:
-            try:
-                _copy(source, query, con, insert)
-            except Exception as exc:  # the driver raises its own error family
-                failed.append(f"{_table_of(query)} ({_first_line(exc)})")
+        con.register("nsys_strings", _read_strings(source, schema, warnings))
+        _run(con, "nsys_gpu_staging")
+        for query in gpu_jobs:
+            _run_job(query, failed, lambda q: _copy(source, q, con, "nsys_insert_gpu"))
+        _run(con, "nsys_gpu_write")
+        api_names = con.sql(load_query("nsys_api_names")).to_arrow_table()
+        for query, named_by_id in host_jobs:
+            names = api_names if named_by_id else None
+            _run_job(query, failed, lambda q, n=names: _copy_numbered(source, q, con, n))
+        _run(con, "nsys_host_depth")
     finally:
         source.close()
-    if jobs and len(failed) == len(jobs):
+        con.unregister("nsys_strings")
+    jobs = len(gpu_jobs) + len(host_jobs)
+    if jobs and len(failed) == jobs:
         raise TraceError(f"{path}: cannot read the nsys export: {failed[0]}; re-export it "
                          "with `nsys export --type sqlite` from a current Nsight Systems")
     warnings += [f"skipped {f}: this export's schema is not one tui knows" for f in failed]
@@ -59,7 +80,7 @@ def load_nsys_sqlite(path: Path, con: duckdb.DuckDBPyConnection) -> list[str]:
         warnings.append(f"could not read the GPUs' names ({_first_line(exc)})")
     _load_meta(path, schema, con)
     gpu_rows, host_rows = con.execute(
-        "SELECT (SELECT count(*) FROM staged_gpu), (SELECT count(*) FROM staged_host)"
+        "SELECT (SELECT count(*) FROM gpu_activities), (SELECT count(*) FROM host_activities)"
     ).fetchone() or (0, 0)
     if gpu_rows == 0 and host_rows == 0:
         raise TraceError(
@@ -76,6 +97,20 @@ def load_nsys_sqlite(path: Path, con: duckdb.DuckDBPyConnection) -> list[str]:
             "`nsys profile -t cuda,nvtx`"
         )
     return warnings
+
+
+def _run(con: duckdb.DuckDBPyConnection, query: str) -> None:
+    """Run a named query to its end: DuckDB refuses to register a table on a connection
+    whose last result (an INSERT's row count) was not fetched."""
+    con.execute(load_query(query)).fetchall()
+
+
+def _run_job(query: str, failed: list[str], copy: Callable[[str], None]) -> None:
+    """Run one table's copy; a failure is recorded in `failed`, not raised."""
+    try:
+        copy(query)
+    except Exception as exc:  # the driver raises its own error family
+        failed.append(f"{_table_of(query)} ({_first_line(exc)})")
 
 
 def _table_of(query: str) -> str:
@@ -111,16 +146,18 @@ def _gpu_queries(schema: dict[str, set[str]], warnings: list[str]) -> list[str]:
     if KERNEL_TABLE in schema:
         cols = schema[KERNEL_TABLE]
         name_col = next((c for c in ("demangledName", "shortName", "name") if c in cols), None)
+        name_id, name = "CAST(NULL AS INTEGER)", "CAST(NULL AS TEXT)"
         if name_col is None:
             warnings.append("kernel names are missing from this export")
             name = "'(unnamed kernel)'"
         elif "StringIds" in schema:
-            name = f"(SELECT value FROM StringIds WHERE id = k.{name_col})"
+            name_id = f"CAST(k.{name_col} AS INTEGER)"
         else:
             name = f"CAST(k.{name_col} AS TEXT)"
         static = _column(schema, KERNEL_TABLE, "staticSharedMemory", "0")
         dynamic = _column(schema, KERNEL_TABLE, "dynamicSharedMemory", "0")
         queries.append(load_query("nsys_sqlite_kernels").format(
+            name_id=name_id,
             name=name,
             grid_x=_column(schema, KERNEL_TABLE, "gridX"),
             grid_y=_column(schema, KERNEL_TABLE, "gridY"),
@@ -144,29 +181,110 @@ def _gpu_queries(schema: dict[str, set[str]], warnings: list[str]) -> list[str]:
     return queries
 
 
-def _host_queries(schema: dict[str, set[str]]) -> list[str]:
+def _host_queries(schema: dict[str, set[str]]) -> list[tuple[str, bool]]:
+    """(query, whether its names are StringIds ids) for the host tables present."""
     queries = []
     if "CUPTI_ACTIVITY_KIND_RUNTIME" in schema and "StringIds" in schema:
-        queries.append(load_query("nsys_sqlite_runtime"))
+        queries.append((load_query("nsys_sqlite_runtime"), True))
     if "NVTX_EVENTS" in schema:
         text_id = "n.textId" if "textId" in schema["NVTX_EVENTS"] else "NULL"
-        queries.append(load_query("nsys_sqlite_nvtx").format(text_id=text_id))
+        queries.append((load_query("nsys_sqlite_nvtx").format(text_id=text_id), False))
     return queries
 
 
-def _copy(source, query: str, con: duckdb.DuckDBPyConnection, insert: str) -> None:
-    """Stream one SQLite result set into DuckDB as Arrow batches."""
+def _cursor(source: adbc_sqlite.Connection, query: str) -> adbc_sqlite.Cursor:
     cursor = source.cursor()
-    try:
-        cursor.execute(query)
-        batches = cursor.fetch_record_batch()
-        con.register("nsys_batch", batches)
+    # The driver's default of 1,024 rows a batch makes DuckDB's import of 10M rows a third
+    # slower; a batch of this size holds about 10 MB.
+    cursor.adbc_statement.set_options(**{BATCH_ROWS: str(ROWS_PER_BATCH)})
+    cursor.execute(query)
+    return cursor
+
+
+def _read_strings(source: adbc_sqlite.Connection, schema: dict[str, set[str]],
+                  warnings: list[str]) -> pa.Table:
+    """StringIds (id, value), or an empty table when the export has none or it is unreadable."""
+    if "StringIds" in schema:
         try:
-            con.execute(load_query(insert))
+            cursor = _cursor(source, load_query("nsys_sqlite_strings"))
+            try:
+                return cursor.fetch_arrow_table()
+            finally:
+                cursor.close()
+        except Exception as exc:  # the driver raises its own error family
+            warnings.append(f"could not read the names in StringIds ({_first_line(exc)})")
+    return pa.table({"id": pa.array([], pa.int64()), "value": pa.array([], pa.string())})
+
+
+def _copy(source: adbc_sqlite.Connection, query: str, con: duckdb.DuckDBPyConnection,
+          insert: str) -> None:
+    """Stream one SQLite result set into DuckDB as Arrow batches."""
+    cursor = _cursor(source, query)
+    try:
+        con.register("nsys_batch", cursor.fetch_record_batch())
+        try:
+            _run(con, insert)
         finally:
             con.unregister("nsys_batch")
     finally:
         cursor.close()
+
+
+def _copy_numbered(source: adbc_sqlite.Connection, query: str,
+                   con: duckdb.DuckDBPyConnection, names: pa.Table | None) -> None:
+    """Stream one SQLite result set of host rows into host_activities, numbering its valid
+    rows in the export's order after the rows already there (the ids finalize_activities.sql
+    would give them). `names` (id, name) resolves the rows' name_id when given."""
+    (next_id,), = con.execute("SELECT count(*) FROM host_activities").fetchall()
+    cursor = _cursor(source, query)
+    try:
+        rows = _numbered(cursor.fetch_record_batch(), next_id, names)
+        con.register("nsys_batch", rows)
+        try:
+            _run(con, "nsys_insert_host")
+        finally:
+            con.unregister("nsys_batch")
+    finally:
+        cursor.close()
+
+
+def _numbered(batches: pa.RecordBatchReader, first_id: int,
+              names: pa.Table | None) -> pa.RecordBatchReader:
+    """The rows of `batches` with a time range tui can hold, each given an id; with
+    `names`, the name column is looked up from name_id. Done here, batch by batch, rather
+    than by a join in DuckDB, which may not keep the rows in order: host rows are stored
+    in id order so that time-range scans skip most row groups."""
+    fields = [f for f in batches.schema if f.name != "name"] + [pa.field("id", pa.int64())]
+    name_type = pa.dictionary(pa.int32(), pa.string()) if names is not None else None
+    schema = pa.schema([*fields, pa.field("name", name_type or batches.schema.field("name").type)])
+    name_ids = names.column("id").combine_chunks() if names is not None else None
+    name_values = (names.column("name").combine_chunks().cast(pa.string())
+                   if names is not None else None)
+
+    def numbered() -> Iterator[pa.RecordBatch]:
+        next_id = first_id
+        for batch in batches:
+            batch = batch.filter(_valid_times(batch))
+            ids = pa.array(np.arange(next_id, next_id + batch.num_rows, dtype=np.int64))
+            next_id += batch.num_rows
+            name = batch.column("name")
+            if name_ids is not None:
+                index = pc.index_in(batch.column("name_id"), value_set=name_ids)
+                name = pa.DictionaryArray.from_arrays(index, name_values)
+            columns = [batch.column(f.name) for f in fields[:-1]]
+            yield pa.RecordBatch.from_arrays([*columns, ids, name], schema=schema)
+
+    return pa.RecordBatchReader.from_batches(schema, numbered())
+
+
+def _valid_times(batch: pa.RecordBatch) -> pa.ChunkedArray:
+    """start_ns IS NOT NULL AND end_ns >= start_ns, both within ±2^62 (as the GPU rows'
+    insert filters them; NULL comparisons drop the row)."""
+    start, end = batch.column("start_ns"), batch.column("end_ns")
+    return pc.and_(
+        pc.and_(pc.is_valid(start), pc.greater_equal(end, start)),
+        pc.and_(pc.greater_equal(start, -TIME_LIMIT_NS), pc.less_equal(end, TIME_LIMIT_NS)),
+    )
 
 
 def _load_devices(path: Path, schema: dict[str, set[str]], con: duckdb.DuckDBPyConnection) -> None:
