@@ -2,12 +2,38 @@
 -- the longest gaps), into temp tables read by gap_host_context.sql.
 -- Kept as plain two-sided range joins on their own: inside one big query DuckDB picks a
 -- merge join that costs seconds on 100k+ gaps, where these take milliseconds.
+-- API calls are the most numerous host rows (10M+ in a big nsys export), and even an
+-- IEJoin of them against the gaps takes seconds. Almost every call is far shorter than a
+-- time bucket (at least 1 ms, wider when the gaps are long, so that they span at most
+-- ~1M buckets): such a call can only overlap a gap if it starts in a bucket from the one
+-- a bucket before the gap to the one the gap ends in, an equality join. The few longer
+-- calls take the range join. `//` truncates towards zero, but it never decreases, which
+-- is all the bucket range needs.
 CREATE OR REPLACE TEMP TABLE gap_calls AS
-SELECT g.gap_no, h.id, h.pid, h.tid, h.start_ns, h.end_ns, h.name,
-       least(h.end_ns, g.end_ns) - greatest(h.start_ns, g.start_ns) AS overlap_ns
-FROM context_gaps AS g
-JOIN host_activities AS h
-  ON h.kind = 'runtime' AND h.start_ns < g.end_ns AND h.end_ns > g.start_ns;
+WITH width AS (
+    SELECT CAST(least(greatest(1000000, coalesce(sum(end_ns - start_ns), 0) // 1000000),
+                      4611686018427387903) AS BIGINT) AS bucket_ns
+    FROM context_gaps
+), gap_buckets AS (
+    SELECT g.gap_no, g.start_ns, g.end_ns,
+           unnest(range((g.start_ns - w.bucket_ns) // w.bucket_ns,
+                        g.end_ns // w.bucket_ns + 1)) AS bucket
+    FROM context_gaps AS g, width AS w
+), short_calls AS (
+    SELECT g.gap_no, g.start_ns AS gap_start, g.end_ns AS gap_end, h.*
+    FROM host_activities AS h, width AS w, gap_buckets AS g
+    WHERE h.kind = 'runtime' AND h.duration_ns <= w.bucket_ns
+      AND h.start_ns // w.bucket_ns = g.bucket
+      AND h.start_ns < g.end_ns AND h.end_ns > g.start_ns
+), long_calls AS (
+    SELECT g.gap_no, g.start_ns AS gap_start, g.end_ns AS gap_end, h.*
+    FROM host_activities AS h, width AS w, context_gaps AS g
+    WHERE h.kind = 'runtime' AND h.duration_ns > w.bucket_ns
+      AND h.start_ns < g.end_ns AND h.end_ns > g.start_ns
+)
+SELECT gap_no, id, pid, tid, start_ns, end_ns, name,
+       least(end_ns, gap_end) - greatest(start_ns, gap_start) AS overlap_ns
+FROM (SELECT * FROM short_calls UNION ALL SELECT * FROM long_calls);
 
 CREATE OR REPLACE TEMP TABLE gap_ranges AS
 SELECT g.gap_no, h.kind, h.name, h.depth,
