@@ -13,15 +13,23 @@ SELECT
     name,
     pid,
     tid,
-    -- DECIMAL(18, 3) (an int64 inside) is exact and fast for ts below 1e15 µs; epoch-µs
-    -- timestamps need DECIMAL(28, 3); exponent forms that neither takes go through DOUBLE.
-    -- NaN, Infinity and values beyond int64 ns become NULL (TRY_CAST), i.e. unusable.
+    -- Appending 'e3' lets the integer cast scale µs to ns exactly, rounding as the DECIMAL
+    -- casts do, in a third of their time; it is NULL for what it cannot take (exponent
+    -- forms, overflow, odd text), which falls through to the DECIMAL casts. Hex text is
+    -- kept away from it: '0x1' || 'e3' is a hex number. DECIMAL(18, 3) (an int64 inside)
+    -- covers ts below 1e15 µs; epoch-µs timestamps need DECIMAL(28, 3); exponent forms
+    -- that neither takes go through DOUBLE. NaN, Infinity and values beyond int64 ns
+    -- become NULL (TRY_CAST), i.e. unusable.
     coalesce(
+        CASE WHEN NOT contains(ts, 'x') AND NOT contains(ts, 'X')
+             THEN TRY_CAST(ts || 'e3' AS BIGINT) END,
         CAST(CAST(TRY_CAST(ts AS DECIMAL(18, 3)) AS DECIMAL(22, 3)) * 1000 AS BIGINT),
         TRY_CAST(round(TRY_CAST(ts AS DECIMAL(28, 3)) * 1000) AS BIGINT),
         TRY_CAST(round(TRY_CAST(ts AS DOUBLE) * 1000) AS BIGINT)
     ) AS start_ns,
     coalesce(
+        CASE WHEN NOT contains(dur, 'x') AND NOT contains(dur, 'X')
+             THEN TRY_CAST(dur || 'e3' AS BIGINT) END,
         CAST(CAST(TRY_CAST(dur AS DECIMAL(18, 3)) AS DECIMAL(22, 3)) * 1000 AS BIGINT),
         TRY_CAST(round(TRY_CAST(dur AS DECIMAL(28, 3)) * 1000) AS BIGINT),
         TRY_CAST(round(TRY_CAST(dur AS DOUBLE) * 1000) AS BIGINT)

@@ -188,3 +188,30 @@ def test_every_gap_gets_a_class_and_cause_also_beyond_the_context_limit(monkeypa
     # the 10 longest keep their host context: the dataloader is named
     assert "dataloader" in gaps[0].cause
     assert sum(g.kind == "host-wait" for g in gaps[10:]) > 100
+
+
+@pytest.mark.parametrize(("ts", "start_ns"), [
+    (4570032680299.851, 4570032680299851),  # a real Kineto timestamp
+    ("12.3456789", 12346),  # decimals past ns round half up, as DECIMAL does
+    ("0.0015", 2),
+    ("1.5e3", 1500000),  # exponent forms go the DECIMAL / DOUBLE way
+    ("1700000000000000.123", 1700000000000000123),  # epoch µs with ns
+    ("0x10", None),  # hex text is no time ('0x10' || 'e3' would be a hex number)
+    ("0X1e", None),
+    ("1e+20", None),  # beyond int64 ns
+])
+def test_time_text_forms(tmp_path: Path, ts: object, start_ns: int | None) -> None:
+    """A generated edge case: each way a ts can be written, to exact ns or unusable."""
+    import json
+
+    events = [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 1},
+              {"ph": "X", "cat": "kernel", "name": "probe", "pid": 0, "tid": 7, "ts": ts,
+               "dur": "2"}]
+    path = tmp_path / "forms.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    with open_trace(path, use_cache=False) as trace:
+        row = trace.con.execute(
+            "SELECT start_ns, duration_ns FROM gpu_activities WHERE name = 'probe'").fetchone()
+    assert (row[0] if row else None) == start_ns
+    if row:
+        assert row[1] == 2000
