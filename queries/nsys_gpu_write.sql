@@ -16,21 +16,18 @@ WITH staged AS (
 SELECT *, row_number() OVER () AS name_no, dense_rank() OVER (ORDER BY name) AS name_rank
 FROM resolved;
 
-CREATE OR REPLACE TEMP TABLE nsys_gpu_sorted AS
-SELECT g.* EXCLUDE (name_id, name), n.name_no
-FROM nsys_gpu AS g
-JOIN nsys_gpu_names AS n
-  ON g.name_id IS NOT DISTINCT FROM n.name_id AND g.name IS NOT DISTINCT FROM n.staged_name
-ORDER BY g.device, g.start_ns, g.end_ns, g.stream, n.name_rank;
-
-DROP TABLE nsys_gpu;
-
 -- A name is looked up by its number in one list: a join here would cost more than the sort.
 INSERT INTO gpu_activities BY NAME
 SELECT row_number() OVER () - 1 AS id, * EXCLUDE (name_no),
        coalesce((SELECT list(name ORDER BY name_no) FROM nsys_gpu_names)[name_no], '(no name)')
            AS name
-FROM nsys_gpu_sorted;
+FROM (
+    SELECT g.* EXCLUDE (name_id, name), n.name_no
+    FROM nsys_gpu AS g
+    JOIN nsys_gpu_names AS n
+      ON g.name_id IS NOT DISTINCT FROM n.name_id AND g.name IS NOT DISTINCT FROM n.staged_name
+    ORDER BY g.device, g.start_ns, g.end_ns, g.stream, n.name_rank
+);
 
-DROP TABLE nsys_gpu_sorted;
+DROP TABLE nsys_gpu;
 DROP TABLE nsys_gpu_names;

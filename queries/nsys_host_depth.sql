@@ -1,29 +1,20 @@
--- Nesting depth of the nsys host ranges, the same as finalize_activities.sql defines it:
--- how many ranges of the same kind on the same thread are open when a range starts, by a
--- running sum over start (+1) and end (-1) points where, at equal times, ends close before
--- starts open and longer ranges open first.
--- Over 10M+ API calls that running sum (a sort of twice the rows) is the slowest step of a
--- load, and almost every call is at depth 0: it starts after every earlier call on its
--- thread has ended. So one sort of the ranges in start order finds the ranges that touch
--- another (a range starting no later than an earlier one ends, or the next range doing so
--- to it) and the running sum is taken over those alone. It gives the same counts: a
--- range that touches none is at depth 0 and, ending before the next range starts, is
--- never open at another range's start.
+-- Nesting depth of the nsys host ranges, as finalize_activities.sql defines it: how many
+-- ranges of the same kind on the same thread are open when a range starts, by a running
+-- sum over start (+1) and end (-1) points where, at equal times, ends close before starts
+-- open and longer ranges open first.
+-- Over 10M+ API calls that running sum (a sort of twice the rows) would be the slowest
+-- step of a load, and almost every call is at depth 0. So it runs over the ranges in
+-- nsys_touching alone (ids of the ranges that touch a neighbour in start order, found by
+-- the loader or nsys_host_touching.sql): it gives the same counts, as a range that
+-- touches none is at depth 0 and, ending before the next range starts, is never open at
+-- another range's start. Rows are loaded at depth 0; only deeper ones are updated.
 UPDATE host_activities AS h
 SET depth = d.depth
 FROM (
-    WITH ordered AS (
-        SELECT id, kind, pid, tid, start_ns, end_ns,
-               max(end_ns) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
-                   AS before_end,
-               max(end_ns) OVER (w ROWS UNBOUNDED PRECEDING) AS through_end,
-               lead(start_ns) OVER w AS next_start
-        FROM host_activities
-        WINDOW w AS (PARTITION BY kind, pid, tid ORDER BY start_ns, end_ns DESC, id)
-    ), touching AS (
+    WITH touching AS (
         SELECT id, kind, pid, tid, start_ns, end_ns
-        FROM ordered
-        WHERE before_end >= start_ns OR next_start <= through_end
+        FROM host_activities
+        WHERE id IN (SELECT id FROM nsys_touching)
     ), points AS (
         SELECT id, kind, pid, tid, start_ns AS t, 1 AS delta, 1 AS tie, end_ns
         FROM touching
@@ -42,6 +33,6 @@ FROM (
                ) AS open_now
         FROM points
     )
-    WHERE delta = 1
+    WHERE delta = 1 AND open_now > 1
 ) AS d
-WHERE h.id = d.id AND h.depth IS DISTINCT FROM d.depth;
+WHERE h.id = d.id;

@@ -1,4 +1,5 @@
--- Run inside the Nsight Systems SQLite export: memory copies in our column shape.
+-- Run inside the Nsight Systems SQLite export: memory copies in our column shape (the
+-- columns only kernels have are left out).
 -- copyKind and srcKind/dstKind are CUPTI enum values (stable across versions), spelt
 -- the way Kineto names copies, e.g. 'Memcpy HtoD (Pageable -> Device)'.
 WITH copies AS (
@@ -27,7 +28,6 @@ WITH copies AS (
     FROM copies
 )
 SELECT
-    'memcpy' AS kind,
     CAST(deviceId AS INTEGER) AS device,
     CAST(streamId AS INTEGER) AS stream,
     CAST(start AS INTEGER) AS start_ns,
@@ -36,13 +36,6 @@ SELECT
         || CASE WHEN src_kind IS NOT NULL AND dst_kind IS NOT NULL
                 THEN ' (' || src_kind || ' -> ' || dst_kind || ')' ELSE '' END AS name,
     CAST(correlationId AS INTEGER) AS correlation,
-    CAST(NULL AS INTEGER) AS name_id,
-    CAST(NULL AS INTEGER) AS grid_x, CAST(NULL AS INTEGER) AS grid_y,
-    CAST(NULL AS INTEGER) AS grid_z,
-    CAST(NULL AS INTEGER) AS block_x, CAST(NULL AS INTEGER) AS block_y,
-    CAST(NULL AS INTEGER) AS block_z,
-    CAST(NULL AS INTEGER) AS registers_per_thread,
-    CAST(NULL AS INTEGER) AS shared_memory_bytes,
     CAST(bytes AS INTEGER) AS bytes,
     copy_kind,
     src_kind,

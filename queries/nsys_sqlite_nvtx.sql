@@ -1,11 +1,9 @@
 -- Run inside the Nsight Systems SQLite export: NVTX push/pop and start/end ranges
 -- (marks, which have no end, are left out). Text is inline or an id into StringIds.
 SELECT
-    'annotation' AS kind,
     CAST(n.globalTid AS INTEGER) AS global_tid,
     CAST(n.start AS INTEGER) AS start_ns,
     CAST(n."end" AS INTEGER) AS end_ns,
-    CAST(NULL AS INTEGER) AS name_id,
     coalesce(n.text, s.value, '') AS name,
     CAST(NULL AS INTEGER) AS correlation
 FROM NVTX_EVENTS AS n

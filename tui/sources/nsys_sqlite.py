@@ -23,6 +23,7 @@ from adbc_driver_sqlite import StatementOptions
 
 from tui.errors import TraceError
 from tui.queries import load_query
+from tui.sources.nsys_nesting import Nesting
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 KERNEL_TABLE = "CUPTI_ACTIVITY_KIND_KERNEL"
@@ -58,14 +59,15 @@ def load_nsys_sqlite(path: Path, con: duckdb.DuckDBPyConnection) -> list[str]:
     try:
         con.register("nsys_strings", _read_strings(source, schema, warnings))
         _run(con, "nsys_gpu_staging")
-        for query in gpu_jobs:
-            _run_job(query, failed, lambda q: _copy(source, q, con, "nsys_insert_gpu"))
+        for query, kind in gpu_jobs:
+            _run_job(query, failed, lambda q, k=kind: _copy(source, q, con, k))
         _run(con, "nsys_gpu_write")
         api_names = con.sql(load_query("nsys_api_names")).to_arrow_table()
-        for query, named_by_id in host_jobs:
-            names = api_names if named_by_id else None
-            _run_job(query, failed, lambda q, n=names: _copy_numbered(source, q, con, n))
-        _run(con, "nsys_host_depth")
+        nested: list[Nesting] = []
+        for query, kind in host_jobs:
+            _run_job(query, failed, lambda q, k=kind: nested.append(
+                _copy_numbered(source, q, con, k, api_names)))
+        _host_depth(con, nested)
     finally:
         source.close()
         con.unregister("nsys_strings")
@@ -99,10 +101,28 @@ def load_nsys_sqlite(path: Path, con: duckdb.DuckDBPyConnection) -> list[str]:
     return warnings
 
 
-def _run(con: duckdb.DuckDBPyConnection, query: str) -> None:
+def _run(con: duckdb.DuckDBPyConnection, query: str, params: dict | None = None) -> None:
     """Run a named query to its end: DuckDB refuses to register a table on a connection
     whose last result (an INSERT's row count) was not fetched."""
-    con.execute(load_query(query)).fetchall()
+    con.execute(load_query(query), params).fetchall()
+
+
+def _host_depth(con: duckdb.DuckDBPyConnection, nested: list[Nesting]) -> None:
+    """Fill in host depths: over the ranges the loading found touching a neighbour, or,
+    when some thread's rows came out of order, over the ranges a sort finds."""
+    found = [n.touching() for n in nested]
+    if any(ids is None for ids in found):
+        _run(con, "nsys_host_touching")
+    else:
+        ids = np.concatenate([ids for ids in found if ids is not None] or [np.array([], np.int64)])
+        if len(ids) == 0:
+            return  # every range starts after the ones before it ended: all at depth 0
+        con.register("nsys_touching", pa.table({"id": ids}))
+    try:
+        _run(con, "nsys_host_depth")
+    finally:
+        if all(ids is not None for ids in found):
+            con.unregister("nsys_touching")
 
 
 def _run_job(query: str, failed: list[str], copy: Callable[[str], None]) -> None:
@@ -141,23 +161,22 @@ def _column(schema: dict[str, set[str]], table: str, column: str, default: str =
     return column if column in schema.get(table, set()) else default
 
 
-def _gpu_queries(schema: dict[str, set[str]], warnings: list[str]) -> list[str]:
+def _gpu_queries(schema: dict[str, set[str]], warnings: list[str]) -> list[tuple[str, str]]:
+    """(query, kind of its rows) for the GPU tables present."""
     queries = []
     if KERNEL_TABLE in schema:
         cols = schema[KERNEL_TABLE]
         name_col = next((c for c in ("demangledName", "shortName", "name") if c in cols), None)
-        name_id, name = "CAST(NULL AS INTEGER)", "CAST(NULL AS TEXT)"
         if name_col is None:
             warnings.append("kernel names are missing from this export")
-            name = "'(unnamed kernel)'"
+            name = "'(unnamed kernel)' AS name"
         elif "StringIds" in schema:
-            name_id = f"CAST(k.{name_col} AS INTEGER)"
+            name = f"CAST(k.{name_col} AS INTEGER) AS name_id"
         else:
-            name = f"CAST(k.{name_col} AS TEXT)"
+            name = f"CAST(k.{name_col} AS TEXT) AS name"
         static = _column(schema, KERNEL_TABLE, "staticSharedMemory", "0")
         dynamic = _column(schema, KERNEL_TABLE, "dynamicSharedMemory", "0")
-        queries.append(load_query("nsys_sqlite_kernels").format(
-            name_id=name_id,
+        queries.append((load_query("nsys_sqlite_kernels").format(
             name=name,
             grid_x=_column(schema, KERNEL_TABLE, "gridX"),
             grid_y=_column(schema, KERNEL_TABLE, "gridY"),
@@ -167,28 +186,29 @@ def _gpu_queries(schema: dict[str, set[str]], warnings: list[str]) -> list[str]:
             block_z=_column(schema, KERNEL_TABLE, "blockZ"),
             registers=_column(schema, KERNEL_TABLE, "registersPerThread"),
             shared_memory=f"({static} + {dynamic})",
-        ))
+        ), "kernel"))
     if "CUPTI_ACTIVITY_KIND_MEMCPY" in schema:
         table = "CUPTI_ACTIVITY_KIND_MEMCPY"
-        queries.append(load_query("nsys_sqlite_memcpy").format(
+        queries.append((load_query("nsys_sqlite_memcpy").format(
             src_kind=_column(schema, table, "srcKind"),
             dst_kind=_column(schema, table, "dstKind"),
-        ))
+        ), "memcpy"))
     if "CUPTI_ACTIVITY_KIND_MEMSET" in schema:
-        queries.append(load_query("nsys_sqlite_memset").format(
+        queries.append((load_query("nsys_sqlite_memset").format(
             mem_kind=_column(schema, "CUPTI_ACTIVITY_KIND_MEMSET", "memKind"),
-        ))
+        ), "memset"))
     return queries
 
 
-def _host_queries(schema: dict[str, set[str]]) -> list[tuple[str, bool]]:
-    """(query, whether its names are StringIds ids) for the host tables present."""
+def _host_queries(schema: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """(query, kind of its rows) for the host tables present. API calls come with a
+    name_id into StringIds, NVTX ranges with their name."""
     queries = []
     if "CUPTI_ACTIVITY_KIND_RUNTIME" in schema and "StringIds" in schema:
-        queries.append((load_query("nsys_sqlite_runtime"), True))
+        queries.append((load_query("nsys_sqlite_runtime"), "runtime"))
     if "NVTX_EVENTS" in schema:
         text_id = "n.textId" if "textId" in schema["NVTX_EVENTS"] else "NULL"
-        queries.append((load_query("nsys_sqlite_nvtx").format(text_id=text_id), False))
+        queries.append((load_query("nsys_sqlite_nvtx").format(text_id=text_id), "annotation"))
     return queries
 
 
@@ -217,60 +237,68 @@ def _read_strings(source: adbc_sqlite.Connection, schema: dict[str, set[str]],
 
 
 def _copy(source: adbc_sqlite.Connection, query: str, con: duckdb.DuckDBPyConnection,
-          insert: str) -> None:
-    """Stream one SQLite result set into DuckDB as Arrow batches."""
+          kind: str) -> None:
+    """Stream one SQLite result set of GPU rows of `kind` into nsys_gpu as Arrow batches."""
     cursor = _cursor(source, query)
     try:
         con.register("nsys_batch", cursor.fetch_record_batch())
         try:
-            _run(con, insert)
+            _run(con, "nsys_insert_gpu", {"kind": kind})
         finally:
             con.unregister("nsys_batch")
     finally:
         cursor.close()
 
 
-def _copy_numbered(source: adbc_sqlite.Connection, query: str,
-                   con: duckdb.DuckDBPyConnection, names: pa.Table | None) -> None:
-    """Stream one SQLite result set of host rows into host_activities, numbering its valid
-    rows in the export's order after the rows already there (the ids finalize_activities.sql
-    would give them). `names` (id, name) resolves the rows' name_id when given."""
+def _copy_numbered(source: adbc_sqlite.Connection, query: str, con: duckdb.DuckDBPyConnection,
+                   kind: str, names: pa.Table) -> Nesting:
+    """Stream one SQLite result set of host rows of `kind` into host_activities, numbering
+    its valid rows in the export's order after the rows already there (the ids
+    finalize_activities.sql would give them). `names` (id, name) resolves a name_id column.
+    Returns what was seen of the rows' nesting."""
     (next_id,), = con.execute("SELECT count(*) FROM host_activities").fetchall()
+    nesting = Nesting()
     cursor = _cursor(source, query)
     try:
-        rows = _numbered(cursor.fetch_record_batch(), next_id, names)
+        rows = _numbered(cursor.fetch_record_batch(), next_id, names, nesting)
         con.register("nsys_batch", rows)
         try:
-            _run(con, "nsys_insert_host")
+            _run(con, "nsys_insert_host", {"kind": kind})
         finally:
             con.unregister("nsys_batch")
     finally:
         cursor.close()
+    return nesting
 
 
-def _numbered(batches: pa.RecordBatchReader, first_id: int,
-              names: pa.Table | None) -> pa.RecordBatchReader:
-    """The rows of `batches` with a time range tui can hold, each given an id; with
-    `names`, the name column is looked up from name_id. Done here, batch by batch, rather
+def _numbered(batches: pa.RecordBatchReader, first_id: int, names: pa.Table,
+              nesting: Nesting) -> pa.RecordBatchReader:
+    """The rows of `batches` with a time range tui can hold, each given an id; a name_id
+    column is replaced by the name `names` gives it. Done here, batch by batch, rather
     than by a join in DuckDB, which may not keep the rows in order: host rows are stored
     in id order so that time-range scans skip most row groups."""
-    fields = [f for f in batches.schema if f.name != "name"] + [pa.field("id", pa.int64())]
-    name_type = pa.dictionary(pa.int32(), pa.string()) if names is not None else None
+    by_id = "name_id" in batches.schema.names
+    fields = [f for f in batches.schema if f.name not in ("name", "name_id")]
+    fields.append(pa.field("id", pa.int64()))
+    name_type = pa.dictionary(pa.int32(), pa.string()) if by_id else None
     schema = pa.schema([*fields, pa.field("name", name_type or batches.schema.field("name").type)])
-    name_ids = names.column("id").combine_chunks() if names is not None else None
-    name_values = (names.column("name").combine_chunks().cast(pa.string())
-                   if names is not None else None)
+    name_ids = names.column("id").combine_chunks()
+    name_values = names.column("name").combine_chunks().cast(pa.string())
 
     def numbered() -> Iterator[pa.RecordBatch]:
         next_id = first_id
         for batch in batches:
             batch = batch.filter(_valid_times(batch))
-            ids = pa.array(np.arange(next_id, next_id + batch.num_rows, dtype=np.int64))
+            numbers = np.arange(next_id, next_id + batch.num_rows, dtype=np.int64)
             next_id += batch.num_rows
-            name = batch.column("name")
-            if name_ids is not None:
+            nesting.add(batch.column("global_tid"), batch.column("start_ns"),
+                        batch.column("end_ns"), numbers)
+            ids = pa.array(numbers)
+            if by_id:
                 index = pc.index_in(batch.column("name_id"), value_set=name_ids)
                 name = pa.DictionaryArray.from_arrays(index, name_values)
+            else:
+                name = batch.column("name")
             columns = [batch.column(f.name) for f in fields[:-1]]
             yield pa.RecordBatch.from_arrays([*columns, ids, name], schema=schema)
 
