@@ -10,8 +10,11 @@ SELECT
         WHEN cat IN ('user_annotation') THEN 'annotation'
         ELSE 'python'
     END AS kind,
-    TRY_CAST(regexp_extract(pid, '-?\d+') AS BIGINT) AS pid,
-    TRY_CAST(regexp_extract(tid, '-?\d+') AS BIGINT) AS tid,
+    -- the first integer in the text; a plain integer (nearly all) skips the regexp
+    CASE WHEN CAST(TRY_CAST(pid AS BIGINT) AS VARCHAR) = pid THEN TRY_CAST(pid AS BIGINT)
+         ELSE TRY_CAST(regexp_extract(pid, '-?\d+') AS BIGINT) END AS pid,
+    CASE WHEN CAST(TRY_CAST(tid AS BIGINT) AS VARCHAR) = tid THEN TRY_CAST(tid AS BIGINT)
+         ELSE TRY_CAST(regexp_extract(tid, '-?\d+') AS BIGINT) END AS tid,
     start_ns,
     start_ns + duration_ns AS end_ns,
     duration_ns,
