@@ -58,16 +58,8 @@ def load_nsys_sqlite(path: Path, con: duckdb.DuckDBPyConnection) -> list[str]:
     source = adbc_sqlite.connect(f"file:{quote(str(path.resolve()))}?mode=ro")
     try:
         con.register("nsys_strings", _read_strings(source, schema, warnings))
-        _run(con, "nsys_gpu_staging")
-        for query, kind in gpu_jobs:
-            _run_job(query, failed, lambda q, k=kind: _copy(source, q, con, k))
-        _run(con, "nsys_gpu_write")
-        api_names = con.sql(load_query("nsys_api_names")).to_arrow_table()
-        nested: list[Nesting] = []
-        for query, kind in host_jobs:
-            _run_job(query, failed, lambda q, k=kind: nested.append(
-                _copy_numbered(source, q, con, k, api_names)))
-        _host_depth(con, nested)
+        _load_gpu(source, con, gpu_jobs, failed)
+        _load_host(source, con, host_jobs, failed)
     finally:
         source.close()
         con.unregister("nsys_strings")
@@ -99,6 +91,27 @@ def load_nsys_sqlite(path: Path, con: duckdb.DuckDBPyConnection) -> list[str]:
             "`nsys profile -t cuda,nvtx`"
         )
     return warnings
+
+
+def _load_gpu(source: adbc_sqlite.Connection, con: duckdb.DuckDBPyConnection,
+              jobs: list[tuple[str, str]], failed: list[str]) -> None:
+    """Kernels, copies and sets into gpu_activities, sorted and numbered. The GPU rows
+    go first: their sort needs the most memory, best while the buffer pool is empty."""
+    _run(con, "nsys_gpu_staging")
+    for query, kind in jobs:
+        _run_job(query, failed, lambda q, k=kind: _copy(source, q, con, k))
+    _run(con, "nsys_gpu_write")
+
+
+def _load_host(source: adbc_sqlite.Connection, con: duckdb.DuckDBPyConnection,
+               jobs: list[tuple[str, str]], failed: list[str]) -> None:
+    """API calls and NVTX ranges into host_activities, numbered, with their depths."""
+    api_names = con.sql(load_query("nsys_api_names")).to_arrow_table()
+    nested: list[Nesting] = []
+    for query, kind in jobs:
+        _run_job(query, failed, lambda q, k=kind: nested.append(
+            _copy_numbered(source, q, con, k, api_names)))
+    _host_depth(con, nested)
 
 
 def _run(con: duckdb.DuckDBPyConnection, query: str, params: dict | None = None) -> None:
