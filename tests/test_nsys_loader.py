@@ -94,3 +94,12 @@ def test_export_out_of_start_order_loads_the_same_rows(tmp_path: Path) -> None:
     expected = _host_rows(sample("gappy_then_tuned.sqlite"))
     assert any(row[-1] > 0 for row in expected)  # the NVTX ranges nest
     assert _host_rows(shuffled) == expected
+
+
+def test_gap_as_dict_has_every_field_in_order() -> None:
+    from dataclasses import asdict
+
+    from tui.analysis.gaps import Gap
+
+    gap = Gap(0, 10, 5, "before", "after", "cause", "sync")
+    assert list(gap.as_dict().items()) == list(asdict(gap).items())
