@@ -15,7 +15,7 @@ from tests.conftest import sample
 from tui.db import connect
 from tui.queries import load_query
 from tui.sources.nsys_nesting import Nesting
-from tui.trace import open_trace
+from tui.trace import finalize_activities, open_trace
 
 THREADS = (None, 5, (1 << 24) | 7, (1 << 24) | 8, (3 << 48) | 7)
 # (globalTid, start, duration): small times so that ties and zero-length ranges are common
@@ -24,14 +24,15 @@ RANGES = st.lists(st.tuples(st.sampled_from(THREADS), st.integers(0, 60),
 
 
 def _definition_depths(rows: list[tuple]) -> list[int]:
-    """Depths as finalize_activities.sql computes them for staged rows."""
+    """Depths as finalize_activities (finalize_activities.sql, host_depth.sql) computes
+    them for staged rows."""
     con = connect()
     con.execute(load_query("schema"))
     con.execute(load_query("staging_tables"))
     con.executemany("INSERT INTO staged_host VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [(*r[1:], None, 0) for r in rows])
     con.execute("DELETE FROM staged_gpu")
-    con.execute(load_query("finalize_activities"))
+    finalize_activities(con)
     return [d for (d,) in con.execute("SELECT depth FROM host_activities ORDER BY id").fetchall()]
 
 

@@ -105,8 +105,7 @@ def _build(path: Path, kind: str, target: Path | None, warnings: list[str]) -> T
         raise _CacheWriteError(_first_line(exc)) from None
     try:
         warnings += _load_into(path, kind, con, target.parent if target else None)
-        con.execute(load_query("finalize_activities"))
-        _drop_staging(con)
+        finalize_activities(con)
         con.execute(load_query("devices_from_activities"))
         con.execute(load_query("gpu_idle"))
         con.executemany("INSERT OR REPLACE INTO trace_meta VALUES (?, ?)", [
@@ -132,6 +131,17 @@ def _build(path: Path, kind: str, target: Path | None, warnings: list[str]) -> T
         raise _CacheWriteError(_first_line(exc)) from None
     return Trace(path, fmt, connect(str(target), read_only=True), warnings,
                  cache_path=target)
+
+
+def finalize_activities(con: duckdb.DuckDBPyConnection) -> None:
+    """Write the rows a loader staged into gpu_activities / host_activities, numbered.
+
+    The staging (perhaps views over a large table of parsed events) is dropped before
+    the host depths are computed, so that sort has the memory it held.
+    """
+    con.execute(load_query("finalize_activities"))
+    _drop_staging(con)
+    con.execute(load_query("host_depth"))
 
 
 def _drop_staging(con: duckdb.DuckDBPyConnection) -> None:
