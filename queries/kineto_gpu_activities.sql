@@ -37,11 +37,8 @@ FROM (
         TRY_CAST(a.correlation AS BIGINT) AS correlation,
         a
     FROM (
-        -- parse each event's args once, every field as text (TRY_CAST decides later)
-        SELECT *, json_transform(args, '{"device": "VARCHAR", "stream": "VARCHAR",
-                   "correlation": "VARCHAR", "grid": "VARCHAR[]", "block": "VARCHAR[]",
-                   "registers per thread": "VARCHAR", "shared memory": "VARCHAR",
-                   "bytes": "VARCHAR"}') AS a
+        -- args' fields, read as text when the events were parsed (TRY_CAST decides here)
+        SELECT *, args AS a
         FROM kineto_events
         WHERE ph = 'X'
           AND cat IN ('kernel', 'gpu_memcpy', 'gpu_memset', 'memcpy', 'memset')

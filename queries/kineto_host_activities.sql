@@ -5,9 +5,9 @@ CREATE TEMP VIEW staged_host (
 ) AS
 SELECT
     CASE
-        WHEN cat IN ('cuda_runtime', 'cuda_driver', 'runtime', 'driver') THEN 'runtime'
-        WHEN cat IN ('cpu_op', 'operator') THEN 'cpu_op'
-        WHEN cat IN ('user_annotation') THEN 'annotation'
+        WHEN regexp_full_match(cat, 'cuda_runtime|cuda_driver|runtime|driver') THEN 'runtime'
+        WHEN cat = 'cpu_op' OR cat = 'operator' THEN 'cpu_op'
+        WHEN cat = 'user_annotation' THEN 'annotation'
         ELSE 'python'
     END AS kind,
     -- the first integer in the text; a plain integer (nearly all) skips the regexp
@@ -19,12 +19,14 @@ SELECT
     start_ns + duration_ns AS end_ns,
     duration_ns,
     name,
-    TRY_CAST(args ->> 'correlation' AS BIGINT) AS correlation,
+    TRY_CAST(args.correlation AS BIGINT) AS correlation,
     0 AS depth
 FROM kineto_events
 WHERE ph = 'X'
-  AND cat IN ('cuda_runtime', 'cuda_driver', 'runtime', 'driver', 'cpu_op', 'operator',
-              'user_annotation', 'python_function')
+  -- a pattern, not `cat IN (...)`: DuckDB turns an IN list into a join, which may
+  -- reorder the rows, and their order (the file's) gives them their ids
+  AND regexp_full_match(cat, 'cuda_runtime|cuda_driver|runtime|driver|cpu_op|operator|'
+                             || 'user_annotation|python_function')
   AND start_ns IS NOT NULL AND duration_ns >= 0
   -- start and end within ±2^62 ns, so no difference of two times overflows
   AND start_ns >= -4611686018427387903

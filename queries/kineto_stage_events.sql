@@ -1,11 +1,15 @@
--- Parse a Chrome-trace event array into a typed staging table.
--- $path: a JSON file holding one array of trace events (see tui/sources/chrome_json.py).
+-- Parse a Chrome-trace event array into a typed staging table, in the events' order.
+-- $path: JSON files (a list), each one array of trace events, read in parallel and in
+-- order (see tui/sources/chrome_json.py).
 -- Every field is read as text and cast with TRY_CAST, so one odd event (a string
 -- number, a missing ts) cannot fail the whole load; such events end up with NULLs
 -- and are counted and dropped later. Timestamps are µs with up to ns decimals:
 -- cast through DECIMAL to keep integer nanoseconds exact. Only complete ('X') events
--- are kept, and `args` (raw JSON, read later) only where a loader needs it: flow
--- and instant events and CPU-op argument lists are most of a trace's bytes.
+-- are kept, and of `args` only the fields a loader reads, and only where it reads them
+-- (GPU work and API calls): flow and instant events and CPU-op argument lists are most
+-- of a trace's bytes. The reader picks those fields out while it parses, as json_transform
+-- would, leniently: a field of another JSON type reads as its JSON text (VARCHAR) or NULL
+-- (lists), and `args` that is no object as all-NULL fields.
 CREATE OR REPLACE TEMP TABLE kineto_events AS
 SELECT
     ph,
@@ -34,8 +38,10 @@ SELECT
         TRY_CAST(round(TRY_CAST(dur AS DECIMAL(28, 3)) * 1000) AS BIGINT),
         TRY_CAST(round(TRY_CAST(dur AS DOUBLE) * 1000) AS BIGINT)
     ) AS duration_ns,
-    CASE WHEN cat IN ('kernel', 'gpu_memcpy', 'gpu_memset', 'memcpy', 'memset', 'cuda_runtime',
-                      'cuda_driver', 'runtime', 'driver')
+    -- A pattern, not `cat IN (...)`: DuckDB turns an IN list into a join, after which the
+    -- parallel readers' rows may land out of file order (and that order gives ids).
+    CASE WHEN regexp_full_match(cat, 'kernel|gpu_memcpy|gpu_memset|memcpy|memset|'
+                                     || 'cuda_runtime|cuda_driver|runtime|driver')
          THEN args END AS args
 FROM (
     SELECT ph, lower(cat) AS cat, name, pid, tid, ts, dur, args
@@ -49,7 +55,10 @@ FROM (
         maximum_object_size = 268435456,
         columns = {
             ph: 'VARCHAR', cat: 'VARCHAR', name: 'VARCHAR', pid: 'VARCHAR', tid: 'VARCHAR',
-            ts: 'VARCHAR', dur: 'VARCHAR', args: 'JSON'
+            ts: 'VARCHAR', dur: 'VARCHAR',
+            args: 'STRUCT(device VARCHAR, stream VARCHAR, correlation VARCHAR,
+                          grid VARCHAR[], block VARCHAR[], "registers per thread" VARCHAR,
+                          "shared memory" VARCHAR, bytes VARCHAR)'
         }
     )
     WHERE ph IN ('X', 'B', 'E')

@@ -6,6 +6,13 @@ array quickly and in C++, so we stream the bytes of `traceEvents` (inflating `.g
 way) into a scratch file, then fix its end: a complete trace is cut at the array's closing
 bracket, a truncated one at its last complete event. Only the small head and tail are
 looked at in Python; the events themselves are never parsed here.
+
+DuckDB parses one JSON array with one thread. So a big trace is written as several
+arrays (parts), split between two events, which DuckDB reads in parallel, one file a
+thread, in order. A split is placed where the text looks like the end of one event and
+the start of the next; that is a guess (it could fall inside an event's `args`), but a
+wrong one cannot go unnoticed: a part that does not end where an event ends is not valid
+JSON, so the parse fails and the loader extracts the events again as one array.
 """
 
 from __future__ import annotations
@@ -30,13 +37,15 @@ _HEAD_LIMIT = 64 << 20  # metadata before the events is small; give up beyond th
 _TAIL_KEEP = 4 << 20  # bytes of the end kept in memory to find where the events stop
 _SCAN_CHUNK = 1 << 20  # the truncation scan holds a few int64 arrays of this length
 _WS = b" \t\r\n"
+_BOUNDARY = re.compile(rb"\}\s*,\s*\{")  # '},{': perhaps between two events
+_PROBE = 1 << 20  # bytes searched for a split point near where a part should end
 
 
 @dataclass
 class EventsFile:
     """A JSON array of trace events on disk, plus what was learnt on the way."""
 
-    path: Path
+    paths: list[Path]  # one or more JSON arrays whose events, in this order, are the trace's
     metadata: dict = field(default_factory=dict)
     truncated: bool = False
     bytes_total: int = 0  # bytes of event text the source held
@@ -55,8 +64,14 @@ class _Stream:
         self.broken = False
         self.limit = limit  # (bytes, why): inflating past it raises (see sources/limits.py)
         self.inflated = 0
+        self.consumed = 0  # compressed bytes read so far
+        self.size = path.stat().st_size
         with open(path, "rb") as f:
             self.compressed = f.read(2) == GZIP_MAGIC
+
+    def progress(self) -> float:
+        """How far through the file the reading is, 0..1."""
+        return self.consumed / max(self.size, 1)
 
     def chunks(self) -> Iterator[bytes]:
         with open(self.path, "rb") as f:
@@ -72,6 +87,7 @@ class _Stream:
             raw = f.read(_GZ_INPUT)
             inflater = zlib.decompressobj(wbits=31)
             while raw:
+                self.consumed = f.tell()
                 try:
                     out = inflater.decompress(raw, _CHUNK)
                     while out:
@@ -100,8 +116,9 @@ class _Stream:
             )
 
 
-def extract_events(source: Path, scratch: Path) -> EventsFile:
-    """Write the trace's events as one JSON array to `scratch`."""
+def extract_events(source: Path, scratch: Path, parts: int = 1) -> EventsFile:
+    """Write the trace's events as JSON arrays: `scratch`, then for each further part of
+    the `parts` asked for, a file beside it (fewer when no split point is found)."""
     stream = _Stream(source, max_inflated_bytes(source, scratch.parent))
     chunks = stream.chunks()
     try:
@@ -111,77 +128,159 @@ def extract_events(source: Path, scratch: Path) -> EventsFile:
             raise TraceError(f"{source}: the .gz file is damaged before its events begin; "
                              "nothing can be loaded (copy or export it again)") from None
         raise
-    events = EventsFile(path=scratch, metadata=metadata)
-    with open(scratch, "w+b") as out:
-        out.write(b"[")
+    files = _PartFiles(scratch)
+    events = EventsFile(paths=files.paths, metadata=metadata)
+    try:
         if stream.compressed:
-            tail, written = _copy_inflated(head[array_start + 1 :], chunks, out)
+            tail = _copy_inflated(head[array_start + 1 :], chunks, files, stream, parts)
         else:
-            tail, written = _copy_plain(source, array_start + 1, out)
-        events.bytes_total = written + len(tail)
-        end = None if stream.broken else _complete_end(tail, metadata)
-        if end is not None:
-            out.write(tail[:end])
-        else:
-            # Cut off: keep every event up to the last one that closes.
-            events.truncated = True
-            out.write(tail)
-            out.flush()
-            out.seek(0)
-            last = _last_event_end(out)
-            if last is None:
-                raise TraceError(
-                    f"{source}: the trace is cut off before its first complete event; "
-                    "nothing can be loaded (re-export or re-record the trace)"
-                )
-            events.bytes_dropped = events.bytes_total + 1 - last
-            out.truncate(last)
-            out.seek(last)
-        out.write(b"]")
+            tail = _copy_plain(source, array_start + 1, files, parts)
+        _finish(files.out, tail, events, None if stream.broken else metadata, source)
+    finally:
+        files.out.close()
     return events
 
 
-def _copy_inflated(start: bytes, chunks: Iterator[bytes], out) -> tuple[bytearray, int]:
-    """Copy inflated chunks to `out`, holding back the last bytes; (tail, bytes written)."""
+def _finish(out, tail: bytearray, events: EventsFile, metadata: dict | None,
+            source: Path) -> None:
+    """End the last part: at the array's closing bracket, or, when the trace is cut off
+    (or `metadata` is None: a broken .gz), after its last complete event."""
+    # an earlier part is '[' + its events + ']', and the ',' after them was dropped
+    earlier = sum(path.stat().st_size - 1 for path in events.paths[:-1])
+    events.bytes_total = earlier + out.tell() - 1 + len(tail)
+    end = None if metadata is None else _complete_end(tail, metadata)
+    if end is not None:
+        out.write(tail[:end])
+    else:
+        # Cut off: keep every event up to the last one that closes.
+        events.truncated = True
+        out.write(tail)
+        out.flush()
+        part_bytes = out.tell()
+        out.seek(0)
+        last = _last_event_end(out)
+        if last is None and len(events.paths) == 1:
+            raise TraceError(
+                f"{source}: the trace is cut off before its first complete event; "
+                "nothing can be loaded (re-export or re-record the trace)"
+            )
+        last = last or 1  # an earlier part holds complete events: this one ends empty
+        events.bytes_dropped = part_bytes - last
+        out.truncate(last)
+        out.seek(last)
+    out.write(b"]")
+
+
+class _PartFiles:
+    """The scratch arrays being written: each opened with '[' and closed with ']'."""
+
+    def __init__(self, first: Path) -> None:
+        self.paths = [first]
+        self.out = open(first, "w+b")  # noqa: SIM115 (closed by next_part / the caller)
+        self.out.write(b"[")
+
+    def next_part(self) -> None:
+        self.out.write(b"]")
+        self.out.close()
+        first = self.paths[0]
+        path = first.with_name(f"{first.stem}-{len(self.paths)}{first.suffix}")
+        self.paths.append(path)
+        self.out = open(path, "w+b")  # noqa: SIM115
+        self.out.write(b"[")
+
+
+def _split_point(data: bytes | bytearray, start: int = 0) -> int | None:
+    """Offset of a ',' in `data` (at or after `start`) that most likely separates two
+    events: between a '}' and a '{' whose object parses whole and has a "ph"."""
+    decoder = json.JSONDecoder()
+    for match in _BOUNDARY.finditer(data, start):
+        brace = match.end() - 1
+        end = data.find(b"}", brace)
+        while end != -1 and end - brace < _PROBE // 4:
+            try:
+                value, _ = decoder.raw_decode(bytes(data[brace : end + 1]).decode())
+            except (ValueError, UnicodeDecodeError):
+                end = data.find(b"}", end + 1)
+                continue
+            if isinstance(value, dict) and "ph" in value:
+                return data.index(b",", match.start())
+            break
+    return None
+
+
+def _copy_inflated(start: bytes, chunks: Iterator[bytes], files: _PartFiles,
+                   stream: _Stream, parts: int) -> bytearray:
+    """Copy inflated chunks to the parts, holding back the last bytes (returned). A new
+    part starts at a split point once the compressed input read passes 1/parts more."""
     tail = bytearray(start)
-    written = 0
+    marks = [k / parts for k in range(1, parts)]
     for chunk in chunks:
         tail += chunk
+        if marks and stream.progress() >= marks[0]:
+            cut = _split_point(tail)
+            if cut is not None:
+                files.out.write(memoryview(tail)[:cut])
+                files.next_part()
+                del tail[: cut + 1]
+                marks.pop(0)
         if len(tail) > 2 * _TAIL_KEEP:
             flush = len(tail) - _TAIL_KEEP
-            out.write(memoryview(tail)[:flush])
-            written += flush
+            files.out.write(memoryview(tail)[:flush])
             del tail[:flush]
-    return tail, written
+    return tail
 
 
-def _copy_plain(source: Path, body_start: int, out) -> tuple[bytearray, int]:
-    """Copy an uncompressed file's events in the kernel (copy_file_range), all but the tail."""
+def _copy_plain(source: Path, body_start: int, files: _PartFiles, parts: int) -> bytearray:
+    """Copy an uncompressed file's events to the parts in the kernel (copy_file_range),
+    all but the tail (returned)."""
     size = source.stat().st_size
     tail_start = max(body_start, size - _TAIL_KEEP)
-    out.flush()
     with open(source, "rb") as src:
         offset = body_start
-        try:
-            while offset < tail_start:
-                copied = os.copy_file_range(src.fileno(), out.fileno(), tail_start - offset,
-                                            offset_src=offset)
-                if copied == 0:
-                    break
-                offset += copied
-        except (AttributeError, OSError):  # no copy_file_range here: copy through Python
-            out.seek(1 + offset - body_start)
-            src.seek(offset)
-            while offset < tail_start:
-                block = src.read(min(_CHUNK, tail_start - offset))
-                if not block:
-                    break
-                out.write(block)
-                offset += len(block)
-        out.seek(1 + offset - body_start)
+        for cut in _plain_split_points(src, body_start, tail_start, parts):
+            _copy_range(src, files.out, offset, cut)
+            files.next_part()
+            offset = cut + 1  # the ',' between the two parts' events is dropped
+        _copy_range(src, files.out, offset, tail_start)
+        src.seek(tail_start)
+        return bytearray(src.read())
+
+
+def _plain_split_points(src, start: int, end: int, parts: int) -> list[int]:
+    """Offsets of the ',' where each further part begins, about evenly spaced."""
+    cuts: list[int] = []
+    for k in range(1, parts):
+        at = max(start + (end - start) * k // parts, cuts[-1] + 1 if cuts else start)
+        src.seek(at)
+        found = _split_point(src.read(min(_PROBE, end - at)))
+        if found is not None:
+            cuts.append(at + found)
+    return cuts
+
+
+def _copy_range(src, out, offset: int, end: int) -> None:
+    """Append src[offset:end] to `out`, in the kernel where it can."""
+    out.flush()
+    position = out.tell()
+    try:
+        while offset < end:
+            copied = os.copy_file_range(src.fileno(), out.fileno(), end - offset,
+                                        offset_src=offset, offset_dst=position)
+            if copied == 0:
+                break
+            offset += copied
+            position += copied
+    except (AttributeError, OSError):  # no copy_file_range here: copy through Python
         src.seek(offset)
-        tail = bytearray(src.read())
-    return tail, offset - body_start
+        out.seek(position)
+        while offset < end:
+            block = src.read(min(_CHUNK, end - offset))
+            if not block:
+                break
+            out.write(block)
+            offset += len(block)
+            position += len(block)
+    out.seek(position)
 
 
 def _read_head(chunks: Iterator[bytes], source: Path) -> tuple[bytes, int, dict]:

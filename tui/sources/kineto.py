@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 from pathlib import Path
 
@@ -10,36 +11,41 @@ import duckdb
 
 from tui.errors import TraceError
 from tui.queries import load_query
-from tui.sources.chrome_json import extract_events
+from tui.sources.chrome_json import EventsFile, extract_events
 from tui.sources.text_repair import can_repair, repair_text
 
 GPU_CATEGORIES = ("kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset")
+# DuckDB parses one JSON array per thread: a trace of more than this many bytes of events
+# per core is split into one array per core (see chrome_json.py).
+MIN_PART_BYTES = 48 << 20
+GZIP_RATIO = 8  # about how much a .json.gz trace inflates, to plan its parts
+
+
+def reader_parts(path: Path) -> int:
+    """How many arrays to split the events of `path` into for DuckDB to parse."""
+    try:
+        size = path.stat().st_size
+        with open(path, "rb") as f:
+            if f.read(2) == b"\x1f\x8b":
+                size *= GZIP_RATIO
+    except OSError:
+        return 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(cores or 1, 8, size // MIN_PART_BYTES))
 
 
 def load_kineto(path: Path, con: duckdb.DuckDBPyConnection, scratch_dir: Path) -> list[str]:
     """Load a Chrome-trace JSON file; returns warnings. Raises TraceError if unusable."""
     warnings: list[str] = []
     with tempfile.TemporaryDirectory(dir=scratch_dir, prefix="tui-events-") as tmp:
-        try:
-            events = extract_events(path, Path(tmp) / "events.json")
-        except OSError as exc:  # e.g. no space left for the scratch copy
-            raise TraceError(f"{path}: cannot copy its events to {scratch_dir} "
-                             f"({exc.strerror}); free space there or set TUI_CACHE_DIR") from None
-        stage = load_query("kineto_stage_events")
-        try:
-            try:
-                con.execute(stage, {"path": str(events.path)})
-            except duckdb.Error as exc:
-                if not can_repair(exc):
-                    raise
-                replaced = repair_text(events.path)  # bytes that are not UTF-8 / control codes
-                con.execute(stage, {"path": str(events.path)})
-                warnings.append(f"{replaced:,} invalid UTF-8 bytes or raw control characters "
-                                "in the trace's text were replaced")
-        except duckdb.Error as exc:
-            detail = _first_line(exc).replace(f' in file "{events.path}"', "")
-            raise TraceError(f"{path}: the trace events are not valid JSON ({detail}); the "
-                             "file is damaged or not a Chrome trace") from None
+        events = _extract(path, Path(tmp), reader_parts(path))
+        if len(events.paths) > 1 and not _parsed_in_parts(con, events):
+            # a split fell inside an event, or the text is damaged: one array, as usual
+            for part in events.paths:
+                part.unlink()
+            events = _extract(path, Path(tmp), 1)
+        if len(events.paths) == 1:
+            _parse(con, path, events, warnings)
     if events.truncated:
         lost = events.bytes_dropped
         share = 100.0 * lost / max(events.bytes_total, 1)
@@ -76,6 +82,49 @@ def load_kineto(path: Path, con: duckdb.DuckDBPyConnection, scratch_dir: Path) -
             "torch.profiler activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]"
         )
     return warnings
+
+
+def _extract(path: Path, tmp: Path, parts: int) -> EventsFile:
+    try:
+        return extract_events(path, tmp / "events.json", parts)
+    except OSError as exc:  # e.g. no space left for the scratch copy
+        raise TraceError(f"{path}: cannot copy its events to {tmp.parent} "
+                         f"({exc.strerror}); free space there or set TUI_CACHE_DIR") from None
+
+
+def _parsed_in_parts(con: duckdb.DuckDBPyConnection, events: EventsFile) -> bool:
+    """Parse the events' parts in parallel; False when DuckDB refuses one of them."""
+    try:
+        con.execute(load_query("kineto_stage_events"), {"path": _names(events)})
+    except duckdb.Error:
+        return False
+    return True
+
+
+def _parse(con: duckdb.DuckDBPyConnection, path: Path, events: EventsFile,
+           warnings: list[str]) -> None:
+    """Parse the events into kineto_events, replacing bytes DuckDB cannot read once."""
+    stage = load_query("kineto_stage_events")
+    try:
+        try:
+            con.execute(stage, {"path": _names(events)})
+        except duckdb.Error as exc:
+            if not can_repair(exc):
+                raise
+            replaced = sum(repair_text(part) for part in events.paths)  # not UTF-8 / controls
+            con.execute(stage, {"path": _names(events)})
+            warnings.append(f"{replaced:,} invalid UTF-8 bytes or raw control characters "
+                            "in the trace's text were replaced")
+    except duckdb.Error as exc:
+        detail = _first_line(exc)
+        for part in events.paths:
+            detail = detail.replace(f' in file "{part}"', "")
+        raise TraceError(f"{path}: the trace events are not valid JSON ({detail}); the "
+                         "file is damaged or not a Chrome trace") from None
+
+
+def _names(events: EventsFile) -> list[str]:
+    return [str(part) for part in events.paths]
 
 
 def _load_devices(con: duckdb.DuckDBPyConnection, metadata: dict) -> None:
