@@ -13,8 +13,12 @@ scaled) it prints, with the baseline measured in the same run:
 With --nsys-scales, the same for Nsight Systems SQLite exports scaled by scale_nsys.py,
 against a bare scan: every activity table read into Arrow through ADBC.
 
+With --repeat N, every timed run (baselines included, HTA excepted) is made N times and
+the median is printed. Before each, dirty pages are flushed (sync): writing a 700 MB
+scratch array just before a run otherwise slows that run's own writes.
+
 Usage: python benchmarks/load_bench.py [--source TRACE] [--scales 1,10,30] [--hta]
-                                       [--nsys-scales 1,64,1024]
+                                       [--nsys-scales 1,64,1024] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -56,6 +61,33 @@ def run_measured(cmd: list[str], env: dict | None = None) -> tuple[float, int, s
         if proc.returncode != 0:
             raise SystemExit(f"{' '.join(cmd)} failed: {err.read().decode()[-500:]}")
         return wall, usage.ru_maxrss * 1024, out.read().decode()
+
+
+REPEAT = 1  # set from --repeat
+
+
+def median_run(run: Callable[[], tuple]) -> tuple:
+    """Call `run` REPEAT times (after a sync each time); the run with the median first
+    value (the wall time)."""
+    results = []
+    for _ in range(REPEAT):
+        os.sync()
+        results.append(run())
+    results.sort(key=lambda r: r[0])
+    return results[(len(results) - 1) // 2]
+
+
+def cold_and_warm(cmd: list[str], cache: Path) -> tuple[tuple, tuple]:
+    """Median cold run (the cache emptied before each) and median warm run of `cmd`."""
+    env = {**os.environ, "TUI_CACHE_DIR": str(cache)}
+
+    def cold() -> tuple:
+        shutil.rmtree(cache, ignore_errors=True)
+        return run_measured(cmd, env)
+
+    cold_run = median_run(cold)
+    cold()  # leave a cache behind for the warm runs
+    return cold_run, median_run(lambda: run_measured(cmd, env))
 
 
 def bare_duckdb_read(events_array: Path) -> float:
@@ -94,14 +126,11 @@ def nsys_rows(copies: int, workdir: Path, source: Path) -> None:
     if not trace.exists():
         subprocess.run([sys.executable, str(HERE / "scale_nsys.py"), str(source), str(trace),
                         str(copies)], check=True)
-    _, _, out = run_measured([sys.executable, "-c", NSYS_SCAN, str(trace)])
-    baseline = float(out.strip())
-    cache = workdir / f"nsys_cache_x{copies}"
-    shutil.rmtree(cache, ignore_errors=True)
-    env = {**os.environ, "TUI_CACHE_DIR": str(cache)}
+    baseline = median_run(lambda: (float(run_measured(
+        [sys.executable, "-c", NSYS_SCAN, str(trace)])[2].strip()),))[0]
     cmd = [sys.executable, "-m", "tui.cli", "--summary", "--json", str(trace)]
-    cold, cold_rss, out = run_measured(cmd, env)
-    warm, warm_rss, _ = run_measured(cmd, env)
+    (cold, cold_rss, out), (warm, warm_rss, _) = cold_and_warm(
+        cmd, workdir / f"nsys_cache_x{copies}")
     kernels = sum(k["count"] for k in json.loads(out)["kernels"])
     row = (f"{copies}x", f"{trace.stat().st_size / 1e6:.0f}", f"{kernels:,}", f"{baseline:.2f}",
            f"{cold:.2f}", f"{cold / baseline:.2f}", f"{warm:.2f}", f"{cold_rss / 1e6:.0f}",
@@ -131,14 +160,19 @@ def main() -> None:
     parser.add_argument("--hta", action="store_true", help="also time HolisticTraceAnalysis")
     parser.add_argument("--hta-python", default=sys.executable)
     parser.add_argument("--nsys-scales", default="", help="e.g. 1,64,1024")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="runs of each timed step; the median is printed")
     parser.add_argument("--nsys-source", type=Path,
                         default=ROOT / "sample_traces" / "gappy_then_tuned.sqlite")
     args = parser.parse_args()
+    global REPEAT
+    REPEAT = max(1, args.repeat)
     args.workdir.mkdir(parents=True, exist_ok=True)
     sys.path.insert(0, str(ROOT))
     from tui.sources.chrome_json import extract_events
 
-    print(f"source: {args.source.name} (real), scaled copies; machine: {os.cpu_count()} cores")
+    print(f"source: {args.source.name} (real), scaled copies; machine: {os.cpu_count()} cores; "
+          f"median of {REPEAT} run(s) each")
     header = ("scale", "MB", "events", "kernels", "duckdb s", "cold s", "cold/duckdb",
               "warm s", "cold RSS MB", "warm RSS MB", "HTA s", "HTA/cold")
     print(" | ".join(header))
@@ -146,13 +180,10 @@ def main() -> None:
         trace = make_scaled(args.source, copies, args.workdir)
         array = args.workdir / f"events_x{copies}.json"
         extract_events(trace, array)
-        baseline = bare_duckdb_read(array)
-        cache = args.workdir / f"cache_x{copies}"
-        shutil.rmtree(cache, ignore_errors=True)
-        env = {**os.environ, "TUI_CACHE_DIR": str(cache)}
+        baseline = median_run(lambda a=array: (bare_duckdb_read(a),))[0]
         cmd = [sys.executable, "-m", "tui.cli", "--summary", "--json", str(trace)]
-        cold, cold_rss, out = run_measured(cmd, env)
-        warm, warm_rss, _ = run_measured(cmd, env)
+        (cold, cold_rss, out), (warm, warm_rss, _) = cold_and_warm(
+            cmd, args.workdir / f"cache_x{copies}")
         summary = json.loads(out)
         kernels = sum(k["count"] for k in summary["kernels"])
         events = _count_events(array)

@@ -189,11 +189,11 @@ class _PartFiles:
         self.out.write(b"[")
 
 
-def _split_point(data: bytes | bytearray, start: int = 0) -> int | None:
-    """Offset of a ',' in `data` (at or after `start`) that most likely separates two
-    events: between a '}' and a '{' whose object parses whole and has a "ph"."""
+def _split_point(data: bytes | bytearray) -> int | None:
+    """Offset of a ',' in `data` that most likely separates two events: between a '}'
+    and a '{' whose object parses whole (within the probe's reach) and has a "ph"."""
     decoder = json.JSONDecoder()
-    for match in _BOUNDARY.finditer(data, start):
+    for match in _BOUNDARY.finditer(data):
         brace = match.end() - 1
         end = data.find(b"}", brace)
         while end != -1 and end - brace < _PROBE // 4:
@@ -252,7 +252,7 @@ def _plain_split_points(src, start: int, end: int, parts: int) -> list[int]:
     for k in range(1, parts):
         at = max(start + (end - start) * k // parts, cuts[-1] + 1 if cuts else start)
         src.seek(at)
-        found = _split_point(src.read(min(_PROBE, end - at)))
+        found = _split_point(src.read(max(0, min(_PROBE, end - at))))
         if found is not None:
             cuts.append(at + found)
     return cuts
