@@ -85,7 +85,8 @@ def _explained(con: duckdb.DuckDBPyConnection, params: dict) -> list[Gap]:
         con.execute(load_query("gap_overlaps"))
         context = con.execute(load_query("gap_host_context")).fetchall()
     finally:
-        for table in ("gap_calls", "gap_ranges", "gap_top_calls", "gap_call_parents"):
+        for table in ("gap_bucket_width", "gap_overlapping", "gap_ranges", "gap_top_calls",
+                      "gap_call_parents"):
             con.execute(f"DROP TABLE IF EXISTS {table}")
         con.unregister("selected_gaps")
         con.unregister("context_gaps")
