@@ -131,6 +131,32 @@ async def test_drill_down_message_for_each_kind_of_activity() -> None:
         assert panel.launch["verdict"] == "small-grid"
 
 
+@sync
+async def test_d_in_the_kernels_tab_opens_the_kernel_in_nsight_compute() -> None:
+    from tests.test_tables import ready
+
+    app = TraceApp(sample(TRACE), ncu=sample(REPORT))
+    async with app.run_test(size=SIZE) as pilot:
+        await ncu_ready(pilot)
+        await pilot.press("2")
+        names = await ready(pilot, "kernel-names")
+        await pilot.press("slash", *"tiny", "enter")
+        names = await ready(pilot, "kernel-names")
+        assert names.total == 1 and names.row_at(0)["name"] == "tiny_grid(float *)"
+        await pilot.press("d")  # on the name: its first launch
+        panel = await drilled(pilot)
+        assert panel.launch is not None and panel.launch["launch_id"] == 4
+        assert panel.launch["verdict"] == "small-grid"
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, NcuScreen))
+        await pilot.press("enter")  # the name's launches; d on one of them
+        instances = await ready(pilot, "kernel-instances")
+        assert instances.total == 1
+        await pilot.press("d")
+        panel = await drilled(pilot)
+        assert panel.launch is not None and panel.launch["launch_id"] == 4
+
+
 def trimmed_raw_csv(tmp_path: Path, launches: int) -> Path:
     """The raw page of the real report with only its first `launches` rows (header and
     units row kept): a report that profiled fewer kernels than the trace ran."""

@@ -2,7 +2,8 @@
 
 Three tables, one shown at a time: names → Enter → that kernel's instances → Enter jumps
 the timeline there; `c` switches to categories (Enter on one lists its names). `n`/`N`
-step through the instances on the timeline while the keys stay here.
+step through the instances on the timeline while the keys stay here; `d` opens a
+kernel's Nsight Compute results, as Enter on the timeline does.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from textual.binding import Binding
 from textual.widget import Widget
 
 from tui.categories import categorize
+from tui.messages import DrillDown
 from tui.queries import load_query
 from tui.trace import Trace
 from tui.widgets import keymap
@@ -172,6 +174,26 @@ class KernelPanel(TablePanel):
         if event.table is self.instances and self._jump_on_highlight and event.row:
             self._jump_on_highlight = False
             self._jump_to(event.row, focus=False)
+
+    def action_drill_down(self) -> None:
+        """d: the Nsight Compute results of the launch (or the kernel name) under the cursor."""
+        if self.instances.display:
+            row = self.instances.row_at(self.instances.cursor)
+            if row is not None and self.kernel is not None:
+                self.post_message(DrillDown(row["id"], self.kernel))
+            return
+        row = self.names.row_at(self.names.cursor) if self.names.display else None
+        if row is None:
+            self.notify("pick a kernel name first", timeout=2, markup=False)
+            return
+        self._drill_down_first(row["name"])
+
+    @work(thread=True, group="drill-down")
+    def _drill_down_first(self, name: str) -> None:
+        """The name's first launch (Nsight Compute matches a launch: name, grid, block)."""
+        found = self.instances_model.rows("table_first_launch", {"name": name})
+        if found:
+            self.post_message(DrillDown(found[0][0], name))
 
     def action_categories(self) -> None:
         self._from_category = False

@@ -40,6 +40,8 @@ KERNELS: tuple[Key, ...] = (
     Key("n", "instance(1)", "the next instance of the kernel on the timeline", "Kernels", "n",
         "next"),
     Key("N", "instance(-1)", "the previous instance on the timeline", "Kernels", "N"),
+    Key("d", "drill_down", "the kernel's Nsight Compute results (with --ncu): the launch "
+        "under the cursor, or the name's first", "Kernels", "d", "ncu"),
 )
 
 GAPS: tuple[Key, ...] = (
