@@ -226,6 +226,23 @@ async def test_gap_threshold_is_changed_from_the_ui() -> None:
         assert table.total == len(expected) < before
         assert [r["start_ns"] for r in all_rows(table)] == [g.start_ns for g in expected]
         assert "gaps over 20 ms" in str(app.query_one("#gaps-panel").caption.render())
+        # the timeline follows: it highlights, and g/b step through, the same gaps
+        timeline = app.timeline
+        for _ in range(500):
+            await pilot.pause()
+            if timeline.data is not None and timeline.data.min_gap_ns == 20_000_000:
+                break
+            await asyncio.sleep(0.01)
+        assert timeline.data.min_gap_ns == 20_000_000
+        timeline.focus()
+        await pilot.press("home", "g")  # the first gap from the start: over 20 ms now
+        timeline = await settle(pilot)
+        first = min(expected, key=lambda g: g.start_ns)
+        first_over_1ms = min(explained_gaps(app.trace.con, 1_000_000), key=lambda g: g.start_ns)
+        assert first.start_ns != first_over_1ms.start_ns  # else this would prove nothing
+        assert timeline.current_gap is not None
+        assert timeline.current_gap.start_ns == first.start_ns
+        assert timeline.current_gap.duration_ns == first.duration_ns >= 20_000_000
 
 
 def busy_inside(kernels: list[tuple[int, int]], start: int, end: int) -> int:

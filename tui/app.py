@@ -20,11 +20,12 @@ from textual.widgets import Footer, TabbedContent, TabPane
 
 from tui.analysis.gaps import DEFAULT_MIN_GAP_MS
 from tui.errors import TraceError
-from tui.messages import DrillDown, JumpToTime
+from tui.messages import DrillDown, GapThreshold, JumpToTime
 from tui.safe_text import plain
 from tui.samples import default_sample
 from tui.timeline import TimelineData
 from tui.trace import Trace, open_trace
+from tui.units import format_ns
 from tui.widgets import keymap
 from tui.widgets.app_commands import CommandsApp
 from tui.widgets.details import DetailsPanel
@@ -165,6 +166,29 @@ class TraceApp(CommandsApp):
     @on(DrillDown)
     def _drill_down(self, event: DrillDown) -> None:
         self.ncu.drill_down(event.activity_id, event.name)
+
+    @on(GapThreshold)
+    def _gap_threshold(self, event: GapThreshold) -> None:
+        if self.trace is None or event.min_gap_ns == self.min_gap_ns:
+            return
+        self.min_gap_ns = event.min_gap_ns
+        self._rethreshold(self.trace, event.min_gap_ns)
+
+    @work(thread=True, exclusive=True, group="gap-threshold")
+    def _rethreshold(self, trace: Trace, min_gap_ns: int) -> None:
+        """The timeline's data for another gap threshold (a big trace's zoom-out summary
+        is built again for it, in this worker; the old one stays on screen meanwhile)."""
+        data = TimelineData(trace.con, min_gap_ns, trace.cache_path)
+        data.prepare()
+        self.call_from_thread(self._rethresholded, data)
+
+    def _rethresholded(self, data: TimelineData) -> None:
+        if data.min_gap_ns != self.min_gap_ns:
+            return  # a later threshold is on its way
+        self.timeline.use_gap_threshold(data)
+        self.overview.set_data(data)
+        self.notify(f"the timeline now highlights gaps over {format_ns(data.min_gap_ns)}",
+                    timeout=3, markup=False)
 
     def sql_connection(self) -> duckdb.DuckDBPyConnection | None:
         return self.trace.con if self.trace is not None else None

@@ -37,3 +37,11 @@ class DrillDown(Message):
 
     activity_id: int
     name: str
+
+
+@dataclass
+class GapThreshold(Message):
+    """The Gaps tab's threshold changed: the timeline highlights and steps through the
+    gaps over `min_gap_ns` too."""
+
+    min_gap_ns: int

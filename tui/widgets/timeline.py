@@ -79,6 +79,18 @@ class Timeline(TimelineActions, ScrollView, can_focus=True):
         self._layout_lanes()
         self.action_fit()
 
+    def use_gap_threshold(self, data: TimelineData) -> None:
+        """The same trace with another gap threshold: keep the window, redraw its gaps."""
+        self.data = data
+        self._bins.clear()
+        self._rows.clear()
+        self.frame = None
+        self.current_gap = None
+        self.gap_rank = -1
+        self.info = None
+        self.set_view(self.view, self._fitted)
+        self.cursor_changed()
+
     @property
     def ncols(self) -> int:
         return max(1, self.scrollable_content_region.width - theme.LABEL_WIDTH)

@@ -13,6 +13,7 @@ from textual import on, work
 from textual.widget import Widget
 
 from tui.analysis.gaps import explained_gaps
+from tui.messages import GapThreshold
 from tui.queries import load_query
 from tui.trace import Trace
 from tui.units import format_ns
@@ -87,6 +88,7 @@ class GapPanel(TablePanel):
             self.min_gap_ns = round(ms * 1_000_000)
             self.gaps.loading = True
             self._refill(self.min_gap_ns)
+            self.post_message(GapThreshold(self.min_gap_ns))
 
         self.prompt.ask(f"minimum gap in ms (now {self.min_gap_ns / 1e6:g}); Enter applies",
                         "", done, on_cancel=self.gaps.focus)

@@ -45,7 +45,8 @@ KERNELS: tuple[Key, ...] = (
 )
 
 GAPS: tuple[Key, ...] = (
-    Key("t", "threshold", "change the gap threshold (ms)", "Gaps", "t", "threshold"),
+    Key("t", "threshold", "change the gap threshold (ms): the table and the timeline's "
+        "highlights", "Gaps", "t", "threshold"),
 )
 
 
