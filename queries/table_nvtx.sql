@@ -4,28 +4,64 @@
 -- concurrent streams count once), summed over the instances.
 -- Columns: name, count, total_ns, avg_ns, max_ns, gpu_ns, gpu_pct, kernels,
 --          longest_start_ns, longest_end_ns.
+-- A join of every range with the kernels it overlaps is quadratic where ranges nest
+-- over millions of kernels (minutes on a 3M-kernel export). Instead: the kernels' busy
+-- stretches per device, with the busy time before each; then B(t), the busy time before
+-- t, is one ASOF lookup, and a range [a, b) holds B(b) - B(a). Likewise the kernels
+-- overlapping it number #(start < b) - #(end <= a).
 WITH r AS (
     SELECT id, name, start_ns, end_ns, duration_ns
     FROM host_activities WHERE kind = 'annotation'
-), clipped AS (
-    -- a plain two-sided range join: DuckDB runs it as an IEJoin
-    SELECT r.id, k.device, greatest(k.start_ns, r.start_ns) AS s, least(k.end_ns, r.end_ns) AS e
-    FROM r
-    JOIN gpu_activities AS k
-      ON k.kind = 'kernel' AND k.start_ns < r.end_ns AND k.end_ns > r.start_ns
-), ordered AS (
-    SELECT *, max(e) OVER (PARTITION BY id, device ORDER BY s, e
-                           ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS reach
-    FROM clipped
-), islands AS (
+), kernels AS (
+    SELECT device, start_ns, end_ns,
+           max(end_ns) OVER (PARTITION BY device ORDER BY start_ns, end_ns
+                             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS reach
+    FROM gpu_activities WHERE kind = 'kernel'
+), stretches AS (
     -- a new busy stretch starts where no earlier kernel reaches
-    SELECT *, sum(CASE WHEN reach >= s THEN 0 ELSE 1 END)
-                  OVER (PARTITION BY id, device ORDER BY s, e ROWS UNBOUNDED PRECEDING) AS island
-    FROM ordered
+    SELECT device, min(start_ns) AS start_ns, max(end_ns) AS end_ns
+    FROM (SELECT *, sum(CASE WHEN reach >= start_ns THEN 0 ELSE 1 END)
+                        OVER (PARTITION BY device ORDER BY start_ns, end_ns
+                              ROWS UNBOUNDED PRECEDING) AS stretch
+          FROM kernels)
+    GROUP BY device, stretch
+), busy_before AS (
+    SELECT device, start_ns, end_ns,
+           coalesce(sum(end_ns - start_ns) OVER (
+               PARTITION BY device ORDER BY start_ns
+               ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before_ns
+    FROM stretches
+), starts AS (
+    -- per distinct time, how many kernels started by then (distinct: ASOF picks one row)
+    SELECT device, start_ns,
+           sum(count(*)) OVER (PARTITION BY device ORDER BY start_ns) AS started
+    FROM gpu_activities WHERE kind = 'kernel'
+    GROUP BY device, start_ns
+), ends AS (
+    SELECT device, end_ns,
+           sum(count(*)) OVER (PARTITION BY device ORDER BY end_ns) AS ended
+    FROM gpu_activities WHERE kind = 'kernel'
+    GROUP BY device, end_ns
+), points AS (
+    -- each range's start (sign -1) and end (+1), on each device that ran kernels
+    SELECT r.id, d.device, r.start_ns AS t, -1 AS sign
+    FROM r, (SELECT DISTINCT device FROM stretches) AS d
+    UNION ALL
+    SELECT r.id, d.device, r.end_ns AS t, 1 AS sign
+    FROM r, (SELECT DISTINCT device FROM stretches) AS d
+), busy_at AS (
+    -- B(t) and, at a range's end, #(start < t); at its start, #(end <= t)
+    SELECT p.id, p.sign,
+           coalesce(b.before_ns + least(p.t, b.end_ns) - b.start_ns, 0) AS busy_ns,
+           CASE WHEN p.sign = 1 THEN coalesce(s.started, 0)
+                ELSE coalesce(e.ended, 0) END AS kernels
+    FROM points AS p
+    ASOF LEFT JOIN busy_before AS b ON p.device = b.device AND p.t >= b.start_ns
+    ASOF LEFT JOIN starts AS s ON p.device = s.device AND p.t > s.start_ns
+    ASOF LEFT JOIN ends AS e ON p.device = e.device AND p.t >= e.end_ns
 ), busy AS (
-    SELECT id, sum(e - s) AS busy_ns, sum(n) AS kernels
-    FROM (SELECT id, device, island, max(e) - min(s) AS e, 0 AS s, count(*) AS n
-          FROM islands GROUP BY id, device, island)
+    SELECT id, sum(sign * busy_ns) AS busy_ns, sum(sign * kernels) AS kernels
+    FROM busy_at
     GROUP BY id
 )
 SELECT

@@ -270,12 +270,15 @@ async def test_nvtx_table_counts_gpu_time_inside_each_range() -> None:
                              "WHERE kind = 'annotation'").fetchall()
         expected: dict[str, list[int]] = {}
         for name, start, end in ranges:
-            entry = expected.setdefault(name, [0, 0, 0])
+            entry = expected.setdefault(name, [0, 0, 0, 0])
             entry[0] += 1
             entry[1] += end - start
             entry[2] += busy_inside(kernels, start, end)
+            entry[3] += sum(1 for s, e in kernels if s < end and e > start)
         rows = all_rows(table)
-        assert {r["name"]: [r["count"], r["total_ns"], r["gpu_ns"]] for r in rows} == expected
+        assert {r["name"]: [r["count"], r["total_ns"], r["gpu_ns"], r["kernels"]]
+                for r in rows} == expected
+        assert all(0 < expected[name][2] < expected[name][1] for name in expected)
         assert rows[0]["name"] == "gappy_training"  # the longest in total comes first
 
 
