@@ -133,15 +133,12 @@ async def test_drill_down_message_for_each_kind_of_activity() -> None:
 
 @sync
 async def test_d_in_the_kernels_tab_opens_the_kernel_in_nsight_compute() -> None:
-    from tests.test_tables import ready
+    from tests.test_tables import kernel_names_matching, ready
 
     app = TraceApp(sample(TRACE), ncu=sample(REPORT))
     async with app.run_test(size=SIZE) as pilot:
         await ncu_ready(pilot)
-        await pilot.press("2")
-        names = await ready(pilot, "kernel-names")
-        await pilot.press("slash", *"tiny", "enter")
-        names = await ready(pilot, "kernel-names")
+        names = await kernel_names_matching(pilot, "tiny")
         assert names.total == 1 and names.row_at(0)["name"] == "tiny_grid(float *)"
         await pilot.press("d")  # on the name: its first launch
         panel = await drilled(pilot)

@@ -39,6 +39,14 @@ async def ready(pilot: Pilot, table_id: str) -> SqlTable:
     return table
 
 
+async def kernel_names_matching(pilot: Pilot, text: str) -> SqlTable:
+    """Open the Kernels tab and filter its names by `text` ("/"); the filtered table."""
+    await pilot.press("2")
+    await ready(pilot, "kernel-names")
+    await pilot.press("slash", *text, "enter")
+    return await ready(pilot, "kernel-names")
+
+
 def all_rows(table: SqlTable) -> list[dict[str, Any]]:
     assert table.model is not None and table.total is not None
     rows = table.model.page(table.query, 0, table.total + 1)
@@ -329,10 +337,7 @@ async def test_x_exports_the_table_as_sorted_and_filtered(tmp_path: Path) -> Non
     app = TraceApp(sample(GAPPY))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("2")
-        table = await ready(pilot, "kernel-names")
-        await pilot.press("slash", *"gemm", "enter")
-        table = await ready(pilot, "kernel-names")
+        table = await kernel_names_matching(pilot, "gemm")
         await pilot.press("x")
         await pilot.pause()
         assert isinstance(app.screen, ExportDialog)
