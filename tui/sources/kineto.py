@@ -11,7 +11,7 @@ import duckdb
 
 from tui.errors import TraceError
 from tui.queries import load_query
-from tui.sources.chrome_json import EventsFile, extract_events
+from tui.sources.chrome_json import GZIP_MAGIC, EventsFile, extract_events
 from tui.sources.text_repair import can_repair, repair_text
 
 GPU_CATEGORIES = ("kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset")
@@ -26,7 +26,7 @@ def reader_parts(path: Path) -> int:
     try:
         size = path.stat().st_size
         with open(path, "rb") as f:
-            if f.read(2) == b"\x1f\x8b":
+            if f.read(2) == GZIP_MAGIC:
                 size *= GZIP_RATIO
     except OSError:
         return 1
