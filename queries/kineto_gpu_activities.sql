@@ -9,13 +9,13 @@ CREATE TEMP VIEW staged_gpu (
 ) AS
 SELECT
     kind, device, stream, start_ns, end_ns, end_ns - start_ns AS duration_ns, name, correlation,
-    TRY_CAST(a.grid[1] AS INTEGER), TRY_CAST(a.grid[2] AS INTEGER),
-    TRY_CAST(a.grid[3] AS INTEGER),
-    TRY_CAST(a.block[1] AS INTEGER), TRY_CAST(a.block[2] AS INTEGER),
-    TRY_CAST(a.block[3] AS INTEGER),
-    TRY_CAST(a."registers per thread" AS INTEGER),
-    TRY_CAST(a."shared memory" AS BIGINT),
-    TRY_CAST(a.bytes AS BIGINT),
+    TRY_CAST(args.grid[1] AS INTEGER), TRY_CAST(args.grid[2] AS INTEGER),
+    TRY_CAST(args.grid[3] AS INTEGER),
+    TRY_CAST(args.block[1] AS INTEGER), TRY_CAST(args.block[2] AS INTEGER),
+    TRY_CAST(args.block[3] AS INTEGER),
+    TRY_CAST(args."registers per thread" AS INTEGER),
+    TRY_CAST(args."shared memory" AS BIGINT),
+    TRY_CAST(args.bytes AS BIGINT),
     CASE WHEN kind = 'memcpy' THEN regexp_extract(name, '(HtoD|DtoH|DtoD|HtoH|PtoP)') END,
     CASE WHEN kind = 'memcpy' THEN nullif(regexp_extract(name, '\(([A-Za-z ]+) ->', 1), '') END,
     CASE WHEN kind = 'memcpy' THEN nullif(regexp_extract(name, '-> ([A-Za-z ]+)\)', 1), '') END
@@ -27,18 +27,18 @@ FROM (
             WHEN 'memcpy' THEN 'memcpy'
             ELSE 'memset'
         END AS kind,
-        coalesce(TRY_CAST(a.device AS INTEGER),
+        coalesce(TRY_CAST(args.device AS INTEGER),
                  TRY_CAST(regexp_extract(pid, '\d+') AS INTEGER)) AS device,
-        coalesce(TRY_CAST(a.stream AS BIGINT),
+        coalesce(TRY_CAST(args.stream AS BIGINT),
                  TRY_CAST(regexp_extract(tid, '\d+') AS BIGINT)) AS stream,
         start_ns,
         start_ns + duration_ns AS end_ns,
         name,
-        TRY_CAST(a.correlation AS BIGINT) AS correlation,
-        a
+        TRY_CAST(args.correlation AS BIGINT) AS correlation,
+        args
     FROM (
-        -- args' fields, read as text when the events were parsed (TRY_CAST decides here)
-        SELECT *, args AS a
+        -- args' fields were read as text when the events were parsed (TRY_CAST decides)
+        SELECT *
         FROM kineto_events
         WHERE ph = 'X'
           AND cat IN ('kernel', 'gpu_memcpy', 'gpu_memset', 'memcpy', 'memset')
