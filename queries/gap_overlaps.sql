@@ -34,23 +34,26 @@ WITH gap_buckets AS (
 SELECT gap_no, id, kind, pid, tid, start_ns, end_ns, name, depth,
        least(end_ns, gap_end) - greatest(start_ns, gap_start) AS overlap_ns,
        gap_end - gap_start AS gap_ns
-FROM (SELECT * FROM short_ranges UNION ALL SELECT * FROM long_ranges);
+FROM (SELECT * FROM short_ranges UNION ALL SELECT * FROM long_ranges)
+WHERE kind <> 'python';  -- what gap_ranges and gap_top_calls read: calls, ops, annotations
 
 CREATE OR REPLACE TEMP TABLE gap_ranges AS
 SELECT gap_no, kind, name, depth, overlap_ns, gap_ns
 FROM gap_overlapping
 WHERE kind IN ('annotation', 'cpu_op');
 
--- The longest-overlapping call of each gap.
+-- The longest-overlapping call of each gap (of equals, the first by id).
 CREATE OR REPLACE TEMP TABLE gap_top_calls AS
-SELECT gap_no, max(overlap_ns) AS call_overlap_ns,
-       arg_max(name, [overlap_ns, -id]) AS call_name,
-       arg_max(pid, [overlap_ns, -id]) AS pid, arg_max(tid, [overlap_ns, -id]) AS tid,
-       arg_max(start_ns, [overlap_ns, -id]) AS call_start_ns,
-       arg_max(end_ns, [overlap_ns, -id]) AS call_end_ns
-FROM gap_overlapping
-WHERE kind = 'runtime'
-GROUP BY gap_no;
+SELECT gap_no, top.overlap_ns AS call_overlap_ns, top.name AS call_name, top.pid, top.tid,
+       top.start_ns AS call_start_ns, top.end_ns AS call_end_ns
+FROM (
+    SELECT gap_no,
+           arg_max({'overlap_ns': overlap_ns, 'name': name, 'pid': pid, 'tid': tid,
+                    'start_ns': start_ns, 'end_ns': end_ns}, [overlap_ns, -id]) AS top
+    FROM gap_overlapping
+    WHERE kind = 'runtime'
+    GROUP BY gap_no
+);
 
 -- The innermost CPU op enclosing each top call on its thread. An enclosing op no longer
 -- than a bucket starts in the call's bucket or the one before; the longer ones take the
