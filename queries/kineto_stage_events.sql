@@ -1,10 +1,9 @@
 -- Parse a Chrome-trace event array into a typed staging table, in the events' order.
 -- $path: JSON files (a list), each one array of trace events, read in parallel and in
 -- order (see tui/sources/chrome_json.py).
--- Every field is read as text and cast with TRY_CAST, so one odd event (a string
--- number, a missing ts) cannot fail the whole load; such events end up with NULLs
--- and are counted and dropped later. Timestamps are µs with up to ns decimals:
--- cast through DECIMAL to keep integer nanoseconds exact. Only complete ('X') events
+-- Fields are read as text (times as DOUBLE) and cast with TRY_CAST, so one odd event (a
+-- string number, a missing ts) cannot fail the whole load; such events end up with NULLs
+-- and are counted and dropped later. Only complete ('X') events
 -- are kept, and of `args` only the fields a loader reads, and only where it reads them
 -- (GPU work and API calls): flow and instant events and CPU-op argument lists are most
 -- of a trace's bytes. The reader picks those fields out while it parses, as json_transform
@@ -17,27 +16,18 @@ SELECT
     name,
     pid,
     tid,
-    -- Appending 'e3' lets the integer cast scale µs to ns exactly, rounding as the DECIMAL
-    -- casts do, in a third of their time; it is NULL for what it cannot take (exponent
-    -- forms, overflow, odd text), which falls through to the DECIMAL casts. Hex text is
-    -- kept away from it: '0x1' || 'e3' is a hex number. DECIMAL(18, 3) (an int64 inside)
-    -- covers ts below 1e15 µs; epoch-µs timestamps need DECIMAL(28, 3); exponent forms
-    -- that neither takes go through DOUBLE. NaN, Infinity and values beyond int64 ns
-    -- become NULL (TRY_CAST), i.e. unusable.
-    coalesce(
-        CASE WHEN NOT contains(ts, 'x') AND NOT contains(ts, 'X')
-             THEN TRY_CAST(ts || 'e3' AS BIGINT) END,
-        CAST(CAST(TRY_CAST(ts AS DECIMAL(18, 3)) AS DECIMAL(22, 3)) * 1000 AS BIGINT),
-        TRY_CAST(round(TRY_CAST(ts AS DECIMAL(28, 3)) * 1000) AS BIGINT),
-        TRY_CAST(round(TRY_CAST(ts AS DOUBLE) * 1000) AS BIGINT)
-    ) AS start_ns,
-    coalesce(
-        CASE WHEN NOT contains(dur, 'x') AND NOT contains(dur, 'X')
-             THEN TRY_CAST(dur || 'e3' AS BIGINT) END,
-        CAST(CAST(TRY_CAST(dur AS DECIMAL(18, 3)) AS DECIMAL(22, 3)) * 1000 AS BIGINT),
-        TRY_CAST(round(TRY_CAST(dur AS DECIMAL(28, 3)) * 1000) AS BIGINT),
-        TRY_CAST(round(TRY_CAST(dur AS DOUBLE) * 1000) AS BIGINT)
-    ) AS duration_ns,
+    -- DuckDB's JSON reader parses every number into a double (a time read as text is that
+    -- double printed back), so times are read as DOUBLE and scaled to ns here, the whole
+    -- µs and the fraction apart (each exact in a double): a time written with three
+    -- decimals comes out exact wherever a double holds its ns, below 2^43 µs (101 days of
+    -- clock). NaN, Infinity, values beyond int64 ns and text that is no number become
+    -- NULL, i.e. unusable.
+    CASE WHEN abs(ts) < 9007199254740992
+         THEN CAST(floor(ts) AS BIGINT) * 1000 + CAST(round((ts - floor(ts)) * 1000) AS BIGINT)
+         ELSE TRY_CAST(round(ts * 1000) AS BIGINT) END AS start_ns,
+    CASE WHEN abs(dur) < 9007199254740992
+         THEN CAST(floor(dur) AS BIGINT) * 1000 + CAST(round((dur - floor(dur)) * 1000) AS BIGINT)
+         ELSE TRY_CAST(round(dur * 1000) AS BIGINT) END AS duration_ns,
     -- A pattern, not `cat IN (...)`: DuckDB turns an IN list into a join, after which the
     -- parallel readers' rows may land out of file order (and that order gives ids).
     CASE WHEN regexp_full_match(cat, 'kernel|gpu_memcpy|gpu_memset|memcpy|memset|'
@@ -55,7 +45,7 @@ FROM (
         maximum_object_size = 268435456,
         columns = {
             ph: 'VARCHAR', cat: 'VARCHAR', name: 'VARCHAR', pid: 'VARCHAR', tid: 'VARCHAR',
-            ts: 'VARCHAR', dur: 'VARCHAR',
+            ts: 'DOUBLE', dur: 'DOUBLE',
             args: 'STRUCT(device VARCHAR, stream VARCHAR, correlation VARCHAR,
                           grid VARCHAR[], block VARCHAR[], "registers per thread" VARCHAR,
                           "shared memory" VARCHAR, bytes VARCHAR)'
