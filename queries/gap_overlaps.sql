@@ -1,5 +1,5 @@
--- Host activity overlapping each gap of `context_gaps` (gap_no, device, start_ns, end_ns:
--- the longest gaps), into temp tables read by gap_host_context.sql.
+-- Host activity overlapping each gap of `context_gaps` (the longest gaps of selected_gaps,
+-- gaps_selected.sql), into temp tables read by gap_host_context.sql.
 -- Host rows number in the millions (10M+ API calls in a big nsys export) and are not
 -- stored in time order, so even an IEJoin of them against the gaps takes seconds; inside
 -- one big query DuckDB may pick a merge join that is slower still. But almost every host
@@ -8,6 +8,9 @@
 -- a bucket from the one before the gap to the one the gap ends in, an equality join. The
 -- few longer ranges take the range join. `//` truncates towards zero, but it never
 -- decreases, which is all the bucket ranges need.
+CREATE OR REPLACE TEMP VIEW context_gaps AS
+SELECT gap_no, device, start_ns, end_ns FROM selected_gaps WHERE with_context;
+
 CREATE OR REPLACE TEMP TABLE gap_bucket_width AS
 SELECT CAST(least(greatest(1000000, coalesce(sum(end_ns - start_ns), 0) // 1000000),
                   4611686018427387903) AS BIGINT) AS bucket_ns

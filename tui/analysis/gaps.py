@@ -12,7 +12,6 @@ import re
 from dataclasses import dataclass
 
 import duckdb
-import pyarrow as pa
 
 from tui.queries import load_query
 from tui.units import format_ns
@@ -69,27 +68,19 @@ def explain_gap(con: duckdb.DuckDBPyConnection, device: int, start_ns: int) -> G
 
 
 def _explained(con: duckdb.DuckDBPyConnection, params: dict) -> list[Gap]:
-    rows = con.execute(load_query("gaps_over"), params).fetchall()
+    con.execute(load_query("gaps_selected"), {**params, "context_gaps": MAX_CONTEXT_GAPS})
+    try:
+        rows = con.execute(load_query("gaps_selected_rows")).fetchall()
+        if rows:
+            con.execute(load_query("gap_overlaps"))
+            context = con.execute(load_query("gap_host_context")).fetchall()
+    finally:
+        con.execute("DROP VIEW IF EXISTS context_gaps")
+        for table in ("selected_gaps", "gap_bucket_width", "gap_overlapping", "gap_ranges",
+                      "gap_top_calls", "gap_call_parents"):
+            con.execute(f"DROP TABLE IF EXISTS {table}")
     if not rows:
         return []
-    selected = pa.table({
-        "gap_no": list(range(len(rows))),
-        "device": [r[0] for r in rows],
-        "start_ns": [r[1] for r in rows],
-        "end_ns": [r[2] for r in rows],
-        "after_correlation": [r[6] for r in rows],
-    })
-    con.register("selected_gaps", selected)
-    con.register("context_gaps", selected.slice(0, MAX_CONTEXT_GAPS))
-    try:
-        con.execute(load_query("gap_overlaps"))
-        context = con.execute(load_query("gap_host_context")).fetchall()
-    finally:
-        for table in ("gap_bucket_width", "gap_overlapping", "gap_ranges", "gap_top_calls",
-                      "gap_call_parents"):
-            con.execute(f"DROP TABLE IF EXISTS {table}")
-        con.unregister("selected_gaps")
-        con.unregister("context_gaps")
     gaps = []
     for (device, start, _end, duration, before, after, _corr, _kind), ctx in zip(
         rows, context, strict=True

@@ -25,8 +25,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
 from tui.errors import TraceError
 from tui.sources.limits import max_inflated_bytes, size_text
 
@@ -414,6 +412,8 @@ def _last_event_end(scratch) -> int | None:
     which quotes are escaped, whether we are inside a string, and the nesting depth.
     A '}' outside strings that brings the depth back to 1 (the events array) ends an event.
     """
+    import numpy as np  # only cut-off traces come here: a complete trace loads without it
+
     last = None
     offset = 0
     depth = 0
