@@ -22,6 +22,7 @@ import os
 import re
 import zlib
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -176,15 +177,34 @@ class _PartFiles:
         self.paths = [first]
         self.out = open(first, "w+b")  # noqa: SIM115 (closed by next_part / the caller)
         self.out.write(b"[")
+        self._earlier: list = []
 
     def next_part(self) -> None:
         self.out.write(b"]")
         self.out.close()
+        self.out = self._open_next()
+
+    def open_parts(self, count: int) -> list:
+        """Open `count` further parts beside the current one, to be filled at once;
+        returns every open part, the current one first. The last becomes the current
+        part; close_earlier() ends the others."""
+        self._earlier = [self.out] + [self._open_next() for _ in range(count - 1)]
+        self.out = self._open_next() if count else self._earlier.pop()
+        return [*self._earlier, self.out]
+
+    def close_earlier(self) -> None:
+        for out in self._earlier:
+            out.write(b"]")
+            out.close()
+        self._earlier = []
+
+    def _open_next(self):
         first = self.paths[0]
         path = first.with_name(f"{first.stem}-{len(self.paths)}{first.suffix}")
         self.paths.append(path)
-        self.out = open(path, "w+b")  # noqa: SIM115
-        self.out.write(b"[")
+        out = open(path, "w+b")  # noqa: SIM115 (closed by the caller)
+        out.write(b"[")
+        return out
 
 
 def _split_point(data: bytes | bytearray) -> int | None:
@@ -234,14 +254,23 @@ def _copy_plain(source: Path, body_start: int, files: _PartFiles, parts: int) ->
     size = source.stat().st_size
     tail_start = max(body_start, size - _TAIL_KEEP)
     with open(source, "rb") as src:
-        offset = body_start
-        for cut in _plain_split_points(src, body_start, tail_start, parts):
-            _copy_range(src, files.out, offset, cut)
-            files.next_part()
-            offset = cut + 1  # the ',' between the two parts' events is dropped
-        _copy_range(src, files.out, offset, tail_start)
+        cuts = _plain_split_points(src, body_start, tail_start, parts)
         src.seek(tail_start)
-        return bytearray(src.read())
+        tail = bytearray(src.read())
+    # the ',' between two parts' events is dropped
+    ranges = list(zip([body_start] + [cut + 1 for cut in cuts], [*cuts, tail_start],
+                      strict=True))
+    outs = files.open_parts(len(cuts))
+    try:
+        if len(ranges) == 1:
+            _copy_range(source, outs[0], *ranges[0])
+        else:  # a thread a part: the copies run in the kernel, side by side
+            with ThreadPoolExecutor(len(ranges)) as pool:
+                list(pool.map(_copy_range, [source] * len(ranges), outs,
+                              *zip(*ranges, strict=True)))
+    finally:
+        files.close_earlier()
+    return tail
 
 
 def _plain_split_points(src, start: int, end: int, parts: int) -> list[int]:
@@ -256,28 +285,29 @@ def _plain_split_points(src, start: int, end: int, parts: int) -> list[int]:
     return cuts
 
 
-def _copy_range(src, out, offset: int, end: int) -> None:
-    """Append src[offset:end] to `out`, in the kernel where it can."""
+def _copy_range(source: Path, out, offset: int, end: int) -> None:
+    """Append source[offset:end] to `out`, in the kernel where it can."""
     out.flush()
     position = out.tell()
-    try:
-        while offset < end:
-            copied = os.copy_file_range(src.fileno(), out.fileno(), end - offset,
-                                        offset_src=offset, offset_dst=position)
-            if copied == 0:
-                break
-            offset += copied
-            position += copied
-    except (AttributeError, OSError):  # no copy_file_range here: copy through Python
-        src.seek(offset)
-        out.seek(position)
-        while offset < end:
-            block = src.read(min(_CHUNK, end - offset))
-            if not block:
-                break
-            out.write(block)
-            offset += len(block)
-            position += len(block)
+    with open(source, "rb") as src:
+        try:
+            while offset < end:
+                copied = os.copy_file_range(src.fileno(), out.fileno(), end - offset,
+                                            offset_src=offset, offset_dst=position)
+                if copied == 0:
+                    break
+                offset += copied
+                position += copied
+        except (AttributeError, OSError):  # no copy_file_range here: copy through Python
+            src.seek(offset)
+            out.seek(position)
+            while offset < end:
+                block = src.read(min(_CHUNK, end - offset))
+                if not block:
+                    break
+                out.write(block)
+                offset += len(block)
+                position += len(block)
     out.seek(position)
 
 
