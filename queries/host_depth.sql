@@ -7,7 +7,7 @@
 -- equals one per thread (a PARTITION BY window would sort them again, twice as slow).
 -- The depths, sorted by id, pair with the rows by position (the rows are stored in id
 -- order): no join, and no sort of the rows themselves.
-INSERT INTO host_activities
+CREATE OR REPLACE TEMP TABLE finalize_host_depths AS
 WITH points AS (
     SELECT rowid AS id, kind, pid, tid, start_ns AS t, 1 AS delta, 1 AS tie, end_ns
     FROM finalize_host_rows
@@ -28,3 +28,10 @@ FROM finalize_host_rows AS h
 POSITIONAL JOIN (SELECT depth FROM depths ORDER BY id) AS d;
 
 DROP TABLE finalize_host_rows;
+
+-- Written out from the temp table, not by the join itself: a positional join runs on one
+-- thread, and so would the (compressing) write behind it.
+INSERT INTO host_activities
+SELECT * FROM finalize_host_depths;
+
+DROP TABLE finalize_host_depths;
