@@ -1,6 +1,7 @@
--- Parse a Chrome-trace event array into a typed staging table, in the events' order.
--- $path: JSON files (a list), each one array of trace events, read in parallel and in
--- order (see tui/sources/chrome_json.py).
+-- Parse Chrome-trace event arrays into kineto_events (kineto_events_table.sql), appended
+-- in the events' order. $path: JSON files (a list), each one array of trace events, read
+-- in parallel and in order (see tui/sources/chrome_json.py); a big trace's parts may come
+-- in several calls, in order.
 -- Fields are read as text (times as DOUBLE) and cast with TRY_CAST, so one odd event (a
 -- string number, a missing ts) cannot fail the whole load; such events end up with NULLs
 -- and are counted and dropped later. Only complete ('X') events
@@ -9,7 +10,7 @@
 -- of a trace's bytes. The reader picks those fields out while it parses, as json_transform
 -- would, leniently: a field of another JSON type reads as its JSON text (VARCHAR) or NULL
 -- (lists), and `args` that is no object as all-NULL fields.
-CREATE OR REPLACE TEMP TABLE kineto_events AS
+INSERT INTO kineto_events
 SELECT
     ph,
     cat,

@@ -121,3 +121,52 @@ def test_small_traces_are_one_part_and_big_ones_one_per_core(tmp_path: Path,
     with open(big, "wb") as f:
         f.truncate(20 * kineto.MIN_PART_BYTES)
     assert kineto.reader_parts(big) == 4
+    # a .json.gz is parsed while it is inflated, in more parts (up to 8), planned on its
+    # inflated size
+    gz = tmp_path / "big.json.gz"
+    with open(gz, "wb") as f:
+        f.write(b"\x1f\x8b")
+        f.truncate(3 * kineto.MIN_PART_BYTES // kineto.GZIP_RATIO)
+    assert kineto.reader_parts(gz) == 3
+    with open(gz, "wb") as f:
+        f.write(b"\x1f\x8b")
+        f.truncate(20 * kineto.MIN_PART_BYTES // kineto.GZIP_RATIO)
+    assert kineto.reader_parts(gz) == 8
+
+
+def test_a_gz_split_inside_an_event_is_undone(tmp_path: Path, monkeypatch) -> None:
+    # GENERATED as above, gzipped: a .json.gz's parts are parsed while it is still being
+    # inflated, and a refused part must undo the parts parsed before it.
+    doc = json.loads(_text("multistream.pt.trace.json.gz"))
+    for event in doc["traceEvents"]:
+        event.setdefault("args", {})["decoys"] = [{"ph": "X"}, {"ph": "X", "name": "decoy"}]
+    trace = tmp_path / "decoys.json.gz"
+    trace.write_bytes(gzip.compress(json.dumps(doc, indent=1).encode()))
+    whole = _content(trace)
+    assert whole[0]["gpu_activities"]
+    assert _content_in_parts(trace, 4, monkeypatch) == whole
+
+
+def test_a_gz_refused_while_its_first_parts_are_parsed(tmp_path: Path, monkeypatch,
+                                                       capsys) -> None:
+    """The inflate limit stops a .json.gz whose first parts are already being parsed: the
+    load ends with the one-line refusal, and the parsing thread does not outlive it."""
+    import threading
+
+    from tui.cli import main
+
+    # GENERATED: a real trace's events, then 64 MiB of blanks inside the array
+    text = _text("multistream.pt.trace.json.gz")
+    at = text.rindex("]")
+    trace = tmp_path / "padded.json.gz"
+    trace.write_bytes(gzip.compress((text[:at] + " " * (64 << 20) + text[at:]).encode()))
+    monkeypatch.setenv("TUI_MAX_INFLATED_BYTES", "32M")
+    monkeypatch.setattr(kineto, "reader_parts", lambda _path: 4)
+    submitted: list[Path] = []
+    submit = kineto._PartParser.submit
+    monkeypatch.setattr(kineto._PartParser, "submit",
+                        lambda self, parts: (submitted.extend(parts), submit(self, parts))[1])
+    assert main(["--summary", "--no-cache", str(trace)]) == 2
+    assert "inflates to more than 32.0 MiB" in capsys.readouterr().err
+    assert submitted, "a first part was handed to the parser before the refusal"
+    assert not [t for t in threading.enumerate() if t.name == "tui-parse-parts"]

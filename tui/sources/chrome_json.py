@@ -21,7 +21,7 @@ import json
 import os
 import re
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -115,9 +115,12 @@ class _Stream:
             )
 
 
-def extract_events(source: Path, scratch: Path, parts: int = 1) -> EventsFile:
+def extract_events(source: Path, scratch: Path, parts: int = 1,
+                   on_part: Callable[[Path], None] | None = None) -> EventsFile:
     """Write the trace's events as JSON arrays: `scratch`, then for each further part of
-    the `parts` asked for, a file beside it (fewer when no split point is found)."""
+    the `parts` asked for, a file beside it (fewer when no split point is found).
+    on_part(path) is called as each part but the last is complete, so that a reader can
+    begin while the rest is still being inflated; the last is complete on return."""
     stream = _Stream(source, max_inflated_bytes(source, scratch.parent))
     chunks = stream.chunks()
     try:
@@ -127,7 +130,7 @@ def extract_events(source: Path, scratch: Path, parts: int = 1) -> EventsFile:
             raise TraceError(f"{source}: the .gz file is damaged before its events begin; "
                              "nothing can be loaded (copy or export it again)") from None
         raise
-    files = _PartFiles(scratch)
+    files = _PartFiles(scratch, on_part)
     events = EventsFile(paths=files.paths, metadata=metadata)
     try:
         if stream.compressed:
@@ -173,30 +176,38 @@ def _finish(out, tail: bytearray, events: EventsFile, metadata: dict | None,
 class _PartFiles:
     """The scratch arrays being written: each opened with '[' and closed with ']'."""
 
-    def __init__(self, first: Path) -> None:
+    def __init__(self, first: Path, on_part: Callable[[Path], None] | None = None) -> None:
         self.paths = [first]
         self.out = open(first, "w+b")  # noqa: SIM115 (closed by next_part / the caller)
         self.out.write(b"[")
-        self._earlier: list = []
+        self._earlier: list[tuple] = []  # open parts before the current one, and their paths
+        self._on_part = on_part
 
     def next_part(self) -> None:
         self.out.write(b"]")
         self.out.close()
+        self._completed(self.paths[-1])
         self.out = self._open_next()
 
     def open_parts(self, count: int) -> list:
         """Open `count` further parts beside the current one, to be filled at once;
         returns every open part, the current one first. The last becomes the current
         part; close_earlier() ends the others."""
-        self._earlier = [self.out] + [self._open_next() for _ in range(count - 1)]
-        self.out = self._open_next() if count else self._earlier.pop()
-        return [*self._earlier, self.out]
+        earlier = [self.out] + [self._open_next() for _ in range(count - 1)]
+        self.out = self._open_next() if count else earlier.pop()
+        self._earlier = list(zip(earlier, self.paths[-1 - len(earlier):-1], strict=True))
+        return [*earlier, self.out]
 
     def close_earlier(self) -> None:
-        for out in self._earlier:
+        for out, path in self._earlier:
             out.write(b"]")
             out.close()
+            self._completed(path)
         self._earlier = []
+
+    def _completed(self, path: Path) -> None:
+        if self._on_part is not None:
+            self._on_part(path)
 
     def _open_next(self):
         first = self.paths[0]

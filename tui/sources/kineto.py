@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import tempfile
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
@@ -21,16 +24,26 @@ MIN_PART_BYTES = 48 << 20
 GZIP_RATIO = 8  # about how much a .json.gz trace inflates, to plan its parts
 
 
+def _gzipped(path: Path) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return f.read(2) == GZIP_MAGIC
+    except OSError:
+        return False
+
+
 def reader_parts(path: Path) -> int:
-    """How many arrays to split the events of `path` into for DuckDB to parse."""
+    """How many arrays to split the events of `path` into for DuckDB to parse.
+
+    One per core for a plain file. A .json.gz is inflated in one thread, and its parts
+    are parsed as they come: more, smaller parts let the parsing keep up."""
     try:
         size = path.stat().st_size
-        with open(path, "rb") as f:
-            if f.read(2) == GZIP_MAGIC:
-                size *= GZIP_RATIO
     except OSError:
         return 1
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    if _gzipped(path):
+        return max(1, min(4 * (cores or 1), 8, size * GZIP_RATIO // MIN_PART_BYTES))
     return max(1, min(cores or 1, 8, size // MIN_PART_BYTES))
 
 
@@ -38,13 +51,27 @@ def load_kineto(path: Path, con: duckdb.DuckDBPyConnection, scratch_dir: Path) -
     """Load a Chrome-trace JSON file; returns warnings. Raises TraceError if unusable."""
     warnings: list[str] = []
     with tempfile.TemporaryDirectory(dir=scratch_dir, prefix="tui-events-") as tmp:
-        events = _extract(path, Path(tmp), reader_parts(path))
-        if len(events.paths) > 1 and not _parsed_in_parts(con, events):
-            # a split fell inside an event, or the text is damaged: one array, as usual
-            for part in events.paths:
-                part.unlink()
+        con.execute(load_query("kineto_events_table"))
+        parts = reader_parts(path)
+        parsed = False
+        if parts > 1:
+            with _PartParser(con) as parser:
+                # a .json.gz's parts are parsed as they are inflated; a plain file's parts
+                # (a quick copy) all together, side by side
+                events = _extract(path, Path(tmp), parts,
+                                  parser.submit_one if _gzipped(path) else None)
+                parser.submit(events.paths[parser.submitted:])
+            parsed = parser.ok
+            if not parsed:
+                # a split fell inside an event, or the text is damaged: one array, as usual
+                con.execute(load_query("kineto_events_table"))
+                if len(events.paths) > 1:
+                    for part in events.paths:
+                        part.unlink()
+                    events = _extract(path, Path(tmp), 1)
+        else:
             events = _extract(path, Path(tmp), 1)
-        if len(events.paths) == 1:
+        if not parsed:
             _parse(con, path, events, warnings)
     if events.truncated:
         lost = events.bytes_dropped
@@ -84,21 +111,65 @@ def load_kineto(path: Path, con: duckdb.DuckDBPyConnection, scratch_dir: Path) -
     return warnings
 
 
-def _extract(path: Path, tmp: Path, parts: int) -> EventsFile:
+def _extract(path: Path, tmp: Path, parts: int,
+             on_part: Callable[[Path], None] | None = None) -> EventsFile:
     try:
-        return extract_events(path, tmp / "events.json", parts)
+        return extract_events(path, tmp / "events.json", parts, on_part)
     except OSError as exc:  # e.g. no space left for the scratch copy
         raise TraceError(f"{path}: cannot copy its events to {tmp.parent} "
                          f"({exc.strerror}); free space there or set TUI_CACHE_DIR") from None
 
 
-def _parsed_in_parts(con: duckdb.DuckDBPyConnection, events: EventsFile) -> bool:
-    """Parse the events' parts in parallel; False when DuckDB refuses one of them."""
-    try:
-        con.execute(load_query("kineto_stage_events"), {"path": _names(events)})
-    except duckdb.Error:
-        return False
-    return True
+class _PartParser:
+    """Parses the parts of a trace's events into kineto_events on a thread of its own, in
+    order, as the extraction completes them: a .json.gz is inflated in one thread, and
+    its first parts are parsed meanwhile. Parts that are ready together are parsed in one
+    query, side by side. `ok` is False when DuckDB refused a part (a split inside an event,
+    damaged text): the caller starts again from one array.
+
+    While it runs, the connection is the thread's alone."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self._con = con
+        self._ready: queue.SimpleQueue[list[Path] | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name="tui-parse-parts")
+        self.ok = True
+        self.submitted = 0  # parts queued so far
+
+    def submit(self, parts: list[Path]) -> None:
+        """Queue parts, to be parsed after those queued before (together, if they are
+        still waiting together)."""
+        self.submitted += len(parts)
+        self._ready.put(list(parts))
+
+    def submit_one(self, part: Path) -> None:
+        self.submit([part])
+
+    def __enter__(self) -> _PartParser:
+        self._thread.start()
+        return self
+
+    def __exit__(self, exc_type: object, *_: object) -> None:
+        if exc_type is not None:  # the extraction failed: stop parsing now
+            self.ok = False
+            self._con.interrupt()
+        self._ready.put(None)
+        self._thread.join()
+
+    def _run(self) -> None:
+        stage = load_query("kineto_stage_events")
+        done = False
+        while not done:
+            batch = [self._ready.get()]
+            while not self._ready.empty():
+                batch.append(self._ready.get())
+            done = None in batch
+            paths = [str(part) for parts in batch if parts is not None for part in parts]
+            if paths and self.ok:
+                try:
+                    self._con.execute(stage, {"path": paths})
+                except duckdb.Error:
+                    self.ok = False
 
 
 def _parse(con: duckdb.DuckDBPyConnection, path: Path, events: EventsFile,

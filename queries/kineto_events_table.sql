@@ -1,0 +1,15 @@
+-- The complete and begin/end events of a Kineto trace, parsed and typed, in the file's
+-- order; filled by kineto_stage_events.sql. args holds the fields a loader reads, typed as
+-- that query's read_json reads them.
+CREATE OR REPLACE TEMP TABLE kineto_events (
+    ph          VARCHAR,
+    cat         VARCHAR,
+    name        VARCHAR,
+    pid         VARCHAR,
+    tid         VARCHAR,
+    start_ns    BIGINT,
+    duration_ns BIGINT,
+    args        STRUCT(device VARCHAR, stream VARCHAR, correlation VARCHAR,
+                       grid VARCHAR[], block VARCHAR[], "registers per thread" VARCHAR,
+                       "shared memory" VARCHAR, bytes VARCHAR)
+);
