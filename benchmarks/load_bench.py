@@ -10,6 +10,9 @@ scaled) it prints, with the baseline measured in the same run:
   - optionally (--hta) Holistic Trace Analysis loading the same trace, run with the
     Python given by --hta-python (a venv with `pip install HolisticTraceAnalysis`).
 
+With --gz-scales, the same traces gzipped: cold and warm open and peak RSS of the .json.gz
+beside the cold open of the plain file.
+
 With --nsys-scales, the same for Nsight Systems SQLite exports scaled by scale_nsys.py,
 against a bare scan: every activity table read into Arrow through ADBC.
 
@@ -17,7 +20,7 @@ With --repeat N, every timed run (baselines included, HTA excepted) is made N ti
 the median is printed. Before each, dirty pages are flushed (sync): writing a 700 MB
 scratch array just before a run otherwise slows that run's own writes.
 
-Usage: python benchmarks/load_bench.py [--source TRACE] [--scales 1,10,30] [--hta]
+Usage: python benchmarks/load_bench.py [--source TRACE] [--scales 1,10,30] [--hta] [--gz-scales 40]
                                        [--nsys-scales 1,64,1024] [--repeat 3]
 """
 
@@ -138,6 +141,23 @@ def nsys_rows(copies: int, workdir: Path, source: Path) -> None:
     print(" | ".join(row), flush=True)
 
 
+def gz_rows(copies: int, workdir: Path, source: Path) -> None:
+    trace = make_scaled(source, copies, workdir)
+    gz = workdir / f"scaled_x{copies}.json.gz"
+    if not gz.exists():
+        with open(trace, "rb") as f, gzip.open(gz, "wb", compresslevel=6) as out:
+            shutil.copyfileobj(f, out, 1 << 20)
+    runs = {}
+    for path in (gz, trace):
+        cmd = [sys.executable, "-m", "tui.cli", "--summary", "--json", str(path)]
+        runs[path] = cold_and_warm(cmd, workdir / f"cache_{path.name}")
+    (cold, cold_rss, _), (warm, _, _) = runs[gz]
+    plain_cold = runs[trace][0][0]
+    row = (f"{copies}x", f"{gz.stat().st_size / 1e6:.0f}", f"{cold:.2f}", f"{warm:.2f}",
+           f"{cold_rss / 1e6:.0f}", f"{plain_cold:.2f}", f"{cold / plain_cold:.2f}")
+    print(" | ".join(row), flush=True)
+
+
 def make_scaled(source: Path, copies: int, workdir: Path) -> Path:
     plain = workdir / "source.json"
     if not plain.exists():
@@ -159,6 +179,7 @@ def main() -> None:
     parser.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "tui-bench")
     parser.add_argument("--hta", action="store_true", help="also time HolisticTraceAnalysis")
     parser.add_argument("--hta-python", default=sys.executable)
+    parser.add_argument("--gz-scales", default="", help="gzipped copies too, e.g. 40")
     parser.add_argument("--nsys-scales", default="", help="e.g. 1,64,1024")
     parser.add_argument("--repeat", type=int, default=1,
                         help="runs of each timed step; the median is printed")
@@ -203,6 +224,12 @@ def main() -> None:
                f"{baseline:.2f}", f"{cold:.2f}", f"{cold / baseline:.2f}", f"{warm:.2f}",
                f"{cold_rss / 1e6:.0f}", f"{warm_rss / 1e6:.0f}", hta, ratio)
         print(" | ".join(row), flush=True)
+    if args.gz_scales:
+        print("\nKineto .json.gz: the scaled traces gzipped (level 6), beside the plain file")
+        print(" | ".join(("scale", "gz MB", "cold s", "warm s", "cold RSS MB", "plain cold s",
+                          "gz cold / plain cold")))
+        for copies in (int(s) for s in args.gz_scales.split(",") if s):
+            gz_rows(copies, args.workdir, args.source)
     if args.nsys_scales:
         print(f"\nnsys source: {args.nsys_source.name} (real), scaled copies")
         print(" | ".join(("scale", "MB", "kernels", "ADBC scan s", "cold s", "cold/scan",
