@@ -52,26 +52,9 @@ def load_kineto(path: Path, con: duckdb.DuckDBPyConnection, scratch_dir: Path) -
     warnings: list[str] = []
     with tempfile.TemporaryDirectory(dir=scratch_dir, prefix="tui-events-") as tmp:
         con.execute(load_query("kineto_events_table"))
-        parts = reader_parts(path)
-        parsed = False
-        if parts > 1:
-            with _PartParser(con) as parser:
-                # a .json.gz's parts are parsed as they are inflated; a plain file's parts
-                # (a quick copy) all together, side by side
-                events = _extract(path, Path(tmp), parts,
-                                  parser.submit_one if _gzipped(path) else None)
-                parser.submit(events.paths[parser.submitted:])
-            parsed = parser.ok
-            if not parsed:
-                # a split fell inside an event, or the text is damaged: one array, as usual
-                con.execute(load_query("kineto_events_table"))
-                if len(events.paths) > 1:
-                    for part in events.paths:
-                        part.unlink()
-                    events = _extract(path, Path(tmp), 1)
-        else:
+        events = _parsed_in_parts(con, path, Path(tmp))
+        if events is None:  # a small trace, or its parts were refused: one array
             events = _extract(path, Path(tmp), 1)
-        if not parsed:
             _parse(con, path, events, warnings)
     if events.truncated:
         lost = events.bytes_dropped
@@ -118,6 +101,27 @@ def _extract(path: Path, tmp: Path, parts: int,
     except OSError as exc:  # e.g. no space left for the scratch copy
         raise TraceError(f"{path}: cannot copy its events to {tmp.parent} "
                          f"({exc.strerror}); free space there or set TUI_CACHE_DIR") from None
+
+
+def _parsed_in_parts(con: duckdb.DuckDBPyConnection, path: Path,
+                     tmp: Path) -> EventsFile | None:
+    """A big trace's events, parsed in parts. None for a small trace, or when DuckDB
+    refused a part (a split that fell inside an event, damaged text): then kineto_events
+    is empty again and no part is left in `tmp`."""
+    parts = reader_parts(path)
+    if parts == 1:
+        return None
+    with _PartParser(con) as parser:
+        # a .json.gz's parts are parsed as they are inflated; a plain file's parts (a
+        # quick copy) all together, side by side
+        events = _extract(path, tmp, parts, parser.submit_one if _gzipped(path) else None)
+        parser.submit(events.paths[parser.submitted:])
+    if parser.ok:
+        return events
+    con.execute(load_query("kineto_events_table"))  # without the rows of accepted parts
+    for part in events.paths:
+        part.unlink()
+    return None
 
 
 class _PartParser:
