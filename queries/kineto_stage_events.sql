@@ -1,7 +1,7 @@
 -- Parse Chrome-trace event arrays into kineto_events (kineto_events_table.sql), appended
 -- in the events' order. $path: JSON files (a list), each one array of trace events, read
 -- in parallel and in order (see tui/sources/chrome_json.py); a big trace's parts may come
--- in several calls, in order.
+-- in several calls, in order. $max_object_bytes: the largest event accepted.
 -- Fields are read as text (times as DOUBLE) and cast with TRY_CAST, so one odd event (a
 -- string number, a missing ts) cannot fail the whole load; such events end up with NULLs
 -- and are counted and dropped later. Only complete ('X') events
@@ -43,7 +43,8 @@ FROM (
         -- dropped by the ph filter below, instead of failing the whole file; malformed
         -- JSON still fails (DuckDB cannot skip parse errors in an array)
         ignore_errors = true,
-        maximum_object_size = 268435456,
+        -- the largest event: the reader sizes its buffers by it (see kineto.py)
+        maximum_object_size = $max_object_bytes,
         columns = {
             ph: 'VARCHAR', cat: 'VARCHAR', name: 'VARCHAR', pid: 'VARCHAR', tid: 'VARCHAR',
             ts: 'DOUBLE', dur: 'DOUBLE',

@@ -157,6 +157,15 @@ CHROME_CASES: dict[str, tuple[Callable[[Path], Path], tuple]] = {
     "huge args (24 MB in one event)": (
         _mutated(lambda ev: _kernel_events(ev)[0]["args"].update(blob="x" * (24 << 20))),
         ("loaded", KINETO_KERNELS, None)),
+    "an event of 100 MB (beyond the first read's limit: read again)": (
+        _mutated(lambda ev: _kernel_events(ev)[0]["args"].update(blob="x" * (100 << 20))),
+        ("loaded", KINETO_KERNELS, None)),
+    "an event of 100 MB and non-UTF-8 bytes (read again, then repaired)": (
+        lambda d: _write(d / "big-latin1.json", json.dumps(
+            {**_doc(), "traceEvents": [{"ph": "i", "args": {"blob": "x" * (100 << 20)}},
+                                       *_doc()["traceEvents"]]}).encode().replace(
+            b'"cat": "kernel", "name": "', b'"cat": "kernel", "name": "caf\xe9 ', 2)),
+        ("loaded", KINETO_KERNELS, "invalid UTF-8 bytes or raw control characters")),
     "deeply nested args": (
         lambda d: _write(d / "deep.json", _text().replace(
             '"args": {', '"args": {"deep": ' + "[" * 50_000 + "]" * 50_000 + ", ", 1)),
@@ -341,6 +350,17 @@ def test_gz_damaged_inside_loads_or_refuses_cleanly(fraction: float, tmp_path: P
         assert_refused(rc, err, "")
     else:
         assert summary is not None and any("cut off" in w for w in summary["warnings"])
+
+
+def test_an_event_beyond_every_limit_is_refused_plainly(tmp_path: Path, monkeypatch,
+                                                        capsys) -> None:
+    from tui.sources import kineto
+
+    monkeypatch.setattr(kineto, "HUGE_EVENT_BYTES", kineto.MAX_EVENT_BYTES)  # no second try
+    trace = _mutated(lambda ev: _kernel_events(ev)[0]["args"].update(blob="x" * (100 << 20)))(
+        tmp_path)
+    rc, _, err = _summary(capsys, trace, "--no-cache")
+    assert_refused(rc, err, "an event is larger than 32 MB, more than tui reads")
 
 
 # ----------------------------------------------------------------------- gzip bombs
