@@ -1,10 +1,8 @@
 -- After a loader staged its rows in staged_gpu / staged_host (temp tables, or views over
--- the events it parsed): write the GPU activities numbered, and copy the host rows into
--- finalize_host_rows, whose row ids become the host ids; host_depth.sql writes those out
--- once the staging is dropped (the depth's sort then has the memory the parsed events
--- held). GPU activities are stored sorted by time so the timeline's range scans skip most
--- of the table (DuckDB keeps min/max per row group); host activities are many times more
--- numerous and sorting them would cost more at load than it saves at query time.
+-- the events it parsed) and finalize_host_rows.sql copied the host rows out: write the GPU
+-- activities, numbered. They are stored sorted by time so the timeline's range scans skip
+-- most of the table (DuckDB keeps min/max per row group); host activities are many times
+-- more numerous and sorting them would cost more at load than it saves at query time.
 -- Ids are numbered by row_number() OVER () over rows already in order: a streaming count,
 -- where row_number() OVER (ORDER BY ...) is a second, much slower, window sort.
 -- An event without a name (a damaged or odd trace) gets '(no name)', never NULL; unnamed
@@ -25,7 +23,3 @@ FROM (
 );
 
 DROP TYPE finalize_gpu_name;
-
-CREATE OR REPLACE TEMP TABLE finalize_host_rows AS
-SELECT * EXCLUDE (depth) REPLACE (coalesce(name, '(no name)') AS name)
-FROM staged_host;

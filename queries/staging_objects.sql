@@ -1,9 +1,8 @@
 -- The temporary tables and views a loader left behind (staged rows, parsed events),
--- views first: a view may read a table. finalize_* tables are finalize_activities.sql's
--- own, still to be written out.
+-- views first: a view may read a table.
 -- Columns: kind ('VIEW' | 'TABLE'), name
 SELECT 'VIEW' AS kind, view_name AS name FROM duckdb_views() WHERE temporary AND NOT internal
 UNION ALL
 SELECT 'TABLE', table_name FROM duckdb_tables()
-WHERE temporary AND NOT starts_with(table_name, 'finalize_')
+WHERE temporary
 ORDER BY kind DESC;

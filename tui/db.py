@@ -32,6 +32,15 @@ def connect(database: str = ":memory:", read_only: bool = False) -> duckdb.DuckD
     return con
 
 
+def cursor(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    """Another connection to `con`'s database (for a second thread), set up as connect()
+    sets one up: the memory limit and spill directory are the database's, the progress
+    bar each connection's own."""
+    other = con.cursor()
+    other.execute("SET enable_progress_bar = false")
+    return other
+
+
 def _spill_dir() -> str:
     """This process's private directory (mode 0700) under the system temp dir."""
     global _spill_root

@@ -6,13 +6,14 @@ import contextlib
 import json
 import os
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
 
 from tui import cache
-from tui.db import connect
+from tui.db import connect, cursor
 from tui.errors import TraceError
 from tui.queries import load_query
 from tui.sources.detect import detect_format
@@ -136,12 +137,26 @@ def _build(path: Path, kind: str, target: Path | None, warnings: list[str]) -> T
 def finalize_activities(con: duckdb.DuckDBPyConnection) -> None:
     """Write the rows a loader staged into gpu_activities / host_activities, numbered.
 
-    The staging (perhaps views over a large table of parsed events) is dropped before
-    the host depths are computed, so that sort has the memory it held.
+    The host rows are copied out first; then a second connection computes their depths
+    and writes them while this one sorts and writes the GPU rows. Each of the two steps
+    leaves a core idle part of the time (a streaming window, a positional join): side by
+    side they take 0.2-0.3 s less on a 700 MB trace.
     """
-    con.execute(load_query("finalize_activities"))
+    con.execute(load_query("finalize_host_rows"))
+    host_writer = cursor(con)
+    try:
+        with ThreadPoolExecutor(1) as pool:  # on the way out, waits for the host rows
+            host = pool.submit(host_writer.execute, load_query("host_depth"))
+            try:
+                con.execute(load_query("finalize_activities"))
+            except BaseException:
+                host_writer.interrupt()
+                raise
+            host.result()
+    finally:
+        host_writer.close()
     _drop_staging(con)
-    con.execute(load_query("host_depth"))
+    con.execute("DETACH finalize")
 
 
 def _drop_staging(con: duckdb.DuckDBPyConnection) -> None:
