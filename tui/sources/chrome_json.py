@@ -40,6 +40,15 @@ _BOUNDARY = re.compile(rb"\}\s*,\s*\{")  # '},{': perhaps between two events
 _PROBE = 1 << 20  # bytes searched for a split point near where a part should end
 
 
+def is_gzip(path: Path) -> bool:
+    """Does `path` start as a gzip file does? (False when it cannot be read.)"""
+    try:
+        with open(path, "rb") as f:
+            return f.read(2) == GZIP_MAGIC
+    except OSError:
+        return False
+
+
 @dataclass
 class EventsFile:
     """A JSON array of trace events on disk, plus what was learnt on the way."""
@@ -65,8 +74,7 @@ class _Stream:
         self.inflated = 0
         self.consumed = 0  # compressed bytes read so far
         self.size = path.stat().st_size
-        with open(path, "rb") as f:
-            self.compressed = f.read(2) == GZIP_MAGIC
+        self.compressed = is_gzip(path)
 
     def progress(self) -> float:
         """How far through the file the reading is, 0..1."""

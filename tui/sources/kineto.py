@@ -14,10 +14,9 @@ import duckdb
 
 from tui.errors import TraceError
 from tui.queries import load_query
-from tui.sources.chrome_json import GZIP_MAGIC, EventsFile, extract_events
+from tui.sources.chrome_json import EventsFile, extract_events, is_gzip
 from tui.sources.text_repair import can_repair, repair_text
 
-GPU_CATEGORIES = ("kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset")
 # DuckDB parses one JSON array per thread: a trace of more than this many bytes of events
 # per core is split into one array per core (see chrome_json.py).
 MIN_PART_BYTES = 48 << 20
@@ -27,14 +26,6 @@ GZIP_RATIO = 8  # about how much a .json.gz trace inflates, to plan its parts
 # a few KB; a trace whose events outgrow the first limit is read again with the second.
 MAX_EVENT_BYTES = 32 << 20
 HUGE_EVENT_BYTES = 256 << 20
-
-
-def _gzipped(path: Path) -> bool:
-    try:
-        with open(path, "rb") as f:
-            return f.read(2) == GZIP_MAGIC
-    except OSError:
-        return False
 
 
 def reader_parts(path: Path) -> int:
@@ -47,7 +38,7 @@ def reader_parts(path: Path) -> int:
     except OSError:
         return 1
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    if _gzipped(path):
+    if is_gzip(path):
         return max(1, min(4 * (cores or 1), 8, size * GZIP_RATIO // MIN_PART_BYTES))
     return max(1, min(cores or 1, 8, size // MIN_PART_BYTES))
 
@@ -119,7 +110,7 @@ def _parsed_in_parts(con: duckdb.DuckDBPyConnection, path: Path,
     with _PartParser(con) as parser:
         # a .json.gz's parts are parsed as they are inflated; a plain file's parts (a
         # quick copy) all together, side by side
-        events = _extract(path, tmp, parts, parser.submit_one if _gzipped(path) else None)
+        events = _extract(path, tmp, parts, parser.submit_one if is_gzip(path) else None)
         parser.submit(events.paths[parser.submitted:])
     if parser.ok:
         return events
