@@ -1,6 +1,11 @@
 -- The complete and begin/end events of a Kineto trace, parsed and typed, in the file's
--- order; filled by kineto_stage_events.sql. args holds the fields a loader reads, typed as
--- that query's read_json reads them.
+-- order; filled by kineto_stage_events.sql, whose reader reads `args` as kineto_event_args
+-- (the fields a loader reads).
+CREATE OR REPLACE TEMP TYPE kineto_event_args AS STRUCT(
+    device VARCHAR, stream VARCHAR, correlation VARCHAR, grid VARCHAR[], block VARCHAR[],
+    "registers per thread" VARCHAR, "shared memory" VARCHAR, bytes VARCHAR
+);
+
 CREATE OR REPLACE TEMP TABLE kineto_events (
     ph          VARCHAR,
     cat         VARCHAR,
@@ -9,7 +14,5 @@ CREATE OR REPLACE TEMP TABLE kineto_events (
     tid         VARCHAR,
     start_ns    BIGINT,
     duration_ns BIGINT,
-    args        STRUCT(device VARCHAR, stream VARCHAR, correlation VARCHAR,
-                       grid VARCHAR[], block VARCHAR[], "registers per thread" VARCHAR,
-                       "shared memory" VARCHAR, bytes VARCHAR)
+    args        kineto_event_args
 );

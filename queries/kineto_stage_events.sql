@@ -48,9 +48,7 @@ FROM (
         columns = {
             ph: 'VARCHAR', cat: 'VARCHAR', name: 'VARCHAR', pid: 'VARCHAR', tid: 'VARCHAR',
             ts: 'DOUBLE', dur: 'DOUBLE',
-            args: 'STRUCT(device VARCHAR, stream VARCHAR, correlation VARCHAR,
-                          grid VARCHAR[], block VARCHAR[], "registers per thread" VARCHAR,
-                          "shared memory" VARCHAR, bytes VARCHAR)'
+            args: 'kineto_event_args'  -- kineto_events_table.sql
         }
     )
     WHERE ph IN ('X', 'B', 'E')

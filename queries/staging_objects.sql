@@ -1,8 +1,13 @@
--- The temporary tables and views a loader left behind (staged rows, parsed events),
--- views first: a view may read a table.
--- Columns: kind ('VIEW' | 'TABLE'), name
-SELECT 'VIEW' AS kind, view_name AS name FROM duckdb_views() WHERE temporary AND NOT internal
-UNION ALL
-SELECT 'TABLE', table_name FROM duckdb_tables()
-WHERE temporary
-ORDER BY kind DESC;
+-- The temporary views, tables and types a loader left behind (staged rows, parsed events,
+-- the types they were read as), views first: a view may read a table.
+-- Columns: kind ('VIEW' | 'TABLE' | 'TYPE'), name
+SELECT kind, name
+FROM (
+    SELECT 'VIEW' AS kind, view_name AS name, 0 AS drop_order
+    FROM duckdb_views() WHERE temporary AND NOT internal
+    UNION ALL
+    SELECT 'TABLE', table_name, 1 FROM duckdb_tables() WHERE temporary
+    UNION ALL
+    SELECT 'TYPE', type_name, 2 FROM duckdb_types() WHERE database_name = 'temp' AND NOT internal
+)
+ORDER BY drop_order;
