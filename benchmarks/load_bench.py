@@ -80,6 +80,11 @@ def median_run(run: Callable[[], tuple]) -> tuple:
     return results[(len(results) - 1) // 2]
 
 
+def summary_cmd(trace: Path) -> list[str]:
+    """What is timed: `tui --summary --json TRACE`, as its own process."""
+    return [sys.executable, "-m", "tui.cli", "--summary", "--json", str(trace)]
+
+
 def cold_and_warm(cmd: list[str], cache: Path) -> tuple[tuple, tuple]:
     """Median cold run (the cache emptied before each) and median warm run of `cmd`."""
     env = {**os.environ, "TUI_CACHE_DIR": str(cache)}
@@ -131,9 +136,8 @@ def nsys_rows(copies: int, workdir: Path, source: Path) -> None:
                         str(copies)], check=True)
     baseline = median_run(lambda: (float(run_measured(
         [sys.executable, "-c", NSYS_SCAN, str(trace)])[2].strip()),))[0]
-    cmd = [sys.executable, "-m", "tui.cli", "--summary", "--json", str(trace)]
     (cold, cold_rss, out), (warm, warm_rss, _) = cold_and_warm(
-        cmd, workdir / f"nsys_cache_x{copies}")
+        summary_cmd(trace), workdir / f"nsys_cache_x{copies}")
     kernels = sum(k["count"] for k in json.loads(out)["kernels"])
     row = (f"{copies}x", f"{trace.stat().st_size / 1e6:.0f}", f"{kernels:,}", f"{baseline:.2f}",
            f"{cold:.2f}", f"{cold / baseline:.2f}", f"{warm:.2f}", f"{cold_rss / 1e6:.0f}",
@@ -149,8 +153,7 @@ def gz_rows(copies: int, workdir: Path, source: Path) -> None:
             shutil.copyfileobj(f, out, 1 << 20)
     runs = {}
     for path in (gz, trace):
-        cmd = [sys.executable, "-m", "tui.cli", "--summary", "--json", str(path)]
-        runs[path] = cold_and_warm(cmd, workdir / f"cache_{path.name}")
+        runs[path] = cold_and_warm(summary_cmd(path), workdir / f"cache_{path.name}")
     (cold, cold_rss, _), (warm, _, _) = runs[gz]
     plain_cold = runs[trace][0][0]
     row = (f"{copies}x", f"{gz.stat().st_size / 1e6:.0f}", f"{cold:.2f}", f"{warm:.2f}",
@@ -202,9 +205,8 @@ def main() -> None:
         array = args.workdir / f"events_x{copies}.json"
         extract_events(trace, array)
         baseline = median_run(lambda a=array: (bare_duckdb_read(a),))[0]
-        cmd = [sys.executable, "-m", "tui.cli", "--summary", "--json", str(trace)]
         (cold, cold_rss, out), (warm, warm_rss, _) = cold_and_warm(
-            cmd, args.workdir / f"cache_x{copies}")
+            summary_cmd(trace), args.workdir / f"cache_x{copies}")
         summary = json.loads(out)
         kernels = sum(k["count"] for k in summary["kernels"])
         events = _count_events(array)
