@@ -1,0 +1,27 @@
+"""A finding as data: which rule found it, how bad, what it costs, and the rows behind it.
+
+`--summary --json` writes each as {rule, severity, text, cost_ns, rows}; the terminal prints
+`text`. `rule` uses Nsight Systems' rule names where one exists (cuda_memcpy_async,
+cuda_memcpy_sync, cuda_memset_sync, cuda_api_sync, gpu_gaps, gpu_time_util), else tui's own
+(e.g. gpu_idle, top_kernel, launch_overhead, straggler).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+SEVERITIES = ("error", "warning", "info")
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str
+    severity: str  # one of SEVERITIES
+    text: str  # one plain-language sentence or two: what, what it costs, what to do
+    cost_ns: int | None = None  # GPU-idle or host time the finding explains; None if not a time
+    rows: list[dict[str, Any]] = field(default_factory=list)  # every row, e.g. start_ns, duration_ns
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rule": self.rule, "severity": self.severity, "text": self.text,
+                "cost_ns": self.cost_ns, "rows": self.rows}
