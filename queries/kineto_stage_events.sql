@@ -4,10 +4,10 @@
 -- in several calls, in order. $max_object_bytes: the largest event accepted.
 -- Fields are read as text (times as DOUBLE) and cast with TRY_CAST, so one odd event (a
 -- string number, a missing ts) cannot fail the whole load; such events end up with NULLs
--- and are counted and dropped later. Only complete ('X') events
+-- and are counted and dropped later. Only complete ('X') events and `[memory]` instants
 -- are kept, and of `args` only the fields a loader reads, and only where it reads them
--- (GPU work and API calls): flow and instant events and CPU-op argument lists are most
--- of a trace's bytes. The reader picks those fields out while it parses, as json_transform
+-- (GPU work, API calls, Python frames, memory): flow and other instant events and CPU-op
+-- argument lists are most of a trace's bytes. The reader picks those fields out while it parses, as json_transform
 -- would, leniently: a field of another JSON type reads as its JSON text (VARCHAR) or NULL
 -- (lists), and `args` that is no object as all-NULL fields.
 INSERT INTO kineto_events
@@ -32,7 +32,8 @@ SELECT
     -- A pattern, not `cat IN (...)`: DuckDB turns an IN list into a join, after which the
     -- parallel readers' rows may land out of file order (and that order gives ids).
     CASE WHEN regexp_full_match(cat, 'kernel|gpu_memcpy|gpu_memset|memcpy|memset|'
-                                     || 'cuda_runtime|cuda_driver|runtime|driver')
+                                     || 'cuda_runtime|cuda_driver|runtime|driver|'
+                                     || 'python_function|cpu_instant_event')
          THEN args END AS args
 FROM (
     SELECT ph, lower(cat) AS cat, name, pid, tid, ts, dur, args
@@ -51,5 +52,5 @@ FROM (
             args: 'kineto_event_args'  -- kineto_events_table.sql
         }
     )
-    WHERE ph IN ('X', 'B', 'E')
+    WHERE ph IN ('X', 'B', 'E') OR (ph = 'i' AND name = '[memory]')
 );

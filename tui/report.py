@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from tui.report_stacks import print_code_and_memory
 from tui.safe_text import plain
 from tui.units import format_ns
 
@@ -32,6 +33,7 @@ def print_summary(summary: dict, console: Console) -> None:
         console.print("[bold]Findings[/bold]")
         for line in summary["findings"]:
             console.print(plain(f"  • {line}"))
+    print_code_and_memory(summary, console)
     if "ncu" in summary:
         from tui.ncu.attach import render_ncu_section
 

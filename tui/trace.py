@@ -17,10 +17,12 @@ from tui.db import connect, cursor
 from tui.errors import TraceError
 from tui.queries import load_query
 from tui.sources.detect import detect_format
+from tui.sources.stacks import build_stacks
 
 TRACE_FORMATS = ("kineto", "nsys-sqlite", "nsys-rep")
 # A cache file missing one of these is not trusted (see _open_cached).
-CACHED_TABLES = {"trace_meta", "devices", "gpu_activities", "host_activities", "gpu_idle"}
+CACHED_TABLES = {"trace_meta", "devices", "gpu_activities", "host_activities", "gpu_idle",
+                 "python_frames", "launches", "memory_events"}
 
 
 @dataclass
@@ -107,6 +109,7 @@ def _build(path: Path, kind: str, target: Path | None, warnings: list[str]) -> T
     try:
         warnings += _load_into(path, kind, con, target.parent if target else None)
         finalize_activities(con)
+        warnings += build_stacks(con)
         con.execute(load_query("devices_from_activities"))
         con.execute(load_query("gpu_idle"))
         con.executemany("INSERT OR REPLACE INTO trace_meta VALUES (?, ?)", [

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import duckdb
+
+from tui.analysis.code import frame_times, unattributed
 from tui.analysis.findings import findings
 from tui.analysis.gaps import explained_gaps
 from tui.analysis.kernels import device_busy, kernel_stats
+from tui.analysis.memory import memory_peaks
 from tui.queries import load_query
 from tui.trace import Trace
 
 
 def trace_summary(trace: Trace, min_gap_ns: int) -> dict:
-    """Source, devices, every kernel name, every gap over the threshold, findings."""
+    """Source, devices, every kernel name, every gap over the threshold, findings, GPU
+    time by Python frame and memory peaks (where the trace has stacks and memory)."""
     con = trace.con
     devices = device_busy(con)
     kernels = kernel_stats(con)
@@ -38,4 +43,22 @@ def trace_summary(trace: Trace, min_gap_ns: int) -> dict:
         "gaps": [g.as_dict() for g in gaps],
         "findings": findings(devices, kernels, gaps, copies, min_gap_ns),
         "warnings": list(trace.warnings),
+        **code_and_memory(con),
+    }
+
+
+def code_and_memory(con: duckdb.DuckDBPyConnection) -> dict:
+    """`code`: every frame that launched GPU work, by gpu_ns; `memory`: GPU peaks;
+    `host_memory`: the host allocator's; `code_user`: which frames are the user's own;
+    `code_unattributed`: GPU work with no Python frame."""
+    frames = frame_times(con)
+    peaks = memory_peaks(con)
+    rest = unattributed(con)
+    return {
+        "code": [f.as_dict() for f in frames],
+        "code_user": [f.frame for f in frames if f.user_code],
+        "code_unattributed": {"gpu_ns": rest.gpu_ns, "launches": rest.launches,
+                              "linked": rest.linked},
+        "memory": [p.as_dict() for p in peaks if p.device_type == "gpu"],
+        "host_memory": [p.as_dict() for p in peaks if p.device_type != "gpu"],
     }

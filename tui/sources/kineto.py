@@ -15,6 +15,7 @@ import duckdb
 from tui.errors import TraceError
 from tui.queries import load_query
 from tui.sources.chrome_json import EventsFile, extract_events, is_gzip
+from tui.sources.kineto_stacks import stage_kineto_stacks
 from tui.sources.text_repair import can_repair, repair_text
 
 # DuckDB parses one JSON array per thread: a trace of more than this many bytes of events
@@ -74,6 +75,7 @@ def load_kineto(path: Path, con: duckdb.DuckDBPyConnection, scratch_dir: Path) -
     con.execute("DROP TABLE staged_host")
     con.execute(load_query("kineto_gpu_activities"))
     con.execute(load_query("kineto_host_activities"))
+    warnings += stage_kineto_stacks(con)
     _load_devices(con, events.metadata)
     _load_meta(con, path, events.metadata)
 
