@@ -8,10 +8,11 @@ from textual.widgets import Static
 
 from tui.safe_text import printable
 from tui.timeline import GapInfo, HostInfo, KernelInfo
-from tui.timeline.lookup import Info
+from tui.timeline.lookup import Info, StackFrame
 from tui.units import format_bytes, format_ns
 
 KEY_WIDTH = 8
+USER_FRAME = "bold yellow"  # the user's own code in a launch stack
 
 
 class DetailsPanel(Static):
@@ -44,6 +45,18 @@ def describe(info: Info | None, origin: int) -> Text:
     return out
 
 
+def stack_text(stack: tuple[StackFrame, ...]) -> Text:
+    """stack_lines as text, for panels other than this one (the ncu drill-down)."""
+    out = Text(no_wrap=False, overflow="fold")
+    for i, (key, parts) in enumerate(stack_lines(stack)):
+        if i:
+            out.append("\n")
+        out.append(key.ljust(KEY_WIDTH), style="bold")
+        for text, style in parts:
+            out.append(printable(text), style=style)
+    return out
+
+
 def _at(t: int, origin: int) -> str:
     return f"at {format_ns(t - origin)}"
 
@@ -72,6 +85,26 @@ def _kernel(k: KernelInfo, origin: int) -> list[tuple[str, list[tuple[str, str]]
         lines.append(("cpu op", [(k.cpu_op, "")]))
     if k.nvtx_path:
         lines.append(("nvtx", [(k.nvtx_path, "")]))
+    lines += stack_lines(k.stack)
+    return lines
+
+
+def stack_lines(stack: tuple[StackFrame, ...]) -> list[tuple[str, list[tuple[str, str]]]]:
+    """The launch's Python stack, innermost first: the innermost frame and the user's own
+    frames (highlighted) in full, each run of library frames between them as a count."""
+    lines: list[tuple[str, list[tuple[str, str]]]] = []
+    hidden = 0
+    for i, frame in enumerate(stack):
+        if frame.user_code or i == 0:
+            if hidden:
+                lines.append(("", [(f"… {hidden} library frames", "dim")]))
+                hidden = 0
+            lines.append(("stack" if i == 0 else "",
+                          [(frame.name, USER_FRAME if frame.user_code else "")]))
+        else:
+            hidden += 1
+    if hidden:
+        lines.append(("", [(f"… {hidden} library frames", "dim")]))
     return lines
 
 
