@@ -1,7 +1,8 @@
 -- GPU time by call path (top-down), after code_origins.sql: one row per distinct path of
 -- frame names from a thread's outermost frame that led to GPU work. node and parent are
 -- hashes of the path (parent NULL at the top).
--- Columns: node, parent, depth, frame, user_code, gpu_ns, self_gpu_ns, launches
+-- Columns: node, parent, depth, frame, user_code, gpu_ns, self_gpu_ns, launches,
+--          frame_ids (the python_frames ids of the path's frames)
 WITH RECURSIVE kept AS (
     SELECT f.id, f.parent_id, f.name, f.user_code
     FROM python_frames AS f
@@ -25,13 +26,15 @@ WITH RECURSIVE kept AS (
     GROUP BY p.node
 ), named AS (
     SELECT p.node, any_value(p.parent) AS parent, any_value(p.depth) AS depth,
-           any_value(k.name) AS frame, bool_or(k.user_code) AS user_code
+           any_value(k.name) AS frame, bool_or(k.user_code) AS user_code,
+           list(p.frame_id) AS frame_ids
     FROM paths AS p
     JOIN kept AS k ON k.id = p.frame_id
     GROUP BY p.node
 )
 SELECT n.node, n.parent, n.depth, n.frame, n.user_code, CAST(i.gpu_ns AS BIGINT) AS gpu_ns,
-       CAST(coalesce(s.gpu_ns, 0) AS BIGINT) AS self_gpu_ns, CAST(i.launches AS BIGINT)
+       CAST(coalesce(s.gpu_ns, 0) AS BIGINT) AS self_gpu_ns, CAST(i.launches AS BIGINT),
+       n.frame_ids
 FROM named AS n
 JOIN inclusive AS i USING (node)
 LEFT JOIN own AS s USING (node)

@@ -34,6 +34,7 @@ class CodeNode:
     gpu_ns: int
     self_gpu_ns: int
     launches: int
+    frame_ids: list[int]  # the python_frames of this path
 
 
 @dataclass

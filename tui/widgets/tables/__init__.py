@@ -1,4 +1,5 @@
-"""The tables below the timeline: kernels, gaps, NVTX ranges, copies (one module each)."""
+"""The tables below the timeline: kernels, gaps, NVTX ranges, copies, code, memory (one
+module each)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,16 @@ from textual.widget import Widget
 
 def table_panels() -> Iterator[tuple[str, Widget]]:
     """(tab title, panel) for each table tab, in tab order."""
+    from tui.widgets.tables.code import CodePanel
     from tui.widgets.tables.copies import CopyPanel
     from tui.widgets.tables.gaps import GapPanel
     from tui.widgets.tables.kernels import KernelPanel
+    from tui.widgets.tables.memory import MemoryPanel
     from tui.widgets.tables.nvtx import NvtxPanel
 
     yield "Kernels", KernelPanel(id="kernels-panel")
     yield "Gaps", GapPanel(id="gaps-panel")
     yield "NVTX", NvtxPanel(id="nvtx-panel")
     yield "Copies", CopyPanel(id="copies-panel")
+    yield "Code", CodePanel(id="code-panel")
+    yield "Memory", MemoryPanel(id="memory-panel")
