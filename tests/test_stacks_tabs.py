@@ -3,7 +3,7 @@ against a json reading of its events (tests/stacks_oracle.py)."""
 
 from __future__ import annotations
 
-from textual.widgets import TabbedContent, TabPane
+from textual.widgets import TabPane
 
 from tests.conftest import sample
 from tests.oracle import chrome_events
