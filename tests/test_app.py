@@ -153,7 +153,8 @@ async def test_lane_toggles_help_and_resize() -> None:
         assert [lane.label for lane in timeline.lanes][:2] == ["GPU0 s7", "NVTX 0"]
         await pilot.press("n", "t")
         timeline = await settle(pilot)
-        assert [lane.label for lane in timeline.lanes] == ["GPU0 s7", "CPU 449", "CPU 474"]
+        assert [lane.label for lane in timeline.lanes] == ["GPU0 s7", "CPU 449", "CPU 474",
+                                                           "mem GPU0", "rsv GPU0"]
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)

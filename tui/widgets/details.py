@@ -9,6 +9,7 @@ from textual.widgets import Static
 from tui.safe_text import printable
 from tui.timeline import GapInfo, HostInfo, KernelInfo
 from tui.timeline.lookup import Info, StackFrame
+from tui.timeline.memory import MemoryInfo
 from tui.units import format_bytes, format_ns
 
 KEY_WIDTH = 8
@@ -20,11 +21,11 @@ class DetailsPanel(Static):
 
     DEFAULT_CSS = "DetailsPanel { height: 1fr; }"
 
-    def show(self, info: Info | None, origin: int) -> None:
+    def show(self, info: Info | MemoryInfo | None, origin: int) -> None:
         self.update(describe(info, origin), layout=False)  # fixed size: no relayout
 
 
-def describe(info: Info | None, origin: int) -> Text:
+def describe(info: Info | MemoryInfo | None, origin: int) -> Text:
     out = Text(no_wrap=False, overflow="fold")
     lines: list[tuple[str, list[tuple[str, str]]]]
     if info is None:
@@ -32,6 +33,8 @@ def describe(info: Info | None, origin: int) -> Text:
                     "next GPU-idle gap", style="dim")
     if isinstance(info, KernelInfo):
         lines = _kernel(info, origin)
+    elif isinstance(info, MemoryInfo):
+        lines = _memory(info, origin)
     elif isinstance(info, HostInfo):
         lines = _host(info, origin)
     else:
@@ -105,6 +108,24 @@ def stack_lines(stack: tuple[StackFrame, ...]) -> list[tuple[str, list[tuple[str
             hidden += 1
     if hidden:
         lines.append(("", [(f"… {hidden} library frames", "dim")]))
+    return lines
+
+
+def _memory(m: MemoryInfo, origin: int) -> list[tuple[str, list[tuple[str, str]]]]:
+    share = 100.0 * m.total_allocated / m.peak_allocated_bytes if m.peak_allocated_bytes else 0
+    reserved = (f" · {format_bytes(m.total_reserved)} reserved"
+                if m.total_reserved is not None else "")
+    if m.bytes is None:
+        event = "the first memory event of the trace on this GPU (its size is unknown)"
+    else:
+        event = (f"{'allocated' if m.bytes >= 0 else 'freed'} {format_bytes(abs(m.bytes))}")
+    lines = [("memory", [(f"GPU {m.device}: {format_bytes(m.total_allocated)} allocated "
+                          f"({share:.0f}% of its peak {format_bytes(m.peak_allocated_bytes)})"
+                          f"{reserved}", "bold")]),
+             ("event", [(f"{event} · {_at(m.ts_ns, origin)}", "")])]
+    if m.op:
+        lines.append(("cpu op", [(m.op, "")]))
+    lines += stack_lines(m.stack)
     return lines
 
 

@@ -1,8 +1,9 @@
-"""The Code and Memory tabs driven through Pilot on the stacks sample trace, checked
-against a json reading of its events (tests/stacks_oracle.py)."""
+"""The Code and Memory tabs, the memory lanes and the launch stack driven through Pilot on
+the stacks sample trace, checked against a json reading of its events (tests/stacks_oracle.py)."""
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import TabPane
 
 from tests.conftest import sample
@@ -83,3 +84,50 @@ async def test_memory_tab_allocations_and_peaks() -> None:
         peak = memory_peaks(sample(STACKS))[(1, 0)][0]
         caption = str(app.query_one(MemoryPanel).caption.render())
         assert f"GPU 0 peak {peak / (1 << 20):.1f} MiB" in caption
+
+
+@sync
+async def test_memory_lane_peak_and_details() -> None:
+    peak, peak_ns, reserved = memory_peaks(sample(STACKS))[(1, 0)]
+    app = TraceApp(sample(STACKS))
+    async with app.run_test(size=SIZE) as pilot:
+        timeline = await settle(pilot)
+        labels = [lane.label for lane in timeline.lanes]
+        assert labels[-2:] == ["mem GPU0", "rsv GPU0"]
+        for _ in range(labels.index("mem GPU0")):
+            await pilot.press("down")
+        timeline.cursor_t = peak_ns
+        timeline.cursor_changed()
+        timeline = await settle(pilot)
+        frame = timeline.frame
+        assert frame is not None
+        cells = frame.cells(timeline.lane.key)
+        x = frame.view.x_of(peak_ns)
+        assert cells[x].top_kind == "memory_peak"  # the peak's column is marked
+        assert cells[x].busy == pytest.approx(peak / max(peak, reserved))
+        assert [c.top_kind for c in cells].count("memory_peak") == 1
+        text = str(app.details.render())
+        assert f"{peak / (1 << 20):.1f} MiB allocated (100% of its peak" in text
+        assert "cpu op  aten::sum" in text
+
+
+@sync
+async def test_kernel_details_show_the_launch_stack() -> None:
+    app = TraceApp(sample(STACKS))
+    async with app.run_test(size=SIZE) as pilot:
+        timeline = await settle(pilot)
+        gpu_id = app.trace.con.execute(
+            "SELECT gpu_id FROM launches l JOIN gpu_activities g ON g.id = l.gpu_id "
+            "WHERE frame_id IS NOT NULL AND g.name LIKE 'fmha%' ORDER BY gpu_id LIMIT 1"
+        ).fetchone()[0]
+        info = timeline.data.kernel_info(gpu_id)
+        app.details.show(info, 0)
+        await pilot.pause()
+        text = str(app.details.render())
+        lines = text.splitlines()
+        stack = lines[[line.startswith("stack") for line in lines].index(True):]
+        assert stack[0].endswith("<built-in function scaled_dot_product_attention>")
+        assert [s.strip() for s in stack if "gen_stacks.py" in s] == [
+            "gen_stacks.py(31): forward", "gen_stacks.py(41): step",
+            "gen_stacks.py(78): record", "gen_stacks.py(95): <module>"]
+        assert "… 4 library frames" in text
