@@ -1,4 +1,5 @@
--- Fill python_frames from the host_activities rows of kind 'python': each frame's name
+-- Fill python_frames from the host_activities rows of kind $kind ('python'; 'annotation'
+-- for a trace without Python frames, whose NVTX ranges then stand in): each frame's name
 -- parsed ('file.py(123): func'), whether it is the user's own code, and its parent, the
 -- frame one level up that was open when it started on its thread (an ASOF join on the
 -- depths host_depth.sql gave). The trace's own ids come from stacks_staged_python, paired
@@ -11,7 +12,7 @@ WITH frames AS (
            row_number() OVER (ORDER BY id) AS ord,
            regexp_extract(name, '^(.*)\((\d+)\): (.*)$', ['file', 'line', 'func']) AS m
     FROM host_activities
-    WHERE kind = 'python'
+    WHERE kind = $kind
 ), parsed AS (
     SELECT * EXCLUDE (m),
            nullif(m.file, '') AS file,
@@ -21,7 +22,7 @@ WITH frames AS (
 )
 SELECT f.id, p.id AS parent_id, f.pid, f.tid, f.start_ns, f.end_ns, f.depth, f.name,
        f.file, f.line, f.func,
-       f.file IS NOT NULL AND NOT starts_with(f.file, '<') AND CASE
+       $kind = 'annotation' OR f.file IS NOT NULL AND NOT starts_with(f.file, '<') AND CASE
            WHEN starts_with(f.file, '/') OR f.file ~ '^[A-Za-z]:[\\/]' THEN
                NOT regexp_matches(f.file, '[\\/](site|dist)-packages[\\/]|[\\/]lib[\\/]python[0-9.]*[\\/]')
            ELSE NOT list_contains($libraries, regexp_replace(split_part(replace(f.file, '\', '/'), '/', 1), '\.py$', ''))

@@ -66,3 +66,60 @@ def memory_peaks(path: Path) -> dict[tuple[int, int], tuple[int, int, int]]:
                 (old[0], min(old[1], ts)) if total == old[0] else old[:2])
             peaks[key] = (best[0], best[1], max(old[2], reserved))
     return peaks
+
+
+def nsys_gpu_time_by_range(path: Path) -> dict[str, tuple[int, int, int]]:
+    """For an nsys export: NVTX range name -> (inclusive GPU ns, self GPU ns, launches) of
+    the kernels, copies and sets whose launching API call (same correlation id) lies in
+    the range on the same thread, read with sqlite3."""
+    import sqlite3
+
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
+    calls = {corr: (tid, start, end) for corr, tid, start, end in db.execute(
+        "SELECT correlationId, globalTid, start, \"end\" FROM CUPTI_ACTIVITY_KIND_RUNTIME")}
+    ranges = defaultdict(list)
+    for tid, start, end, name in db.execute(
+            "SELECT n.globalTid, n.start, n.\"end\", coalesce(n.text, s.value, '') "
+            "FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId "
+            "WHERE n.\"end\" IS NOT NULL AND n.eventType IN (59, 60, 70, 71)"):
+        ranges[tid].append((start, end, name))
+    totals: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    for table in ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+                  "CUPTI_ACTIVITY_KIND_MEMSET"):
+        if table not in tables:
+            continue
+        for corr, start, end in db.execute(f"SELECT correlationId, start, \"end\" FROM {table}"):
+            call = calls.get(corr)
+            if call is None:
+                continue
+            tid, cs, ce = call
+            open_ = sorted((r for r in ranges[tid] if r[0] <= cs and ce <= r[1]),
+                           key=lambda r: (r[0], -r[1]))
+            for name in {r[2] for r in open_}:
+                totals[name][0] += end - start
+                totals[name][2] += 1
+            if open_:
+                totals[open_[-1][2]][1] += end - start
+    db.close()
+    return {name: (t[0], t[1], t[2]) for name, t in totals.items()}
+
+
+def nsys_memory_peaks(path: Path) -> dict[int, tuple[int, int]]:
+    """For an nsys export: device -> (peak of the running sum of device-side allocations
+    minus frees, first time it was reached), read with sqlite3."""
+    import sqlite3
+
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    totals: dict[int, int] = defaultdict(int)
+    peaks: dict[int, tuple[int, int]] = {}
+    for start, device, size, kind, op in db.execute(
+            "SELECT start, deviceId, bytes, memKind, memoryOperationType "
+            "FROM CUDA_GPU_MEMORY_USAGE_EVENTS ORDER BY start, rowid"):
+        if kind in (0, 1):  # host memory
+            continue
+        totals[device] += size if op == 0 else -size
+        if device not in peaks or totals[device] > peaks[device][0]:
+            peaks[device] = (totals[device], start)
+    db.close()
+    return peaks

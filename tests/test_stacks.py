@@ -10,7 +10,12 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import sample
-from tests.stacks_oracle import gpu_time_by_frame, memory_peaks
+from tests.stacks_oracle import (
+    gpu_time_by_frame,
+    memory_peaks,
+    nsys_gpu_time_by_range,
+    nsys_memory_peaks,
+)
 from tui.analysis.code import code_tree, frame_times, unattributed
 from tui.analysis.memory import largest_allocations
 from tui.analysis.memory import memory_peaks as tui_memory_peaks
@@ -111,3 +116,27 @@ def test_bad_parents_and_sizes_load_with_warnings(tmp_path: Path) -> None:
         kinds = t.con.execute("SELECT device_type, count(*) FROM memory_events GROUP BY 1 "
                               "ORDER BY 1").fetchall()
         assert kinds == [("gpu", 1), ("other", 1)]
+
+
+NSYS_STACKS = Path("/work/main/.realtraces/rec/stacks/nsys/stacks_training.sqlite")
+
+
+def test_nsys_code_by_nvtx_range_matches_sqlite() -> None:
+    """An nsys report has no Python frames: its NVTX ranges stand in, and say so."""
+    path = sample("gappy_training.sqlite")
+    with open_trace(path, use_cache=False) as t:
+        assert t.meta("code_source") == "nvtx"
+        got = {f.frame: (f.gpu_ns, f.self_gpu_ns, f.launches) for f in frame_times(t.con)}
+    assert got == nsys_gpu_time_by_range(path)
+    assert got["gappy_training"][2] == 784
+
+
+@pytest.mark.skipif(not NSYS_STACKS.is_file(), reason="the nsys recording with "
+                    "--cuda-memory-usage is kept outside sample_traces (5.9 MB)")
+def test_nsys_memory_peak_matches_sqlite() -> None:
+    with open_trace(NSYS_STACKS, use_cache=False) as t:
+        peaks = {p.device: (p.peak_allocated_bytes, p.peak_ns)
+                 for p in tui_memory_peaks(t.con) if p.device_type == "gpu"}
+        assert t.meta("cuda_backtraces") == "native"
+    assert peaks == nsys_memory_peaks(NSYS_STACKS)
+    assert peaks[0][0] == 1_001_273_051

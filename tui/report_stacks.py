@@ -15,9 +15,11 @@ def print_code_and_memory(summary: dict, console: Console) -> None:
     """Nothing for a trace without stacks or memory events."""
     user = set(summary.get("code_user") or ())
     frames = [f for f in summary.get("code") or () if f["frame"] in user][:TOP_FRAMES]
+    nvtx = summary.get("code_source") == "nvtx"
     if frames:
-        table = Table(title="GPU time by line of your code (inclusive: it or what it called)",
-                      title_justify="left")
+        title = ("GPU time by NVTX range (no Python frames in this trace)" if nvtx
+                 else "GPU time by line of your code (inclusive: it or what it called)")
+        table = Table(title=title, title_justify="left")
         for heading in ("frame", "GPU time", "self", "launches"):
             table.add_column(heading, justify="left" if heading == "frame" else "right")
         for f in frames:
@@ -28,8 +30,8 @@ def print_code_and_memory(summary: dict, console: Console) -> None:
         if rest.get("launches"):
             console.print(plain(
                 f"  {format_ns(rest['gpu_ns'])} of GPU work ({rest['launches']:,} of "
-                f"{rest['linked']:,} launches) had no Python frame around its launch "
-                "(another thread, e.g. autograd's backward)"))
+                f"{rest['linked']:,} launches) had no {'NVTX range' if nvtx else 'Python frame'}"
+                " around its launch (another thread, e.g. autograd's backward)"))
     peaks = [("GPU", p) for p in summary.get("memory") or ()]
     peaks += [("host", p) for p in summary.get("host_memory") or ()]
     if peaks:

@@ -50,11 +50,17 @@ def trace_summary(trace: Trace, min_gap_ns: int) -> dict:
 def code_and_memory(con: duckdb.DuckDBPyConnection) -> dict:
     """`code`: every frame that launched GPU work, by gpu_ns; `memory`: GPU peaks;
     `host_memory`: the host allocator's; `code_user`: which frames are the user's own;
-    `code_unattributed`: GPU work with no Python frame."""
+    `code_unattributed`: GPU work with no Python frame; `code_source`: 'python' (Python
+    frames), 'nvtx' (NVTX ranges stand in: the trace has no Python frames) or 'none'."""
     frames = frame_times(con)
     peaks = memory_peaks(con)
     rest = unattributed(con)
+    meta = dict(con.execute("SELECT key, value FROM trace_meta WHERE key IN "
+                            "('code_source', 'cuda_backtraces')").fetchall())
     return {
+        "code_source": meta.get("code_source", "none"),
+        # nsys --cudabacktrace call chains are native frames: not used for `code`
+        "cuda_backtraces": meta.get("cuda_backtraces"),
         "code": [f.as_dict() for f in frames],
         "code_user": [f.frame for f in frames if f.user_code],
         "code_unattributed": {"gpu_ns": rest.gpu_ns, "launches": rest.launches,

@@ -26,24 +26,39 @@ LIBRARIES = (
 )
 STAGED_PYTHON = """CREATE TABLE IF NOT EXISTS stacks_staged_python (
     ord BIGINT, start_ns BIGINT, name VARCHAR, python_id BIGINT, python_parent_id BIGINT)"""
-CONTEXT_KINDS = ["cpu_op", "python"]
 
 
 def build_stacks(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """Fill python_frames, launches and the memory events' context; returns warnings."""
+    """Fill python_frames, launches and the memory events' context; returns warnings.
+
+    A trace without Python frames (nsys, or Kineto recorded without with_stack) has its
+    NVTX / user annotation ranges stand in as frames; trace_meta's `code_source` says
+    which ('python' | 'nvtx' | 'none')."""
+    kind = _frame_kind(con)
     con.execute(STAGED_PYTHON)  # a loader without Python ids stages none
     con.execute(load_query("stacks_python_frames"),
-                {"libraries": list(LIBRARIES), "stdlib": sorted(sys.stdlib_module_names)})
+                {"libraries": list(LIBRARIES), "stdlib": sorted(sys.stdlib_module_names),
+                 "kind": kind})
     con.execute("DROP TABLE stacks_staged_python")
+    kinds = {"kinds": ["cpu_op", kind], "frame_kind": kind}
     con.execute(load_query("stacks_launch_points"))
-    con.execute(load_query("stacks_innermost"), {"kinds": CONTEXT_KINDS})
-    con.execute(load_query("stacks_launches"))
+    con.execute(load_query("stacks_innermost"), {"kinds": kinds["kinds"]})
+    con.execute(load_query("stacks_launches"), {"frame_kind": kind})
     con.execute(load_query("stacks_memory_points"))
-    con.execute(load_query("stacks_innermost"), {"kinds": CONTEXT_KINDS})
-    con.execute(load_query("stacks_memory_context"))
+    con.execute(load_query("stacks_innermost"), {"kinds": kinds["kinds"]})
+    con.execute(load_query("stacks_memory_context"), {"frame_kind": kind})
     con.execute("DROP TABLE stacks_points")
     con.execute("DROP TABLE stacks_found")
+    has_frames = con.execute("SELECT 1 FROM python_frames LIMIT 1").fetchone() is not None
+    source = "none" if not has_frames else "python" if kind == "python" else "nvtx"
+    con.execute("INSERT OR REPLACE INTO trace_meta VALUES ('code_source', ?)", [source])
     return _frame_warnings(con)
+
+
+def _frame_kind(con: duckdb.DuckDBPyConnection) -> str:
+    """'python' when the trace has Python frames, else 'annotation' (NVTX ranges)."""
+    row = con.execute("SELECT 1 FROM host_activities WHERE kind = 'python' LIMIT 1").fetchone()
+    return "python" if row is not None else "annotation"
 
 
 def _frame_warnings(con: duckdb.DuckDBPyConnection) -> list[str]:

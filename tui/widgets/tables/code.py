@@ -111,6 +111,9 @@ class CodePanel(TablePanel):
             frames = frame_times(cur)
             nodes = code_tree(cur)
             self.rest = unattributed(cur)
+            row = cur.execute(
+                "SELECT value FROM trace_meta WHERE key = 'code_source'").fetchone()
+            self.source = row[0] if row else "none"
         finally:
             cur.close()
         self.nodes, self.total_ns = nodes, sum(n.gpu_ns for n in nodes if n.parent is None)
@@ -145,10 +148,12 @@ class CodePanel(TablePanel):
         note = ""
         if rest is not None and rest.launches:
             note = (f" · {format_ns(rest.gpu_ns)} of GPU work ({rest.launches:,} launches) "
-                    "had no Python frame (another thread, e.g. autograd's backward)")
+                    "had none around its launch (another thread, e.g. autograd's backward)")
         view = ("top-down: Enter opens a path, K its kernels" if self.paths.display
                 else f"{table.caption()} · inclusive: it or what it called · Enter: kernels")
-        return Text(f"GPU time by Python frame, ● your code · {view} · v: "
+        what = ("NVTX range (this trace has no Python frames)"
+                if getattr(self, "source", "") == "nvtx" else "Python frame, ● your code")
+        return Text(f"GPU time by {what} · {view} · v: "
                     f"{'table' if self.paths.display else 'tree'}{note}")
 
     # -- keys ----------------------------------------------------------------------------
