@@ -4,33 +4,51 @@
 -- frame one level up that was open when it started on its thread (an ASOF join on the
 -- depths host_depth.sql gave). The trace's own ids come from stacks_staged_python, paired
 -- with the rows by position (kineto_python_ids.sql; empty for other sources).
+-- Names are parsed once per distinct name (a trace repeats a few thousand names over
+-- millions of frames), with string functions rather than a regexp with groups.
 -- $libraries: top-level package names that are libraries, not the user's code;
 -- $stdlib: the standard library's module names.
 INSERT INTO python_frames
 WITH frames AS (
     SELECT id, pid, tid, start_ns, end_ns, depth, name,
-           row_number() OVER (ORDER BY id) AS ord,
-           regexp_extract(name, '^(.*)\((\d+)\): (.*)$', ['file', 'line', 'func']) AS m
+           row_number() OVER (ORDER BY id) AS ord
     FROM host_activities
     WHERE kind = $kind
-), parsed AS (
-    SELECT * EXCLUDE (m),
-           nullif(m.file, '') AS file,
-           TRY_CAST(m.line AS INTEGER) AS line,
-           coalesce(nullif(m.func, ''), name) AS func
-    FROM frames
+), split AS (
+    -- 'dir/file.py(123): func': the file and line before '): ', the function after it
+    SELECT name, strpos(name, '): ') AS close_at
+    FROM (SELECT DISTINCT name FROM frames)
+), located AS (
+    SELECT name, close_at,
+           CASE WHEN close_at > 0 THEN left(name, close_at - 1) END AS file_line
+    FROM split
+), parts AS (
+    SELECT name,
+           CASE WHEN strpos(file_line, '(') > 0
+                THEN left(file_line, length(file_line) - strpos(reverse(file_line), '('))
+           END AS file,
+           CASE WHEN strpos(file_line, '(') > 0
+                THEN TRY_CAST(right(file_line, strpos(reverse(file_line), '(') - 1) AS INTEGER)
+           END AS line,
+           CASE WHEN close_at > 0 THEN substr(name, close_at + 3) ELSE name END AS func
+    FROM located
+), names AS (
+    SELECT name, nullif(file, '') AS file, line, func,
+           $kind = 'annotation' OR nullif(file, '') IS NOT NULL AND NOT starts_with(file, '<')
+           AND CASE
+               WHEN starts_with(file, '/') OR file ~ '^[A-Za-z]:[\\/]' THEN
+                   NOT regexp_matches(file, '[\\/](site|dist)-packages[\\/]|[\\/]lib[\\/]python[0-9.]*[\\/]')
+               ELSE NOT list_contains($libraries, top) AND NOT list_contains($stdlib, top)
+           END AS user_code
+    FROM (SELECT *, regexp_replace(split_part(replace(file, '\', '/'), '/', 1), '\.py$', '')
+                    AS top
+          FROM parts)
 )
 SELECT f.id, p.id AS parent_id, f.pid, f.tid, f.start_ns, f.end_ns, f.depth, f.name,
-       f.file, f.line, f.func,
-       $kind = 'annotation' OR f.file IS NOT NULL AND NOT starts_with(f.file, '<') AND CASE
-           WHEN starts_with(f.file, '/') OR f.file ~ '^[A-Za-z]:[\\/]' THEN
-               NOT regexp_matches(f.file, '[\\/](site|dist)-packages[\\/]|[\\/]lib[\\/]python[0-9.]*[\\/]')
-           ELSE NOT list_contains($libraries, regexp_replace(split_part(replace(f.file, '\', '/'), '/', 1), '\.py$', ''))
-                AND NOT list_contains($stdlib, regexp_replace(split_part(replace(f.file, '\', '/'), '/', 1), '\.py$', ''))
-       END AS user_code,
-       s.python_id, s.python_parent_id
-FROM parsed AS f
-ASOF LEFT JOIN parsed AS p
+       n.file, n.line, n.func, n.user_code, s.python_id, s.python_parent_id
+FROM frames AS f
+JOIN names AS n USING (name)
+ASOF LEFT JOIN frames AS p
     ON p.pid = f.pid AND p.tid = f.tid AND p.depth = f.depth - 1 AND p.start_ns <= f.start_ns
 LEFT JOIN stacks_staged_python AS s
     ON s.ord = f.ord AND s.start_ns = f.start_ns AND s.name = f.name

@@ -40,13 +40,11 @@ def build_stacks(con: duckdb.DuckDBPyConnection) -> list[str]:
                 {"libraries": list(LIBRARIES), "stdlib": sorted(sys.stdlib_module_names),
                  "kind": kind})
     con.execute("DROP TABLE stacks_staged_python")
-    kinds = {"kinds": ["cpu_op", kind], "frame_kind": kind}
-    con.execute(load_query("stacks_launch_points"))
-    con.execute(load_query("stacks_innermost"), {"kinds": kinds["kinds"]})
+    con.execute(load_query("stacks_points"))
+    con.execute(load_query("stacks_innermost"), {"kinds": ["cpu_op", kind]})
     con.execute(load_query("stacks_launches"), {"frame_kind": kind})
-    con.execute(load_query("stacks_memory_points"))
-    con.execute(load_query("stacks_innermost"), {"kinds": kinds["kinds"]})
     con.execute(load_query("stacks_memory_context"), {"frame_kind": kind})
+    con.execute(load_query("stacks_memory_write"))
     con.execute("DROP TABLE stacks_points")
     con.execute("DROP TABLE stacks_found")
     has_frames = con.execute("SELECT 1 FROM python_frames LIMIT 1").fetchone() is not None
