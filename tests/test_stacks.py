@@ -140,3 +140,32 @@ def test_nsys_memory_peak_matches_sqlite() -> None:
         assert t.meta("cuda_backtraces") == "native"
     assert peaks == nsys_memory_peaks(NSYS_STACKS)
     assert peaks[0][0] == 1_001_273_051
+
+
+def test_summary_json_and_export_code(tmp_path: Path, capsys) -> None:
+    """`--summary --json` carries code and memory; `tui export TRACE code` the same rows."""
+    import pyarrow.csv as pa_csv
+
+    from tui.cli import main
+
+    assert main(["--summary", "--json", str(sample(STACKS))]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    expected = gpu_time_by_frame(sample(STACKS))
+    assert summary["code_source"] == "python"
+    assert {c["frame"]: (c["gpu_ns"], c["self_gpu_ns"], c["launches"])
+            for c in summary["code"]} == expected
+    gpu_ns = [c["gpu_ns"] for c in summary["code"]]
+    assert gpu_ns == sorted(gpu_ns, reverse=True)
+    (peak, peak_ns, reserved), = [v for k, v in memory_peaks(sample(STACKS)).items()
+                                  if k[0] == 1]
+    assert summary["memory"] == [{"device": 0, "peak_allocated_bytes": peak,
+                                  "peak_ns": peak_ns, "peak_reserved_bytes": reserved}]
+    assert summary["host_memory"][0]["device"] == -1
+    assert main(["--summary", str(sample(STACKS))]) == 0
+    text = capsys.readouterr().out
+    assert "gen_stacks.py(31): forward" in text and "Memory peaks" in text
+    target = tmp_path / "code.csv"
+    assert main(["export", str(sample(STACKS)), "code", "--output", str(target)]) == 0
+    table = pa_csv.read_csv(target)
+    assert dict(zip(table.column("frame").to_pylist(), table.column("gpu_ns").to_pylist(),
+                    strict=True)) == {k: v[0] for k, v in expected.items()}
