@@ -56,6 +56,12 @@ def code_tree(con: duckdb.DuckDBPyConnection) -> list[CodeNode]:
     return [CodeNode(*row) for row in con.execute(load_query("code_tree")).fetchall()]
 
 
+def code_source(con: duckdb.DuckDBPyConnection) -> str:
+    """'python' (Python frames), 'nvtx' (NVTX ranges stand in for them) or 'none'."""
+    row = con.execute(load_query("code_source")).fetchone()
+    return row[0] if row else "none"
+
+
 def unattributed(con: duckdb.DuckDBPyConnection) -> Unattributed:
     row = con.execute(load_query("code_unattributed")).fetchone()
     assert row is not None

@@ -52,9 +52,12 @@ def code_and_memory(con: duckdb.DuckDBPyConnection) -> dict:
     `host_memory`: the host allocator's; `code_user`: which frames are the user's own;
     `code_unattributed`: GPU work with no Python frame; `code_source`: 'python' (Python
     frames), 'nvtx' (NVTX ranges stand in: the trace has no Python frames) or 'none'."""
-    frames = frame_times(con)
-    peaks = memory_peaks(con)
-    rest = unattributed(con)
+    try:
+        frames = frame_times(con)
+        peaks = memory_peaks(con)
+        rest = unattributed(con)
+    except duckdb.CatalogException:  # a Parquet store (`tui convert`) holds no stacks
+        return {"code_source": "none", "code": [], "memory": []}
     meta = dict(con.execute("SELECT key, value FROM trace_meta WHERE key IN "
                             "('code_source', 'cuda_backtraces')").fetchall())
     return {

@@ -19,7 +19,7 @@ from textual.binding import Binding
 from textual.widget import Widget
 from textual.widgets import Tree
 
-from tui.analysis.code import CodeNode, code_tree, frame_times, unattributed
+from tui.analysis.code import CodeNode, code_source, code_tree, frame_times, unattributed
 from tui.queries import load_query
 from tui.safe_text import printable
 from tui.trace import Trace
@@ -111,9 +111,7 @@ class CodePanel(TablePanel):
             frames = frame_times(cur)
             nodes = code_tree(cur)
             self.rest = unattributed(cur)
-            row = cur.execute(
-                "SELECT value FROM trace_meta WHERE key = 'code_source'").fetchone()
-            self.source = row[0] if row else "none"
+            self.source = code_source(cur)
         finally:
             cur.close()
         self.nodes, self.total_ns = nodes, sum(n.gpu_ns for n in nodes if n.parent is None)
