@@ -5,7 +5,8 @@ is a *scaled* trace, not a recording: label it so wherever its figures are quote
 
 Usage: python scale_trace.py IN.json OUT.json COPIES
 The copies follow each other with a 1 ms pause, so the result is a longer
-recording of the same real workload (ids and correlations are offset too).
+recording of the same real workload (ids, correlations and Python frame ids are offset
+too: Kineto numbers a trace's Python frames uniquely).
 """
 import sys
 
@@ -39,6 +40,12 @@ with open(dst, "wb") as out:
             args = e2.get("args")
             if isinstance(args, dict) and "correlation" in args:
                 e2["args"] = dict(args, correlation=args["correlation"] + c * 10_000_000)
+            if isinstance(args, dict) and isinstance(args.get("Python id"), int):
+                parent = args.get("Python parent id")
+                e2["args"] = dict(args, **{
+                    "Python id": args["Python id"] + c * 10_000_000,
+                    "Python parent id": parent + c * 10_000_000 if isinstance(parent, int)
+                    else parent})
             out.write((b"" if first else b",\n") + orjson.dumps(e2))
             first = False
     out.write(b"\n]}\n")

@@ -6,7 +6,7 @@
 -- empty for other sources). Where the frame its "Python parent id" names is that frame
 -- (one level up, on the thread, enclosing it) it is found by a hash join; any other frame
 -- (no ids, or ids that disagree: missing, cyclic) by an ASOF join on the depths
--- host_depth.sql gave, over the threads that have such frames only.
+-- host_depth.sql gave, over the frames one level above such frames only.
 -- Names are parsed once per distinct name (a trace repeats a few thousand names over
 -- millions of frames), with string functions rather than a regexp with groups.
 -- $libraries: top-level package names that are libraries, not the user's code;
@@ -17,12 +17,12 @@ WITH numbered AS (
            row_number() OVER (ORDER BY id) AS ord
     FROM host_activities
     WHERE kind = $kind
-), frames AS (
+), frames AS MATERIALIZED (
     SELECT f.*, s.python_id, s.python_parent_id
     FROM numbered AS f
     LEFT JOIN stacks_staged_python AS s
         ON s.ord = f.ord AND s.start_ns = f.start_ns AND s.name = f.name
-), by_id AS (
+), by_id AS MATERIALIZED (
     SELECT f.*, p.id AS parent_by_id
     FROM frames AS f
     LEFT JOIN frames AS p
@@ -34,7 +34,8 @@ WITH numbered AS (
     SELECT u.id, p.id AS parent_by_time
     FROM unresolved AS u
     ASOF JOIN (SELECT * FROM frames
-               WHERE (pid, tid) IN (SELECT DISTINCT pid, tid FROM unresolved)) AS p
+               WHERE (pid, tid, depth) IN (SELECT DISTINCT pid, tid, depth - 1
+                                          FROM unresolved)) AS p
         ON p.pid = u.pid AND p.tid = u.tid AND p.depth = u.depth - 1
        AND p.start_ns <= u.start_ns
 ), split AS (
