@@ -3,11 +3,10 @@
 -- keeps the same ones), for tui/sources/stacks.py to pair with those rows by position.
 -- A table of the database, not a temp one: it must outlive the loader's staging, which
 -- is dropped before the stacks are built; build_stacks drops it.
--- Columns: ord (1, 2, ... in that order), start_ns, name, python_id, python_parent_id
+-- Columns: ord (1, 2, ... in that order), start_ns, python_id, python_parent_id
 CREATE OR REPLACE TABLE stacks_staged_python AS
 SELECT row_number() OVER () AS ord,
        start_ns,
-       name,
        TRY_CAST(args."Python id" AS BIGINT) AS python_id,
        TRY_CAST(args."Python parent id" AS BIGINT) AS python_parent_id
 FROM kineto_events

@@ -21,7 +21,7 @@ WITH numbered AS (
     SELECT f.*, s.python_id, s.python_parent_id
     FROM numbered AS f
     LEFT JOIN stacks_staged_python AS s
-        ON s.ord = f.ord AND s.start_ns = f.start_ns AND s.name = f.name
+        ON s.ord = f.ord AND s.start_ns = f.start_ns
 ), by_id AS MATERIALIZED (
     SELECT f.*, p.id AS parent_by_id
     FROM frames AS f
@@ -73,5 +73,4 @@ SELECT f.id, coalesce(f.parent_by_id, t.parent_by_time) AS parent_id, f.pid, f.t
        f.python_id, f.python_parent_id
 FROM by_id AS f
 JOIN names AS n USING (name)
-LEFT JOIN by_time AS t USING (id)
-ORDER BY f.id;
+LEFT JOIN by_time AS t USING (id);

@@ -25,7 +25,7 @@ LIBRARIES = (
     "nvidia", "_pytest", "pytest", "pluggy",
 )
 STAGED_PYTHON = """CREATE TABLE IF NOT EXISTS stacks_staged_python (
-    ord BIGINT, start_ns BIGINT, name VARCHAR, python_id BIGINT, python_parent_id BIGINT)"""
+    ord BIGINT, start_ns BIGINT, python_id BIGINT, python_parent_id BIGINT)"""
 
 
 def build_stacks(con: duckdb.DuckDBPyConnection) -> list[str]:
