@@ -16,6 +16,7 @@ from pathlib import Path
 import duckdb
 
 from tui.analysis.kernel_names import kernel_key, short_kernel_name
+from tui.analysis.ranks import ensure_rank_tables
 from tui.errors import TraceError
 from tui.multirank.combine import RankSet
 from tui.queries import load_query
@@ -46,6 +47,7 @@ def diff_traces(before: Path, after: Path, min_gap_ns: int, use_cache: bool = Tr
 def pair_diff(pair: RankSet, min_gap_ns: int) -> dict:
     """{"before", "after", "time", "totals", "kernels", "kernel_changes", "gaps",
     "findings", "warnings"}: plain values, ready for JSON."""
+    ensure_rank_tables(pair.con)
     gpu = _by_rank(pair.con, "rank_gpu_time")
     steps = _by_rank(pair.con, "rank_steps")
     sides = [_side(pair, rank, gpu[rank], steps.get(rank)) for rank in (0, 1)]
