@@ -152,3 +152,15 @@ def test_the_balanced_verdict_states_its_figures() -> None:
     assert straggler_headline(result["balance"]) == (
         "no straggler: ranks are balanced (rank 1 holds the others up most, by 2 ms per "
         "step, 4.5% of the 44 ms median GPU step; a straggler is named from 5%, 2.2 ms)")
+
+
+def test_ranks_that_share_no_collective_get_no_verdict() -> None:
+    """Rank 0 ran an all-reduce, rank 1 an all-gather: nothing to match, no straggler."""
+    gpu = [(0, "kernel", 0, NAME, 0, 2 * MS, 2 * MS, None),
+           (1, "kernel", 1, GATHER, 0, MS, MS, None)]
+    con = _connection(gpu, [], 2)
+    result = rank_analysis(con)
+    assert result["straggler"] is None
+    findings = rank_findings(con, result, {})
+    assert findings[0].rule == "no_shared_collectives"
+    assert findings[0].text.startswith("No NCCL kernel was matched across ranks")

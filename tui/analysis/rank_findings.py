@@ -1,7 +1,8 @@
 """Plain-language findings about a distributed run: is there a straggler, and why.
 
 Each is a Finding (tui/analysis/finding.py); rules: `straggler`, `straggler_idle`,
-`collective_wait`, `ranks_balanced`, `no_collectives`, `comm_share`, `step_times`. A
+`collective_wait`, `ranks_balanced`, `no_collectives`, `no_shared_collectives`,
+`comm_share`, `step_times`. A
 straggler is named only from GPU-side waiting that is material (tui/analysis/ranks.py,
 MATERIAL_PCT of the median step); otherwise the ranks are balanced, with the figures.
 """
@@ -136,8 +137,13 @@ def _straggler_findings(con: duckdb.DuckDBPyConnection, rows: list[dict], verdic
 
 
 def _balanced(rows: list[dict], verdict: dict) -> Finding:
+    shared = max(r["collectives"] for r in rows)
+    if not shared:
+        return Finding("no_shared_collectives", "info",
+                       "No NCCL kernel was matched across ranks (the profiling windows do "
+                       "not overlap, or the ranks ran different collectives): no straggler "
+                       "can be judged.")
     if not any(r["wait_ns"] for r in rows):
-        shared = max(r["collectives"] for r in rows)
         return Finding("ranks_balanced", "info",
                        f"Ranks are balanced: no rank waits for another in the {shared:,} "
                        f"NCCL kernels that the traces share "

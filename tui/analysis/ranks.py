@@ -36,7 +36,7 @@ def collective_instances(con: duckdb.DuckDBPyConnection) -> pa.Table:
 
 def rank_rows(con: duckdb.DuckDBPyConnection) -> list[dict]:
     """One dict per rank, by rank: the RANK_KEYS, then steps, devices, waits in detail,
-    and `net_hold_ns` (see the module doc; None on a rank without NCCL kernels)."""
+    and `net_hold_ns` (see balance(); None on a rank without NCCL kernels)."""
     ensure_rank_tables(con)
     gpu = _by_rank(con, "rank_gpu_time")
     steps = _by_rank(con, "rank_steps")
@@ -70,6 +70,7 @@ def rank_rows(con: duckdb.DuckDBPyConnection) -> list[dict]:
             "caused_in_steps_ns": s.get("caused_in_steps_ns", 0),
         })
     _per_step_waits(rows)
+    balance(rows)
     return rows
 
 
