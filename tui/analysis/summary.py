@@ -10,7 +10,9 @@ from tui.trace import Trace
 
 
 def trace_summary(trace: Trace, min_gap_ns: int) -> dict:
-    """Source, devices, every kernel name, every gap over the threshold, findings."""
+    """Source, devices, every kernel name, every gap over the threshold, findings (each
+    {rule, severity, text, cost_ns, rows}, most costly first), and {rule: why} for the
+    rules the trace could not be checked against."""
     con = trace.con
     devices = device_busy(con)
     kernels = kernel_stats(con)
@@ -31,11 +33,14 @@ def trace_summary(trace: Trace, min_gap_ns: int) -> dict:
                 "cuda_runtime_version", "cuda_driver_version"):
         if key in meta:
             source[key] = meta[key]
+    found, skipped = findings(con, devices, kernels, gaps, copies, min_gap_ns,
+                              source["span_ns"])
     return {
         "source": source,
         "devices": [d.as_dict() for d in devices],
         "kernels": [k.as_dict() for k in kernels],
         "gaps": [g.as_dict() for g in gaps],
-        "findings": findings(devices, kernels, gaps, copies, min_gap_ns),
+        "findings": [f.to_json() for f in found],
+        "rules_not_checked": skipped,
         "warnings": list(trace.warnings),
     }
