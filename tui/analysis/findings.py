@@ -10,15 +10,27 @@ from __future__ import annotations
 import duckdb
 
 from tui.analysis.finding import Finding
-from tui.analysis.gaps import Gap
-from tui.analysis.kernels import DeviceBusy, KernelStats
+from tui.analysis.gaps import Gap, explained_gaps
+from tui.analysis.kernels import DeviceBusy, KernelStats, device_busy, kernel_stats
 from tui.analysis.rules import rule_findings, share
+from tui.queries import load_query
 from tui.units import format_bytes, format_ns
 
 # Kernels shorter than this are dominated by launch cost (~5-10 µs of host time each).
 TINY_KERNEL_NS = 10_000
 # A device idle this share of its span or more is a warning, not a note.
 IDLE_WARNING_PCT = 50.0
+
+
+def trace_findings(con: duckdb.DuckDBPyConnection, min_gap_ns: int,
+                   ) -> tuple[list[Finding], dict[str, str], int]:
+    """`findings` with its inputs read from the trace (for the app), and the trace's span."""
+    first, last = con.execute(load_query("trace_span")).fetchone() or (None, None)
+    span_ns = last - first if first is not None and last is not None else 0
+    found, skipped = findings(
+        con, device_busy(con), kernel_stats(con), explained_gaps(con, min_gap_ns),
+        con.execute(load_query("copy_stats")).fetchall(), min_gap_ns, span_ns)
+    return found, skipped, span_ns
 
 
 def findings(
