@@ -153,3 +153,9 @@ def test_rules_not_checked_without_runtime_calls(tmp_path: Path) -> None:
     rules = {f["rule"] for f in summary["findings"]}
     assert {"gpu_gaps", "gpu_time_util", "pageable_copies"} <= rules
     assert not rules & set(summary["rules_not_checked"])
+    pageable = next(f for f in summary["findings"] if f["rule"] == "pageable_copies")
+    with open_trace(sample("gappy_training.sqlite")) as loaded:
+        (count, total), = loaded.con.execute(
+            "SELECT count(*), sum(duration_ns) FROM gpu_activities WHERE kind = 'memcpy' "
+            "AND 'Pageable' IN (src_kind, dst_kind)").fetchall()
+    assert (len(pageable["rows"]), pageable["cost_ns"]) == (count, total) == (56, total)

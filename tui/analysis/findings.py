@@ -27,15 +27,14 @@ def trace_findings(con: duckdb.DuckDBPyConnection, min_gap_ns: int,
     """`findings` with its inputs read from the trace (for the app), and the trace's span."""
     first, last = con.execute(load_query("trace_span")).fetchone() or (None, None)
     span_ns = last - first if first is not None and last is not None else 0
-    found, skipped = findings(
-        con, device_busy(con), kernel_stats(con), explained_gaps(con, min_gap_ns),
-        con.execute(load_query("copy_stats")).fetchall(), min_gap_ns, span_ns)
+    found, skipped = findings(con, device_busy(con), kernel_stats(con),
+                              explained_gaps(con, min_gap_ns), min_gap_ns, span_ns)
     return found, skipped, span_ns
 
 
 def findings(
     con: duckdb.DuckDBPyConnection, devices: list[DeviceBusy], kernels: list[KernelStats],
-    gaps: list[Gap], copies: list[tuple], min_gap_ns: int, span_ns: int,
+    gaps: list[Gap], min_gap_ns: int, span_ns: int,
 ) -> tuple[list[Finding], dict[str, str]]:
     """Every finding, most costly first (those without a cost last), and {rule: why}
     for the rules this trace could not be checked against."""
@@ -47,7 +46,7 @@ def findings(
         if overhead is not None:
             out.append(overhead)
     if "cuda_memcpy_async" in skipped:  # no rule row to point at: say it from the totals
-        pageable = _pageable(copies, span_ns)
+        pageable = _pageable(con, span_ns)
         if pageable is not None:
             out.append(pageable)
     out.sort(key=lambda f: -(f.cost_ns if f.cost_ns is not None else -1))
@@ -90,18 +89,19 @@ def _launch_overhead(kernels: list[KernelStats]) -> Finding | None:
     ), None, [{"name": k.name, "count": k.count, "total_ns": k.total_ns} for k in tiny])
 
 
-def _pageable(copies: list[tuple], span_ns: int) -> Finding | None:
-    pageable = [c for c in copies if "Pageable" in (c[1] or "", c[2] or "")]
-    if not pageable:
+def _pageable(con: duckdb.DuckDBPyConnection, span_ns: int) -> Finding | None:
+    cursor = con.execute(load_query("pageable_copies"))
+    columns = [d[0] for d in cursor.description or ()]
+    rows = [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+    if not rows:
         return None
-    count = sum(c[3] for c in pageable)
-    total = sum(c[5] for c in pageable)
-    moved = sum(c[4] or 0 for c in pageable)
+    total = sum(r["duration_ns"] for r in rows)
+    moved = sum(r["bytes"] or 0 for r in rows)
     return Finding("pageable_copies", "warning", (
-        f"{count:,} copies use pageable host memory ({format_bytes(moved)}, "
+        f"{len(rows):,} copies use pageable host memory ({format_bytes(moved)}, "
         f"{format_ns(total)} on the GPU, {share(total, span_ns)}): they block the host; "
         "use pinned memory (pin_memory=True) and non_blocking=True."
-    ), total, [])
+    ), total, rows)
 
 
 def _short(name: str, width: int = 70) -> str:

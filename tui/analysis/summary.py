@@ -17,7 +17,6 @@ def trace_summary(trace: Trace, min_gap_ns: int) -> dict:
     devices = device_busy(con)
     kernels = kernel_stats(con)
     gaps = explained_gaps(con, min_gap_ns)
-    copies = con.execute(load_query("copy_stats")).fetchall()
     span = con.execute(load_query("trace_span")).fetchone() or (None, None)
     meta = dict(con.execute("SELECT key, value FROM trace_meta").fetchall())
     source = {
@@ -33,8 +32,7 @@ def trace_summary(trace: Trace, min_gap_ns: int) -> dict:
                 "cuda_runtime_version", "cuda_driver_version"):
         if key in meta:
             source[key] = meta[key]
-    found, skipped = findings(con, devices, kernels, gaps, copies, min_gap_ns,
-                              source["span_ns"])
+    found, skipped = findings(con, devices, kernels, gaps, min_gap_ns, source["span_ns"])
     return {
         "source": source,
         "devices": [d.as_dict() for d in devices],
