@@ -66,3 +66,21 @@ async def test_a_finding_without_rows_to_jump_to_says_so() -> None:
         await pilot.pause()
         assert rows.display  # no time to show: the table stays, with a note
         assert any("Kernels tab" in str(n.message) for n in app._notifications)
+
+
+@sync
+async def test_findings_follow_the_gap_threshold() -> None:
+    app = TraceApp(sample(RULES))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("3")
+        await ready(pilot, "gap-table")
+        await pilot.press("t", *"5", "enter")  # gaps over 5 ms: 3 of the 6 over 1 ms
+        await pilot.press("6")
+        await settle(pilot)
+        table = await ready(pilot, "finding-table")
+        gaps = next(r for r in all_rows(table) if r["rule"] == "gpu_gaps")
+        with open_trace(sample(RULES)) as loaded:
+            expected = trace_summary(loaded, min_gap_ns=5_000_000)["gaps"]
+        assert gaps["rows"] == len(expected) == 3
+        assert gaps["text"].startswith("3 GPU-idle gaps over 5 ms")

@@ -1,6 +1,7 @@
 """The Findings tab: every finding of the trace (Nsight Systems' rules and tui's own, as
 `--summary` prints them), most costly first. Enter on a finding lists its rows; Enter on a
-row shows it on the timeline; Esc goes back to the findings."""
+row shows it on the timeline; Esc goes back to the findings. A new gap threshold (the Gaps
+tab's `t`) builds it again."""
 
 from __future__ import annotations
 
@@ -79,6 +80,9 @@ class FindingPanel(TablePanel):
     def built(self) -> None:
         self.findings.attach(self.model)
         self.rows.attach(self.rows_model)
+        if self.rows.display:  # built again for another gap threshold: other findings
+            self.opened = None
+            self.show(self.findings)
 
     def show(self, table: SqlTable) -> None:
         for each in (self.findings, self.rows):
