@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import re
+import sqlite3
 from functools import cache
 from pathlib import Path
 
@@ -113,3 +114,31 @@ def test_memset_kinds_come_from_the_export() -> None:
             "SELECT dst_kind, count(*) FROM gpu_activities WHERE kind = 'memset' "
             "GROUP BY ALL ORDER BY ALL").fetchall()
     assert kinds == [("Device", 10), ("Managed", 5)]
+
+
+def test_sync_rule_filters_on_a_generated_variant(tmp_path: Path) -> None:
+    """Edges the recording does not reach, on a generated variant of rules.sqlite (values
+    changed in place): cuda_memcpy_sync leaves out host-to-device copies of 64,000 bytes or
+    less (64,001 stays) and copies between a GPU and itself (known devices); a synchronous
+    cudaMemset of pinned memory counts, of device memory not."""
+    path = tmp_path / "rules_variant.sqlite"
+    path.write_bytes(sample("rules.sqlite").read_bytes())
+    db = sqlite3.connect(path)
+    copies = "UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET {} WHERE start = ?"
+    db.execute(copies.format("bytes = 64000"), (830606528,))  # HtoD: left out
+    db.execute(copies.format("bytes = 64001"), (854733036,))  # HtoD: kept
+    db.execute(copies.format("srcDeviceId = 0, dstDeviceId = 0"), (831883270,))  # left out
+    db.execute(copies.format("srcDeviceId = 0, dstDeviceId = 1"), (855874545,))  # kept
+    db.execute("UPDATE CUPTI_ACTIVITY_KIND_MEMSET SET memKind = 1 WHERE start = ?",
+               (831911462,))  # a cudaMemset of device memory, now pinned: counted
+    db.commit()
+    db.close()
+    with open_trace(path) as loaded:
+        summary = trace_summary(loaded, min_gap_ns=1_000_000)
+    rows = {f["rule"]: f["rows"] for f in summary["findings"]}
+    starts = {r["start_ns"] for r in rows["cuda_memcpy_sync"]}
+    assert len(starts) == 13
+    assert not {830606528, 831883270} & starts
+    assert {854733036, 855874545} <= starts
+    sets = {r["start_ns"]: r["memory_kind"] for r in rows["cuda_memset_sync"]}
+    assert len(sets) == 6 and sets[831911462] == "Pinned"
