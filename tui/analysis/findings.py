@@ -45,7 +45,7 @@ def findings(
         overhead = _launch_overhead(kernels)
         if overhead is not None:
             out.append(overhead)
-    if "cuda_memcpy_async" in skipped:  # no rule row to point at: say it from the totals
+    if "cuda_memcpy_async" in skipped:  # which call issued a copy is unknown: name them all
         pageable = _pageable(con, span_ns)
         if pageable is not None:
             out.append(pageable)
