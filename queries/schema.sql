@@ -34,7 +34,9 @@ CREATE TABLE IF NOT EXISTS gpu_activities (
     bytes                BIGINT,   -- copies and sets: bytes moved or set
     copy_kind            VARCHAR,  -- 'HtoD' | 'DtoH' | 'DtoD' | 'HtoH' | 'PtoP' (copies only)
     src_kind             VARCHAR,  -- 'Pageable' | 'Pinned' | 'Device' | ... when the source says
-    dst_kind             VARCHAR
+    dst_kind             VARCHAR,  -- copies: the destination's kind; memsets: the memory set
+    src_device           INTEGER,  -- peer copies: the source and destination GPUs (nsys)
+    dst_device           INTEGER
 );
 
 -- Work on the host: CUDA API calls, framework ops, annotations.

@@ -20,7 +20,9 @@ COMMENT ON COLUMN gpu_activities.shared_memory_bytes IS 'static + dynamic shared
 COMMENT ON COLUMN gpu_activities.bytes IS 'copies and sets: bytes moved or set';
 COMMENT ON COLUMN gpu_activities.copy_kind IS 'HtoD | DtoH | DtoD | HtoH | PtoP';
 COMMENT ON COLUMN gpu_activities.src_kind IS 'Pageable | Pinned | Device ... (copies, when the source says)';
-COMMENT ON COLUMN gpu_activities.dst_kind IS 'Pageable | Pinned | Device ...';
+COMMENT ON COLUMN gpu_activities.dst_kind IS 'Pageable | Pinned | Device ...; memsets: the kind of memory set';
+COMMENT ON COLUMN gpu_activities.src_device IS 'peer copies: the source GPU, when the source says (nsys)';
+COMMENT ON COLUMN gpu_activities.dst_device IS 'peer copies: the destination GPU';
 COMMENT ON COLUMN host_activities.kind IS 'runtime (CUDA runtime/driver API) | cpu_op | annotation (NVTX, user_annotation) | python';
 COMMENT ON COLUMN host_activities.pid IS 'process id';
 COMMENT ON COLUMN host_activities.tid IS 'thread id';

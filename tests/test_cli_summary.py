@@ -46,6 +46,29 @@ def test_json_contract_on_an_nsys_export() -> None:
     assert {g["kind"] for g in gaps} <= {"sync", "copy", "host-wait", "launch-overhead",
                                          "other"}
     assert summary["warnings"] == []
+    findings = summary["findings"]
+    assert all(set(f) == {"rule", "severity", "text", "cost_ns", "rows"} for f in findings)
+    assert [f["rule"] for f in findings] == [
+        "gpu_idle", "gpu_time_util", "gpu_gaps", "top_kernel", "cuda_memcpy_async",
+        "cuda_api_sync", "launch_overhead"]  # most costly first, no cost last
+    by_rule = {f["rule"]: f for f in findings}
+    assert by_rule["gpu_gaps"]["rows"] == gaps  # every row, no cap
+    assert by_rule["cuda_api_sync"]["rows"][0] == {
+        "start_ns": by_rule["cuda_api_sync"]["rows"][0]["start_ns"],
+        "duration_ns": by_rule["cuda_api_sync"]["rows"][0]["duration_ns"],
+        "pid": 1668, "tid": 1668, "api": by_rule["cuda_api_sync"]["rows"][0]["api"]}
+    assert summary["rules_not_checked"] == {}
+
+
+def test_text_prints_each_finding_as_the_json_says_it() -> None:
+    path = str(sample("rules.sqlite"))
+    text = " ".join(_run("--summary", path).stdout.split())
+    findings = json.loads(_run("--summary", "--json", path).stdout)["findings"]
+    assert len(findings) == 9
+    for finding in findings:
+        assert " ".join(finding["text"].split()) in text
+        count = len(finding["rows"])
+        assert f"{count:,} row{'s' if count != 1 else ''}: " in text
 
 
 def test_min_gap_ms_changes_the_gap_list() -> None:

@@ -35,6 +35,7 @@ from tui.widgets.overview import Overview
 from tui.widgets.ruler import Ruler
 from tui.widgets.status import StatusBar
 from tui.widgets.tables import table_panels
+from tui.widgets.tables.findings import FindingPanel
 from tui.widgets.tables.keys import panel_bindings
 from tui.widgets.timeline import Timeline
 
@@ -173,6 +174,8 @@ class TraceApp(CommandsApp):
             return
         self.min_gap_ns = event.min_gap_ns
         self._rethreshold(self.trace, event.min_gap_ns)
+        for panel in self.query(FindingPanel).results():  # gpu_gaps counts the same gaps
+            panel.trace_loaded(self.trace, event.min_gap_ns)
 
     @work(thread=True, exclusive=True, group="gap-threshold")
     def _rethreshold(self, trace: Trace, min_gap_ns: int) -> None:

@@ -10,6 +10,7 @@ from tui.units import format_ns
 
 TOP_KERNELS = 15
 TOP_GAPS = 10
+TOP_FINDING_ROWS = 3
 
 
 def print_summary(summary: dict, console: Console) -> None:
@@ -29,13 +30,37 @@ def print_summary(summary: dict, console: Console) -> None:
     console.print(_gaps_table(summary["gaps"], source["min_gap_ns"],
                               text_width=max(30, console.width - 40)))
     if summary["findings"]:
-        console.print("[bold]Findings[/bold]")
-        for line in summary["findings"]:
-            console.print(plain(f"  • {line}"))
+        console.print("[bold]Findings[/bold] (most costly first)")
+        for finding in summary["findings"]:
+            console.print(plain(f"  • {finding['text']}"))
+            if finding["rows"]:
+                console.print(plain(f"      {rows_line(finding['rows'])}", style="dim"))
+    for rule, why in summary.get("rules_not_checked", {}).items():
+        console.print(plain(f"  not checked: {rule}: {why}", style="dim"))
     if "ncu" in summary:
         from tui.ncu.attach import render_ncu_section
 
         render_ncu_section(summary["ncu"], console)
+
+
+def rows_line(rows: list[dict], shown: int = TOP_FINDING_ROWS) -> str:
+    """A finding's rows in one line: how many, and the first few (in the rule's order)."""
+    parts = [_row_text(r) for r in rows[:shown]]
+    more = "; …" if len(rows) > shown else ""
+    return f"{len(rows):,} row{'s' if len(rows) != 1 else ''}: " + "; ".join(parts) + more
+
+
+def _row_text(row: dict) -> str:
+    if row.get("start_ns") is None:
+        return f"{_fit(str(row.get('name', '?')), 50)} ×{row.get('count', '?')}"
+    where = [f"GPU {row['device']}" if row.get("device") is not None else None,
+             f"stream {row['stream']}" if row.get("stream") is not None else None,
+             f"tid {row['tid']}" if row.get("tid") is not None else None,
+             row.get("api"),
+             f"{row['in_use_pct']:.1f}% in use" if row.get("in_use_pct") is not None else None]
+    detail = ", ".join(w for w in where if w)
+    return (f"{format_ns(row['duration_ns'])} at {row['start_ns']} ns"
+            + (f" ({detail})" if detail else ""))
 
 
 def _devices_table(devices: list[dict]) -> Table:

@@ -10,12 +10,13 @@ from tui.trace import Trace
 
 
 def trace_summary(trace: Trace, min_gap_ns: int) -> dict:
-    """Source, devices, every kernel name, every gap over the threshold, findings."""
+    """Source, devices, every kernel name, every gap over the threshold, findings (each
+    {rule, severity, text, cost_ns, rows}, most costly first), and {rule: why} for the
+    rules the trace could not be checked against."""
     con = trace.con
     devices = device_busy(con)
     kernels = kernel_stats(con)
     gaps = explained_gaps(con, min_gap_ns)
-    copies = con.execute(load_query("copy_stats")).fetchall()
     span = con.execute(load_query("trace_span")).fetchone() or (None, None)
     meta = dict(con.execute("SELECT key, value FROM trace_meta").fetchall())
     source = {
@@ -31,11 +32,13 @@ def trace_summary(trace: Trace, min_gap_ns: int) -> dict:
                 "cuda_runtime_version", "cuda_driver_version"):
         if key in meta:
             source[key] = meta[key]
+    found, skipped = findings(con, devices, kernels, gaps, min_gap_ns, source["span_ns"])
     return {
         "source": source,
         "devices": [d.as_dict() for d in devices],
         "kernels": [k.as_dict() for k in kernels],
         "gaps": [g.as_dict() for g in gaps],
-        "findings": findings(devices, kernels, gaps, copies, min_gap_ns),
+        "findings": [f.to_json() for f in found],
+        "rules_not_checked": skipped,
         "warnings": list(trace.warnings),
     }

@@ -205,6 +205,8 @@ def _gpu_queries(schema: dict[str, set[str]], warnings: list[str]) -> list[tuple
         queries.append((load_query("nsys_sqlite_memcpy").format(
             src_kind=_column(schema, table, "srcKind"),
             dst_kind=_column(schema, table, "dstKind"),
+            src_device=_column(schema, table, "srcDeviceId"),
+            dst_device=_column(schema, table, "dstDeviceId"),
         ), "memcpy"))
     if "CUPTI_ACTIVITY_KIND_MEMSET" in schema:
         queries.append((load_query("nsys_sqlite_memset").format(

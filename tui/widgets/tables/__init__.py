@@ -1,4 +1,5 @@
-"""The tables below the timeline: kernels, gaps, NVTX ranges, copies (one module each)."""
+"""The tables below the timeline: kernels, gaps, NVTX ranges, copies, findings (one
+module each)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from textual.widget import Widget
 def table_panels() -> Iterator[tuple[str, Widget]]:
     """(tab title, panel) for each table tab, in tab order."""
     from tui.widgets.tables.copies import CopyPanel
+    from tui.widgets.tables.findings import FindingPanel
     from tui.widgets.tables.gaps import GapPanel
     from tui.widgets.tables.kernels import KernelPanel
     from tui.widgets.tables.nvtx import NvtxPanel
@@ -18,3 +20,4 @@ def table_panels() -> Iterator[tuple[str, Widget]]:
     yield "Gaps", GapPanel(id="gaps-panel")
     yield "NVTX", NvtxPanel(id="nvtx-panel")
     yield "Copies", CopyPanel(id="copies-panel")
+    yield "Findings", FindingPanel(id="findings-panel")
