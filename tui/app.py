@@ -12,9 +12,11 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 import duckdb
+from rich.text import Text
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
+from textual.notifications import SeverityLevel
 from textual.widget import Widget
 from textual.widgets import Footer, TabbedContent, TabPane
 
@@ -30,6 +32,7 @@ from tui.widgets import keymap
 from tui.widgets.app_commands import CommandsApp
 from tui.widgets.details import DetailsPanel
 from tui.widgets.help import HelpScreen
+from tui.widgets.layout import lane_rows
 from tui.widgets.ncu_attach import NcuAttachment
 from tui.widgets.overview import Overview
 from tui.widgets.ruler import Ruler
@@ -52,7 +55,6 @@ class TraceApp(CommandsApp):
     CSS_PATH = "app.tcss"
     TITLE = "tui"
     BINDINGS = [*keymap.bindings(keymap.APP), *panel_bindings()]
-    VERTICAL_BREAKPOINTS = [(0, "-short"), (36, "-tall")]
 
     def __init__(self, path: Path, use_cache: bool = True,
                  min_gap_ns: int = DEFAULT_MIN_GAP_NS, ncu: Path | None = None) -> None:
@@ -136,6 +138,16 @@ class TraceApp(CommandsApp):
             self.notify(warning, title="while loading", severity="warning", markup=False)
         self.ncu.trace_loaded(trace)
 
+    @on(Timeline.LanesChanged)
+    def fit_rows(self) -> None:
+        """The lanes take the rows they need, up to a share; the panels get the rest."""
+        rows = lane_rows(self.size.height, len(self.timeline.lanes))
+        if self.timeline.styles.height != rows:
+            self.timeline.styles.height = rows
+
+    def on_resize(self) -> None:
+        self.fit_rows()
+
     @on(Timeline.ViewChanged)
     def _view_changed(self, event: Timeline.ViewChanged) -> None:
         timeline = event.timeline
@@ -189,6 +201,18 @@ class TraceApp(CommandsApp):
         self.overview.set_data(data)
         self.notify(f"the timeline now highlights gaps over {format_ns(data.min_gap_ns)}",
                     timeout=3, markup=False)
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        """A passing notice goes to the status line, where it covers no data; warnings and
+        errors, and notices over another screen, stay toasts."""
+        status = getattr(self, "status", None)
+        if (severity == "information" and status is not None and status.is_attached
+                and self.screen is self.screen_stack[0]):
+            text = f"{title}: {message}" if title else message
+            status.say(Text.from_markup(text).plain if markup else text, timeout)
+            return
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def sql_connection(self) -> duckdb.DuckDBPyConnection | None:
         return self.trace.con if self.trace is not None else None

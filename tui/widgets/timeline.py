@@ -46,6 +46,12 @@ class Timeline(TimelineActions, ScrollView, can_focus=True):
         timeline: Timeline
 
     @dataclass
+    class LanesChanged(Message):
+        """The lanes shown changed (loaded, or a kind shown/hidden): the rows they need."""
+
+        timeline: Timeline
+
+    @dataclass
     class CursorInfo(Message):
         """What is under the cursor now (None: nothing)."""
 
@@ -111,6 +117,7 @@ class Timeline(TimelineActions, ScrollView, can_focus=True):
         self.lanes = [lane for lane in self.data.lanes if shown[lane.kind]]
         self.lane_index = self.lanes.index(keep) if keep in self.lanes else 0
         self.virtual_size = Size(self.scrollable_content_region.width, len(self.lanes))
+        self.post_message(self.LanesChanged(self))
 
     def _bins_key(self) -> BinsKey:
         return (self.view, MAX_NVTX_DEPTH if self.show_nvtx else 0, self.show_host)
@@ -121,8 +128,9 @@ class Timeline(TimelineActions, ScrollView, can_focus=True):
         self.virtual_size = Size(self.scrollable_content_region.width, len(self.lanes))
         if self._fitted:
             self.action_fit()
-        else:
-            self.set_view(View(self.view.npc, self.view.c0, self.ncols))
+        else:  # the zoom, the cursor and the selection stay; the cursor stays in sight
+            self.set_view(viewport.follow(View(self.view.npc, self.view.c0, self.ncols),
+                                          self.cursor_t))
             self.cursor_changed()
 
     # -- the window ----------------------------------------------------------------------
