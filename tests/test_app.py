@@ -151,7 +151,7 @@ async def test_lane_toggles_help_and_resize() -> None:
     async with app.run_test(size=SIZE) as pilot:
         timeline = await settle(pilot)
         assert [lane.label for lane in timeline.lanes][:2] == ["GPU0 s7", "NVTX 0"]
-        await pilot.press("n", "t")
+        await pilot.press("a", "t")  # a: NVTX lanes off (n steps through search hits)
         timeline = await settle(pilot)
         assert [lane.label for lane in timeline.lanes] == ["GPU0 s7", "CPU 449", "CPU 474"]
         await pilot.press("question_mark")

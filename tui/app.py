@@ -30,6 +30,7 @@ from tui.trace import Trace, open_trace
 from tui.units import format_ns
 from tui.widgets import keymap
 from tui.widgets.app_commands import CommandsApp
+from tui.widgets.copy import copy_text
 from tui.widgets.details import DetailsPanel
 from tui.widgets.help import HelpScreen
 from tui.widgets.layout import lane_rows
@@ -39,7 +40,9 @@ from tui.widgets.ruler import Ruler
 from tui.widgets.status import StatusBar
 from tui.widgets.tables import table_panels
 from tui.widgets.tables.keys import panel_bindings
+from tui.widgets.tables.panel import Prompt
 from tui.widgets.timeline import Timeline
+from tui.widgets.timeline_search import Ask
 
 DEFAULT_MIN_GAP_NS = round(DEFAULT_MIN_GAP_MS * 1_000_000)
 
@@ -72,11 +75,13 @@ class TraceApp(CommandsApp):
         self.ruler = Ruler(id="ruler")
         self.timeline = Timeline(id="timeline")
         self.details = DetailsPanel(id="details")
+        self.prompt = Prompt()  # a line under the lanes for / (search) and @ (go to)
         yield self.status
         with Vertical(id="timeline-area"):
             yield self.overview
             yield self.ruler
             yield self.timeline
+            yield self.prompt
         with TabbedContent(id="panels"):
             with TabPane("Details", id="details-tab"):
                 yield self.details
@@ -158,6 +163,8 @@ class TraceApp(CommandsApp):
         self.ruler.show(shown, extent.gpu_start_ns, timeline.cursor_t,
                                    timeline.mark_t)
         self.overview.show(shown)
+        self.overview.show_hits(timeline.hits)
+        self.status.show_search(timeline.search_summary())
         fit_npc = max(1, (extent.gpu_end_ns - extent.gpu_start_ns) // max(1, shown.ncols))
         self.status.show_view(shown, extent.gpu_start_ns, fit_npc,
                                             timeline.cursor_t)
@@ -167,6 +174,31 @@ class TraceApp(CommandsApp):
         data = self.timeline.data
         origin = data.extent.gpu_start_ns if data is not None else 0
         self.details.show(event.info, origin)
+
+    @on(Ask)
+    def _ask(self, event: Ask) -> None:
+        timeline = self.timeline
+        before = event.value
+        if event.kind == "goto":
+            def went(text: str) -> None:
+                timeline.focus()
+                timeline.goto(text)
+
+            self.prompt.ask("go to: 1.25s · +10ms (from the cursor) · step 3 · an NVTX range's "
+                            "name (Esc: stay)", before, went, on_cancel=timeline.focus)
+            return
+
+        def done(text: str) -> None:
+            timeline.focus()
+            timeline.search(text, jump=True)
+
+        def cancel() -> None:
+            timeline.focus()
+            timeline.search(before)
+
+        self.prompt.ask("search names: a substring, or re:REGEX (Enter: the first hit from "
+                        "the cursor; Esc: undo)", before, done, on_change=timeline.search,
+                        on_cancel=cancel)
 
     @on(JumpToTime)
     def _jump(self, event: JumpToTime) -> None:
@@ -219,6 +251,16 @@ class TraceApp(CommandsApp):
 
     def palette_extras(self) -> Iterator[Widget]:
         yield self.timeline
+
+    def action_copy(self) -> None:
+        found = copy_text(self.screen.focused)
+        if found is None:
+            self.notify("nothing to copy here: put the cursor on a kernel or a row", markup=False)
+            return
+        what, text = found
+        self.copy_to_clipboard(text)
+        size = len(text.encode("utf-8"))
+        self.notify(f"copied {what}: {size:,} bytes", markup=False)
 
     def action_ncu_launches(self) -> None:
         self.ncu.show_launches()

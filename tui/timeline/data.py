@@ -8,7 +8,7 @@ from pathlib import Path
 import duckdb
 
 from tui.queries import load_query
-from tui.timeline import lod, lookup
+from tui.timeline import goto, lod, lookup, search
 from tui.timeline.bins import BinSource
 from tui.timeline.lanes import Lane, discover_lanes
 
@@ -65,3 +65,11 @@ class TimelineData:
     def step_kernel(self, lane: Lane, t: int, forward: bool) -> tuple[int, int, int] | None:
         with self._con.cursor() as cur:
             return lookup.step_kernel(cur, lane, t, forward)
+
+    def search(self, query: search.Query) -> search.Hits:
+        with self._con.cursor() as cur:
+            return search.search(cur, query)
+
+    def goto(self, text: str, cursor: int) -> goto.Place | None:
+        with self._con.cursor() as cur:
+            return goto.find(cur, text, self.extent.gpu_start_ns, cursor)

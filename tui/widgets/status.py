@@ -25,6 +25,7 @@ class StatusBar(Static):
         super().__init__(id=id)
         self._head = Text()
         self._where = Text()
+        self._search = ""  # "/gemm 17 of 1,260" while a search is on
         self.notice = ""  # the notice shown now ("" when none)
         self.said: list[str] = []  # the latest notices, oldest first (tests read them)
         self._timer: Timer | None = None
@@ -43,6 +44,11 @@ class StatusBar(Static):
                            f" · cursor {format_offset(cursor_t - origin)}")
         self._draw()
 
+    def show_search(self, summary: str) -> None:
+        if summary != self._search:
+            self._search = printable(summary)
+            self._draw()
+
     def say(self, message: str, seconds: float | None = None) -> None:
         """Show `message` (plain text) in place of the window's figures for a while."""
         self.notice = printable(message)
@@ -58,4 +64,5 @@ class StatusBar(Static):
 
     def _draw(self) -> None:
         tail = Text(self.notice, style="bold") if self.notice else self._where
-        self.update(Text.assemble(self._head, " │ ", tail), layout=False)
+        found = Text.assemble(" │ ", (self._search, "bold")) if self._search else ""
+        self.update(Text.assemble(self._head, found, " │ ", tail), layout=False)

@@ -35,6 +35,8 @@ CURSOR_STYLE = Style(reverse=True, bold=True)
 CURSOR_LINE_STYLE = Style(color="#808080")
 SELECTION_STYLE = Style(underline=True)
 VIEWPORT_STYLE = Style(reverse=True)
+# a search hit: dark on yellow, underlined so that it shows without colour too
+HIT_STYLE = Style(color="#000000", bgcolor="#ffd700", reverse=False, bold=True, underline=True)
 DIM_STYLE = Style(color="#808080")
 PENDING_STYLE = Style(color="#585858")
 

@@ -25,13 +25,15 @@ from tui.timeline import Bins, KernelInfo, Lane, TimelineData, View
 from tui.timeline.lanes import LANE_GPU, LANE_HOST, LANE_NVTX, MAX_NVTX_DEPTH
 from tui.timeline.lookup import GapSpan, Info
 from tui.widgets import keymap, theme, viewport
-from tui.widgets.lane_render import Cells, label_cells, lane_cells, to_segments
+from tui.widgets.lane_render import Cells, label_cells, lane_cells, mark_hits, to_segments
 from tui.widgets.timeline_actions import TimelineActions
+from tui.widgets.timeline_goto import TimelineGoto
+from tui.widgets.timeline_search import TimelineSearch
 
 BinsKey = tuple[View, int, bool]  # (view, annotation depths shown, host lanes shown)
 
 
-class Timeline(TimelineActions, ScrollView, can_focus=True):
+class Timeline(TimelineGoto, TimelineSearch, TimelineActions, ScrollView, can_focus=True):
     """Keys and mouse move a cursor (a time and a lane) and the window around it."""
 
     BINDINGS = keymap.bindings(keymap.TIMELINE)
@@ -252,6 +254,8 @@ class Timeline(TimelineActions, ScrollView, can_focus=True):
         if row is None:
             gaps = frame.gap_cover(lane.k1) if lane.kind == LANE_GPU else None
             row = lane_cells(frame.cells(lane.key), gaps, lane.kind)
+            if self.hits is not None:
+                row = mark_hits(row, self.hits.lane_columns(lane.key, frame.view))
             self._rows[key] = row
         return row
 
