@@ -9,7 +9,7 @@ from textual.widgets import Static
 from tui.safe_text import printable
 from tui.timeline import GapInfo, HostInfo, KernelInfo
 from tui.timeline.lookup import Info
-from tui.units import format_bytes, format_ns
+from tui.units import format_bytes, format_ns, format_offset
 
 KEY_WIDTH = 8
 
@@ -38,14 +38,14 @@ def describe(info: Info | None, origin: int) -> Text:
     for i, (key, parts) in enumerate(lines):
         if i:
             out.append("\n")
-        out.append(key.ljust(KEY_WIDTH), style="bold")
+        out.append(f"{key:<{KEY_WIDTH - 1}} ", style="bold")  # a space even after a long key
         for text, style in parts:
             out.append(printable(text), style=style)  # plain text: no markup, no escapes
     return out
 
 
 def _at(t: int, origin: int) -> str:
-    return f"at {format_ns(t - origin)}"
+    return f"at {format_offset(t - origin)}"
 
 
 def _kernel(k: KernelInfo, origin: int) -> list[tuple[str, list[tuple[str, str]]]]:
@@ -89,8 +89,8 @@ def _host(h: HostInfo, origin: int) -> list[tuple[str, list[tuple[str, str]]]]:
 def _gap(g: GapInfo, origin: int) -> list[tuple[str, list[tuple[str, str]]]]:
     return [
         ("idle", [(f"GPU {g.device} idle for {format_ns(g.duration_ns)}", "bold red"),
-                  (f" · from {format_ns(g.start_ns - origin)} to "
-                   f"{format_ns(g.end_ns - origin)}", "")]),
+                  (f" · from {format_offset(g.start_ns - origin)} to "
+                   f"{format_offset(g.end_ns - origin)}", "")]),
         ("why", [(f"{g.kind}: ", "bold"), (g.cause or "", "")]),
         ("after", [(g.before_name or "(start of trace)", "")]),
         ("before", [(g.after_name or "(end of trace)", "")]),
