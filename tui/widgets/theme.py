@@ -12,7 +12,7 @@ import zlib
 from rich.color import Color
 from rich.style import Style
 
-LABEL_WIDTH = 12  # the lane-label column, separator included, on every timeline row
+LABEL_WIDTH = 14  # the lane-label column, separator included, on every timeline row
 
 BARS = " ▁▂▃▄▅▆▇█"  # busy share of a column, in eighths
 GAP_GLYPH = "░"  # GPU idle longer than the threshold

@@ -1,0 +1,49 @@
+"""Lanes are named by the trace's process and thread names (Kineto metadata events, nsys'
+ThreadNames / PROCESSES), checked against the files read with json and sqlite3."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+
+from tests.conftest import sample
+from tests.oracle import chrome_events
+from tui.timeline import TimelineData
+from tui.timeline.lanes import LANE_HOST, thread_labels
+from tui.trace import open_trace
+
+
+def host_labels(name: str) -> dict[tuple[int, int], str]:
+    with open_trace(sample(name)) as trace:
+        lanes = TimelineData(trace.con, 1_000_000).lanes
+    return {(lane.k1, lane.k2): lane.label for lane in lanes if lane.kind == LANE_HOST}
+
+
+def test_kineto_host_lanes_carry_thread_names() -> None:
+    names = {(int(e["pid"]), int(e["tid"])): e["args"]["name"]
+             for e in chrome_events(sample("gappy_training.pt.trace.json.gz"))
+             if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    labels = host_labels("gappy_training.pt.trace.json.gz")
+    assert labels  # two host threads
+    for key, label in labels.items():  # 'thread 474 (pt_autograd_0)' -> pt_autograd_0
+        assert label == re.match(r"thread \d+ \((.*)\)", names[key]).group(1)
+    assert sorted(labels.values()) == ["pt_autograd_0", "python3"]
+
+
+def test_nsys_host_lanes_carry_thread_names() -> None:
+    path = sample("gappy_training.sqlite")
+    with sqlite3.connect(path) as db:
+        names = dict(db.execute(
+            "SELECT t.globalTid & 16777215, s.value FROM ThreadNames t "
+            "JOIN StringIds s ON s.id = t.nameId").fetchall())
+    labels = host_labels("gappy_training.sqlite")
+    assert labels and all(label == names[tid] for (_, tid), label in labels.items())
+    assert "pt_autograd_0" in labels.values()
+
+
+def test_unnamed_and_shared_names() -> None:
+    names = {(7, 1): ("python3", "python3"), (7, 2): ("python3", "python3"),
+             (9, 3): ("trainer", "")}
+    labels = thread_labels({(7, 1), (7, 2), (9, 3), (9, 4)}, names, many_pids=True)
+    assert labels == {(7, 1): "python3 1", (7, 2): "python3 2", (9, 3): "trainer",
+                      (9, 4): "9:4"}  # pid:tid only when the trace names neither
