@@ -28,12 +28,14 @@ from tui.widgets import keymap, theme, viewport
 from tui.widgets.lane_render import Cells, label_cells, lane_cells, mark_hits, to_segments
 from tui.widgets.timeline_actions import TimelineActions
 from tui.widgets.timeline_goto import TimelineGoto
+from tui.widgets.timeline_mouse import TimelineMouse
 from tui.widgets.timeline_search import TimelineSearch
 
 BinsKey = tuple[View, int, bool]  # (view, annotation depths shown, host lanes shown)
 
 
-class Timeline(TimelineGoto, TimelineSearch, TimelineActions, ScrollView, can_focus=True):
+class Timeline(TimelineMouse, TimelineGoto, TimelineSearch, TimelineActions, ScrollView,
+               can_focus=True):
     """Keys and mouse move a cursor (a time and a lane) and the window around it."""
 
     BINDINGS = keymap.bindings(keymap.TIMELINE)
@@ -209,6 +211,7 @@ class Timeline(TimelineGoto, TimelineSearch, TimelineActions, ScrollView, can_fo
             self.app.call_from_thread(self._located, info)
 
     def _located(self, info: Info | None) -> None:
+        self.zoom_to_info(info)
         if info == self.info:
             return
         self.info = info
@@ -258,14 +261,3 @@ class Timeline(TimelineGoto, TimelineSearch, TimelineActions, ScrollView, can_fo
                 row = mark_hits(row, self.hits.lane_columns(lane.key, frame.view))
             self._rows[key] = row
         return row
-
-    def on_click(self, event: events.Click) -> None:
-        if self.frame is None or not self.lanes:
-            return
-        index = self.scroll_offset.y + event.y
-        if index < len(self.lanes):
-            self.lane_index = index
-        if event.x >= theme.LABEL_WIDTH:
-            view = self.frame.view
-            self.cursor_t = (view.c0 + event.x - theme.LABEL_WIDTH) * view.npc + view.npc // 2
-        self.cursor_changed()
