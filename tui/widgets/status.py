@@ -63,6 +63,8 @@ class StatusBar(Static):
         self._draw()
 
     def _draw(self) -> None:
-        tail = Text(self.notice, style="bold") if self.notice else self._where
-        found = Text.assemble(" │ ", (self._search, "bold")) if self._search else ""
-        self.update(Text.assemble(self._head, found, " │ ", tail), layout=False)
+        # what changes first, the file's name last: a narrow terminal cuts the name
+        now = Text(self.notice, style="bold") if self.notice else self._where
+        found = Text.assemble((self._search, "bold"), " │ ") if self._search else ""
+        head = Text.assemble(" │ ", self._head) if self._head else ""
+        self.update(Text.assemble(found, now, head), layout=False)
