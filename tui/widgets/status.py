@@ -67,4 +67,5 @@ class StatusBar(Static):
         now = Text(self.notice, style="bold") if self.notice else self._where
         found = Text.assemble((self._search, "bold"), " │ ") if self._search else ""
         head = Text.assemble(" │ ", self._head) if self._head else ""
-        self.update(Text.assemble(found, now, head), layout=False)
+        line = Text.assemble(found, now, head, no_wrap=True, overflow="ellipsis")
+        self.update(line, layout=False)
