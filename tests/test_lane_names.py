@@ -3,11 +3,16 @@ ThreadNames / PROCESSES), checked against the files read with json and sqlite3."
 
 from __future__ import annotations
 
+import gzip
+import json
 import re
 import sqlite3
 
 from tests.conftest import sample
 from tests.oracle import chrome_events
+from tests.screen import screen_text
+from tests.test_app import settle, sync
+from tui.app import TraceApp
 from tui.timeline import TimelineData
 from tui.timeline.lanes import LANE_HOST, thread_labels
 from tui.trace import open_trace
@@ -47,3 +52,14 @@ def test_unnamed_and_shared_names() -> None:
     labels = thread_labels({(7, 1), (7, 2), (9, 3), (9, 4)}, names, many_pids=True)
     assert labels == {(7, 1): "python3 1", (7, 2): "python3 2", (9, 3): "trainer",
                       (9, 4): "9:4"}  # pid:tid only when the trace names neither
+
+
+@sync
+async def test_a_ranks_trace_says_its_rank_on_the_status_line() -> None:
+    path = sample("ddp_rank1.pt.trace.json.gz")
+    with gzip.open(path, "rt") as f:
+        rank = json.load(f)["distributedInfo"]["rank"]
+    app = TraceApp(path)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await settle(pilot)
+        assert f"kineto · rank {rank}" in screen_text(app)[0]

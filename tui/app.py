@@ -7,11 +7,13 @@ and, if they define `trace_loaded(trace, min_gap_ns)`, get the trace once it is 
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 import duckdb
+from rich.errors import MarkupError
 from rich.text import Text
 from textual import on, work
 from textual.app import App, ComposeResult
@@ -128,7 +130,9 @@ class TraceApp(CommandsApp):
 
     def _loaded(self, trace: Trace, data: TimelineData) -> None:
         self.trace = trace
-        self.status.show_trace(self.path.name, trace.format)
+        rank = trace.meta("rank")  # a rank of a distributed run says which
+        self.status.show_trace(self.path.name,
+                               trace.format + (f" · rank {rank}" if rank is not None else ""))
         timeline = self.timeline
         timeline.loading = False
         timeline.set_data(data)
@@ -242,7 +246,10 @@ class TraceApp(CommandsApp):
         if (severity == "information" and status is not None and status.is_attached
                 and self.screen is self.screen_stack[0]):
             text = f"{title}: {message}" if title else message
-            status.say(Text.from_markup(text).plain if markup else text, timeout)
+            if markup:
+                with contextlib.suppress(MarkupError):
+                    text = Text.from_markup(text).plain
+            status.say(text, timeout)
             return
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 

@@ -34,7 +34,7 @@ class StatusBar(Static):
         name = printable(name)
         if len(name) > NAME_WIDTH:
             name = name[: NAME_WIDTH - 1] + "…"
-        self._head = Text.assemble((name, "bold"), f" · {fmt}")
+        self._head = Text.assemble((name, "bold"), f" · {printable(fmt)}")
         self._draw()
 
     def show_view(self, view: View, origin: int, fit_npc: int, cursor_t: int) -> None:
