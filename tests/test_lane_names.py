@@ -13,9 +13,10 @@ from tests.oracle import chrome_events
 from tests.screen import screen_text
 from tests.test_app import settle, sync
 from tui.app import TraceApp
-from tui.timeline import TimelineData
+from tui.timeline import HostInfo, TimelineData
 from tui.timeline.lanes import LANE_HOST, thread_labels
 from tui.trace import open_trace
+from tui.widgets.details import describe
 
 
 def host_labels(name: str) -> dict[tuple[int, int], str]:
@@ -63,3 +64,10 @@ async def test_a_ranks_trace_says_its_rank_on_the_status_line() -> None:
     async with app.run_test(size=(200, 60)) as pilot:
         await settle(pilot)
         assert f"kineto · rank {rank}" in screen_text(app)[0]
+
+
+def test_details_name_the_thread_as_its_lane_does() -> None:
+    info = HostInfo(1, "cpu_op", "aten::mm", 449, 474, 2_000, 500, 0, None, 0)
+    text = describe(info, 1_000, {(449, 474): "pt_autograd_0", (449, 449): "python3"}).plain
+    assert "pt_autograd_0 (thread 474), pid 449 · at +1.000 µs" in text
+    assert "thread 474, pid 449" in describe(info, 1_000, {}).plain  # unnamed: the tid

@@ -177,7 +177,7 @@ class TraceApp(CommandsApp):
     def _cursor_info(self, event: Timeline.CursorInfo) -> None:
         data = self.timeline.data
         origin = data.extent.gpu_start_ns if data is not None else 0
-        self.details.show(event.info, origin)
+        self.details.show(event.info, origin, data.threads if data is not None else None)
 
     @on(Ask)
     def _ask(self, event: Ask) -> None:

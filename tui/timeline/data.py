@@ -37,7 +37,8 @@ class TimelineData:
                 gs, ge = (s, e) if s is not None else (0, 1)
             s, e = (gs, ge) if s is None else (s, e)
             self.extent = Extent(gs, max(ge, gs + 1), s, max(e, s + 1))
-            self.lanes: list[Lane] = discover_lanes(cur)
+            self.lanes: list[Lane]
+            self.lanes, self.threads = discover_lanes(cur)  # threads: (pid, tid) -> name
         self.bins = BinSource(con, min_gap_ns, (self.extent.start_ns, self.extent.end_ns),
                               gpu_rows + host_rows)
 

@@ -37,7 +37,9 @@ class Lane:
         return self.kind == LANE_GPU
 
 
-def discover_lanes(cur: duckdb.DuckDBPyConnection) -> list[Lane]:
+def discover_lanes(cur: duckdb.DuckDBPyConnection
+                   ) -> tuple[list[Lane], dict[tuple[int, int], str]]:
+    """The lanes, and the name of each host thread (pid, tid) as its lanes call it."""
     rows = cur.execute(load_query("timeline_lanes"), {"max_depth": MAX_NVTX_DEPTH}).fetchall()
     nvtx_threads = {(k1, k2) for kind, k1, k2, _, _ in rows if kind == LANE_NVTX}
     pids = {k1 for kind, k1, _, _, _ in rows if kind != LANE_GPU}
@@ -47,7 +49,7 @@ def discover_lanes(cur: duckdb.DuckDBPyConnection) -> list[Lane]:
     for kind, k1, k2, k3, count in rows:
         lanes.append(Lane(kind, k1, k2, k3, _label(kind, k1, k2, k3, nvtx_threads, threads),
                           count))
-    return lanes
+    return lanes, threads
 
 
 def _names(cur: duckdb.DuckDBPyConnection) -> dict[tuple[int, int], tuple[str, str]]:

@@ -39,6 +39,6 @@ def _timeline(timeline: Timeline) -> tuple[str, str] | None:
     if isinstance(info, HostInfo):
         return f"the {info.kind} name", clean(info.name)
     if isinstance(info, GapInfo) and timeline.data is not None:
-        text = describe(info, timeline.data.extent.gpu_start_ns).plain
+        text = describe(info, timeline.data.extent.gpu_start_ns, timeline.data.threads).plain
         return "the gap", "\n".join(clean(line) for line in text.splitlines())
     return None
