@@ -4,8 +4,8 @@
 -- in several calls, in order. $max_object_bytes: the largest event accepted.
 -- Fields are read as text (times as DOUBLE) and cast with TRY_CAST, so one odd event (a
 -- string number, a missing ts) cannot fail the whole load; such events end up with NULLs
--- and are counted and dropped later. Only complete ('X') events
--- are kept, and of `args` only the fields a loader reads, and only where it reads them
+-- and are counted and dropped later. Only complete ('X') events (and the few process and
+-- thread name 'M' events) are kept, and of `args` only the fields a loader reads, and only where it reads them
 -- (GPU work and API calls): flow and instant events and CPU-op argument lists are most
 -- of a trace's bytes. The reader picks those fields out while it parses, as json_transform
 -- would, leniently: a field of another JSON type reads as its JSON text (VARCHAR) or NULL
@@ -33,6 +33,7 @@ SELECT
     -- parallel readers' rows may land out of file order (and that order gives ids).
     CASE WHEN regexp_full_match(cat, 'kernel|gpu_memcpy|gpu_memset|memcpy|memset|'
                                      || 'cuda_runtime|cuda_driver|runtime|driver')
+           OR (ph = 'M' AND name IN ('process_name', 'thread_name'))
          THEN args END AS args
 FROM (
     SELECT ph, lower(cat) AS cat, name, pid, tid, ts, dur, args
@@ -52,4 +53,5 @@ FROM (
         }
     )
     WHERE ph IN ('X', 'B', 'E')
+       OR (ph = 'M' AND name IN ('process_name', 'thread_name'))  -- lanes' names: a few rows
 );

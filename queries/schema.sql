@@ -63,3 +63,13 @@ CREATE TABLE IF NOT EXISTS gpu_idle (
     before_id   BIGINT,  -- gpu_activities.id of the activity that ended last before the gap
     after_id    BIGINT   -- gpu_activities.id of the activity that ends the gap
 );
+
+-- Names of host threads and their processes, where the trace gives them (Kineto's
+-- process_name / thread_name metadata events; nsys' ThreadNames and PROCESSES tables):
+-- the timeline names its lanes with them. A thread the trace does not name has no row.
+CREATE TABLE IF NOT EXISTS threads (
+    pid          BIGINT,   -- as host_activities.pid
+    tid          BIGINT,   -- as host_activities.tid
+    process_name VARCHAR,  -- e.g. 'python3'
+    thread_name  VARCHAR   -- e.g. 'pt_autograd_0'; Kineto writes 'thread 474 (python3)'
+);

@@ -33,3 +33,8 @@ COMMENT ON COLUMN host_activities.depth IS 'nesting depth among ranges of the sa
 COMMENT ON COLUMN gpu_idle.duration_ns IS 'ns; the summary''s gaps are rows longer than --min-gap-ms';
 COMMENT ON COLUMN gpu_idle.before_id IS 'gpu_activities.id of the activity that ended last before the gap';
 COMMENT ON COLUMN gpu_idle.after_id IS 'gpu_activities.id of the activity that ends the gap';
+COMMENT ON TABLE threads IS 'Names of host threads and their processes, where the trace gives them (lane labels)';
+COMMENT ON COLUMN threads.process_name IS 'e.g. python3';
+COMMENT ON COLUMN threads.thread_name IS 'e.g. pt_autograd_0; Kineto writes thread 474 (python3)';
+COMMENT ON COLUMN threads.pid IS 'as host_activities.pid';
+COMMENT ON COLUMN threads.tid IS 'as host_activities.tid';

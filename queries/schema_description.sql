@@ -4,6 +4,7 @@ SELECT t.table_name, t.comment AS table_comment, c.column_name, c.data_type,
        c.comment AS column_comment
 FROM duckdb_tables() AS t
 JOIN duckdb_columns() AS c USING (table_name)
-WHERE t.table_name IN ('trace_meta', 'devices', 'gpu_activities', 'host_activities', 'gpu_idle')
+WHERE t.table_name IN ('trace_meta', 'devices', 'gpu_activities', 'host_activities', 'gpu_idle',
+                       'threads')
 ORDER BY list_position(['trace_meta', 'devices', 'gpu_activities', 'host_activities',
-                        'gpu_idle'], t.table_name), c.column_index;
+                        'gpu_idle', 'threads'], t.table_name), c.column_index;

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import NSYS_REFERENCE, sample
+from tests.oracle import chrome_events
 from tui.cli import main
 
 
@@ -41,8 +44,15 @@ def test_json_contract_on_an_nsys_export() -> None:
     assert [(g["start_ns"], g["duration_ns"]) for g in gaps] == [
         (int(r.split(",")[2]), int(r.split(",")[1])) for r in reference
     ]
-    assert set(gaps[0]) == {"device", "start_ns", "duration_ns", "before", "after", "cause",
-                            "kind"}
+    assert set(gaps[0]) == {"device", "start_ns", "offset_ns", "duration_ns", "before",
+                            "after", "cause", "kind"}
+    with sqlite3.connect(sample("gappy_training.sqlite")) as db:  # +0: the first GPU activity
+        origin = db.execute("SELECT min(s) FROM (SELECT min(start) AS s FROM "
+                            "CUPTI_ACTIVITY_KIND_KERNEL UNION ALL SELECT min(start) FROM "
+                            "CUPTI_ACTIVITY_KIND_MEMCPY UNION ALL SELECT min(start) FROM "
+                            "CUPTI_ACTIVITY_KIND_MEMSET)").fetchone()[0]
+    assert summary["source"]["origin_ns"] == origin
+    assert all(g["offset_ns"] == g["start_ns"] - origin for g in gaps)
     assert {g["kind"] for g in gaps} <= {"sync", "copy", "host-wait", "launch-overhead",
                                          "other"}
     assert summary["warnings"] == []
@@ -172,3 +182,16 @@ def _sqlite_without_nsys_tables(directory: Path) -> bytes:
     con.commit()
     con.close()
     return db.read_bytes()
+
+
+def test_text_summary_prints_gap_starts_as_offsets() -> None:
+    path = sample("gappy_training.pt.trace.json.gz")
+    events = [e for e in chrome_events(path)
+              if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
+    origin_us = min(Decimal(e["ts"]) for e in events)
+    longest = json.loads(_run("--summary", "--json", str(path)).stdout)["gaps"][0]
+    result = _run("--summary", str(path))
+    assert result.returncode == 0, result.stderr
+    offset_ms = (Decimal(longest["start_ns"]) / 1000 - origin_us) / 1000
+    assert f"+{offset_ms:.3f} ms" in result.stdout  # +138.555 ms, as the app's Gaps tab
+    assert str(longest["start_ns"]) not in result.stdout  # no 16-digit absolute times

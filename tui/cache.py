@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 # Bump when the schema or the meaning of a stored column changes.
-CACHE_VERSION = "2"
+CACHE_VERSION = "3"  # 2: memset kinds and peer devices; 3: the threads table
 
 
 def cache_root() -> Path:

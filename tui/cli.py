@@ -9,6 +9,7 @@ from pathlib import Path
 
 from tui import __version__
 from tui.analysis.gaps import DEFAULT_MIN_GAP_MS
+from tui.console import summary_console
 from tui.errors import TraceError
 
 EXAMPLES = """\
@@ -168,18 +169,6 @@ def _ncu_summary(path: Path):
     summary = ncu_summary(con)
     summary.setdefault("source", {})["path"] = str(path)
     return summary, render_ncu_summary
-
-
-def summary_console():
-    """A terminal gets its own width; a pipe or CI log gets room for long kernel names."""
-    import os
-
-    from rich.console import Console
-
-    console = Console(highlight=False)
-    if not console.is_terminal and "COLUMNS" not in os.environ:
-        console = Console(highlight=False, width=140)
-    return console
 
 
 def fail(message: str) -> int:

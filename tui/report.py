@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table
 
 from tui.safe_text import plain
-from tui.units import format_ns
+from tui.units import format_ns, format_offset
 
 TOP_KERNELS = 15
 TOP_GAPS = 10
@@ -27,7 +27,7 @@ def print_summary(summary: dict, console: Console) -> None:
     console.print(_devices_table(summary["devices"]))
     if summary["kernels"]:
         console.print(_kernels_table(summary["kernels"], console.width))
-    console.print(_gaps_table(summary["gaps"], source["min_gap_ns"],
+    console.print(_gaps_table(summary["gaps"], source.get("origin_ns"), source["min_gap_ns"],
                               text_width=max(30, console.width - 40)))
     if summary["findings"]:
         console.print("[bold]Findings[/bold] (most costly first)")
@@ -103,20 +103,28 @@ def _kernels_table(kernels: list[dict], width: int) -> Table:
     return table
 
 
-def _gaps_table(gaps: list[dict], min_gap_ns: int, text_width: int) -> Table:
+def _offset(gap: dict, origin: int | None) -> str:
+    """The gap's start as a time since the trace's +0 (its first GPU activity)."""
+    if gap.get("offset_ns") is not None:
+        return format_offset(gap["offset_ns"])
+    return format_offset(gap["start_ns"] - origin) if origin is not None else str(gap["start_ns"])
+
+
+def _gaps_table(gaps: list[dict], origin: int | None, min_gap_ns: int,
+                text_width: int) -> Table:
     shown = gaps[:TOP_GAPS]
     title = f"GPU-idle gaps over {format_ns(min_gap_ns)}: {len(gaps)}" + (
         f" (longest {len(shown)})" if len(gaps) > len(shown) else ""
     )
     table = Table(title=title, title_justify="left")
     table.add_column("dev", justify="right", no_wrap=True)
-    table.add_column("start (ns)", justify="right", no_wrap=True)
+    table.add_column("at", justify="right", no_wrap=True)
     table.add_column("idle", justify="right", no_wrap=True)
     table.add_column("class", no_wrap=True)
     table.add_column("cause / before → after")
     for g in shown:
         table.add_row(
-            str(g["device"]), str(g["start_ns"]), format_ns(g["duration_ns"]), g["kind"],
+            str(g["device"]), _offset(g, origin), format_ns(g["duration_ns"]), g["kind"],
             plain(g["cause"]).append("\n").append_text(
                 plain(_fit(f"{g['before']} → {g['after']}", text_width), style="dim")
             ),

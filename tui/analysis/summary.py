@@ -18,6 +18,7 @@ def trace_summary(trace: Trace, min_gap_ns: int) -> dict:
     kernels = kernel_stats(con)
     gaps = explained_gaps(con, min_gap_ns)
     span = con.execute(load_query("trace_span")).fetchone() or (None, None)
+    origin = con.execute(load_query("trace_origin")).fetchone()[0]
     meta = dict(con.execute("SELECT key, value FROM trace_meta").fetchall())
     source = {
         "path": str(trace.path),
@@ -25,6 +26,7 @@ def trace_summary(trace: Trace, min_gap_ns: int) -> dict:
         "first_ns": span[0],
         "last_ns": span[1],
         "span_ns": (span[1] - span[0]) if span[0] is not None else 0,
+        "origin_ns": origin,
         "from_cache": trace.from_cache,
         "min_gap_ns": min_gap_ns,
     }
@@ -37,7 +39,7 @@ def trace_summary(trace: Trace, min_gap_ns: int) -> dict:
         "source": source,
         "devices": [d.as_dict() for d in devices],
         "kernels": [k.as_dict() for k in kernels],
-        "gaps": [g.as_dict() for g in gaps],
+        "gaps": [{**g.as_dict(), "offset_ns": g.start_ns - origin} for g in gaps],
         "findings": [f.to_json() for f in found],
         "rules_not_checked": skipped,
         "warnings": list(trace.warnings),

@@ -84,7 +84,7 @@ def main(argv: list[str]) -> int:
         app.run()
         return app.return_code or 0
     else:
-        from tui.cli import summary_console
+        from tui.console import summary_console
         from tui.report_diff import print_diff
 
         print_diff(result, summary_console())

@@ -29,7 +29,7 @@ def run_many(paths: list[Path], summary: bool, as_json: bool, min_gap_ns: int,
         findings = [f.to_json() for f in result["findings"]]
         sys.stdout.write(json.dumps({**result, "findings": findings}) + "\n")
     else:
-        from tui.cli import summary_console
+        from tui.console import summary_console
         from tui.report_ranks import print_run_summary
 
         print_run_summary(result, summary_console())

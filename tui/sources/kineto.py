@@ -74,6 +74,7 @@ def load_kineto(path: Path, con: duckdb.DuckDBPyConnection, scratch_dir: Path) -
     con.execute("DROP TABLE staged_host")
     con.execute(load_query("kineto_gpu_activities"))
     con.execute(load_query("kineto_host_activities"))
+    con.execute(load_query("kineto_threads"))
     _load_devices(con, events.metadata)
     _load_meta(con, path, events.metadata)
 
