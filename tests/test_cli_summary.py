@@ -66,7 +66,8 @@ def test_json_contract_on_an_nsys_export() -> None:
     assert by_rule["cuda_api_sync"]["rows"][0] == {
         "start_ns": by_rule["cuda_api_sync"]["rows"][0]["start_ns"],
         "duration_ns": by_rule["cuda_api_sync"]["rows"][0]["duration_ns"],
-        "pid": 1668, "tid": 1668, "api": by_rule["cuda_api_sync"]["rows"][0]["api"]}
+        "pid": 1668, "tid": 1668, "api": by_rule["cuda_api_sync"]["rows"][0]["api"],
+        "offset_ns": by_rule["cuda_api_sync"]["rows"][0]["start_ns"] - origin}
     assert summary["rules_not_checked"] == {}
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from tests.conftest import sample
 from tests.test_app import settle, sync
+from tests.test_ncu_app import messages
 from tests.test_tables import SIZE, all_rows, ready
 from tui.analysis.summary import trace_summary
 from tui.app import TraceApp
@@ -65,7 +66,7 @@ async def test_a_finding_without_rows_to_jump_to_says_so() -> None:
         await pilot.press("enter")
         await pilot.pause()
         assert rows.display  # no time to show: the table stays, with a note
-        assert any("Kernels tab" in str(n.message) for n in app._notifications)
+        assert any("Kernels tab" in str(m) for m in messages(app))
 
 
 @sync

@@ -59,7 +59,9 @@ def _row_text(row: dict) -> str:
              row.get("api"),
              f"{row['in_use_pct']:.1f}% in use" if row.get("in_use_pct") is not None else None]
     detail = ", ".join(w for w in where if w)
-    return (f"{format_ns(row['duration_ns'])} at {row['start_ns']} ns"
+    at = (format_offset(row["offset_ns"]) if row.get("offset_ns") is not None
+          else f"{row['start_ns']} ns")
+    return (f"{format_ns(row['duration_ns'])} at {at}"
             + (f" ({detail})" if detail else ""))
 
 

@@ -40,7 +40,15 @@ def trace_summary(trace: Trace, min_gap_ns: int) -> dict:
         "devices": [d.as_dict() for d in devices],
         "kernels": [k.as_dict() for k in kernels],
         "gaps": [{**g.as_dict(), "offset_ns": g.start_ns - origin} for g in gaps],
-        "findings": [f.to_json() for f in found],
+        "findings": [_with_offsets(f.to_json(), origin) for f in found],
         "rules_not_checked": skipped,
         "warnings": list(trace.warnings),
     }
+
+
+def _with_offsets(finding: dict, origin: int | None) -> dict:
+    """Each row with a start also gets its offset from the trace's +0, as gaps do."""
+    for row in finding["rows"]:
+        if row.get("start_ns") is not None and origin is not None:
+            row["offset_ns"] = row["start_ns"] - origin
+    return finding
