@@ -34,13 +34,18 @@ CREATE TABLE IF NOT EXISTS gpu_activities (
     bytes                BIGINT,   -- copies and sets: bytes moved or set
     copy_kind            VARCHAR,  -- 'HtoD' | 'DtoH' | 'DtoD' | 'HtoH' | 'PtoP' (copies only)
     src_kind             VARCHAR,  -- 'Pageable' | 'Pinned' | 'Device' | ... when the source says
-    dst_kind             VARCHAR
+    dst_kind             VARCHAR,
+    -- XLA (JAX / TensorFlow) traces: the HLO module and op the work belongs to, and the
+    -- framework op (tf_op); NULL for other sources
+    hlo_module           VARCHAR,  -- e.g. 'jit_step'
+    hlo_op               VARCHAR,  -- e.g. 'fusion_78', 'command_buffer_1'
+    tf_op                VARCHAR   -- e.g. 'jit(step)/dot_general' (JAX); 'XlaModule:' for a module-wide command buffer
 );
 
 -- Work on the host: CUDA API calls, framework ops, annotations.
 CREATE TABLE IF NOT EXISTS host_activities (
     id          BIGINT,
-    kind        VARCHAR,  -- 'runtime' (CUDA runtime/driver API) | 'cpu_op' | 'annotation' (NVTX, user_annotation) | 'python'
+    kind        VARCHAR,  -- 'runtime' (CUDA runtime/driver API) | 'cpu_op' (also XLA ops, compile passes) | 'annotation' (NVTX, user_annotation, JAX TraceAnnotation) | 'python'
     pid         BIGINT,
     tid         BIGINT,
     start_ns    BIGINT,

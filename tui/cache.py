@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 # Bump when the schema or the meaning of a stored column changes.
-CACHE_VERSION = "1"
+CACHE_VERSION = "2"
 
 
 def cache_root() -> Path:

@@ -18,7 +18,7 @@ from tui.errors import TraceError
 from tui.queries import load_query
 from tui.sources.detect import detect_format
 
-TRACE_FORMATS = ("kineto", "nsys-sqlite", "nsys-rep")
+TRACE_FORMATS = ("kineto", "xla", "xplane", "nsys-sqlite", "nsys-rep")
 # A cache file missing one of these is not trusted (see _open_cached).
 CACHED_TABLES = {"trace_meta", "devices", "gpu_activities", "host_activities", "gpu_idle"}
 
@@ -28,7 +28,7 @@ class Trace:
     """A loaded trace: a DuckDB connection holding the schema, and what loading said."""
 
     path: Path
-    format: str  # 'kineto' | 'nsys'
+    format: str  # 'kineto' | 'xla' | 'nsys'
     con: duckdb.DuckDBPyConnection
     warnings: list[str] = field(default_factory=list)
     from_cache: bool = False
@@ -236,6 +236,15 @@ def _load_into(path: Path, kind: str, con: duckdb.DuckDBPyConnection,
 
         scratch = cache_dir if cache_dir is not None else Path(tempfile.gettempdir())
         return load_kineto(path, con, scratch)
+    if kind == "xla":
+        from tui.sources.xla import load_xla_json
+
+        scratch = cache_dir if cache_dir is not None else Path(tempfile.gettempdir())
+        return load_xla_json(path, con, scratch)
+    if kind == "xplane":
+        from tui.sources.xla import load_xplane
+
+        return load_xplane(path, con)
     from tui.sources.nsys_sqlite import load_nsys_sqlite
 
     if kind == "nsys-rep":
