@@ -3,6 +3,9 @@
 -- events (xla_stage_arrow.sql). xla_gpu_activities.sql and xla_host_activities.sql map it
 -- into the schema. Times stay the files' µs (DOUBLE) until then; `args` keeps only the
 -- fields the mapping reads, each as text (a number reads as its JSON text).
+-- (again, after a refused split: the table goes first, as it is of the type)
+DROP TABLE IF EXISTS xla_events;
+
 CREATE OR REPLACE TEMP TYPE xla_event_args AS STRUCT(
     "name" VARCHAR,              -- M events: the process or thread name
     correlation_id VARCHAR,      -- ties GPU work to the host's driver/runtime call
