@@ -1,6 +1,6 @@
 -- Host work in an XLA profile's staged events (xla_events), as the view staged_host that
 -- finalize_activities.sql writes out: the complete events of the '/host:...' processes
--- (xla_pids, role 'host'), in the order of the window below: by thread, then time. The events carry no category, so the kind is
+-- (xla_pids, role 'host'). The events carry no category, so the kind is
 -- read from what the profiler attaches to each (checked against real JAX 0.11 profiles):
 --   python      '$file.py:line function': JAX's Python tracer
 --   runtime     a correlation_id: a CUDA driver call seen by CUPTI, named after what it
@@ -8,32 +8,36 @@
 --               side of the same call is on the device's stream thread. A host
 --               'MemcpyH2D' is this call, not the copy: it is never GPU work here.
 --   annotation  a step_num: jax.profiler.StepTraceAnnotation; or a TraceMe opened from
---               Python (jax.profiler.TraceAnnotation): one with no source location
---               (_src) whose first nested event on its thread is a Python function
+--               Python (jax.profiler.TraceAnnotation; JAX's own, such as shard_args,
+--               too): one with no source location (_src) whose first nested event on
+--               its thread (the next one in the file) is a Python function
 --   cpu_op      the rest: XLA's and PJRT's TraceMes (executable runs, thunks, HLO ops
 --               such as 'command_buffer_1', compile passes such as 'algsimp')
 CREATE TEMP VIEW staged_host (
     kind, pid, tid, start_ns, end_ns, duration_ns, name, correlation, depth
 ) AS
-WITH host AS (
-    SELECT pid, tid, ts, dur, name, args,
-           -- the next event to start on the thread (longest first at equal starts)
-           lead(ts) OVER thread AS next_ts, lead(name) OVER thread AS next_name
+WITH in_file_order AS (
+    -- the event after each in the file (a streaming window: no sort). XLA writes a
+    -- thread's events together, by start time, an enclosing event before those inside
+    SELECT *, lead(pid) OVER () AS next_pid, lead(tid) OVER () AS next_tid,
+              lead(ts) OVER () AS next_ts, lead(name) OVER () AS next_name
     FROM xla_events
+), host AS (
+    SELECT e.*
+    FROM in_file_order AS e
     JOIN xla_pids AS p USING (pid)
-    WHERE ph = 'X' AND p.role = 'host'
-      AND dur >= 0 AND tid IS NOT NULL
-      AND xla_ns(ts) BETWEEN -4611686018427387903 AND 4611686018427387903
-      AND xla_ns(ts)::HUGEINT + xla_ns(dur) <= 4611686018427387903
-    WINDOW thread AS (PARTITION BY pid, tid ORDER BY ts, dur DESC, name)
+    WHERE e.ph = 'X' AND p.role = 'host'
+      AND e.dur >= 0 AND e.tid IS NOT NULL
+      AND xla_ns(e.ts) BETWEEN -4611686018427387903 AND 4611686018427387903
+      AND xla_ns(e.ts)::HUGEINT + xla_ns(e.dur) <= 4611686018427387903
 )
 SELECT
     CASE
         WHEN starts_with(name, '$') THEN 'python'
         WHEN args.correlation_id IS NOT NULL THEN 'runtime'
         WHEN args.step_num IS NOT NULL THEN 'annotation'
-        WHEN args._src IS NULL AND next_ts < ts + dur AND starts_with(next_name, '$')
-            THEN 'annotation'
+        WHEN args._src IS NULL AND next_pid = pid AND next_tid = tid AND next_ts < ts + dur
+             AND starts_with(next_name, '$') THEN 'annotation'
         ELSE 'cpu_op'
     END AS kind,
     pid, tid, xla_ns(ts) AS start_ns, xla_ns(ts) + xla_ns(dur) AS end_ns, xla_ns(dur),

@@ -52,23 +52,25 @@ def load_xplane(path: Path, con: duckdb.DuckDBPyConnection) -> list[str]:
 def _map_events(con: duckdb.DuckDBPyConnection, path: Path, warnings: list[str], form: str,
                 cut_off: bool) -> None:
     """Map the staged xla_events into staged_gpu / staged_host (views), with warnings."""
-    processes = con.execute(load_query("xla_processes")).fetchall()
-    devices = {pid: int(m.group(1)) for pid, name, _ in processes
+    processes = dict(con.execute(load_query("xla_processes")).fetchall())
+    devices = {pid: int(m.group(1)) for pid, name in processes.items()
                if name and (m := GPU_PROCESS.fullmatch(name))}
-    hosts = [pid for pid, name, _ in processes if name and name.startswith("/host:")]
+    hosts = [pid for pid, name in processes.items() if name and name.startswith("/host:")]
     con.executemany("INSERT INTO xla_pids VALUES (?, ?, ?)",
                     [(pid, "gpu", device) for pid, device in devices.items()]
                     + [(pid, "host", None) for pid in hosts])
-    counts = con.execute(load_query("xla_event_counts")).fetchone()
-    assert counts is not None
-    complete, unusable, gpu_events, gpu_kernels, without_details = counts
+    per_pid = con.execute(load_query("xla_event_counts")).fetchall()
+    complete, unusable, gpu_events, gpu_kernels, without_details = (
+        sum(row[1] for row in per_pid), sum(row[2] for row in per_pid),
+        sum(row[1] for row in per_pid if row[0] in devices),
+        sum(row[3] for row in per_pid), sum(row[4] for row in per_pid))
     if complete == 0:
         raise TraceError(f"{path}: the profile holds no complete events (no host or "
                          "device activity); was it recorded while the program ran?")
     if unusable:
         warnings.append(f"{unusable:,} events have no usable ts/dur and were skipped")
-    unread = [(name or f"pid {pid}", n) for pid, name, n in processes
-              if n and pid not in devices and pid not in hosts]
+    unread = [(processes.get(pid) or f"pid {pid}", n) for pid, n, *_ in per_pid
+              if pid not in devices and pid not in hosts]
     if unread:
         listed = ", ".join(f"{name} ({n:,} events)" for name, n in unread[:3])
         warnings.append(f"not loaded: {listed}{' …' if len(unread) > 3 else ''}: only "
