@@ -56,6 +56,14 @@ CREATE TABLE IF NOT EXISTS host_activities (
     depth       INTEGER   -- nesting depth among the same kind on the same thread, 0 = outermost
 );
 
+-- The names a trace gives its threads, where it gives any (XLA traces: 'python3',
+-- 'pjrt_async_work_runner/…'; a GPU stream 'Stream #14(Compute,Memset)'): lane labels.
+CREATE TABLE IF NOT EXISTS thread_names (
+    pid  BIGINT,   -- host_activities.pid, or the trace's pid of a device
+    tid  BIGINT,   -- host_activities.tid, or a device's stream
+    name VARCHAR
+);
+
 -- Every stretch on a device with no GPU activity on any stream (filled at load by
 -- gpu_idle.sql; a "gap" in the summary is a row longer than --min-gap-ms).
 CREATE TABLE IF NOT EXISTS gpu_idle (

@@ -3,6 +3,7 @@ COMMENT ON TABLE trace_meta IS 'Facts about the trace: format, source path, tool
 COMMENT ON TABLE devices IS 'One row per GPU';
 COMMENT ON TABLE gpu_activities IS 'Kernels, memory copies and memsets that ran on a GPU';
 COMMENT ON TABLE host_activities IS 'CUDA API calls, CPU ops, NVTX ranges / annotations on host threads';
+COMMENT ON TABLE thread_names IS 'Thread names the trace gives (XLA traces), used as lane labels';
 COMMENT ON TABLE gpu_idle IS 'Every interval with no GPU activity on any stream of a device';
 COMMENT ON COLUMN devices.device IS 'CUDA device index';
 COMMENT ON COLUMN devices.memory_bytes IS 'global memory, bytes';

@@ -126,6 +126,10 @@ def test_launch_configuration_copies_and_the_host_side() -> None:
             " ON h.kind = 'runtime' AND h.correlation = g.correlation"
             " WHERE g.kind = 'memcpy'").fetchone()
         assert tied == (16,)
+        # the host thread XLA names 'python3' is a lane of that name
+        from tui.timeline.lanes import discover_lanes
+
+        assert "python3" in [lane.label for lane in discover_lanes(con)]
         # a cuGraphLaunch launches a whole step: 36 GPU activities share its correlation
         assert con.execute(
             "SELECT count(*) FROM gpu_activities WHERE correlation = (SELECT correlation"

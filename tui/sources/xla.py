@@ -90,5 +90,6 @@ def _map_events(con: duckdb.DuckDBPyConnection, path: Path, warnings: list[str],
     con.execute("DROP TABLE staged_host")
     con.execute(load_query("xla_gpu_activities"))
     con.execute(load_query("xla_host_activities"))
+    con.execute(load_query("xla_thread_names"))
     con.executemany("INSERT OR REPLACE INTO trace_meta VALUES (?, ?)",
                     [("format", "xla"), ("xla_form", form)])
