@@ -13,6 +13,9 @@ scaled) it prints, with the baseline measured in the same run:
 With --gz-scales, the same traces gzipped: cold and warm open and peak RSS of the .json.gz
 beside the cold open of the plain file.
 
+With --xla-scales, the same for XLA (JAX) trace-viewer JSON scaled by scale_trace.py from
+--xla-source (a real jax.profiler recording), against the same bare read_json.
+
 With --nsys-scales, the same for Nsight Systems SQLite exports scaled by scale_nsys.py,
 against a bare scan: every activity table read into Arrow through ADBC.
 
@@ -21,7 +24,7 @@ the median is printed. Before each, dirty pages are flushed (sync): writing a 70
 scratch array just before a run otherwise slows that run's own writes.
 
 Usage: python benchmarks/load_bench.py [--source TRACE] [--scales 1,10,30] [--hta] [--gz-scales 40]
-                                       [--nsys-scales 1,64,1024] [--repeat 3]
+                                       [--nsys-scales 1,64,1024] [--xla-scales 1,73] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -41,6 +44,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 DEFAULT_SOURCE = ROOT / "sample_traces" / "launch_bound_inference.pt.trace.json.gz"
+# un-jitted small JAX ops: 7.4 MB of events, 73 copies make 503 MB
+DEFAULT_XLA_SOURCE = (ROOT / "sample_traces" / "jax_eager" / "plugins" / "profile"
+                      / "2026_11_24_13_14_59" / "perfetto_trace.json.gz")
 
 HTA_SCRIPT = """
 import sys, time
@@ -161,13 +167,32 @@ def gz_rows(copies: int, workdir: Path, source: Path) -> None:
     print(" | ".join(row), flush=True)
 
 
-def make_scaled(source: Path, copies: int, workdir: Path) -> Path:
-    plain = workdir / "source.json"
+def xla_rows(copies: int, workdir: Path, source: Path) -> None:
+    from tui.sources.chrome_json import extract_events
+
+    trace = make_scaled(source, copies, workdir, prefix="xla_")
+    array = workdir / f"xla_events_x{copies}.json"
+    extract_events(trace, array)
+    baseline = median_run(lambda: (bare_duckdb_read(array),))[0]
+    (cold, cold_rss, out), (warm, warm_rss, _) = cold_and_warm(
+        summary_cmd(trace), workdir / f"xla_cache_x{copies}")
+    summary = json.loads(out)
+    kernels = sum(k["count"] for k in summary["kernels"])
+    events = _count_events(array)
+    array.unlink()
+    row = (f"{copies}x", f"{trace.stat().st_size / 1e6:.0f}", f"{events:,}", f"{kernels:,}",
+           f"{baseline:.2f}", f"{cold:.2f}", f"{cold / baseline:.2f}", f"{warm:.2f}",
+           f"{cold_rss / 1e6:.0f}", f"{warm_rss / 1e6:.0f}")
+    print(" | ".join(row), flush=True)
+
+
+def make_scaled(source: Path, copies: int, workdir: Path, prefix: str = "") -> Path:
+    plain = workdir / f"{prefix}source.json"
     if not plain.exists():
         opener = gzip.open if source.read_bytes()[:2] == b"\x1f\x8b" else open
         with opener(source, "rb") as f, open(plain, "wb") as out:
             shutil.copyfileobj(f, out)
-    target = workdir / f"scaled_x{copies}.json"
+    target = workdir / f"{prefix}scaled_x{copies}.json"
     if not target.exists():
         subprocess.run([sys.executable, str(HERE / "scale_trace.py"), str(plain), str(target),
                         str(copies)], check=True)
@@ -184,6 +209,8 @@ def main() -> None:
     parser.add_argument("--hta-python", default=sys.executable)
     parser.add_argument("--gz-scales", default="", help="gzipped copies too, e.g. 40")
     parser.add_argument("--nsys-scales", default="", help="e.g. 1,64,1024")
+    parser.add_argument("--xla-scales", default="", help="XLA (JAX) JSON too, e.g. 1,73")
+    parser.add_argument("--xla-source", type=Path, default=DEFAULT_XLA_SOURCE)
     parser.add_argument("--repeat", type=int, default=1,
                         help="runs of each timed step; the median is printed")
     parser.add_argument("--nsys-source", type=Path,
@@ -238,6 +265,12 @@ def main() -> None:
                           "warm s", "cold RSS MB", "warm RSS MB")))
         for copies in (int(s) for s in args.nsys_scales.split(",")):
             nsys_rows(copies, args.workdir, args.nsys_source)
+    if args.xla_scales:
+        print(f"\nXLA source: {args.xla_source.name} of {args.xla_source.parents[3].name} "
+              "(real), scaled copies")
+        print(" | ".join(header[:10]))
+        for copies in (int(s) for s in args.xla_scales.split(",") if s):
+            xla_rows(copies, args.workdir, args.xla_source)
 
 
 def _count_events(array: Path) -> int:

@@ -1,16 +1,16 @@
--- GPU work in an XLA profile's staged events (xla_events), as the view staged_gpu that
--- finalize_activities.sql writes out. GPU work is the complete events of the processes
+-- GPU work in an XLA profile's staged events (xla_events), into the temp table staged_gpu
+-- (staging_tables.sql) that finalize_activities.sql writes out. GPU work is the complete events of the processes
 -- named '/device:GPU:<N>' (xla_pids, role 'gpu'): a thread per stream, tid = the stream
 -- id (thread 'Stream #14(Compute,Memset)'). The join may reorder the rows: no matter,
 -- finalize_activities.sql sorts them.
 -- A copy carries memcpy_details, a set Memset_details, a kernel kernel_details (its launch
 -- configuration); an event with none of them is a kernel too (named as such by the
 -- loader's warning), and so is an unnamed one.
-CREATE TEMP VIEW staged_gpu (
+INSERT INTO staged_gpu (
     kind, device, stream, start_ns, end_ns, duration_ns, name, correlation,
     grid_x, grid_y, grid_z, block_x, block_y, block_z, registers_per_thread,
     shared_memory_bytes, bytes, copy_kind, src_kind, dst_kind, hlo_module, hlo_op, tf_op
-) AS
+)
 WITH work AS (
     SELECT
         CASE

@@ -1,5 +1,5 @@
--- Host work in an XLA profile's staged events (xla_events), as the view staged_host that
--- finalize_activities.sql writes out: the complete events of the '/host:...' processes
+-- Host work in an XLA profile's staged events (xla_events), into the temp table
+-- staged_host (staging_tables.sql) that finalize_activities.sql writes out: the complete events of the '/host:...' processes
 -- (xla_pids, role 'host'). The events carry no category, so the kind is
 -- read from what the profiler attaches to each (checked against real JAX 0.11 profiles):
 --   python      '$file.py:line function': JAX's Python tracer
@@ -13,9 +13,9 @@
 --               its thread (the next one in the file) is a Python function
 --   cpu_op      the rest: XLA's and PJRT's TraceMes (executable runs, thunks, HLO ops
 --               such as 'command_buffer_1', compile passes such as 'algsimp')
-CREATE TEMP VIEW staged_host (
+INSERT INTO staged_host (
     kind, pid, tid, start_ns, end_ns, duration_ns, name, correlation, depth
-) AS
+)
 WITH in_file_order AS (
     -- the event after each in the file (a streaming window: no sort). XLA writes a
     -- thread's events together, by start time, an enclosing event before those inside

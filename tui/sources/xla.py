@@ -51,7 +51,7 @@ def load_xplane(path: Path, con: duckdb.DuckDBPyConnection) -> list[str]:
 
 def _map_events(con: duckdb.DuckDBPyConnection, path: Path, warnings: list[str], form: str,
                 cut_off: bool) -> None:
-    """Map the staged xla_events into staged_gpu / staged_host (views), with warnings."""
+    """Map the staged xla_events into staged_gpu / staged_host, with warnings."""
     processes = dict(con.execute(load_query("xla_processes")).fetchall())
     devices = {pid: int(m.group(1)) for pid, name in processes.items()
                if name and (m := GPU_PROCESS.fullmatch(name))}
@@ -86,10 +86,11 @@ def _map_events(con: duckdb.DuckDBPyConnection, path: Path, warnings: list[str],
             f"{without_details:,} of {gpu_kernels:,} GPU kernels carry no kernel_details: "
             "their launch configuration (grid, block, registers, shared memory) is unknown, "
             "so --ncu cannot match them by it")
-    con.execute("DROP TABLE staged_gpu")
-    con.execute("DROP TABLE staged_host")
+    # Written out into the staging tables, not views over the events as for Kineto: the
+    # events (a third of the memory limit at 500 MB) are dropped before finalizing sorts.
     con.execute(load_query("xla_gpu_activities"))
     con.execute(load_query("xla_host_activities"))
     con.execute(load_query("xla_thread_names"))
+    con.execute("DROP TABLE xla_events")
     con.executemany("INSERT OR REPLACE INTO trace_meta VALUES (?, ?)",
                     [("format", "xla"), ("xla_form", form)])
