@@ -1,6 +1,7 @@
--- Host work in an XLA profile's staged events (xla_events), into the temp table
--- staged_host (staging_tables.sql) that finalize_activities.sql writes out: the complete events of the '/host:...' processes
--- (xla_pids, role 'host'). The events carry no category, so the kind is
+-- Host work in an XLA profile's staged events (xla_events), into the temp table xla_host,
+-- in the events' order (tui/sources/xla_depth.py adds their depths from that order and
+-- moves them to staged_host): the complete events of the '/host:...' processes
+-- ($host_pids: their pids; a list lookup, not a join, which could reorder the rows). The events carry no category, so the kind is
 -- read from what the profiler attaches to each (checked against real JAX 0.11 profiles):
 --   python      '$file.py:line function': JAX's Python tracer
 --   runtime     a correlation_id: a CUDA driver call seen by CUPTI, named after what it
@@ -13,9 +14,7 @@
 --               its thread (the next one in the file) is a Python function
 --   cpu_op      the rest: XLA's and PJRT's TraceMes (executable runs, thunks, HLO ops
 --               such as 'command_buffer_1', compile passes such as 'algsimp')
-INSERT INTO staged_host (
-    kind, pid, tid, start_ns, end_ns, duration_ns, name, correlation, depth
-)
+CREATE OR REPLACE TEMP TABLE xla_host AS
 WITH in_file_order AS (
     -- the event after each in the file (a streaming window: no sort). XLA writes a
     -- thread's events together, by start time, an enclosing event before those inside
@@ -23,13 +22,12 @@ WITH in_file_order AS (
               lead(ts) OVER () AS next_ts, lead(name) OVER () AS next_name
     FROM xla_events
 ), host AS (
-    SELECT e.*
-    FROM in_file_order AS e
-    JOIN xla_pids AS p USING (pid)
-    WHERE e.ph = 'X' AND p.role = 'host'
-      AND e.dur >= 0 AND e.tid IS NOT NULL
-      AND xla_ns(e.ts) BETWEEN -4611686018427387903 AND 4611686018427387903
-      AND xla_ns(e.ts)::HUGEINT + xla_ns(e.dur) <= 4611686018427387903
+    SELECT *
+    FROM in_file_order
+    WHERE ph = 'X' AND list_contains($host_pids, pid)
+      AND dur >= 0 AND tid IS NOT NULL
+      AND xla_ns(ts) BETWEEN -4611686018427387903 AND 4611686018427387903
+      AND xla_ns(ts)::HUGEINT + xla_ns(dur) <= 4611686018427387903
 )
 SELECT
     CASE
@@ -40,6 +38,6 @@ SELECT
              AND starts_with(next_name, '$') THEN 'annotation'
         ELSE 'cpu_op'
     END AS kind,
-    pid, tid, xla_ns(ts) AS start_ns, xla_ns(ts) + xla_ns(dur) AS end_ns, xla_ns(dur),
-    name, TRY_CAST(args.correlation_id AS BIGINT), 0
+    pid, tid, xla_ns(ts) AS start_ns, xla_ns(ts) + xla_ns(dur) AS end_ns,
+    xla_ns(dur) AS duration_ns, name, TRY_CAST(args.correlation_id AS BIGINT) AS correlation
 FROM host;

@@ -19,6 +19,8 @@ from tui.queries import load_query
 from tui.sources.detect import detect_format
 
 TRACE_FORMATS = ("kineto", "xla", "xplane", "nsys-sqlite", "nsys-rep")
+# Loaders that stage host rows with their depths already (tui/sources/xla_depth.py)
+DEPTHS_STAGED = ("xla", "xplane")
 # A cache file missing one of these is not trusted (see _open_cached).
 CACHED_TABLES = {"trace_meta", "devices", "gpu_activities", "host_activities", "gpu_idle"}
 
@@ -106,7 +108,7 @@ def _build(path: Path, kind: str, target: Path | None, warnings: list[str]) -> T
         raise _CacheWriteError(_first_line(exc)) from None
     try:
         warnings += _load_into(path, kind, con, target.parent if target else None)
-        finalize_activities(con)
+        finalize_activities(con, depths_staged=kind in DEPTHS_STAGED)
         con.execute(load_query("devices_from_activities"))
         con.execute(load_query("gpu_idle"))
         con.executemany("INSERT OR REPLACE INTO trace_meta VALUES (?, ?)", [
@@ -134,19 +136,22 @@ def _build(path: Path, kind: str, target: Path | None, warnings: list[str]) -> T
                  cache_path=target)
 
 
-def finalize_activities(con: duckdb.DuckDBPyConnection) -> None:
+def finalize_activities(con: duckdb.DuckDBPyConnection, depths_staged: bool = False) -> None:
     """Write the rows a loader staged into gpu_activities / host_activities, numbered.
 
     The host rows are copied out first; then a second connection computes their depths
-    and writes them while this one sorts and writes the GPU rows. Each of the two steps
-    leaves a core idle part of the time (a streaming window, a positional join): side by
-    side they take 0.2-0.3 s less on a 700 MB trace.
+    (unless the loader staged them: `depths_staged`) and writes them while this one sorts
+    and writes the GPU rows. Each of the two steps leaves a core idle part of the time (a
+    streaming window, a positional join): side by side they take 0.2-0.3 s less on a
+    700 MB trace.
     """
-    con.execute(load_query("finalize_host_rows"))
+    con.execute(load_query("finalize_host_rows_depths" if depths_staged
+                           else "finalize_host_rows"))
     host_writer = cursor(con)
     try:
         with ThreadPoolExecutor(1) as pool:  # on the way out, waits for the host rows
-            host = pool.submit(host_writer.execute, load_query("host_depth"))
+            host = pool.submit(host_writer.execute,
+                               load_query("host_rows_write" if depths_staged else "host_depth"))
             try:
                 con.execute(load_query("finalize_activities"))
             except BaseException:

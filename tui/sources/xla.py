@@ -16,6 +16,7 @@ import duckdb
 from tui.errors import TraceError
 from tui.queries import load_query
 from tui.sources.kineto import parse_chrome_events
+from tui.sources.xla_depth import stage_host_depths
 
 GPU_PROCESS = re.compile(r"/device:GPU:(\d+)")
 
@@ -89,8 +90,9 @@ def _map_events(con: duckdb.DuckDBPyConnection, path: Path, warnings: list[str],
     # Written out into the staging tables, not views over the events as for Kineto: the
     # events (a third of the memory limit at 500 MB) are dropped before finalizing sorts.
     con.execute(load_query("xla_gpu_activities"))
-    con.execute(load_query("xla_host_activities"))
+    con.execute(load_query("xla_host_activities"), {"host_pids": hosts})
     con.execute(load_query("xla_thread_names"))
     con.execute("DROP TABLE xla_events")
+    stage_host_depths(con)
     con.executemany("INSERT OR REPLACE INTO trace_meta VALUES (?, ?)",
                     [("format", "xla"), ("xla_form", form)])
