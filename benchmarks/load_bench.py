@@ -168,21 +168,35 @@ def gz_rows(copies: int, workdir: Path, source: Path) -> None:
 
 
 def xla_rows(copies: int, workdir: Path, source: Path) -> None:
+    """Like the Kineto rows, but each cold open is timed right after a bare read (pairs,
+    REPEAT of them): on a shared machine the load drifts within minutes, and a baseline
+    taken minutes before its cold opens can be off by 2x. Prints the medians and the
+    median of the pairs' ratios."""
     from tui.sources.chrome_json import extract_events
 
     trace = make_scaled(source, copies, workdir, prefix="xla_")
     array = workdir / f"xla_events_x{copies}.json"
     extract_events(trace, array)
-    baseline = median_run(lambda: (bare_duckdb_read(array),))[0]
-    (cold, cold_rss, out), (warm, warm_rss, _) = cold_and_warm(
-        summary_cmd(trace), workdir / f"xla_cache_x{copies}")
-    summary = json.loads(out)
-    kernels = sum(k["count"] for k in summary["kernels"])
+    cache = workdir / f"xla_cache_x{copies}"
+    env = {**os.environ, "TUI_CACHE_DIR": str(cache)}
+    pairs = []
+    for _ in range(REPEAT):
+        os.sync()
+        bare = bare_duckdb_read(array)
+        shutil.rmtree(cache, ignore_errors=True)
+        os.sync()
+        pairs.append((bare, *run_measured(summary_cmd(trace), env)))
+    warm, warm_rss, _ = median_run(lambda: run_measured(summary_cmd(trace), env))
+    baseline = sorted(p[0] for p in pairs)[(len(pairs) - 1) // 2]
+    _, cold, cold_rss, out = sorted(pairs, key=lambda p: p[1])[(len(pairs) - 1) // 2]
+    ratio = sorted(p[1] / p[0] for p in pairs)[(len(pairs) - 1) // 2]
+    kernels = sum(k["count"] for k in json.loads(out)["kernels"])
     events = _count_events(array)
     array.unlink()
     row = (f"{copies}x", f"{trace.stat().st_size / 1e6:.0f}", f"{events:,}", f"{kernels:,}",
-           f"{baseline:.2f}", f"{cold:.2f}", f"{cold / baseline:.2f}", f"{warm:.2f}",
-           f"{cold_rss / 1e6:.0f}", f"{warm_rss / 1e6:.0f}")
+           f"{baseline:.2f}", f"{cold:.2f}", f"{ratio:.2f}", f"{warm:.2f}",
+           f"{cold_rss / 1e6:.0f}", f"{warm_rss / 1e6:.0f}",
+           " ".join(f"{c:.2f}/{b:.2f}" for b, c, *_ in pairs))
     print(" | ".join(row), flush=True)
 
 
@@ -268,7 +282,8 @@ def main() -> None:
     if args.xla_scales:
         print(f"\nXLA source: {args.xla_source.name} of {args.xla_source.parents[3].name} "
               "(real), scaled copies")
-        print(" | ".join(header[:10]))
+        print(" | ".join((*header[:6], "median of cold/duckdb pairs", *header[7:10],
+                          "pairs (cold/duckdb s)")))
         for copies in (int(s) for s in args.xla_scales.split(",") if s):
             xla_rows(copies, args.workdir, args.xla_source)
 

@@ -60,39 +60,45 @@ def _map_events(con: duckdb.DuckDBPyConnection, path: Path, warnings: list[str],
     con.executemany("INSERT INTO xla_pids VALUES (?, ?, ?)",
                     [(pid, "gpu", device) for pid, device in devices.items()]
                     + [(pid, "host", None) for pid in hosts])
-    per_pid = con.execute(load_query("xla_event_counts")).fetchall()
-    complete, unusable, gpu_events, gpu_kernels, without_details = (
-        sum(row[1] for row in per_pid), sum(row[2] for row in per_pid),
-        sum(row[1] for row in per_pid if row[0] in devices),
-        sum(row[3] for row in per_pid), sum(row[4] for row in per_pid))
-    if complete == 0:
-        raise TraceError(f"{path}: the profile holds no complete events (no host or "
-                         "device activity); was it recorded while the program ran?")
-    if unusable:
-        warnings.append(f"{unusable:,} events have no usable ts/dur and were skipped")
-    unread = [(processes.get(pid) or f"pid {pid}", n) for pid, n, *_ in per_pid
-              if pid not in devices and pid not in hosts]
-    if unread:
-        listed = ", ".join(f"{name} ({n:,} events)" for name, n in unread[:3])
-        warnings.append(f"not loaded: {listed}{' …' if len(unread) > 3 else ''}: only "
-                        "/device:GPU:<N> and /host: processes are read")
-    if not devices or gpu_events == 0:
-        warnings.append(
-            "no GPU kernels, copies or sets in the part of the profile that could be read"
-            if cut_off else
-            "no /device:GPU:<N> activity in this profile: it is CPU-only (was JAX/TensorFlow "
-            "running on a GPU backend when it was recorded?)")
-    elif without_details:
-        warnings.append(
-            f"{without_details:,} of {gpu_kernels:,} GPU kernels carry no kernel_details: "
-            "their launch configuration (grid, block, registers, shared memory) is unknown, "
-            "so --ncu cannot match them by it")
+    _count_events(con, path, warnings, processes, devices, hosts, cut_off)
     # Written out into the staging tables, not views over the events as for Kineto: the
     # events (a third of the memory limit at 500 MB) are dropped before finalizing sorts.
     con.execute(load_query("xla_gpu_activities"))
+    kernels, without_details = con.execute(load_query("xla_kernel_details")).fetchone() or (0, 0)
+    if without_details:
+        warnings.append(
+            f"{without_details:,} of {kernels:,} GPU kernels carry no kernel_details: "
+            "their launch configuration (grid, block, registers, shared memory) is unknown, "
+            "so --ncu cannot match them by it")
     con.execute(load_query("xla_host_activities"), {"host_pids": hosts})
     con.execute(load_query("xla_thread_names"))
     con.execute("DROP TABLE xla_events")
     stage_host_depths(con)
     con.executemany("INSERT OR REPLACE INTO trace_meta VALUES (?, ?)",
                     [("format", "xla"), ("xla_form", form)])
+
+
+def _count_events(con: duckdb.DuckDBPyConnection, path: Path, warnings: list[str],
+                  processes: dict[int, str], devices: dict[int, int], hosts: list[int],
+                  cut_off: bool) -> None:
+    """Refuse a profile without events; warn of skipped events, processes not read and a
+    profile without GPU activity."""
+    per_pid = con.execute(load_query("xla_event_counts")).fetchall()
+    if sum(row[1] for row in per_pid) == 0:
+        raise TraceError(f"{path}: the profile holds no complete events (no host or "
+                         "device activity); was it recorded while the program ran?")
+    unusable = sum(row[2] for row in per_pid)
+    if unusable:
+        warnings.append(f"{unusable:,} events have no usable ts/dur and were skipped")
+    unread = [(processes.get(pid) or f"pid {pid}", n) for pid, n, _ in per_pid
+              if pid not in devices and pid not in hosts]
+    if unread:
+        listed = ", ".join(f"{name} ({n:,} events)" for name, n in unread[:3])
+        warnings.append(f"not loaded: {listed}{' …' if len(unread) > 3 else ''}: only "
+                        "/device:GPU:<N> and /host: processes are read")
+    if not any(row[1] for row in per_pid if row[0] in devices):
+        warnings.append(
+            "no GPU kernels, copies or sets in the part of the profile that could be read"
+            if cut_off else
+            "no /device:GPU:<N> activity in this profile: it is CPU-only (was JAX/TensorFlow "
+            "running on a GPU backend when it was recorded?)")
