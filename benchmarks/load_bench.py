@@ -236,11 +236,12 @@ def main() -> None:
     sys.path.insert(0, str(ROOT))
     from tui.sources.chrome_json import extract_events
 
-    print(f"source: {args.source.name} (real), scaled copies; machine: {os.cpu_count()} cores; "
-          f"median of {REPEAT} run(s) each")
+    print(f"machine: {os.cpu_count()} cores; median of {REPEAT} run(s) each")
     header = ("scale", "MB", "events", "kernels", "duckdb s", "cold s", "cold/duckdb",
               "warm s", "cold RSS MB", "warm RSS MB", "HTA s", "HTA/cold")
-    print(" | ".join(header))
+    if args.scales:
+        print(f"source: {args.source.name} (real), scaled copies")
+        print(" | ".join(header))
     for copies in (int(s) for s in args.scales.split(",") if s):
         trace = make_scaled(args.source, copies, args.workdir)
         array = args.workdir / f"events_x{copies}.json"
