@@ -19,7 +19,7 @@ import numpy as np
 
 def stage_host_depths(con: duckdb.DuckDBPyConnection) -> None:
     """Stage xla_host (the host rows, in file order) with their depths: staged_host becomes
-    a view of the rows beside their depths, read once by finalize_host_rows_depths.sql."""
+    a view of the rows beside their depths, read once by host_rows_insert.sql."""
     # a group's number: a hash of (kind, pid, tid), unless two groups' hashes collide
     distinct = con.execute("SELECT count(DISTINCT hash(kind, pid, tid)) = count(*) FROM "
                            "(SELECT DISTINCT kind, pid, tid FROM xla_host)").fetchone()
