@@ -258,3 +258,24 @@ def test_host_depths_from_file_order_equal_the_sorted_points(path: Path) -> None
     rows, wrong, deepest = mismatched
     assert rows > 50_000 if path.suffix == ".gz" else rows > 3_000
     assert wrong == 0 and deepest >= 5
+
+
+def test_the_app_draws_a_jax_profile_and_explains_its_largest_gap() -> None:
+    import asyncio
+
+    from tests.test_app import SIZE, details_text, settle
+    from tui.app import TraceApp
+
+    async def run() -> None:
+        app = TraceApp(SAMPLE_FILES["jax_train"])
+        async with app.run_test(size=SIZE) as pilot:
+            timeline = await settle(pilot)
+            assert timeline.data is not None
+            labels = [lane.label for lane in timeline.data.lanes]
+            assert labels[:2] == ["GPU0 s14", "GPU0 s15"] and "python3" in labels
+            await pilot.press("b")  # the largest gap: the host was in its data step
+            await settle(pilot)
+            assert "GPU 0 idle for 32.3 ms" in details_text(pilot)
+            assert "dataloader" in details_text(pilot)
+
+    asyncio.run(run())
