@@ -1,6 +1,7 @@
 """Decoding .xplane.pb files into trace-viewer rows, beside baselines measured in the same run.
 
-For each file it prints the median of --repeat runs of:
+For each file it prints the median of --repeat runs (wall seconds, and CPU seconds of this
+process, which a busy machine disturbs less) of:
   - tui: `read_xplane_events(path)` (the rows, args JSON included),
   - protobuf parse: the protobuf runtime (upb, C) parsing the whole XSpace into messages;
     a floor that produces nothing usable yet,
@@ -25,13 +26,15 @@ from tui.sources import xplane_pb2
 from tui.sources.xplane import read_xplane_events
 
 
-def median_time(fn: Callable[[], object], repeat: int) -> float:
-    times = []
+def median_time(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
+    """Median (wall, CPU) seconds of `fn`."""
+    wall, cpu = [], []
     for _ in range(repeat):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        wall.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
+    return statistics.median(wall), statistics.median(cpu)
 
 
 def parse(path: Path) -> xplane_pb2.XSpace:
@@ -57,8 +60,8 @@ def main() -> None:
     parser.add_argument("files", nargs="+", type=Path)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    print("| file | MB | events | stats | tui s | protobuf parse s | Python touch s "
-          "| tui µs/event | touch / tui |")
+    print("| file | MB | events | stats | tui s (CPU s) | protobuf parse s (CPU s) "
+          "| Python touch s (CPU s) | tui CPU µs/event | touch / tui, CPU |")
     print("|---|---|---|---|---|---|---|---|---|")
     for path in args.files:
         space = parse(path)
@@ -68,8 +71,9 @@ def main() -> None:
         bare = median_time(lambda p=path: parse(p), args.repeat)
         walk = median_time(lambda p=path: touch(p), args.repeat)
         print(f"| {path.name} | {path.stat().st_size / 1e6:.1f} | {events:,} | {stats:,} "
-              f"| {tui:.3f} | {bare:.3f} | {walk:.3f} | {tui / events * 1e6:.2f} "
-              f"| {walk / tui:.1f}× |", flush=True)
+              f"| {tui[0]:.3f} ({tui[1]:.3f}) | {bare[0]:.3f} ({bare[1]:.3f}) "
+              f"| {walk[0]:.3f} ({walk[1]:.3f}) | {tui[1] / events * 1e6:.2f} "
+              f"| {walk[1] / tui[1]:.1f}× |", flush=True)
 
 
 if __name__ == "__main__":

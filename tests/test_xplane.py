@@ -162,6 +162,8 @@ def generated_space() -> bytes:
     for name, plane_id in (("/host:CPU", 0), ("/device:GPU:0", 0), ("/device:GPU:1", 1),
                            ("/device:TPU:0", 7), ("/host:metadata", 0)):
         plane = space.planes.add(id=plane_id, name=name)
+        if name == "/host:metadata":  # a device plane with a line but no events: names only
+            space.planes.add(id=2, name="/device:GPU:2").lines.add(id=3, name="idle")
         names = ["kernel_details", "correlation_id", "_pt", "step_name", "ratio", "blob",
                  "offset", "hlo_op", "fusion.1", 'quote"d\\name', "program_id", "dup", "dup"]
         for i, stat_name in enumerate(names, start=1):
@@ -187,8 +189,8 @@ def generated_space() -> bytes:
                 stats = event.stats
                 stats.add(metadata_id=2, uint64_value=2**64 - 1 - k)
                 stats.add(metadata_id=7, int64_value=-(2**63) + k)
-                stats.add(metadata_id=5, double_value=[1e-5, float("nan"), -0.0, 1 / 3,
-                                                       float("inf"), 123456789.0][k])
+                stats.add(metadata_id=5, double_value=[-0.0, float("nan"), 1e-5, 0.0,
+                                                       float("-inf"), 123456789.0][k])
                 stats.add(metadata_id=1, str_value='grid:1,1,1 "q" \\ \n\t é ✓')
                 stats.add(metadata_id=6, bytes_value=b"\xff\x00")
                 stats.add(metadata_id=8, ref_value=[9, 10, 77][k % 3])
@@ -271,6 +273,7 @@ def test_generated_edge_cases_equal_a_plain_reading(tmp_path: Path) -> None:
             got[(r["pid"], r["tid"], r["ts"], r["dur"], r["name"], args)] += 1
     assert got == want_rows
     assert len(want_rows) == 3 * 4 * 5  # 3 planes, 4 shown lines, 5 shown events a line
+    assert (3, 3, "idle") in want_names
     assert {(r["pid"], r["tid"], json.loads(r["args"])["name"])
             for r in table.to_pylist() if r["ph"] == "M"} == want_names
     assert json.loads(table.schema.metadata[b"hostnames"]) == ["gen"]

@@ -60,14 +60,21 @@ def _fixed64(buf: np.ndarray, pos: np.ndarray) -> np.ndarray:
     return raw.view("<u8").reshape(-1)
 
 
-def scan(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Iterator[Fields]:
-    """Every field of the messages buf[starts[i]:ends[i]], a round at a time; within a
-    message the fields come in their order on the wire. Raises WireError."""
-    msg = np.arange(len(starts), dtype=np.int64)
+def scan(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+         chunk: int = 1 << 17) -> Iterator[Fields]:
+    """Every field of the messages buf[starts[i]:ends[i]], a round at a time, `chunk`
+    messages at a time (arrays that stay in cache); within a message the fields come in
+    their order on the wire. Raises WireError."""
+    if len(ends) and ends.max() > len(buf):
+        raise WireError("a message runs past the end of the data")
+    for first in range(0, len(starts), chunk):
+        yield from _scan(buf, starts[first:first + chunk], ends[first:first + chunk], first)
+
+
+def _scan(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, first: int) -> Iterator[Fields]:
+    msg = np.arange(first, first + len(starts), dtype=np.int64)
     pos = starts.astype(np.int64)
     end = ends.astype(np.int64)
-    if len(end) and end.max(initial=0) > len(buf):
-        raise WireError("a message runs past the end of the data")
     keep = pos < end
     msg, pos, end = msg[keep], pos[keep], end[keep]
     while len(msg):
@@ -98,6 +105,23 @@ def scan(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Iterator[Fiel
         yield Fields(msg, tag >> np.uint64(3), wire, value, start)
         more = pos < end
         msg, pos, end = msg[more], pos[more], end[more]
+
+
+def by_message(fields: list[tuple[np.ndarray, ...]], n: int,
+               dtypes: tuple[type, ...]) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Fields picked from `scan`'s rounds, each (msg, *columns of `dtypes`), regrouped by
+    message (in wire order within one) among `n`: the messages, ascending, and the
+    columns in that order. A counting sort: a message has at most one field a round."""
+    msgs = [f[0] for f in fields]
+    counts = np.bincount(np.concatenate(msgs), minlength=n) if msgs else np.zeros(n, np.int64)
+    slot = np.cumsum(counts) - counts
+    out = [np.empty(int(counts.sum()), dtype) for dtype in dtypes]
+    for msg, *columns in fields:
+        at = slot[msg]
+        for target, column in zip(out, columns, strict=True):
+            target[at] = column
+        slot[msg] += 1
+    return np.repeat(np.arange(n, dtype=np.int64), counts), out
 
 
 def gather(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray,

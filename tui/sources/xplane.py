@@ -32,7 +32,6 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.message import DecodeError, Message
 
@@ -180,7 +179,7 @@ class _Columns:
             "ts": _cat(self.ts, np.float64),
             "dur": _cat(self.dur, np.float64),
             "name": pa.chunked_array(self.name, pa.string()),
-            "args": pa.chunked_array(self.args, pa.string()),
+            "args": pa.chunked_array(self.args, pa.large_string()).cast(pa.string()),
         }, schema=SCHEMA)
 
 
@@ -243,7 +242,7 @@ def _add_plane(pid: int, plane: Message, columns: _Columns,
     mid = np.zeros(n, np.int64)
     offset = np.zeros(n, np.int64)
     duration = np.zeros(n, np.int64)
-    stat_ev, stat_start, stat_len = [], [], []
+    stat_fields: list[tuple[np.ndarray, ...]] = []
     for f in proto_wire.scan(lines.data, lines.starts, lines.ends):
         var = f.wire == 0
         for number, column in ((_EV_METADATA, mid), (_EV_OFFSET, offset),
@@ -252,9 +251,7 @@ def _add_plane(pid: int, plane: Message, columns: _Columns,
             column[f.msg[sel]] = f.value[sel].view(np.int64)
         offset[f.msg[var & (f.number == _EV_OCCURRENCES)]] = 0  # one of offset / occurrences
         sel = (f.wire == 2) & (f.number == _EV_STATS)
-        stat_ev.append(f.msg[sel])
-        stat_start.append(f.start[sel])
-        stat_len.append(f.value[sel].astype(np.int64))
+        stat_fields.append((f.msg[sel], f.start[sel], f.value[sel].astype(np.int64)))
 
     row = Lookup(meta_ids)(mid)  # -1: internal, or an id the plane does not describe
     shown = (row >= 0) | ~np.isin(mid, np.array(list(plane.event_metadata), np.int64))
@@ -264,30 +261,28 @@ def _add_plane(pid: int, plane: Message, columns: _Columns,
     else:  # absolute (not session-relative) times: µs stay exact to a few ns
         ts = np.array(base, np.float64)[lines.line] / 1e3 + offset / 1e6
 
-    name = pa.array(meta_names, pa.string()).take(row + 1)
-    args = pa.array(meta_args, pa.string()).take(row + 1)
-    event = _cat(stat_ev, np.int64)
+    # Names and args: the metadata's, or (events with stats of their own) computed here;
+    # one `take` picks them for the shown events.
+    pick = row + 1  # into [unknown id] + metadata rows, then the events' own args
+    name_pick = pick.copy()  # into [unknown id] + metadata rows, then step names
+    steps: list[str] = []
+    own_args = pa.array([], pa.large_string())
+    event, (stat_start, stat_len) = proto_wire.by_message(stat_fields, n, (np.int64, np.int64))
     if len(event):
-        order = np.argsort(event, kind="stable")  # per event, in wire order
-        event = event[order]
         on_shown = shown[event]
-        own = stats.event_args(lines.data, event[on_shown],
-                               _cat(stat_start, np.int64)[order][on_shown],
-                               _cat(stat_len, np.int64)[order][on_shown], row)
-        mask = np.zeros(n, bool)
-        mask[own.events] = True
-        mask_array = pa.array(mask)
-        args = pc.replace_with_mask(args, mask_array, own.args.cast(pa.string()))
-        renamed = [(e, s) for e, s in zip(own.events, own.names, strict=True) if s is not None]
-        if renamed:
-            step = np.zeros(n, bool)
-            step[[e for e, _ in renamed]] = True
-            name = pc.replace_with_mask(name, pa.array(step),
-                                        pa.array([s for _, s in renamed], pa.string()))
-    keep = pa.array(shown)
+        own = stats.event_args(lines.data, event[on_shown], stat_start[on_shown],
+                               stat_len[on_shown], row)
+        pick[own.events] = len(meta_names) + np.arange(len(own.events))
+        name_pick[own.events[own.renamed]] = len(meta_names) + np.arange(len(own.names))
+        steps, own_args = own.names, own.args
+    columns.name.append(pa.array(meta_names + steps, pa.string()).take(name_pick[shown]))
+    pick = pick[shown]
+    if np.array_equal(pick, len(meta_names) + np.arange(len(own_args))):
+        columns.args.append(own_args)  # each event has stats of its own (a GPU's kernels)
+    else:
+        columns.args.append(pa.concat_arrays([pa.array(meta_args, pa.large_string()),
+                                              own_args]).take(pick))
     columns.pid.append(np.full(int(shown.sum()), pid, np.int64))
     columns.tid.append(lines.tids[lines.line][shown])
     columns.ts.append(ts[shown])
     columns.dur.append((np.maximum(duration, 1) / 1e6)[shown])
-    columns.name.append(name.filter(keep))
-    columns.args.append(args.filter(keep))

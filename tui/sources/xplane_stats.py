@@ -31,8 +31,7 @@ _METADATA = 1
 _DOUBLE, _UINT, _INT, _STR, _BYTES, _REF = 2, 3, 4, 5, 6, 7
 # The wire type of each value field, by field number (-1: not a value field).
 _VALUE_WIRE = np.array([-1, -1, 1, 0, 0, 2, 2, 0, -1], np.int64)
-_CHUNK_ROWS = 1 << 21  # stats turned into text at a time: bounds the memory of big planes
-_NEEDS_ESCAPE = r'["\\\x00-\x1f]'  # characters a JSON string cannot hold as they are
+_CHUNK_ROWS = 1 << 20  # stats decoded at a time: bounds the memory of big planes
 _TEXT = pa.large_string()
 
 
@@ -60,8 +59,9 @@ class EventArgs:
     """Names and args of the events that carry stats of their own."""
 
     events: np.ndarray  # int64: the events (as given to PlaneStats.event_args), ascending
-    names: list[str | None]  # a step_name that renames the event, else None
-    args: pa.Array  # large_string: the args JSON (null: no args)
+    args: pa.Array  # large_string: each one's args JSON (null: no args)
+    renamed: np.ndarray  # int64: those (indices into events) a step_name stat renames
+    names: list[str]  # their new names
 
 
 class PlaneStats:
@@ -77,13 +77,13 @@ class PlaneStats:
         vocabulary = sorted(set(self.names) | {LONG_NAME}, key=lambda k: k.encode())
         self.rank = {k: i for i, k in enumerate(vocabulary)}
         self.name_rank = np.array([self.rank[n] for n in self.names], np.int64)
-        self.key_json = pa.array([json_text(k) for k in vocabulary], _TEXT)
-        self.name_json = pa.array([json_text(n) for n in self.names], _TEXT)
+        self.vocabulary = vocabulary
+        self.key_quote = pa.array([json_text(k) + ':"' for k in vocabulary], _TEXT)
         self.step_rank = self.rank.get(STEP_NAME, -1)
         # Each event metadata's args (set by add_metadata), laid end to end.
         self.meta_offsets = [0]
         self.meta_rank: list[int] = []
-        self.meta_json: list[str] = []
+        self.meta_pairs: list[str] = []
 
     def metadata_args(self, meta: Message) -> tuple[str, str | None]:
         """An event metadata's shown name and args JSON (None: no args); its args are also
@@ -102,9 +102,9 @@ class PlaneStats:
             if key == STEP_NAME:
                 name = value
         self.meta_rank += [self.rank[k] for k in args]  # stat names and long_name: all ranked
-        self.meta_json += [json_text(v) for v in args.values()]
+        self.meta_pairs += [_pair(k, v) for k, v in args.items()]
         self.meta_offsets.append(len(self.meta_rank))
-        pairs = sorted((k.encode(), f"{json_text(k)}:{json_text(v)}") for k, v in args.items())
+        pairs = sorted((k.encode(), _pair(k, v)) for k, v in args.items())
         return name, "{" + ",".join(p for _, p in pairs) + "}" if args else None
 
     def _text(self, stat: Message) -> str | None:
@@ -126,30 +126,35 @@ class PlaneStats:
         """Args of the events that carry stats: `event` (ascending) names the event of each
         stat buf[starts:starts + lengths]; meta_row[e] is event e's metadata, counted in
         the order of metadata_args's calls (-1: none). Raises WireError, ArrowInvalid."""
-        smid, kind, num, s_start = _decode(buf, starts, lengths)
-        key_row = self.find(smid)
-        keep = (kind != 0) & ~self.internal[key_row]
-        events = np.unique(event)
-        first = np.searchsorted(event, events)  # each event's first stat
+        starts_event = np.ones(len(event), bool)
+        starts_event[1:] = event[1:] != event[:-1]
+        first = np.flatnonzero(starts_event)  # each event's first stat
+        events = event[first]
         parts: list[EventArgs] = []
         lo = 0
         while lo < len(events):  # events whose stats number up to _CHUNK_ROWS, at a time
             j = int(np.searchsorted(first, first[lo] + _CHUNK_ROWS, "right"))
             hi = len(events) if j >= len(events) else max(lo + 1, j - 1)
-            stop = first[hi] if hi < len(events) else len(event)
-            rows = np.arange(first[lo], stop)[keep[first[lo]:stop]]
-            parts.append(self._chunk(buf, events[lo:hi], meta_row[events[lo:hi]], event[rows],
-                                     key_row[rows], kind[rows], num[rows], s_start[rows]))
+            rows = slice(first[lo], first[hi] if hi < len(events) else len(event))
+            smid, kind, num, s_start = _decode(buf, starts[rows], lengths[rows])
+            key_row = self.find(smid)
+            keep = (kind != 0) & ~self.internal[key_row]
+            parts.append(self._chunk(buf, events[lo:hi], meta_row[events[lo:hi]],
+                                     event[rows][keep], key_row[keep], kind[keep], num[keep],
+                                     s_start[keep]))
             lo = hi
         if not parts:
-            return EventArgs(events, [], pa.array([], _TEXT))
-        return EventArgs(events, [n for p in parts for n in p.names],
-                         pa.concat_arrays([p.args for p in parts]))
+            return EventArgs(events, pa.array([], _TEXT), np.zeros(0, np.int64), [])
+        return EventArgs(events, pa.concat_arrays([p.args for p in parts]),
+                         np.searchsorted(events, np.concatenate([p.events[p.renamed]
+                                                                 for p in parts])),
+                         [n for p in parts for n in p.names])
 
     def _chunk(self, buf: np.ndarray, events: np.ndarray, meta_row: np.ndarray,
                event: np.ndarray, key_row: np.ndarray, kind: np.ndarray, num: np.ndarray,
                s_start: np.ndarray) -> EventArgs:
-        own_json = self._values_json(buf, kind, num, s_start)
+        rank = self.name_rank[key_row]
+        own_texts, own_pick = self._pairs(buf, rank, kind, num, s_start)
         # The metadata's stats of each event, before its own.
         offsets = np.array(self.meta_offsets, np.int64)
         counts = np.where(meta_row >= 0, np.diff(offsets)[np.maximum(meta_row, 0)], 0)
@@ -157,79 +162,95 @@ class PlaneStats:
         total = int(counts.sum())
         flat = np.arange(total) + np.repeat(starts - np.cumsum(counts) + counts, counts)
         meta_rank = np.array(self.meta_rank, np.int64)[flat] if total else np.zeros(0, np.int64)
-        meta_json = pa.array(self.meta_json, _TEXT).take(flat) if total else pa.array([], _TEXT)
+        # Every pair's text, once: the metadata's, then the events' (one `take` below).
+        texts = pa.concat_arrays([pa.array(self.meta_pairs, _TEXT), own_texts])
+        pick = np.concatenate([flat, own_pick + len(self.meta_pairs)])
 
         # Sort by (event, key); a stable sort keeps the metadata's stats (put first) before
         # the event's own, and those in wire order.
         ev = np.concatenate([np.repeat(events, counts), event])
-        rank = np.concatenate([meta_rank, self.name_rank[key_row]])
+        rank = np.concatenate([meta_rank, rank])
         local = np.searchsorted(events, ev)
-        order = np.argsort(local * len(self.key_json) + rank, kind="stable")
+        order = np.argsort(local * len(self.vocabulary) + rank, kind="stable")
         ev, rank = ev[order], rank[order]
         last = np.ones(len(ev), bool)  # of the stats of one name, the last one counts
         last[:-1] = (ev[1:] != ev[:-1]) | (rank[1:] != rank[:-1])
         order, ev, rank = order[last], ev[last], rank[last]
-        values = pa.concat_arrays([meta_json, own_json]).take(order)
-        pairs = pc.binary_join_element_wise(self.key_json.take(rank), values,
-                                            pa.scalar(":", _TEXT))
+        pairs = texts.take(pick[order])
         bounds = np.searchsorted(ev, events)
         ends = np.append(bounds[1:], len(ev))
         listed = pa.LargeListArray.from_arrays(np.append(bounds, len(ev)), pairs)
         text = pc.binary_join_element_wise(
             pa.scalar("{", _TEXT), pc.binary_join(listed, pa.scalar(",", _TEXT)),
             pa.scalar("}", _TEXT), pa.scalar("", _TEXT))
-        text = pc.if_else(pa.array(ends > bounds), text, pa.scalar(None, _TEXT))
-        names: list[str | None] = [None] * len(events)
-        for at in np.flatnonzero(rank == self.step_rank):
-            names[int(np.searchsorted(events, ev[at]))] = json.loads(values[int(at)].as_py())
-        return EventArgs(events, names, text)
+        if not (ends > bounds).all():  # events whose stats are all internal: no args
+            text = pc.if_else(pa.array(ends > bounds), text, pa.scalar(None, _TEXT))
+        steps = np.flatnonzero(rank == self.step_rank)
+        names = [json.loads("{" + pairs[int(at)].as_py() + "}")[STEP_NAME] for at in steps]
+        return EventArgs(events, text, np.searchsorted(events, ev[steps]), names)
 
-    def _values_json(self, buf: np.ndarray, kind: np.ndarray, num: np.ndarray,
-                     s_start: np.ndarray) -> pa.Array:
-        """Each stat's value as a JSON string."""
-        parts: list[pa.Array] = []
-        where = np.zeros(len(kind), np.int64)
+    def _pairs(self, buf: np.ndarray, rank: np.ndarray, kind: np.ndarray, num: np.ndarray,
+               s_start: np.ndarray) -> tuple[pa.Array, np.ndarray]:
+        """Each stat as `"key":"value"` JSON: texts, and for each stat which text."""
+        texts: list[pa.Array] = []
+        pick = np.zeros(len(kind), np.int64)
         placed = 0
         for k in (_DOUBLE, _UINT, _INT, _STR, _BYTES, _REF):
             rows = np.flatnonzero(kind == k)
             if not len(rows):
                 continue
-            parts.append(self._kind_json(k, buf, num[rows], s_start[rows]))
-            where[rows] = placed + np.arange(len(rows))
-            placed += len(rows)
-        if not parts:
-            return pa.array([], _TEXT)
-        return pa.concat_arrays(parts).take(where)
+            kind_texts, kind_pick = self._kind_pairs(k, buf, rank[rows], num[rows], s_start[rows])
+            texts.append(kind_texts)
+            pick[rows] = placed + kind_pick
+            placed += len(kind_texts)
+        return pa.concat_arrays(texts) if texts else pa.array([], _TEXT), pick
 
-    def _kind_json(self, kind: int, buf: np.ndarray, num: np.ndarray,
-                   s_start: np.ndarray) -> pa.Array:
+    def _kind_pairs(self, kind: int, buf: np.ndarray, rank: np.ndarray, num: np.ndarray,
+                    s_start: np.ndarray) -> tuple[pa.Array, np.ndarray]:
+        if kind in (_UINT, _INT):
+            digits = pc.cast(pa.array(num if kind == _UINT else num.view(np.int64)), _TEXT)
+            pairs = pc.binary_join_element_wise(self.key_quote.take(rank), digits,
+                                                pa.scalar('"', _TEXT), pa.scalar("", _TEXT))
+            return pairs, np.arange(len(num))
+        # Few distinct values: their text is made once a (key, value) pair.
         if kind == _DOUBLE:
-            distinct, index = np.unique(num.view(np.float64), return_inverse=True)
-            return pa.array([json_text("%.6g" % v) for v in distinct], _TEXT).take(index)
-        if kind == _UINT:
-            return _quote(pc.cast(pa.array(num), _TEXT))
-        if kind == _INT:
-            return _quote(pc.cast(pa.array(num.view(np.int64)), _TEXT))
-        if kind == _REF:
-            rows = self.find(num.view(np.int64))
-            return self.name_json.take(np.where(rows >= 0, rows, len(self.names) - 1))
-        if kind == _BYTES:
-            return pa.repeat(pa.scalar(json_text("<opaque bytes>"), _TEXT), len(num))
-        data, offsets = proto_wire.gather(buf, s_start, num.astype(np.int64))
-        strings = pa.LargeStringArray.from_buffers(len(num), pa.py_buffer(offsets),
-                                                   pa.py_buffer(data))
-        strings.validate(full=True)  # string stats must be UTF-8, as protobuf requires
-        quoted = _quote(strings)
-        odd = pc.match_substring_regex(strings, _NEEDS_ESCAPE)
-        if pc.any(odd).as_py():
-            escaped = [json_text(s) for s in strings.filter(odd).to_pylist()]
-            quoted = pc.replace_with_mask(quoted, odd, pa.array(escaped, _TEXT))
-        return quoted
+            encoded = pa.array(num).dictionary_encode()  # by bits: 0.0 is not -0.0
+            code = encoded.indices.to_numpy().astype(np.int64)
+            distinct = encoded.dictionary.to_numpy().view(np.float64)
+            values = ["%.6g" % v for v in distinct]  # absl::StrCat(double): six digits
+        elif kind == _REF:
+            code = self.find(num.view(np.int64))
+            code[code < 0] = len(self.names) - 1  # the "" entry
+            values = self.names
+        elif kind == _BYTES:
+            code = np.zeros(len(num), np.int64)
+            values = ["<opaque bytes>"]
+        else:
+            data, offsets = proto_wire.gather(buf, s_start, num.astype(np.int64))
+            strings = pa.LargeStringArray.from_buffers(len(num), pa.py_buffer(offsets),
+                                                       pa.py_buffer(data))
+            strings.validate(full=True)  # string stats must be UTF-8, as protobuf requires
+            encoded = strings.dictionary_encode()
+            code = encoded.indices.to_numpy().astype(np.int64)
+            values = encoded.dictionary.to_pylist()
+        combos, index = _distinct(rank * len(values) + code, len(self.vocabulary) * len(values))
+        texts = [_pair(self.vocabulary[c // len(values)], values[c % len(values)])
+                 for c in combos.tolist()]
+        return pa.array(texts, _TEXT), index
 
 
-def _quote(strings: pa.Array) -> pa.Array:
-    q = pa.scalar('"', _TEXT)
-    return pc.binary_join_element_wise(q, strings, q, pa.scalar("", _TEXT))
+def _distinct(codes: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """np.unique(codes, return_inverse=True) for codes in [0, size), by a table when that
+    is small (no sort)."""
+    if size > 4 * len(codes) + 4096:
+        return np.unique(codes, return_inverse=True)
+    seen = np.zeros(size, bool)
+    seen[codes] = True
+    return np.flatnonzero(seen), (np.cumsum(seen) - 1)[codes]
+
+
+def _pair(key: str, value: str) -> str:
+    return f"{json_text(key)}:{json_text(value)}"
 
 
 def _decode(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> tuple[
