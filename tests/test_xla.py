@@ -92,6 +92,15 @@ def test_xla_ops_and_modules_sum_the_gpu_time_of_each_op(summaries: dict[str, di
     assert "xla_ops" not in trace_summary_of(SAMPLES / "gappy_training.pt.trace.json.gz")
 
 
+def test_export_writes_the_xla_op_table(tmp_path: Path, summaries: dict[str, dict]) -> None:
+    out = tmp_path / "ops.json"
+    assert main(["export", str(SAMPLE_FILES["jax_eager"]), "xla_ops", "--output", str(out)]) == 0
+    rows = json.loads(out.read_text()) if out.read_text().startswith("[") else [
+        json.loads(line) for line in out.read_text().splitlines()]
+    assert [(r["hlo_op"], r["total_ns"]) for r in rows] == [
+        (o["hlo_op"], o["total_ns"]) for o in summaries["jax_eager"]["xla_ops"]]
+
+
 def trace_summary_of(path: Path) -> dict:
     with open_trace(path, use_cache=False) as trace:
         return trace_summary(trace, MS)
