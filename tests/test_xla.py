@@ -288,3 +288,13 @@ def test_the_app_draws_a_jax_profile_and_explains_its_largest_gap() -> None:
             assert "dataloader" in details_text(pilot)
 
     asyncio.run(run())
+
+
+def test_a_folder_of_pytorch_traces_is_no_logdir(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture) -> None:
+    for rank in (0, 1):  # named like XProf's files, but Kineto traces: the multi-rank view
+        (tmp_path / f"rank{rank}.trace.json.gz").write_bytes(
+            (SAMPLES / f"ddp_rank{rank}.pt.trace.json.gz").read_bytes())
+    assert main(["--summary", "--json", str(tmp_path)]) == 0
+    out, err = capsys.readouterr()
+    assert "profile run" not in err and json.loads(out)["source"]["format"] == "kineto"

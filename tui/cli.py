@@ -34,7 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tui",
         description="A terminal explorer for GPU traces: PyTorch profiler / Kineto JSON, "
-        "Nsight Systems .sqlite/.nsys-rep, Nsight Compute reports.",
+        "JAX/TensorFlow (XLA) profiles, Nsight Systems .sqlite/.nsys-rep, Nsight Compute "
+        "reports.",
         epilog=EXAMPLES + "\nsubcommands:\n" + "".join(
             f"  tui {name:<10} {text}\n" for name, text in SUBCOMMANDS.items()
         ),

@@ -9,6 +9,7 @@ create_perfetto_trace=True adds `perfetto_trace.json.gz`, an XProf/TensorBoard e
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,6 +66,21 @@ def open_profile_run(path: Path, run: str | None = None) -> ProfileRun:
     return ProfileRun(chosen, _run_files(chosen), runs)
 
 
+def _is_xla(path: Path) -> bool:
+    """An XLA profile by its content: a PyTorch `rank0.trace.json.gz` is not one."""
+    from tui.sources.detect import detect_format
+
+    try:
+        return detect_format(path) in ("xla", "xplane")
+    except TraceError:
+        return path.name.endswith(XPLANE)  # a damaged one: its loader says what is wrong
+
+
+def _natural(name: str) -> list[object]:
+    """'host10' after 'host9'."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
+
+
 def _subdirs(path: Path) -> list[Path]:
     try:
         return [child for child in path.iterdir() if child.is_dir()]
@@ -81,7 +97,7 @@ def _run_files(folder: Path) -> list[Path]:
     except OSError:
         return []
     hosts = sorted({name[: -len(suffix)] for name in names for suffix in (XPLANE, TRACE_JSON)
-                    if name.endswith(suffix) and not name.endswith(".pt" + TRACE_JSON)})
+                    if name.endswith(suffix) and _is_xla(folder / name)}, key=_natural)
     if PERFETTO in names and len(hosts) <= 1:
         return [folder / PERFETTO]
     files = []
