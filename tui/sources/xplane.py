@@ -67,8 +67,11 @@ SCHEMA = pa.schema([
 
 
 def read_xplane_events(path: Path) -> pa.Table:
-    """One row per trace-viewer event of the XSpace at `path`: 'X' events, then the
-    'process_name' / 'thread_name' metadata ('M') rows. Raises TraceError on bad input."""
+    """One row per trace-viewer event of the XSpace at `path` (columns: SCHEMA): the 'X'
+    events, plane by plane, line by line, in file order; then one 'process_name' row per
+    process and one 'thread_name' row per thread, args {"name": ...} (tid null for a
+    process). The schema's metadata holds the XSpace's `hostnames` (JSON). Raises
+    TraceError, one line, on input that cannot be read."""
     path = Path(path)
     space = parse_xspace(path)
     columns = _Columns()
@@ -80,11 +83,8 @@ def read_xplane_events(path: Path) -> pa.Table:
                 names[pid] = plane.name
             _add_plane(pid, plane, columns, threads)
     except (proto_wire.WireError, pa.ArrowInvalid) as exc:
-        raise TraceError(f"{path}: not a readable .xplane.pb (corrupt events: {exc}); "
+        raise TraceError(f"{path}: not a readable .xplane.pb: corrupt events ({exc}); "
                          "copy it again or record the profile again") from None
-    if not columns.pid and not names:
-        raise TraceError(f"{path}: the profile holds no host or device events; "
-                         "record it again with the profiler running while the work runs")
     table = pa.concat_tables([columns.table(), _metadata_rows(names, threads)])
     return table.replace_schema_metadata({"hostnames": json.dumps(list(space.hostnames))})
 
@@ -101,10 +101,10 @@ def parse_xspace(path: Path) -> Message:
     space = _raw_space_class()()
     try:
         space.ParseFromString(data)
-    except (DecodeError, ValueError, RuntimeError) as exc:
-        raise TraceError(
-            f"{path}: not a readable .xplane.pb (truncated or corrupt: {_one_line(exc)}); "
-            "copy it again or record the profile again") from None
+    except (DecodeError, ValueError, RuntimeError):
+        raise TraceError(f"{path}: not a readable .xplane.pb: truncated or corrupt (it does "
+                         "not parse as an XSpace protobuf); copy it again or record the "
+                         "profile again") from None
     if not any(p.name == HOST_PLANE or p.name.startswith(DEVICE_PLANE_PREFIXES)
                for p in space.planes):
         raise TraceError(f"{path}: holds no {HOST_PLANE} or /device: plane; it is not an XLA "
@@ -125,10 +125,6 @@ def _raw_space_class() -> type[Message]:
     pool.Add(proto)
     return message_factory.GetMessageClass(
         pool.FindMessageTypeByName("tensorflow.profiler.XSpace"))
-
-
-def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 def _converted_planes(space: Message) -> list[tuple[int, Message]]:
@@ -222,6 +218,27 @@ def _gather_lines(pid: int, plane: Message, threads: dict[tuple[int, int], str])
                   np.array(tids, np.int64), base_ns)
 
 
+def _event_fields(lines: _Lines) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                          list[tuple[np.ndarray, ...]]]:
+    """Each event's metadata id, offset and duration (ps), and where its stats are: per
+    round of proto_wire.scan, (event, start, length) of the stats read in that round."""
+    n = len(lines.starts)
+    mid = np.zeros(n, np.int64)
+    offset = np.zeros(n, np.int64)
+    duration = np.zeros(n, np.int64)
+    stat_fields: list[tuple[np.ndarray, ...]] = []
+    for f in proto_wire.scan(lines.data, lines.starts, lines.ends):
+        var = f.wire == 0
+        for number, column in ((_EV_METADATA, mid), (_EV_OFFSET, offset),
+                               (_EV_DURATION, duration)):
+            sel = var & (f.number == number)
+            column[f.msg[sel]] = f.value[sel].view(np.int64)
+        offset[f.msg[var & (f.number == _EV_OCCURRENCES)]] = 0  # one of offset / occurrences
+        sel = (f.wire == 2) & (f.number == _EV_STATS)
+        stat_fields.append((f.msg[sel], f.start[sel], f.value[sel].astype(np.int64)))
+    return mid, offset, duration, stat_fields
+
+
 def _add_plane(pid: int, plane: Message, columns: _Columns,
                threads: dict[tuple[int, int], str]) -> None:
     stats = PlaneStats(plane)
@@ -239,20 +256,7 @@ def _add_plane(pid: int, plane: Message, columns: _Columns,
 
     lines = _gather_lines(pid, plane, threads)
     n = len(lines.starts)
-    mid = np.zeros(n, np.int64)
-    offset = np.zeros(n, np.int64)
-    duration = np.zeros(n, np.int64)
-    stat_fields: list[tuple[np.ndarray, ...]] = []
-    for f in proto_wire.scan(lines.data, lines.starts, lines.ends):
-        var = f.wire == 0
-        for number, column in ((_EV_METADATA, mid), (_EV_OFFSET, offset),
-                               (_EV_DURATION, duration)):
-            sel = var & (f.number == number)
-            column[f.msg[sel]] = f.value[sel].view(np.int64)
-        offset[f.msg[var & (f.number == _EV_OCCURRENCES)]] = 0  # one of offset / occurrences
-        sel = (f.wire == 2) & (f.number == _EV_STATS)
-        stat_fields.append((f.msg[sel], f.start[sel], f.value[sel].astype(np.int64)))
-
+    mid, offset, duration, stat_fields = _event_fields(lines)
     row = Lookup(meta_ids)(mid)  # -1: internal, or an id the plane does not describe
     shown = (row >= 0) | ~np.isin(mid, np.array(list(plane.event_metadata), np.int64))
     base = lines.base_ns

@@ -8,7 +8,8 @@ at. Internal stats (xplane_schema.cc's IsInternalStat) are left out; keys are in
 order, as the JSON has them; a `step_name` stat renames its event.
 
 Everything per stat is numpy or Arrow compute: the Python here runs per plane, per stat
-metadata and per distinct double, not per event.
+and event metadata, and per distinct (name, value) of the double, string and ref stats
+(few: a kernel's details and HLO op repeat), not per event.
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ class PlaneStats:
         ids = list(plane.stat_metadata.keys())
         # One more entry, for an id the plane does not describe: named "", never internal.
         self.names = [plane.stat_metadata[i].name for i in ids] + [""]
-        self.by_id = dict(zip(ids, self.names, strict=False))
+        self.by_id = dict(zip(ids, self.names[:-1], strict=True))
         self.find = Lookup(ids)
         self.internal = np.array([n in INTERNAL_STATS for n in self.names])
         vocabulary = sorted(set(self.names) | {LONG_NAME}, key=lambda k: k.encode())
@@ -80,7 +81,7 @@ class PlaneStats:
         self.vocabulary = vocabulary
         self.key_quote = pa.array([json_text(k) + ':"' for k in vocabulary], _TEXT)
         self.step_rank = self.rank.get(STEP_NAME, -1)
-        # Each event metadata's args (set by add_metadata), laid end to end.
+        # Each event metadata's args (kept by metadata_args), laid end to end.
         self.meta_offsets = [0]
         self.meta_rank: list[int] = []
         self.meta_pairs: list[str] = []
