@@ -36,13 +36,18 @@ CREATE TABLE IF NOT EXISTS gpu_activities (
     src_kind             VARCHAR,  -- 'Pageable' | 'Pinned' | 'Device' | ... when the source says
     dst_kind             VARCHAR,  -- copies: the destination's kind; memsets: the memory set
     src_device           INTEGER,  -- peer copies: the source and destination GPUs (nsys)
-    dst_device           INTEGER
+    dst_device           INTEGER,
+    -- XLA (JAX / TensorFlow) traces: the HLO module and op the work belongs to, and the
+    -- framework op (tf_op); NULL for other sources
+    hlo_module           VARCHAR,  -- e.g. 'jit_step'
+    hlo_op               VARCHAR,  -- e.g. 'fusion_78', 'command_buffer_1'
+    tf_op                VARCHAR   -- e.g. 'jit(step)/dot_general' (JAX); 'XlaModule:' for a module-wide command buffer
 );
 
 -- Work on the host: CUDA API calls, framework ops, annotations.
 CREATE TABLE IF NOT EXISTS host_activities (
     id          BIGINT,
-    kind        VARCHAR,  -- 'runtime' (CUDA runtime/driver API) | 'cpu_op' | 'annotation' (NVTX, user_annotation) | 'python'
+    kind        VARCHAR,  -- 'runtime' (CUDA runtime/driver API) | 'cpu_op' (also XLA ops, compile passes) | 'annotation' (NVTX, user_annotation, JAX TraceAnnotation) | 'python'
     pid         BIGINT,
     tid         BIGINT,
     start_ns    BIGINT,

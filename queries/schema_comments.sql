@@ -23,7 +23,10 @@ COMMENT ON COLUMN gpu_activities.src_kind IS 'Pageable | Pinned | Device ... (co
 COMMENT ON COLUMN gpu_activities.dst_kind IS 'Pageable | Pinned | Device ...; memsets: the kind of memory set';
 COMMENT ON COLUMN gpu_activities.src_device IS 'peer copies: the source GPU, when the source says (nsys)';
 COMMENT ON COLUMN gpu_activities.dst_device IS 'peer copies: the destination GPU';
-COMMENT ON COLUMN host_activities.kind IS 'runtime (CUDA runtime/driver API) | cpu_op | annotation (NVTX, user_annotation) | python';
+COMMENT ON COLUMN gpu_activities.hlo_module IS 'XLA traces: the HLO module (jitted computation), e.g. jit_step';
+COMMENT ON COLUMN gpu_activities.hlo_op IS 'XLA traces: the HLO op (fusion, custom call, command buffer)';
+COMMENT ON COLUMN gpu_activities.tf_op IS 'XLA traces: the framework op (JAX/TensorFlow name scope)';
+COMMENT ON COLUMN host_activities.kind IS 'runtime (CUDA runtime/driver API) | cpu_op (also XLA ops, compile passes) | annotation (NVTX, user_annotation, JAX TraceAnnotation) | python';
 COMMENT ON COLUMN host_activities.pid IS 'process id';
 COMMENT ON COLUMN host_activities.tid IS 'thread id';
 COMMENT ON COLUMN host_activities.start_ns IS 'start, ns, in the trace''s own clock';

@@ -5,6 +5,7 @@ from __future__ import annotations
 from tui.analysis.findings import findings
 from tui.analysis.gaps import explained_gaps
 from tui.analysis.kernels import device_busy, kernel_stats
+from tui.analysis.xla_ops import xla_module_stats, xla_op_stats
 from tui.queries import load_query
 from tui.trace import Trace
 
@@ -34,8 +35,11 @@ def trace_summary(trace: Trace, min_gap_ns: int) -> dict:
                 "cuda_runtime_version", "cuda_driver_version"):
         if key in meta:
             source[key] = meta[key]
+    for key in ("xla_form", "run", "host"):  # XLA profiles: which file of which run
+        if key in meta:
+            source[key] = meta[key]
     found, skipped = findings(con, devices, kernels, gaps, min_gap_ns, source["span_ns"])
-    return {
+    summary = {
         "source": source,
         "devices": [d.as_dict() for d in devices],
         "kernels": [k.as_dict() for k in kernels],
@@ -44,6 +48,10 @@ def trace_summary(trace: Trace, min_gap_ns: int) -> dict:
         "rules_not_checked": skipped,
         "warnings": list(trace.warnings),
     }
+    if trace.format == "xla":  # GPU time per HLO op and module, as XProf's op profile
+        summary["xla_ops"] = xla_op_stats(con)
+        summary["xla_modules"] = xla_module_stats(con)
+    return summary
 
 
 def _with_offsets(finding: dict, origin: int | None) -> dict:

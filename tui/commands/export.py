@@ -1,8 +1,9 @@
 """`tui export TRACE WHAT --output FILE`: the app's tables as CSV, Parquet or JSON files.
 
 WHAT is `kernels` (statistics per kernel name, as `--summary`), `gaps` (every GPU-idle
-gap over --min-gap-ms with its cause), `instances` (every kernel launch) or `ncu` (one
-row per profiled launch of an Nsight Compute report: figures, verdict, NVIDIA's finding).
+gap over --min-gap-ms with its cause), `instances` (every kernel launch), `xla_ops` (GPU
+time per XLA module and op of a JAX/TensorFlow profile) or `ncu` (one row per profiled
+launch of an Nsight Compute report: figures, verdict, NVIDIA's finding).
 Any other table is one `tui query TRACE "SQL" --output FILE` away.
 """
 
@@ -26,6 +27,7 @@ examples:
   tui export report.sqlite gaps --min-gap-ms 0.1 --output gaps.parquet
   tui export run.pt.trace.json.gz instances --output launches.parquet
   tui export kernels.ncu-rep ncu --output verdicts.csv
+  tui export perfetto_trace.json.gz xla_ops --output ops.csv
 """
 INSTANCES = ("SELECT * EXCLUDE (kind) FROM gpu_activities WHERE kind = 'kernel' "
              "ORDER BY device, start_ns")
@@ -47,6 +49,12 @@ def _gaps(path: Path, args: argparse.Namespace) -> pa.Table:
 
 def _instances(path: Path, args: argparse.Namespace) -> pa.Table:
     return _with_trace(path, args, lambda con: con.sql(INSTANCES).to_arrow_table())
+
+
+def _xla_ops(path: Path, args: argparse.Namespace) -> pa.Table:
+    from tui.queries import load_query
+
+    return _with_trace(path, args, lambda con: con.sql(load_query("xla_op_stats")).to_arrow_table())
 
 
 def _with_trace(path: Path, args: argparse.Namespace,
@@ -90,6 +98,7 @@ def flat_launch(kernel: dict[str, Any]) -> dict[str, Any]:
 
 WHAT: dict[str, Callable[[Path, argparse.Namespace], pa.Table]] = {
     "kernels": _kernels, "gaps": _gaps, "instances": _instances, "ncu": _ncu,
+    "xla_ops": _xla_ops,
 }
 
 

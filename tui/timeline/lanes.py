@@ -15,6 +15,7 @@ LABEL_CHARS = 12  # a lane label's room: theme.LABEL_WIDTH less the separator an
 MAX_NVTX_DEPTH = 4  # deeper annotation ranges are rarely worth a row of an 80x24 screen
 
 LaneKey = tuple[int, int, int, int]
+NAME_ROOM = 10  # characters the lane-label column shows (theme.LABEL_WIDTH - 2)
 
 
 @dataclass(frozen=True)
