@@ -138,7 +138,7 @@ def test_launch_configuration_copies_and_the_host_side() -> None:
         # the host thread XLA names 'python3' is a lane of that name
         from tui.timeline.lanes import discover_lanes
 
-        assert "python3" in [lane.label for lane in discover_lanes(con)]
+        assert "python3" in [lane.label for lane in discover_lanes(con)[0]]
         # a cuGraphLaunch launches a whole step: 36 GPU activities share its correlation
         assert con.execute(
             "SELECT count(*) FROM gpu_activities WHERE correlation = (SELECT correlation"
