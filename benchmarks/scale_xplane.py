@@ -13,11 +13,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tui.sources import xplane_pb2
+from tui.sources.xspace_schema import XSpace
 
 
 def scale(source: Path, copies: int, out: Path, planes: str = "") -> int:
-    space = xplane_pb2.XSpace()
+    space = XSpace()
     space.ParseFromString(source.read_bytes())
     total = 0
     for plane in space.planes:

@@ -22,8 +22,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from tui.sources import xplane_pb2
 from tui.sources.xplane import read_xplane_events
+from tui.sources.xspace_schema import XSpace
 
 
 def median_time(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
@@ -37,8 +37,8 @@ def median_time(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
     return statistics.median(wall), statistics.median(cpu)
 
 
-def parse(path: Path) -> xplane_pb2.XSpace:
-    space = xplane_pb2.XSpace()
+def parse(path: Path) -> XSpace:
+    space = XSpace()
     space.ParseFromString(path.read_bytes())
     return space
 

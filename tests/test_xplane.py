@@ -156,9 +156,9 @@ def test_not_an_xplane(tmp_path: Path) -> None:
 # the same messages through that runtime, following XLA's converter.
 
 def generated_space() -> bytes:
-    from tui.sources import xplane_pb2
+    from tui.sources import xspace_schema as xspace
 
-    space = xplane_pb2.XSpace(hostnames=["gen"])
+    space = xspace.XSpace(hostnames=["gen"])
     for name, plane_id in (("/host:CPU", 0), ("/device:GPU:0", 0), ("/device:GPU:1", 1),
                            ("/device:TPU:0", 7), ("/host:metadata", 0)):
         plane = space.planes.add(id=plane_id, name=name)
@@ -167,15 +167,15 @@ def generated_space() -> bytes:
         names = ["kernel_details", "correlation_id", "_pt", "step_name", "ratio", "blob",
                  "offset", "hlo_op", "fusion.1", 'quote"d\\name', "program_id", "dup", "dup"]
         for i, stat_name in enumerate(names, start=1):
-            plane.stat_metadata[i].CopyFrom(xplane_pb2.XStatMetadata(id=i, name=stat_name))
+            plane.stat_metadata[i].CopyFrom(xspace.XStatMetadata(id=i, name=stat_name))
         meta = plane.event_metadata
-        meta[1].CopyFrom(xplane_pb2.XEventMetadata(id=1, name="kernel_a"))
-        meta[2].CopyFrom(xplane_pb2.XEventMetadata(id=2, name="full::name", display_name="short"))
-        meta[3].CopyFrom(xplane_pb2.XEventMetadata(id=3, name="MemoryAllocation"))
-        meta[4].CopyFrom(xplane_pb2.XEventMetadata(id=4, name="stepper", stats=[
-            xplane_pb2.XStat(metadata_id=4, str_value="train 7"),
-            xplane_pb2.XStat(metadata_id=8, ref_value=9),
-            xplane_pb2.XStat(metadata_id=3, int64_value=5)]))
+        meta[1].CopyFrom(xspace.XEventMetadata(id=1, name="kernel_a"))
+        meta[2].CopyFrom(xspace.XEventMetadata(id=2, name="full::name", display_name="short"))
+        meta[3].CopyFrom(xspace.XEventMetadata(id=3, name="MemoryAllocation"))
+        meta[4].CopyFrom(xspace.XEventMetadata(id=4, name="stepper", stats=[
+            xspace.XStat(metadata_id=4, str_value="train 7"),
+            xspace.XStat(metadata_id=8, ref_value=9),
+            xspace.XStat(metadata_id=3, int64_value=5)]))
         for line_id, display_id, display_name in ((14, 0, ""), (15, 0, "Async XLA Ops"),
                                                   (-5, 0, ""), (16, 99, "shown as 99"),
                                                   (17, 99, "")):
@@ -209,9 +209,9 @@ def generated_space() -> bytes:
 
 def plain_reading(data: bytes) -> tuple[Counter, set]:
     """XLA's conversion, event by event, through the protobuf runtime."""
-    from tui.sources import xplane_pb2
+    from tui.sources import xspace_schema as xspace
 
-    space = xplane_pb2.XSpace.FromString(data)
+    space = xspace.XSpace.FromString(data)
     planes = [(701, p) for p in space.planes if p.name == "/host:CPU"]
     planes += [(1 + p.id, p) for p in space.planes if p.name.startswith("/device:GPU:")]
     rows: Counter = Counter()
@@ -220,7 +220,7 @@ def plain_reading(data: bytes) -> tuple[Counter, set]:
         names.add((pid, None, plane.name))
         stat_names = {k: m.name for k, m in plane.stat_metadata.items()}
 
-        def text(stat: xplane_pb2.XStat, stat_names: dict = stat_names) -> str | None:
+        def text(stat: xspace.XStat, stat_names: dict = stat_names) -> str | None:
             kind = stat.WhichOneof("value")
             if kind in (None, "bytes_value"):
                 return None if kind is None else "<opaque bytes>"
@@ -237,7 +237,7 @@ def plain_reading(data: bytes) -> tuple[Counter, set]:
             if threads[tid] == "Async XLA Ops":
                 continue
             for event in line.events:
-                meta = plane.event_metadata.get(event.metadata_id) or xplane_pb2.XEventMetadata()
+                meta = plane.event_metadata.get(event.metadata_id) or xspace.XEventMetadata()
                 if meta.name == "MemoryAllocation":
                     continue
                 name, args = meta.display_name or meta.name, {}
@@ -277,3 +277,19 @@ def test_generated_edge_cases_equal_a_plain_reading(tmp_path: Path) -> None:
     assert {(r["pid"], r["tid"], json.loads(r["args"])["name"])
             for r in table.to_pylist() if r["ph"] == "M"} == want_names
     assert json.loads(table.schema.metadata[b"hostnames"]) == ["gen"]
+
+
+def test_schema_is_private_and_keeps_what_it_leaves_out(train_bytes: bytes) -> None:
+    """The XSpace types live in a pool of their own (TensorFlow or XProf may register the
+    same messages in the default one), and the fields they leave out survive a round trip
+    (benchmarks/scale_xplane.py rewrites files through them)."""
+    from google.protobuf import descriptor_pool
+
+    from tui.sources import xspace_schema as xspace
+
+    for cls in (xspace.XSpace, xspace.RawXSpace):
+        assert cls.DESCRIPTOR.file.pool is not descriptor_pool.Default()
+    space = xspace.XSpace.FromString(train_bytes)
+    assert len(space.SerializeToString()) == len(train_bytes)
+    space.DiscardUnknownFields()  # the recording holds fields the schema leaves out
+    assert len(space.SerializeToString()) < len(train_bytes)

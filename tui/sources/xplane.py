@@ -19,25 +19,24 @@ conversion, so both files of a run give the same rows:
 Unlike the JSON (capped at 5 million events), every event is kept.
 
 The protobuf runtime parses the file down to each line, with the line's events left as
-bytes (the same schema, with `XLine.events` read as `bytes`); the events and their stats,
-the bulk of the file, are decoded all at once by proto_wire.
+bytes (xspace_schema.RawXSpace); the events and their stats, the bulk of the file, are
+decoded all at once by proto_wire.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.message import DecodeError, Message
 
 from tui.errors import TraceError
-from tui.sources import proto_wire, xplane_pb2
+from tui.sources import proto_wire
 from tui.sources.xplane_stats import Lookup, PlaneStats
+from tui.sources.xspace_schema import RawXSpace
 
 HOST_PLANE = "/host:CPU"
 DEVICE_PLANE_PREFIXES = ("/device:GPU:", "/device:TPU:", "/device:CUSTOM:")
@@ -52,7 +51,7 @@ _INTERNAL_EVENTS = frozenset({
     "MapAndBatchProduce", "MapAndBatchConsume", "ParseExampleProduce", "ParseExampleConsume",
 })
 _PS_LIMIT = (1 << 62) // 1000  # line timestamps (ns) beyond this overflow int64 picoseconds
-# XEvent fields (xplane.proto), all varints but `stats`.
+# XEvent fields (xspace_schema), all varints but `stats`.
 _EV_METADATA, _EV_OFFSET, _EV_DURATION, _EV_STATS, _EV_OCCURRENCES = 1, 2, 3, 4, 5
 
 SCHEMA = pa.schema([
@@ -98,7 +97,7 @@ def parse_xspace(path: Path) -> Message:
         raise TraceError(f"{path}: cannot be read ({exc.strerror or exc})") from None
     if not data:
         raise TraceError(f"{path}: the file is empty; it holds no profile")
-    space = _raw_space_class()()
+    space = RawXSpace()
     try:
         space.ParseFromString(data)
     except (DecodeError, ValueError, RuntimeError):
@@ -110,21 +109,6 @@ def parse_xspace(path: Path) -> Message:
         raise TraceError(f"{path}: holds no {HOST_PLANE} or /device: plane; it is not an XLA "
                          "profile (.xplane.pb) or it is damaged")
     return space
-
-
-@cache
-def _raw_space_class() -> type[Message]:
-    """XSpace with XLine.events as `bytes` (the same wire format), in a private pool."""
-    proto = descriptor_pb2.FileDescriptorProto.FromString(xplane_pb2.DESCRIPTOR.serialized_pb)
-    proto.name = "tui/xplane_raw_events.proto"
-    line = next(m for m in proto.message_type if m.name == "XLine")
-    events = next(f for f in line.field if f.name == "events")
-    events.type = descriptor_pb2.FieldDescriptorProto.TYPE_BYTES
-    events.ClearField("type_name")
-    pool = descriptor_pool.DescriptorPool()
-    pool.Add(proto)
-    return message_factory.GetMessageClass(
-        pool.FindMessageTypeByName("tensorflow.profiler.XSpace"))
 
 
 def _converted_planes(space: Message) -> list[tuple[int, Message]]:

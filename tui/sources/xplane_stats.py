@@ -27,7 +27,7 @@ from tui.sources import proto_wire
 INTERNAL_STATS = frozenset({"_pt", "_ct", "_p", "_c", "_r", "flops", "program_id", "symbol_id"})
 STEP_NAME = "step_name"
 LONG_NAME = "long_name"  # the full name of an event shown by its display name
-# XStat field numbers and wire types (xplane.proto): its metadata id, then the value oneof.
+# XStat field numbers and wire types (xspace_schema): its metadata id, then the value oneof.
 _METADATA = 1
 _DOUBLE, _UINT, _INT, _STR, _BYTES, _REF = 2, 3, 4, 5, 6, 7
 # The wire type of each value field, by field number (-1: not a value field).
