@@ -1,4 +1,5 @@
-"""Scale a real Chrome trace up by repeating its events, shifted in time (a generator).
+"""Scale a real Chrome trace (Kineto, or XLA's trace viewer JSON) up by repeating its
+events, shifted in time (a generator).
 
 Copied from the recording scripts beside the real traces (shared/realtraces); its output
 is a *scaled* trace, not a recording: label it so wherever its figures are quoted.
@@ -40,9 +41,13 @@ with open(dst, "wb") as out:
             args = e2.get("args")
             if isinstance(args, dict) and "correlation" in args:
                 e2["args"] = dict(args, correlation=args["correlation"] + c * 10_000_000)
+            elif isinstance(args, dict) and str(args.get("correlation_id", "")).isdigit():
+                # XLA writes its args as text: "correlation_id": "84"
+                e2["args"] = dict(args, correlation_id=str(int(args["correlation_id"])
+                                                          + c * 10_000_000))
             if isinstance(args, dict) and isinstance(args.get("Python id"), int):
                 parent = args.get("Python parent id")
-                e2["args"] = dict(args, **{
+                e2["args"] = dict(e2.get("args", args), **{
                     "Python id": args["Python id"] + c * 10_000_000,
                     "Python parent id": parent + c * 10_000_000 if isinstance(parent, int)
                     else parent})

@@ -2,9 +2,9 @@
 -- (tui/multirank/combine.py). Kernels are matched by kernel_key(name), a Python function
 -- registered on the connection (tui/analysis/kernel_names.py), so a Kineto trace and an
 -- nsys export of one program match. A status compares the average duration per launch:
--- 'faster' / 'slower' when it changed by more than $same_pct percent, else 'same';
--- 'appeared' / 'vanished' when one side lacks the kernel.
--- Parameters: $same_pct.
+-- 'same' when it moved by less than the noise, max($noise_pct percent, $noise_ns), else
+-- 'faster' / 'slower'; 'appeared' / 'vanished' when one side lacks the kernel.
+-- Parameters: $noise_pct, $noise_ns.
 -- Columns: name, key, status, before_count, after_count, before_total_ns, after_total_ns,
 --          delta_ns, before_avg_ns, after_avg_ns, avg_change_pct; largest |delta| first.
 WITH by_name AS (
@@ -39,9 +39,10 @@ SELECT
     CASE
         WHEN before_count = 0 THEN 'appeared'
         WHEN after_count = 0 THEN 'vanished'
-        WHEN after_avg_ns > before_avg_ns * (1 + $same_pct / 100) THEN 'slower'
-        WHEN after_avg_ns < before_avg_ns * (1 - $same_pct / 100) THEN 'faster'
-        ELSE 'same'
+        WHEN abs(after_avg_ns - before_avg_ns)
+             < greatest(before_avg_ns * $noise_pct / 100, $noise_ns) THEN 'same'
+        WHEN after_avg_ns > before_avg_ns THEN 'slower'
+        ELSE 'faster'
     END AS status,
     before_count, after_count, before_total_ns, after_total_ns,
     after_total_ns - before_total_ns AS delta_ns,

@@ -1,7 +1,8 @@
 -- Run inside the Nsight Systems SQLite export: memory copies in our column shape (the
 -- columns only kernels have are left out).
 -- copyKind and srcKind/dstKind are CUPTI enum values (stable across versions), spelt
--- the way Kineto names copies, e.g. 'Memcpy HtoD (Pageable -> Device)'.
+-- the way Kineto names copies, e.g. 'Memcpy HtoD (Pageable -> Device)'. srcDeviceId and
+-- dstDeviceId (peer copies; NULL otherwise) come when the export has them.
 WITH copies AS (
     SELECT
         m.*,
@@ -12,7 +13,9 @@ WITH copies AS (
             WHEN 13 THEN 'DtoD' ELSE 'Unknown'
         END AS copy_kind,
         {src_kind} AS src_kind_code,
-        {dst_kind} AS dst_kind_code
+        {dst_kind} AS dst_kind_code,
+        {src_device} AS src_device_id,
+        {dst_device} AS dst_device_id
     FROM CUPTI_ACTIVITY_KIND_MEMCPY AS m
 ), named AS (
     SELECT
@@ -39,5 +42,7 @@ SELECT
     CAST(bytes AS INTEGER) AS bytes,
     copy_kind,
     src_kind,
-    dst_kind
+    dst_kind,
+    CAST(src_device_id AS INTEGER) AS src_device,
+    CAST(dst_device_id AS INTEGER) AS dst_device
 FROM named

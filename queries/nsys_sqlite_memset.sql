@@ -1,5 +1,6 @@
 -- Run inside the Nsight Systems SQLite export: memsets in our column shape (the columns
--- only kernels or copies have are left out).
+-- only kernels or copies have are left out). memKind, the memory set, is also kept in
+-- dst_kind (NULL when the export has no memKind).
 SELECT
     CAST(deviceId AS INTEGER) AS device,
     CAST(streamId AS INTEGER) AS stream,
@@ -9,5 +10,9 @@ SELECT
         WHEN 0 THEN 'Pageable' WHEN 1 THEN 'Pinned' WHEN 2 THEN 'Device' WHEN 3 THEN 'Array'
         WHEN 4 THEN 'Managed' ELSE 'Device' END || ')' AS name,
     CAST(correlationId AS INTEGER) AS correlation,
-    CAST(bytes AS INTEGER) AS bytes
+    CAST(bytes AS INTEGER) AS bytes,
+    CASE {mem_kind}
+        WHEN 0 THEN 'Pageable' WHEN 1 THEN 'Pinned' WHEN 2 THEN 'Device' WHEN 3 THEN 'Array'
+        WHEN 4 THEN 'Managed' WHEN 5 THEN 'Device Static' WHEN 6 THEN 'Managed Static'
+    END AS dst_kind
 FROM CUPTI_ACTIVITY_KIND_MEMSET

@@ -16,10 +16,11 @@
 -- The shortest kernel is the last rank to arrive: the one the others waited for
 -- (`waited_for`). Instances seen on one rank only (outside the others' windows) get no
 -- wait (`ranks` = 1).
--- Columns: rank, name, instance (numbered from 1 per name, shared by the kernels of one
---          collective), start_ns, end_ns, duration_ns, ranks, wait_ns, waited_for.
+-- Columns: rank, device, name, instance (numbered from 1 per name, shared by the kernels of
+--          one collective), start_ns, end_ns, duration_ns, correlation, ranks, wait_ns,
+--          waited_for.
 WITH nccl AS (
-    SELECT rank, name, start_ns, end_ns, duration_ns,
+    SELECT rank, device, name, start_ns, end_ns, duration_ns, correlation,
            row_number() OVER (PARTITION BY rank, name ORDER BY start_ns, end_ns) AS seq
     FROM gpu_activities
     WHERE kind = 'kernel' AND name ILIKE '%nccl%'
@@ -49,7 +50,7 @@ WITH nccl AS (
     JOIN offsets AS o USING (rank, name)
 )
 SELECT
-    rank, name, instance, start_ns, end_ns, duration_ns,
+    rank, device, name, instance, start_ns, end_ns, duration_ns, correlation,
     count(*) OVER w AS ranks,
     CASE WHEN count(*) OVER w > 1 THEN duration_ns - min(duration_ns) OVER w ELSE 0 END
         AS wait_ns,

@@ -1,32 +1,32 @@
--- Per rank of a combined run: its training steps and their wall time (host ranges).
--- A step is a Kineto `ProfilerStep#N` annotation; a rank without those uses annotation
--- (NVTX) ranges named like a step: 'step 3', 'step_3', 'Step#3', 'train_step 3',
--- 'iteration 3', 'iter_3' (anything may follow the number), the outermost such ranges.
--- Ranks without steps are absent.
--- Columns: rank, steps, step_median_ns, step_avg_ns, step_min_ns, step_max_ns, step_names
---          ('ProfilerStep' or 'named').
-WITH candidates AS (
-    SELECT rank, depth, duration_ns,
-           regexp_matches(name, '^ProfilerStep#\d+$') AS profiler_step
-    FROM host_activities
-    WHERE kind = 'annotation'
-      AND (regexp_matches(name, '^ProfilerStep#\d+$')
-           OR regexp_matches(name, '^(?i)(train[ _-]?)?(step|iteration|iter)[ _#:-]?\d+\b'))
-), family AS (  -- ProfilerStep#N wins where a rank has both
-    SELECT * FROM candidates
-    QUALIFY profiler_step = max(profiler_step) OVER (PARTITION BY rank)
-), outermost AS (
-    SELECT * FROM family
-    QUALIFY depth = min(depth) OVER (PARTITION BY rank)
+-- Per rank of a combined run: its training steps, their time from the host ranges and on
+-- the GPU, and the NCCL waiting done in them. Reads the temporary table `step_work`
+-- (rank_step_work.sql, one row per step). Ranks without steps are absent.
+-- Columns: rank, steps, step_median_ns, step_avg_ns, step_min_ns, step_max_ns (host
+--          ranges), step_names ('ProfilerStep' or 'named'), gpu_steps (steps that
+--          launched GPU work), step_gpu_median_ns (first start to last end of a step's
+--          GPU work), wait_in_steps_ns (this rank's NCCL wait in its steps),
+--          caused_in_steps_ns (the other ranks' wait for this rank, in their steps).
+WITH own AS (
+    SELECT
+        w.rank,
+        count(*) AS steps,
+        median(w.host_ns)::BIGINT AS step_median_ns,
+        avg(w.host_ns) AS step_avg_ns,
+        min(w.host_ns) AS step_min_ns,
+        max(w.host_ns) AS step_max_ns,
+        CASE WHEN bool_or(r.profiler_step) THEN 'ProfilerStep' ELSE 'named' END AS step_names,
+        count(w.gpu_ns) AS gpu_steps,
+        median(w.gpu_ns)::BIGINT AS step_gpu_median_ns,
+        sum(w.wait_ns)::BIGINT AS wait_in_steps_ns
+    FROM step_work AS w
+    JOIN step_ranges AS r USING (rank, start_ns)
+    GROUP BY w.rank
+), caused AS (
+    SELECT c.rank, sum(c.wait_ns)::BIGINT AS caused_in_steps_ns
+    FROM (SELECT unnest(caused) AS c FROM step_work)
+    GROUP BY c.rank
 )
-SELECT
-    rank,
-    count(*) AS steps,
-    median(duration_ns)::BIGINT AS step_median_ns,
-    avg(duration_ns) AS step_avg_ns,
-    min(duration_ns) AS step_min_ns,
-    max(duration_ns) AS step_max_ns,
-    CASE WHEN bool_or(profiler_step) THEN 'ProfilerStep' ELSE 'named' END AS step_names
-FROM outermost
-GROUP BY rank
+SELECT own.*, coalesce(caused.caused_in_steps_ns, 0)::BIGINT AS caused_in_steps_ns
+FROM own
+LEFT JOIN caused USING (rank)
 ORDER BY rank;

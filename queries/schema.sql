@@ -34,13 +34,20 @@ CREATE TABLE IF NOT EXISTS gpu_activities (
     bytes                BIGINT,   -- copies and sets: bytes moved or set
     copy_kind            VARCHAR,  -- 'HtoD' | 'DtoH' | 'DtoD' | 'HtoH' | 'PtoP' (copies only)
     src_kind             VARCHAR,  -- 'Pageable' | 'Pinned' | 'Device' | ... when the source says
-    dst_kind             VARCHAR
+    dst_kind             VARCHAR,  -- copies: the destination's kind; memsets: the memory set
+    src_device           INTEGER,  -- peer copies: the source and destination GPUs (nsys)
+    dst_device           INTEGER,
+    -- XLA (JAX / TensorFlow) traces: the HLO module and op the work belongs to, and the
+    -- framework op (tf_op); NULL for other sources
+    hlo_module           VARCHAR,  -- e.g. 'jit_step'
+    hlo_op               VARCHAR,  -- e.g. 'fusion_78', 'command_buffer_1'
+    tf_op                VARCHAR   -- e.g. 'jit(step)/dot_general' (JAX); 'XlaModule:' for a module-wide command buffer
 );
 
 -- Work on the host: CUDA API calls, framework ops, annotations.
 CREATE TABLE IF NOT EXISTS host_activities (
     id          BIGINT,
-    kind        VARCHAR,  -- 'runtime' (CUDA runtime/driver API) | 'cpu_op' | 'annotation' (NVTX, user_annotation) | 'python'
+    kind        VARCHAR,  -- 'runtime' (CUDA runtime/driver API) | 'cpu_op' (also XLA ops, compile passes) | 'annotation' (NVTX, user_annotation, JAX TraceAnnotation) | 'python'
     pid         BIGINT,
     tid         BIGINT,
     start_ns    BIGINT,
@@ -105,4 +112,14 @@ CREATE TABLE IF NOT EXISTS memory_events (
     tid             BIGINT,
     op_id           BIGINT,   -- host_activities.id of the innermost cpu_op at the event
     frame_id        BIGINT    -- python_frames.id of the innermost Python frame at it
+);
+
+-- Names of host threads and their processes, where the trace gives them (Kineto's
+-- process_name / thread_name metadata events; nsys' ThreadNames and PROCESSES tables):
+-- the timeline names its lanes with them. A thread the trace does not name has no row.
+CREATE TABLE IF NOT EXISTS threads (
+    pid          BIGINT,   -- as host_activities.pid
+    tid          BIGINT,   -- as host_activities.tid
+    process_name VARCHAR,  -- e.g. 'python3'
+    thread_name  VARCHAR   -- e.g. 'pt_autograd_0'; Kineto writes 'thread 474 (python3)'
 );

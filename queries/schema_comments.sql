@@ -20,8 +20,13 @@ COMMENT ON COLUMN gpu_activities.shared_memory_bytes IS 'static + dynamic shared
 COMMENT ON COLUMN gpu_activities.bytes IS 'copies and sets: bytes moved or set';
 COMMENT ON COLUMN gpu_activities.copy_kind IS 'HtoD | DtoH | DtoD | HtoH | PtoP';
 COMMENT ON COLUMN gpu_activities.src_kind IS 'Pageable | Pinned | Device ... (copies, when the source says)';
-COMMENT ON COLUMN gpu_activities.dst_kind IS 'Pageable | Pinned | Device ...';
-COMMENT ON COLUMN host_activities.kind IS 'runtime (CUDA runtime/driver API) | cpu_op | annotation (NVTX, user_annotation) | python';
+COMMENT ON COLUMN gpu_activities.dst_kind IS 'Pageable | Pinned | Device ...; memsets: the kind of memory set';
+COMMENT ON COLUMN gpu_activities.src_device IS 'peer copies: the source GPU, when the source says (nsys)';
+COMMENT ON COLUMN gpu_activities.dst_device IS 'peer copies: the destination GPU';
+COMMENT ON COLUMN gpu_activities.hlo_module IS 'XLA traces: the HLO module (jitted computation), e.g. jit_step';
+COMMENT ON COLUMN gpu_activities.hlo_op IS 'XLA traces: the HLO op (fusion, custom call, command buffer)';
+COMMENT ON COLUMN gpu_activities.tf_op IS 'XLA traces: the framework op (JAX/TensorFlow name scope)';
+COMMENT ON COLUMN host_activities.kind IS 'runtime (CUDA runtime/driver API) | cpu_op (also XLA ops, compile passes) | annotation (NVTX, user_annotation, JAX TraceAnnotation) | python';
 COMMENT ON COLUMN host_activities.pid IS 'process id';
 COMMENT ON COLUMN host_activities.tid IS 'thread id';
 COMMENT ON COLUMN host_activities.start_ns IS 'start, ns, in the trace''s own clock';
@@ -49,3 +54,8 @@ COMMENT ON COLUMN memory_events.total_allocated IS 'allocated on the device afte
 COMMENT ON COLUMN memory_events.total_reserved IS 'reserved by the caching allocator after it; NULL if unknown';
 COMMENT ON COLUMN memory_events.op_id IS 'host_activities.id of the innermost cpu_op at the event';
 COMMENT ON COLUMN memory_events.frame_id IS 'python_frames.id of the innermost Python frame at the event';
+COMMENT ON TABLE threads IS 'Names of host threads and their processes, where the trace gives them (lane labels)';
+COMMENT ON COLUMN threads.process_name IS 'e.g. python3';
+COMMENT ON COLUMN threads.thread_name IS 'e.g. pt_autograd_0; Kineto writes thread 474 (python3)';
+COMMENT ON COLUMN threads.pid IS 'as host_activities.pid';
+COMMENT ON COLUMN threads.tid IS 'as host_activities.tid';

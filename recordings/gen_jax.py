@@ -22,7 +22,7 @@ import numpy as np
 
 def mlp_params(key, sizes, dtype):
     params = []
-    for a, b in zip(sizes[:-1], sizes[1:]):
+    for a, b in zip(sizes[:-1], sizes[1:], strict=True):
         key, k = jax.random.split(key)
         params.append((jax.random.normal(k, (a, b), dtype) / np.sqrt(a), jnp.zeros((b,), dtype)))
     return params

@@ -9,10 +9,11 @@ import pytest
 from hypothesis import settings
 
 # CI replays the same generated examples on every run, so a red build can be reproduced;
-# a local run draws fresh ones and keeps looking for new failures.
-settings.register_profile("ci", derandomize=True)
-if os.environ.get("CI"):
-    settings.load_profile("ci")
+# a local run draws fresh ones and keeps looking for new failures. No deadline in either:
+# a 2-core machine running other work can take a few hundred ms on one example.
+settings.register_profile("ci", derandomize=True, deadline=None)
+settings.register_profile("local", deadline=None)
+settings.load_profile("ci" if os.environ.get("CI") else "local")
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_traces"

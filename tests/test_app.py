@@ -151,10 +151,12 @@ async def test_lane_toggles_help_and_resize() -> None:
     async with app.run_test(size=SIZE) as pilot:
         timeline = await settle(pilot)
         assert [lane.label for lane in timeline.lanes][:2] == ["GPU0 s7", "NVTX 0"]
-        await pilot.press("n", "t")
+        await pilot.press("a", "t")  # a: NVTX lanes off (n steps through search hits)
         timeline = await settle(pilot)
-        assert [lane.label for lane in timeline.lanes] == ["GPU0 s7", "CPU 449", "CPU 474",
-                                                           "mem GPU0", "rsv GPU0"]
+        # host lanes by Kineto's thread_name metadata: 'thread 474 (pt_autograd_0)'
+        assert [lane.label for lane in timeline.lanes] == ["GPU0 s7", "python3",
+                                                           "pt_autograd_0", "mem GPU0",
+                                                           "rsv GPU0"]
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)

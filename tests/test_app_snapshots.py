@@ -46,3 +46,34 @@ def test_help_screen(snap_compare) -> None:
     app = TraceApp(sample("multistream.pt.trace.json.gz"))
     assert snap_compare(app, terminal_size=(80, 24),
                         run_before=keys_then_settle("question_mark"))
+
+
+# The layout at both ends of common terminal sizes, on a long trace (12 steps of nsys) with
+# a search on, and on a multi-stream trace with its host lanes and a step zoomed to.
+
+def test_long_trace_search_at_80x24(snap_compare) -> None:
+    app = TraceApp(sample("gappy_then_tuned.sqlite"))
+    assert snap_compare(app, terminal_size=(80, 24),
+                        run_before=keys_then_settle("slash", "g", "e", "m", "m", "enter",
+                                                    "n", "n"))
+
+
+def test_long_trace_search_at_200x60(snap_compare) -> None:
+    app = TraceApp(sample("gappy_then_tuned.sqlite"))
+    assert snap_compare(app, terminal_size=(200, 60),
+                        run_before=keys_then_settle("slash", "g", "e", "m", "m", "enter",
+                                                    "n", "n", "3"))
+
+
+def test_multistream_step_at_80x24(snap_compare) -> None:
+    app = TraceApp(sample("multistream.sqlite"))
+    assert snap_compare(app, terminal_size=(80, 24),
+                        run_before=keys_then_settle("t", "at", "s", "t", "e", "p", "space",
+                                                    "2", "enter"))
+
+
+def test_multistream_step_at_200x60(snap_compare) -> None:
+    app = TraceApp(sample("multistream.sqlite"))
+    assert snap_compare(app, terminal_size=(200, 60),
+                        run_before=keys_then_settle("t", "at", "s", "t", "e", "p", "space",
+                                                    "2", "enter", "2"))

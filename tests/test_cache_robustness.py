@@ -166,8 +166,14 @@ def test_rebuilt_when_the_cache_file_is_damaged(damage: str, trace: Path, cache_
     elif damage == "cut in half":
         target.write_bytes(good[: len(good) // 2])
     elif damage == "a block zeroed":  # opens fine; a query meets the bad checksum later
-        mid = len(good) // 2
-        target.write_bytes(good[:mid] + b"\0" * 65536 + good[mid + 65536:])
+        # the first 64 KiB of each 256 KiB DuckDB block (after the 12 KiB of headers) in
+        # the file's middle half: some of them hold the activities a summary reads,
+        # wherever the tables' blocks fall
+        bad = bytearray(good)
+        for start in range(12288 + 262144 * (len(good) // 262144 // 4), 3 * len(good) // 4,
+                           262144):
+            bad[start:start + 65536] = bytes(65536)
+        target.write_bytes(bytes(bad))
     else:  # a DuckDB file without tui's tables
         target.unlink()
         duckdb.connect(str(target)).execute("CREATE TABLE t AS SELECT 1 AS x").close()

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import NSYS_REFERENCE, sample
+from tests.oracle import chrome_events
 from tui.cli import main
 
 
@@ -41,11 +44,42 @@ def test_json_contract_on_an_nsys_export() -> None:
     assert [(g["start_ns"], g["duration_ns"]) for g in gaps] == [
         (int(r.split(",")[2]), int(r.split(",")[1])) for r in reference
     ]
-    assert set(gaps[0]) == {"device", "start_ns", "duration_ns", "before", "after", "cause",
-                            "kind"}
+    assert set(gaps[0]) == {"device", "start_ns", "offset_ns", "duration_ns", "before",
+                            "after", "cause", "kind"}
+    with sqlite3.connect(sample("gappy_training.sqlite")) as db:  # +0: the first GPU activity
+        origin = db.execute("SELECT min(s) FROM (SELECT min(start) AS s FROM "
+                            "CUPTI_ACTIVITY_KIND_KERNEL UNION ALL SELECT min(start) FROM "
+                            "CUPTI_ACTIVITY_KIND_MEMCPY UNION ALL SELECT min(start) FROM "
+                            "CUPTI_ACTIVITY_KIND_MEMSET)").fetchone()[0]
+    assert summary["source"]["origin_ns"] == origin
+    assert all(g["offset_ns"] == g["start_ns"] - origin for g in gaps)
     assert {g["kind"] for g in gaps} <= {"sync", "copy", "host-wait", "launch-overhead",
                                          "other"}
     assert summary["warnings"] == []
+    findings = summary["findings"]
+    assert all(set(f) == {"rule", "severity", "text", "cost_ns", "rows"} for f in findings)
+    assert [f["rule"] for f in findings] == [
+        "gpu_idle", "gpu_time_util", "gpu_gaps", "top_kernel", "cuda_memcpy_async",
+        "cuda_api_sync", "launch_overhead"]  # most costly first, no cost last
+    by_rule = {f["rule"]: f for f in findings}
+    assert by_rule["gpu_gaps"]["rows"] == gaps  # every row, no cap
+    assert by_rule["cuda_api_sync"]["rows"][0] == {
+        "start_ns": by_rule["cuda_api_sync"]["rows"][0]["start_ns"],
+        "duration_ns": by_rule["cuda_api_sync"]["rows"][0]["duration_ns"],
+        "pid": 1668, "tid": 1668, "api": by_rule["cuda_api_sync"]["rows"][0]["api"],
+        "offset_ns": by_rule["cuda_api_sync"]["rows"][0]["start_ns"] - origin}
+    assert summary["rules_not_checked"] == {}
+
+
+def test_text_prints_each_finding_as_the_json_says_it() -> None:
+    path = str(sample("rules.sqlite"))
+    text = " ".join(_run("--summary", path).stdout.split())
+    findings = json.loads(_run("--summary", "--json", path).stdout)["findings"]
+    assert len(findings) == 9
+    for finding in findings:
+        assert " ".join(finding["text"].split()) in text
+        count = len(finding["rows"])
+        assert f"{count:,} row{'s' if count != 1 else ''}: " in text
 
 
 def test_min_gap_ms_changes_the_gap_list() -> None:
@@ -149,3 +183,16 @@ def _sqlite_without_nsys_tables(directory: Path) -> bytes:
     con.commit()
     con.close()
     return db.read_bytes()
+
+
+def test_text_summary_prints_gap_starts_as_offsets() -> None:
+    path = sample("gappy_training.pt.trace.json.gz")
+    events = [e for e in chrome_events(path)
+              if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
+    origin_us = min(Decimal(e["ts"]) for e in events)
+    longest = json.loads(_run("--summary", "--json", str(path)).stdout)["gaps"][0]
+    result = _run("--summary", str(path))
+    assert result.returncode == 0, result.stderr
+    offset_ms = (Decimal(longest["start_ns"]) / 1000 - origin_us) / 1000
+    assert f"+{offset_ms:.3f} ms" in result.stdout  # +138.555 ms, as the app's Gaps tab
+    assert str(longest["start_ns"]) not in result.stdout  # no 16-digit absolute times

@@ -53,7 +53,24 @@ def test_ddp_straggler_is_rank_1_and_rank_0_waits_in_all_reduce(capsys) -> None:
     assert ranks[0]["wait_ns"] > 50_000_000 and ranks[1]["wait_ns"] == 0
     assert "AllReduce" in ranks[0]["waits_in"]
     assert ranks[1]["caused_ns"] == ranks[0]["wait_ns"]
-    assert summary["findings"][0].startswith("Rank 1 is the straggler")
+    straggler = summary["findings"][0]
+    assert straggler["rule"] == "straggler" and straggler["severity"] == "warning"
+    assert straggler["text"].startswith("Rank 1 is the straggler: it holds the others up in "
+                                        "NCCL kernels by 14.8 ms per step, 74.9% of the "
+                                        "19.7 ms median GPU step (a straggler is named "
+                                        "from 5%, 985 µs): rank 0 waits 14.8 ms per step "
+                                        "for it, it waits 0 ns for rank 0.")
+    # its rows: every rank-0 NCCL kernel that waited for rank 1, summing to the cost
+    assert straggler["cost_ns"] == ranks[1]["caused_ns"]
+    assert len(straggler["rows"]) == 18
+    assert sum(r["wait_ns"] for r in straggler["rows"]) == straggler["cost_ns"]
+    assert {(r["rank"], r["device"], r["waited_for"]) for r in straggler["rows"]} == {(0, 0, 1)}
+    verdict = summary["balance"]
+    assert verdict["measure"] == "per step" and verdict["threshold_pct"] == 5.0
+    assert verdict["reference_ns"] == ranks[0]["step_gpu_ns"]  # the slowest rank's GPU step
+    assert verdict["net_hold_ns"] == ranks[1]["caused_per_step_ns"] >= verdict["threshold_ns"]
+    assert [f["rule"] for f in summary["findings"]] == [
+        "straggler", "straggler_idle", "collective_wait", "comm_share", "step_times"]
     # the usual summary keys, over both ranks
     assert {"source", "devices", "kernels", "gaps", "findings", "warnings"} <= set(summary)
     assert summary["source"]["ranks"] == 2 and summary["source"]["world_size"] == "2"
@@ -86,23 +103,72 @@ def test_busy_and_steps_equal_the_json() -> None:
         steps = [oracle.ns(e["dur"]) for e in events
                  if e.get("cat") == "user_annotation" and e["name"].startswith("ProfilerStep#")]
         assert rows[rank]["steps"] == len(steps) == 4
-        assert rows[rank]["step_ns"] == int(statistics.median(steps))
+        assert rows[rank]["step_host_ns"] == int(statistics.median(steps))
+
+
+def _step_work(events: list[dict]) -> list[tuple[int, int]]:
+    """Oracle, per ProfilerStep: (first start to last end of the GPU work it launched,
+    its NCCL kernels' summed duration). A step launched the GPU events whose correlation
+    lies between the first and last correlation of the runtime/driver calls that began in
+    its host range."""
+    steps = sorted((oracle.ns(e["ts"]), oracle.ns(e["ts"]) + oracle.ns(e["dur"]))
+                   for e in events if e.get("cat") == "user_annotation"
+                   and e["name"].startswith("ProfilerStep#"))
+    calls = [(oracle.ns(e["ts"]), e["args"]["correlation"]) for e in events
+             if e.get("cat") in ("cuda_runtime", "cuda_driver")]
+    gpu = [e for e in events if e.get("ph") == "X" and e.get("cat") in oracle.GPU_CATS]
+    out = []
+    for start, end in steps:
+        ids = [c for t, c in calls if start <= t < end]
+        mine = [e for e in gpu if min(ids) <= e["args"]["correlation"] <= max(ids)]
+        first = min(oracle.ns(e["ts"]) for e in mine)
+        last = max(oracle.ns(e["ts"]) + oracle.ns(e["dur"]) for e in mine)
+        out.append((last - first, [e["args"]["correlation"] for e in mine]))
+    return out
+
+
+def test_gpu_step_time_and_waits_per_step_equal_the_json() -> None:
+    """GPU step time against the oracle above; rank 0's wait per step: its waiting
+    kernels (the overlap oracle below) that each step launched, summed, over 4 steps."""
+    waits = _overlap_waits()
+    with open_run(_ddp()) as run:
+        rows = {r["rank"]: r for r in rank_rows(run.con)}
+    for rank, events in _events_by_rank().items():
+        work = _step_work(events)
+        assert rows[rank]["gpu_steps"] == len(work) == 4
+        # DuckDB's median of an even count, cast to BIGINT, rounds half to even, as round()
+        assert rows[rank]["step_gpu_ns"] == round(statistics.median(w[0] for w in work))
+        correlation_wait = {c: w for c, w in waits[rank]}
+        in_steps = sum(correlation_wait.get(c, 0) for _, ids in work for c in ids)
+        assert rows[rank]["wait_per_step_ns"] == round(in_steps / 4)
+    # rank 1 sleeps 10 ms a step before launching: its GPU work takes about half a step,
+    # rank 0's whole step, three quarters of it waiting for rank 1
+    assert rows[1]["step_gpu_ns"] < 0.6 * rows[0]["step_gpu_ns"]
+    assert rows[1]["caused_per_step_ns"] == rows[0]["wait_per_step_ns"] > 14_000_000
+
+
+def _overlap_waits() -> dict[int, list[tuple[int, int]]]:
+    """Oracle: pair each rank-0 NCCL kernel with the overlapping rank-1 kernel whose end is
+    nearest its own (a collective's kernels end together); the longer one waited (its
+    duration minus the shorter one's). Per rank: (correlation, wait) of each paired kernel."""
+    by_rank = {rank: [(oracle.ns(e["ts"]), oracle.ns(e["dur"]), e["args"]["correlation"])
+                      for e in events
+                      if e.get("cat") == "kernel" and "nccl" in e["name"].lower()]
+               for rank, events in _events_by_rank().items()}
+    out: dict[int, list[tuple[int, int]]] = {0: [], 1: []}
+    for s0, d0, c0 in by_rank[0]:
+        partner = [k for k in by_rank[1] if k[0] < s0 + d0 and s0 < k[0] + k[1]]
+        if partner:
+            _, d1, c1 = min(partner, key=lambda k: abs(k[0] + k[1] - s0 - d0))
+            out[0].append((c0, d0 - min(d0, d1)))
+            out[1].append((c1, d1 - min(d0, d1)))
+    return out
 
 
 def test_waits_equal_an_overlap_oracle() -> None:
-    """Oracle: pair each rank-0 NCCL kernel with the overlapping rank-1 kernel whose end is
-    nearest its own (a collective's kernels end together); the longer one waited (its
-    duration minus the shorter one's)."""
-    by_rank = {rank: _nccl_kernels(events) for rank, events in _events_by_rank().items()}
-    waits = {0: 0, 1: 0}
-    pairs = 0
-    for s0, d0 in by_rank[0]:
-        partner = [(s1, d1) for s1, d1 in by_rank[1] if s1 < s0 + d0 and s0 < s1 + d1]
-        if partner:
-            pairs += 1
-            d1 = min(partner, key=lambda k: abs(k[0] + k[1] - s0 - d0))[1]
-            waits[0] += d0 - min(d0, d1)
-            waits[1] += d1 - min(d0, d1)
+    paired = _overlap_waits()
+    pairs = len(paired[0])
+    waits = {rank: sum(w for _, w in kernels) for rank, kernels in paired.items()}
     with open_run(_ddp()) as run:
         rows = {r["rank"]: r for r in rank_rows(run.con)}
         instances = collective_instances(run.con)
@@ -136,6 +202,8 @@ def test_text_output_has_a_rank_table_and_names_the_straggler(capsys) -> None:
     out = capsys.readouterr().out
     assert "Ranks" in out and "◀ straggler" in out
     assert "Rank 1 is the straggler" in out and "AllReduce_Sum_f32_RING_LL" in out
+    assert "host step" in out and "GPU step" in out
+    assert "from the host ranges 19.1 ms (rank 0) to 20.1 ms (rank 1); on the GPU" in out
 
 
 def test_parallel_serial_and_no_cache_loads_agree(private_cache: Path) -> None:
@@ -156,13 +224,25 @@ def test_parallel_serial_and_no_cache_loads_agree(private_cache: Path) -> None:
     assert scratch is not None and not scratch.exists()  # its Parquet went away on close
 
 
-def test_the_same_trace_twice_has_no_straggler(capsys) -> None:
-    path = str(sample(DDP[0]))
+@pytest.mark.parametrize("name", DDP)
+def test_one_rank_given_as_both_ranks_is_balanced(capsys, name: str) -> None:
+    """No real balanced two-rank recording is at hand: the same rank's trace given as both
+    ranks is the one real run whose ranks are balanced by construction."""
+    path = str(sample(name))
     summary = _summary_json(capsys, path, path)
     assert summary["straggler"] is None
     assert [r["wait_ns"] for r in summary["ranks"]] == [0, 0]
     assert any("order of the files given" in w for w in summary["warnings"])
-    assert "no straggler" in summary["findings"][0]
+    balanced = summary["findings"][0]
+    assert balanced["rule"] == "ranks_balanced" and balanced["severity"] == "info"
+    kernels, step, threshold = {DDP[0]: (19, "19.7 ms", "985 µs"),
+                                DDP[1]: (18, "10.2 ms", "509 µs")}[name]
+    assert balanced["text"] == (
+        f"Ranks are balanced: no rank waits for another in the {kernels} NCCL kernels that "
+        f"the traces share (a straggler is named from 5% of the {step} median GPU step, "
+        f"{threshold}).")
+    steps = {r["rank"]: (r["step_host_ns"], r["step_gpu_ns"]) for r in summary["ranks"]}
+    assert steps[0] == steps[1]
 
 
 def test_nsys_exports_are_one_rank_each_in_the_order_given(capsys) -> None:
@@ -172,7 +252,10 @@ def test_nsys_exports_are_one_rank_each_in_the_order_given(capsys) -> None:
     assert summary["ranks"][0]["path"].endswith("gappy_training.sqlite")
     assert summary["straggler"] is None
     assert all(r["comm_ns"] == 0 and r["steps"] == 8 for r in summary["ranks"])
-    assert summary["findings"][0].startswith("No NCCL kernels")
+    assert summary["findings"][0]["rule"] == "no_collectives"
+    assert summary["findings"][0]["text"].startswith("No NCCL kernels")
+    # the GPU step time from NVTX step ranges and the runtime calls' correlation ids
+    assert all(r["gpu_steps"] == 8 and r["step_gpu_ns"] > 0 for r in summary["ranks"])
 
 
 def test_several_traces_take_no_ncu_report(capsys) -> None:

@@ -52,7 +52,9 @@ async def ncu_ready(pilot: Pilot) -> TraceApp:
 
 
 def messages(app: object) -> list[str]:
-    return [n.message for n in app._notifications]  # type: ignore[attr-defined]
+    toasts = [n.message for n in app._notifications]  # type: ignore[attr-defined]
+    status = getattr(app, "status", None)  # TraceApp shows passing notices on its status line
+    return toasts + (status.said if status is not None else [])
 
 
 async def drilled(pilot: Pilot) -> NcuPanel:

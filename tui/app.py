@@ -7,14 +7,18 @@ and, if they define `trace_loaded(trace, min_gap_ns)`, get the trace once it is 
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 import duckdb
+from rich.errors import MarkupError
+from rich.text import Text
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
+from textual.notifications import SeverityLevel
 from textual.widget import Widget
 from textual.widgets import Footer, TabbedContent, TabPane
 
@@ -28,15 +32,20 @@ from tui.trace import Trace, open_trace
 from tui.units import format_ns
 from tui.widgets import keymap
 from tui.widgets.app_commands import CommandsApp
+from tui.widgets.copy import copy_text
 from tui.widgets.details import DetailsPanel
 from tui.widgets.help import HelpScreen
+from tui.widgets.layout import lane_rows
 from tui.widgets.ncu_attach import NcuAttachment
 from tui.widgets.overview import Overview
 from tui.widgets.ruler import Ruler
 from tui.widgets.status import StatusBar
 from tui.widgets.tables import table_panels
+from tui.widgets.tables.findings import FindingPanel
 from tui.widgets.tables.keys import panel_bindings
+from tui.widgets.tables.panel import Prompt
 from tui.widgets.timeline import Timeline
+from tui.widgets.timeline_search import Ask
 
 DEFAULT_MIN_GAP_NS = round(DEFAULT_MIN_GAP_MS * 1_000_000)
 
@@ -52,7 +61,6 @@ class TraceApp(CommandsApp):
     CSS_PATH = "app.tcss"
     TITLE = "tui"
     BINDINGS = [*keymap.bindings(keymap.APP), *panel_bindings()]
-    VERTICAL_BREAKPOINTS = [(0, "-short"), (36, "-tall")]
 
     def __init__(self, path: Path, use_cache: bool = True,
                  min_gap_ns: int = DEFAULT_MIN_GAP_NS, ncu: Path | None = None) -> None:
@@ -70,11 +78,13 @@ class TraceApp(CommandsApp):
         self.ruler = Ruler(id="ruler")
         self.timeline = Timeline(id="timeline")
         self.details = DetailsPanel(id="details")
+        self.prompt = Prompt()  # a line under the lanes for / (search) and @ (go to)
         yield self.status
         with Vertical(id="timeline-area"):
             yield self.overview
             yield self.ruler
             yield self.timeline
+            yield self.prompt
         with TabbedContent(id="panels"):
             with TabPane("Details", id="details-tab"):
                 yield self.details
@@ -121,7 +131,9 @@ class TraceApp(CommandsApp):
 
     def _loaded(self, trace: Trace, data: TimelineData) -> None:
         self.trace = trace
-        self.status.show_trace(self.path.name, trace.format)
+        rank = trace.meta("rank")  # a rank of a distributed run says which
+        self.status.show_trace(self.path.name,
+                               trace.format + (f" · rank {rank}" if rank is not None else ""))
         timeline = self.timeline
         timeline.loading = False
         timeline.set_data(data)
@@ -136,6 +148,16 @@ class TraceApp(CommandsApp):
             self.notify(warning, title="while loading", severity="warning", markup=False)
         self.ncu.trace_loaded(trace)
 
+    @on(Timeline.LanesChanged)
+    def fit_rows(self) -> None:
+        """The lanes take the rows they need, up to a share; the panels get the rest."""
+        rows = lane_rows(self.size.height, len(self.timeline.lanes))
+        if self.timeline.styles.height != rows:
+            self.timeline.styles.height = rows
+
+    def on_resize(self) -> None:
+        self.fit_rows()
+
     @on(Timeline.ViewChanged)
     def _view_changed(self, event: Timeline.ViewChanged) -> None:
         timeline = event.timeline
@@ -146,6 +168,8 @@ class TraceApp(CommandsApp):
         self.ruler.show(shown, extent.gpu_start_ns, timeline.cursor_t,
                                    timeline.mark_t)
         self.overview.show(shown)
+        self.overview.show_hits(timeline.hits)
+        self.status.show_search(timeline.search_summary())
         fit_npc = max(1, (extent.gpu_end_ns - extent.gpu_start_ns) // max(1, shown.ncols))
         self.status.show_view(shown, extent.gpu_start_ns, fit_npc,
                                             timeline.cursor_t)
@@ -154,7 +178,32 @@ class TraceApp(CommandsApp):
     def _cursor_info(self, event: Timeline.CursorInfo) -> None:
         data = self.timeline.data
         origin = data.extent.gpu_start_ns if data is not None else 0
-        self.details.show(event.info, origin)
+        self.details.show(event.info, origin, data.threads if data is not None else None)
+
+    @on(Ask)
+    def _ask(self, event: Ask) -> None:
+        timeline = self.timeline
+        before = event.value
+        if event.kind == "goto":
+            def went(text: str) -> None:
+                timeline.focus()
+                timeline.goto(text)
+
+            self.prompt.ask("go to: 1.25s · +10ms (from the cursor) · step 3 · an NVTX range's "
+                            "name (Esc: stay)", before, went, on_cancel=timeline.focus)
+            return
+
+        def done(text: str) -> None:
+            timeline.focus()
+            timeline.search(text, jump=True)
+
+        def cancel() -> None:
+            timeline.focus()
+            timeline.search(before)
+
+        self.prompt.ask("search names: a substring, or re:REGEX (Enter: the first hit from "
+                        "the cursor; Esc: undo)", before, done, on_change=timeline.search,
+                        on_cancel=cancel)
 
     @on(JumpToTime)
     def _jump(self, event: JumpToTime) -> None:
@@ -173,6 +222,8 @@ class TraceApp(CommandsApp):
             return
         self.min_gap_ns = event.min_gap_ns
         self._rethreshold(self.trace, event.min_gap_ns)
+        for panel in self.query(FindingPanel).results():  # gpu_gaps counts the same gaps
+            panel.trace_loaded(self.trace, event.min_gap_ns)
 
     @work(thread=True, exclusive=True, group="gap-threshold")
     def _rethreshold(self, trace: Trace, min_gap_ns: int) -> None:
@@ -190,11 +241,36 @@ class TraceApp(CommandsApp):
         self.notify(f"the timeline now highlights gaps over {format_ns(data.min_gap_ns)}",
                     timeout=3, markup=False)
 
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        """A passing notice goes to the status line, where it covers no data; warnings and
+        errors, and notices over another screen, stay toasts."""
+        status = getattr(self, "status", None)
+        if (severity == "information" and status is not None and status.is_attached
+                and self.screen is self.screen_stack[0]):
+            text = f"{title}: {message}" if title else message
+            if markup:
+                with contextlib.suppress(MarkupError):
+                    text = Text.from_markup(text).plain
+            status.say(text, timeout)
+            return
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
     def sql_connection(self) -> duckdb.DuckDBPyConnection | None:
         return self.trace.con if self.trace is not None else None
 
     def palette_extras(self) -> Iterator[Widget]:
         yield self.timeline
+
+    def action_copy(self) -> None:
+        found = copy_text(self.screen.focused)
+        if found is None:
+            self.notify("nothing to copy here: put the cursor on a kernel or a row", markup=False)
+            return
+        what, text = found
+        self.copy_to_clipboard(text)
+        size = len(text.encode("utf-8"))
+        self.notify(f"copied {what}: {size:,} bytes", markup=False)
 
     def action_ncu_launches(self) -> None:
         self.ncu.show_launches()

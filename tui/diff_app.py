@@ -25,11 +25,12 @@ def header_text(diff: dict) -> Text:
     text = plain(f"before: {before['path']}  ({before['format']})", style="bold")
     text.append("\n")
     text.append_text(plain(f"after:  {after['path']}  ({after['format']})", style="bold"))
-    pct = time["change_pct"]
-    verdict = "slower" if pct > 0 else "faster" if pct < 0 else "the same"
+    pct, verdict = time["change_pct"], time["verdict"]
+    said = ("as fast as before (within noise)" if verdict == "same"
+            else f"{verdict} ({pct:+.1f}%)")
     text.append(f"\n{time['measure']}: {format_ns(time['before_ns'])} → "
-                f"{format_ns(time['after_ns'])}, after is {abs(pct):.1f}% {verdict}",
-                style="bold red" if pct > 0 else "bold green" if pct < 0 else "bold")
+                f"{format_ns(time['after_ns'])}, after is {said}",
+                style={"slower": "bold red", "faster": "bold green"}.get(verdict, "bold"))
     for warning in diff["warnings"]:
         text.append("\n")
         text.append_text(plain(f"warning: {warning}", style="yellow"))
@@ -38,9 +39,9 @@ def header_text(diff: dict) -> Text:
 
 def findings_text(diff: dict) -> Text:
     text = Text("Findings", style="bold")
-    for line in diff["findings"]:
+    for finding in diff["findings"]:
         text.append("\n  • ")
-        text.append_text(plain(line))
+        text.append_text(plain(finding.text))
     return text
 
 

@@ -7,10 +7,11 @@ from rich.table import Table
 
 from tui.report_stacks import print_code_and_memory
 from tui.safe_text import plain
-from tui.units import format_ns
+from tui.units import format_ns, format_offset
 
 TOP_KERNELS = 15
 TOP_GAPS = 10
+TOP_FINDING_ROWS = 3
 
 
 def print_summary(summary: dict, console: Console) -> None:
@@ -27,17 +28,46 @@ def print_summary(summary: dict, console: Console) -> None:
     console.print(_devices_table(summary["devices"]))
     if summary["kernels"]:
         console.print(_kernels_table(summary["kernels"], console.width))
-    console.print(_gaps_table(summary["gaps"], source["min_gap_ns"],
+    if summary.get("xla_ops"):
+        console.print(_xla_modules_table(summary.get("xla_modules") or []))
+        console.print(_xla_ops_table(summary["xla_ops"], console.width))
+    console.print(_gaps_table(summary["gaps"], source.get("origin_ns"), source["min_gap_ns"],
                               text_width=max(30, console.width - 40)))
     if summary["findings"]:
-        console.print("[bold]Findings[/bold]")
-        for line in summary["findings"]:
-            console.print(plain(f"  • {line}"))
+        console.print("[bold]Findings[/bold] (most costly first)")
+        for finding in summary["findings"]:
+            console.print(plain(f"  • {finding['text']}"))
+            if finding["rows"]:
+                console.print(plain(f"      {rows_line(finding['rows'])}", style="dim"))
+    for rule, why in summary.get("rules_not_checked", {}).items():
+        console.print(plain(f"  not checked: {rule}: {why}", style="dim"))
     print_code_and_memory(summary, console)
     if "ncu" in summary:
         from tui.ncu.attach import render_ncu_section
 
         render_ncu_section(summary["ncu"], console)
+
+
+def rows_line(rows: list[dict], shown: int = TOP_FINDING_ROWS) -> str:
+    """A finding's rows in one line: how many, and the first few (in the rule's order)."""
+    parts = [_row_text(r) for r in rows[:shown]]
+    more = "; …" if len(rows) > shown else ""
+    return f"{len(rows):,} row{'s' if len(rows) != 1 else ''}: " + "; ".join(parts) + more
+
+
+def _row_text(row: dict) -> str:
+    if row.get("start_ns") is None:
+        return f"{_fit(str(row.get('name', '?')), 50)} ×{row.get('count', '?')}"
+    where = [f"GPU {row['device']}" if row.get("device") is not None else None,
+             f"stream {row['stream']}" if row.get("stream") is not None else None,
+             f"tid {row['tid']}" if row.get("tid") is not None else None,
+             row.get("api"),
+             f"{row['in_use_pct']:.1f}% in use" if row.get("in_use_pct") is not None else None]
+    detail = ", ".join(w for w in where if w)
+    at = (format_offset(row["offset_ns"]) if row.get("offset_ns") is not None
+          else f"{row['start_ns']} ns")
+    return (f"{format_ns(row['duration_ns'])} at {at}"
+            + (f" ({detail})" if detail else ""))
 
 
 def _devices_table(devices: list[dict]) -> Table:
@@ -80,20 +110,55 @@ def _kernels_table(kernels: list[dict], width: int) -> Table:
     return table
 
 
-def _gaps_table(gaps: list[dict], min_gap_ns: int, text_width: int) -> Table:
+def _xla_modules_table(modules: list[dict]) -> Table:
+    table = Table(title="XLA modules (GPU time)", title_justify="left")
+    for col in ("%", "total", "ops", "kernels", "module"):
+        table.add_column(col, justify="left" if col == "module" else "right", no_wrap=True)
+    for m in modules[:TOP_KERNELS]:
+        table.add_row(f"{m['percent']:.1f}", format_ns(m["total_ns"]), f"{m['ops']:,}",
+                      f"{m['kernels']:,}", plain(m["hlo_module"]))
+    return table
+
+
+def _xla_ops_table(ops: list[dict], width: int) -> Table:
+    shown = ops[:TOP_KERNELS]
+    table = Table(title=f"XLA ops ({len(shown)} of {len(ops)}, by GPU time)",
+                  title_justify="left")
+    for col in ("%", "total", "count", "kernels"):
+        table.add_column(col, justify="right", no_wrap=True)
+    table.add_column("module", no_wrap=True)
+    table.add_column("op", no_wrap=True)
+    table.add_column("framework op", no_wrap=True)
+    room = max(16, (width - 40) // 3)
+    for o in shown:
+        table.add_row(f"{o['percent']:.1f}", format_ns(o["total_ns"]), f"{o['count']:,}",
+                      f"{o['kernels']:,}", plain(_fit(o["hlo_module"] or "", room)),
+                      plain(_fit(o["hlo_op"], room)), plain(_fit(o["tf_op"] or "", room)))
+    return table
+
+
+def _offset(gap: dict, origin: int | None) -> str:
+    """The gap's start as a time since the trace's +0 (its first GPU activity)."""
+    if gap.get("offset_ns") is not None:
+        return format_offset(gap["offset_ns"])
+    return format_offset(gap["start_ns"] - origin) if origin is not None else str(gap["start_ns"])
+
+
+def _gaps_table(gaps: list[dict], origin: int | None, min_gap_ns: int,
+                text_width: int) -> Table:
     shown = gaps[:TOP_GAPS]
     title = f"GPU-idle gaps over {format_ns(min_gap_ns)}: {len(gaps)}" + (
         f" (longest {len(shown)})" if len(gaps) > len(shown) else ""
     )
     table = Table(title=title, title_justify="left")
     table.add_column("dev", justify="right", no_wrap=True)
-    table.add_column("start (ns)", justify="right", no_wrap=True)
+    table.add_column("at", justify="right", no_wrap=True)
     table.add_column("idle", justify="right", no_wrap=True)
     table.add_column("class", no_wrap=True)
     table.add_column("cause / before → after")
     for g in shown:
         table.add_row(
-            str(g["device"]), str(g["start_ns"]), format_ns(g["duration_ns"]), g["kind"],
+            str(g["device"]), _offset(g, origin), format_ns(g["duration_ns"]), g["kind"],
             plain(g["cause"]).append("\n").append_text(
                 plain(_fit(f"{g['before']} → {g['after']}", text_width), style="dim")
             ),

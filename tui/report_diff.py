@@ -5,14 +5,14 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from tui.analysis.diff import signed_ns
+from tui.analysis.diff import kernel_label, signed_ns
 from tui.report import _fit
 from tui.safe_text import plain
 from tui.units import format_ns
 
 TOP_KERNELS = 20
 _STATUS_STYLE = {"faster": "green", "slower": "red", "appeared": "yellow",
-                 "vanished": "cyan", "same": "dim"}
+                 "vanished": "cyan", "variant": "magenta", "same": "dim"}
 
 
 def print_diff(diff: dict, console: Console) -> None:
@@ -25,8 +25,8 @@ def print_diff(diff: dict, console: Console) -> None:
     console.print(_kernels_table(diff["kernels"], diff["kernel_changes"], console.width))
     console.print(_gaps_table(diff["gaps"]))
     console.print("[bold]Findings[/bold]")
-    for line in diff["findings"]:
-        console.print(plain(f"  • {line}"))
+    for finding in diff["findings"]:
+        console.print(plain(f"  • {finding.text}"))
     if "gate" in diff:
         gate = diff["gate"]
         verdict = "FAILED" if gate["failed"] else "passed"
@@ -64,7 +64,7 @@ def _kernels_table(kernels: list[dict], changes: dict, width: int) -> Table:
             f"{format_ns(k['before_total_ns'])} → {format_ns(k['after_total_ns'])}",
             signed_ns(k["delta_ns"]),
             f"{format_ns(k['before_avg_ns'])} → {format_ns(k['after_avg_ns'])}",
-            plain(_fit(k["name"], max(20, width - 85))),
+            plain(_fit(kernel_label(k), max(20, width - 85))),
         )
     return table
 

@@ -31,8 +31,8 @@ def print_run_summary(summary: dict, console: Console) -> None:
                               max(30, console.width - 45)))
     if summary["findings"]:
         console.print("[bold]Findings[/bold]")
-        for line in summary["findings"]:
-            console.print(plain(f"  • {line}"))
+        for finding in summary["findings"]:
+            console.print(plain(f"  • {finding.text}"))
 
 
 def ranks_table(ranks: list[dict], straggler: int | None) -> Table:
@@ -43,15 +43,16 @@ def ranks_table(ranks: list[dict], straggler: int | None) -> Table:
     title = "Ranks" + (f" ({len(shown)} of {len(ranks)}: most waiting or waited for)"
                        if len(shown) < len(ranks) else "")
     table = Table(title=title, title_justify="left")
-    for col in ("rank", "steps", "step", "busy %", "compute", "NCCL", "NCCL wait",
-                "others wait", "waits longest in"):
+    for col in ("rank", "steps", "host step", "GPU step", "busy %", "compute", "NCCL",
+                "NCCL wait", "others wait", "waits longest in"):
         table.add_column(col, justify="left" if col == "waits longest in" else "right",
                          no_wrap=True)
     for r in shown:
         table.add_row(
             str(r["rank"]) + (" ◀ straggler" if r["rank"] == straggler else ""),
             str(r["steps"]) if r["steps"] else "-",
-            format_ns(r["step_ns"]),
+            format_ns(r["step_host_ns"]),
+            format_ns(r["step_gpu_ns"]),
             f"{r['busy_pct']:.1f}",
             format_ns(r["compute_ns"]),
             format_ns(r["comm_ns"]),

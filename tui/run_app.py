@@ -20,6 +20,7 @@ from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Footer, Static
 
+from tui.analysis.rank_findings import straggler_headline
 from tui.errors import TraceError
 from tui.safe_text import plain
 from tui.units import format_ns
@@ -66,22 +67,17 @@ def header_text(summary: dict) -> Text:
     text = plain(f"{source['path']}  ({source['format']}, {source['ranks']} ranks"
                  + (f" of {source['world_size']}" if "world_size" in source else "")
                  + f", span {format_ns(source['span_ns'])})", style="bold")
-    straggler = summary["straggler"]
-    if straggler is None:
-        text.append("\nno straggler: no rank waited for another in NCCL kernels")
-    else:
-        row = next(r for r in summary["ranks"] if r["rank"] == straggler)
-        text.append(f"\nstraggler: rank {straggler}", style="bold red")
-        text.append(f"  — the other ranks wait {format_ns(row['caused_ns'])} for it "
-                    "in NCCL kernels")
+    line = straggler_headline(summary["balance"])
+    text.append("\n")
+    text.append(line, style="bold red" if summary["straggler"] is not None else "")
     return text
 
 
 def findings_text(summary: dict) -> Text:
     text = Text("Findings", style="bold")
-    for line in summary["findings"]:
+    for finding in summary["findings"]:
         text.append("\n  • ")
-        text.append_text(plain(line))
+        text.append_text(plain(finding.text))
     for warning in summary["warnings"]:
         text.append("\n")
         text.append_text(plain(f"warning: {warning}", style="yellow"))

@@ -19,7 +19,9 @@ from tui.queries import load_query
 from tui.sources.detect import detect_format
 from tui.sources.stacks import build_stacks
 
-TRACE_FORMATS = ("kineto", "nsys-sqlite", "nsys-rep")
+TRACE_FORMATS = ("kineto", "xla", "xplane", "nsys-sqlite", "nsys-rep")
+# Loaders that stage host rows with their depths already (tui/sources/xla_depth.py)
+DEPTHS_STAGED = ("xla", "xplane")
 # A cache file missing one of these is not trusted (see _open_cached).
 CACHED_TABLES = {"trace_meta", "devices", "gpu_activities", "host_activities", "gpu_idle",
                  "python_frames", "launches", "memory_events"}
@@ -30,7 +32,7 @@ class Trace:
     """A loaded trace: a DuckDB connection holding the schema, and what loading said."""
 
     path: Path
-    format: str  # 'kineto' | 'nsys'
+    format: str  # 'kineto' | 'xla' | 'nsys'
     con: duckdb.DuckDBPyConnection
     warnings: list[str] = field(default_factory=list)
     from_cache: bool = False
@@ -108,7 +110,7 @@ def _build(path: Path, kind: str, target: Path | None, warnings: list[str]) -> T
         raise _CacheWriteError(_first_line(exc)) from None
     try:
         warnings += _load_into(path, kind, con, target.parent if target else None)
-        finalize_activities(con)
+        finalize_activities(con, depths_staged=kind in DEPTHS_STAGED)
         warnings += build_stacks(con)
         con.execute(load_query("devices_from_activities"))
         con.execute(load_query("gpu_idle"))
@@ -137,14 +139,20 @@ def _build(path: Path, kind: str, target: Path | None, warnings: list[str]) -> T
                  cache_path=target)
 
 
-def finalize_activities(con: duckdb.DuckDBPyConnection) -> None:
+def finalize_activities(con: duckdb.DuckDBPyConnection, depths_staged: bool = False) -> None:
     """Write the rows a loader staged into gpu_activities / host_activities, numbered.
 
     The host rows are copied out first; then a second connection computes their depths
     and writes them while this one sorts and writes the GPU rows. Each of the two steps
     leaves a core idle part of the time (a streaming window, a positional join): side by
-    side they take 0.2-0.3 s less on a 700 MB trace.
+    side they take 0.2-0.3 s less on a 700 MB trace. A loader that staged the depths
+    (`depths_staged`) has its host rows written as they are.
     """
+    if depths_staged:
+        con.execute(load_query("host_rows_insert"))
+        con.execute(load_query("finalize_activities"))
+        _drop_staging(con)
+        return
     con.execute(load_query("finalize_host_rows"))
     host_writer = cursor(con)
     try:
@@ -239,6 +247,15 @@ def _load_into(path: Path, kind: str, con: duckdb.DuckDBPyConnection,
 
         scratch = cache_dir if cache_dir is not None else Path(tempfile.gettempdir())
         return load_kineto(path, con, scratch)
+    if kind == "xla":
+        from tui.sources.xla import load_xla_json
+
+        scratch = cache_dir if cache_dir is not None else Path(tempfile.gettempdir())
+        return load_xla_json(path, con, scratch)
+    if kind == "xplane":
+        from tui.sources.xla import load_xplane
+
+        return load_xplane(path, con)
     from tui.sources.nsys_sqlite import load_nsys_sqlite
 
     if kind == "nsys-rep":

@@ -16,6 +16,21 @@ def format_ns(ns: float | int | None) -> str:
     return f"{value:.0f} ns"
 
 
+def format_offset(ns: float | int | None) -> str:
+    """A time since the trace's start, signed, with its unit: 1234567 -> '+1.235 ms'.
+
+    Three decimals in the unit that fits, so two times a µs apart read apart."""
+    if ns is None:
+        return "-"
+    value = float(ns)
+    sign = "-" if value < 0 else "+"
+    value = abs(value)
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if value >= scale:
+            return f"{sign}{value / scale:.3f} {unit}"
+    return f"{sign}{value:.0f} ns"
+
+
 def format_bytes(n: float | int | None) -> str:
     if n is None:
         return "-"

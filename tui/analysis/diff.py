@@ -5,7 +5,9 @@ and combined: rank 0 is BEFORE, rank 1 AFTER. The time that decides "faster" or 
 is the median step time when both traces have steps (Kineto's ProfilerStep#N, or NVTX
 ranges named like a step, see rank_steps.sql), else the GPU span (first to last GPU
 activity, summed over devices). Step time is the better measure: it does not depend on
-how many steps were profiled, nor on setup before the first step.
+how many steps were profiled, nor on setup before the first step. Whether a time is the
+same or changed follows one noise rule (tui/analysis/diff_noise.py); kernels that changed
+only their template arguments pair up as 'variant' (tui/analysis/diff_variants.py).
 """
 
 from __future__ import annotations
@@ -15,15 +17,18 @@ from pathlib import Path
 
 import duckdb
 
-from tui.analysis.kernel_names import kernel_key, short_kernel_name
+from tui.analysis.diff_findings import diff_findings, signed_ns
+from tui.analysis.diff_noise import NOISE_NS, NOISE_PCT, change, noise_ns
+from tui.analysis.diff_variants import pair_variants
+from tui.analysis.kernel_names import kernel_key, variant_label
+from tui.analysis.ranks import ensure_rank_tables
 from tui.errors import TraceError
 from tui.multirank.combine import RankSet
 from tui.queries import load_query
-from tui.units import format_ns
 
-# A kernel whose average duration per launch moved less than this is 'same'.
-SAME_PCT = 5.0
 SIDES = ("before", "after")
+STATUSES = ("appeared", "vanished", "variant", "faster", "slower", "same")
+__all__ = ["diff_traces", "kernel_diff", "kernel_label", "pair_diff", "signed_ns"]
 
 
 class NotComparable(TraceError):
@@ -46,6 +51,7 @@ def diff_traces(before: Path, after: Path, min_gap_ns: int, use_cache: bool = Tr
 def pair_diff(pair: RankSet, min_gap_ns: int) -> dict:
     """{"before", "after", "time", "totals", "kernels", "kernel_changes", "gaps",
     "findings", "warnings"}: plain values, ready for JSON."""
+    ensure_rank_tables(pair.con)
     gpu = _by_rank(pair.con, "rank_gpu_time")
     steps = _by_rank(pair.con, "rank_steps")
     sides = [_side(pair, rank, gpu[rank], steps.get(rank)) for rank in (0, 1)]
@@ -54,8 +60,8 @@ def pair_diff(pair: RankSet, min_gap_ns: int) -> dict:
             raise NotComparable(f"cannot compare: {name} ({side['path']}) has no GPU activity "
                                 "(no kernel, copy or set was recorded)")
     before, after = sides
-    kernels = kernel_diff(pair.con)
-    changes = {s: 0 for s in ("appeared", "vanished", "faster", "slower", "same")}
+    kernels = pair_variants(kernel_diff(pair.con))
+    changes = {s: 0 for s in STATUSES}
     for k in kernels:
         changes[k["status"]] += 1
     time = _time(before, after)
@@ -74,19 +80,28 @@ def pair_diff(pair: RankSet, min_gap_ns: int) -> dict:
         "kernel_changes": changes,
         "gaps": {"min_gap_ns": min_gap_ns, "before": before.pop("gap_kinds"),
                  "after": after.pop("gap_kinds")},
-        "findings": diff_findings(before, after, time, kernels),
+        "findings": diff_findings(before, after, time, kernels, min_gap_ns),
         "warnings": warnings,
     }
 
 
-def kernel_diff(con: duckdb.DuckDBPyConnection, same_pct: float = SAME_PCT) -> list[dict]:
-    """Per kernel (matched by kernel_key): counts, totals, averages and a status."""
+def kernel_label(kernel: dict) -> str:
+    """A kernel row's name for a table; a variant's says what changed first."""
+    if kernel["status"] != "variant":
+        return kernel["name"]
+    return f"{variant_label(kernel['before_name'], kernel['name'])}: {kernel['name']}"
+
+
+def kernel_diff(con: duckdb.DuckDBPyConnection) -> list[dict]:
+    """Per kernel (matched by kernel_key): counts, totals, averages and a status (before
+    variants are paired: see pair_variants)."""
     registered = con.execute("SELECT count(*) FROM duckdb_functions() "
                              "WHERE function_name = 'kernel_key'").fetchall()[0][0]
     if not registered:
         con.create_function("kernel_key", kernel_key, ["VARCHAR"], "VARCHAR",
                             side_effects=False)
-    cursor = con.execute(load_query("diff_kernels"), {"same_pct": same_pct})
+    cursor = con.execute(load_query("diff_kernels"),
+                         {"noise_pct": NOISE_PCT, "noise_ns": NOISE_NS})
     names = [d[0] for d in cursor.description]
     return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
@@ -118,13 +133,19 @@ def _side(pair: RankSet, rank: int, gpu: dict | None, steps: dict | None) -> dic
 
 
 def _time(before: dict, after: dict) -> dict:
-    measure = "step_ns" if before["step_ns"] and after["step_ns"] else "span_ns"
+    """The measure that decides faster/slower, and its noise: the rule's per-launch part
+    counts the kernels launched in what is measured (a step, or the whole span)."""
+    per_step = bool(before["step_ns"] and after["step_ns"])
+    measure = "step_ns" if per_step else "span_ns"
     b, a = before[measure], after[measure]
+    launches = before["kernels"] / before["steps"] if per_step else before["kernels"]
     return {
-        "measure": "median step" if measure == "step_ns" else "GPU span",
+        "measure": "median step" if per_step else "GPU span",
         "before_ns": b,
         "after_ns": a,
         "change_pct": 100.0 * (a - b) / b if b else 0.0,  # > 0: after is slower
+        "noise_ns": round(noise_ns(b, launches)),
+        "verdict": change(b, a, launches),  # faster, slower or same (within noise_ns)
     }
 
 
@@ -158,48 +179,6 @@ def _totals(before: dict, after: dict) -> list[dict]:
 def _row(key: str, label: str, b: int, a: int) -> dict:
     return {"metric": key, "label": label, "before": b, "after": a, "delta": a - b,
             "change_pct": 100.0 * (a - b) / b if b else None}
-
-
-def diff_findings(before: dict, after: dict, time: dict, kernels: list[dict]) -> list[str]:
-    out = []
-    pct = time["change_pct"]
-    verdict = (f"{-pct:.0f}% faster" if pct < -0.5 else f"{pct:.0f}% slower" if pct > 0.5
-               else "as fast")
-    out.append(f"After is {verdict} than before: {time['measure']} "
-               f"{format_ns(time['before_ns'])} → {format_ns(time['after_ns'])}.")
-    out.append(f"GPU idle {format_ns(before['idle_ns'])} → {format_ns(after['idle_ns'])} "
-               f"({_pct(before['idle_ns'], after['idle_ns'])}); gaps {before['gaps']} → "
-               f"{after['gaps']} ({format_ns(before['gap_ns'])} → {format_ns(after['gap_ns'])}).")
-    out.append(f"Kernel time {format_ns(before['kernel_ns'])} → {format_ns(after['kernel_ns'])} "
-               f"({_pct(before['kernel_ns'], after['kernel_ns'])}), launches "
-               f"{before['kernels']:,} → {after['kernels']:,}.")
-    matched = [k for k in kernels if k["status"] in ("faster", "slower")]
-    if matched:
-        k = matched[0]
-        out.append(f"Largest change among kernels in both: {short_kernel_name(k['name'])} "
-                   f"got {k['status']}, avg {format_ns(k['before_avg_ns'])} → "
-                   f"{format_ns(k['after_avg_ns'])} ({signed_ns(k['delta_ns'])} in total).")
-    new = [k for k in kernels if k["status"] == "appeared"]
-    gone = [k for k in kernels if k["status"] == "vanished"]
-    parts = []
-    if new:
-        parts.append(f"{len(new)} kernel names appeared (largest "
-                     f"{short_kernel_name(new[0]['name'])}, {format_ns(new[0]['after_total_ns'])})")
-    if gone:
-        parts.append(f"{len(gone)} vanished (largest {short_kernel_name(gone[0]['name'])}, "
-                     f"{format_ns(gone[0]['before_total_ns'])})")
-    if parts:
-        out.append(" and ".join(parts) + ".")
-    return out
-
-
-def _pct(b: int, a: int) -> str:
-    return f"{100.0 * (a - b) / b:+.0f}%" if b else "new"
-
-
-def signed_ns(ns: int) -> str:
-    """-2400000 -> "-2.4 ms", 499000 -> "+499 µs"."""
-    return ("-" if ns < 0 else "+") + format_ns(abs(ns))
 
 
 def _by_rank(con: duckdb.DuckDBPyConnection, query: str) -> dict[int, dict]:

@@ -20,7 +20,8 @@ class Finding:
     severity: str  # one of SEVERITIES
     text: str  # one plain-language sentence or two: what, what it costs, what to do
     cost_ns: int | None = None  # GPU-idle or host time the finding explains; None if not a time
-    rows: list[dict[str, Any]] = field(default_factory=list)  # every row, e.g. start_ns, duration_ns
+    # every row, each e.g. {start_ns, duration_ns, device, pid, tid, api, ...}
+    rows: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {"rule": self.rule, "severity": self.severity, "text": self.text,

@@ -31,6 +31,7 @@ class DeviceBusy:
     busy_ns: int
     span_ns: int
     kernels: int
+    first_ns: int | None = None  # the device's first activity
 
     @property
     def busy_pct(self) -> float:
@@ -52,8 +53,8 @@ def kernel_stats(con: duckdb.DuckDBPyConnection) -> list[KernelStats]:
 
 def device_busy(con: duckdb.DuckDBPyConnection) -> list[DeviceBusy]:
     return [
-        DeviceBusy(device, name, busy, span, kernels)
-        for device, name, span, busy, _first, _last, kernels in con.execute(
+        DeviceBusy(device, name, busy, span, kernels, first)
+        for device, name, span, busy, first, _last, kernels in con.execute(
             load_query("device_busy")
         ).fetchall()
     ]

@@ -9,19 +9,22 @@ from tui.analysis.findings import findings
 from tui.analysis.gaps import explained_gaps
 from tui.analysis.kernels import device_busy, kernel_stats
 from tui.analysis.memory import memory_peaks
+from tui.analysis.xla_ops import xla_module_stats, xla_op_stats
 from tui.queries import load_query
 from tui.trace import Trace
 
 
 def trace_summary(trace: Trace, min_gap_ns: int) -> dict:
-    """Source, devices, every kernel name, every gap over the threshold, findings, GPU
-    time by Python frame and memory peaks (where the trace has stacks and memory)."""
+    """Source, devices, every kernel name, every gap over the threshold, findings (each
+    {rule, severity, text, cost_ns, rows}, most costly first), {rule: why} for the rules
+    the trace could not be checked against, GPU time by Python frame and memory peaks
+    (where the trace has stacks and memory)."""
     con = trace.con
     devices = device_busy(con)
     kernels = kernel_stats(con)
     gaps = explained_gaps(con, min_gap_ns)
-    copies = con.execute(load_query("copy_stats")).fetchall()
     span = con.execute(load_query("trace_span")).fetchone() or (None, None)
+    origin = con.execute(load_query("trace_origin")).fetchone()[0]
     meta = dict(con.execute("SELECT key, value FROM trace_meta").fetchall())
     source = {
         "path": str(trace.path),
@@ -29,6 +32,7 @@ def trace_summary(trace: Trace, min_gap_ns: int) -> dict:
         "first_ns": span[0],
         "last_ns": span[1],
         "span_ns": (span[1] - span[0]) if span[0] is not None else 0,
+        "origin_ns": origin,
         "from_cache": trace.from_cache,
         "min_gap_ns": min_gap_ns,
     }
@@ -36,15 +40,24 @@ def trace_summary(trace: Trace, min_gap_ns: int) -> dict:
                 "cuda_runtime_version", "cuda_driver_version"):
         if key in meta:
             source[key] = meta[key]
-    return {
+    for key in ("xla_form", "run", "host"):  # XLA profiles: which file of which run
+        if key in meta:
+            source[key] = meta[key]
+    found, skipped = findings(con, devices, kernels, gaps, min_gap_ns, source["span_ns"])
+    summary = {
         "source": source,
         "devices": [d.as_dict() for d in devices],
         "kernels": [k.as_dict() for k in kernels],
-        "gaps": [g.as_dict() for g in gaps],
-        "findings": findings(devices, kernels, gaps, copies, min_gap_ns),
+        "gaps": [{**g.as_dict(), "offset_ns": g.start_ns - origin} for g in gaps],
+        "findings": [_with_offsets(f.to_json(), origin) for f in found],
+        "rules_not_checked": skipped,
         "warnings": list(trace.warnings),
         **code_and_memory(con),
     }
+    if trace.format == "xla":  # GPU time per HLO op and module, as XProf's op profile
+        summary["xla_ops"] = xla_op_stats(con)
+        summary["xla_modules"] = xla_module_stats(con)
+    return summary
 
 
 def code_and_memory(con: duckdb.DuckDBPyConnection) -> dict:
@@ -71,3 +84,11 @@ def code_and_memory(con: duckdb.DuckDBPyConnection) -> dict:
         "memory": [p.as_dict() for p in peaks if p.device_type == "gpu"],
         "host_memory": [p.as_dict() for p in peaks if p.device_type != "gpu"],
     }
+
+
+def _with_offsets(finding: dict, origin: int | None) -> dict:
+    """Each row with a start also gets its offset from the trace's +0, as gaps do."""
+    for row in finding["rows"]:
+        if row.get("start_ns") is not None and origin is not None:
+            row["offset_ns"] = row["start_ns"] - origin
+    return finding

@@ -75,7 +75,8 @@ def main(argv: list[str]) -> int:
     if args.fail_above is not None:
         result["gate"] = {"fail_above_pct": args.fail_above, "failed": failed}
     if args.json:
-        sys.stdout.write(json.dumps(result) + "\n")
+        findings = [f.to_json() for f in result["findings"]]
+        sys.stdout.write(json.dumps({**result, "findings": findings}) + "\n")
     elif not args.summary and args.fail_above is None and sys.stdout.isatty():
         from tui.diff_app import DiffApp
 
@@ -83,7 +84,7 @@ def main(argv: list[str]) -> int:
         app.run()
         return app.return_code or 0
     else:
-        from tui.cli import summary_console
+        from tui.console import summary_console
         from tui.report_diff import print_diff
 
         print_diff(result, summary_console())

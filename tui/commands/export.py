@@ -1,10 +1,11 @@
 """`tui export TRACE WHAT --output FILE`: the app's tables as CSV, Parquet or JSON files.
 
 WHAT is `kernels` (statistics per kernel name, as `--summary`), `gaps` (every GPU-idle
-gap over --min-gap-ms with its cause), `instances` (every kernel launch), `code` (GPU
-time by Python frame, from a trace recorded with stacks), `memory` (allocations, largest
-first) or `ncu` (one row per profiled launch of an Nsight Compute report: figures,
-verdict, NVIDIA's finding).
+gap over --min-gap-ms with its cause), `instances` (every kernel launch), `xla_ops` (GPU
+time per XLA module and op of a JAX/TensorFlow profile), `code` (GPU time by Python
+frame, from a trace recorded with stacks), `memory` (allocations, largest first) or
+`ncu` (one row per profiled launch of an Nsight Compute report: figures, verdict,
+NVIDIA's finding).
 Any other table is one `tui query TRACE "SQL" --output FILE` away.
 """
 
@@ -29,6 +30,7 @@ examples:
   tui export run.pt.trace.json.gz instances --output launches.parquet
   tui export run.pt.trace.json.gz code --output code.csv
   tui export kernels.ncu-rep ncu --output verdicts.csv
+  tui export perfetto_trace.json.gz xla_ops --output ops.csv
 """
 INSTANCES = ("SELECT * EXCLUDE (kind) FROM gpu_activities WHERE kind = 'kernel' "
              "ORDER BY device, start_ns")
@@ -77,6 +79,10 @@ MEMORY_SCHEMA = pa.schema([
     ("ts_ns", pa.int64()), ("bytes", pa.int64()), ("freed_ns", pa.int64()),
     ("lifetime_ns", pa.int64()), ("op", pa.string()), ("frame", pa.string()),
     ("frame_id", pa.int64())])
+def _xla_ops(path: Path, args: argparse.Namespace) -> pa.Table:
+    from tui.queries import load_query
+
+    return _with_trace(path, args, lambda con: con.sql(load_query("xla_op_stats")).to_arrow_table())
 
 
 def _with_trace(path: Path, args: argparse.Namespace,
@@ -120,7 +126,7 @@ def flat_launch(kernel: dict[str, Any]) -> dict[str, Any]:
 
 WHAT: dict[str, Callable[[Path, argparse.Namespace], pa.Table]] = {
     "kernels": _kernels, "gaps": _gaps, "instances": _instances, "ncu": _ncu,
-    "code": _code, "memory": _memory,
+    "xla_ops": _xla_ops, "code": _code, "memory": _memory,
 }
 
 

@@ -46,7 +46,7 @@ def main(argv: list[str]) -> int:
     elif args.json:
         write_table(table, sys.stdout, "json")
     else:
-        from tui.cli import summary_console
+        from tui.console import summary_console
         from tui.table_text import arrow_to_rich
 
         summary_console().print(arrow_to_rich(table))

@@ -6,17 +6,8 @@ import argparse
 
 from rich.table import Table
 
-from tui.db import connect
-from tui.queries import load_query
 from tui.safe_text import plain
-
-
-def describe() -> list[tuple]:
-    """(table, table comment, column, type, column comment) rows from the schema files."""
-    con = connect(":memory:")
-    con.execute(load_query("schema"))
-    con.execute(load_query("schema_comments"))
-    return con.execute(load_query("schema_description")).fetchall()
+from tui.schema_doc import describe
 
 
 def main(argv: list[str]) -> int:
@@ -26,7 +17,7 @@ def main(argv: list[str]) -> int:
     )
     parser.add_argument("--debug", action="store_true")
     parser.parse_args(argv)
-    from tui.cli import summary_console
+    from tui.console import summary_console
 
     console = summary_console()
     current = None

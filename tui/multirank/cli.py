@@ -26,9 +26,10 @@ def run_many(paths: list[Path], summary: bool, as_json: bool, min_gap_ns: int,
     with open_run(paths, use_cache=use_cache, min_gap_ns=min_gap_ns) as run:
         result = run_summary(run, min_gap_ns, label)
     if as_json:
-        sys.stdout.write(json.dumps(result) + "\n")
+        findings = [f.to_json() for f in result["findings"]]
+        sys.stdout.write(json.dumps({**result, "findings": findings}) + "\n")
     else:
-        from tui.cli import summary_console
+        from tui.console import summary_console
         from tui.report_ranks import print_run_summary
 
         print_run_summary(result, summary_console())

@@ -1,5 +1,6 @@
 """The `tui --summary` dict of a distributed run: the usual keys over every rank, plus
-"ranks" and "straggler".
+"ranks", "straggler" and "balance" (the straggler verdict's figures). "findings" holds
+Finding objects (`tui.analysis.finding`), written as their to_json() by --json.
 
 Each rank's own summary (devices, gaps with their causes) is built in the process that
 loaded it (LoadJob.min_gap_ns); kernel statistics are computed over the combined tables,
@@ -52,12 +53,12 @@ def run_summary(run: RankSet, min_gap_ns: int, label: str) -> dict:
         "kernels": [k.as_dict() for k in kernel_stats(run.con)],
         "gaps": gaps,
         "findings": rank_findings(
-            analysis["ranks"], analysis["straggler"],
-            {rank: s.get("gaps", []) for rank, s in per_rank.items()},
+            run.con, analysis, {rank: s.get("gaps", []) for rank, s in per_rank.items()},
         ),
         "warnings": list(run.warnings) + [
             f"rank {rank}: {w}" for rank, s in per_rank.items() for w in s.get("warnings", [])
         ],
         "ranks": analysis["ranks"],
         "straggler": analysis["straggler"],
+        "balance": analysis["balance"],
     }

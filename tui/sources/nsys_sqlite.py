@@ -74,6 +74,7 @@ def load_nsys_sqlite(path: Path, con: duckdb.DuckDBPyConnection) -> list[str]:
     except (sqlite3.Error, duckdb.Error) as exc:
         warnings.append(f"could not read the GPUs' names ({_first_line(exc)})")
     _load_meta(path, schema, con)
+    _load_threads(path, schema, con)
     warnings += load_nsys_memory(path, schema, con)
     gpu_rows, host_rows = con.execute(
         "SELECT (SELECT count(*) FROM gpu_activities), (SELECT count(*) FROM host_activities)"
@@ -207,6 +208,8 @@ def _gpu_queries(schema: dict[str, set[str]], warnings: list[str]) -> list[tuple
         queries.append((load_query("nsys_sqlite_memcpy").format(
             src_kind=_column(schema, table, "srcKind"),
             dst_kind=_column(schema, table, "dstKind"),
+            src_device=_column(schema, table, "srcDeviceId"),
+            dst_device=_column(schema, table, "dstDeviceId"),
         ), "memcpy"))
     if "CUPTI_ACTIVITY_KIND_MEMSET" in schema:
         queries.append((load_query("nsys_sqlite_memset").format(
@@ -372,6 +375,22 @@ def _load_meta(path: Path, schema: dict[str, set[str]], con: duckdb.DuckDBPyConn
         finally:
             db.close()
     con.executemany("INSERT OR REPLACE INTO trace_meta VALUES (?, ?)", list(meta.items()))
+
+
+def _load_threads(path: Path, schema: dict[str, set[str]],
+                  con: duckdb.DuckDBPyConnection) -> None:
+    """Thread and process names, for the lanes' labels; an export without them (or one
+    whose tables differ) just leaves the lanes named by pid and tid."""
+    if not {"ThreadNames", "StringIds", "PROCESSES"} <= set(schema):
+        return
+    db = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)
+    try:
+        rows = db.execute(load_query("nsys_sqlite_threads")).fetchall()
+    except sqlite3.Error:
+        return
+    finally:
+        db.close()
+    con.executemany("INSERT INTO threads VALUES (?, ?, ?, ?)", rows)
 
 
 def _first_line(exc: Exception) -> str:

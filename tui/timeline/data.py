@@ -8,7 +8,7 @@ from pathlib import Path
 import duckdb
 
 from tui.queries import load_query
-from tui.timeline import lod, lookup
+from tui.timeline import goto, lod, lookup, search
 from tui.timeline.bins import BinSource
 from tui.timeline.lanes import LANE_MEMORY, Lane, discover_lanes
 from tui.timeline.memory import MemoryInfo, MemoryLanes
@@ -38,7 +38,8 @@ class TimelineData:
                 gs, ge = (s, e) if s is not None else (0, 1)
             s, e = (gs, ge) if s is None else (s, e)
             self.extent = Extent(gs, max(ge, gs + 1), s, max(e, s + 1))
-            self.lanes: list[Lane] = discover_lanes(cur)
+            self.lanes: list[Lane]
+            self.lanes, self.threads = discover_lanes(cur)  # threads: (pid, tid) -> name
             self.memory = MemoryLanes(cur)
         self.lanes += self.memory.lanes()
         self.bins = BinSource(con, min_gap_ns, (self.extent.start_ns, self.extent.end_ns),
@@ -72,3 +73,11 @@ class TimelineData:
     def step_kernel(self, lane: Lane, t: int, forward: bool) -> tuple[int, int, int] | None:
         with self._con.cursor() as cur:
             return lookup.step_kernel(cur, lane, t, forward)
+
+    def search(self, query: search.Query) -> search.Hits:
+        with self._con.cursor() as cur:
+            return search.search(cur, query)
+
+    def goto(self, text: str, cursor: int) -> goto.Place | None:
+        with self._con.cursor() as cur:
+            return goto.find(cur, text, self.extent.gpu_start_ns, cursor)

@@ -10,39 +10,47 @@ from tui.safe_text import printable
 from tui.timeline import GapInfo, HostInfo, KernelInfo
 from tui.timeline.lookup import Info, StackFrame
 from tui.timeline.memory import MemoryInfo
-from tui.units import format_bytes, format_ns
+from tui.units import format_bytes, format_ns, format_offset
 
 KEY_WIDTH = 8
 USER_FRAME = "bold yellow"  # the user's own code in a launch stack
 
 
+Threads = dict[tuple[int, int], str]  # (pid, tid) -> the name its lane carries
+
+
 class DetailsPanel(Static):
-    """`show(info, origin)`: origin is the time shown as 0 (the first GPU activity)."""
+    """`show(info, origin, threads)`: origin is the time shown as 0 (the first GPU
+    activity); threads names host threads as their lanes do."""
 
     DEFAULT_CSS = "DetailsPanel { height: 1fr; }"
 
-    def show(self, info: Info | MemoryInfo | None, origin: int) -> None:
-        self.update(describe(info, origin), layout=False)  # fixed size: no relayout
+    def show(self, info: Info | MemoryInfo | None, origin: int,
+             threads: Threads | None = None) -> None:
+        # fixed size: no relayout
+        self.update(describe(info, origin, threads or {}), layout=False)
 
 
-def describe(info: Info | MemoryInfo | None, origin: int) -> Text:
+def describe(info: Info | MemoryInfo | None, origin: int,
+             threads: Threads | None = None) -> Text:
     out = Text(no_wrap=False, overflow="fold")
     lines: list[tuple[str, list[tuple[str, str]]]]
     if info is None:
         return Text("nothing under the cursor: move it onto a kernel, or press g for the "
                     "next GPU-idle gap", style="dim")
+    threads = threads or {}
     if isinstance(info, KernelInfo):
-        lines = _kernel(info, origin)
+        lines = _kernel(info, origin, threads)
     elif isinstance(info, MemoryInfo):
         lines = _memory(info, origin)
     elif isinstance(info, HostInfo):
-        lines = _host(info, origin)
+        lines = _host(info, origin, threads)
     else:
         lines = _gap(info, origin)
     for i, (key, parts) in enumerate(lines):
         if i:
             out.append("\n")
-        out.append(key.ljust(KEY_WIDTH), style="bold")
+        out.append(f"{key:<{KEY_WIDTH - 1}} ", style="bold")  # a space even after a long key
         for text, style in parts:
             out.append(printable(text), style=style)  # plain text: no markup, no escapes
     return out
@@ -61,10 +69,19 @@ def stack_text(stack: tuple[StackFrame, ...]) -> Text:
 
 
 def _at(t: int, origin: int) -> str:
-    return f"at {format_ns(t - origin)}"
+    return f"at {format_offset(t - origin)}"
 
 
-def _kernel(k: KernelInfo, origin: int) -> list[tuple[str, list[tuple[str, str]]]]:
+def _thread(pid: int | None, tid: int | None, threads: Threads) -> str:
+    """'python3 (thread 449)' where the thread is named, else 'thread 449'; with no pid,
+    the name only when one thread has that tid."""
+    names = [name for (p, t), name in threads.items() if t == tid and pid in (None, p)]
+    named = names[0] if len(names) == 1 and not names[0][:1].isdigit() else None
+    return f"{named} (thread {tid})" if named else f"thread {tid}"
+
+
+def _kernel(k: KernelInfo, origin: int,
+            threads: Threads) -> list[tuple[str, list[tuple[str, str]]]]:
     lines = [(k.kind, [(k.name, "bold")]),
              ("where", [(f"GPU {k.device} stream {k.stream} · {_at(k.start_ns, origin)} · "
                          f"took {format_ns(k.duration_ns)}", "")])]
@@ -79,7 +96,8 @@ def _kernel(k: KernelInfo, origin: int) -> list[tuple[str, list[tuple[str, str]]
     if k.bytes is not None:
         lines.append(("bytes", [(f"{format_bytes(k.bytes)} {k.copy_kind or ''}".rstrip(), "")]))
     if k.launch_name is not None:
-        call = f" on thread {k.launch_tid} · {_at(k.launch_start_ns or 0, origin)} · took " \
+        call = f" on {_thread(None, k.launch_tid, threads)} · " \
+               f"{_at(k.launch_start_ns or 0, origin)} · took " \
                f"{format_ns(k.launch_duration_ns or 0)}"
         lines.append(("launch", [(k.launch_name, "bold"), (call, "")]))
     else:
@@ -129,9 +147,11 @@ def _memory(m: MemoryInfo, origin: int) -> list[tuple[str, list[tuple[str, str]]
     return lines
 
 
-def _host(h: HostInfo, origin: int) -> list[tuple[str, list[tuple[str, str]]]]:
+def _host(h: HostInfo, origin: int,
+          threads: Threads) -> list[tuple[str, list[tuple[str, str]]]]:
     lines = [(h.kind, [(h.name, "bold")]),
-             ("where", [(f"thread {h.tid} (pid {h.pid}) · {_at(h.start_ns, origin)} · took "
+             ("where", [(f"{_thread(h.pid, h.tid, threads)}, pid {h.pid} · "
+                         f"{_at(h.start_ns, origin)} · took "
                          f"{format_ns(h.duration_ns)} · depth {h.depth}", "")])]
     if h.parents:
         lines.append(("inside", [(h.parents, "")]))
@@ -143,8 +163,8 @@ def _host(h: HostInfo, origin: int) -> list[tuple[str, list[tuple[str, str]]]]:
 def _gap(g: GapInfo, origin: int) -> list[tuple[str, list[tuple[str, str]]]]:
     return [
         ("idle", [(f"GPU {g.device} idle for {format_ns(g.duration_ns)}", "bold red"),
-                  (f" · from {format_ns(g.start_ns - origin)} to "
-                   f"{format_ns(g.end_ns - origin)}", "")]),
+                  (f" · from {format_offset(g.start_ns - origin)} to "
+                   f"{format_offset(g.end_ns - origin)}", "")]),
         ("why", [(f"{g.kind}: ", "bold"), (g.cause or "", "")]),
         ("after", [(g.before_name or "(start of trace)", "")]),
         ("before", [(g.after_name or "(end of trace)", "")]),

@@ -5,12 +5,12 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import DataTable
 
-from tui.analysis.diff import signed_ns
+from tui.analysis.diff import kernel_label, signed_ns
 from tui.safe_text import plain
 from tui.units import format_ns
 
-STATUS_STYLE = {"appeared": "yellow", "vanished": "cyan", "faster": "green",
-                "slower": "red", "same": "dim"}
+STATUS_STYLE = {"appeared": "yellow", "vanished": "cyan", "variant": "magenta",
+                "faster": "green", "slower": "red", "same": "dim"}
 STATUSES = tuple(STATUS_STYLE)
 # (name shown, key): how `s` cycles the kernel order
 SORTS = (
@@ -86,7 +86,7 @@ class KernelDiffTable(DataTable):
                 _right(signed_ns(k["delta_ns"]), "green" if k["delta_ns"] < 0 else
                        "red" if k["delta_ns"] > 0 else ""),
                 _right(f"{format_ns(k['before_avg_ns'])} → {format_ns(k['after_avg_ns'])}"),
-                plain(k["name"]),
+                plain(kernel_label(k)),
                 key=str(index),
             )
 

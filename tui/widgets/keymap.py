@@ -37,11 +37,18 @@ TIMELINE: tuple[Key, ...] = (
     Key("0,f", "fit", "fit the whole trace", "Zoom", "0", "fit"),
     Key("v", "mark", "mark: start a selection at the cursor", "Zoom", "v"),
     Key("z", "zoom_selection", "zoom to the selection (mark to cursor)", "Zoom", "z"),
-    Key("escape", "clear_mark", "clear the selection", "Zoom", "Esc"),
+    Key("escape", "clear", "clear the selection and the search", "Zoom", "Esc"),
     Key("g", "gap(True)", "next GPU-idle gap", "Gaps", "g", "next gap"),
     Key("G", "gap(False)", "previous GPU-idle gap", "Gaps", "G"),
     Key("b", "biggest_gap", "largest gap (again: the next largest)", "Gaps", "b", "largest gap"),
-    Key("n", "toggle_nvtx", "show/hide NVTX (annotation) lanes", "Lanes", "n", "NVTX"),
+    Key("slash", "search", "search names: kernels, copies, NVTX, host ops (a substring, any "
+        "case; re:REGEX for a regular expression)", "Search", "/", "search"),
+    Key("n", "hit(True)", "next search hit, on any lane", "Search", "n"),
+    Key("N", "hit(False)", "previous search hit", "Search", "N"),
+    Key("at", "goto", "go to a time (1.25s; +10ms from the cursor; 850us), a step (step 3: "
+        "ProfilerStep#3, NVTX step_3) or an NVTX range by name, zoomed to fit", "Search", "@",
+        "go to"),
+    Key("a", "toggle_nvtx", "show/hide NVTX (annotation) lanes", "Lanes", "a", "NVTX"),
     Key("t", "toggle_host", "show/hide host-thread lanes", "Lanes", "t", "threads"),
     Key("enter", "drill_down", "open the kernel in Nsight Compute results", "Lanes", "Enter"),
 )
@@ -53,6 +60,9 @@ APP: tuple[Key, ...] = (
         "SQL"),
     Key("x,ctrl+s", "export", "export the table or SQL result in focus: CSV, Parquet, JSON "
         "(ctrl+s too)", "SQL and export", "x", "export"),
+    Key("y", "copy", "copy what is selected to the clipboard (OSC 52: over SSH, in tmux): the "
+        "full name under the timeline cursor, a table row, the SQL result as TSV",
+        "SQL and export", "y", "copy"),
     Key("ctrl+t", "toggle_theme", "light / dark theme", "Other", "^t"),
     Key("question_mark", "help", "this help", "Other", "?", "help"),
     Key("tab", "focus_next", "next panel", "Other", "Tab"),

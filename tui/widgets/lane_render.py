@@ -6,7 +6,7 @@ Pure functions of the binned data (no Textual), so tests can check what a lane s
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -80,6 +80,12 @@ def _column(cell: Cell | None, gap: float, kind: int) -> tuple[str, Style | None
         return theme.BARS[level], theme.GAP_TOUCH_STYLE
     assert cell is not None
     return theme.BARS[level], Style(color=theme.colour_for(cell.top_name, cell.top_kind))
+
+
+def mark_hits(cells: Cells, hit: Sequence[bool]) -> Cells:
+    """The columns where a search hit falls, in the hit style (the name stays legible)."""
+    return [(ch, (style or Style()) + theme.HIT_STYLE) if hit[x] else (ch, style)
+            for x, (ch, style) in enumerate(cells)]
 
 
 def label_cells(label: str, selected: bool) -> Cells:

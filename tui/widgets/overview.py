@@ -13,6 +13,7 @@ from textual.worker import get_current_worker
 
 from tui.timeline import Bins, TimelineData, View
 from tui.timeline.lanes import LANE_GPU
+from tui.timeline.search import Hits
 from tui.widgets import theme, viewport
 from tui.widgets.lane_render import Cells, to_segments
 
@@ -25,6 +26,7 @@ class Overview(Widget):
         self.data: TimelineData | None = None
         self.bins: Bins | None = None
         self._shown: View | None = None  # the timeline's window
+        self.hits: Hits | None = None  # the timeline's search: its hits are marked
 
     def set_data(self, data: TimelineData) -> None:
         self.data = data
@@ -33,6 +35,11 @@ class Overview(Widget):
     def show(self, view: View) -> None:
         if view != self._shown:
             self._shown = view
+            self.refresh()
+
+    def show_hits(self, hits: Hits | None) -> None:
+        if hits is not self.hits:
+            self.hits = hits
             self.refresh()
 
     def on_resize(self, event: events.Resize) -> None:
@@ -82,6 +89,7 @@ class Overview(Widget):
         gap = [max(cover) for cover in zip(*bins.gaps.values(), strict=True)] \
             if bins.gaps else [0.0] * ncols
         lo, hi = self._viewport_columns(bins.view)
+        hit = self.hits.all_columns(bins.view) if self.hits is not None else None
         out: Cells = []
         for x in range(ncols):
             if gap[x] > 0 and busy[x] < 0.5:
@@ -94,6 +102,8 @@ class Overview(Widget):
                 ch, style = theme.BARS[level], Style(color=theme.KERNEL_COLOURS[0])
             if lo <= x <= hi:
                 style = style + theme.VIEWPORT_STYLE
+            if hit is not None and hit[x]:
+                style = style + theme.HIT_STYLE
             out.append((ch, style))
         return out
 

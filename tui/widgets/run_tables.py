@@ -12,8 +12,8 @@ from tui.analysis.rank_findings import collective_label
 from tui.safe_text import plain
 from tui.units import format_ns
 
-RANK_COLUMNS = ("rank", "steps", "median step", "busy %", "compute", "NCCL", "NCCL wait",
-                "waited-for", "longest-wait collective")
+RANK_COLUMNS = ("rank", "steps", "host step", "GPU step", "busy %", "compute", "NCCL",
+                "NCCL wait", "waited-for", "longest-wait collective")
 COLLECTIVE_COLUMNS = ("collective", "instances", "ranks", "wait", "longest wait",
                       "mostly waits for")
 
@@ -46,7 +46,8 @@ class RankTable(DataTable):
                 _right(str(r["rank"]) + (" ◀ straggler" if r["rank"] == straggler else ""),
                        style),
                 _right(str(r["steps"]) if r["steps"] else "-", style),
-                _right(format_ns(r["step_ns"]), style),
+                _right(format_ns(r["step_host_ns"]), style),
+                _right(format_ns(r["step_gpu_ns"]), style),
                 _right(f"{r['busy_pct']:.1f}", style),
                 _right(format_ns(r["compute_ns"]), style),
                 _right(format_ns(r["comm_ns"]), style),

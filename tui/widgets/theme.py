@@ -12,7 +12,7 @@ import zlib
 from rich.color import Color
 from rich.style import Style
 
-LABEL_WIDTH = 12  # the lane-label column, separator included, on every timeline row
+LABEL_WIDTH = 14  # the lane-label column, separator included, on every timeline row
 
 BARS = " ▁▂▃▄▅▆▇█"  # busy share of a column, in eighths
 GAP_GLYPH = "░"  # GPU idle longer than the threshold
@@ -37,6 +37,8 @@ CURSOR_STYLE = Style(reverse=True, bold=True)
 CURSOR_LINE_STYLE = Style(color="#808080")
 SELECTION_STYLE = Style(underline=True)
 VIEWPORT_STYLE = Style(reverse=True)
+# a search hit: dark on yellow, underlined so that it shows without colour too
+HIT_STYLE = Style(color="#000000", bgcolor="#ffd700", reverse=False, bold=True, underline=True)
 DIM_STYLE = Style(color="#808080")
 PENDING_STYLE = Style(color="#585858")
 

@@ -26,13 +26,17 @@ from tui.timeline.lanes import LANE_GPU, LANE_HOST, LANE_MEMORY, LANE_NVTX, MAX_
 from tui.timeline.lookup import GapSpan, Info
 from tui.timeline.memory import MemoryInfo
 from tui.widgets import keymap, theme, viewport
-from tui.widgets.lane_render import Cells, label_cells, lane_cells, to_segments
+from tui.widgets.lane_render import Cells, label_cells, lane_cells, mark_hits, to_segments
 from tui.widgets.timeline_actions import TimelineActions
+from tui.widgets.timeline_goto import TimelineGoto
+from tui.widgets.timeline_mouse import TimelineMouse
+from tui.widgets.timeline_search import TimelineSearch
 
 BinsKey = tuple[View, int, bool]  # (view, annotation depths shown, host lanes shown)
 
 
-class Timeline(TimelineActions, ScrollView, can_focus=True):
+class Timeline(TimelineMouse, TimelineGoto, TimelineSearch, TimelineActions, ScrollView,
+               can_focus=True):
     """Keys and mouse move a cursor (a time and a lane) and the window around it."""
 
     BINDINGS = keymap.bindings(keymap.TIMELINE)
@@ -43,6 +47,12 @@ class Timeline(TimelineActions, ScrollView, can_focus=True):
     @dataclass
     class ViewChanged(Message):
         """The window on screen, the cursor or the selection changed."""
+
+        timeline: Timeline
+
+    @dataclass
+    class LanesChanged(Message):
+        """The lanes shown changed (loaded, or a kind shown/hidden): the rows they need."""
 
         timeline: Timeline
 
@@ -113,6 +123,7 @@ class Timeline(TimelineActions, ScrollView, can_focus=True):
         self.lanes = [lane for lane in self.data.lanes if shown[lane.kind]]
         self.lane_index = self.lanes.index(keep) if keep in self.lanes else 0
         self.virtual_size = Size(self.scrollable_content_region.width, len(self.lanes))
+        self.post_message(self.LanesChanged(self))
 
     def _bins_key(self) -> BinsKey:
         return (self.view, MAX_NVTX_DEPTH if self.show_nvtx else 0, self.show_host)
@@ -123,8 +134,9 @@ class Timeline(TimelineActions, ScrollView, can_focus=True):
         self.virtual_size = Size(self.scrollable_content_region.width, len(self.lanes))
         if self._fitted:
             self.action_fit()
-        else:
-            self.set_view(View(self.view.npc, self.view.c0, self.ncols))
+        else:  # the zoom, the cursor and the selection stay; the cursor stays in sight
+            self.set_view(viewport.follow(View(self.view.npc, self.view.c0, self.ncols),
+                                          self.cursor_t))
             self.cursor_changed()
 
     # -- the window ----------------------------------------------------------------------
@@ -201,6 +213,7 @@ class Timeline(TimelineActions, ScrollView, can_focus=True):
             self.app.call_from_thread(self._located, info)
 
     def _located(self, info: Info | MemoryInfo | None) -> None:
+        self.zoom_to_info(None if isinstance(info, MemoryInfo) else info)
         if info == self.info:
             return
         self.info = info
@@ -246,16 +259,7 @@ class Timeline(TimelineActions, ScrollView, can_focus=True):
         if row is None:
             gaps = frame.gap_cover(lane.k1) if lane.kind == LANE_GPU else None
             row = lane_cells(frame.cells(lane.key), gaps, lane.kind)
+            if self.hits is not None:
+                row = mark_hits(row, self.hits.lane_columns(lane.key, frame.view))
             self._rows[key] = row
         return row
-
-    def on_click(self, event: events.Click) -> None:
-        if self.frame is None or not self.lanes:
-            return
-        index = self.scroll_offset.y + event.y
-        if index < len(self.lanes):
-            self.lane_index = index
-        if event.x >= theme.LABEL_WIDTH:
-            view = self.frame.view
-            self.cursor_t = (view.c0 + event.x - theme.LABEL_WIDTH) * view.npc + view.npc // 2
-        self.cursor_changed()

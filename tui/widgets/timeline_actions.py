@@ -109,8 +109,10 @@ class TimelineActions(_Base):
         self.mark_t = self.cursor_t if self.mark_t is None else None
         self.cursor_changed()
 
-    def action_clear_mark(self) -> None:
+    def action_clear(self) -> None:
+        """Esc: the selection and the search go."""
         self.mark_t = None
+        self.clear_search()
         self.cursor_changed()
 
     def action_zoom_selection(self) -> None:

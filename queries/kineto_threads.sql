@@ -1,0 +1,20 @@
+-- Kineto's process_name / thread_name metadata events (staged in kineto_events) into
+-- threads: one row per named thread, with its process's name. pid/tid are read as
+-- kineto_host_activities.sql reads them.
+INSERT INTO threads
+WITH named AS (
+    SELECT name AS what,
+           CASE WHEN CAST(TRY_CAST(pid AS BIGINT) AS VARCHAR) = pid THEN TRY_CAST(pid AS BIGINT)
+                ELSE TRY_CAST(regexp_extract(pid, '-?\d+') AS BIGINT) END AS pid,
+           CASE WHEN CAST(TRY_CAST(tid AS BIGINT) AS VARCHAR) = tid THEN TRY_CAST(tid AS BIGINT)
+                ELSE TRY_CAST(regexp_extract(tid, '-?\d+') AS BIGINT) END AS tid,
+           trim(args.name) AS label
+    FROM kineto_events
+    WHERE ph = 'M' AND name IN ('process_name', 'thread_name') AND args.name IS NOT NULL
+), processes AS (
+    SELECT pid, min(label) AS process_name FROM named WHERE what = 'process_name' GROUP BY pid
+)
+SELECT t.pid, t.tid, any_value(p.process_name), min(t.label)
+FROM named AS t LEFT JOIN processes AS p ON p.pid = t.pid
+WHERE t.what = 'thread_name' AND t.pid IS NOT NULL AND t.tid IS NOT NULL
+GROUP BY t.pid, t.tid

@@ -1,0 +1,73 @@
+"""Lanes are named by the trace's process and thread names (Kineto metadata events, nsys'
+ThreadNames / PROCESSES), checked against the files read with json and sqlite3."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import sqlite3
+
+from tests.conftest import sample
+from tests.oracle import chrome_events
+from tests.screen import screen_text
+from tests.test_app import settle, sync
+from tui.app import TraceApp
+from tui.timeline import HostInfo, TimelineData
+from tui.timeline.lanes import LANE_HOST, thread_labels
+from tui.trace import open_trace
+from tui.widgets.details import describe
+
+
+def host_labels(name: str) -> dict[tuple[int, int], str]:
+    with open_trace(sample(name)) as trace:
+        lanes = TimelineData(trace.con, 1_000_000).lanes
+    return {(lane.k1, lane.k2): lane.label for lane in lanes if lane.kind == LANE_HOST}
+
+
+def test_kineto_host_lanes_carry_thread_names() -> None:
+    names = {(int(e["pid"]), int(e["tid"])): e["args"]["name"]
+             for e in chrome_events(sample("gappy_training.pt.trace.json.gz"))
+             if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    labels = host_labels("gappy_training.pt.trace.json.gz")
+    assert labels  # two host threads
+    for key, label in labels.items():  # 'thread 474 (pt_autograd_0)' -> pt_autograd_0
+        assert label == re.match(r"thread \d+ \((.*)\)", names[key]).group(1)
+    assert sorted(labels.values()) == ["pt_autograd_0", "python3"]
+
+
+def test_nsys_host_lanes_carry_thread_names() -> None:
+    path = sample("gappy_training.sqlite")
+    with sqlite3.connect(path) as db:
+        names = dict(db.execute(
+            "SELECT t.globalTid & 16777215, s.value FROM ThreadNames t "
+            "JOIN StringIds s ON s.id = t.nameId").fetchall())
+    labels = host_labels("gappy_training.sqlite")
+    assert labels and all(label == names[tid] for (_, tid), label in labels.items())
+    assert "pt_autograd_0" in labels.values()
+
+
+def test_unnamed_and_shared_names() -> None:
+    names = {(7, 1): ("python3", "python3"), (7, 2): ("python3", "python3"),
+             (9, 3): ("trainer", "")}
+    labels = thread_labels({(7, 1), (7, 2), (9, 3), (9, 4)}, names, many_pids=True)
+    assert labels == {(7, 1): "python3 1", (7, 2): "python3 2", (9, 3): "trainer",
+                      (9, 4): "9:4"}  # pid:tid only when the trace names neither
+
+
+@sync
+async def test_a_ranks_trace_says_its_rank_on_the_status_line() -> None:
+    path = sample("ddp_rank1.pt.trace.json.gz")
+    with gzip.open(path, "rt") as f:
+        rank = json.load(f)["distributedInfo"]["rank"]
+    app = TraceApp(path)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await settle(pilot)
+        assert f"kineto · rank {rank}" in screen_text(app)[0]
+
+
+def test_details_name_the_thread_as_its_lane_does() -> None:
+    info = HostInfo(1, "cpu_op", "aten::mm", 449, 474, 2_000, 500, 0, None, 0)
+    text = describe(info, 1_000, {(449, 474): "pt_autograd_0", (449, 449): "python3"}).plain
+    assert "pt_autograd_0 (thread 474), pid 449 · at +1.000 µs" in text
+    assert "thread 474, pid 449" in describe(info, 1_000, {}).plain  # unnamed: the tid

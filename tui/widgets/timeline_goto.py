@@ -1,0 +1,63 @@
+"""`@` on the timeline: go to a time, a step or an annotation range by name.
+
+A mixin of `Timeline`. A time keeps the zoom and puts the cursor there; a step or a range
+is zoomed to fit, on its lane (the NVTX lanes are shown first when hidden).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tui.timeline.goto import Place
+from tui.timeline.lanes import LANE_NVTX, MAX_NVTX_DEPTH
+from tui.units import format_offset
+from tui.widgets import viewport
+from tui.widgets.timeline_search import Ask
+
+if TYPE_CHECKING:
+    from tui.widgets.timeline import Timeline
+
+    _Base = Timeline
+else:
+    _Base = object
+
+
+class TimelineGoto(_Base):
+    goto_text = ""  # the last target, offered again by the next @
+
+    def action_goto(self) -> None:
+        self.post_message(Ask("goto", self.goto_text))
+
+    def goto(self, text: str) -> None:
+        text = text.strip()
+        if self.data is None or not text:
+            return
+        self.goto_text = text
+        data, cursor = self.data, self.cursor_t
+        self._query(lambda: data.goto(text, cursor), lambda place: self._went(text, place))
+
+    def _went(self, text: str, place: Place | None) -> None:
+        if place is None:
+            self.notify(f"@ {text}: no such time, step or range (try 1.25s, +10ms, "
+                        "step 3, or part of an NVTX range's name)", markup=False)
+            return
+        assert self.data is not None
+        origin = self.data.extent.gpu_start_ns
+        if place.is_point:
+            self.cursor_t = place.start_ns
+            self.set_view(viewport.follow(self.view, place.start_ns, margin=self.ncols // 2))
+            self.cursor_changed()
+            self.notify(f"@ {format_offset(place.start_ns - origin)}", markup=False)
+            return
+        if place.lane is not None:
+            if not self.show_nvtx:
+                self.show_nvtx = True
+                self._layout_lanes()
+            pid, tid, depth = place.lane
+            for i, lane in enumerate(self.lanes):
+                if lane.key == (LANE_NVTX, pid, tid, min(depth, MAX_NVTX_DEPTH - 1)):
+                    self.lane_index = i
+        self.cursor_t = place.start_ns
+        self.show_range(place.start_ns, place.end_ns, margin=0.02)
+        self.notify(f"@ {place.label} at {format_offset(place.start_ns - origin)}",
+                    markup=False)
