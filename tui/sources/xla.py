@@ -13,6 +13,7 @@ from pathlib import Path
 
 import duckdb
 
+from tui.db import registered
 from tui.errors import TraceError
 from tui.queries import load_query
 from tui.sources.kineto import parse_chrome_events
@@ -41,11 +42,8 @@ def load_xplane(path: Path, con: duckdb.DuckDBPyConnection) -> list[str]:
     table = read_xplane_events(path)
     warnings: list[str] = []
     con.execute(load_query("xla_events_table"))
-    con.register("xplane_arrow", table)
-    try:
-        con.execute(load_query("xla_stage_arrow"))
-    finally:
-        con.unregister("xplane_arrow")
+    with registered(con, "xplane_arrow", table):
+        con.execute(load_query("xla_stage_arrow")).fetchall()
     _map_events(con, path, warnings, "xplane", cut_off=False)
     return warnings
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 import duckdb
 import numpy as np
 
+from tui.db import registered
+
 
 def stage_host_depths(con: duckdb.DuckDBPyConnection) -> None:
     """Stage xla_host (the host rows, in file order) with their depths: staged_host becomes
@@ -31,11 +33,8 @@ def stage_host_depths(con: duckdb.DuckDBPyConnection) -> None:
     depth = _depths(np.asarray(cols["g"]), np.asarray(cols["start_ns"]),
                     np.asarray(cols["end_ns"]))
     del cols
-    con.register("xla_host_depth_array", {"depth": depth})
-    try:
+    with registered(con, "xla_host_depth_array", {"depth": depth}):
         con.execute("CREATE TEMP TABLE xla_host_depths AS SELECT depth FROM xla_host_depth_array")
-    finally:
-        con.unregister("xla_host_depth_array")
     con.execute("DROP TABLE staged_host")
     con.execute("CREATE TEMP VIEW staged_host AS SELECT h.*, d.depth FROM xla_host AS h "
                 "POSITIONAL JOIN xla_host_depths AS d")
