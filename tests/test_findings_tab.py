@@ -10,6 +10,7 @@ from tests.test_ncu_app import messages
 from tests.test_tables import SIZE, all_rows, ready
 from tui.analysis.summary import trace_summary
 from tui.app import TraceApp
+from tui.timeline.lanes import LANE_HOST
 from tui.trace import open_trace
 
 RULES = "rules.sqlite"  # recordings/rules.cu under nsys: every nsys rule finds rows
@@ -85,3 +86,24 @@ async def test_findings_follow_the_gap_threshold() -> None:
             expected = trace_summary(loaded, min_gap_ns=5_000_000)["gaps"]
         assert gaps["rows"] == len(expected) == 3
         assert gaps["text"].startswith("3 GPU-idle gaps over 5 ms")
+
+
+@sync
+async def test_a_blocking_call_row_jumps_to_its_host_thread() -> None:
+    with open_trace(sample(RULES)) as loaded:
+        found = trace_summary(loaded, min_gap_ns=1_000_000)["findings"]
+    sync_rows = next(f for f in found if f["rule"] == "cuda_api_sync")["rows"]
+    app = TraceApp(sample(RULES))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("6")
+        table = await ready(pilot, "finding-table")
+        index = next(i for i, r in enumerate(all_rows(table)) if r["rule"] == "cuda_api_sync")
+        await pilot.press(*["down"] * index, "enter")
+        await ready(pilot, "finding-rows")
+        await pilot.press("enter")  # the longest blocking call
+        timeline = await settle(pilot)
+        first = sync_rows[0]
+        assert timeline.cursor_t == first["start_ns"] + first["duration_ns"] // 2
+        lane = timeline.lanes[timeline.lane_index]
+        assert (lane.kind, lane.k1, lane.k2) == (LANE_HOST, first["pid"], first["tid"])

@@ -208,7 +208,8 @@ class TraceApp(CommandsApp):
     @on(JumpToTime)
     def _jump(self, event: JumpToTime) -> None:
         timeline = self.timeline
-        timeline.jump_to(event.start_ns, event.end_ns, event.device, event.stream)
+        timeline.jump_to(event.start_ns, event.end_ns, event.device, event.stream,
+                         thread=event.thread)
         if event.focus:
             timeline.focus()
 

@@ -11,7 +11,8 @@ from textual.message import Message
 class JumpToTime(Message):
     """Show [start_ns, end_ns) on the timeline, e.g. from a table row's Enter.
 
-    `device`/`stream` select the lane when known; `activity_id` (gpu_activities.id)
+    `device`/`stream` select the lane when known, `thread` (pid, tid) a host thread's lane
+    for host-side rows (a blocking call); `activity_id` (gpu_activities.id)
     selects a kernel so the details panel shows it. `focus`: give the timeline the keys
     (False when stepping through rows with n/N keeps them in the table).
     """
@@ -22,6 +23,7 @@ class JumpToTime(Message):
     stream: int | None = None
     activity_id: int | None = None
     focus: bool = True
+    thread: tuple[int, int] | None = None
 
 
 @dataclass

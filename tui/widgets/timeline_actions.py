@@ -14,6 +14,7 @@ from textual.worker import get_current_worker
 
 from tui.messages import DrillDown
 from tui.timeline import KernelInfo, View
+from tui.timeline.lanes import LANE_HOST, LANE_NVTX
 from tui.timeline.lookup import GapSpan
 from tui.units import format_ns
 from tui.widgets import viewport
@@ -131,12 +132,26 @@ class TimelineActions(_Base):
         self.cursor_changed()
 
     def jump_to(self, start: int, end: int, device: int | None = None,
-                stream: int | None = None, margin: float = 0.25) -> None:
-        """Show [start, end) with the cursor on it, on the lane of (device, stream)."""
-        for index, lane in enumerate(self.lanes):
-            if lane.is_gpu and lane.k1 == device and stream in (None, lane.k2):
-                self.lane_index = index
-                break
+                stream: int | None = None, margin: float = 0.25,
+                thread: tuple[int, int] | None = None) -> None:
+        """Show [start, end) with the cursor on it, on the lane of (device, stream), or of
+        host `thread` (pid, tid): its calls' lane, else its first annotation lane."""
+        if thread is not None:
+            if not self.show_host and self.data is not None and any(
+                    lane.kind == LANE_HOST and (lane.k1, lane.k2) == thread
+                    for lane in self.data.lanes):
+                self.show_host = True  # the thread's calls are the evidence: show them
+                self._layout_lanes()
+            found = [i for i, lane in enumerate(self.lanes)
+                     if lane.kind in (LANE_HOST, LANE_NVTX) and (lane.k1, lane.k2) == thread]
+            found.sort(key=lambda i: self.lanes[i].kind != LANE_HOST)
+            if found:
+                self.lane_index = found[0]
+        else:
+            for index, lane in enumerate(self.lanes):
+                if lane.is_gpu and lane.k1 == device and stream in (None, lane.k2):
+                    self.lane_index = index
+                    break
         self.cursor_t = start + (end - start) // 2
         self.show_range(start, max(end, start + 1), margin)
 

@@ -105,7 +105,11 @@ class FindingPanel(TablePanel):
             self.notify("a kernel name, not a time: see the Kernels tab", timeout=2,
                         markup=False)
         else:
-            self.jump(row["start_ns"], row["end_ns"], row["device"], row["stream"])
+            # a host-side row (a blocking call) on its thread's lane; GPU work on its stream's
+            thread = ((row["pid"], row["tid"]) if row["device"] is None
+                      and row["pid"] is not None and row["tid"] is not None else None)
+            self.jump(row["start_ns"], row["end_ns"], row["device"], row["stream"],
+                      thread=thread)
 
     def action_back(self) -> None:
         if self.rows.display:

@@ -186,11 +186,12 @@ class TablePanel(Vertical):
 
     def jump(self, start_ns: int, end_ns: int, device: int | None = None,
              stream: int | None = None, activity_id: int | None = None,
-             focus: bool = True) -> None:
+             focus: bool = True, thread: tuple[int, int] | None = None) -> None:
         """Show this on the timeline (`focus`: which then has the keys)."""
         if self.screen.maximized is not None:
             self.screen.minimize()
-        self.post_message(JumpToTime(start_ns, end_ns, device, stream, activity_id, focus))
+        self.post_message(JumpToTime(start_ns, end_ns, device, stream, activity_id, focus,
+                                     thread))
 
     def ms(self, t: int | None) -> str:
         """A time in the trace as ms since the first GPU activity, to the µs."""
