@@ -133,7 +133,9 @@ class TraceApp(CommandsApp):
         self.trace = trace
         rank = trace.meta("rank")  # a rank of a distributed run says which
         self.status.show_trace(self.path.name,
-                               trace.format + (f" · rank {rank}" if rank is not None else ""))
+                               trace.format + (f" · rank {rank}" if rank is not None else "")
+                               + f" · {trace.cache_note.split(':')[0]}")
+        self.sub_title = trace.cache_note  # the whole reason: "rebuilt: the trace changed …"
         timeline = self.timeline
         timeline.loading = False
         timeline.set_data(data)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import duckdb
 
-from tui import cache
+from tui import cache, cache_reason
 from tui.db import connect, cursor
 from tui.errors import TraceError
 from tui.queries import load_query
@@ -33,6 +33,7 @@ class Trace:
     warnings: list[str] = field(default_factory=list)
     from_cache: bool = False
     cache_path: Path | None = None
+    cache_note: str = ""  # whether the cache was used, and if not why (tui.cache_reason)
 
     def meta(self, key: str) -> str | None:
         row = self.con.execute("SELECT value FROM trace_meta WHERE key = ?", [key]).fetchone()
@@ -55,20 +56,32 @@ def open_trace(path: Path, use_cache: bool = True) -> Trace:
         raise TraceError(f"{path}: is an Nsight Compute report, not a timeline trace")
     warnings: list[str] = []
     target = cache.cache_file(path) if use_cache else None
+    note = cache_reason.NOT_CACHED_FLAG
     if target is not None and not cache.writable_dir(target.parent):
         warnings.append(f"cache dir {target.parent} is not writable: loading into memory")
+        note = f"not cached: cache dir {target.parent} not writable"
         target = None
     if target is not None and target.is_file():
         cached = _open_cached(path, target)
-        if cached is not None:
+        if isinstance(cached, Trace):
             return cached
+        note = cached
+        if note.startswith("not cached"):  # in use by another program: leave it be
+            target = None
+    elif target is not None:
+        note = cache_reason.why_missing(path, target)
     if target is not None:
         try:
-            return _build(path, kind, target, list(warnings))
+            built = _build(path, kind, target, list(warnings))
+            built.cache_note = note
+            return built
         except _CacheWriteError as exc:  # e.g. a full disk or a read-only file system
             warnings.append(f"cannot write the cache in {target.parent} ({exc}): "
                             "loading into memory")
-    return _build(path, kind, None, warnings)
+            note = f"not cached: cannot write the cache ({exc})"
+    built = _build(path, kind, None, warnings)
+    built.cache_note = note
+    return built
 
 
 # Cache files this process opened: DuckDB checks a block's checksum only when it reads the
@@ -113,6 +126,9 @@ def _build(path: Path, kind: str, target: Path | None, warnings: list[str]) -> T
             ("source_path", str(path.resolve())),
             ("warnings", json.dumps(warnings)),
             ("tui_cache_version", cache.CACHE_VERSION),
+            # what the cache was built from: a later miss can say what changed
+            ("source_size", str(path.stat().st_size)),
+            ("source_mtime_ns", str(path.stat().st_mtime_ns)),
         ])
     except BaseException:
         con.close()
@@ -165,30 +181,39 @@ def _drop_staging(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(f'DROP {kind} "{name}"')
 
 
-def _open_cached(path: Path, target: Path) -> Trace | None:
-    """The cached database, or None when it is unreadable or from another tui version.
+def _open_cached(path: Path, target: Path) -> Trace | str:
+    """The cached database, or why it cannot be used (a note for Trace.cache_note).
 
-    Such a file (always one of ours, in the cache dir) is removed so it is built again.
+    An unreadable file, or one from another tui version (always one of ours, in the cache
+    dir), is removed so it is built again; one another program holds locked is left be.
     """
     con = None
+    why = ""
     try:
         con = connect(str(target), read_only=True)
         rows = dict(con.execute("SELECT key, value FROM trace_meta").fetchall())
         tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
         warnings = json.loads(rows.get("warnings") or "[]")
-    except (duckdb.Error, ValueError):  # not a DuckDB file, damaged, or half-written meta
+    except (duckdb.Error, ValueError) as exc:  # not DuckDB, damaged, or half-written meta
+        if isinstance(exc, duckdb.IOException) and "lock" in str(exc):
+            # another program has it open for writing: not ours to remove
+            return f"not cached: the cache file is locked ({_first_line(exc)})"
         rows, tables, warnings = {}, set(), []
-    if (rows.get("tui_cache_version") != cache.CACHE_VERSION or not CACHED_TABLES <= tables
-            or not isinstance(warnings, list)):
+        why = f"rebuilt: the cache was unreadable ({_first_line(exc)})"
+    if not why and rows.get("tui_cache_version") != cache.CACHE_VERSION:
+        why = "rebuilt: cache from an older tui"
+    elif not why and not (CACHED_TABLES <= tables and isinstance(warnings, list)):
+        why = "rebuilt: the cache was incomplete"
+    if why:
         if con is not None:
             con.close()
         with contextlib.suppress(OSError):
             target.unlink(missing_ok=True)
-        return None
+        return why
     assert con is not None
     _opened_caches.add(target)
     return Trace(path, rows.get("format", "?"), con, warnings, from_cache=True,
-                 cache_path=target)
+                 cache_path=target, cache_note=cache_reason.FROM_CACHE)
 
 
 def _new_database(target: Path | None) -> tuple[duckdb.DuckDBPyConnection, Path | None]:
@@ -210,18 +235,8 @@ def _remove_stale_partials(target: Path) -> None:
     prefix = f"{target.name}.partial-"
     for stale in target.parent.iterdir():
         pid = stale.name[len(prefix):].split(".")[0] if stale.name.startswith(prefix) else ""
-        if pid.isdigit() and not _alive(int(pid)) and stale.is_file():
+        if pid.isdigit() and not cache_reason.alive(int(pid)) and stale.is_file():
             stale.unlink(missing_ok=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # someone else's process
-    return True
 
 
 def _first_line(exc: BaseException) -> str:

@@ -85,7 +85,7 @@ def load_store(job: LoadJob) -> TraceStore:
     with open_trace(job.path, use_cache=job.use_cache) as trace:
         meta = dict(trace.con.execute("SELECT key, value FROM trace_meta").fetchall())
         store = TraceStore(job.path, trace.format, meta, from_cache=trace.from_cache,
-                           warnings=list(trace.warnings))
+                           cache_note=trace.cache_note, warnings=list(trace.warnings))
         if job.export_to is not None:
             store.parquet_dir = export_parquet(trace, job.export_to)
         elif trace.cache_path is not None:
@@ -139,5 +139,5 @@ def _cached_store(job: LoadJob, probe: duckdb.DuckDBPyConnection) -> TraceStore 
             or not isinstance(warnings, list)):
         return None
     return TraceStore(job.path, meta.get("format", "?"), meta, db_path=target,
-                      from_cache=True, warnings=warnings,
+                      from_cache=True, cache_note="from cache", warnings=warnings,
                       load_s=time.perf_counter() - started)
