@@ -7,12 +7,23 @@ Usage: python scale_trace.py IN.json OUT.json COPIES
 The copies follow each other with a 1 ms pause, so the result is a longer
 recording of the same real workload (ids and correlations are offset too).
 """
+import json
 import sys
 
-import orjson
+try:
+    import orjson  # the `bench` extra: 100s of MB of JSON in seconds
+except ImportError:  # the standard library: slower, enough for the tests' small copies
+    orjson = None
+
+loads = orjson.loads if orjson else json.loads
+
+
+def dumps(obj: object) -> bytes:
+    return orjson.dumps(obj) if orjson else json.dumps(obj, separators=(",", ":")).encode()
+
 
 src, dst, copies = sys.argv[1], sys.argv[2], int(sys.argv[3])
-doc = orjson.loads(open(src, "rb").read())
+doc = loads(open(src, "rb").read())
 events = doc["traceEvents"]
 timed = [e for e in events if "ts" in e and e.get("ph") != "M"]
 meta = (
@@ -25,10 +36,10 @@ t1 = max(float(e["ts"]) + float(e.get("dur", 0)) for e in timed)
 span = t1 - t0 + 1000.0
 with open(dst, "wb") as out:
     head = {k: v for k, v in doc.items() if k != "traceEvents"}
-    out.write(orjson.dumps(head)[:-1] + b', "traceEvents": [\n')
+    out.write(dumps(head)[:-1] + b', "traceEvents": [\n')
     first = True
     for e in meta:
-        out.write((b"" if first else b",\n") + orjson.dumps(e))
+        out.write((b"" if first else b",\n") + dumps(e))
         first = False
     for c in range(copies):
         for e in timed:
@@ -39,6 +50,6 @@ with open(dst, "wb") as out:
             args = e2.get("args")
             if isinstance(args, dict) and "correlation" in args:
                 e2["args"] = dict(args, correlation=args["correlation"] + c * 10_000_000)
-            out.write((b"" if first else b",\n") + orjson.dumps(e2))
+            out.write((b"" if first else b",\n") + dumps(e2))
             first = False
     out.write(b"\n]}\n")

@@ -5,14 +5,16 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import tempfile
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
 
-from tui import cache, cache_reason
+from tui import cache, cache_reason, load_progress
 from tui.db import connect, cursor
 from tui.errors import TraceError
 from tui.queries import load_query
@@ -118,7 +120,16 @@ def _build(path: Path, kind: str, target: Path | None, warnings: list[str]) -> T
     except (duckdb.Error, OSError) as exc:
         raise _CacheWriteError(_first_line(exc)) from None
     try:
-        warnings += _load_into(path, kind, con, target.parent if target else None)
+        load_progress.stage(path, load_progress.READING, con)
+        work = None
+        try:  # the loader's scratch files go in a folder of this load's own, always removed
+            work = Path(tempfile.mkdtemp(prefix="tui-load-",
+                                         dir=target.parent if target is not None else None))
+            warnings += _load_into(path, kind, con, target.parent if target else None, work)
+        finally:
+            if work is not None:
+                shutil.rmtree(work, ignore_errors=True)
+        load_progress.stage(path, load_progress.BUILDING)
         finalize_activities(con)
         con.execute(load_query("devices_from_activities"))
         con.execute(load_query("gpu_idle"))
@@ -130,24 +141,40 @@ def _build(path: Path, kind: str, target: Path | None, warnings: list[str]) -> T
             ("source_size", str(path.stat().st_size)),
             ("source_mtime_ns", str(path.stat().st_mtime_ns)),
         ])
-    except BaseException:
-        con.close()
-        if partial is not None:
-            partial.unlink(missing_ok=True)
+        fmt = _format_of(con)
+        if target is None or partial is None:
+            return Trace(path, fmt, con, warnings)
+        try:
+            con.execute("CHECKPOINT")
+            con.close()
+            os.replace(partial, target)  # only a complete cache file has the trusted name
+        except (duckdb.Error, OSError) as exc:
+            raise _CacheWriteError(_first_line(exc)) from None
+    except BaseException:  # Ctrl-C included, at any point: no partial file is left
+        _discard(con, partial)
         raise
-    fmt = _format_of(con)
-    if target is None or partial is None:
-        return Trace(path, fmt, con, warnings)
-    try:
-        con.execute("CHECKPOINT")
-        con.close()
-        os.replace(partial, target)  # only a complete cache file ever has the trusted name
-    except (duckdb.Error, OSError) as exc:
-        con.close()
-        partial.unlink(missing_ok=True)
-        raise _CacheWriteError(_first_line(exc)) from None
     return Trace(path, fmt, connect(str(target), read_only=True), warnings,
                  cache_path=target)
+
+
+def _discard(con: duckdb.DuckDBPyConnection | None, partial: Path | None) -> None:
+    """Close a database whose load stopped, and remove its file. A loader's thread may
+    still be running a query on it (Ctrl-C reaches only the main thread): stop that
+    first; the connection refuses to close until the query has returned."""
+    with contextlib.suppress(duckdb.Error, AttributeError):
+        con.interrupt()  # type: ignore[union-attr]
+    deadline = time.monotonic() + 30
+    while con is not None:
+        try:
+            con.close()
+            break
+        except duckdb.Error:
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.02)
+    if partial is not None:
+        for leftover in (partial, partial.with_name(f"{partial.name}.wal")):
+            leftover.unlink(missing_ok=True)
 
 
 def finalize_activities(con: duckdb.DuckDBPyConnection) -> None:
@@ -217,16 +244,19 @@ def _open_cached(path: Path, target: Path) -> Trace | str:
 
 
 def _new_database(target: Path | None) -> tuple[duckdb.DuckDBPyConnection, Path | None]:
-    if target is None:
-        con = connect(":memory:")
-        partial = None
-    else:
+    partial = None
+    if target is not None:
         partial = target.with_name(f"{target.name}.partial-{os.getpid()}")
         _remove_stale_partials(target)
         partial.unlink(missing_ok=True)
-        con = connect(str(partial))
-    con.execute(load_query("schema"))
-    con.execute(load_query("staging_tables"))
+    con = None
+    try:
+        con = connect(str(partial) if partial is not None else ":memory:")
+        con.execute(load_query("schema"))
+        con.execute(load_query("staging_tables"))
+    except BaseException:  # Ctrl-C this early too leaves no partial file
+        _discard(con, partial)
+        raise
     return con, partial
 
 
@@ -245,11 +275,10 @@ def _first_line(exc: BaseException) -> str:
 
 
 def _load_into(path: Path, kind: str, con: duckdb.DuckDBPyConnection,
-               cache_dir: Path | None) -> list[str]:
+               cache_dir: Path | None, scratch: Path) -> list[str]:
     if kind == "kineto":
         from tui.sources.kineto import load_kineto
 
-        scratch = cache_dir if cache_dir is not None else Path(tempfile.gettempdir())
         return load_kineto(path, con, scratch)
     from tui.sources.nsys_sqlite import load_nsys_sqlite
 
