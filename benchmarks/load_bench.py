@@ -13,6 +13,9 @@ scaled) it prints, with the baseline measured in the same run:
 With --gz-scales, the same traces gzipped: cold and warm open and peak RSS of the .json.gz
 beside the cold open of the plain file.
 
+With --xla-scales, the same for XLA (JAX) trace-viewer JSON scaled by scale_trace.py from
+--xla-source (a real jax.profiler recording), against the same bare read_json.
+
 With --nsys-scales, the same for Nsight Systems SQLite exports scaled by scale_nsys.py,
 against a bare scan: every activity table read into Arrow through ADBC.
 
@@ -21,7 +24,7 @@ the median is printed. Before each, dirty pages are flushed (sync): writing a 70
 scratch array just before a run otherwise slows that run's own writes.
 
 Usage: python benchmarks/load_bench.py [--source TRACE] [--scales 1,10,30] [--hta] [--gz-scales 40]
-                                       [--nsys-scales 1,64,1024] [--repeat 3]
+                                       [--nsys-scales 1,64,1024] [--xla-scales 1,73] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -41,6 +44,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 DEFAULT_SOURCE = ROOT / "sample_traces" / "launch_bound_inference.pt.trace.json.gz"
+# un-jitted small JAX ops: 7.4 MB of events, 73 copies make 503 MB
+DEFAULT_XLA_SOURCE = (ROOT / "sample_traces" / "jax_eager" / "plugins" / "profile"
+                      / "2026_11_24_13_14_59" / "perfetto_trace.json.gz")
 
 HTA_SCRIPT = """
 import sys, time
@@ -161,13 +167,46 @@ def gz_rows(copies: int, workdir: Path, source: Path) -> None:
     print(" | ".join(row), flush=True)
 
 
-def make_scaled(source: Path, copies: int, workdir: Path) -> Path:
-    plain = workdir / "source.json"
+def xla_rows(copies: int, workdir: Path, source: Path) -> None:
+    """Like the Kineto rows, but each cold open is timed right after a bare read (pairs,
+    REPEAT of them): on a shared machine the load drifts within minutes, and a baseline
+    taken minutes before its cold opens can be off by 2x. Prints the medians and the
+    median of the pairs' ratios."""
+    from tui.sources.chrome_json import extract_events
+
+    trace = make_scaled(source, copies, workdir, prefix="xla_")
+    array = workdir / f"xla_events_x{copies}.json"
+    extract_events(trace, array)
+    cache = workdir / f"xla_cache_x{copies}"
+    env = {**os.environ, "TUI_CACHE_DIR": str(cache)}
+    pairs = []
+    for _ in range(REPEAT):
+        os.sync()
+        bare = bare_duckdb_read(array)
+        shutil.rmtree(cache, ignore_errors=True)
+        os.sync()
+        pairs.append((bare, *run_measured(summary_cmd(trace), env)))
+    warm, warm_rss, _ = median_run(lambda: run_measured(summary_cmd(trace), env))
+    baseline = sorted(p[0] for p in pairs)[(len(pairs) - 1) // 2]
+    _, cold, cold_rss, out = sorted(pairs, key=lambda p: p[1])[(len(pairs) - 1) // 2]
+    ratio = sorted(p[1] / p[0] for p in pairs)[(len(pairs) - 1) // 2]
+    kernels = sum(k["count"] for k in json.loads(out)["kernels"])
+    events = _count_events(array)
+    array.unlink()
+    row = (f"{copies}x", f"{trace.stat().st_size / 1e6:.0f}", f"{events:,}", f"{kernels:,}",
+           f"{baseline:.2f}", f"{cold:.2f}", f"{ratio:.2f}", f"{warm:.2f}",
+           f"{cold_rss / 1e6:.0f}", f"{warm_rss / 1e6:.0f}",
+           " ".join(f"{c:.2f}/{b:.2f}" for b, c, *_ in pairs))
+    print(" | ".join(row), flush=True)
+
+
+def make_scaled(source: Path, copies: int, workdir: Path, prefix: str = "") -> Path:
+    plain = workdir / f"{prefix}source.json"
     if not plain.exists():
         opener = gzip.open if source.read_bytes()[:2] == b"\x1f\x8b" else open
         with opener(source, "rb") as f, open(plain, "wb") as out:
             shutil.copyfileobj(f, out)
-    target = workdir / f"scaled_x{copies}.json"
+    target = workdir / f"{prefix}scaled_x{copies}.json"
     if not target.exists():
         subprocess.run([sys.executable, str(HERE / "scale_trace.py"), str(plain), str(target),
                         str(copies)], check=True)
@@ -184,6 +223,8 @@ def main() -> None:
     parser.add_argument("--hta-python", default=sys.executable)
     parser.add_argument("--gz-scales", default="", help="gzipped copies too, e.g. 40")
     parser.add_argument("--nsys-scales", default="", help="e.g. 1,64,1024")
+    parser.add_argument("--xla-scales", default="", help="XLA (JAX) JSON too, e.g. 1,73")
+    parser.add_argument("--xla-source", type=Path, default=DEFAULT_XLA_SOURCE)
     parser.add_argument("--repeat", type=int, default=1,
                         help="runs of each timed step; the median is printed")
     parser.add_argument("--nsys-source", type=Path,
@@ -195,11 +236,12 @@ def main() -> None:
     sys.path.insert(0, str(ROOT))
     from tui.sources.chrome_json import extract_events
 
-    print(f"source: {args.source.name} (real), scaled copies; machine: {os.cpu_count()} cores; "
-          f"median of {REPEAT} run(s) each")
+    print(f"machine: {os.cpu_count()} cores; median of {REPEAT} run(s) each")
     header = ("scale", "MB", "events", "kernels", "duckdb s", "cold s", "cold/duckdb",
               "warm s", "cold RSS MB", "warm RSS MB", "HTA s", "HTA/cold")
-    print(" | ".join(header))
+    if args.scales:
+        print(f"source: {args.source.name} (real), scaled copies")
+        print(" | ".join(header))
     for copies in (int(s) for s in args.scales.split(",") if s):
         trace = make_scaled(args.source, copies, args.workdir)
         array = args.workdir / f"events_x{copies}.json"
@@ -238,6 +280,13 @@ def main() -> None:
                           "warm s", "cold RSS MB", "warm RSS MB")))
         for copies in (int(s) for s in args.nsys_scales.split(",")):
             nsys_rows(copies, args.workdir, args.nsys_source)
+    if args.xla_scales:
+        print(f"\nXLA source: {args.xla_source.name} of {args.xla_source.parents[3].name} "
+              "(real), scaled copies")
+        print(" | ".join((*header[:6], "median of cold/duckdb pairs", *header[7:10],
+                          "pairs (cold/duckdb s)")))
+        for copies in (int(s) for s in args.xla_scales.split(",") if s):
+            xla_rows(copies, args.workdir, args.xla_source)
 
 
 def _count_events(array: Path) -> int:

@@ -1,11 +1,13 @@
-"""Scale a real Chrome trace up by repeating its events, shifted in time (a generator).
+"""Scale a real Chrome trace (Kineto, or XLA's trace viewer JSON) up by repeating its
+events, shifted in time (a generator).
 
 Copied from the recording scripts beside the real traces (shared/realtraces); its output
 is a *scaled* trace, not a recording: label it so wherever its figures are quoted.
 
 Usage: python scale_trace.py IN.json OUT.json COPIES
 The copies follow each other with a 1 ms pause, so the result is a longer
-recording of the same real workload (ids and correlations are offset too).
+recording of the same real workload (ids, correlations and Python frame ids are offset
+too: Kineto numbers a trace's Python frames uniquely).
 """
 import json
 import sys
@@ -50,6 +52,16 @@ with open(dst, "wb") as out:
             args = e2.get("args")
             if isinstance(args, dict) and "correlation" in args:
                 e2["args"] = dict(args, correlation=args["correlation"] + c * 10_000_000)
+            elif isinstance(args, dict) and str(args.get("correlation_id", "")).isdigit():
+                # XLA writes its args as text: "correlation_id": "84"
+                e2["args"] = dict(args, correlation_id=str(int(args["correlation_id"])
+                                                          + c * 10_000_000))
+            if isinstance(args, dict) and isinstance(args.get("Python id"), int):
+                parent = args.get("Python parent id")
+                e2["args"] = dict(e2.get("args", args), **{
+                    "Python id": args["Python id"] + c * 10_000_000,
+                    "Python parent id": parent + c * 10_000_000 if isinstance(parent, int)
+                    else parent})
             out.write((b"" if first else b",\n") + dumps(e2))
             first = False
     out.write(b"\n]}\n")

@@ -5,7 +5,8 @@
 CREATE TEMP VIEW staged_gpu (
     kind, device, stream, start_ns, end_ns, duration_ns, name, correlation,
     grid_x, grid_y, grid_z, block_x, block_y, block_z, registers_per_thread,
-    shared_memory_bytes, bytes, copy_kind, src_kind, dst_kind, src_device, dst_device
+    shared_memory_bytes, bytes, copy_kind, src_kind, dst_kind, src_device, dst_device,
+    hlo_module, hlo_op, tf_op
 ) AS
 SELECT
     kind, device, stream, start_ns, end_ns, end_ns - start_ns AS duration_ns, name, correlation,
@@ -21,7 +22,8 @@ SELECT
     CASE WHEN kind = 'memcpy' THEN nullif(regexp_extract(name, '-> ([A-Za-z ]+)\)', 1), '')
          -- a memset names the memory it sets: 'Memset (Device)'
          WHEN kind = 'memset' THEN nullif(regexp_extract(name, '\(([A-Za-z ]+)\)', 1), '') END,
-    NULL, NULL
+    NULL, NULL,  -- src_device, dst_device: nsys only
+    NULL, NULL, NULL  -- hlo_module, hlo_op, tf_op: XLA traces only
 FROM (
     SELECT
         CASE cat

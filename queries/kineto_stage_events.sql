@@ -4,10 +4,11 @@
 -- in several calls, in order. $max_object_bytes: the largest event accepted.
 -- Fields are read as text (times as DOUBLE) and cast with TRY_CAST, so one odd event (a
 -- string number, a missing ts) cannot fail the whole load; such events end up with NULLs
--- and are counted and dropped later. Only complete ('X') events (and the few process and
--- thread name 'M' events) are kept, and of `args` only the fields a loader reads, and only where it reads them
--- (GPU work and API calls): flow and instant events and CPU-op argument lists are most
--- of a trace's bytes. The reader picks those fields out while it parses, as json_transform
+-- and are counted and dropped later. Only complete ('X') events, `[memory]` instants and
+-- the few process and thread name 'M' events are kept, and of `args` only the fields a
+-- loader reads, and only where it reads them (GPU work, API calls, Python frames, memory,
+-- names): flow and other instant events and CPU-op argument lists are most of a trace's
+-- bytes. The reader picks those fields out while it parses, as json_transform
 -- would, leniently: a field of another JSON type reads as its JSON text (VARCHAR) or NULL
 -- (lists), and `args` that is no object as all-NULL fields.
 INSERT INTO kineto_events
@@ -32,7 +33,8 @@ SELECT
     -- A pattern, not `cat IN (...)`: DuckDB turns an IN list into a join, after which the
     -- parallel readers' rows may land out of file order (and that order gives ids).
     CASE WHEN regexp_full_match(cat, 'kernel|gpu_memcpy|gpu_memset|memcpy|memset|'
-                                     || 'cuda_runtime|cuda_driver|runtime|driver')
+                                     || 'cuda_runtime|cuda_driver|runtime|driver|'
+                                     || 'python_function|cpu_instant_event')
            OR (ph = 'M' AND name IN ('process_name', 'thread_name'))
          THEN args END AS args
 FROM (
@@ -52,6 +54,6 @@ FROM (
             args: 'kineto_event_args'  -- kineto_events_table.sql
         }
     )
-    WHERE ph IN ('X', 'B', 'E')
+    WHERE ph IN ('X', 'B', 'E') OR (ph = 'i' AND name = '[memory]')
        OR (ph = 'M' AND name IN ('process_name', 'thread_name'))  -- lanes' names: a few rows
 );

@@ -36,13 +36,18 @@ CREATE TABLE IF NOT EXISTS gpu_activities (
     src_kind             VARCHAR,  -- 'Pageable' | 'Pinned' | 'Device' | ... when the source says
     dst_kind             VARCHAR,  -- copies: the destination's kind; memsets: the memory set
     src_device           INTEGER,  -- peer copies: the source and destination GPUs (nsys)
-    dst_device           INTEGER
+    dst_device           INTEGER,
+    -- XLA (JAX / TensorFlow) traces: the HLO module and op the work belongs to, and the
+    -- framework op (tf_op); NULL for other sources
+    hlo_module           VARCHAR,  -- e.g. 'jit_step'
+    hlo_op               VARCHAR,  -- e.g. 'fusion_78', 'command_buffer_1'
+    tf_op                VARCHAR   -- e.g. 'jit(step)/dot_general' (JAX); 'XlaModule:' for a module-wide command buffer
 );
 
 -- Work on the host: CUDA API calls, framework ops, annotations.
 CREATE TABLE IF NOT EXISTS host_activities (
     id          BIGINT,
-    kind        VARCHAR,  -- 'runtime' (CUDA runtime/driver API) | 'cpu_op' | 'annotation' (NVTX, user_annotation) | 'python'
+    kind        VARCHAR,  -- 'runtime' (CUDA runtime/driver API) | 'cpu_op' (also XLA ops, compile passes) | 'annotation' (NVTX, user_annotation, JAX TraceAnnotation) | 'python'
     pid         BIGINT,
     tid         BIGINT,
     start_ns    BIGINT,
@@ -62,6 +67,51 @@ CREATE TABLE IF NOT EXISTS gpu_idle (
     duration_ns BIGINT,
     before_id   BIGINT,  -- gpu_activities.id of the activity that ended last before the gap
     after_id    BIGINT   -- gpu_activities.id of the activity that ends the gap
+);
+
+-- Python frames (Kineto `python_function` events, recorded with with_stack=True): the
+-- host_activities rows of kind 'python', with the frame that encloses each on its thread.
+CREATE TABLE IF NOT EXISTS python_frames (
+    id               BIGINT,   -- host_activities.id
+    parent_id        BIGINT,   -- python_frames.id of the enclosing frame; NULL at the top
+    pid              BIGINT,
+    tid              BIGINT,
+    start_ns         BIGINT,
+    end_ns           BIGINT,
+    depth            INTEGER,  -- 0 = outermost
+    name             VARCHAR,  -- as recorded, e.g. 'train.py(42): step'
+    file             VARCHAR,  -- 'train.py'; NULL for built-ins
+    line             INTEGER,
+    func             VARCHAR,
+    user_code        BOOLEAN,  -- the user's own code: not a library, the stdlib or a built-in
+    python_id        BIGINT,   -- the trace's "Python id" and "Python parent id"
+    python_parent_id BIGINT
+);
+
+-- Every GPU activity launched by a host call the trace links it to (correlation id): the
+-- runtime call, the innermost CPU op and Python frame enclosing it on its thread.
+CREATE TABLE IF NOT EXISTS launches (
+    gpu_id     BIGINT,  -- gpu_activities.id
+    runtime_id BIGINT,  -- host_activities.id of the launching runtime/driver call
+    op_id      BIGINT,  -- host_activities.id of the innermost cpu_op, NULL when none
+    frame_id   BIGINT   -- python_frames.id of the innermost frame, NULL when none
+);
+
+-- Allocations and frees (Kineto `[memory]` events with profile_memory=True; nsys CUDA
+-- memory usage events), in time order per device.
+CREATE TABLE IF NOT EXISTS memory_events (
+    id              BIGINT,
+    device_type     VARCHAR,  -- 'gpu' | 'host' | 'other'
+    device          INTEGER,  -- CUDA device index; -1 for the host
+    ts_ns           BIGINT,
+    bytes           BIGINT,   -- > 0 allocated, < 0 freed; NULL when unknown
+    total_allocated BIGINT,   -- allocated on the device after this event
+    total_reserved  BIGINT,   -- reserved by the caching allocator after it; NULL if unknown
+    addr            BIGINT,
+    pid             BIGINT,
+    tid             BIGINT,
+    op_id           BIGINT,   -- host_activities.id of the innermost cpu_op at the event
+    frame_id        BIGINT    -- python_frames.id of the innermost Python frame at it
 );
 
 -- Names of host threads and their processes, where the trace gives them (Kineto's

@@ -155,7 +155,8 @@ async def test_lane_toggles_help_and_resize() -> None:
         timeline = await settle(pilot)
         # host lanes by Kineto's thread_name metadata: 'thread 474 (pt_autograd_0)'
         assert [lane.label for lane in timeline.lanes] == ["GPU0 s7", "python3",
-                                                           "pt_autograd_0"]
+                                                           "pt_autograd_0", "mem GPU0",
+                                                           "rsv GPU0"]
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)

@@ -11,8 +11,9 @@ from tui.widgets.layout import lane_rows
 
 
 def test_lane_rows_take_what_they_need_up_to_a_share() -> None:
-    assert lane_rows(24, 5) == 5  # all five lanes, the rest to the panels
-    assert lane_rows(24, 40) == 8  # 20 rows free: 12 kept for the panels
+    assert lane_rows(24, 4) == 4  # all four lanes, the rest to the panels
+    assert lane_rows(24, 40) == 5  # 20 rows free: 15 kept for the panels
+    assert lane_rows(40, 40) == 21  # 36 free: 15 kept for the panels
     assert lane_rows(60, 40) == 33  # 60% of 56 free rows
     assert lane_rows(10, 40) == 3  # a tiny screen still shows a few lanes
 
@@ -22,7 +23,8 @@ async def test_gaps_tab_fits_eight_rows_at_80x24() -> None:
     app = TraceApp(sample(GAPPY))
     async with app.run_test(size=(80, 24)) as pilot:
         timeline = await settle(pilot)
-        assert timeline.size.height == len(timeline.lanes) == 5  # no empty lane rows
+        # 7 lanes (GPU, 4 NVTX, 2 memory) in 5 rows: the rest scroll, the table keeps its rows
+        assert (timeline.size.height, len(timeline.lanes)) == (5, 7)
         await pilot.press("3")
         await settle(pilot)
         rows = [line for line in screen_text(app) if "host-wait" in line]

@@ -8,7 +8,7 @@ import pytest
 
 from tests.conftest import sample
 from tui.timeline import KernelInfo, TimelineData, View, bins, lod
-from tui.timeline.lanes import LANE_GPU, LANE_HOST, LANE_NVTX
+from tui.timeline.lanes import LANE_GPU, LANE_HOST, LANE_MEMORY, LANE_NVTX
 from tui.timeline.lookup import GapInfo
 from tui.trace import Trace, open_trace
 
@@ -33,7 +33,8 @@ def test_lanes_are_streams_then_annotations_then_threads(gappy: Trace) -> None:
     kinds = [lane.kind for lane in data.lanes]
     assert kinds == sorted(kinds)
     assert [lane.label for lane in data.lanes if lane.kind == LANE_GPU] == ["GPU0 s7"]
-    assert {lane.kind for lane in data.lanes} == {LANE_GPU, LANE_NVTX, LANE_HOST}
+    # the trace was recorded with profile_memory: a memory lane for its GPU, last
+    assert {lane.kind for lane in data.lanes} == {LANE_GPU, LANE_NVTX, LANE_HOST, LANE_MEMORY}
 
 
 def test_busy_time_in_bins_equals_the_kernels_time(gappy: Trace) -> None:
@@ -75,7 +76,8 @@ def test_summary_levels_agree_with_the_tables(gappy: Trace, monkeypatch) -> None
             bins.load_query("timeline_bins"),
             {"npc": npc, "t_lo": view.t0, "t_hi": view.t1, "min_gap_ns": MIN_GAP,
              "nvtx_depths": 4, "host": True}).fetchall(), "raw")
-        assert raw.lanes.keys() == from_lod.lanes.keys()
+        memory = {k for k in from_lod.lanes if k[0] == LANE_MEMORY}  # drawn apart
+        assert raw.lanes.keys() == from_lod.lanes.keys() - memory
         for key, cells in raw.lanes.items():
             assert [c.busy if c else 0 for c in cells] == pytest.approx(
                 [c.busy if c else 0 for c in from_lod.lanes[key]])

@@ -100,7 +100,7 @@ class TraceApp(CommandsApp):
         yield from table_panels()
 
     def action_panel(self, index: int) -> None:
-        """Keys 1-6: show that tab below the timeline and give its table the keys."""
+        """Keys 1-9: show that tab below the timeline and give its table the keys."""
         panes = list(self.query(TabPane).results())
         if index < len(panes):
             self.query_one("#panels", TabbedContent).active = panes[index].id or ""

@@ -13,7 +13,8 @@ import os
 from pathlib import Path
 
 # Bump when the schema or the meaning of a stored column changes.
-CACHE_VERSION = "3"  # 2: memset kinds and peer devices; 3: the threads table
+CACHE_VERSION = "5"  # 2: memset kinds, peer devices; 3: threads; 4: XLA op columns;
+# 5: python_frames, launches, memory_events
 
 
 def cache_root() -> Path:

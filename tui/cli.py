@@ -25,6 +25,8 @@ examples:
   tui RUN_DIR                             a distributed run: per-rank table, the straggler
   tui --summary rank0.json rank1.json     the same as text, for the files given
   tui --summary --json RUN_DIR            the same for every trace in a directory
+  tui LOGDIR                              a JAX/TensorFlow profile: its newest run
+  tui --summary LOGDIR --run NAME         another run of it (plugins/profile/NAME)
   tui diff before.json after.json         what changed between two runs of a program
 """
 
@@ -33,7 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tui",
         description="A terminal explorer for GPU traces: PyTorch profiler / Kineto JSON, "
-        "Nsight Systems .sqlite/.nsys-rep, Nsight Compute reports.",
+        "JAX/TensorFlow (XLA) profiles, Nsight Systems .sqlite/.nsys-rep, Nsight Compute "
+        "reports.",
         epilog=EXAMPLES + "\nsubcommands:\n" + "".join(
             f"  tui {name:<10} {text}\n" for name, text in SUBCOMMANDS.items()
         ),
@@ -52,6 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--ncu", type=Path, metavar="REPORT",
                         help="an Nsight Compute report (.ncu-rep or --csv export) of this "
                         "program: match its kernels to the trace's and explain them")
+    parser.add_argument("--run", metavar="NAME",
+                        help="with a JAX/TensorFlow profile LOGDIR: the run to open "
+                        "(a folder name under plugins/profile; default: the newest)")
     parser.add_argument("--no-cache", action="store_true",
                         help="load into memory; neither read nor write the cache")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
@@ -105,6 +111,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.min_gap_ms < 0:
         return fail("--min-gap-ms must be 0 or more")
     min_gap_ns = round(args.min_gap_ms * 1_000_000)
+    args.trace = _profile_run(args.trace, args.run)
     if len(args.trace) > 1 or (args.trace and args.trace[0].is_dir()):
         from tui.multirank.cli import run_many
 
@@ -117,6 +124,21 @@ def _run(args: argparse.Namespace) -> int:
 
     run_app(path, use_cache=not args.no_cache, min_gap_ns=min_gap_ns, ncu=args.ncu)
     return 0
+
+
+def _profile_run(paths: list[Path], run: str | None) -> list[Path]:
+    """A JAX/TensorFlow LOGDIR (or one of its runs) given alone: the files of the run to
+    open, said on stderr; other paths as given."""
+    from tui.sources.xla_logdir import is_logdir, open_profile_run
+
+    if len(paths) == 1 and (is_logdir(paths[0]) or (run is not None and paths[0].is_dir())):
+        chosen = open_profile_run(paths[0], run)
+        print(f"tui: {chosen.note()}", file=sys.stderr)
+        return chosen.files
+    if run is not None:
+        raise TraceError("--run goes with a JAX/TensorFlow profile LOGDIR (the folder "
+                         "holding plugins/profile/<run>/), given alone")
+    return paths
 
 
 def _summary(path: Path | None, as_json: bool, min_gap_ns: int, use_cache: bool,

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import atexit
+import contextlib
 import itertools
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 
 import duckdb
 
@@ -48,3 +50,17 @@ def _spill_dir() -> str:
         _spill_root = tempfile.mkdtemp(prefix="tui-spill-")
         atexit.register(shutil.rmtree, _spill_root, True)
     return _spill_root
+
+
+@contextlib.contextmanager
+def registered(con: duckdb.DuckDBPyConnection, name: str, data: object) -> Iterator[None]:
+    """`data` (an Arrow table, batch reader or dict of arrays) readable as `name` while the
+    block runs. DuckDB (2.0) refuses to register or unregister while an execute()'s result
+    on the connection is unread, so any such result is run to its end first."""
+    con.complete()
+    con.register(name, data)
+    try:
+        yield
+    finally:
+        con.complete()
+        con.unregister(name)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from tui.report_stacks import print_code_and_memory
 from tui.safe_text import plain
 from tui.units import format_ns, format_offset
 
@@ -28,6 +29,9 @@ def print_summary(summary: dict, console: Console) -> None:
     console.print(_devices_table(summary["devices"]))
     if summary["kernels"]:
         console.print(_kernels_table(summary["kernels"], console.width))
+    if summary.get("xla_ops"):
+        console.print(_xla_modules_table(summary.get("xla_modules") or []))
+        console.print(_xla_ops_table(summary["xla_ops"], console.width))
     console.print(_gaps_table(summary["gaps"], source.get("origin_ns"), source["min_gap_ns"],
                               text_width=max(30, console.width - 40)))
     if summary["findings"]:
@@ -38,6 +42,7 @@ def print_summary(summary: dict, console: Console) -> None:
                 console.print(plain(f"      {rows_line(finding['rows'])}", style="dim"))
     for rule, why in summary.get("rules_not_checked", {}).items():
         console.print(plain(f"  not checked: {rule}: {why}", style="dim"))
+    print_code_and_memory(summary, console)
     if "ncu" in summary:
         from tui.ncu.attach import render_ncu_section
 
@@ -103,6 +108,33 @@ def _kernels_table(kernels: list[dict], width: int) -> Table:
     name_width = max(20, width - sum(c[1] + 3 for c in columns) - 4)
     for k in shown:
         table.add_row(*(value(k) for _, _, value in columns), plain(_fit(k["name"], name_width)))
+    return table
+
+
+def _xla_modules_table(modules: list[dict]) -> Table:
+    table = Table(title="XLA modules (GPU time)", title_justify="left")
+    for col in ("%", "total", "ops", "kernels", "module"):
+        table.add_column(col, justify="left" if col == "module" else "right", no_wrap=True)
+    for m in modules[:TOP_KERNELS]:
+        table.add_row(f"{m['percent']:.1f}", format_ns(m["total_ns"]), f"{m['ops']:,}",
+                      f"{m['kernels']:,}", plain(m["hlo_module"]))
+    return table
+
+
+def _xla_ops_table(ops: list[dict], width: int) -> Table:
+    shown = ops[:TOP_KERNELS]
+    table = Table(title=f"XLA ops ({len(shown)} of {len(ops)}, by GPU time)",
+                  title_justify="left")
+    for col in ("%", "total", "count", "kernels"):
+        table.add_column(col, justify="right", no_wrap=True)
+    table.add_column("module", no_wrap=True)
+    table.add_column("op", no_wrap=True)
+    table.add_column("framework op", no_wrap=True)
+    room = max(16, (width - 40) // 3)
+    for o in shown:
+        table.add_row(f"{o['percent']:.1f}", format_ns(o["total_ns"]), f"{o['count']:,}",
+                      f"{o['kernels']:,}", plain(_fit(o["hlo_module"] or "", room)),
+                      plain(_fit(o["hlo_op"], room)), plain(_fit(o["tf_op"] or "", room)))
     return table
 
 

@@ -42,7 +42,7 @@ def findings(
     out += [_idle(dev, gaps, min_gap_ns) for dev in devices]
     if kernels:
         out.append(_top_kernel(kernels[0]))
-        overhead = _launch_overhead(kernels)
+        overhead = _launch_overhead(kernels, _source_format(con))
         if overhead is not None:
             out.append(overhead)
     if "cuda_memcpy_async" in skipped:  # which call issued a copy is unknown: name them all
@@ -76,7 +76,20 @@ def _top_kernel(top: KernelStats) -> Finding:
     ), top.total_ns, [{"name": top.name, "count": top.count, "total_ns": top.total_ns}])
 
 
-def _launch_overhead(kernels: list[KernelStats]) -> Finding | None:
+# What fuses small kernels or replays them as one launch, in the framework that made the trace.
+_FUSE_ADVICE = {
+    "xla": "jit more of the loop (jax.jit) so XLA fuses them, or let XLA replay them as "
+           "command buffers (CUDA graphs)",
+}
+_FUSE_ADVICE_DEFAULT = "fuse them (torch.compile) or replay them as a CUDA graph"
+
+
+def _source_format(con: duckdb.DuckDBPyConnection) -> str | None:
+    row = con.execute("SELECT value FROM trace_meta WHERE key = 'format'").fetchone()
+    return row[0] if row else None
+
+
+def _launch_overhead(kernels: list[KernelStats], source_format: str | None) -> Finding | None:
     tiny = [k for k in kernels if k.median_ns < TINY_KERNEL_NS]
     launches = sum(k.count for k in kernels)
     count = sum(k.count for k in tiny)
@@ -85,7 +98,7 @@ def _launch_overhead(kernels: list[KernelStats]) -> Finding | None:
     return Finding("launch_overhead", "warning", (
         f"{100 * count / launches:.0f}% of the {launches:,} kernel launches are kernels "
         f"whose median runs under {format_ns(TINY_KERNEL_NS)}: launch overhead "
-        "dominates; fuse them (torch.compile) or replay them as a CUDA graph."
+        f"dominates; {_FUSE_ADVICE.get(source_format or '', _FUSE_ADVICE_DEFAULT)}."
     ), None, [{"name": k.name, "count": k.count, "total_ns": k.total_ns} for k in tiny])
 
 

@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import duckdb
+
+from tui.analysis.code import frame_times, unattributed
 from tui.analysis.findings import findings
 from tui.analysis.gaps import explained_gaps
 from tui.analysis.kernels import device_busy, kernel_stats
+from tui.analysis.memory import memory_peaks
+from tui.analysis.xla_ops import xla_module_stats, xla_op_stats
 from tui.queries import load_query
 from tui.trace import Trace
 
 
 def trace_summary(trace: Trace, min_gap_ns: int) -> dict:
     """Source, devices, every kernel name, every gap over the threshold, findings (each
-    {rule, severity, text, cost_ns, rows}, most costly first), and {rule: why} for the
-    rules the trace could not be checked against."""
+    {rule, severity, text, cost_ns, rows}, most costly first), {rule: why} for the rules
+    the trace could not be checked against, GPU time by Python frame and memory peaks
+    (where the trace has stacks and memory)."""
     con = trace.con
     devices = device_busy(con)
     kernels = kernel_stats(con)
@@ -35,8 +41,11 @@ def trace_summary(trace: Trace, min_gap_ns: int) -> dict:
                 "cuda_runtime_version", "cuda_driver_version"):
         if key in meta:
             source[key] = meta[key]
+    for key in ("xla_form", "run", "host"):  # XLA profiles: which file of which run
+        if key in meta:
+            source[key] = meta[key]
     found, skipped = findings(con, devices, kernels, gaps, min_gap_ns, source["span_ns"])
-    return {
+    summary = {
         "source": source,
         "devices": [d.as_dict() for d in devices],
         "kernels": [k.as_dict() for k in kernels],
@@ -44,6 +53,37 @@ def trace_summary(trace: Trace, min_gap_ns: int) -> dict:
         "findings": [_with_offsets(f.to_json(), origin) for f in found],
         "rules_not_checked": skipped,
         "warnings": list(trace.warnings),
+        **code_and_memory(con),
+    }
+    if trace.format == "xla":  # GPU time per HLO op and module, as XProf's op profile
+        summary["xla_ops"] = xla_op_stats(con)
+        summary["xla_modules"] = xla_module_stats(con)
+    return summary
+
+
+def code_and_memory(con: duckdb.DuckDBPyConnection) -> dict:
+    """`code`: every frame that launched GPU work, by gpu_ns; `memory`: GPU peaks;
+    `host_memory`: the host allocator's; `code_user`: which frames are the user's own;
+    `code_unattributed`: GPU work with no Python frame; `code_source`: 'python' (Python
+    frames), 'nvtx' (NVTX ranges stand in: the trace has no Python frames) or 'none'."""
+    try:
+        frames = frame_times(con)
+        peaks = memory_peaks(con)
+        rest = unattributed(con)
+    except duckdb.CatalogException:  # a Parquet store (`tui convert`) holds no stacks
+        return {"code_source": "none", "code": [], "memory": []}
+    meta = dict(con.execute("SELECT key, value FROM trace_meta WHERE key IN "
+                            "('code_source', 'cuda_backtraces')").fetchall())
+    return {
+        "code_source": meta.get("code_source", "none"),
+        # nsys --cudabacktrace call chains are native frames: not used for `code`
+        "cuda_backtraces": meta.get("cuda_backtraces"),
+        "code": [f.as_dict() for f in frames],
+        "code_user": [f.frame for f in frames if f.user_code],
+        "code_unattributed": {"gpu_ns": rest.gpu_ns, "launches": rest.launches,
+                              "linked": rest.linked},
+        "memory": [p.as_dict() for p in peaks if p.device_type == "gpu"],
+        "host_memory": [p.as_dict() for p in peaks if p.device_type != "gpu"],
     }
 
 

@@ -1,8 +1,11 @@
 """`tui export TRACE WHAT --output FILE`: the app's tables as CSV, Parquet or JSON files.
 
 WHAT is `kernels` (statistics per kernel name, as `--summary`), `gaps` (every GPU-idle
-gap over --min-gap-ms with its cause), `instances` (every kernel launch) or `ncu` (one
-row per profiled launch of an Nsight Compute report: figures, verdict, NVIDIA's finding).
+gap over --min-gap-ms with its cause), `instances` (every kernel launch), `xla_ops` (GPU
+time per XLA module and op of a JAX/TensorFlow profile), `code` (GPU time by Python
+frame, from a trace recorded with stacks), `memory` (allocations, largest first) or
+`ncu` (one row per profiled launch of an Nsight Compute report: figures, verdict,
+NVIDIA's finding).
 Any other table is one `tui query TRACE "SQL" --output FILE` away.
 """
 
@@ -25,7 +28,9 @@ examples:
   tui export run.pt.trace.json.gz kernels --output kernels.csv
   tui export report.sqlite gaps --min-gap-ms 0.1 --output gaps.parquet
   tui export run.pt.trace.json.gz instances --output launches.parquet
+  tui export run.pt.trace.json.gz code --output code.csv
   tui export kernels.ncu-rep ncu --output verdicts.csv
+  tui export perfetto_trace.json.gz xla_ops --output ops.csv
 """
 INSTANCES = ("SELECT * EXCLUDE (kind) FROM gpu_activities WHERE kind = 'kernel' "
              "ORDER BY device, start_ns")
@@ -47,6 +52,37 @@ def _gaps(path: Path, args: argparse.Namespace) -> pa.Table:
 
 def _instances(path: Path, args: argparse.Namespace) -> pa.Table:
     return _with_trace(path, args, lambda con: con.sql(INSTANCES).to_arrow_table())
+
+
+def _code(path: Path, args: argparse.Namespace) -> pa.Table:
+    from dataclasses import asdict
+
+    from tui.analysis.code import frame_times
+
+    return _with_trace(path, args, lambda con: pa.Table.from_pylist(
+        [asdict(f) for f in frame_times(con)], schema=CODE_SCHEMA))
+
+
+def _memory(path: Path, args: argparse.Namespace) -> pa.Table:
+    from tui.analysis.memory import largest_allocations
+
+    return _with_trace(path, args, lambda con: pa.Table.from_pylist(
+        [dict(zip(MEMORY_SCHEMA.names, row, strict=True))
+         for row in largest_allocations(con, limit=None)], schema=MEMORY_SCHEMA))
+
+
+CODE_SCHEMA = pa.schema([("frame", pa.string()), ("user_code", pa.bool_()),
+                         ("gpu_ns", pa.int64()), ("self_gpu_ns", pa.int64()),
+                         ("launches", pa.int64()), ("self_launches", pa.int64())])
+MEMORY_SCHEMA = pa.schema([
+    ("id", pa.int64()), ("device_type", pa.string()), ("device", pa.int32()),
+    ("ts_ns", pa.int64()), ("bytes", pa.int64()), ("freed_ns", pa.int64()),
+    ("lifetime_ns", pa.int64()), ("op", pa.string()), ("frame", pa.string()),
+    ("frame_id", pa.int64())])
+def _xla_ops(path: Path, args: argparse.Namespace) -> pa.Table:
+    from tui.queries import load_query
+
+    return _with_trace(path, args, lambda con: con.sql(load_query("xla_op_stats")).to_arrow_table())
 
 
 def _with_trace(path: Path, args: argparse.Namespace,
@@ -90,6 +126,7 @@ def flat_launch(kernel: dict[str, Any]) -> dict[str, Any]:
 
 WHAT: dict[str, Callable[[Path, argparse.Namespace], pa.Table]] = {
     "kernels": _kernels, "gaps": _gaps, "instances": _instances, "ncu": _ncu,
+    "xla_ops": _xla_ops, "code": _code, "memory": _memory,
 }
 
 

@@ -9,7 +9,7 @@ from tui.errors import TraceError
 from tui.multirank.parquet_store import is_parquet_store
 from tui.sources.detect import detect_format
 
-TIMELINE_FORMATS = ("kineto", "nsys-sqlite", "nsys-rep")
+TIMELINE_FORMATS = ("kineto", "xla", "xplane", "nsys-sqlite", "nsys-rep")
 
 
 def expand_paths(paths: list[Path]) -> list[Path]:

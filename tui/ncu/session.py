@@ -157,6 +157,18 @@ class NcuSession:
         return KernelProfile("unprofiled", text + f" ({len(self.launches)} launches profiled: "
                              "press c to list them)")
 
+    def launch_stack(self, activity_id: int) -> list[tuple[int, str, bool]]:
+        """(frame id, name, user's own code) of the Python frames around the call that
+        launched a trace activity, innermost first; empty without stacks or a trace."""
+        if self._trace is None:
+            return []
+        with self._trace.cursor() as cur:
+            try:
+                rows = cur.execute(load_query("launch_stack"), {"id": activity_id}).fetchall()
+            except duckdb.CatalogException:  # a database from before launch stacks
+                return []
+        return [(fid, name, bool(user)) for fid, name, user, _ in rows]
+
     def first_activity(self, launch_id: int) -> TraceActivity | None:
         """The trace's first kernel a launch matched (where "show on the timeline" goes)."""
         m = self.matches.get(launch_id)

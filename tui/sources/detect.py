@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import re
 import zlib
 from pathlib import Path
 
@@ -12,10 +13,17 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 NSYS_REP_MAGIC = b"NVIDIA Tegra Profiler Report"  # what .nsys-rep files begin with
 NCU_REP_MAGIC = b"NVR\x00"
 GZIP_MAGIC = b"\x1f\x8b"
+# XLA's trace viewer JSON names its processes '/device:GPU:0', '/host:CPU' in metadata
+# events that come first; no Kineto trace has such names.
+XLA_PROCESS = re.compile(rb'"name"\s*:\s*"/(?:device|host):')
+# An XSpace protobuf: field 1 (an XPlane, length-delimited) whose field 2 is its name.
+XPLANE_HEAD = re.compile(
+    rb"\n[\x80-\xff]{0,9}[\x00-\x7f](?:[\x08\x10\x18].{1,10})?\x12.(?:/host:|/device:)",
+    re.DOTALL)
 
 
 def detect_format(path: Path) -> str:
-    """One of 'kineto', 'nsys-sqlite', 'nsys-rep', 'ncu-rep', 'ncu-csv'."""
+    """One of 'kineto', 'xla', 'xplane', 'nsys-sqlite', 'nsys-rep', 'ncu-rep', 'ncu-csv'."""
     if not path.exists():
         raise TraceError(f"{path}: no such file")
     if path.is_dir():
@@ -36,20 +44,23 @@ def detect_format(path: Path) -> str:
         return "nsys-rep"
     if head.startswith(NCU_REP_MAGIC):
         return "ncu-rep"
+    if XPLANE_HEAD.match(head) or path.name.endswith(".xplane.pb"):
+        return "xplane"  # a damaged one is said so by its reader
     if head.startswith(GZIP_MAGIC):
         head = _inflate_head(path)
         if not head.strip(b" \t\r\n"):
             raise TraceError(f"{path}: the .gz file inflates to nothing; it holds no trace")
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if _looks_like_json_trace(text):
-        return "kineto"
+        return "xla" if XLA_PROCESS.search(text) else "kineto"
     from tui.ncu.load import is_ncu_input
 
     if is_ncu_input(path):  # ncu --csv exports, also live captures with ==PROF== lines
         return "ncu-csv"
     raise TraceError(
-        f"{path}: unknown format: expected a PyTorch profiler/Kineto .json(.gz), an Nsight "
-        "Systems .sqlite or .nsys-rep, or an Nsight Compute .ncu-rep / --csv export"
+        f"{path}: unknown format: expected a PyTorch profiler/Kineto .json(.gz), a JAX/XLA "
+        "profile (.trace.json.gz, perfetto_trace.json.gz, .xplane.pb, or its LOGDIR), an "
+        "Nsight Systems .sqlite or .nsys-rep, or an Nsight Compute .ncu-rep / --csv export"
     )
 
 

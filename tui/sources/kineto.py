@@ -15,6 +15,7 @@ import duckdb
 from tui.errors import TraceError
 from tui.queries import load_query
 from tui.sources.chrome_json import EventsFile, extract_events, is_gzip
+from tui.sources.kineto_stacks import stage_kineto_stacks
 from tui.sources.text_repair import can_repair, repair_text
 
 # DuckDB parses one JSON array per thread: a trace of more than this many bytes of events
@@ -46,19 +47,7 @@ def reader_parts(path: Path) -> int:
 def load_kineto(path: Path, con: duckdb.DuckDBPyConnection, scratch_dir: Path) -> list[str]:
     """Load a Chrome-trace JSON file; returns warnings. Raises TraceError if unusable."""
     warnings: list[str] = []
-    with tempfile.TemporaryDirectory(dir=scratch_dir, prefix="tui-events-") as tmp:
-        con.execute(load_query("kineto_events_table"))
-        events = _parsed_in_parts(con, path, Path(tmp))
-        if events is None:  # a small trace, or its parts were refused: one array
-            events = _extract(path, Path(tmp), 1)
-            _parse(con, path, events, warnings)
-    if events.truncated:
-        lost = events.bytes_dropped
-        share = 100.0 * lost / max(events.bytes_total, 1)
-        warnings.append(
-            f"the trace is cut off: loaded every complete event; the last {lost:,} bytes "
-            f"({share:.2g}% of the events' text) were an incomplete event and were dropped"
-        )
+    events = parse_chrome_events(con, path, scratch_dir, warnings)
     counts = con.execute(load_query("kineto_event_counts")).fetchone()
     assert counts is not None
     complete, unusable, begin_end = counts
@@ -75,6 +64,7 @@ def load_kineto(path: Path, con: duckdb.DuckDBPyConnection, scratch_dir: Path) -
     con.execute(load_query("kineto_gpu_activities"))
     con.execute(load_query("kineto_host_activities"))
     con.execute(load_query("kineto_threads"))
+    warnings += stage_kineto_stacks(con)
     _load_devices(con, events.metadata)
     _load_meta(con, path, events.metadata)
 
@@ -91,6 +81,28 @@ def load_kineto(path: Path, con: duckdb.DuckDBPyConnection, scratch_dir: Path) -
     return warnings
 
 
+def parse_chrome_events(con: duckdb.DuckDBPyConnection, path: Path, scratch_dir: Path,
+                        warnings: list[str], table: str = "kineto_events_table",
+                        stage: str = "kineto_stage_events") -> EventsFile:
+    """Parse the events of a Chrome-trace JSON file into the table that the query `table`
+    creates, with the query `stage` (parameters $path, $max_object_bytes); in parts, side
+    by side, when the trace is big. Appends a warning when the trace is cut off."""
+    with tempfile.TemporaryDirectory(dir=scratch_dir, prefix="tui-events-") as tmp:
+        con.execute(load_query(table))
+        events = _parsed_in_parts(con, path, Path(tmp), table, stage)
+        if events is None:  # a small trace, or its parts were refused: one array
+            events = _extract(path, Path(tmp), 1)
+            _parse(con, path, events, warnings, stage)
+    if events.truncated:
+        lost = events.bytes_dropped
+        share = 100.0 * lost / max(events.bytes_total, 1)
+        warnings.append(
+            f"the trace is cut off: loaded every complete event; the last {lost:,} bytes "
+            f"({share:.2g}% of the events' text) were an incomplete event and were dropped"
+        )
+    return events
+
+
 def _extract(path: Path, tmp: Path, parts: int,
              on_part: Callable[[Path], None] | None = None) -> EventsFile:
     try:
@@ -100,22 +112,22 @@ def _extract(path: Path, tmp: Path, parts: int,
                          f"({exc.strerror}); free space there or set TUI_CACHE_DIR") from None
 
 
-def _parsed_in_parts(con: duckdb.DuckDBPyConnection, path: Path,
-                     tmp: Path) -> EventsFile | None:
+def _parsed_in_parts(con: duckdb.DuckDBPyConnection, path: Path, tmp: Path, table: str,
+                     stage: str) -> EventsFile | None:
     """A big trace's events, parsed in parts. None for a small trace, or when DuckDB
     refused a part (a split that fell inside an event, damaged text): then kineto_events
     is empty again and no part is left in `tmp`."""
     parts = reader_parts(path)
     if parts == 1:
         return None
-    with _PartParser(con) as parser:
+    with _PartParser(con, stage) as parser:
         # a .json.gz's parts are parsed as they are inflated; a plain file's parts (a
         # quick copy) all together, side by side
         events = _extract(path, tmp, parts, parser.submit_one if is_gzip(path) else None)
         parser.submit(events.paths[parser.submitted:])
     if parser.ok:
         return events
-    con.execute(load_query("kineto_events_table"))  # without the rows of accepted parts
+    con.execute(load_query(table))  # without the rows of accepted parts
     for part in events.paths:
         part.unlink()
     return None
@@ -130,8 +142,9 @@ class _PartParser:
 
     While it runs, the connection is the thread's alone."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+    def __init__(self, con: duckdb.DuckDBPyConnection, stage: str) -> None:
         self._con = con
+        self._stage = stage
         self._ready: queue.SimpleQueue[list[Path] | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="tui-parse-parts")
         self.ok = True
@@ -158,7 +171,7 @@ class _PartParser:
         self._thread.join()
 
     def _run(self) -> None:
-        stage = load_query("kineto_stage_events")
+        stage = load_query(self._stage)
         done = False
         while not done:
             batch = [self._ready.get()]
@@ -175,10 +188,10 @@ class _PartParser:
 
 
 def _parse(con: duckdb.DuckDBPyConnection, path: Path, events: EventsFile,
-           warnings: list[str]) -> None:
+           warnings: list[str], stage_query: str) -> None:
     """Parse the events into kineto_events, with room for huge events and replacing bytes
     DuckDB cannot read, if it must."""
-    stage = load_query("kineto_stage_events")
+    stage = load_query(stage_query)
     params = {"path": _names(events), "max_object_bytes": MAX_EVENT_BYTES}
     repaired = False
     try:

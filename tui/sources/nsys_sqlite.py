@@ -23,6 +23,7 @@ from adbc_driver_sqlite import StatementOptions
 
 from tui.errors import TraceError
 from tui.queries import load_query
+from tui.sources.nsys_memory import load_nsys_memory
 from tui.sources.nsys_nesting import Nesting
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -74,6 +75,7 @@ def load_nsys_sqlite(path: Path, con: duckdb.DuckDBPyConnection) -> list[str]:
         warnings.append(f"could not read the GPUs' names ({_first_line(exc)})")
     _load_meta(path, schema, con)
     _load_threads(path, schema, con)
+    warnings += load_nsys_memory(path, schema, con)
     gpu_rows, host_rows = con.execute(
         "SELECT (SELECT count(*) FROM gpu_activities), (SELECT count(*) FROM host_activities)"
     ).fetchone() or (0, 0)

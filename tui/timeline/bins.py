@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 import duckdb
 
@@ -66,6 +66,13 @@ class Bins:
         return self.gaps.get(device) or [0.0] * self.view.ncols
 
 
+class MemoryCells(Protocol):
+    """The memory lanes' cells of a window (tui/timeline/memory.py)."""
+
+    def cells(self, cur: duckdb.DuckDBPyConnection,
+              view: View) -> dict[LaneKey, list[Cell | None]]: ...
+
+
 class BinSource:
     """Answers a view with one query: from the tables, or from the summary when coarse."""
 
@@ -76,6 +83,7 @@ class BinSource:
         self._span = span
         self._rows = rows
         self._widths: list[int] = []  # bin width of each summary level, finest first
+        self.memory: MemoryCells | None = None  # the memory lanes, drawn beside the rest
 
     @property
     def wants_lod(self) -> bool:
@@ -107,7 +115,10 @@ class BinSource:
                           c_lo=view.c0, c_hi=view.c0 + view.ncols)
         with self._con.cursor() as cur:  # a connection per thread: workers call this
             rows = cur.execute(sql, params).fetchall()
-        return _to_bins(view, rows, source)
+            bins = _to_bins(view, rows, source)
+            if self.memory is not None:
+                bins.lanes.update(self.memory.cells(cur, view))
+        return bins
 
     def _level_for(self, npc: int) -> int | None:
         for level in range(len(self._widths) - 1, -1, -1):

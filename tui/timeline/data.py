@@ -10,7 +10,8 @@ import duckdb
 from tui.queries import load_query
 from tui.timeline import goto, lod, lookup, search
 from tui.timeline.bins import BinSource
-from tui.timeline.lanes import Lane, discover_lanes
+from tui.timeline.lanes import LANE_MEMORY, Lane, discover_lanes
+from tui.timeline.memory import MemoryInfo, MemoryLanes
 
 
 @dataclass(frozen=True)
@@ -39,16 +40,22 @@ class TimelineData:
             self.extent = Extent(gs, max(ge, gs + 1), s, max(e, s + 1))
             self.lanes: list[Lane]
             self.lanes, self.threads = discover_lanes(cur)  # threads: (pid, tid) -> name
+            self.memory = MemoryLanes(cur)
+        self.lanes += self.memory.lanes()
         self.bins = BinSource(con, min_gap_ns, (self.extent.start_ns, self.extent.end_ns),
                               gpu_rows + host_rows)
+        self.bins.memory = self.memory
 
     def prepare(self) -> None:
         """The slow part of opening (run it in a worker): the summary for big traces."""
         if self.bins.wants_lod:
             self.bins.build_lod(self._lod_path)
 
-    def info_at(self, lane: Lane, t: int, t_lo: int, t_hi: int) -> lookup.Info | None:
+    def info_at(self, lane: Lane, t: int, t_lo: int, t_hi: int
+                ) -> lookup.Info | MemoryInfo | None:
         with self._con.cursor() as cur:
+            if lane.kind == LANE_MEMORY:
+                return self.memory.info_at(cur, lane.k1, t, t_lo, t_hi)
             return lookup.info_at(cur, lane, t, t_lo, t_hi, self.min_gap_ns)
 
     def kernel_info(self, activity_id: int) -> lookup.KernelInfo | None:

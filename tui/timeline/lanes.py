@@ -11,17 +11,19 @@ import duckdb
 from tui.queries import load_query
 
 LANE_GPU, LANE_NVTX, LANE_HOST, LANE_GAP = 0, 1, 2, 3
+LANE_MEMORY = 4  # a GPU's memory, drawn by tui/timeline/memory.py
 LABEL_CHARS = 12  # a lane label's room: theme.LABEL_WIDTH less the separator and a space
 MAX_NVTX_DEPTH = 4  # deeper annotation ranges are rarely worth a row of an 80x24 screen
 
 LaneKey = tuple[int, int, int, int]
+NAME_ROOM = 10  # characters the lane-label column shows (theme.LABEL_WIDTH - 2)
 
 
 @dataclass(frozen=True)
 class Lane:
     """One row of the timeline. `key` matches the (lane_kind, k1, k2, k3) of the bins."""
 
-    kind: int  # LANE_GPU | LANE_NVTX | LANE_HOST
+    kind: int  # LANE_GPU | LANE_NVTX | LANE_HOST | LANE_MEMORY
     k1: int  # device | pid | pid
     k2: int  # stream | tid | tid
     k3: int  # 0 | annotation depth | 0

@@ -36,6 +36,14 @@ class KernelInfo:
     launch_duration_ns: int | None
     cpu_op: str | None
     nvtx_path: str | None
+    stack: tuple[StackFrame, ...] = ()  # Python frames around the launch, innermost first
+
+
+@dataclass(frozen=True)
+class StackFrame:
+    id: int  # python_frames.id
+    name: str
+    user_code: bool
 
 
 @dataclass(frozen=True)
@@ -126,8 +134,14 @@ def kernel_info(cur: duckdb.DuckDBPyConnection, activity_id: int) -> KernelInfo 
         launch_name=row["launch_name"], launch_tid=row["launch_tid"],
         launch_start_ns=row["launch_start_ns"],
         launch_duration_ns=row["launch_duration_ns"], cpu_op=row["cpu_op"],
-        nvtx_path=row["nvtx_path"],
+        nvtx_path=row["nvtx_path"], stack=launch_stack(cur, activity_id),
     )
+
+
+def launch_stack(cur: duckdb.DuckDBPyConnection, activity_id: int) -> tuple[StackFrame, ...]:
+    """The Python frames around the call that launched a GPU activity, innermost first."""
+    rows = cur.execute(load_query("launch_stack"), {"id": activity_id}).fetchall()
+    return tuple(StackFrame(fid, name, bool(user)) for fid, name, user, _ in rows)
 
 
 def step_gap(cur: duckdb.DuckDBPyConnection, t: int, forward: bool,

@@ -8,10 +8,12 @@ from textual.widgets import Static
 
 from tui.safe_text import printable
 from tui.timeline import GapInfo, HostInfo, KernelInfo
-from tui.timeline.lookup import Info
+from tui.timeline.lookup import Info, StackFrame
+from tui.timeline.memory import MemoryInfo
 from tui.units import format_bytes, format_ns, format_offset
 
 KEY_WIDTH = 8
+USER_FRAME = "bold yellow"  # the user's own code in a launch stack
 
 
 Threads = dict[tuple[int, int], str]  # (pid, tid) -> the name its lane carries
@@ -23,12 +25,14 @@ class DetailsPanel(Static):
 
     DEFAULT_CSS = "DetailsPanel { height: 1fr; }"
 
-    def show(self, info: Info | None, origin: int, threads: Threads | None = None) -> None:
+    def show(self, info: Info | MemoryInfo | None, origin: int,
+             threads: Threads | None = None) -> None:
         # fixed size: no relayout
         self.update(describe(info, origin, threads or {}), layout=False)
 
 
-def describe(info: Info | None, origin: int, threads: Threads | None = None) -> Text:
+def describe(info: Info | MemoryInfo | None, origin: int,
+             threads: Threads | None = None) -> Text:
     out = Text(no_wrap=False, overflow="fold")
     lines: list[tuple[str, list[tuple[str, str]]]]
     if info is None:
@@ -37,6 +41,8 @@ def describe(info: Info | None, origin: int, threads: Threads | None = None) -> 
     threads = threads or {}
     if isinstance(info, KernelInfo):
         lines = _kernel(info, origin, threads)
+    elif isinstance(info, MemoryInfo):
+        lines = _memory(info, origin)
     elif isinstance(info, HostInfo):
         lines = _host(info, origin, threads)
     else:
@@ -47,6 +53,18 @@ def describe(info: Info | None, origin: int, threads: Threads | None = None) -> 
         out.append(f"{key:<{KEY_WIDTH - 1}} ", style="bold")  # a space even after a long key
         for text, style in parts:
             out.append(printable(text), style=style)  # plain text: no markup, no escapes
+    return out
+
+
+def stack_text(stack: tuple[StackFrame, ...]) -> Text:
+    """stack_lines as text, for panels other than this one (the ncu drill-down)."""
+    out = Text(no_wrap=False, overflow="fold")
+    for i, (key, parts) in enumerate(stack_lines(stack)):
+        if i:
+            out.append("\n")
+        out.append(key.ljust(KEY_WIDTH), style="bold")
+        for text, style in parts:
+            out.append(printable(text), style=style)
     return out
 
 
@@ -88,6 +106,44 @@ def _kernel(k: KernelInfo, origin: int,
         lines.append(("cpu op", [(k.cpu_op, "")]))
     if k.nvtx_path:
         lines.append(("nvtx", [(k.nvtx_path, "")]))
+    lines += stack_lines(k.stack)
+    return lines
+
+
+def stack_lines(stack: tuple[StackFrame, ...]) -> list[tuple[str, list[tuple[str, str]]]]:
+    """The launch's Python stack, innermost first: the innermost frame and the user's own
+    frames (highlighted) in full, each run of library frames between them as a count."""
+    lines: list[tuple[str, list[tuple[str, str]]]] = []
+    hidden = 0
+    for i, frame in enumerate(stack):
+        if frame.user_code or i == 0:
+            if hidden:
+                lines.append(("", [(f"… {hidden} library frames", "dim")]))
+                hidden = 0
+            lines.append(("stack" if i == 0 else "",
+                          [(frame.name, USER_FRAME if frame.user_code else "")]))
+        else:
+            hidden += 1
+    if hidden:
+        lines.append(("", [(f"… {hidden} library frames", "dim")]))
+    return lines
+
+
+def _memory(m: MemoryInfo, origin: int) -> list[tuple[str, list[tuple[str, str]]]]:
+    share = 100.0 * m.total_allocated / m.peak_allocated_bytes if m.peak_allocated_bytes else 0
+    reserved = (f" · {format_bytes(m.total_reserved)} reserved"
+                if m.total_reserved is not None else "")
+    if m.bytes is None:
+        event = "the first memory event of the trace on this GPU (its size is unknown)"
+    else:
+        event = (f"{'allocated' if m.bytes >= 0 else 'freed'} {format_bytes(abs(m.bytes))}")
+    lines = [("memory", [(f"GPU {m.device}: {format_bytes(m.total_allocated)} allocated "
+                          f"({share:.0f}% of its peak {format_bytes(m.peak_allocated_bytes)})"
+                          f"{reserved}", "bold")]),
+             ("event", [(f"{event} · {_at(m.ts_ns, origin)}", "")])]
+    if m.op:
+        lines.append(("cpu op", [(m.op, "")]))
+    lines += stack_lines(m.stack)
     return lines
 
 

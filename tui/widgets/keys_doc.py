@@ -21,13 +21,14 @@ TITLES = {  # a key table's name in its module → its heading; others get their
     "PANEL": "In a table tab",
     "KERNELS": "On the Kernels tab",
     "GAPS": "On the Gaps tab",
+    "CODE": "On the Code tab",
     "SQL": "On the SQL prompt",
     "NCU": "On the Nsight Compute screen",
     "RUN": "On the ranks of a run (`tui DIR`)",
     "DIFF": "In `tui diff` on a terminal",
 }
 EXTRA = {  # keys that Textual or a helper binds, not a Key table
-    "APP": (("1 … 6", "show that tab below the timeline and focus its table"),
+    "APP": (("1 … 9", "show that tab below the timeline and focus its table"),
             ("^p", "command palette: every action by name, and the theme list")),
 }
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 FIXED_ROWS = 4  # status line, overview, ruler, footer
 LANE_SHARE = 0.6  # lanes never take more than this of the rows left
-PANEL_MIN = 12  # rows kept for the tabs below when the screen allows: tabs + 9 table rows
+PANEL_MIN = 15  # rows kept for the tabs below when the screen allows: tab bar, header,
+# 8 table rows, the scroll bar and the four lines of caption and cause
 LANES_MIN = 3
 
 

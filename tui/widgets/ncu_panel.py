@@ -17,7 +17,9 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Static
 
 from tui.ncu.match import KernelMatch
+from tui.timeline.lookup import StackFrame
 from tui.widgets import ncu_text
+from tui.widgets.details import stack_text
 
 NARROW = 110  # below this many columns the findings go under the figures
 
@@ -53,7 +55,7 @@ class NcuPanel(VerticalScroll, can_focus=True):
         self.set_class(self.size.width < NARROW, "-narrow")
 
     def show(self, launch: dict[str, Any] | None, match: KernelMatch | None,
-             source: dict[str, Any]) -> None:
+             source: dict[str, Any], stack: tuple[StackFrame, ...] = ()) -> None:
         self.launch, self.match = launch, match
         if launch is None:
             self._update(Text("no launch selected", style="dim"), Text(), Text())
@@ -64,6 +66,9 @@ class NcuPanel(VerticalScroll, can_focus=True):
         if match is not None:
             head.append("\n")
             head.append_text(ncu_text.match(match))
+        if stack:  # the Python stack of the trace kernel it matched (its first launch)
+            head.append("\n")
+            head.append_text(stack_text(stack))
         self._update(head, ncu_text.figures(launch, source.get("format", "")),
                      ncu_text.findings(launch))
         self.scroll_home(animate=False)

@@ -19,6 +19,7 @@ from textual.widgets import DataTable, Footer, Static
 from tui.messages import JumpToTime
 from tui.ncu.session import NcuSession
 from tui.safe_text import plain
+from tui.timeline.lookup import StackFrame
 from tui.widgets import keymap
 from tui.widgets.ncu_list import NcuLaunchList
 from tui.widgets.ncu_panel import NcuPanel
@@ -109,7 +110,10 @@ class NcuBrowser(Vertical):
         launch = session.launches.get(launch_id) if launch_id is not None else None
         match = session.matches.get(launch_id) if launch_id is not None else None
         if self.panel.launch is not launch or launch is None:
-            self.panel.show(launch, match, session.summary.get("source", {}))
+            first = session.first_activity(launch_id) if launch_id is not None else None
+            stack = session.launch_stack(first.id) if first is not None else []
+            self.panel.show(launch, match, session.summary.get("source", {}),
+                            tuple(StackFrame(*frame) for frame in stack))
 
 
 class NcuScreen(Screen[None]):

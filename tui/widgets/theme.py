@@ -25,6 +25,8 @@ KERNEL_COLOURS = ("#5fafff", "#87d75f", "#d787ff", "#5fd7d7", "#ffaf5f", "#af87f
 HOST_COLOURS = ("#8787af", "#87af87", "#af8787", "#87afaf", "#afaf87", "#af87af")
 MEMCPY_COLOUR = "#ffd75f"
 MEMSET_COLOUR = "#a8a8a8"
+MEMORY_COLOUR = "#5fafd7"  # a memory lane's step line
+MEMORY_PEAK_COLOUR = "#ff5f5f"  # the column where a GPU's allocated memory peaked
 
 GAP_STYLE = Style(color="#ff5f5f", bgcolor="#5f0000", bold=True)
 GAP_TOUCH_STYLE = Style(color="#ff5f5f", bold=True)  # a busy column that a gap also touches
@@ -47,6 +49,10 @@ def colour_for(name: str | None, kind: str | None) -> str:
         return MEMCPY_COLOUR
     if kind == "memset":
         return MEMSET_COLOUR
+    if kind == "memory":
+        return MEMORY_COLOUR
+    if kind == "memory_peak":
+        return MEMORY_PEAK_COLOUR
     palette = KERNEL_COLOURS if kind in (None, "kernel") else HOST_COLOURS
     return palette[zlib.crc32((name or "").encode("utf-8", "replace")) % len(palette)]
 

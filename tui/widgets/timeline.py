@@ -22,8 +22,9 @@ from textual.worker import get_current_worker
 
 from tui.messages import ActivitySelected
 from tui.timeline import Bins, KernelInfo, Lane, TimelineData, View
-from tui.timeline.lanes import LANE_GPU, LANE_HOST, LANE_NVTX, MAX_NVTX_DEPTH
+from tui.timeline.lanes import LANE_GPU, LANE_HOST, LANE_MEMORY, LANE_NVTX, MAX_NVTX_DEPTH
 from tui.timeline.lookup import GapSpan, Info
+from tui.timeline.memory import MemoryInfo
 from tui.widgets import keymap, theme, viewport
 from tui.widgets.lane_render import Cells, label_cells, lane_cells, mark_hits, to_segments
 from tui.widgets.timeline_actions import TimelineActions
@@ -59,7 +60,7 @@ class Timeline(TimelineMouse, TimelineGoto, TimelineSearch, TimelineActions, Scr
     class CursorInfo(Message):
         """What is under the cursor now (None: nothing)."""
 
-        info: Info | None
+        info: Info | MemoryInfo | None
 
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002 (Textual's name)
         super().__init__(id=id)
@@ -72,7 +73,7 @@ class Timeline(TimelineMouse, TimelineGoto, TimelineSearch, TimelineActions, Scr
         self.cursor_t = 0
         self.lane_index = 0
         self.mark_t: int | None = None
-        self.info: Info | None = None
+        self.info: Info | MemoryInfo | None = None
         self.current_gap: GapSpan | None = None
         self.gap_rank = -1
         self._fitted = True
@@ -117,7 +118,8 @@ class Timeline(TimelineMouse, TimelineGoto, TimelineSearch, TimelineActions, Scr
     def _layout_lanes(self) -> None:
         assert self.data is not None
         keep = self.lane
-        shown = {LANE_GPU: True, LANE_NVTX: self.show_nvtx, LANE_HOST: self.show_host}
+        shown = {LANE_GPU: True, LANE_NVTX: self.show_nvtx, LANE_HOST: self.show_host,
+                 LANE_MEMORY: True}
         self.lanes = [lane for lane in self.data.lanes if shown[lane.kind]]
         self.lane_index = self.lanes.index(keep) if keep in self.lanes else 0
         self.virtual_size = Size(self.scrollable_content_region.width, len(self.lanes))
@@ -210,8 +212,8 @@ class Timeline(TimelineMouse, TimelineGoto, TimelineSearch, TimelineActions, Scr
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._located, info)
 
-    def _located(self, info: Info | None) -> None:
-        self.zoom_to_info(info)
+    def _located(self, info: Info | MemoryInfo | None) -> None:
+        self.zoom_to_info(None if isinstance(info, MemoryInfo) else info)
         if info == self.info:
             return
         self.info = info

@@ -94,9 +94,9 @@ class TimelineMouse(_Base):
 
     def zoom_to_info(self, info: Info | None) -> None:
         """After a double click: the item under the cursor fills the screen."""
-        if not self._zoom_to_info or info is None:
+        wanted, self._zoom_to_info = self._zoom_to_info, False
+        if not wanted or info is None:  # None: nothing there, or a memory sample (a point)
             return
-        self._zoom_to_info = False
         if isinstance(info, GapInfo):
             start, end = info.start_ns, info.end_ns
         else:

@@ -50,8 +50,15 @@ GAPS: tuple[Key, ...] = (
 )
 
 
+CODE: tuple[Key, ...] = (
+    Key("v", "view", "the top-down tree of call paths, or the bottom-up table of frames",
+        "Code", "v", "tree/table"),
+    Key("K", "kernels", "the kernels the frame (or tree node) launched", "Code", "K",
+        "kernels"),
+)
 
-def panel_bindings(count: int = 6) -> list[Binding]:
+
+def panel_bindings(count: int = 9) -> list[Binding]:
     """App keys 1..count: show that tab below the timeline and focus what is in it."""
     return [Binding(str(i), f"panel({i - 1})", f"panel {i}", show=False)
             for i in range(1, count + 1)]

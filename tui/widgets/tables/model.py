@@ -11,6 +11,7 @@ Thread-safe: a lock serialises the connection, since workers of one table may ov
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -20,6 +21,7 @@ from typing import Any, TypeVar
 import duckdb
 import pyarrow as pa
 
+from tui.db import registered
 from tui.queries import load_query
 
 _ids = itertools.count()
@@ -68,14 +70,10 @@ class TableModel:
         registered under their names for it to read."""
         sql = load_query("table_build").format(
             table=ident(self._table), source=source.strip().rstrip(";"))
-        with self._lock:
+        with self._lock, contextlib.ExitStack() as registrations:
             for name, table in (arrow or {}).items():
-                self._cur.register(name, table)
-            try:
-                self._cur.execute(sql, dict(params or {}))
-            finally:
-                for name in arrow or {}:
-                    self._cur.unregister(name)
+                registrations.enter_context(registered(self._cur, name, table))
+            self._cur.execute(sql, dict(params or {})).fetchall()
             self.generation += 1
 
     def _where(self, query: Query) -> tuple[str, dict[str, Any]]:

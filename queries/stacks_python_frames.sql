@@ -1,0 +1,76 @@
+-- Fill python_frames from the host_activities rows of kind $kind ('python'; 'annotation'
+-- for a trace without Python frames, whose NVTX ranges then stand in): each frame's name
+-- parsed ('file.py(123): func'), whether it is the user's own code, and its parent, the
+-- frame one level up that was open when it started on its thread. The trace's own ids
+-- come from stacks_staged_python, paired with the rows by position (kineto_python_ids.sql;
+-- empty for other sources). Where the frame its "Python parent id" names is that frame
+-- (one level up, on the thread, enclosing it) it is found by a hash join; any other frame
+-- (no ids, or ids that disagree: missing, cyclic) by an ASOF join on the depths
+-- host_depth.sql gave, over the frames one level above such frames only.
+-- Names are parsed once per distinct name (a trace repeats a few thousand names over
+-- millions of frames), with string functions rather than a regexp with groups.
+-- $libraries: top-level package names that are libraries, not the user's code;
+-- $stdlib: the standard library's module names.
+INSERT INTO python_frames
+WITH numbered AS (
+    SELECT id, pid, tid, start_ns, end_ns, depth, name,
+           row_number() OVER (ORDER BY id) AS ord
+    FROM host_activities
+    WHERE kind = $kind
+), frames AS MATERIALIZED (
+    SELECT f.*, s.python_id, s.python_parent_id
+    FROM numbered AS f
+    LEFT JOIN stacks_staged_python AS s
+        ON s.ord = f.ord AND s.start_ns = f.start_ns
+), by_id AS MATERIALIZED (
+    SELECT f.*, p.id AS parent_by_id
+    FROM frames AS f
+    LEFT JOIN frames AS p
+        ON p.python_id = f.python_parent_id AND p.pid = f.pid AND p.tid = f.tid
+       AND p.depth = f.depth - 1 AND p.start_ns <= f.start_ns AND p.end_ns >= f.end_ns
+), unresolved AS (
+    SELECT * FROM by_id WHERE parent_by_id IS NULL AND depth > 0
+), by_time AS (
+    SELECT u.id, p.id AS parent_by_time
+    FROM unresolved AS u
+    ASOF JOIN (SELECT * FROM frames
+               WHERE (pid, tid, depth) IN (SELECT DISTINCT pid, tid, depth - 1
+                                          FROM unresolved)) AS p
+        ON p.pid = u.pid AND p.tid = u.tid AND p.depth = u.depth - 1
+       AND p.start_ns <= u.start_ns
+), split AS (
+    -- 'dir/file.py(123): func': the file and line before '): ', the function after it
+    SELECT name, strpos(name, '): ') AS close_at
+    FROM (SELECT DISTINCT name FROM numbered)
+), located AS (
+    SELECT name, close_at,
+           CASE WHEN close_at > 0 THEN left(name, close_at - 1) END AS file_line
+    FROM split
+), parts AS (
+    SELECT name,
+           CASE WHEN strpos(file_line, '(') > 0
+                THEN left(file_line, length(file_line) - strpos(reverse(file_line), '('))
+           END AS file,
+           CASE WHEN strpos(file_line, '(') > 0
+                THEN TRY_CAST(right(file_line, strpos(reverse(file_line), '(') - 1) AS INTEGER)
+           END AS line,
+           CASE WHEN close_at > 0 THEN substr(name, close_at + 3) ELSE name END AS func
+    FROM located
+), names AS (
+    SELECT name, nullif(file, '') AS file, line, func,
+           $kind = 'annotation' OR nullif(file, '') IS NOT NULL AND NOT starts_with(file, '<')
+           AND CASE
+               WHEN starts_with(file, '/') OR file ~ '^[A-Za-z]:[\\/]' THEN
+                   NOT regexp_matches(file, '[\\/](site|dist)-packages[\\/]|[\\/]lib[\\/]python[0-9.]*[\\/]')
+               ELSE NOT list_contains($libraries, top) AND NOT list_contains($stdlib, top)
+           END AS user_code
+    FROM (SELECT *, regexp_replace(split_part(replace(file, '\', '/'), '/', 1), '\.py$', '')
+                    AS top
+          FROM parts)
+)
+SELECT f.id, coalesce(f.parent_by_id, t.parent_by_time) AS parent_id, f.pid, f.tid,
+       f.start_ns, f.end_ns, f.depth, f.name, n.file, n.line, n.func, n.user_code,
+       f.python_id, f.python_parent_id
+FROM by_id AS f
+JOIN names AS n USING (name)
+LEFT JOIN by_time AS t USING (id);

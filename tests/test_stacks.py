@@ -1,0 +1,171 @@
+"""Launch stacks, GPU time by Python frame and memory peaks, checked against an
+independent reading of the trace's events with the json module (tests/stacks_oracle.py)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import sample
+from tests.stacks_oracle import (
+    gpu_time_by_frame,
+    memory_peaks,
+    nsys_gpu_time_by_range,
+    nsys_memory_peaks,
+)
+from tui.analysis.code import code_tree, frame_times, unattributed
+from tui.analysis.memory import largest_allocations
+from tui.analysis.memory import memory_peaks as tui_memory_peaks
+from tui.trace import open_trace
+
+STACKS = "stacks_training.pt.trace.json.gz"
+
+
+@pytest.fixture(scope="module")
+def trace():
+    with open_trace(sample(STACKS), use_cache=False) as loaded:
+        yield loaded
+
+
+def test_gpu_time_of_frames_matches_the_events(trace) -> None:
+    expected = gpu_time_by_frame(sample(STACKS))
+    got = {f.frame: (f.gpu_ns, f.self_gpu_ns, f.launches) for f in frame_times(trace.con)}
+    assert got == expected
+    top = sorted(expected.items(), key=lambda kv: -kv[1][0])[:5]
+    assert top[0][1][0] > 10_000_000  # the step's frames: 14 ms of GPU work
+    users = [f.frame for f in frame_times(trace.con) if f.user_code]
+    assert users and all(name.startswith("gen_stacks.py(") for name in users)
+
+
+def test_launches_without_a_frame_are_counted(trace) -> None:
+    rest = unattributed(trace.con)
+    kernels = trace.con.execute("SELECT count(*) FROM gpu_activities").fetchone()[0]
+    assert rest.linked == kernels == 604  # every kernel, copy and set has its launch
+    framed = trace.con.execute(
+        "SELECT count(*) FROM launches WHERE frame_id IS NOT NULL").fetchone()[0]
+    assert rest.launches == rest.linked - framed == 408  # the autograd thread's
+
+
+def test_code_tree_sums_to_its_roots(trace) -> None:
+    nodes = code_tree(trace.con)
+    by_id = {n.node: n for n in nodes}
+    for node in nodes:
+        children = [c for c in nodes if c.parent == node.node]
+        assert node.gpu_ns == node.self_gpu_ns + sum(c.gpu_ns for c in children)
+        assert node.parent is None or node.parent in by_id
+    roots = [n for n in nodes if n.parent is None]
+    assert sum(r.gpu_ns for r in roots) == 13_972_389
+    assert [r.frame for r in roots] == ["gen_stacks.py(95): <module>"]
+
+
+def test_memory_peaks_match_the_events(trace) -> None:
+    expected = memory_peaks(sample(STACKS))
+    got = {("gpu" if p.device_type == "gpu" else "host", p.device):
+           (p.peak_allocated_bytes, p.peak_ns, p.peak_reserved_bytes)
+           for p in tui_memory_peaks(trace.con)}
+    assert got == {("gpu" if t == 1 else "host", d): v for (t, d), v in expected.items()}
+    assert got[("gpu", 0)][0] == 739_915_264
+
+
+def test_largest_allocations_have_lifetime_and_op(trace) -> None:
+    rows = largest_allocations(trace.con, limit=5)
+    assert rows[0][4] == 64 << 20 and rows[0][7] == "aten::sum"
+    assert all(r[6] is None or r[6] == r[5] - r[3] >= 0 for r in rows)
+
+
+def _generated_trace(path: Path) -> Path:
+    """A generated edge case, not a recording: Python frames whose parent ids are missing
+    or form a cycle, and memory events with an absurd total and an unknown device type."""
+    def frame(pid_, name, ts, dur, pyid, parent):
+        return {"ph": "X", "cat": "python_function", "name": name, "pid": 1, "tid": 1,
+                "ts": ts, "dur": dur, "args": {"Python id": pyid, "Python parent id": parent}}
+
+    def mem(ts, total, dtype=1):
+        return {"ph": "i", "cat": "cpu_instant_event", "name": "[memory]", "pid": 1, "tid": 1,
+                "ts": ts, "s": "t", "args": {"Total Allocated": total, "Total Reserved": total,
+                                             "Bytes": 0, "Device Type": dtype, "Device Id": 0,
+                                             "Addr": 1}}
+    events = [
+        frame(0, "a.py(1): outer", 0, 100, 1, 3),  # its parent is its own grandchild: a cycle
+        frame(0, "a.py(2): mid", 10, 80, 2, 1),
+        frame(0, "a.py(3): inner", 20, 10, 3, 99),  # no frame has id 99
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+         "ts": 22, "dur": 2, "args": {"correlation": 7}},
+        {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 30, "dur": 5,
+         "args": {"device": 0, "stream": 7, "correlation": 7}},
+        mem(21, 100), mem(23, -5), mem(24, 1 << 62), mem(25, 300, dtype=13),
+    ]
+    path.write_bytes(gzip.compress(json.dumps({"traceEvents": events}).encode()))
+    return path
+
+
+def test_bad_parents_and_sizes_load_with_warnings(tmp_path: Path) -> None:
+    with open_trace(_generated_trace(tmp_path / "edge.pt.trace.json.gz"),
+                    use_cache=False) as t:
+        text = " | ".join(t.warnings)
+        assert "1 Python frames name a parent id no frame has" in text
+        assert "1 Python frames name a parent id other than the frame enclosing" in text
+        assert "2 [memory] events with no usable" in text
+        assert "1 [memory] events name a device type" in text
+        frames = {f.frame: f.gpu_ns for f in frame_times(t.con)}
+        assert frames == {"a.py(1): outer": 5000, "a.py(2): mid": 5000,
+                          "a.py(3): inner": 5000}
+        kinds = t.con.execute("SELECT device_type, count(*) FROM memory_events GROUP BY 1 "
+                              "ORDER BY 1").fetchall()
+        assert kinds == [("gpu", 1), ("other", 1)]
+
+
+NSYS_STACKS = Path("/work/main/.realtraces/rec/stacks/nsys/stacks_training.sqlite")
+
+
+def test_nsys_code_by_nvtx_range_matches_sqlite() -> None:
+    """An nsys report has no Python frames: its NVTX ranges stand in, and say so."""
+    path = sample("gappy_training.sqlite")
+    with open_trace(path, use_cache=False) as t:
+        assert t.meta("code_source") == "nvtx"
+        got = {f.frame: (f.gpu_ns, f.self_gpu_ns, f.launches) for f in frame_times(t.con)}
+    assert got == nsys_gpu_time_by_range(path)
+    assert got["gappy_training"][2] == 784
+
+
+@pytest.mark.skipif(not NSYS_STACKS.is_file(), reason="the nsys recording with "
+                    "--cuda-memory-usage is kept outside sample_traces (5.9 MB)")
+def test_nsys_memory_peak_matches_sqlite() -> None:
+    with open_trace(NSYS_STACKS, use_cache=False) as t:
+        peaks = {p.device: (p.peak_allocated_bytes, p.peak_ns)
+                 for p in tui_memory_peaks(t.con) if p.device_type == "gpu"}
+        assert t.meta("cuda_backtraces") == "native"
+    assert peaks == nsys_memory_peaks(NSYS_STACKS)
+    assert peaks[0][0] == 1_001_273_051
+
+
+def test_summary_json_and_export_code(tmp_path: Path, capsys) -> None:
+    """`--summary --json` carries code and memory; `tui export TRACE code` the same rows."""
+    import pyarrow.csv as pa_csv
+
+    from tui.cli import main
+
+    assert main(["--summary", "--json", str(sample(STACKS))]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    expected = gpu_time_by_frame(sample(STACKS))
+    assert summary["code_source"] == "python"
+    assert {c["frame"]: (c["gpu_ns"], c["self_gpu_ns"], c["launches"])
+            for c in summary["code"]} == expected
+    gpu_ns = [c["gpu_ns"] for c in summary["code"]]
+    assert gpu_ns == sorted(gpu_ns, reverse=True)
+    (peak, peak_ns, reserved), = [v for k, v in memory_peaks(sample(STACKS)).items()
+                                  if k[0] == 1]
+    assert summary["memory"] == [{"device": 0, "peak_allocated_bytes": peak,
+                                  "peak_ns": peak_ns, "peak_reserved_bytes": reserved}]
+    assert summary["host_memory"][0]["device"] == -1
+    assert main(["--summary", str(sample(STACKS))]) == 0
+    text = capsys.readouterr().out
+    assert "gen_stacks.py(31): forward" in text and "Memory peaks" in text
+    target = tmp_path / "code.csv"
+    assert main(["export", str(sample(STACKS)), "code", "--output", str(target)]) == 0
+    table = pa_csv.read_csv(target)
+    assert dict(zip(table.column("frame").to_pylist(), table.column("gpu_ns").to_pylist(),
+                    strict=True)) == {k: v[0] for k, v in expected.items()}

@@ -1,0 +1,68 @@
+"""GPU time by Python source line: per frame (bottom-up) and per call path (top-down)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import duckdb
+
+from tui.queries import load_query
+
+
+@dataclass
+class FrameTime:
+    frame: str  # as the trace names it: 'file.py(123): func'
+    user_code: bool
+    gpu_ns: int  # GPU work launched while the frame was on the stack
+    self_gpu_ns: int  # launched with the frame innermost
+    launches: int
+    self_launches: int
+
+    def as_dict(self) -> dict:
+        """The `--summary --json` record of a frame."""
+        return {"frame": self.frame, "gpu_ns": self.gpu_ns, "self_gpu_ns": self.self_gpu_ns,
+                "launches": self.launches}
+
+
+@dataclass
+class CodeNode:
+    node: int  # a hash of the call path
+    parent: int | None
+    depth: int
+    frame: str
+    user_code: bool
+    gpu_ns: int
+    self_gpu_ns: int
+    launches: int
+    frame_ids: list[int]  # the python_frames of this path
+
+
+@dataclass
+class Unattributed:
+    gpu_ns: int  # GPU work with no Python frame around its launch
+    launches: int
+    linked: int  # GPU activities linked to a launching call at all
+
+
+def frame_times(con: duckdb.DuckDBPyConnection) -> list[FrameTime]:
+    """Every frame name that launched GPU work, by inclusive GPU time."""
+    con.execute(load_query("code_origins"))
+    return [FrameTime(*row) for row in con.execute(load_query("code_frames")).fetchall()]
+
+
+def code_tree(con: duckdb.DuckDBPyConnection) -> list[CodeNode]:
+    """Every call path that led to GPU work, parents before children."""
+    con.execute(load_query("code_origins"))
+    return [CodeNode(*row) for row in con.execute(load_query("code_tree")).fetchall()]
+
+
+def code_source(con: duckdb.DuckDBPyConnection) -> str:
+    """'python' (Python frames), 'nvtx' (NVTX ranges stand in for them) or 'none'."""
+    row = con.execute(load_query("code_source")).fetchone()
+    return row[0] if row else "none"
+
+
+def unattributed(con: duckdb.DuckDBPyConnection) -> Unattributed:
+    row = con.execute(load_query("code_unattributed")).fetchone()
+    assert row is not None
+    return Unattributed(*row)

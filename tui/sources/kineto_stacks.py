@@ -1,0 +1,29 @@
+"""What a Kineto trace adds for stacks and memory: its Python frames' own ids and its
+`[memory]` events, staged from the parsed events before they are dropped."""
+
+from __future__ import annotations
+
+import duckdb
+
+from tui.queries import load_query
+
+# A device's allocated or reserved total above this (1 PiB) is damage, not a reading.
+MAX_MEMORY_BYTES = 1 << 50
+
+
+def stage_kineto_stacks(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Fill memory_events and stage the Python ids (kineto_python_ids.sql); warnings."""
+    warnings: list[str] = []
+    con.execute(load_query("kineto_python_ids"))
+    params = {"max_bytes": MAX_MEMORY_BYTES}
+    con.execute(load_query("kineto_memory_events"), params)
+    row = con.execute(load_query("kineto_memory_counts"), params).fetchone()
+    assert row is not None
+    _, unusable, other_device = row
+    if unusable:
+        warnings.append(f"{unusable:,} [memory] events with no usable time, device or total "
+                        "(or a negative or absurd size) were skipped")
+    if other_device:
+        warnings.append(f"{other_device:,} [memory] events name a device type that is neither "
+                        "the host (0) nor CUDA (1): loaded apart, as 'other'")
+    return warnings

@@ -1,0 +1,59 @@
+"""CUDA memory usage events of an nsys export (`--cuda-memory-usage=true`) into
+memory_events: allocations and frees per device, with running totals."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import quote
+
+import adbc_driver_sqlite.dbapi as adbc_sqlite
+import duckdb
+
+from tui.queries import load_query
+from tui.sources.kineto_stacks import MAX_MEMORY_BYTES
+
+MEMORY_TABLE = "CUDA_GPU_MEMORY_USAGE_EVENTS"
+COLUMNS = {"start", "deviceId", "address", "bytes", "memKind", "memoryOperationType",
+           "correlationId", "globalPid"}
+
+
+def note_backtraces(schema: dict[str, set[str]], con: duckdb.DuckDBPyConnection) -> None:
+    """Record in trace_meta that the export holds CUDA API backtraces (--cudabacktrace):
+    native call chains (libcudart, libtorch, ...), no Python frames, so the Code view
+    uses NVTX ranges for an nsys report; the note says so."""
+    if "CUDA_CALLCHAINS" in schema:
+        con.execute("INSERT OR REPLACE INTO trace_meta VALUES ('cuda_backtraces', 'native')")
+
+
+def load_nsys_memory(path: Path, schema: dict[str, set[str]],
+                     con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Fill memory_events from the export (after host_activities, whose API calls give
+    each event its thread); warnings. An export without the table adds nothing."""
+    note_backtraces(schema, con)
+    if MEMORY_TABLE not in schema:
+        return []
+    if not COLUMNS <= schema[MEMORY_TABLE]:
+        return [f"skipped {MEMORY_TABLE}: this export's columns are not ones tui knows"]
+    source = adbc_sqlite.connect(f"file:{quote(str(path.resolve()))}?mode=ro")
+    try:
+        cursor = source.cursor()
+        try:
+            cursor.execute(load_query("nsys_sqlite_memory"))
+            events = cursor.fetch_arrow_table()
+        finally:
+            cursor.close()
+    except Exception as exc:  # the driver raises its own error family
+        return [f"skipped {MEMORY_TABLE} ({str(exc).strip().splitlines()[0][:200]})"]
+    finally:
+        source.close()
+    con.register("nsys_memory", events)
+    try:
+        con.execute(load_query("nsys_memory_events"), {"max_bytes": MAX_MEMORY_BYTES}).fetchall()
+    finally:
+        con.unregister("nsys_memory")
+    loaded = con.execute("SELECT count(*) FROM memory_events").fetchone()
+    skipped = events.num_rows - (loaded[0] if loaded else 0)
+    if skipped:
+        return [f"{skipped:,} CUDA memory events with no time or device, an unknown operation "
+                "or a negative or absurd size were skipped"]
+    return []

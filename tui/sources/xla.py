@@ -1,0 +1,102 @@
+"""XLA profiles (JAX, TensorFlow) into the schema: the trace viewer's JSON and .xplane.pb.
+
+Both forms are staged into one relation, xla_events (queries/xla_events_table.sql): the
+JSON (`perfetto_trace.json.gz`, `<host>.trace.json.gz`) by DuckDB's JSON reader, in parts
+like a Kineto trace; the XSpace protobuf by tui/sources/xplane.py as an Arrow table of
+the same events. From there one set of queries (queries/xla_*.sql) maps them.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import duckdb
+
+from tui.db import registered
+from tui.errors import TraceError
+from tui.queries import load_query
+from tui.sources.kineto import parse_chrome_events
+from tui.sources.xla_depth import stage_host_depths
+
+GPU_PROCESS = re.compile(r"/device:GPU:(\d+)")
+
+
+def load_xla_json(path: Path, con: duckdb.DuckDBPyConnection, scratch_dir: Path) -> list[str]:
+    """Load an XLA trace-viewer JSON file; returns warnings. Raises TraceError if unusable."""
+    warnings: list[str] = []
+    events = parse_chrome_events(con, path, scratch_dir, warnings, table="xla_events_table",
+                                 stage="xla_stage_json")
+    display_unit = events.metadata.get("displayTimeUnit")
+    _map_events(con, path, warnings, "xla-json", cut_off=events.truncated)
+    if isinstance(display_unit, str):
+        con.execute("INSERT OR REPLACE INTO trace_meta VALUES ('displayTimeUnit', ?)",
+                    [display_unit])
+    return warnings
+
+
+def load_xplane(path: Path, con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Load an XSpace .xplane.pb; returns warnings. Raises TraceError if unusable."""
+    from tui.sources.xplane import read_xplane_events
+
+    table = read_xplane_events(path)
+    warnings: list[str] = []
+    con.execute(load_query("xla_events_table"))
+    with registered(con, "xplane_arrow", table):
+        con.execute(load_query("xla_stage_arrow")).fetchall()
+    _map_events(con, path, warnings, "xplane", cut_off=False)
+    return warnings
+
+
+def _map_events(con: duckdb.DuckDBPyConnection, path: Path, warnings: list[str], form: str,
+                cut_off: bool) -> None:
+    """Map the staged xla_events into staged_gpu / staged_host, with warnings."""
+    processes = dict(con.execute(load_query("xla_processes")).fetchall())
+    devices = {pid: int(m.group(1)) for pid, name in processes.items()
+               if name and (m := GPU_PROCESS.fullmatch(name))}
+    hosts = [pid for pid, name in processes.items() if name and name.startswith("/host:")]
+    con.executemany("INSERT INTO xla_pids VALUES (?, ?, ?)",
+                    [(pid, "gpu", device) for pid, device in devices.items()]
+                    + [(pid, "host", None) for pid in hosts])
+    _count_events(con, path, warnings, processes, devices, hosts, cut_off)
+    # Written out into the staging tables, not views over the events as for Kineto: the
+    # events (a third of the memory limit at 500 MB) are dropped before finalizing sorts.
+    con.execute(load_query("xla_gpu_activities"))
+    kernels, without_details = con.execute(load_query("xla_kernel_details")).fetchone() or (0, 0)
+    if without_details:
+        warnings.append(
+            f"{without_details:,} of {kernels:,} GPU kernels carry no kernel_details: "
+            "their launch configuration (grid, block, registers, shared memory) is unknown, "
+            "so --ncu cannot match them by it")
+    con.execute(load_query("xla_host_activities"), {"host_pids": hosts})
+    con.execute(load_query("xla_thread_names"))
+    con.execute("DROP TABLE xla_events")
+    stage_host_depths(con)
+    con.executemany("INSERT OR REPLACE INTO trace_meta VALUES (?, ?)",
+                    [("format", "xla"), ("xla_form", form)])
+
+
+def _count_events(con: duckdb.DuckDBPyConnection, path: Path, warnings: list[str],
+                  processes: dict[int, str], devices: dict[int, int], hosts: list[int],
+                  cut_off: bool) -> None:
+    """Refuse a profile without events; warn of skipped events, processes not read and a
+    profile without GPU activity."""
+    per_pid = con.execute(load_query("xla_event_counts")).fetchall()
+    if sum(row[1] for row in per_pid) == 0:
+        raise TraceError(f"{path}: the profile holds no complete events (no host or "
+                         "device activity); was it recorded while the program ran?")
+    unusable = sum(row[2] for row in per_pid)
+    if unusable:
+        warnings.append(f"{unusable:,} events have no usable ts/dur and were skipped")
+    unread = [(processes.get(pid) or f"pid {pid}", n) for pid, n, _ in per_pid
+              if pid not in devices and pid not in hosts]
+    if unread:
+        listed = ", ".join(f"{name} ({n:,} events)" for name, n in unread[:3])
+        warnings.append(f"not loaded: {listed}{' …' if len(unread) > 3 else ''}: only "
+                        "/device:GPU:<N> and /host: processes are read")
+    if not any(row[1] for row in per_pid if row[0] in devices):
+        warnings.append(
+            "no GPU kernels, copies or sets in the part of the profile that could be read"
+            if cut_off else
+            "no /device:GPU:<N> activity in this profile: it is CPU-only (was JAX/TensorFlow "
+            "running on a GPU backend when it was recorded?)")

@@ -1,0 +1,61 @@
+"""Host nesting depths of an XLA profile's host rows, computed from the rows' file order.
+
+host_depth.sql sorts every start and end point of every host range (2N points) to find
+how many ranges of the same kind are open on the thread when each starts. An XLA profile
+has about twice the host events per MB of a Kineto trace (its Python tracer records every
+call), and that sort was most of its load. But XLA writes each thread's events by start
+time, longer first at equal starts, so the starts of a (thread, kind) group are already in
+order: a range's depth is how many of its group started before it less how many of those
+ended by then, and only the ends need sorting, group by group, in NumPy. Same answer as
+host_depth.sql: at equal times ends close before starts open, except a zero-length
+range's, which closes after them. Rows out of that order are put in it first.
+"""
+
+from __future__ import annotations
+
+import duckdb
+import numpy as np
+
+from tui.db import registered
+
+
+def stage_host_depths(con: duckdb.DuckDBPyConnection) -> None:
+    """Stage xla_host (the host rows, in file order) with their depths: staged_host becomes
+    a view of the rows beside their depths, read once by host_rows_insert.sql."""
+    # a group's number: a hash of (kind, pid, tid), unless two groups' hashes collide
+    distinct = con.execute("SELECT count(DISTINCT hash(kind, pid, tid)) = count(*) FROM "
+                           "(SELECT DISTINCT kind, pid, tid FROM xla_host)").fetchone()
+    query = ("SELECT hash(kind, pid, tid) AS g, start_ns, end_ns FROM xla_host"
+             if distinct and distinct[0] else  # in row order either way
+             "SELECT dense_rank() OVER (ORDER BY kind, pid, tid) AS g, start_ns, end_ns "
+             "FROM xla_host ORDER BY rowid")
+    cols = con.execute(query).fetchnumpy()
+    depth = _depths(np.asarray(cols["g"]), np.asarray(cols["start_ns"]),
+                    np.asarray(cols["end_ns"]))
+    del cols
+    with registered(con, "xla_host_depth_array", {"depth": depth}):
+        con.execute("CREATE TEMP TABLE xla_host_depths AS SELECT depth FROM xla_host_depth_array")
+    con.execute("DROP TABLE staged_host")
+    con.execute("CREATE TEMP VIEW staged_host AS SELECT h.*, d.depth FROM xla_host AS h "
+                "POSITIONAL JOIN xla_host_depths AS d")
+
+
+def _depths(group: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """Depth of each row among the rows of its group (same kind, pid and tid)."""
+    depth = np.zeros(len(start), dtype=np.int32)
+    if len(start) == 0:
+        return depth
+    order = np.argsort(group, kind="stable")  # each group's rows, in file order
+    bounds = np.flatnonzero(np.diff(group[order])) + 1
+    for rows in np.split(order, bounds):
+        s, e = start[rows], end[rows]
+        d = e - s
+        in_order = (np.all(s[1:] >= s[:-1])
+                    and not np.any((s[1:] == s[:-1]) & (d[1:] > d[:-1])))
+        if not in_order:  # by start, longer first, then file order
+            pick = np.lexsort((-d, s))
+            rows, s, e, d = rows[pick], s[pick], e[pick], d[pick]
+        ended = (np.searchsorted(np.sort(e[d > 0]), s, side="right")
+                 + np.searchsorted(np.sort(e[d == 0]), s, side="left"))
+        depth[rows] = np.arange(len(rows)) - ended
+    return depth

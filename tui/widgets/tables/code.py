@@ -1,0 +1,216 @@
+"""The Code tab: GPU time by Python frame, from traces recorded with stacks.
+
+Bottom-up, a table of every frame (file.py(line): func) with the GPU time of the work it
+launched, inclusive (it or anything it called) and self; top-down (`v`), the call paths
+as a tree that expands and collapses. Enter on a frame (K on a tree node) lists the
+kernels it launched; Enter on a kernel shows its first launch on the timeline.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from dataclasses import asdict
+
+import pyarrow as pa
+from rich.text import Text
+from textual import on, work
+from textual.binding import Binding
+from textual.widget import Widget
+from textual.widgets import Tree
+
+from tui.analysis.code import CodeNode, code_source, code_tree, frame_times, unattributed
+from tui.queries import load_query
+from tui.safe_text import printable
+from tui.trace import Trace
+from tui.units import format_ns
+from tui.widgets import keymap
+from tui.widgets.details import USER_FRAME
+from tui.widgets.tables import formats as f
+from tui.widgets.tables import keys
+from tui.widgets.tables.base import Column, SqlTable
+from tui.widgets.tables.model import TableModel
+from tui.widgets.tables.names import shorten
+from tui.widgets.tables.panel import TablePanel
+
+FRAME_COLUMNS = ("frame", "user_code", "gpu_ns", "self_gpu_ns", "launches", "self_launches")
+
+
+def _yours(value: object) -> str:
+    return "●" if value else ""
+
+
+class CodeTree(Tree[CodeNode]):
+    """The call paths that led to GPU work; a node's children are added when it opens."""
+
+    DEFAULT_CSS = "CodeTree { height: 1fr; }"
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__("GPU time by call path", **kwargs)
+        self.show_root = False
+        self.children_of: dict[int | None, list[CodeNode]] = {}
+
+    def fill(self, nodes: list[CodeNode], total_ns: int) -> None:
+        self.total_ns = max(total_ns, 1)
+        self.children_of = {}
+        for node in nodes:
+            self.children_of.setdefault(node.parent, []).append(node)
+        self.clear()
+        self._add_children(self.root, None)
+        self.root.expand()
+
+    def _add_children(self, parent, key: int | None) -> None:
+        for node in self.children_of.get(key, ()):
+            leaf = node.node not in self.children_of
+            parent.add(self.label_of(node), data=node, allow_expand=not leaf)
+
+    def label_of(self, node: CodeNode) -> Text:
+        share = 100.0 * node.gpu_ns / self.total_ns
+        out = Text(f"{format_ns(node.gpu_ns):>8} {share:5.1f}%  ")
+        out.append(printable(node.frame), style=USER_FRAME if node.user_code else "")
+        if node.self_gpu_ns:
+            out.append(f"  (self {format_ns(node.self_gpu_ns)})", style="dim")
+        return out
+
+    def on_tree_node_expanded(self, event: Tree.NodeExpanded[CodeNode]) -> None:
+        node = event.node
+        if node.data is not None and not node.children:
+            self._add_children(node, node.data.node)
+
+
+class CodePanel(TablePanel):
+    BINDINGS = [*keymap.bindings(keys.CODE),
+                Binding("escape,backspace", "back", "back", show=False)]
+
+    def compose_tables(self) -> Iterable[Widget]:
+        self.frames = SqlTable((
+            Column("gpu_ns", "GPU time", 9, f.duration, numeric=True),
+            Column("self_gpu_ns", "self", 9, f.duration, numeric=True),
+            Column("launches", "launches", 8, f.count, numeric=True),
+            Column("user_code", "yours", 5, _yours),
+            Column("frame", "frame", 30, f.text, flexible=True),
+        ), hidden=("self_launches",), sort="gpu_ns", id="code-frames")
+        self.paths = CodeTree(id="code-tree")
+        self.kernels = SqlTable((
+            Column("total_ns", "total", 9, f.duration, numeric=True),
+            Column("count", "count", 7, f.count, numeric=True),
+            Column("avg_ns", "avg", 8, f.duration, numeric=True),
+            Column("short", "kernel", 24, f.text, flexible=True, full_key="name"),
+        ), hidden=("first_id", "first_start_ns", "first_end_ns", "first_device",
+                   "first_stream"), sort="total_ns", id="code-kernels")
+        self.paths.display = False
+        self.kernels.display = False
+        self.frame: str | None = None  # whose kernels are listed
+        self._back_to: Widget = self.frames
+        self._building = threading.Lock()
+        return (self.frames, self.paths, self.kernels)
+
+    def build(self, trace: Trace) -> None:
+        cur = trace.con.cursor()
+        try:
+            frames = frame_times(cur)
+            nodes = code_tree(cur)
+            self.rest = unattributed(cur)
+            self.source = code_source(cur)
+        finally:
+            cur.close()
+        self.nodes, self.total_ns = nodes, sum(n.gpu_ns for n in nodes if n.parent is None)
+        rows = pa.Table.from_pylist([asdict(x) for x in frames], schema=pa.schema([
+            ("frame", pa.string()), ("user_code", pa.bool_()), ("gpu_ns", pa.int64()),
+            ("self_gpu_ns", pa.int64()), ("launches", pa.int64()),
+            ("self_launches", pa.int64())]))
+        self.frames_model = TableModel(trace.con, self.frames.keys, search=("frame",))
+        self.frames_model.build("SELECT * FROM code_frame_rows", arrow={"code_frame_rows": rows})
+        self.kernels_model = TableModel(trace.con, self.kernels.keys, search=("name",))
+        self.origin = self.frames_model.rows("timeline_extent")[0][0] or 0
+
+    def built(self) -> None:
+        self.frames.attach(self.frames_model)
+        self.paths.fill(self.nodes, self.total_ns)
+        self.update_caption()
+
+    def show(self, widget: Widget) -> None:
+        for each in (self.frames, self.paths, self.kernels):
+            each.display = each is widget
+        widget.focus()
+        self.update_caption()
+
+    def caption_text(self, table: SqlTable) -> Text:
+        if self.kernels.display:
+            return Text(f"kernels launched under {printable(self.frame or '')} · "
+                        f"{table.caption()} · Enter: the first on the timeline · Esc: back")
+        if not getattr(self, "nodes", None) and self.frames.total == 0:
+            return Text("no Python frames launched GPU work in this trace: record with "
+                        "torch.profiler.profile(with_stack=True)")
+        rest = getattr(self, "rest", None)
+        note = ""
+        if rest is not None and rest.launches:
+            note = (f" · {format_ns(rest.gpu_ns)} of GPU work ({rest.launches:,} launches) "
+                    "had none around its launch (another thread, e.g. autograd's backward)")
+        view = ("top-down: Enter opens a path, K its kernels" if self.paths.display
+                else f"{table.caption()} · inclusive: it or what it called · Enter: kernels")
+        what = ("NVTX range (this trace has no Python frames)"
+                if getattr(self, "source", "") == "nvtx" else "Python frame, ● your code")
+        return Text(f"GPU time by {what} · {view} · v: "
+                    f"{'table' if self.paths.display else 'tree'}{note}")
+
+    # -- keys ----------------------------------------------------------------------------
+
+    def action_view(self) -> None:
+        """v: the top-down tree, or the bottom-up table."""
+        self.show(self.frames if self.paths.display else self.paths)
+
+    def action_back(self) -> None:
+        if self.kernels.display:
+            self.show(self._back_to)
+
+    def action_kernels(self) -> None:
+        """K: the kernels launched under the tree node (or table row) at the cursor."""
+        if self.paths.display:
+            node = self.paths.cursor_node
+            if node is not None and node.data is not None:
+                self.open_kernels(node.data.frame, ids=node.data.frame_ids)
+        elif self.frames.display:
+            row = self.frames.row_at(self.frames.cursor)
+            if row is not None:
+                self.open_kernels(row["frame"])
+
+    def open_kernels(self, frame: str, ids: list[int] | None = None) -> None:
+        self._back_to = self.paths if self.paths.display else self.frames
+        self.frame = frame
+        self.kernels.loading = True
+        self.show(self.kernels)
+        # a tree node: exactly its path's frames; a table row: every frame of the name
+        self._load_kernels(frame, "" if ids is not None else frame, ids or [])
+
+    @work(thread=True, exclusive=True, group="code-kernels")
+    def _load_kernels(self, frame: str, name: str, ids: list[int]) -> None:
+        with self._building:
+            if frame != self.frame:
+                return
+            names = [r[0] for r in self.kernels_model.rows("table_code_kernels",
+                                                           {"name": name, "ids": ids})]
+            short = pa.table({"name": pa.array(names, pa.string()),
+                              "short": pa.array([shorten(n) for n in names], pa.string())})
+            self.kernels_model.build(
+                "SELECT k.*, s.short FROM (" + load_query("table_code_kernels").rstrip()
+                .rstrip(";") + ") AS k JOIN code_kernel_short AS s USING (name)",
+                {"name": name, "ids": ids}, arrow={"code_kernel_short": short})
+        self.app.call_from_thread(self._kernels_built, frame)
+
+    def _kernels_built(self, frame: str) -> None:
+        if frame == self.frame:
+            self.kernels.loading = False
+            self.kernels.attach(self.kernels_model)
+            if self.kernels.display:
+                self.kernels.focus()
+
+    @on(SqlTable.Selected)
+    def _selected(self, event: SqlTable.Selected) -> None:
+        event.stop()
+        row = event.row
+        if event.table is self.frames:
+            self.open_kernels(row["frame"])
+        elif event.table is self.kernels:
+            self.jump(row["first_start_ns"], row["first_end_ns"], row["first_device"],
+                      row["first_stream"], row["first_id"])
