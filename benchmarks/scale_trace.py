@@ -9,12 +9,23 @@ The copies follow each other with a 1 ms pause, so the result is a longer
 recording of the same real workload (ids, correlations and Python frame ids are offset
 too: Kineto numbers a trace's Python frames uniquely).
 """
+import json
 import sys
 
-import orjson
+try:
+    import orjson  # the `bench` extra: 100s of MB of JSON in seconds
+except ImportError:  # the standard library: slower, enough for the tests' small copies
+    orjson = None
+
+loads = orjson.loads if orjson else json.loads
+
+
+def dumps(obj: object) -> bytes:
+    return orjson.dumps(obj) if orjson else json.dumps(obj, separators=(",", ":")).encode()
+
 
 src, dst, copies = sys.argv[1], sys.argv[2], int(sys.argv[3])
-doc = orjson.loads(open(src, "rb").read())
+doc = loads(open(src, "rb").read())
 events = doc["traceEvents"]
 timed = [e for e in events if "ts" in e and e.get("ph") != "M"]
 meta = (
@@ -27,10 +38,10 @@ t1 = max(float(e["ts"]) + float(e.get("dur", 0)) for e in timed)
 span = t1 - t0 + 1000.0
 with open(dst, "wb") as out:
     head = {k: v for k, v in doc.items() if k != "traceEvents"}
-    out.write(orjson.dumps(head)[:-1] + b', "traceEvents": [\n')
+    out.write(dumps(head)[:-1] + b', "traceEvents": [\n')
     first = True
     for e in meta:
-        out.write((b"" if first else b",\n") + orjson.dumps(e))
+        out.write((b"" if first else b",\n") + dumps(e))
         first = False
     for c in range(copies):
         for e in timed:
@@ -51,6 +62,6 @@ with open(dst, "wb") as out:
                     "Python id": args["Python id"] + c * 10_000_000,
                     "Python parent id": parent + c * 10_000_000 if isinstance(parent, int)
                     else parent})
-            out.write((b"" if first else b",\n") + orjson.dumps(e2))
+            out.write((b"" if first else b",\n") + dumps(e2))
             first = False
     out.write(b"\n]}\n")

@@ -29,6 +29,16 @@ def private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     return cache
 
 
+@pytest.fixture(autouse=True)
+def cold_snapshots(request: pytest.FixtureRequest, private_cache: Path,
+                   tmp_path_factory: pytest.TempPathFactory,
+                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A snapshot test opens its trace cold: the status line says whether the cache was
+    used, and that must not depend on which test ran first."""
+    if "snap_compare" in request.fixturenames:
+        monkeypatch.setenv("TUI_CACHE_DIR", str(tmp_path_factory.mktemp("cold-cache")))
+
+
 def sample(name: str) -> Path:
     path = SAMPLES / name
     assert path.is_file(), f"missing sample trace {path}"

@@ -220,6 +220,7 @@ def test_a_warm_summary_comes_from_the_memo_and_equals_the_cold_one(
         patch.setattr(tui.trace, "open_trace", no_database)
         warm = _loaded(capsys, trace)
     assert warm["source"].pop("from_cache") and cold["source"].pop("from_cache") is False
+    assert warm["source"].pop("cache_note") != cold["source"].pop("cache_note")
     assert warm == cold
     # another threshold is another summary: computed from the cached database, then kept
     rc, other, _ = _summary(capsys, trace, "--min-gap-ms", "0.01")

@@ -22,6 +22,7 @@ from textual.notifications import SeverityLevel
 from textual.widget import Widget
 from textual.widgets import Footer, TabbedContent, TabPane
 
+from tui import load_progress
 from tui.analysis.gaps import DEFAULT_MIN_GAP_MS
 from tui.errors import TraceError
 from tui.messages import DrillDown, GapThreshold, JumpToTime
@@ -36,6 +37,7 @@ from tui.widgets.copy import copy_text
 from tui.widgets.details import DetailsPanel
 from tui.widgets.help import HelpScreen
 from tui.widgets.layout import lane_rows
+from tui.widgets.load_bar import LoadBar
 from tui.widgets.ncu_attach import NcuAttachment
 from tui.widgets.overview import Overview
 from tui.widgets.ruler import Ruler
@@ -109,6 +111,8 @@ class TraceApp(CommandsApp):
         self.status.update(plain(f"loading {self.path.name} …"))  # a name is no markup
         timeline = self.timeline
         timeline.loading = True
+        self._meter = load_progress.start_watching(self.path)
+        self.query_one("#timeline-area").mount(LoadBar(self._meter), before=timeline)
         self._load()
         self.ncu.start()
 
@@ -123,17 +127,26 @@ class TraceApp(CommandsApp):
             return
         self.call_from_thread(self._loaded, trace, data)
 
+    def _load_ended(self) -> None:
+        load_progress.stop_watching(self._meter)
+        for bar in self.query(LoadBar):
+            bar.remove()
+
     def _failed(self, message: str) -> None:
+        self._load_ended()
         self.timeline.loading = False
         self.status.update(plain(f"could not open {self.path.name}"))
         self.notify(message, title="cannot open trace", severity="error", timeout=30,
                     markup=False)
 
     def _loaded(self, trace: Trace, data: TimelineData) -> None:
+        self._load_ended()
         self.trace = trace
         rank = trace.meta("rank")  # a rank of a distributed run says which
         self.status.show_trace(self.path.name,
-                               trace.format + (f" · rank {rank}" if rank is not None else ""))
+                               trace.format + (f" · rank {rank}" if rank is not None else "")
+                               + f" · {trace.cache_note.split(':')[0]}")
+        self.sub_title = trace.cache_note  # the whole reason: "rebuilt: the trace changed …"
         timeline = self.timeline
         timeline.loading = False
         timeline.set_data(data)

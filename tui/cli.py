@@ -92,6 +92,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # never a traceback for the user unless asked
+        from tui.interrupt import EXIT_CODE, is_interrupt
+
+        if is_interrupt(exc):  # Ctrl-C while DuckDB ran a query
+            return EXIT_CODE
         if debug:
             raise
         from tui.trace import discard_damaged_cache
@@ -167,9 +171,12 @@ def _trace_summary(path: Path, min_gap_ns: int, use_cache: bool, ncu: Path | Non
         if memo is not None:
             return memo
     from tui.analysis.summary import trace_summary
+    from tui.progress_line import progress_on_stderr
     from tui.trace import open_trace
 
-    with open_trace(path, use_cache=use_cache) as trace:
+    with progress_on_stderr(path):
+        trace = open_trace(path, use_cache=use_cache)
+    with trace:
         summary = trace_summary(trace, min_gap_ns)
         if ncu is not None:
             from tui.ncu.attach import ncu_for_trace

@@ -21,7 +21,8 @@ def print_summary(summary: dict, console: Console) -> None:
         f"span {format_ns(source['span_ns'])}"
         + (f", rank {source['rank']} of {source.get('world_size', '?')}" if "rank" in source
            else "")
-        + (" — from cache" if source.get("from_cache") else "")
+        + (f" — {source['cache_note']}" if source.get("cache_note")
+           else " — from cache" if source.get("from_cache") else "")
     ))
     for warning in summary["warnings"]:
         console.print(plain(f"warning: {warning}", style="yellow"))

@@ -20,8 +20,7 @@ def print_run_summary(summary: dict, console: Console) -> None:
         + (f" of {source['world_size']}" if "world_size" in source else "") + ")",
         style="bold",
     ))
-    console.print(f"span {format_ns(source['span_ns'])}"
-                  + (" — from cache" if source.get("from_cache") else ""))
+    console.print(plain(f"span {format_ns(source['span_ns'])}" + _cache_text(source)))
     for warning in summary["warnings"]:
         console.print(plain(f"warning: {warning}", style="yellow"))
     console.print(ranks_table(summary["ranks"], summary["straggler"]))
@@ -76,3 +75,12 @@ def _gaps_table(gaps: list[dict], min_gap_ns: int, text_width: int) -> Table:
         table.add_row(str(g["rank"]), str(g["device"]), format_ns(g["duration_ns"]),
                       g["kind"], plain(_fit(g["cause"], text_width)))
     return table
+
+
+def _cache_text(source: dict) -> str:
+    """Whether the ranks came from their caches; each other reason once, with its count."""
+    if source.get("from_cache"):
+        return " — from cache"
+    notes = [n for n in source.get("cache_notes", []) if n]
+    counts = {note: notes.count(note) for note in notes}
+    return "".join(f" — {note}" + (f" (×{n})" if n > 1 else "") for note, n in counts.items())

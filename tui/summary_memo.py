@@ -39,6 +39,7 @@ def read_memo(trace_path: Path, min_gap_ns: int) -> dict | None:
         return None
     summary["source"]["path"] = str(trace_path)  # as given this time
     summary["source"]["from_cache"] = True
+    summary["source"]["cache_note"] = "from cache (summary stored)"
     return summary
 
 

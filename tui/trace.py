@@ -5,14 +5,16 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import tempfile
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
 
-from tui import cache
+from tui import cache, cache_reason, load_progress
 from tui.db import connect, cursor
 from tui.errors import TraceError
 from tui.queries import load_query
@@ -37,6 +39,7 @@ class Trace:
     warnings: list[str] = field(default_factory=list)
     from_cache: bool = False
     cache_path: Path | None = None
+    cache_note: str = ""  # whether the cache was used, and if not why (tui.cache_reason)
 
     def meta(self, key: str) -> str | None:
         row = self.con.execute("SELECT value FROM trace_meta WHERE key = ?", [key]).fetchone()
@@ -59,20 +62,32 @@ def open_trace(path: Path, use_cache: bool = True) -> Trace:
         raise TraceError(f"{path}: is an Nsight Compute report, not a timeline trace")
     warnings: list[str] = []
     target = cache.cache_file(path) if use_cache else None
+    note = cache_reason.NOT_CACHED_FLAG
     if target is not None and not cache.writable_dir(target.parent):
         warnings.append(f"cache dir {target.parent} is not writable: loading into memory")
+        note = f"not cached: cache dir {target.parent} not writable"
         target = None
     if target is not None and target.is_file():
         cached = _open_cached(path, target)
-        if cached is not None:
+        if isinstance(cached, Trace):
             return cached
+        note = cached
+        if note.startswith("not cached"):  # in use by another program: leave it be
+            target = None
+    elif target is not None:
+        note = cache_reason.why_missing(path, target)
     if target is not None:
         try:
-            return _build(path, kind, target, list(warnings))
+            built = _build(path, kind, target, list(warnings))
+            built.cache_note = note
+            return built
         except _CacheWriteError as exc:  # e.g. a full disk or a read-only file system
             warnings.append(f"cannot write the cache in {target.parent} ({exc}): "
                             "loading into memory")
-    return _build(path, kind, None, warnings)
+            note = f"not cached: cannot write the cache ({exc})"
+    built = _build(path, kind, None, warnings)
+    built.cache_note = note
+    return built
 
 
 # Cache files this process opened: DuckDB checks a block's checksum only when it reads the
@@ -109,7 +124,16 @@ def _build(path: Path, kind: str, target: Path | None, warnings: list[str]) -> T
     except (duckdb.Error, OSError) as exc:
         raise _CacheWriteError(_first_line(exc)) from None
     try:
-        warnings += _load_into(path, kind, con, target.parent if target else None)
+        load_progress.stage(path, load_progress.READING, con)
+        work = None
+        try:  # the loader's scratch files go in a folder of this load's own, always removed
+            work = Path(tempfile.mkdtemp(prefix="tui-load-",
+                                         dir=target.parent if target is not None else None))
+            warnings += _load_into(path, kind, con, target.parent if target else None, work)
+        finally:
+            if work is not None:
+                shutil.rmtree(work, ignore_errors=True)
+        load_progress.stage(path, load_progress.BUILDING)
         finalize_activities(con, depths_staged=kind in DEPTHS_STAGED)
         warnings += build_stacks(con)
         con.execute(load_query("devices_from_activities"))
@@ -118,25 +142,44 @@ def _build(path: Path, kind: str, target: Path | None, warnings: list[str]) -> T
             ("source_path", str(path.resolve())),
             ("warnings", json.dumps(warnings)),
             ("tui_cache_version", cache.CACHE_VERSION),
+            # what the cache was built from: a later miss can say what changed
+            ("source_size", str(path.stat().st_size)),
+            ("source_mtime_ns", str(path.stat().st_mtime_ns)),
         ])
-    except BaseException:
-        con.close()
-        if partial is not None:
-            partial.unlink(missing_ok=True)
+        fmt = _format_of(con)
+        if target is None or partial is None:
+            return Trace(path, fmt, con, warnings)
+        try:
+            con.execute("CHECKPOINT")
+            con.close()
+            os.replace(partial, target)  # only a complete cache file has the trusted name
+        except (duckdb.Error, OSError) as exc:
+            raise _CacheWriteError(_first_line(exc)) from None
+    except BaseException:  # Ctrl-C included, at any point: no partial file is left
+        _discard(con, partial)
         raise
-    fmt = _format_of(con)
-    if target is None or partial is None:
-        return Trace(path, fmt, con, warnings)
-    try:
-        con.execute("CHECKPOINT")
-        con.close()
-        os.replace(partial, target)  # only a complete cache file ever has the trusted name
-    except (duckdb.Error, OSError) as exc:
-        con.close()
-        partial.unlink(missing_ok=True)
-        raise _CacheWriteError(_first_line(exc)) from None
     return Trace(path, fmt, connect(str(target), read_only=True), warnings,
                  cache_path=target)
+
+
+def _discard(con: duckdb.DuckDBPyConnection | None, partial: Path | None) -> None:
+    """Close a database whose load stopped, and remove its file. A loader's thread may
+    still be running a query on it (Ctrl-C reaches only the main thread): stop that
+    first; the connection refuses to close until the query has returned."""
+    with contextlib.suppress(duckdb.Error, AttributeError):
+        con.interrupt()  # type: ignore[union-attr]
+    deadline = time.monotonic() + 30
+    while con is not None:
+        try:
+            con.close()
+            break
+        except duckdb.Error:
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.02)
+    if partial is not None:
+        for leftover in (partial, partial.with_name(f"{partial.name}.wal")):
+            leftover.unlink(missing_ok=True)
 
 
 def finalize_activities(con: duckdb.DuckDBPyConnection, depths_staged: bool = False) -> None:
@@ -176,43 +219,55 @@ def _drop_staging(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(f'DROP {kind} "{name}"')
 
 
-def _open_cached(path: Path, target: Path) -> Trace | None:
-    """The cached database, or None when it is unreadable or from another tui version.
+def _open_cached(path: Path, target: Path) -> Trace | str:
+    """The cached database, or why it cannot be used (a note for Trace.cache_note).
 
-    Such a file (always one of ours, in the cache dir) is removed so it is built again.
+    An unreadable file, or one from another tui version (always one of ours, in the cache
+    dir), is removed so it is built again; one another program holds locked is left be.
     """
     con = None
+    why = ""
     try:
         con = connect(str(target), read_only=True)
         rows = dict(con.execute("SELECT key, value FROM trace_meta").fetchall())
         tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
         warnings = json.loads(rows.get("warnings") or "[]")
-    except (duckdb.Error, ValueError):  # not a DuckDB file, damaged, or half-written meta
+    except (duckdb.Error, ValueError) as exc:  # not DuckDB, damaged, or half-written meta
+        if isinstance(exc, duckdb.IOException) and "lock" in str(exc):
+            # another program has it open for writing: not ours to remove
+            return f"not cached: the cache file is locked ({_first_line(exc)})"
         rows, tables, warnings = {}, set(), []
-    if (rows.get("tui_cache_version") != cache.CACHE_VERSION or not CACHED_TABLES <= tables
-            or not isinstance(warnings, list)):
+        why = f"rebuilt: the cache was unreadable ({_first_line(exc)})"
+    if not why and rows.get("tui_cache_version") != cache.CACHE_VERSION:
+        why = "rebuilt: cache from an older tui"
+    elif not why and not (CACHED_TABLES <= tables and isinstance(warnings, list)):
+        why = "rebuilt: the cache was incomplete"
+    if why:
         if con is not None:
             con.close()
         with contextlib.suppress(OSError):
             target.unlink(missing_ok=True)
-        return None
+        return why
     assert con is not None
     _opened_caches.add(target)
     return Trace(path, rows.get("format", "?"), con, warnings, from_cache=True,
-                 cache_path=target)
+                 cache_path=target, cache_note=cache_reason.FROM_CACHE)
 
 
 def _new_database(target: Path | None) -> tuple[duckdb.DuckDBPyConnection, Path | None]:
-    if target is None:
-        con = connect(":memory:")
-        partial = None
-    else:
+    partial = None
+    if target is not None:
         partial = target.with_name(f"{target.name}.partial-{os.getpid()}")
         _remove_stale_partials(target)
         partial.unlink(missing_ok=True)
-        con = connect(str(partial))
-    con.execute(load_query("schema"))
-    con.execute(load_query("staging_tables"))
+    con = None
+    try:
+        con = connect(str(partial) if partial is not None else ":memory:")
+        con.execute(load_query("schema"))
+        con.execute(load_query("staging_tables"))
+    except BaseException:  # Ctrl-C this early too leaves no partial file
+        _discard(con, partial)
+        raise
     return con, partial
 
 
@@ -221,18 +276,8 @@ def _remove_stale_partials(target: Path) -> None:
     prefix = f"{target.name}.partial-"
     for stale in target.parent.iterdir():
         pid = stale.name[len(prefix):].split(".")[0] if stale.name.startswith(prefix) else ""
-        if pid.isdigit() and not _alive(int(pid)) and stale.is_file():
+        if pid.isdigit() and not cache_reason.alive(int(pid)) and stale.is_file():
             stale.unlink(missing_ok=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # someone else's process
-    return True
 
 
 def _first_line(exc: BaseException) -> str:
@@ -241,16 +286,14 @@ def _first_line(exc: BaseException) -> str:
 
 
 def _load_into(path: Path, kind: str, con: duckdb.DuckDBPyConnection,
-               cache_dir: Path | None) -> list[str]:
+               cache_dir: Path | None, scratch: Path) -> list[str]:
     if kind == "kineto":
         from tui.sources.kineto import load_kineto
 
-        scratch = cache_dir if cache_dir is not None else Path(tempfile.gettempdir())
         return load_kineto(path, con, scratch)
     if kind == "xla":
         from tui.sources.xla import load_xla_json
 
-        scratch = cache_dir if cache_dir is not None else Path(tempfile.gettempdir())
         return load_xla_json(path, con, scratch)
     if kind == "xplane":
         from tui.sources.xla import load_xplane

@@ -34,6 +34,7 @@ def trace_summary(trace: Trace, min_gap_ns: int) -> dict:
         "span_ns": (span[1] - span[0]) if span[0] is not None else 0,
         "origin_ns": origin,
         "from_cache": trace.from_cache,
+        "cache_note": trace.cache_note,
         "min_gap_ns": min_gap_ns,
     }
     for key in ("rank", "world_size", "nsys_product_version", "export_product_version",

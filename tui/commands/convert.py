@@ -33,7 +33,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--no-cache", action="store_true")
     parser.add_argument("--debug", action="store_true")
     args = parser.parse_args(argv)
-    from tui.multirank.load import LoadJob, load_stores
+    from tui.multirank.load import LoadJob
     from tui.multirank.parquet_store import is_parquet_store
     from tui.multirank.paths import expand_paths
     from tui.multirank.store import STORE_SUFFIX
@@ -48,13 +48,29 @@ def main(argv: list[str]) -> int:
         raise TraceError(f"{args.out}: cannot be created ({exc.strerror})") from None
     jobs = [LoadJob(f, use_cache=not args.no_cache,
                     export_to=args.out / f"{_stem(f)}{STORE_SUFFIX}") for f in files]
-    for store, job in zip(load_stores(jobs, args.workers), jobs, strict=True):
+    stores = _converted(jobs, args.workers)
+    for store, job in zip(stores, jobs, strict=True):
         rank = store.meta.get("rank")
         print(f"{job.export_to}  ({store.format}" + (f", rank {rank}" if rank else "")
               + f", {store.load_s:.2f} s)")
         for warning in store.warnings:
             print(f"  warning: {warning}", file=sys.stderr)
     return 0
+
+
+def _converted(jobs: list, workers: int | None) -> list:
+    """The jobs' stores, with a progress line on stderr when it is a terminal."""
+    from tui.multirank.load import load_stores
+    from tui.progress_line import TracesProgress, progress_on_stderr
+
+    progress = TracesProgress([job.path for job in jobs])
+    try:
+        if len(jobs) == 1:  # one trace: metered as it is read
+            with progress_on_stderr(jobs[0].path):
+                return load_stores(jobs, workers)
+        return load_stores(jobs, workers, on_done=lambda job: progress.one_done(job.path))
+    finally:
+        progress.close()
 
 
 def _stem(path: Path) -> str:

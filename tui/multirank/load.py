@@ -14,6 +14,7 @@ import json
 import multiprocessing
 import os
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,8 +42,10 @@ class LoadJob:
     export_to: Path | None = None  # set: always write the tables as Parquet into this folder
 
 
-def load_stores(jobs: list[LoadJob], workers: int | None = None) -> list[TraceStore]:
+def load_stores(jobs: list[LoadJob], workers: int | None = None,
+                on_done: Callable[[LoadJob], None] | None = None) -> list[TraceStore]:
     """Every job's store, in the order given. Raises the first failing job's TraceError.
+    on_done(job) is called as each job's store is ready (a progress line counts them).
 
     Stores found in the cache come back without a summary (see combine.summarize_stores).
     """
@@ -70,12 +73,16 @@ def load_stores(jobs: list[LoadJob], workers: int | None = None) -> list[TraceSt
             try:
                 for i, future in futures.items():
                     results[i] = future.result()
+                    if on_done is not None:
+                        on_done(jobs[i])
             except BaseException:
                 pool.shutdown(cancel_futures=True)  # one bad trace: stop loading the rest
                 raise
     for i in pending:
         if i not in results:
             results[i] = load_store(jobs[i])
+            if on_done is not None:
+                on_done(jobs[i])
     return [results[i] for i in range(len(jobs))]
 
 
@@ -85,7 +92,7 @@ def load_store(job: LoadJob) -> TraceStore:
     with open_trace(job.path, use_cache=job.use_cache) as trace:
         meta = dict(trace.con.execute("SELECT key, value FROM trace_meta").fetchall())
         store = TraceStore(job.path, trace.format, meta, from_cache=trace.from_cache,
-                           warnings=list(trace.warnings))
+                           cache_note=trace.cache_note, warnings=list(trace.warnings))
         if job.export_to is not None:
             store.parquet_dir = export_parquet(trace, job.export_to)
         elif trace.cache_path is not None:
@@ -139,5 +146,5 @@ def _cached_store(job: LoadJob, probe: duckdb.DuckDBPyConnection) -> TraceStore 
             or not isinstance(warnings, list)):
         return None
     return TraceStore(job.path, meta.get("format", "?"), meta, db_path=target,
-                      from_cache=True, warnings=warnings,
+                      from_cache=True, cache_note="from cache", warnings=warnings,
                       load_s=time.perf_counter() - started)

@@ -48,5 +48,6 @@ def parquet_store(folder: Path, probe: duckdb.DuckDBPyConnection) -> TraceStore:
         raise TraceError(f"{folder}: its trace_meta.parquet cannot be read ({exc})") from None
     return TraceStore(Path(meta.get("source_path", str(folder))), meta.get("format", "?"),
                       meta, parquet_dir=folder, from_cache=True,
+                      cache_note=f"from the converted store {folder}",
                       warnings=warnings if isinstance(warnings, list) else [],
                       load_s=time.perf_counter() - started)

@@ -23,6 +23,7 @@ class TraceStore:
     load_s: float = 0.0  # wall time of open_trace (+ Parquet export) in its process
     load_cpu_s: float = 0.0  # CPU time of the same, all of that process's threads
     from_cache: bool = False
+    cache_note: str = ""  # Trace.cache_note: whether its cache was used, and if not why
     warnings: list[str] = field(default_factory=list)
     summary: dict | None = None  # trace_summary() of this trace alone, when asked for
 

@@ -35,6 +35,7 @@ def run_summary(run: RankSet, min_gap_ns: int, label: str) -> dict:
         "last_ns": span[1],
         "span_ns": (span[1] - span[0]) if span[0] is not None else 0,
         "from_cache": all(store.from_cache for store in run.stores),
+        "cache_notes": [store.cache_note for store in run.stores],
         "min_gap_ns": min_gap_ns,
         "ranks": len(run.ranks),
         "load_s": [round(store.load_s, 3) for store in run.stores],

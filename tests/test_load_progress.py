@@ -1,0 +1,155 @@
+"""Long loads are visible and stoppable: the progress line and bar, and Ctrl-C at any point.
+
+The big trace here is SCALED: the real `launch_bound_inference` sample repeated 6 times in
+time by benchmarks/scale_trace.py (a generator), ~120 MB, so that a load lasts long enough
+to be stopped in each of its stages.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, sample
+from tests.test_app import settle, sync
+from tui import load_progress, progress_line
+from tui.app import TraceApp
+from tui.cli import main
+from tui.widgets.load_bar import LoadBar
+
+SOURCE = "launch_bound_inference.pt.trace.json.gz"
+COPIES = 6
+
+
+@pytest.fixture(scope="module")
+def scaled(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
+    """The scaled trace, and its kernel count read independently (json: cat 'kernel')."""
+    folder = tmp_path_factory.mktemp("scaled")
+    plain = folder / "source.json"
+    with gzip.open(sample(SOURCE), "rb") as f:
+        plain.write_bytes(f.read())
+    kernels = sum(1 for e in json.loads(plain.read_bytes())["traceEvents"]
+                  if e.get("cat") == "kernel" and e.get("ph") == "X")
+    trace = folder / f"scaled_x{COPIES}.json"
+    subprocess.run([sys.executable, str(ROOT / "benchmarks" / "scale_trace.py"), str(plain),
+                    str(trace), str(COPIES)], check=True)
+    return trace, kernels * COPIES
+
+
+def _summary_process(trace: Path, cache: Path) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "tui.cli", "--summary", "--json", str(trace)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "TUI_CACHE_DIR": str(cache)}, cwd=ROOT)
+
+
+def _stages(cache: Path, seen: list[str]) -> list[str]:
+    """The stages seen so far, from the files in the cache dir: "opening" (the partial
+    cache file is there), "reading" (the scratch copy of the events too), "building" (the
+    scratch copy gone again, the partial file still there)."""
+    names = [p.name for p in cache.iterdir()] if cache.is_dir() else []
+    scratch = any(n.startswith("tui-load-") for n in names)
+    partial = any(".partial-" in n for n in names)
+    if partial and not seen:
+        seen.append("opening")
+    if scratch and "reading" not in seen:
+        seen.append("reading")
+    if partial and not scratch and "reading" in seen and "building" not in seen:
+        seen.append("building")
+    return seen
+
+
+@pytest.mark.parametrize("stage", ["opening", "reading", "building"])
+def test_ctrl_c_stops_cleanly(scaled: tuple[Path, int], tmp_path: Path, stage: str) -> None:
+    trace, kernels = scaled
+    cache = tmp_path / "cache"
+    proc = _summary_process(trace, cache)
+    deadline = time.monotonic() + 60
+    seen: list[str] = []
+    while stage not in _stages(cache, seen):
+        assert proc.poll() is None, f"the load ended before the {stage} stage"
+        assert time.monotonic() < deadline
+        time.sleep(0.005)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert (proc.returncode, out, err) == (130, "", "")
+    assert list(cache.iterdir()) == []  # no partial cache, no scratch copy of the events
+    again = _summary_process(trace, cache)
+    out, err = again.communicate(timeout=120)
+    assert again.returncode == 0, err
+    summary = json.loads(out)
+    assert summary["source"]["cache_note"] == "built now: no cache yet"
+    assert sum(k["count"] for k in summary["kernels"]) == kernels
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_line_on_a_terminal(scaled: tuple[Path, int], capsys, monkeypatch) -> None:
+    trace, kernels = scaled
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.setattr(progress_line, "FIRST_AFTER_S", 0.0)
+    monkeypatch.setattr(progress_line, "INTERVAL_S", 0.02)
+    assert main(["--summary", "--json", "--no-cache", str(trace)]) == 0
+    summary = json.loads(capsys.readouterr().out)  # stdout is the JSON alone
+    assert sum(k["count"] for k in summary["kernels"]) == kernels
+    lines = [line for line in terminal.getvalue().split("\r\x1b[K") if line]
+    size = load_progress.size_text(trace.stat().st_size)
+    reading = [line for line in lines if " reading " in line]
+    assert reading and all(f" of {size} (" in line for line in reading)
+    assert any(f"building tables (read {size})" in line for line in lines)
+    assert terminal.getvalue().endswith("\r\x1b[K")  # the line is erased at the end
+
+
+def test_no_progress_when_not_a_terminal(capsys) -> None:
+    assert main(["--summary", "--no-cache", str(sample("multistream.pt.trace.json.gz"))]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_meter_reads_the_file_offset(tmp_path: Path) -> None:
+    trace = tmp_path / "t.json"
+    trace.write_bytes(b"x" * 4_000_000)
+    with load_progress.watch(trace) as meter, open(trace, "rb") as reader:
+        load_progress.stage(trace, load_progress.READING)
+        reader.seek(1_000_000)
+        assert meter.poll().done == 1_000_000 and meter.poll().fraction == 0.25
+        load_progress.stage(trace, load_progress.BUILDING)
+        now = meter.poll()
+        assert (now.done, now.fraction) == (4_000_000, None)
+    load_progress.stage(trace, load_progress.READING)  # nobody watches: nothing happens
+    assert meter.stage == load_progress.BUILDING
+
+
+def test_progress_text() -> None:
+    now = load_progress.Snapshot("reading", 250 << 20, 1 << 30, 5.0, 50 << 20, 15.5)
+    assert now.line() == "reading 250.0 MB of 1.0 GB (24%) · 50.0 MB/s · 16 s left"
+    building = load_progress.Snapshot("building tables", 1 << 30, 1 << 30, 31.0, None, None)
+    assert building.line() == "building tables (read 1.0 GB) · 31 s"
+
+
+@sync
+async def test_app_shows_a_bar_while_loading(tmp_path: Path) -> None:
+    trace = tmp_path / "t.json.gz"
+    trace.write_bytes(sample("multistream.pt.trace.json.gz").read_bytes())
+    app = TraceApp(trace, use_cache=False)
+    async with app.run_test(size=(120, 30)) as pilot:
+        bars = list(app.query(LoadBar))
+        assert len(bars) == 1  # mounted before the load's worker runs
+        with open(trace, "rb") as reader:  # the bar follows the meter
+            reader.seek(trace.stat().st_size // 2)
+            bars[0].meter.set_stage(load_progress.READING, None)
+            bars[0].refresh_figures()
+            assert bars[0].query_one("ProgressBar").percentage == pytest.approx(0.5, abs=0.01)
+        await settle(pilot)
+        assert not list(app.query(LoadBar))  # gone once the trace is loaded
