@@ -41,7 +41,7 @@ def build_stacks(con: duckdb.DuckDBPyConnection) -> list[str]:
                  "kind": kind})
     con.execute("DROP TABLE stacks_staged_python")
     con.execute(load_query("stacks_points"))
-    con.execute(load_query("stacks_innermost"), {"kinds": ["cpu_op", kind]})
+    _find_innermost(con, ["cpu_op", kind])
     con.execute(load_query("stacks_launches"), {"frame_kind": kind})
     con.execute(load_query("stacks_memory_context"), {"frame_kind": kind})
     con.execute(load_query("stacks_memory_write"))
@@ -51,6 +51,24 @@ def build_stacks(con: duckdb.DuckDBPyConnection) -> list[str]:
     source = "none" if not has_frames else "python" if kind == "python" else "nvtx"
     con.execute("INSERT OR REPLACE INTO trace_meta VALUES ('code_source', ?)", [source])
     return _frame_warnings(con)
+
+
+def _find_innermost(con: duckdb.DuckDBPyConnection, kinds: list[str]) -> None:
+    """Fill stacks_found. Most points' innermost range is the last to start before them;
+    the rest search the levels above it, unless that means more lookups than a sweep over
+    every range would sort (deep stacks with many launches: Kineto with_stack), which then
+    answers for all points."""
+    con.execute(load_query("stacks_ranges"), {"kinds": kinds})
+    con.execute(load_query("stacks_last_started"), {"kinds": kinds})
+    row = con.execute(load_query("stacks_innermost_cost")).fetchone()
+    assert row is not None
+    level_lookups, ranges = row
+    if level_lookups <= ranges:
+        con.execute(load_query("stacks_innermost_levels"), {"kinds": kinds})
+    else:
+        con.execute(load_query("stacks_innermost"), {"kinds": kinds})
+    con.execute("DROP TABLE stacks_last_started")
+    con.execute("DROP TABLE stacks_ranges")
 
 
 def _frame_kind(con: duckdb.DuckDBPyConnection) -> str:
