@@ -14,6 +14,9 @@
 --               its thread (the next one in the file) is a Python function
 --   cpu_op      the rest: XLA's and PJRT's TraceMes (executable runs, thunks, HLO ops
 --               such as 'command_buffer_1', compile passes such as 'algsimp')
+-- A StepTraceAnnotation's name gets its step number, as Kineto's 'ProfilerStep#3' has it:
+-- 'train' becomes 'train step 3' ('train_step' 'train_step 3'), for `@ step 3` and steps
+-- per rank.
 CREATE OR REPLACE TEMP TABLE xla_host AS
 WITH in_file_order AS (
     -- the event after each in the file (a streaming window: no sort). XLA writes a
@@ -39,5 +42,12 @@ SELECT
         ELSE 'cpu_op'
     END AS kind,
     pid, tid, xla_ns(ts) AS start_ns, xla_ns(ts) + xla_ns(dur) AS end_ns,
-    xla_ns(dur) AS duration_ns, name, TRY_CAST(args.correlation_id AS BIGINT) AS correlation
+    xla_ns(dur) AS duration_ns,
+    CASE
+        WHEN args.step_num IS NULL OR starts_with(name, '$') OR args.correlation_id IS NOT NULL
+            THEN name
+        WHEN contains(lower(name), 'step') THEN name || ' ' || args.step_num
+        ELSE name || ' step ' || args.step_num
+    END AS name,
+    TRY_CAST(args.correlation_id AS BIGINT) AS correlation
 FROM host;

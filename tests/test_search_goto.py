@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-from tests.conftest import sample
+from tests.conftest import ROOT, sample
 from tests.oracle import chrome_events
 from tests.screen import screen_text
 from tests.test_app import GAPPY, settle, sync
@@ -129,3 +129,23 @@ async def test_at_goes_to_times_steps_and_ranges() -> None:
         await pilot.press("enter")
         await settle(pilot)
         assert "no such time, step or range" in app.status.said[-1]
+
+
+def test_at_step_finds_a_jax_step_trace_annotation() -> None:
+    """jax.profiler.StepTraceAnnotation("train", step_num=i) is `train` with args.step_num
+    in XLA's JSON: `@ step 3` goes to the fourth one, named 'train step 3' in the lanes."""
+    from tui.sources.xla_logdir import open_profile_run
+    from tui.timeline.goto import find
+    from tui.trace import open_trace
+
+    path = open_profile_run(ROOT / "sample_traces" / "jax_train").files[0]
+    steps = [e for e in chrome_events(path)
+             if e.get("name") == "train" and (e.get("args") or {}).get("step_num") == "3"]
+    assert len(steps) == 1
+    with open_trace(path) as trace:
+        origin = trace.con.execute("SELECT min(start_ns) FROM gpu_activities").fetchone()[0]
+        place = find(trace.con, "step 3", origin, origin)
+    assert place is not None and place.label == "train step 3"
+    start = round(Decimal(str(steps[0]["ts"])) * 1000)
+    assert (place.start_ns, place.end_ns) == (start, start + round(
+        Decimal(str(steps[0]["dur"])) * 1000))

@@ -123,10 +123,10 @@ def test_launch_configuration_copies_and_the_host_side() -> None:
         assert con.execute("SELECT count(*), sum(bytes) FROM gpu_activities"
                            " WHERE kind = 'memset'").fetchone() == (16, 64)
         kinds = dict(con.execute("SELECT name, any_value(kind) FROM host_activities"
-                                 " WHERE name IN ('train', 'dataloader', 'cuGraphLaunch "
+                                 " WHERE name IN ('train step 3', 'dataloader', 'cuGraphLaunch "
                                  "(CudaGraph:24)', 'command_buffer_1', '$time sleep')"
                                  " GROUP BY name").fetchall())
-        assert kinds == {"train": "annotation", "dataloader": "annotation",
+        assert kinds == {"train step 3": "annotation", "dataloader": "annotation",
                          "cuGraphLaunch (CudaGraph:24)": "runtime",
                          "command_buffer_1": "cpu_op", "$time sleep": "python"}
         # the host's MemcpyH2D calls are runtime calls tied to the GPU copies, not copies
