@@ -46,8 +46,8 @@ TIMELINE: tuple[Key, ...] = (
     Key("n", "hit(True)", "next search hit, on any lane", "Search", "n"),
     Key("N", "hit(False)", "previous search hit", "Search", "N"),
     Key("at", "goto", "go to a time (1.25s; +10ms from the cursor; 850us), a step (step 3: "
-        "ProfilerStep#3, NVTX step_3) or an NVTX range by name, zoomed to fit", "Search", "@",
-        "go to"),
+        "ProfilerStep#3, NVTX step_3, JAX train step 3) or an NVTX range by name, zoomed to "
+        "fit", "Search", "@", "go to"),
     Key("a", "toggle_nvtx", "show/hide NVTX (annotation) lanes", "Lanes", "a", "NVTX"),
     Key("t", "toggle_host", "show/hide host-thread lanes", "Lanes", "t", "threads"),
     Key("enter", "drill_down", "open the kernel in Nsight Compute results", "Lanes", "Enter"),
