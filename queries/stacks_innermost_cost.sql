@@ -1,6 +1,9 @@
--- How much work each way of finishing stacks_last_started.sql would take: the level
--- lookups the levels query needs (a level per level above each ended range), and the
--- ranges the sweep (stacks_innermost.sql) sorts twice.
-SELECT (SELECT coalesce(sum(depth), 0) FROM stacks_last_started
-        WHERE end_ns <= t AND depth > 0) AS level_lookups,
-       (SELECT count(*) FROM stacks_ranges) AS ranges;
+-- Which way stacks.py finds the points' innermost ranges: an estimate of the level
+-- lookups the ASOF way needs (each point, for each kind in $kinds, searching the levels
+-- above its last-started range: about the ranges' mean depth), and the ranges the sweep
+-- (stacks_innermost.sql) sorts instead.
+SELECT (SELECT count(*) FROM stacks_points) * len($kinds)
+           * coalesce(avg(depth), 0) AS level_lookups,
+       count(*) AS ranges
+FROM host_activities
+WHERE list_contains($kinds, kind);

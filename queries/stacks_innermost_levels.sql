@@ -1,7 +1,7 @@
--- The second half after stacks_last_started.sql, where few levels are left to search:
--- for the points whose last-started range has ended, one ASOF join per level above it
--- finds each level's last range before the point, and the deepest still open is the
--- innermost; into the temp table stacks_found (what, point_id, kind, host_id).
+-- The second half after stacks_last_started.sql: for the points whose last-started range
+-- has ended, one ASOF join per level above it finds each level's last range before the
+-- point, and the deepest still open is the innermost; into the temp table stacks_found
+-- (what, point_id, kind, host_id), as stacks_innermost.sql's sweep fills it.
 CREATE OR REPLACE TEMP TABLE stacks_found AS
 WITH enclosing AS (
     SELECT l.p, l.k, l.pid, l.tid, l.t, d.level

@@ -54,19 +54,19 @@ def build_stacks(con: duckdb.DuckDBPyConnection) -> list[str]:
 
 
 def _find_innermost(con: duckdb.DuckDBPyConnection, kinds: list[str]) -> None:
-    """Fill stacks_found. Most points' innermost range is the last to start before them;
-    the rest search the levels above it, unless that means more lookups than a sweep over
-    every range would sort (deep stacks with many launches: Kineto with_stack), which then
-    answers for all points."""
-    con.execute(load_query("stacks_ranges"), {"kinds": kinds})
-    con.execute(load_query("stacks_last_started"), {"kinds": kinds})
-    row = con.execute(load_query("stacks_innermost_cost")).fetchone()
+    """Fill stacks_found. Where stacks are shallow beside the ranges (JAX's Python tracer:
+    millions of short frames, a few levels deep), each point's last range to start before
+    it, then the levels above it, are looked up; deep stacks with many launches (Kineto
+    with_stack) would need more lookups than a sweep over every range sorts."""
+    row = con.execute(load_query("stacks_innermost_cost"), {"kinds": kinds}).fetchone()
     assert row is not None
     level_lookups, ranges = row
-    if level_lookups <= ranges:
-        con.execute(load_query("stacks_innermost_levels"), {"kinds": kinds})
-    else:
+    if level_lookups > ranges:
         con.execute(load_query("stacks_innermost"), {"kinds": kinds})
+        return
+    con.execute(load_query("stacks_ranges"), {"kinds": kinds})
+    con.execute(load_query("stacks_last_started"), {"kinds": kinds})
+    con.execute(load_query("stacks_innermost_levels"), {"kinds": kinds})
     con.execute("DROP TABLE stacks_last_started")
     con.execute("DROP TABLE stacks_ranges")
 
