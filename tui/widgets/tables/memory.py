@@ -42,12 +42,10 @@ class MemoryPanel(TablePanel):
     def build(self, trace: Trace) -> None:
         self.model = TableModel(trace.con, self.allocations.keys,
                                 search=("where", "op", "frame", "user_frame"))
-        self.model.build(load_query("table_memory"))
-        cur = trace.con.cursor()
-        try:
-            self.peaks = memory_peaks(cur)
-        finally:
-            cur.close()
+        allocations = load_query("memory_allocations").strip().rstrip(";")
+        self.model.build(load_query("table_memory").format(allocations=allocations),
+                         {"limit": None})
+        self.peaks = self.model.run(memory_peaks)
         self.origin = self.model.rows("timeline_extent")[0][0] or 0
 
     def built(self) -> None:
