@@ -1,5 +1,5 @@
 -- The Python frames open on the launching thread when the call that launched one GPU
--- activity started, innermost first (the frames stacks_innermost.sql counts).
+-- activity started, innermost first (the frames tui/sources/nesting.py finds).
 -- None where NVTX ranges stand in for frames (the details show those as the nvtx path).
 -- Params: $id (gpu_activities.id). Columns: id, name, user_code, depth
 WITH call AS (

@@ -1,5 +1,5 @@
 -- Write launches from stacks_points (stacks_points.sql) and what
--- stacks_innermost.sql found for them (kind 'cpu_op', and $frame_kind: the kind
+-- tui/sources/nesting.py found for them (kind 'cpu_op', and $frame_kind: the kind
 -- python_frames was filled from).
 INSERT INTO launches
 SELECT p.point_id AS gpu_id, p.runtime_id,

@@ -1,4 +1,4 @@
--- The points stacks_innermost.sql looks up, into the temp table stacks_points (what,
+-- The points tui/sources/nesting.py looks up, into the temp table stacks_points (what,
 -- point_id, runtime_id, pid, tid, t): each GPU activity ('launch') with the host call its
 -- correlation id names (the first, should two share one), at that call's start; and each
 -- memory event ('memory') at its time.

@@ -5,8 +5,8 @@
 -- come from stacks_staged_python, paired with the rows by position (kineto_python_ids.sql;
 -- empty for other sources). Where the frame its "Python parent id" names is that frame
 -- (one level up, on the thread, enclosing it) it is found by a hash join; any other frame
--- (no ids, or ids that disagree: missing, cyclic) by an ASOF join on the depths
--- host_depth.sql gave, over the frames one level above such frames only.
+-- (no ids, or ids that disagree: missing, cyclic) takes the one its nesting gives (the
+-- temp table stacks_nesting_parents, from tui/sources/nesting.py).
 -- Names are parsed once per distinct name (a trace repeats a few thousand names over
 -- millions of frames), with string functions rather than a regexp with groups.
 -- $libraries: top-level package names that are libraries, not the user's code;
@@ -28,16 +28,6 @@ WITH numbered AS (
     LEFT JOIN frames AS p
         ON p.python_id = f.python_parent_id AND p.pid = f.pid AND p.tid = f.tid
        AND p.depth = f.depth - 1 AND p.start_ns <= f.start_ns AND p.end_ns >= f.end_ns
-), unresolved AS (
-    SELECT * FROM by_id WHERE parent_by_id IS NULL AND depth > 0
-), by_time AS (
-    SELECT u.id, p.id AS parent_by_time
-    FROM unresolved AS u
-    ASOF JOIN (SELECT * FROM frames
-               WHERE (pid, tid, depth) IN (SELECT DISTINCT pid, tid, depth - 1
-                                          FROM unresolved)) AS p
-        ON p.pid = u.pid AND p.tid = u.tid AND p.depth = u.depth - 1
-       AND p.start_ns <= u.start_ns
 ), split AS (
     -- 'dir/file.py(123): func': the file and line before '): ', the function after it
     SELECT name, strpos(name, '): ') AS close_at
@@ -68,9 +58,9 @@ WITH numbered AS (
                     AS top
           FROM parts)
 )
-SELECT f.id, coalesce(f.parent_by_id, t.parent_by_time) AS parent_id, f.pid, f.tid,
+SELECT f.id, coalesce(f.parent_by_id, t.parent_id) AS parent_id, f.pid, f.tid,
        f.start_ns, f.end_ns, f.depth, f.name, n.file, n.line, n.func, n.user_code,
        f.python_id, f.python_parent_id
 FROM by_id AS f
 JOIN names AS n USING (name)
-LEFT JOIN by_time AS t USING (id);
+LEFT JOIN stacks_nesting_parents AS t USING (id);

@@ -69,3 +69,61 @@ def gaps(events: list[dict], min_ns: int) -> set[tuple[int, int, int]]:
                 found.add((device, busy_until, start - busy_until))
             busy_until = max(busy_until, end)
     return found
+
+
+def _host_spans(events: list[dict]) -> list[tuple[int, int, int, int, dict]]:
+    """(pid, tid, start_ns, end_ns, event) of the complete events of the /host: processes."""
+    hosts = {e["pid"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"
+             and e["args"]["name"].startswith("/host:")}
+    return [(e["pid"], e["tid"], ns(e["ts"]), ns(e["ts"]) + ns(e["dur"]), e)
+            for e in events if e.get("ph") == "X" and e.get("pid") in hosts]
+
+
+def _frames_by_thread(events: list[dict]) -> dict[tuple[int, int], list[tuple[int, int, str]]]:
+    """JAX's Python tracer's frames ('$file.py:12 func') per thread: (start, end, name),
+    outermost first at equal starts."""
+    frames: dict[tuple[int, int], list[tuple[int, int, str]]] = defaultdict(list)
+    for pid, tid, start, end, e in _host_spans(events):
+        if e["name"].startswith("$"):
+            frames[(pid, tid)].append((start, end, e["name"]))
+    for spans in frames.values():
+        spans.sort(key=lambda s: (s[0], -(s[1] - s[0])))
+    return frames
+
+
+def frame_parents(events: list[dict]) -> dict[tuple[str, str | None], int]:
+    """(frame name, name of the frame enclosing it one level up, or None) -> how many."""
+    out: dict[tuple[str, str | None], int] = defaultdict(int)
+    for spans in _frames_by_thread(events).values():
+        open_frames: list[tuple[int, int, str]] = []
+        for start, end, name in spans:
+            while open_frames and open_frames[-1][1] <= start:
+                open_frames.pop()
+            out[(name, open_frames[-1][2] if open_frames else None)] += 1
+            open_frames.append((start, end, name))
+    return dict(out)
+
+
+def launch_frames(events: list[dict]) -> dict[tuple[str, str | None], int]:
+    """(GPU activity name, the innermost Python frame open on the launching thread when the
+    host event with its correlation_id started, or None) -> how many."""
+    calls = {}
+    for pid, tid, start, _, e in _host_spans(events):
+        correlation = e.get("args", {}).get("correlation_id")
+        if correlation is not None:
+            calls.setdefault(correlation, (pid, tid, start))
+    frames = _frames_by_thread(events)
+    out: dict[tuple[str, str | None], int] = defaultdict(int)
+    devices = {e["pid"] for e in events if e.get("ph") == "M"
+               and e.get("name") == "process_name"
+               and re.fullmatch(r"/device:GPU:\d+", e["args"]["name"])}
+    for e in events:
+        if e.get("ph") != "X" or e.get("pid") not in devices:
+            continue
+        call = calls.get(e.get("args", {}).get("correlation_id"))
+        if call is None:
+            continue
+        pid, tid, t = call
+        open_at = [s for s in frames.get((pid, tid), []) if s[0] <= t < s[1]]
+        out[(e["name"], open_at[-1][2] if open_at else None)] += 1
+    return dict(out)

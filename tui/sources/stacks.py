@@ -7,8 +7,12 @@ from __future__ import annotations
 import sys
 
 import duckdb
+import numpy as np
+import pyarrow as pa
 
+from tui.db import registered
 from tui.queries import load_query
+from tui.sources.nesting import HostNesting
 
 # Top-level packages that are libraries, not the user's own code. A trace names a frame
 # by its path below the sys.path entry it came from ('torch/nn/modules/module.py'), so
@@ -35,13 +39,14 @@ def build_stacks(con: duckdb.DuckDBPyConnection) -> list[str]:
     NVTX / user annotation ranges stand in as frames; trace_meta's `code_source` says
     which ('python' | 'nvtx' | 'none')."""
     kind = _frame_kind(con)
+    con.execute(load_query("stacks_points"))
+    _stage_nesting(con, ["cpu_op", kind])
     con.execute(STAGED_PYTHON)  # a loader without Python ids stages none
     con.execute(load_query("stacks_python_frames"),
                 {"libraries": list(LIBRARIES), "stdlib": sorted(sys.stdlib_module_names),
                  "kind": kind})
     con.execute("DROP TABLE stacks_staged_python")
-    con.execute(load_query("stacks_points"))
-    _find_innermost(con, ["cpu_op", kind])
+    con.execute("DROP TABLE stacks_nesting_parents")
     con.execute(load_query("stacks_launches"), {"frame_kind": kind})
     con.execute(load_query("stacks_memory_context"), {"frame_kind": kind})
     con.execute(load_query("stacks_memory_write"))
@@ -53,22 +58,31 @@ def build_stacks(con: duckdb.DuckDBPyConnection) -> list[str]:
     return _frame_warnings(con)
 
 
-def _find_innermost(con: duckdb.DuckDBPyConnection, kinds: list[str]) -> None:
-    """Fill stacks_found. Where stacks are shallow beside the ranges (JAX's Python tracer:
-    millions of short frames, a few levels deep), each point's last range to start before
-    it, then the levels above it, are looked up; deep stacks with many launches (Kineto
-    with_stack) would need more lookups than a sweep over every range sorts."""
-    row = con.execute(load_query("stacks_innermost_cost"), {"kinds": kinds}).fetchone()
-    assert row is not None
-    level_lookups, ranges = row
-    if level_lookups > ranges:
-        con.execute(load_query("stacks_innermost"), {"kinds": kinds})
-        return
-    con.execute(load_query("stacks_ranges"), {"kinds": kinds})
-    con.execute(load_query("stacks_last_started"), {"kinds": kinds})
-    con.execute(load_query("stacks_innermost_levels"), {"kinds": kinds})
-    con.execute("DROP TABLE stacks_last_started")
-    con.execute("DROP TABLE stacks_ranges")
+def _stage_nesting(con: duckdb.DuckDBPyConnection, kinds: list[str]) -> None:
+    """Into temp tables, from the nesting of the host ranges of `kinds` (cpu ops, then the
+    frames' kind): stacks_nesting_parents (id, parent_id: the enclosing frame of each
+    frame, NULL at the top) and stacks_found (each point's innermost range of each kind)."""
+    nesting = HostNesting.read(con, kinds)
+    frames = np.flatnonzero(nesting.kind == len(kinds))
+    parents = nesting.parents()[frames]
+    parent_ids = pa.array(nesting.ids[np.maximum(parents, 0)], mask=parents < 0)
+    with registered(con, "stacks_nesting_parents_arrow",
+                    pa.table({"id": nesting.ids[frames], "parent_id": parent_ids})):
+        con.execute("CREATE OR REPLACE TEMP TABLE stacks_nesting_parents AS "
+                    "SELECT * FROM stacks_nesting_parents_arrow")
+    del frames, parents, parent_ids
+    found = []
+    for k in range(1, len(kinds) + 1):
+        points = con.execute(load_query("stacks_nesting_points"), {"k": k}).fetchnumpy()
+        innermost = nesting.innermost(nesting.groups_of(np.asarray(points["group_key"])),
+                                      np.asarray(points["t"], dtype=np.int64))
+        hit = innermost >= 0
+        found.append(pa.table({"p": np.asarray(points["p"])[hit],
+                               "k": np.full(int(hit.sum()), k, dtype=np.int32),
+                               "host_id": nesting.ids[innermost[hit]]}))
+    del nesting
+    with registered(con, "stacks_nesting_found", pa.concat_tables(found)):
+        con.execute(load_query("stacks_found_write"), {"kinds": kinds})
 
 
 def _frame_kind(con: duckdb.DuckDBPyConnection) -> str:

@@ -1,0 +1,163 @@
+"""Nesting of host ranges, in NumPy: each range's parent, and the innermost range open at
+given times, for launch stacks (tui/sources/stacks.py).
+
+The ranges of one kind on one thread nest, and host_activities.depth numbers their levels.
+Put in order by (kind and thread, start, depth), a range's parent is the last range one
+level up to come before it; the innermost range open at a time t (start <= t < end) is the
+last range to start at or before t if it is still open, else the deepest of the last ranges
+of each level above it to start by then that is still open. Each "last range of level l
+before position p" is one binary search over the ranges sorted by (group, level, position),
+so no range is compared with another one by one, and a few million ranges take a fraction
+of a second (the ASOF joins this replaces sorted every range again for each question).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import duckdb
+import numpy as np
+
+from tui.queries import load_query
+
+
+class HostNesting:
+    """The host ranges of some kinds, in (group, start, depth, id) order; a group is a
+    (kind, pid, tid)."""
+
+    def __init__(self, ids: np.ndarray, group: np.ndarray, start: np.ndarray,
+                 end: np.ndarray, depth: np.ndarray) -> None:
+        self.ids, self.group, self.start, self.end = ids, group, start, end
+        self.depth = depth
+        n = len(ids)
+        self.levels = int(depth.max()) + 1 if n else 1
+        segment = group * self.levels + depth
+        # every position, sorted by (group, level, position): a stable sort of the
+        # (group, level) numbers keeps each level's positions in order
+        small = segment.astype(np.uint16) if n and segment.max() < 2**16 else segment
+        self._by_level = np.argsort(small, kind="stable")  # a radix sort when small
+        self._keys = segment[self._by_level] * max(n, 1) + self._by_level
+        self._group_bounds = np.searchsorted(group, np.arange(int(group.max()) + 2 if n else 1))
+        self.group_keys = np.zeros(0, dtype=np.uint64)
+        self.kind = np.zeros(n, dtype=np.int64)
+
+    @classmethod
+    def read(cls, con: duckdb.DuckDBPyConnection, kinds: list[str]) -> HostNesting:
+        """The host ranges of `kinds` (stacks_nesting_ranges.sql)."""
+        cols = con.execute(load_query("stacks_nesting_ranges"), {"kinds": kinds}).fetchnumpy()
+        key = np.asarray(cols["group_key"])
+        ids, kind = np.asarray(cols["id"]), np.asarray(cols["k"])
+        start, end = np.asarray(cols["start_ns"]), np.asarray(cols["end_ns"])
+        depth = np.asarray(cols["depth"])
+        del cols
+        if np.any(key[1:] < key[:-1]):  # each group's rows together, in id order
+            order = np.argsort(key, kind="stable")
+            key, ids, kind, start, end, depth = (
+                column[order] for column in (key, ids, kind, start, end, depth))
+            del order
+        new_group = np.empty(len(key), dtype=bool)
+        new_group[:1] = True
+        new_group[1:] = key[1:] != key[:-1]
+        firsts = np.flatnonzero(new_group)
+        group = np.cumsum(new_group, dtype=np.int64) - 1
+        if not _in_start_order(group, start, depth):
+            order = np.lexsort((ids, depth, start, group))
+            group, ids, kind, start, end, depth = (
+                column[order] for column in (group, ids, kind, start, end, depth))
+        nesting = cls(ids, group, start, end, depth)
+        nesting.group_keys = key[firsts]  # ascending: group g has group_keys[g]
+        nesting.kind = kind
+        return nesting
+
+    def groups_of(self, keys: np.ndarray) -> np.ndarray:
+        """The group number of each group key (-1: no ranges in that group)."""
+        at = np.searchsorted(self.group_keys, keys)
+        safe = np.minimum(at, max(len(self.group_keys) - 1, 0))
+        found = (at < len(self.group_keys)) & (self.group_keys[safe] == keys) \
+            if len(self.group_keys) else np.zeros(len(keys), dtype=bool)
+        return np.where(found, at, -1)
+
+    def _last_at(self, group: np.ndarray, level: np.ndarray, pos: np.ndarray) -> np.ndarray:
+        """The position of the last range of `level` in `group` at or before `pos`, or -1."""
+        n = max(len(self.ids), 1)
+        segment = group * self.levels + level
+        i = np.searchsorted(self._keys, segment * n + pos, side="right") - 1
+        safe = np.maximum(i, 0)
+        found = (i >= 0) & (level >= 0) & (self._keys[safe] // n == segment)
+        return np.where(found, self._by_level[safe], -1)
+
+    def parents(self) -> np.ndarray:
+        """Every range's parent position (-1 at the top). A range is one level deeper than
+        the range before it at most (depths count the ranges open as it starts), so all the
+        ranges between a parent and a child are deeper than the parent, and the range after
+        the parent opened the child's level: the parent is the range before the last
+        range of the child's level, up to the child, that opened its level (a forward fill
+        over each level's positions). Where depths step by more (odd data), each parent is
+        searched for: the last range one level up before the child."""
+        n = len(self.ids)
+        positions = np.arange(n)
+        steps = np.ones(n, dtype=bool)
+        steps[1:] = (self.group[1:] != self.group[:-1]) | (self.depth[1:] <= self.depth[:-1] + 1)
+        if not steps.all():
+            level = self.depth - 1
+            return np.where(level >= 0, self._last_at(self.group, level, positions - 1), -1)
+        at = self._by_level
+        opens_level = np.zeros(n, dtype=bool)  # in position order: sequential reads
+        opens_level[1:] = ((self.group[1:] == self.group[:-1])
+                           & (self.depth[:-1] == self.depth[1:] - 1))
+        # in place, as fresh arrays of this size cost more than the arithmetic
+        marks = self._keys - at  # each level's first key: "none yet" is one below it
+        marks -= 1
+        np.subtract(self._keys, 1, out=marks, where=opens_level[at])  # the range before
+        np.maximum.accumulate(marks, out=marks)
+        marks -= self._keys  # now the position found, or -1
+        marks += at
+        parent = np.empty(n, dtype=np.int64)
+        parent[at] = marks
+        return parent
+
+    def innermost(self, group: np.ndarray, t: np.ndarray) -> np.ndarray:
+        """For points in `group` (-1: a thread without ranges) at times `t`: the position of
+        the innermost range open at t, or -1."""
+        out = np.full(len(t), -1, dtype=np.int64)
+        last = np.full(len(t), -1, dtype=np.int64)
+        for g, points in _by_group(group):
+            lo, hi = self._group_bounds[g], self._group_bounds[g + 1]
+            last[points] = lo + np.searchsorted(self.start[lo:hi], t[points], side="right") - 1
+            last[points[last[points] < lo]] = -1
+        has = last >= 0
+        is_open = has.copy()
+        is_open[has] = self.end[last[has]] > t[has]
+        out[is_open] = last[is_open]
+        # the rest: the levels above the last-started range, deepest first
+        pending = np.flatnonzero(has & ~is_open)
+        level = self.depth[last[pending]] - 1
+        while len(pending):
+            keep = level >= 0
+            pending, level = pending[keep], level[keep]
+            if not len(pending):
+                break
+            found = self._last_at(group[pending], level, last[pending])
+            hit = found >= 0
+            hit[hit] = self.end[found[hit]] > t[pending[hit]]
+            out[pending[hit]] = found[hit]
+            pending, level = pending[~hit], level[~hit] - 1
+        return out
+
+
+def _in_start_order(group: np.ndarray, start: np.ndarray, depth: np.ndarray) -> bool:
+    """Whether the rows are by (group, start, depth) already (XLA writes them so)."""
+    same = group[1:] == group[:-1]
+    later = start[1:] > start[:-1]
+    tie = start[1:] == start[:-1]
+    return bool(np.all(~same | later | (tie & (depth[1:] >= depth[:-1]))))
+
+
+def _by_group(group: np.ndarray) -> Iterator[tuple[int, np.ndarray]]:
+    """(group, indices of the points in it) for each group that has points."""
+    order = np.argsort(group, kind="stable")
+    sorted_groups = group[order]
+    bounds = np.flatnonzero(np.diff(sorted_groups)) + 1
+    for chunk in np.split(order, bounds):
+        if len(chunk) and group[chunk[0]] >= 0:
+            yield int(group[chunk[0]]), chunk
