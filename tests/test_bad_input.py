@@ -711,3 +711,26 @@ def test_zlib_damage_keeps_what_inflated_before_it(tmp_path: Path, capsys) -> No
         assert summary is not None and any("cut off" in w for w in summary["warnings"])
     else:
         assert_refused(rc, err, "")
+
+
+@pytest.mark.parametrize("given", [["--memory", "lots"], ["--memory", "12x"]])
+def test_a_memory_budget_that_is_not_a_size_is_one_line(given: list[str], capsys,
+                                                        monkeypatch) -> None:
+    monkeypatch.setenv("TUI_MEMORY", "1500MB")  # restored after: main() sets it
+    assert main(["--summary", "--no-cache", *given, str(sample(NSYS))]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is not a size" in err and "--memory 1GB" in err
+
+
+def test_the_memory_budget_reaches_duckdb(monkeypatch, capsys) -> None:
+    from tui.db import connect
+
+    monkeypatch.setenv("TUI_MEMORY", "1500MB")  # restored after: main() sets it
+    assert main(["--summary", "--no-cache", "--memory", "300MB", str(sample(NSYS))]) == 0
+    assert "gappy_training" in capsys.readouterr().out
+    con = connect()
+    limit = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+    assert limit in ("286.1 MiB", "300.0 MB"), limit
+    monkeypatch.setenv("TUI_MEMORY", "1GB")
+    limit = connect().execute("SELECT current_setting('memory_limit')").fetchone()[0]
+    assert limit in ("953.6 MiB", "1000.0 MB"), limit

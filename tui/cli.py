@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -60,6 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "(a folder name under plugins/profile; default: the newest)")
     parser.add_argument("--no-cache", action="store_true",
                         help="load into memory; neither read nor write the cache")
+    parser.add_argument("--memory", metavar="SIZE",
+                        help="memory budget for DuckDB, e.g. 1GB (default: TUI_MEMORY, else "
+                        "1500MB); beyond it, work spills to disk beside the cache")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     parser.add_argument("--version", action="version", version=f"tui {__version__}")
     return parser
@@ -111,6 +115,11 @@ def _run(args: argparse.Namespace) -> int:
     if args.min_gap_ms < 0:
         return fail("--min-gap-ms must be 0 or more")
     min_gap_ns = round(args.min_gap_ms * 1_000_000)
+    if args.memory is not None:
+        from tui.db import memory_budget
+
+        os.environ["TUI_MEMORY"] = args.memory  # rank workers inherit it
+        memory_budget()  # a size, or the one-line error now
     args.trace = _profile_run(args.trace, args.run)
     if len(args.trace) > 1 or (args.trace and args.trace[0].is_dir()):
         from tui.multirank.cli import run_many

@@ -6,13 +6,29 @@ import atexit
 import contextlib
 import itertools
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
 
 import duckdb
 
-MEMORY_LIMIT = os.environ.get("TUI_MEMORY_LIMIT", "1500MB")
+from tui.errors import TraceError
+
+# The memory DuckDB may take: `--memory`, else TUI_MEMORY (TUI_MEMORY_LIMIT, its older
+# name), e.g. '1GB' or '800MB'. Above it, sorts, joins and aggregates spill to disk.
+DEFAULT_MEMORY = "1500MB"
+_SIZE = re.compile(r"\s*\d+(\.\d+)?\s*([KMGT]i?B|B)?\s*", re.IGNORECASE)
+
+
+def memory_budget() -> str:
+    """The memory limit DuckDB connections get; a TraceError when it is not a size."""
+    value = os.environ.get("TUI_MEMORY") or os.environ.get("TUI_MEMORY_LIMIT") or DEFAULT_MEMORY
+    if not _SIZE.fullmatch(value):
+        raise TraceError(f"memory budget {value!r} is not a size: give e.g. --memory 1GB "
+                         "or TUI_MEMORY=800MB")
+    return value.strip()
+
 
 _spill_root: str | None = None
 _spill_ids = itertools.count()
@@ -24,8 +40,8 @@ def connect(database: str = ":memory:", read_only: bool = False) -> duckdb.DuckD
     # `--json` output and the TUI's screen.
     con.execute("SET enable_progress_bar = false")
     # Queries over a multi-GB trace must not take the machine's memory (DuckDB's default
-    # is 80% of RAM): above this, sorts, joins and aggregates spill to disk.
-    con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")
+    # is 80% of RAM): above the budget, sorts, joins and aggregates spill to disk.
+    con.execute(f"SET memory_limit = '{memory_budget()}'")
     if database == ":memory:":
         # An in-memory database spills to `./.tmp` by default: the current directory,
         # perhaps the user's trace folder. Spill into a private temporary one instead.
