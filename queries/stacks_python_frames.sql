@@ -1,33 +1,19 @@
 -- Fill python_frames from the host_activities rows of kind $kind ('python'; 'annotation'
 -- for a trace without Python frames, whose NVTX ranges then stand in): each frame's name
 -- parsed ('file.py(123): func'), whether it is the user's own code, and its parent, the
--- frame one level up that was open when it started on its thread. The trace's own ids
--- come from stacks_staged_python, paired with the rows by position (kineto_python_ids.sql;
--- empty for other sources). Where the frame its "Python parent id" names is that frame
--- (one level up, on the thread, enclosing it) it is found by a hash join; any other frame
--- (no ids, or ids that disagree: missing, cyclic) takes the one its nesting gives (the
--- temp table stacks_nesting_parents, from tui/sources/nesting.py).
+-- frame one level up that was open when it started on its thread: the one the trace's own
+-- "Python parent id" names where that is the enclosing frame (the temp table
+-- stacks_frame_ids, stacks_python_ids.sql; empty for traces without ids), else the one
+-- its nesting gives (the temp table stacks_nesting_parents, tui/sources/nesting.py).
 -- Names are parsed once per distinct name (a trace repeats a few thousand names over
 -- millions of frames), with string functions rather than a regexp with groups.
 -- $libraries: top-level package names that are libraries, not the user's code;
 -- $stdlib: the standard library's module names.
 INSERT INTO python_frames
 WITH numbered AS (
-    SELECT id, pid, tid, start_ns, end_ns, depth, name,
-           row_number() OVER (ORDER BY id) AS ord
+    SELECT id, pid, tid, start_ns, end_ns, depth, name
     FROM host_activities
     WHERE kind = $kind
-), frames AS MATERIALIZED (
-    SELECT f.*, s.python_id, s.python_parent_id
-    FROM numbered AS f
-    LEFT JOIN stacks_staged_python AS s
-        ON s.ord = f.ord AND s.start_ns = f.start_ns
-), by_id AS MATERIALIZED (
-    SELECT f.*, p.id AS parent_by_id
-    FROM frames AS f
-    LEFT JOIN frames AS p
-        ON p.python_id = f.python_parent_id AND p.pid = f.pid AND p.tid = f.tid
-       AND p.depth = f.depth - 1 AND p.start_ns <= f.start_ns AND p.end_ns >= f.end_ns
 ), split AS (
     -- 'dir/file.py(123): func': the file and line before '): ', the function after it
     SELECT name, strpos(name, '): ') AS close_at
@@ -58,9 +44,10 @@ WITH numbered AS (
                     AS top
           FROM parts)
 )
-SELECT f.id, coalesce(f.parent_by_id, t.parent_id) AS parent_id, f.pid, f.tid,
+SELECT f.id, coalesce(i.parent_by_id, t.parent_id) AS parent_id, f.pid, f.tid,
        f.start_ns, f.end_ns, f.depth, f.name, n.file, n.line, n.func, n.user_code,
-       f.python_id, f.python_parent_id
-FROM by_id AS f
+       i.python_id, i.python_parent_id
+FROM numbered AS f
 JOIN names AS n USING (name)
+LEFT JOIN stacks_frame_ids AS i USING (id)
 LEFT JOIN stacks_nesting_parents AS t USING (id);

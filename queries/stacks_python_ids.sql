@@ -1,0 +1,23 @@
+-- The trace's own Python ids of the frames of kind $kind, into the temp table
+-- stacks_frame_ids (id, python_id, python_parent_id, parent_by_id) for
+-- stacks_python_frames.sql: the ids come from stacks_staged_python, paired with the rows
+-- by position (kineto_python_ids.sql); parent_by_id is the frame the "Python parent id"
+-- names where that frame is one level up on the thread and encloses it, else NULL (ids
+-- that disagree: missing, cyclic). Run only for traces that staged ids.
+CREATE OR REPLACE TEMP TABLE stacks_frame_ids AS
+WITH numbered AS (
+    SELECT id, pid, tid, start_ns, end_ns, depth,
+           row_number() OVER (ORDER BY id) AS ord
+    FROM host_activities
+    WHERE kind = $kind
+), frames AS MATERIALIZED (
+    SELECT f.*, s.python_id, s.python_parent_id
+    FROM numbered AS f
+    JOIN stacks_staged_python AS s
+        ON s.ord = f.ord AND s.start_ns = f.start_ns
+)
+SELECT f.id, f.python_id, f.python_parent_id, p.id AS parent_by_id
+FROM frames AS f
+LEFT JOIN frames AS p
+    ON p.python_id = f.python_parent_id AND p.pid = f.pid AND p.tid = f.tid
+   AND p.depth = f.depth - 1 AND p.start_ns <= f.start_ns AND p.end_ns >= f.end_ns;
