@@ -3,7 +3,8 @@
 -- stacks_python_frames.sql: the ids come from stacks_staged_python, paired with the rows
 -- by position (kineto_python_ids.sql); parent_by_id is the frame the "Python parent id"
 -- names where that frame is one level up on the thread and encloses it, else NULL (ids
--- that disagree: missing, cyclic). Run only for traces that staged ids.
+-- that disagree: missing, cyclic). Empty for traces that staged no ids, and then cheap:
+-- the join with an empty table ends before the frames are numbered.
 CREATE OR REPLACE TEMP TABLE stacks_frame_ids AS
 WITH numbered AS (
     SELECT id, pid, tid, start_ns, end_ns, depth,

@@ -30,8 +30,6 @@ LIBRARIES = (
 )
 STAGED_PYTHON = """CREATE TABLE IF NOT EXISTS stacks_staged_python (
     ord BIGINT, start_ns BIGINT, python_id BIGINT, python_parent_id BIGINT)"""
-NO_FRAME_IDS = """CREATE OR REPLACE TEMP TABLE stacks_frame_ids (
-    id BIGINT, python_id BIGINT, python_parent_id BIGINT, parent_by_id BIGINT)"""
 
 
 def build_stacks(con: duckdb.DuckDBPyConnection) -> list[str]:
@@ -44,10 +42,7 @@ def build_stacks(con: duckdb.DuckDBPyConnection) -> list[str]:
     con.execute(load_query("stacks_points"))
     _stage_nesting(con, ["cpu_op", kind])
     con.execute(STAGED_PYTHON)  # a loader without Python ids stages none
-    if con.execute("SELECT 1 FROM stacks_staged_python LIMIT 1").fetchone() is not None:
-        con.execute(load_query("stacks_python_ids"), {"kind": kind})
-    else:
-        con.execute(NO_FRAME_IDS)
+    con.execute(load_query("stacks_python_ids"), {"kind": kind})
     con.execute(load_query("stacks_python_frames"),
                 {"libraries": list(LIBRARIES), "stdlib": sorted(sys.stdlib_module_names),
                  "kind": kind})
