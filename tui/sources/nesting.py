@@ -26,9 +26,12 @@ class HostNesting:
     (kind, pid, tid)."""
 
     def __init__(self, ids: np.ndarray, group: np.ndarray, start: np.ndarray,
-                 end: np.ndarray, depth: np.ndarray) -> None:
+                 end: np.ndarray, depth: np.ndarray, kind: np.ndarray | None = None,
+                 group_keys: np.ndarray | None = None) -> None:
         self.ids, self.group, self.start, self.end = ids, group, start, end
         self.depth = depth
+        self.kind = kind  # each range's kind: its place in the kinds read (1, 2, ...)
+        self.group_keys = group_keys  # ascending: group g has group_keys[g]
         n = len(ids)
         self.levels = int(depth.max()) + 1 if n else 1
         segment = group * self.levels + depth
@@ -38,8 +41,6 @@ class HostNesting:
         self._by_level = np.argsort(small, kind="stable")  # a radix sort when small
         self._keys = segment[self._by_level] * max(n, 1) + self._by_level
         self._group_bounds = np.searchsorted(group, np.arange(int(group.max()) + 2 if n else 1))
-        self.group_keys = np.zeros(0, dtype=np.uint64)
-        self.kind = np.zeros(n, dtype=np.int64)
 
     @classmethod
     def read(cls, con: duckdb.DuckDBPyConnection, kinds: list[str]) -> HostNesting:
@@ -64,17 +65,15 @@ class HostNesting:
             order = np.lexsort((ids, depth, start, group))
             group, ids, kind, start, end, depth = (
                 column[order] for column in (group, ids, kind, start, end, depth))
-        nesting = cls(ids, group, start, end, depth)
-        nesting.group_keys = key[firsts]  # ascending: group g has group_keys[g]
-        nesting.kind = kind
-        return nesting
+        return cls(ids, group, start, end, depth, kind, key[firsts])
 
     def groups_of(self, keys: np.ndarray) -> np.ndarray:
         """The group number of each group key (-1: no ranges in that group)."""
+        assert self.group_keys is not None, "read() knows the groups' keys"
+        if not len(self.group_keys):
+            return np.full(len(keys), -1, dtype=np.int64)
         at = np.searchsorted(self.group_keys, keys)
-        safe = np.minimum(at, max(len(self.group_keys) - 1, 0))
-        found = (at < len(self.group_keys)) & (self.group_keys[safe] == keys) \
-            if len(self.group_keys) else np.zeros(len(keys), dtype=bool)
+        found = self.group_keys[np.minimum(at, len(self.group_keys) - 1)] == keys
         return np.where(found, at, -1)
 
     def _last_at(self, group: np.ndarray, level: np.ndarray, pos: np.ndarray) -> np.ndarray:
@@ -121,7 +120,10 @@ class HostNesting:
         the innermost range open at t, or -1."""
         out = np.full(len(t), -1, dtype=np.int64)
         last = np.full(len(t), -1, dtype=np.int64)
-        for g, points in _by_group(group):
+        for points in rows_by_group(group):
+            g = group[points[0]]
+            if g < 0:
+                continue
             lo, hi = self._group_bounds[g], self._group_bounds[g + 1]
             last[points] = lo + np.searchsorted(self.start[lo:hi], t[points], side="right") - 1
             last[points[last[points] < lo]] = -1
@@ -129,19 +131,16 @@ class HostNesting:
         is_open = has.copy()
         is_open[has] = self.end[last[has]] > t[has]
         out[is_open] = last[is_open]
-        # the rest: the levels above the last-started range, deepest first
+        # the rest: the levels above the last-started range, deepest first, down to 0
         pending = np.flatnonzero(has & ~is_open)
         level = self.depth[last[pending]] - 1
         while len(pending):
-            keep = level >= 0
-            pending, level = pending[keep], level[keep]
-            if not len(pending):
-                break
             found = self._last_at(group[pending], level, last[pending])
             hit = found >= 0
             hit[hit] = self.end[found[hit]] > t[pending[hit]]
             out[pending[hit]] = found[hit]
-            pending, level = pending[~hit], level[~hit] - 1
+            more = ~hit & (level > 0)
+            pending, level = pending[more], level[more] - 1
         return out
 
 
@@ -153,11 +152,9 @@ def _in_start_order(group: np.ndarray, start: np.ndarray, depth: np.ndarray) -> 
     return bool(np.all(~same | later | (tie & (depth[1:] >= depth[:-1]))))
 
 
-def _by_group(group: np.ndarray) -> Iterator[tuple[int, np.ndarray]]:
-    """(group, indices of the points in it) for each group that has points."""
+def rows_by_group(group: np.ndarray) -> Iterator[np.ndarray]:
+    """The indices of each group's rows, in their order, group by group (none if no rows)."""
+    if not len(group):
+        return
     order = np.argsort(group, kind="stable")
-    sorted_groups = group[order]
-    bounds = np.flatnonzero(np.diff(sorted_groups)) + 1
-    for chunk in np.split(order, bounds):
-        if len(chunk) and group[chunk[0]] >= 0:
-            yield int(group[chunk[0]]), chunk
+    yield from np.split(order, np.flatnonzero(np.diff(group[order])) + 1)

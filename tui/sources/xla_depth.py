@@ -17,6 +17,7 @@ import duckdb
 import numpy as np
 
 from tui.db import registered
+from tui.sources.nesting import rows_by_group
 
 
 def stage_host_depths(con: duckdb.DuckDBPyConnection) -> None:
@@ -45,9 +46,7 @@ def _depths(group: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray
     depth = np.zeros(len(start), dtype=np.int32)
     if len(start) == 0:
         return depth
-    order = np.argsort(group, kind="stable")  # each group's rows, in file order
-    bounds = np.flatnonzero(np.diff(group[order])) + 1
-    for rows in np.split(order, bounds):
+    for rows in rows_by_group(group):  # each group's rows, in file order
         s, e = start[rows], end[rows]
         d = e - s
         in_order = (np.all(s[1:] >= s[:-1])
