@@ -8,7 +8,12 @@ For each worker count it prints the cold load (empty cache: every rank parsed in
 DuckDB store), the warm open (every store from the cache), and the cross-rank analysis
 (straggler, waits) over the combined view.
 
+With `--scheduler local` the cold load is `tui convert` on a local Dask cluster of that
+many worker processes (started and stopped inside the figure), each rank a task writing
+its Parquet store; the warm open then reads the folder of stores, as `tui DIR` does.
+
 Usage: python benchmarks/multirank_bench.py [--ranks 2,16,64] [--scale 1] [--workers 1,N]
+                                            [--scheduler local]
 """
 
 from __future__ import annotations
@@ -62,6 +67,7 @@ def main() -> None:
     parser.add_argument("--ranks", default="2,16,64")
     parser.add_argument("--scale", type=int, default=1)
     parser.add_argument("--workers", default=f"1,{os.cpu_count()}")
+    parser.add_argument("--scheduler", help="'local' or an address: convert on Dask")
     parser.add_argument("--workdir", type=Path,
                         default=Path(tempfile.gettempdir()) / "tui-rank-bench")
     args = parser.parse_args()
@@ -71,7 +77,8 @@ def main() -> None:
     from tui.multirank.run import open_run
 
     print(f"ranks: copies of the real DDP rank traces, scale x{args.scale}; "
-          f"machine: {os.cpu_count()} cores")
+          f"machine: {os.cpu_count()} cores"
+          + (f"; cold = tui convert on Dask ({args.scheduler})" if args.scheduler else ""))
     print("ranks | MB | workers | cold s | speed-up | per-rank load: wall s, CPU s (median) | "
           "warm s | analysis s")
     for count in (int(n) for n in args.ranks.split(",")):
@@ -83,12 +90,20 @@ def main() -> None:
             shutil.rmtree(cache, ignore_errors=True)
             os.environ["TUI_CACHE_DIR"] = str(cache)
             started = time.perf_counter()
-            with open_run(files, workers=workers) as run:
+            if args.scheduler:
+                opened = converted_on_cluster(files, args.workdir / "stores", args.scheduler,
+                                              workers)
                 cold = time.perf_counter() - started
-                per_rank = statistics.median(s.load_s for s in run.stores)
-                per_rank_cpu = statistics.median(s.load_cpu_s for s in run.stores)
+                stores = opened
+            else:
+                with open_run(files, workers=workers) as run:
+                    cold = time.perf_counter() - started
+                    stores = run.stores
+            per_rank = statistics.median(s.load_s for s in stores)
+            per_rank_cpu = statistics.median(s.load_cpu_s for s in stores)
+            warm_paths = [args.workdir / "stores"] if args.scheduler else files
             started = time.perf_counter()
-            with open_run(files, workers=workers) as run:
+            with open_run(warm_paths, workers=workers) as run:
                 warm = time.perf_counter() - started
                 started = time.perf_counter()
                 rank_analysis(run.con)
@@ -96,6 +111,18 @@ def main() -> None:
             serial = serial or cold
             print(f"{count} | {size:.1f} | {workers} | {cold:.2f} | {serial / cold:.2f}x | "
                   f"{per_rank:.3f}, {per_rank_cpu:.3f} | {warm:.2f} | {analysis:.3f}")
+
+
+def converted_on_cluster(files: list[Path], out: Path, scheduler: str, workers: int) -> list:
+    """`tui convert FILES --out OUT --scheduler S --workers W`, as a function: the stores."""
+    from tui.multirank.cluster import load_stores_on_cluster
+    from tui.multirank.load import LoadJob
+    from tui.multirank.store import STORE_SUFFIX
+
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    jobs = [LoadJob(f, export_to=out / f"{f.name.split('.')[0]}{STORE_SUFFIX}") for f in files]
+    return load_stores_on_cluster(jobs, scheduler, workers)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ OPTIONS = {
     "schema": "--debug --help",
     "export": "--output -o --min-gap-ms --no-cache --debug --help",
     "diff": "--json --summary --fail-above --min-gap-ms --no-cache --debug --help",
-    "convert": "--out --workers --no-cache --debug --help",
+    "convert": "--out --workers --scheduler --memory --no-cache --debug --help",
     "completion": "--help",
 }
 EXPORT_TABLES = "kernels gaps instances ncu"

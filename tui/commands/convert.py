@@ -8,6 +8,7 @@ ranks' traces into the same shared folder, one `<trace>.tui-store/` folder per r
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -17,6 +18,9 @@ EXAMPLES = """\
 examples:
   tui convert rank3.pt.trace.json.gz --out /shared/run42/     on each machine, its ranks
   tui convert traces/ --out /shared/run42/ --workers 16        a folder, 16 processes
+  tui convert traces/ --out /shared/run42/ --scheduler tcp://head:8786
+                                              each rank a task of a running Dask cluster
+  tui convert traces/ --out run42/ --scheduler local --workers 8   a local Dask cluster
   tui --summary /shared/run42/                                 then every rank at once
 """
 
@@ -30,6 +34,14 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--out", type=Path, required=True, metavar="DIR")
     parser.add_argument("--workers", type=int, metavar="N",
                         help="processes to load with (default: one per core)")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="load each trace as a task of the Dask cluster at ADDRESS "
+                        "(e.g. tcp://head:8786, or a Dask scheduler file; 'local': a local "
+                        "cluster of --workers processes); needs tui[cluster]; the traces "
+                        "and --out must be at the same paths on every worker")
+    parser.add_argument("--memory", metavar="SIZE",
+                        help="memory budget for DuckDB in each load, e.g. 1GB "
+                        "(default: TUI_MEMORY, else 1500MB)")
     parser.add_argument("--no-cache", action="store_true")
     parser.add_argument("--debug", action="store_true")
     args = parser.parse_args(argv)
@@ -38,7 +50,14 @@ def main(argv: list[str]) -> int:
     from tui.multirank.paths import expand_paths
     from tui.multirank.store import STORE_SUFFIX
 
+    if args.memory is not None:
+        from tui.db import memory_budget
+
+        os.environ["TUI_MEMORY"] = args.memory  # local workers inherit it
+        memory_budget()  # a size, or the one-line error now
     files = expand_paths(args.traces)
+    if args.scheduler is not None:  # a worker elsewhere has its own working directory
+        files, args.out = [f.resolve() for f in files], args.out.resolve()
     stores = [f for f in files if is_parquet_store(f)]
     if stores:
         raise TraceError(f"{stores[0]}: is already a store")
@@ -48,7 +67,7 @@ def main(argv: list[str]) -> int:
         raise TraceError(f"{args.out}: cannot be created ({exc.strerror})") from None
     jobs = [LoadJob(f, use_cache=not args.no_cache,
                     export_to=args.out / f"{_stem(f)}{STORE_SUFFIX}") for f in files]
-    stores = _converted(jobs, args.workers)
+    stores = _converted(jobs, args.workers, args.scheduler, args.memory)
     for store, job in zip(stores, jobs, strict=True):
         rank = store.meta.get("rank")
         print(f"{job.export_to}  ({store.format}" + (f", rank {rank}" if rank else "")
@@ -58,13 +77,19 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def _converted(jobs: list, workers: int | None) -> list:
+def _converted(jobs: list, workers: int | None, scheduler: str | None,
+               memory: str | None) -> list:
     """The jobs' stores, with a progress line on stderr when it is a terminal."""
     from tui.multirank.load import load_stores
     from tui.progress_line import TracesProgress, progress_on_stderr
 
     progress = TracesProgress([job.path for job in jobs])
     try:
+        if scheduler is not None:
+            from tui.multirank.cluster import load_stores_on_cluster
+
+            return load_stores_on_cluster(jobs, scheduler, workers, memory,
+                                          on_done=lambda job: progress.one_done(job.path))
         if len(jobs) == 1:  # one trace: metered as it is read
             with progress_on_stderr(jobs[0].path):
                 return load_stores(jobs, workers)
