@@ -69,6 +69,7 @@ def _map_events(con: duckdb.DuckDBPyConnection, path: Path, warnings: list[str],
             "their launch configuration (grid, block, registers, shared memory) is unknown, "
             "so --ncu cannot match them by it")
     con.execute(load_query("xla_host_activities"), {"host_pids": hosts})
+    con.execute(load_query("xla_host_annotations"))
     con.execute(load_query("xla_thread_names"))
     con.execute("DROP TABLE xla_events")
     stage_host_depths(con)
