@@ -1,9 +1,9 @@
--- Host work in an XLA profile's staged events (xla_events), into the temp table xla_host,
--- in the events' order (tui/sources/xla_depth.py adds their depths from that order and
--- moves them to staged_host): the complete events of the '/host:...' processes
--- ($host_pids: their pids; a list lookup, not a join, which could reorder the rows).
--- `event_row` is the event's row in xla_events. The events carry no category, so the kind
--- is read from what the profiler attaches to each (checked against real JAX 0.11 profiles):
+-- Host work in an XLA profile's staged events (xla_events), written straight into
+-- host_activities in the events' order (a parallel scan; no staging copy): the complete
+-- events of the '/host:...' processes ($host_pids: their pids; a list lookup, not a join,
+-- which could reorder the rows). Until tui/sources/xla_depth.py numbers the rows and sets
+-- their depths from that order, `id` holds the event's row in xla_events and `depth` is
+-- NULL. The events carry no category, so the kind is read from what the profiler attaches to each (checked against real JAX 0.11 profiles):
 --   python      '$file.py:line function': JAX's Python tracer
 --   runtime     a correlation_id: a CUDA driver call seen by CUPTI, named after what it
 --               launched (cuGraphLaunch, a kernel's name, MemcpyH2D, Memset); the GPU
@@ -19,8 +19,9 @@
 -- A StepTraceAnnotation's name gets its step number, as Kineto's 'ProfilerStep#3' has it:
 -- 'train' becomes 'train step 3' ('train_step' 'train_step 3'), for `@ step 3` and steps
 -- per rank.
-CREATE OR REPLACE TEMP TABLE xla_host AS
+INSERT INTO host_activities
 SELECT
+    rowid AS id,  -- the event's row, for xla_host_annotations.sql; numbered later
     CASE
         WHEN starts_with(name, '$') THEN 'python'
         WHEN args.correlation_id IS NOT NULL THEN 'runtime'
@@ -29,15 +30,14 @@ SELECT
     END AS kind,
     pid, tid, xla_ns(ts) AS start_ns, xla_ns(ts) + xla_ns(dur) AS end_ns,
     xla_ns(dur) AS duration_ns,
-    CASE
+    coalesce(CASE
         WHEN args.step_num IS NULL OR starts_with(name, '$') OR args.correlation_id IS NOT NULL
             THEN name
         WHEN contains(lower(name), 'step') THEN name || ' ' || args.step_num
         ELSE name || ' step ' || args.step_num
-    END AS name,
+    END, '(no name)') AS name,
     TRY_CAST(args.correlation_id AS BIGINT) AS correlation,
-    NULL::INTEGER AS depth,  -- set by tui/sources/xla_depth.py
-    rowid AS event_row
+    NULL::INTEGER AS depth  -- set by tui/sources/xla_depth.py
 -- (no window over the events for the next one: a window runs on one thread, and this
 -- scan is most of the load's host work)
 FROM xla_events

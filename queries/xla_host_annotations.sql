@@ -1,10 +1,9 @@
--- The TraceMes opened from Python among xla_host's 'cpu_op' rows (see
+-- The TraceMes opened from Python among the 'cpu_op' host rows (see
 -- xla_host_activities.sql): no source location (_src), and the next event in the file is a
 -- Python function on the same thread that starts inside it. The next event is found by
--- its row number in xla_events (a join on rowid + 1, over the few candidates), and the
--- kind set in place, which keeps xla_host in the events' order.
-UPDATE xla_host SET kind = 'annotation'
-WHERE kind = 'cpu_op' AND event_row IN (
+-- its row number in xla_events (a join on rowid + 1), and the kind set in place, which keeps the rows in the events' order.
+UPDATE host_activities SET kind = 'annotation'
+WHERE kind = 'cpu_op' AND id IN (  -- id: the event's row until the rows are numbered
     SELECT candidate.rowid
     FROM xla_events AS candidate
     JOIN xla_events AS next ON next.rowid = candidate.rowid + 1

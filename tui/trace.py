@@ -22,8 +22,9 @@ from tui.sources.detect import detect_format
 from tui.sources.stacks import build_stacks
 
 TRACE_FORMATS = ("kineto", "xla", "xplane", "nsys-sqlite", "nsys-rep")
-# Loaders that stage host rows with their depths already (tui/sources/xla_depth.py)
-DEPTHS_STAGED = ("xla", "xplane")
+# Loaders that write host_activities themselves, numbered and with their depths
+# (tui/sources/xla_depth.py)
+HOST_ROWS_WRITTEN = ("xla", "xplane")
 # A cache file missing one of these is not trusted (see _open_cached).
 CACHED_TABLES = {"trace_meta", "devices", "gpu_activities", "host_activities", "gpu_idle",
                  "python_frames", "launches", "memory_events"}
@@ -134,7 +135,7 @@ def _build(path: Path, kind: str, target: Path | None, warnings: list[str]) -> T
             if work is not None:
                 shutil.rmtree(work, ignore_errors=True)
         load_progress.stage(path, load_progress.BUILDING)
-        finalize_activities(con, depths_staged=kind in DEPTHS_STAGED)
+        finalize_activities(con, host_written=kind in HOST_ROWS_WRITTEN)
         warnings += build_stacks(con)
         con.execute(load_query("devices_from_activities"))
         con.execute(load_query("gpu_idle"))
@@ -182,17 +183,16 @@ def _discard(con: duckdb.DuckDBPyConnection | None, partial: Path | None) -> Non
             leftover.unlink(missing_ok=True)
 
 
-def finalize_activities(con: duckdb.DuckDBPyConnection, depths_staged: bool = False) -> None:
+def finalize_activities(con: duckdb.DuckDBPyConnection, host_written: bool = False) -> None:
     """Write the rows a loader staged into gpu_activities / host_activities, numbered.
 
     The host rows are copied out first; then a second connection computes their depths
     and writes them while this one sorts and writes the GPU rows. Each of the two steps
     leaves a core idle part of the time (a streaming window, a positional join): side by
-    side they take 0.2-0.3 s less on a 700 MB trace. A loader that staged the depths
-    (`depths_staged`) has its host rows written as they are.
+    side they take 0.2-0.3 s less on a 700 MB trace. A loader that wrote host_activities
+    itself (`host_written`) has only its GPU rows written here.
     """
-    if depths_staged:
-        con.execute(load_query("host_rows_insert"))
+    if host_written:
         con.execute(load_query("finalize_activities"))
         _drop_staging(con)
         return

@@ -17,7 +17,7 @@ from tui.db import registered
 from tui.errors import TraceError
 from tui.queries import load_query
 from tui.sources.kineto import parse_chrome_events
-from tui.sources.xla_depth import stage_host_depths
+from tui.sources.xla_depth import number_host_rows
 
 GPU_PROCESS = re.compile(r"/device:GPU:(\d+)")
 
@@ -50,7 +50,7 @@ def load_xplane(path: Path, con: duckdb.DuckDBPyConnection) -> list[str]:
 
 def _map_events(con: duckdb.DuckDBPyConnection, path: Path, warnings: list[str], form: str,
                 cut_off: bool) -> None:
-    """Map the staged xla_events into staged_gpu / staged_host, with warnings."""
+    """Map the staged xla_events into staged_gpu and host_activities, with warnings."""
     processes = dict(con.execute(load_query("xla_processes")).fetchall())
     devices = {pid: int(m.group(1)) for pid, name in processes.items()
                if name and (m := GPU_PROCESS.fullmatch(name))}
@@ -72,7 +72,7 @@ def _map_events(con: duckdb.DuckDBPyConnection, path: Path, warnings: list[str],
     con.execute(load_query("xla_host_annotations"))
     con.execute(load_query("xla_thread_names"))
     con.execute("DROP TABLE xla_events")
-    stage_host_depths(con)
+    number_host_rows(con)
     con.executemany("INSERT OR REPLACE INTO trace_meta VALUES (?, ?)",
                     [("format", "xla"), ("xla_form", form)])
 

@@ -1,4 +1,5 @@
-"""Host nesting depths of an XLA profile's host rows, computed from the rows' file order.
+"""Host nesting depths of an XLA profile's host rows, computed from the rows' file order,
+and their ids.
 
 host_depth.sql sorts every start and end point of every host range (2N points) to find
 how many ranges of the same kind are open on the thread when each starts. An XLA profile
@@ -20,30 +21,28 @@ from tui.db import registered
 from tui.sources.nesting import rows_by_group
 
 
-def stage_host_depths(con: duckdb.DuckDBPyConnection) -> None:
-    """Set the depths of xla_host's rows (the host rows, in file order); staged_host becomes
-    a view of them, numbered, read once by host_rows_insert.sql."""
+def number_host_rows(con: duckdb.DuckDBPyConnection) -> None:
+    """Number the host rows xla_host_activities.sql wrote into host_activities (in file
+    order) and set their depths, in place."""
     # a group's number: a hash of (kind, pid, tid), unless two groups' hashes collide
     distinct = con.execute("SELECT count(DISTINCT hash(kind, pid, tid)) = count(*) FROM "
-                           "(SELECT DISTINCT kind, pid, tid FROM xla_host)").fetchone()
-    query = ("SELECT rowid AS row, hash(kind, pid, tid) AS g, start_ns, end_ns FROM xla_host"
+                           "(SELECT DISTINCT kind, pid, tid FROM host_activities)").fetchone()
+    query = ("SELECT rowid AS row, hash(kind, pid, tid) AS g, start_ns, end_ns "
+             "FROM host_activities"
              if distinct and distinct[0] else  # in row order either way
              "SELECT rowid AS row, dense_rank() OVER (ORDER BY kind, pid, tid) AS g, start_ns, "
-             "end_ns FROM xla_host ORDER BY rowid")
+             "end_ns FROM host_activities ORDER BY rowid")
     cols = con.execute(query).fetchnumpy()
     depth = _depths(np.asarray(cols["g"]), np.asarray(cols["start_ns"]),
                     np.asarray(cols["end_ns"]))
-    # Set in place by row number: the rows keep their order (a POSITIONAL JOIN of the rows
-    # and their depths, on one thread, took 0.7 s longer to write at 500 MB).
+    # Set in place by row number, so the rows keep their order: the table was written by
+    # one INSERT into an empty table, so its rowids count 0, 1, ... in file order, and a
+    # row's id is that number. (Numbering and joining the depths on while copying the
+    # rows, with a window and a POSITIONAL JOIN, ran on one thread: 1.5 s more at 500 MB.)
     with registered(con, "xla_host_depth_array", {"row": cols["row"], "depth": depth}):
-        con.execute("UPDATE xla_host SET depth = d.depth FROM xla_host_depth_array AS d "
-                    "WHERE xla_host.rowid = d.row")
+        con.execute("UPDATE host_activities SET id = d.row, depth = d.depth "
+                    "FROM xla_host_depth_array AS d WHERE host_activities.rowid = d.row")
     del cols
-    con.execute("DROP TABLE staged_host")
-    # id: the row's number in xla_host (a table made by one CTAS: its rowids count 0, 1, ...
-    # in order), not a window's row_number(), which would write on one thread
-    con.execute("CREATE TEMP VIEW staged_host AS "
-                "SELECT rowid AS id, * EXCLUDE (event_row) FROM xla_host")
 
 
 def _depths(group: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
