@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -116,10 +115,9 @@ def _run(args: argparse.Namespace) -> int:
         return fail("--min-gap-ms must be 0 or more")
     min_gap_ns = round(args.min_gap_ms * 1_000_000)
     if args.memory is not None:
-        from tui.db import memory_budget
+        from tui.db import set_memory_budget
 
-        os.environ["TUI_MEMORY"] = args.memory  # rank workers inherit it
-        memory_budget()  # a size, or the one-line error now
+        set_memory_budget(args.memory)
     args.trace = _profile_run(args.trace, args.run)
     if len(args.trace) > 1 or (args.trace and args.trace[0].is_dir()):
         from tui.multirank.cli import run_many

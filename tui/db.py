@@ -30,6 +30,13 @@ def memory_budget() -> str:
     return value.strip()
 
 
+def set_memory_budget(size: str) -> None:
+    """Make `size` the budget of every connection from now on, in this process and the
+    processes it starts (they inherit TUI_MEMORY); a TraceError when it is not a size."""
+    os.environ["TUI_MEMORY"] = size
+    memory_budget()
+
+
 _spill_root: str | None = None
 _spill_ids = itertools.count()
 

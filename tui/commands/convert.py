@@ -8,7 +8,6 @@ ranks' traces into the same shared folder, one `<trace>.tui-store/` folder per r
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -51,10 +50,9 @@ def main(argv: list[str]) -> int:
     from tui.multirank.store import STORE_SUFFIX
 
     if args.memory is not None:
-        from tui.db import memory_budget
+        from tui.db import set_memory_budget
 
-        os.environ["TUI_MEMORY"] = args.memory  # local workers inherit it
-        memory_budget()  # a size, or the one-line error now
+        set_memory_budget(args.memory)
     files = expand_paths(args.traces)
     if args.scheduler is not None:  # a worker elsewhere has its own working directory
         files, args.out = [f.resolve() for f in files], args.out.resolve()

@@ -14,6 +14,7 @@ import logging
 import os
 from collections.abc import Callable, Iterator
 
+from tui.db import set_memory_budget
 from tui.errors import TraceError
 from tui.multirank.load import LoadJob, load_store
 from tui.multirank.store import TraceStore
@@ -62,7 +63,7 @@ def load_stores_on_cluster(jobs: list[LoadJob], scheduler: str, workers: int | N
 def _load_task(job: LoadJob, memory: str | None) -> TraceStore:
     """What a worker runs: one trace's store, under the budget given on the command line."""
     if memory is not None:
-        os.environ["TUI_MEMORY"] = memory
+        set_memory_budget(memory)
     return load_store(job)
 
 
