@@ -91,10 +91,9 @@ def main() -> None:
             os.environ["TUI_CACHE_DIR"] = str(cache)
             started = time.perf_counter()
             if args.scheduler:
-                opened = converted_on_cluster(files, args.workdir / "stores", args.scheduler,
+                stores = converted_on_cluster(files, args.workdir / "stores", args.scheduler,
                                               workers)
                 cold = time.perf_counter() - started
-                stores = opened
             else:
                 with open_run(files, workers=workers) as run:
                     cold = time.perf_counter() - started

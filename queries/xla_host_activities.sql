@@ -3,7 +3,8 @@
 -- events of the '/host:...' processes ($host_pids: their pids; a list lookup, not a join,
 -- which could reorder the rows). Until tui/sources/xla_depth.py numbers the rows and sets
 -- their depths from that order, `id` holds the event's row in xla_events and `depth` is
--- NULL. The events carry no category, so the kind is read from what the profiler attaches to each (checked against real JAX 0.11 profiles):
+-- NULL. The events carry no category, so the kind is read from what the profiler
+-- attaches to each (checked against real JAX 0.11 profiles):
 --   python      '$file.py:line function': JAX's Python tracer
 --   runtime     a correlation_id: a CUDA driver call seen by CUPTI, named after what it
 --               launched (cuGraphLaunch, a kernel's name, MemcpyH2D, Memset); the GPU

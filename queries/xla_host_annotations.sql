@@ -1,7 +1,8 @@
 -- The TraceMes opened from Python among the 'cpu_op' host rows (see
 -- xla_host_activities.sql): no source location (_src), and the next event in the file is a
 -- Python function on the same thread that starts inside it. The next event is found by
--- its row number in xla_events (a join on rowid + 1), and the kind set in place, which keeps the rows in the events' order.
+-- its row number in xla_events (a join on rowid + 1), and the kind set in place, which
+-- keeps the rows in the events' order.
 UPDATE host_activities SET kind = 'annotation'
 WHERE kind = 'cpu_op' AND id IN (  -- id: the event's row until the rows are numbered
     SELECT candidate.rowid
