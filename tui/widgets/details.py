@@ -110,13 +110,22 @@ def _kernel(k: KernelInfo, origin: int,
     return lines
 
 
+# Frames of a stack without the user's own shown in full, from the innermost.
+INNERMOST_SHOWN = 4
+
+
 def stack_lines(stack: tuple[StackFrame, ...]) -> list[tuple[str, list[tuple[str, str]]]]:
-    """The launch's Python stack, innermost first: the innermost frame and the user's own
-    frames (highlighted) in full, each run of library frames between them as a count."""
+    """The launch's stack, innermost first: the innermost frame and the user's own frames
+    (highlighted) in full, each run of library frames between them as a count. A stack
+    with none of the user's frames (a native backtrace of a Python program) shows its
+    innermost few frames and its outermost."""
     lines: list[tuple[str, list[tuple[str, str]]]] = []
     hidden = 0
+    in_full = {0}
+    if not any(frame.user_code for frame in stack):
+        in_full = set(range(INNERMOST_SHOWN)) | {len(stack) - 1}
     for i, frame in enumerate(stack):
-        if frame.user_code or i == 0:
+        if frame.user_code or i in in_full:
             if hidden:
                 lines.append(("", [(f"… {hidden} library frames", "dim")]))
                 hidden = 0
