@@ -1,8 +1,27 @@
--- The Python frames open on its thread when a memory event happened, innermost first.
--- None where NVTX ranges stand in for frames. Params: $pid, $tid, $t.
+-- The frames at a memory event, innermost first: the Python frames open on its thread at
+-- its time, or (nsys --cudabacktrace) its frame, $frame_id, and those above it. None
+-- where NVTX ranges stand in for frames. Params: $pid, $tid, $t, $frame_id.
 -- Columns: id, name, user_code, depth
+WITH RECURSIVE source AS (
+    SELECT value FROM trace_meta WHERE key = 'code_source'
+), chain(id) AS (
+    SELECT $frame_id::BIGINT
+    WHERE $frame_id IS NOT NULL AND (SELECT value FROM source) = 'cuda_backtrace'
+    UNION ALL
+    SELECT f.parent_id
+    FROM chain AS c
+    JOIN python_frames AS f ON f.id = c.id
+    WHERE f.parent_id IS NOT NULL
+)
 SELECT id, name, user_code, depth
-FROM python_frames
-WHERE pid = $pid AND tid = $tid AND start_ns <= $t AND end_ns > $t
-  AND (SELECT value FROM trace_meta WHERE key = 'code_source') = 'python'
+FROM (
+    SELECT id, name, user_code, depth, start_ns
+    FROM python_frames
+    WHERE pid = $pid AND tid = $tid AND start_ns <= $t AND end_ns > $t
+      AND (SELECT value FROM source) = 'python'
+    UNION ALL
+    SELECT f.id, f.name, f.user_code, f.depth, f.start_ns
+    FROM chain AS c
+    JOIN python_frames AS f USING (id)
+)
 ORDER BY depth DESC, start_ns DESC;

@@ -2,7 +2,7 @@
 -- in the cursor's column [$t_lo, $t_hi), else the last event at or before $t, with its op
 -- and innermost Python frame.
 -- Params: $device, $t, $t_lo, $t_hi. Columns: id, ts_ns, bytes, total_allocated,
---         total_reserved, pid, tid, op, frame
+--         total_reserved, pid, tid, op, frame, frame_id
 WITH pick AS (
     SELECT * FROM (
         SELECT *, 0 AS rank_kind FROM memory_events
@@ -22,7 +22,7 @@ WITH pick AS (
     LIMIT 1
 )
 SELECT p.id, p.ts_ns, p.bytes, p.total_allocated, p.total_reserved, p.pid, p.tid,
-       o.name AS op, f.name AS frame
+       o.name AS op, f.name AS frame, p.frame_id
 FROM pick AS p
 LEFT JOIN host_activities AS o ON o.id = p.op_id
 LEFT JOIN python_frames AS f ON f.id = p.frame_id;

@@ -12,7 +12,7 @@ mkdir -p /tmp/deps && for f in $DEPS/*.deb; do dpkg -x $f /tmp/deps; done
 export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu:$D
 W=/tmp/rec; rm -rf $W; mkdir -p $W/jax $W/nsys $W/torch $W/rules; cd "$HERE"
 RULES="cuda_memcpy_async cuda_memcpy_sync cuda_memset_sync cuda_api_sync gpu_gaps gpu_time_util"
-STEP=${1:-all}
+STEP=${1:-all}  # all | rules | jax | stacks | backtraces
 
 nsys_run() {  # nsys_run NAME EXTRA_FLAGS -- COMMAND...: profile, import, export, stats, analyze
   local name=$1; shift; local flags=(); while [ "$1" != "--" ]; do flags+=("$1"); shift; done; shift
@@ -58,5 +58,11 @@ if [ $STEP = all ] || [ $STEP = stacks ]; then
     -- env PLAIN=1 python3 gen_stacks.py $W stacks_training
   W=$W2; rm -f $W/stacks/nsys/*.nsys-rep
   (cd $W && tar czf $OUT/stacks.tgz stacks)
+fi
+if [ $STEP = all ] || [ $STEP = backtraces ]; then
+  # CUDA API backtraces need CPU sampling on: the longest period keeps the report small
+  NSYS_SAMPLE="--sample=process-tree --sampling-period=16000000" nsys_run backtraces_training \
+    --cudabacktrace=all --cuda-memory-usage=true -- env STEPS=2 python3 gen_backtraces.py
+  (cd $W && tar czf $OUT/backtraces.tgz nsys/backtraces_training*)
 fi
 ls -laR $W | head -80; ls -la $OUT

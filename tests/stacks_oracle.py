@@ -123,3 +123,55 @@ def nsys_memory_peaks(path: Path) -> dict[int, tuple[int, int]]:
             peaks[device] = (totals[device], start)
     db.close()
     return peaks
+
+
+def nsys_backtrace_stacks(path: Path, dropped: str, libraries: str) -> dict[int, list[str]]:
+    """For an nsys export with CUDA API backtraces: correlation id -> the frames of the API
+    call's chain that tui shows, innermost first ('symbol (module file name)'): frames
+    whose module matches `dropped` left out, and bare addresses in `libraries` modules.
+    Read with sqlite3 and re."""
+    import re
+    import sqlite3
+
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    strings = dict(db.execute("SELECT id, value FROM StringIds"))
+    chains: dict[int, list[tuple[int, str, str]]] = defaultdict(list)
+    for chain, depth, symbol, module in db.execute(
+            "SELECT id, stackDepth, symbol, module FROM CUDA_CALLCHAINS"):
+        chains[chain].append((depth, strings[symbol], strings[module]))
+    stacks: dict[int, list[str]] = {}
+    for corr, chain in db.execute("SELECT correlationId, callchainId FROM "
+                                  "CUPTI_ACTIVITY_KIND_RUNTIME WHERE callchainId IS NOT NULL"):
+        assert corr not in stacks, "one backtraced call per correlation id"
+        stacks[corr] = [
+            f"{symbol} ({module.rsplit('/', 1)[-1]})"
+            for _, symbol, module in sorted(chains[chain])
+            if not re.search(dropped, module)
+            and not (re.fullmatch(r"0x[0-9a-fA-F]+", symbol) and re.search(libraries, module))
+        ]
+    db.close()
+    return stacks
+
+
+def nsys_gpu_time_by_backtrace_frame(path: Path, dropped: str,
+                                     libraries: str) -> dict[str, tuple[int, int, int]]:
+    """For an nsys export with CUDA API backtraces: frame -> (inclusive GPU ns, self GPU
+    ns, launches) of the kernels, copies and sets whose launching call (same correlation
+    id) has that frame in its chain (nsys_backtrace_stacks), self where it is innermost."""
+    import sqlite3
+
+    stacks = nsys_backtrace_stacks(path, dropped, libraries)
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    totals: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    for table in ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+                  "CUPTI_ACTIVITY_KIND_MEMSET"):
+        for corr, start, end in db.execute(f"SELECT correlationId, start, \"end\" FROM {table}"):
+            frames = stacks.get(corr)
+            if not frames:
+                continue
+            for name in set(frames):
+                totals[name][0] += end - start
+                totals[name][2] += 1
+            totals[frames[0]][1] += end - start
+    db.close()
+    return {name: (t[0], t[1], t[2]) for name, t in totals.items()}

@@ -137,7 +137,7 @@ def test_nsys_memory_peak_matches_sqlite() -> None:
     with open_trace(NSYS_STACKS, use_cache=False) as t:
         peaks = {p.device: (p.peak_allocated_bytes, p.peak_ns)
                  for p in tui_memory_peaks(t.con) if p.device_type == "gpu"}
-        assert t.meta("cuda_backtraces") == "native"
+        assert t.meta("code_source") == "cuda_backtrace"
     assert peaks == nsys_memory_peaks(NSYS_STACKS)
     assert peaks[0][0] == 1_001_273_051
 

@@ -131,3 +131,33 @@ async def test_kernel_details_show_the_launch_stack() -> None:
             "gen_stacks.py(31): forward", "gen_stacks.py(41): step",
             "gen_stacks.py(78): record", "gen_stacks.py(95): <module>"]
         assert "… 4 library frames" in text
+
+
+@sync
+async def test_backtrace_frames_in_the_code_tab_and_details() -> None:
+    """An nsys report with CUDA API backtraces: the Code tab lists native frames and says
+    so; a kernel's details show its call's backtrace."""
+    path = sample("backtraces_training.sqlite")
+    app = TraceApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        timeline = await settle(pilot)
+        gpu_id = app.trace.con.execute(
+            "SELECT gpu_id FROM launches l JOIN gpu_activities g ON g.id = l.gpu_id "
+            "WHERE frame_id IS NOT NULL AND g.name LIKE '%layer_norm%' ORDER BY gpu_id LIMIT 1"
+        ).fetchone()[0]
+        app.details.show(timeline.data.kernel_info(gpu_id), 0)
+        await pilot.pause()
+        lines = str(app.details.render()).splitlines()
+        stack = [s.strip() for s in lines[[s.startswith("stack") for s in lines].index(True):]]
+        # all library frames: the innermost four, a count, the outermost
+        assert stack[0] == "stack   cudaLaunchKernel (libcudart.so.13)"
+        assert stack[2].startswith("at::native::layer_norm_cuda(")
+        assert stack[4] == "… 8 library frames"
+        assert stack[5].startswith("torch::autograd::THPVariable_layer_norm(")
+        await pilot.press(tab_key(app, CodePanel))
+        table = await ready(pilot, "code-frames")
+        caption = str(app.query_one(CodePanel).caption.render())
+        assert "GPU time by native frame (CUDA API backtraces)" in caption
+        assert "(96 launches) had none around its launch (nsys took no backtrace" in caption
+        rows = all_rows(table)
+        assert rows[0]["frame"].startswith("torch::autograd::")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from tui.analysis.code import FRAME_WORDS, WHY_NO_FRAME
 from tui.safe_text import plain
 from tui.units import format_bytes, format_ns
 
@@ -13,12 +14,19 @@ TOP_FRAMES = 10
 
 def print_code_and_memory(summary: dict, console: Console) -> None:
     """Nothing for a trace without stacks or memory events."""
+    source = summary.get("code_source")
     user = set(summary.get("code_user") or ())
     frames = [f for f in summary.get("code") or () if f["frame"] in user][:TOP_FRAMES]
-    nvtx = summary.get("code_source") == "nvtx"
+    title = {"python": "GPU time by line of your code (inclusive: it or what it called)",
+             "nvtx": "GPU time by NVTX range (no Python frames in this trace)",
+             "cuda_backtrace": "GPU time by native frame of your code (CUDA API backtraces, "
+                               "inclusive)"}.get(source or "", "")
+    if not frames and source == "cuda_backtrace":
+        # a Python program's backtraces are all library frames: show the top ones
+        frames = list(summary.get("code") or ())[:TOP_FRAMES]
+        title = ("GPU time by native frame (CUDA API backtraces, inclusive; none in your "
+                 "own code)")
     if frames:
-        title = ("GPU time by NVTX range (no Python frames in this trace)" if nvtx
-                 else "GPU time by line of your code (inclusive: it or what it called)")
         table = Table(title=title, title_justify="left")
         for heading in ("frame", "GPU time", "self", "launches"):
             table.add_column(heading, justify="left" if heading == "frame" else "right")
@@ -30,8 +38,8 @@ def print_code_and_memory(summary: dict, console: Console) -> None:
         if rest.get("launches"):
             console.print(plain(
                 f"  {format_ns(rest['gpu_ns'])} of GPU work ({rest['launches']:,} of "
-                f"{rest['linked']:,} launches) had no {'NVTX range' if nvtx else 'Python frame'}"
-                " around its launch (another thread, e.g. autograd's backward)"))
+                f"{rest['linked']:,} launches) had no {FRAME_WORDS.get(source or '', 'frame')}"
+                f" around its launch ({WHY_NO_FRAME.get(source or '', '')})"))
     peaks = [("GPU", p) for p in summary.get("memory") or ()]
     peaks += [("host", p) for p in summary.get("host_memory") or ()]
     if peaks:

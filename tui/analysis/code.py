@@ -8,6 +8,14 @@ import duckdb
 
 from tui.queries import load_query
 
+# What a frame is, by code source: for titles and captions.
+FRAME_WORDS = {"python": "Python frame", "cuda_backtrace": "native frame (CUDA backtrace)",
+               "nvtx": "NVTX range"}
+# Why a launch may have none, by code source.
+WHY_NO_FRAME = {"python": "another thread, e.g. autograd's backward",
+                "nvtx": "another thread, e.g. autograd's backward",
+                "cuda_backtrace": "nsys took no backtrace of its call"}
+
 
 @dataclass
 class FrameTime:
@@ -57,7 +65,8 @@ def code_tree(con: duckdb.DuckDBPyConnection) -> list[CodeNode]:
 
 
 def code_source(con: duckdb.DuckDBPyConnection) -> str:
-    """'python' (Python frames), 'nvtx' (NVTX ranges stand in for them) or 'none'."""
+    """'python' (Python frames), 'cuda_backtrace' (an nsys report's native CUDA API
+    backtraces), 'nvtx' (NVTX ranges stand in for frames) or 'none'."""
     row = con.execute(load_query("code_source")).fetchone()
     return row[0] if row else "none"
 

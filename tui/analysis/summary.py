@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import duckdb
 
-from tui.analysis.code import frame_times, unattributed
+from tui.analysis.code import code_source, frame_times, unattributed
 from tui.analysis.findings import findings
 from tui.analysis.gaps import explained_gaps
 from tui.analysis.kernels import device_busy, kernel_stats
@@ -64,20 +64,17 @@ def trace_summary(trace: Trace, min_gap_ns: int) -> dict:
 def code_and_memory(con: duckdb.DuckDBPyConnection) -> dict:
     """`code`: every frame that launched GPU work, by gpu_ns; `memory`: GPU peaks;
     `host_memory`: the host allocator's; `code_user`: which frames are the user's own;
-    `code_unattributed`: GPU work with no Python frame; `code_source`: 'python' (Python
-    frames), 'nvtx' (NVTX ranges stand in: the trace has no Python frames) or 'none'."""
+    `code_unattributed`: GPU work with no frame; `code_source`: 'python' (Python frames),
+    'cuda_backtrace' (an nsys report's native CUDA API backtraces), 'nvtx' (NVTX ranges stand
+    in) or 'none'."""
     try:
         frames = frame_times(con)
         peaks = memory_peaks(con)
         rest = unattributed(con)
     except duckdb.CatalogException:  # a Parquet store (`tui convert`) holds no stacks
         return {"code_source": "none", "code": [], "memory": []}
-    meta = dict(con.execute("SELECT key, value FROM trace_meta WHERE key IN "
-                            "('code_source', 'cuda_backtraces')").fetchall())
     return {
-        "code_source": meta.get("code_source", "none"),
-        # nsys --cudabacktrace call chains are native frames: not used for `code`
-        "cuda_backtraces": meta.get("cuda_backtraces"),
+        "code_source": code_source(con),
         "code": [f.as_dict() for f in frames],
         "code_user": [f.frame for f in frames if f.user_code],
         "code_unattributed": {"gpu_ns": rest.gpu_ns, "launches": rest.launches,

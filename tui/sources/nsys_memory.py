@@ -17,19 +17,10 @@ COLUMNS = {"start", "deviceId", "address", "bytes", "memKind", "memoryOperationT
            "correlationId", "globalPid"}
 
 
-def note_backtraces(schema: dict[str, set[str]], con: duckdb.DuckDBPyConnection) -> None:
-    """Record in trace_meta that the export holds CUDA API backtraces (--cudabacktrace):
-    native call chains (libcudart, libtorch, ...), no Python frames, so the Code view
-    uses NVTX ranges for an nsys report; the note says so."""
-    if "CUDA_CALLCHAINS" in schema:
-        con.execute("INSERT OR REPLACE INTO trace_meta VALUES ('cuda_backtraces', 'native')")
-
-
 def load_nsys_memory(path: Path, schema: dict[str, set[str]],
                      con: duckdb.DuckDBPyConnection) -> list[str]:
     """Fill memory_events from the export (after host_activities, whose API calls give
     each event its thread); warnings. An export without the table adds nothing."""
-    note_backtraces(schema, con)
     if MEMORY_TABLE not in schema:
         return []
     if not COLUMNS <= schema[MEMORY_TABLE]:

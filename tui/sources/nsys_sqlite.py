@@ -23,6 +23,7 @@ from adbc_driver_sqlite import StatementOptions
 
 from tui.errors import TraceError
 from tui.queries import load_query
+from tui.sources.nsys_backtraces import CALLCHAINS_TABLE, stage_backtraces
 from tui.sources.nsys_memory import load_nsys_memory
 from tui.sources.nsys_nesting import Nesting
 
@@ -60,7 +61,9 @@ def load_nsys_sqlite(path: Path, con: duckdb.DuckDBPyConnection) -> list[str]:
     try:
         con.register("nsys_strings", _read_strings(source, schema, warnings))
         _load_gpu(source, con, gpu_jobs, failed)
-        _load_host(source, con, host_jobs, failed)
+        calls = _load_host(source, con, host_jobs, failed)
+        if calls.num_rows:
+            warnings += stage_backtraces(source, con, calls)
     finally:
         source.close()
         con.unregister("nsys_strings")
@@ -107,14 +110,18 @@ def _load_gpu(source: adbc_sqlite.Connection, con: duckdb.DuckDBPyConnection,
 
 
 def _load_host(source: adbc_sqlite.Connection, con: duckdb.DuckDBPyConnection,
-               jobs: list[tuple[str, str]], failed: list[str]) -> None:
-    """API calls and NVTX ranges into host_activities, numbered, with their depths."""
+               jobs: list[tuple[str, str]], failed: list[str]) -> pa.Table:
+    """API calls and NVTX ranges into host_activities, numbered, with their depths.
+    Returns (call_id, chain): the API calls that have a CUDA backtrace."""
     api_names = con.sql(load_query("nsys_api_names")).to_arrow_table()
     nested: list[Nesting] = []
+    calls: list[pa.Table] = []
     for query, kind in jobs:
         _run_job(query, failed, lambda q, k=kind: nested.append(
-            _copy_numbered(source, q, con, k, api_names)))
+            _copy_numbered(source, q, con, k, api_names, calls)))
     _host_depth(con, nested)
+    return pa.concat_tables(calls) if calls else pa.table(
+        {"call_id": pa.array([], pa.int64()), "chain": pa.array([], pa.int64())})
 
 
 def _run(con: duckdb.DuckDBPyConnection, query: str, params: dict | None = None) -> None:
@@ -223,7 +230,11 @@ def _host_queries(schema: dict[str, set[str]]) -> list[tuple[str, str]]:
     name_id into StringIds, NVTX ranges with their name."""
     queries = []
     if "CUPTI_ACTIVITY_KIND_RUNTIME" in schema and "StringIds" in schema:
-        queries.append((load_query("nsys_sqlite_runtime"), "runtime"))
+        chains = (CALLCHAINS_TABLE in schema
+                  and "callchainId" in schema["CUPTI_ACTIVITY_KIND_RUNTIME"])
+        callchain = ",\n    CAST(r.callchainId AS INTEGER) AS callchain" if chains else ""
+        queries.append((load_query("nsys_sqlite_runtime").format(callchain=callchain),
+                        "runtime"))
     if "NVTX_EVENTS" in schema:
         text_id = "n.textId" if "textId" in schema["NVTX_EVENTS"] else "NULL"
         queries.append((load_query("nsys_sqlite_nvtx").format(text_id=text_id), "annotation"))
@@ -269,16 +280,17 @@ def _copy(source: adbc_sqlite.Connection, query: str, con: duckdb.DuckDBPyConnec
 
 
 def _copy_numbered(source: adbc_sqlite.Connection, query: str, con: duckdb.DuckDBPyConnection,
-                   kind: str, names: pa.Table) -> Nesting:
+                   kind: str, names: pa.Table, calls: list[pa.Table]) -> Nesting:
     """Stream one SQLite result set of host rows of `kind` into host_activities, numbering
     its valid rows in the export's order after the rows already there (the ids
-    finalize_activities.sql would give them). `names` (id, name) resolves a name_id column.
+    finalize_activities.sql would give them). `names` (id, name) resolves a name_id column;
+    the rows with a callchain are added to `calls` (call_id, chain).
     Returns what was seen of the rows' nesting."""
     (next_id,), = con.execute("SELECT count(*) FROM host_activities").fetchall()
     nesting = Nesting()
     cursor = _cursor(source, query)
     try:
-        rows = _numbered(cursor.fetch_record_batch(), next_id, names, nesting)
+        rows = _numbered(cursor.fetch_record_batch(), next_id, names, nesting, calls)
         con.register("nsys_batch", rows)
         try:
             _run(con, "nsys_insert_host", {"kind": kind})
@@ -290,12 +302,13 @@ def _copy_numbered(source: adbc_sqlite.Connection, query: str, con: duckdb.DuckD
 
 
 def _numbered(batches: pa.RecordBatchReader, first_id: int, names: pa.Table,
-              nesting: Nesting) -> pa.RecordBatchReader:
+              nesting: Nesting, calls: list[pa.Table]) -> pa.RecordBatchReader:
     """The rows of `batches` with a time range tui can hold, each given an id; a name_id
     column is replaced by the name `names` gives it. Done here, batch by batch, rather
     than by a join in DuckDB, which may not keep the rows in order: host rows are stored
     in id order so that time-range scans skip most row groups."""
     by_id = "name_id" in batches.schema.names
+    with_chains = "callchain" in batches.schema.names
     fields = [f for f in batches.schema if f.name not in ("name", "name_id")]
     fields.append(pa.field("id", pa.int64()))
     name_type = pa.dictionary(pa.int32(), pa.string()) if by_id else None
@@ -312,6 +325,10 @@ def _numbered(batches: pa.RecordBatchReader, first_id: int, names: pa.Table,
             nesting.add(batch.column("global_tid"), batch.column("start_ns"),
                         batch.column("end_ns"), numbers)
             ids = pa.array(numbers)
+            if with_chains:
+                chain = batch.column("callchain")
+                calls.append(pa.table({"call_id": ids, "chain": chain.cast(pa.int64())})
+                             .filter(pc.is_valid(chain)))
             if by_id:
                 index = pc.index_in(batch.column("name_id"), value_set=name_ids)
                 name = pa.DictionaryArray.from_arrays(index, name_values)

@@ -12,6 +12,7 @@ import pyarrow as pa
 
 from tui.db import registered
 from tui.queries import load_query
+from tui.sources.backtrace_frames import build_backtrace_frames, has_backtraces
 from tui.sources.nesting import HostNesting
 
 # Top-level packages that are libraries, not the user's own code. A trace names a frame
@@ -35,9 +36,10 @@ STAGED_PYTHON = """CREATE TABLE IF NOT EXISTS stacks_staged_python (
 def build_stacks(con: duckdb.DuckDBPyConnection) -> list[str]:
     """Fill python_frames, launches and the memory events' context; returns warnings.
 
-    A trace without Python frames (nsys, or Kineto recorded without with_stack) has its
-    NVTX / user annotation ranges stand in as frames; trace_meta's `code_source` says
-    which ('python' | 'nvtx' | 'none')."""
+    A trace without Python frames has, in their place, the native frames of an nsys
+    report's CUDA API backtraces (--cudabacktrace), else its NVTX / user annotation
+    ranges; trace_meta's `code_source` says which ('python' | 'cuda_backtrace' | 'nvtx' |
+    'none')."""
     kind = _frame_kind(con)
     con.execute(load_query("stacks_points"))
     _stage_nesting(con, ["cpu_op", kind])
@@ -56,6 +58,8 @@ def build_stacks(con: duckdb.DuckDBPyConnection) -> list[str]:
     con.execute("DROP TABLE stacks_found")
     has_frames = con.execute("SELECT 1 FROM python_frames LIMIT 1").fetchone() is not None
     source = "none" if not has_frames else "python" if kind == "python" else "nvtx"
+    if kind != "python" and has_backtraces(con) and build_backtrace_frames(con):
+        source = "cuda_backtrace"
     con.execute("INSERT OR REPLACE INTO trace_meta VALUES ('code_source', ?)", [source])
     return _frame_warnings(con)
 

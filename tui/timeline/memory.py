@@ -101,8 +101,9 @@ class MemoryLanes:
                           {"device": device, "t": t, "t_lo": t_lo, "t_hi": t_hi}).fetchone()
         if row is None:
             return None
-        _, ts, size, allocated, reserved, pid, tid, op, frame = row
+        _, ts, size, allocated, reserved, pid, tid, op, frame, frame_id = row
         stack = tuple(StackFrame(fid, name, bool(user)) for fid, name, user, _ in cur.execute(
-            load_query("memory_stack"), {"pid": pid, "tid": tid, "t": ts}).fetchall())
+            load_query("memory_stack"),
+            {"pid": pid, "tid": tid, "t": ts, "frame_id": frame_id}).fetchall())
         peak = self.devices[device].peak_allocated_bytes if device in self.devices else 0
         return MemoryInfo(device, ts, size, allocated, reserved, op, frame, peak, stack)

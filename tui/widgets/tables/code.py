@@ -19,7 +19,14 @@ from textual.binding import Binding
 from textual.widget import Widget
 from textual.widgets import Tree
 
-from tui.analysis.code import CodeNode, code_source, code_tree, frame_times, unattributed
+from tui.analysis.code import (
+    WHY_NO_FRAME,
+    CodeNode,
+    code_source,
+    code_tree,
+    frame_times,
+    unattributed,
+)
 from tui.queries import load_query
 from tui.safe_text import printable
 from tui.trace import Trace
@@ -142,15 +149,17 @@ class CodePanel(TablePanel):
         if not getattr(self, "nodes", None) and self.frames.total == 0:
             return Text("no Python frames launched GPU work in this trace: record with "
                         "torch.profiler.profile(with_stack=True)")
+        source = getattr(self, "source", "")
         rest = getattr(self, "rest", None)
         note = ""
         if rest is not None and rest.launches:
             note = (f" · {format_ns(rest.gpu_ns)} of GPU work ({rest.launches:,} launches) "
-                    "had none around its launch (another thread, e.g. autograd's backward)")
+                    f"had none around its launch ({WHY_NO_FRAME.get(source, '')})")
         view = ("top-down: Enter opens a path, K its kernels" if self.paths.display
                 else f"{table.caption()} · inclusive: it or what it called · Enter: kernels")
-        what = ("NVTX range (this trace has no Python frames)"
-                if getattr(self, "source", "") == "nvtx" else "Python frame, ● your code")
+        what = {"nvtx": "NVTX range (this trace has no Python frames)",
+                "cuda_backtrace": "native frame (CUDA API backtraces), ● your code"}.get(
+            source, "Python frame, ● your code")
         return Text(f"GPU time by {what} · {view} · v: "
                     f"{'table' if self.paths.display else 'tree'}{note}")
 

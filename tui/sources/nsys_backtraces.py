@@ -1,0 +1,33 @@
+"""CUDA API backtraces of an nsys report (`nsys profile --cudabacktrace=...`): each API
+call's native call chain, staged for tui/sources/backtrace_frames.py, which turns them
+into the Code view's frames once the stacks are built."""
+
+from __future__ import annotations
+
+import adbc_driver_sqlite.dbapi as adbc_sqlite
+import duckdb
+import pyarrow as pa
+
+from tui.db import registered
+from tui.queries import load_query
+
+CALLCHAINS_TABLE = "CUDA_CALLCHAINS"
+
+
+def stage_backtraces(source: adbc_sqlite.Connection, con: duckdb.DuckDBPyConnection,
+                     calls: pa.Table) -> list[str]:
+    """Stage the call chains of `calls` (call_id, chain) in temp tables (with nsys_strings
+    registered); warnings. A chain table that cannot be read leaves the NVTX ranges to
+    stand in for frames, with a warning."""
+    cursor = source.cursor()
+    try:
+        cursor.execute(load_query("nsys_sqlite_callchains"))
+        frames = cursor.fetch_arrow_table()
+    except Exception as exc:  # the driver raises its own error family
+        first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+        return [f"skipped {CALLCHAINS_TABLE} ({first}): NVTX ranges stand in for frames"]
+    finally:
+        cursor.close()
+    with registered(con, "nsys_calls", calls), registered(con, "nsys_chain_frames", frames):
+        con.execute(load_query("nsys_backtraces_stage")).fetchall()
+    return []
