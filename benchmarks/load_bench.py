@@ -153,7 +153,7 @@ def nsys_rows(copies: int, workdir: Path, source: Path) -> None:
 
 def gz_rows(copies: int, workdir: Path, source: Path) -> None:
     trace = make_scaled(source, copies, workdir)
-    gz = workdir / f"scaled_x{copies}.json.gz"
+    gz = workdir / f"{trace.name}.gz"
     if not gz.exists():
         with open(trace, "rb") as f, gzip.open(gz, "wb", compresslevel=6) as out:
             shutil.copyfileobj(f, out, 1 << 20)
@@ -201,12 +201,14 @@ def xla_rows(copies: int, workdir: Path, source: Path) -> None:
 
 
 def make_scaled(source: Path, copies: int, workdir: Path, prefix: str = "") -> Path:
-    plain = workdir / f"{prefix}source.json"
+    # named after the source: a copy of another source left in the workdir is not reused
+    name = prefix + source.name.split(".")[0]
+    plain = workdir / f"{name}.json"
     if not plain.exists():
         opener = gzip.open if source.read_bytes()[:2] == b"\x1f\x8b" else open
         with opener(source, "rb") as f, open(plain, "wb") as out:
             shutil.copyfileobj(f, out)
-    target = workdir / f"{prefix}scaled_x{copies}.json"
+    target = workdir / f"{name}_x{copies}.json"
     if not target.exists():
         subprocess.run([sys.executable, str(HERE / "scale_trace.py"), str(plain), str(target),
                         str(copies)], check=True)

@@ -730,7 +730,8 @@ def test_the_memory_budget_reaches_duckdb(monkeypatch, capsys) -> None:
     assert "gappy_training" in capsys.readouterr().out
     con = connect()
     limit = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
-    assert limit in ("286.1 MiB", "300.0 MB"), limit
+    # the budget is the process's: DuckDB gets 80% of it
+    assert limit in ("228.8 MiB", "240.0 MB"), limit
     monkeypatch.setenv("TUI_MEMORY", "1GB")
     limit = connect().execute("SELECT current_setting('memory_limit')").fetchone()[0]
-    assert limit in ("953.6 MiB", "1000.0 MB"), limit
+    assert limit in ("762.9 MiB", "800.0 MB"), limit

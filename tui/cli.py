@@ -61,8 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-cache", action="store_true",
                         help="load into memory; neither read nor write the cache")
     parser.add_argument("--memory", metavar="SIZE",
-                        help="memory budget for DuckDB, e.g. 1GB (default: TUI_MEMORY, else "
-                        "1500MB); beyond it, work spills to disk beside the cache")
+                        help="memory budget, e.g. 2GB (default: TUI_MEMORY, else 1GB); DuckDB "
+                        "takes 80%% of it and beyond that spills to disk beside the cache")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     parser.add_argument("--version", action="version", version=f"tui {__version__}")
     return parser

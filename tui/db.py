@@ -15,10 +15,14 @@ import duckdb
 
 from tui.errors import TraceError
 
-# The memory DuckDB may take: `--memory`, else TUI_MEMORY (TUI_MEMORY_LIMIT, its older
-# name), e.g. '1GB' or '800MB'. Above it, sorts, joins and aggregates spill to disk.
-DEFAULT_MEMORY = "1500MB"
-_SIZE = re.compile(r"\s*\d+(\.\d+)?\s*([KMGT]i?B|B)?\s*", re.IGNORECASE)
+# The memory budget of a tui process: `--memory`, else TUI_MEMORY (TUI_MEMORY_LIMIT, its
+# older name), e.g. '1GB' or '800MB'. DuckDB's memory_limit is the budget less a share
+# kept for Python, NumPy and Arrow (the loaders' arrays, the app: 0.1-0.2 GB beside a
+# multi-GB trace); above its limit, sorts, joins and aggregates spill to disk.
+DEFAULT_MEMORY = "1GB"
+OUTSIDE_DUCKDB = 0.2
+_SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(([KMGT])(i?)B|B)?\s*", re.IGNORECASE)
+_POWERS = {"K": 1, "M": 2, "G": 3, "T": 4}
 
 
 def memory_budget() -> str:
@@ -28,6 +32,13 @@ def memory_budget() -> str:
         raise TraceError(f"memory budget {value!r} is not a size: give e.g. --memory 1GB "
                          "or TUI_MEMORY=800MB")
     return value.strip()
+
+
+def duckdb_memory_limit() -> str:
+    """DuckDB's memory_limit: the budget less the share kept outside DuckDB."""
+    number, _, prefix, binary = _SIZE.fullmatch(memory_budget()).groups()  # type: ignore[union-attr]
+    scale = (1024 if binary else 1000) ** _POWERS[prefix.upper()] if prefix else 1
+    return f"{max(1, int(float(number) * scale * (1 - OUTSIDE_DUCKDB)) // 1000)}KB"
 
 
 def set_memory_budget(size: str) -> None:
@@ -48,7 +59,7 @@ def connect(database: str = ":memory:", read_only: bool = False) -> duckdb.DuckD
     con.execute("SET enable_progress_bar = false")
     # Queries over a multi-GB trace must not take the machine's memory (DuckDB's default
     # is 80% of RAM): above the budget, sorts, joins and aggregates spill to disk.
-    con.execute(f"SET memory_limit = '{memory_budget()}'")
+    con.execute(f"SET memory_limit = '{duckdb_memory_limit()}'")
     if database == ":memory:":
         # An in-memory database spills to `./.tmp` by default: the current directory,
         # perhaps the user's trace folder. Spill into a private temporary one instead.

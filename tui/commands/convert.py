@@ -39,8 +39,8 @@ def main(argv: list[str]) -> int:
                         "cluster of --workers processes); needs tui[cluster]; the traces "
                         "and --out must be at the same paths on every worker")
     parser.add_argument("--memory", metavar="SIZE",
-                        help="memory budget for DuckDB in each load, e.g. 1GB "
-                        "(default: TUI_MEMORY, else 1500MB)")
+                        help="memory budget of each load, e.g. 2GB "
+                        "(default: TUI_MEMORY, else 1GB; DuckDB takes 80%% of it)")
     parser.add_argument("--no-cache", action="store_true")
     parser.add_argument("--debug", action="store_true")
     args = parser.parse_args(argv)
