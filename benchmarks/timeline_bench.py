@@ -15,6 +15,7 @@ trace is also run without the level-of-detail summary, as the baseline it is mea
 against (the baseline run goes last: it switches the summary off for the process).
 
 Usage: python benchmarks/timeline_bench.py [--rounds 3] [--huge] [--size 160x45]
+       [--trace PATH ...]
 """
 
 from __future__ import annotations
@@ -196,6 +197,8 @@ def main() -> None:
     parser.add_argument("--copies", type=int, default=311, help="scaled trace: ~1.3k x N")
     parser.add_argument("--huge", action="store_true", help="also ~4M kernels (x3110)")
     parser.add_argument("--size", default="160x45", help="terminal COLSxROWS")
+    parser.add_argument("--trace", type=Path, action="append", default=[],
+                        help="also this trace (e.g. a multi-GB scaled one); repeatable")
     args = parser.parse_args()
     cols, rows = (int(n) for n in args.size.split("x"))
     os.environ.setdefault("TUI_CACHE_DIR", str(WORK / "cache"))
@@ -203,6 +206,8 @@ def main() -> None:
     bench("sample (real)", SAMPLE, (cols, rows), args.rounds)
     bench("scaled", scaled_trace(args.copies), (cols, rows), args.rounds,
           baseline=not args.huge)
+    for path in args.trace:
+        bench("given", path, (cols, rows), args.rounds)
     if args.huge:
         bench("scaled", scaled_trace(args.copies * 10), (cols, rows), args.rounds,
               baseline=True)
