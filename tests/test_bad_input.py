@@ -735,3 +735,18 @@ def test_the_memory_budget_reaches_duckdb(monkeypatch, capsys) -> None:
     monkeypatch.setenv("TUI_MEMORY", "1GB")
     limit = connect().execute("SELECT current_setting('memory_limit')").fetchone()[0]
     assert limit in ("762.9 MiB", "800.0 MB"), limit
+
+
+def test_a_load_that_outgrows_the_budget_is_tried_with_twice_it(monkeypatch, capsys) -> None:
+    """60MB leaves DuckDB 48 MB, less than the JSON reader's 64 MB buffer: the load runs
+    again with 120MB and says so; 10MB, then 20MB, is too little: one line, exit 2."""
+    monkeypatch.setenv("TUI_MEMORY", "1GB")  # restored after: main() sets it
+    trace = str(sample("stacks_training.pt.trace.json.gz"))
+    assert main(["--summary", "--no-cache", "--memory", "60MB", trace]) == 0
+    out = capsys.readouterr().out
+    assert "loading needed more memory than the budget (60MB): loaded with 120MB" in out
+    assert "GPU time by line of your code" in out
+    assert main(["--summary", "--no-cache", "--memory", "10MB", trace]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "loading needs more memory than 20MB" in err
+    assert "not valid JSON" not in err

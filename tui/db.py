@@ -34,11 +34,29 @@ def memory_budget() -> str:
     return value.strip()
 
 
-def duckdb_memory_limit() -> str:
-    """DuckDB's memory_limit: the budget less the share kept outside DuckDB."""
+def memory_budget_bytes() -> int:
     number, _, prefix, binary = _SIZE.fullmatch(memory_budget()).groups()  # type: ignore[union-attr]
     scale = (1024 if binary else 1000) ** _POWERS[prefix.upper()] if prefix else 1
-    return f"{max(1, int(float(number) * scale * (1 - OUTSIDE_DUCKDB)) // 1000)}KB"
+    return int(float(number) * scale)
+
+
+def duckdb_memory_limit() -> str:
+    """DuckDB's memory_limit: the budget less the share kept outside DuckDB."""
+    return f"{max(1, int(memory_budget_bytes() * (1 - OUTSIDE_DUCKDB)) // 1000)}KB"
+
+
+@contextlib.contextmanager
+def budget_of(size: str) -> Iterator[None]:
+    """Connections opened in the block get the budget `size`."""
+    before = os.environ.get("TUI_MEMORY")
+    os.environ["TUI_MEMORY"] = size
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("TUI_MEMORY", None)
+        else:
+            os.environ["TUI_MEMORY"] = before
 
 
 def set_memory_budget(size: str) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 import duckdb
 
 from tui import cache, cache_reason, load_progress
-from tui.db import connect, cursor
+from tui.db import budget_of, connect, cursor, memory_budget, memory_budget_bytes
 from tui.errors import TraceError
 from tui.queries import load_query
 from tui.sources.detect import detect_format
@@ -79,16 +79,36 @@ def open_trace(path: Path, use_cache: bool = True) -> Trace:
         note = cache_reason.why_missing(path, target)
     if target is not None:
         try:
-            built = _build(path, kind, target, list(warnings))
+            built = _build_within_budget(path, kind, target, list(warnings))
             built.cache_note = note
             return built
         except _CacheWriteError as exc:  # e.g. a full disk or a read-only file system
             warnings.append(f"cannot write the cache in {target.parent} ({exc}): "
                             "loading into memory")
             note = f"not cached: cannot write the cache ({exc})"
-    built = _build(path, kind, None, warnings)
+    built = _build_within_budget(path, kind, None, warnings)
     built.cache_note = note
     return built
+
+
+def _build_within_budget(path: Path, kind: str, target: Path | None,
+                         warnings: list[str]) -> Trace:
+    """_build; a load that outgrew the memory budget is tried once more with twice the
+    budget, with a warning (a load that fails helps no one), else it is a TraceError."""
+    try:
+        return _build(path, kind, target, list(warnings))
+    except duckdb.OutOfMemoryException:
+        budget = memory_budget()
+    larger = f"{2 * memory_budget_bytes() // 1_000_000}MB"
+    warnings.append(f"loading needed more memory than the budget ({budget}): loaded with "
+                    f"{larger}; give it with --memory {larger} next time")
+    with budget_of(larger):
+        try:
+            return _build(path, kind, target, warnings)
+        except duckdb.OutOfMemoryException:
+            raise TraceError(f"{path}: loading needs more memory than {larger}; give a "
+                             "larger budget with --memory (e.g. --memory 8GB) or "
+                             "TUI_MEMORY") from None
 
 
 # Cache files this process opened: DuckDB checks a block's checksum only when it reads the
