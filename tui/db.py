@@ -35,6 +35,7 @@ def memory_budget() -> str:
 
 
 def memory_budget_bytes() -> int:
+    """The budget in bytes ('1GB': 10^9, '1GiB': 2^30, a bare number: bytes)."""
     number, _, prefix, binary = _SIZE.fullmatch(memory_budget()).groups()  # type: ignore[union-attr]
     scale = (1024 if binary else 1000) ** _POWERS[prefix.upper()] if prefix else 1
     return int(float(number) * scale)
