@@ -12,9 +12,8 @@ import pytest
 from tests.conftest import sample
 from tests.stacks_oracle import nsys_backtrace_stacks, nsys_gpu_time_by_backtrace_frame
 from tui.analysis.code import code_tree, frame_times, unattributed
-from tui.queries import load_query
 from tui.sources.backtrace_frames import DROPPED_MODULES, LIBRARY_MODULES, path_nodes
-from tui.timeline.lookup import launch_stack
+from tui.timeline.lookup import frames_at, launch_stack
 from tui.trace import open_trace
 
 BACKTRACES = "backtraces_training.sqlite"
@@ -68,10 +67,9 @@ def test_allocation_stack_starts_at_cuda_malloc(trace) -> None:
     ).fetchall()
     assert len(events) == 34  # the cudaMalloc and cudaHostAlloc calls' events
     pid, tid, ts, frame_id = events[0]
-    stack = trace.con.execute(load_query("memory_stack"), {
-        "pid": pid, "tid": tid, "t": ts, "frame_id": frame_id}).fetchall()
-    assert stack[0][1].startswith("cudaMalloc (libcudart")
-    assert any("CUDACachingAllocator" in name for _, name, _, _ in stack)
+    stack = frames_at(trace.con, pid, tid, ts, frame_id)
+    assert stack[0].name.startswith("cudaMalloc (libcudart")
+    assert any("CUDACachingAllocator" in frame.name for frame in stack)
 
 
 def test_summary_json_and_text(capsys) -> None:

@@ -21,6 +21,7 @@ from tui.ncu.match import Dims, KernelMatch, TraceKernelGroup, match_ncu_kernels
 from tui.ncu.names import short_name
 from tui.ncu.summary import ncu_summary
 from tui.queries import load_query
+from tui.timeline.lookup import launch_stack
 from tui.units import format_ns
 
 Progress = Callable[[int, int], None]
@@ -164,10 +165,10 @@ class NcuSession:
             return []
         with self._trace.cursor() as cur:
             try:
-                rows = cur.execute(load_query("launch_stack"), {"id": activity_id}).fetchall()
+                stack = launch_stack(cur, activity_id)
             except duckdb.CatalogException:  # a database from before launch stacks
                 return []
-        return [(fid, name, bool(user)) for fid, name, user, _ in rows]
+        return [(f.id, f.name, f.user_code) for f in stack]
 
     def first_activity(self, launch_id: int) -> TraceActivity | None:
         """The trace's first kernel a launch matched (where "show on the timeline" goes)."""

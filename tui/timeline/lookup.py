@@ -139,8 +139,17 @@ def kernel_info(cur: duckdb.DuckDBPyConnection, activity_id: int) -> KernelInfo 
 
 
 def launch_stack(cur: duckdb.DuckDBPyConnection, activity_id: int) -> tuple[StackFrame, ...]:
-    """The Python frames around the call that launched a GPU activity, innermost first."""
-    rows = cur.execute(load_query("launch_stack"), {"id": activity_id}).fetchall()
+    """The frames around the call that launched a GPU activity, innermost first."""
+    call = cur.execute(load_query("launch_call"), {"id": activity_id}).fetchone()
+    return frames_at(cur, *call) if call is not None else ()
+
+
+def frames_at(cur: duckdb.DuckDBPyConnection, pid: int | None, tid: int | None,
+              t: int, frame_id: int | None) -> tuple[StackFrame, ...]:
+    """The frames at time `t` on a thread (or, for CUDA backtraces, `frame_id` and those
+    above it), innermost first (frames_at.sql)."""
+    rows = cur.execute(load_query("frames_at"),
+                       {"pid": pid, "tid": tid, "t": t, "frame_id": frame_id}).fetchall()
     return tuple(StackFrame(fid, name, bool(user)) for fid, name, user, _ in rows)
 
 

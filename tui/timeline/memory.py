@@ -11,7 +11,7 @@ import duckdb
 from tui.queries import load_query
 from tui.timeline.bins import Cell, View
 from tui.timeline.lanes import LANE_MEMORY, Lane, LaneKey
-from tui.timeline.lookup import StackFrame
+from tui.timeline.lookup import StackFrame, frames_at
 
 ALLOCATED, RESERVED = 0, 1  # a memory lane's k2
 PEAK_KIND = "memory_peak"  # the top_kind of the peak's column (drawn apart)
@@ -102,8 +102,6 @@ class MemoryLanes:
         if row is None:
             return None
         _, ts, size, allocated, reserved, pid, tid, op, frame, frame_id = row
-        stack = tuple(StackFrame(fid, name, bool(user)) for fid, name, user, _ in cur.execute(
-            load_query("memory_stack"),
-            {"pid": pid, "tid": tid, "t": ts, "frame_id": frame_id}).fetchall())
+        stack = frames_at(cur, pid, tid, ts, frame_id)
         peak = self.devices[device].peak_allocated_bytes if device in self.devices else 0
         return MemoryInfo(device, ts, size, allocated, reserved, op, frame, peak, stack)
