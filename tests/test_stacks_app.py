@@ -111,21 +111,27 @@ async def test_memory_lane_peak_and_details() -> None:
         assert "cpu op  aten::sum" in text
 
 
+async def details_of_first_launch(app: TraceApp, pilot, timeline,  # noqa: ANN001
+                                  name_like: str) -> tuple[str, list[str]]:
+    """Show the details of the first kernel named LIKE `name_like` that has a launch
+    frame: the details' text, and its lines from the stack's on."""
+    gpu_id = app.trace.con.execute(
+        "SELECT gpu_id FROM launches l JOIN gpu_activities g ON g.id = l.gpu_id "
+        "WHERE frame_id IS NOT NULL AND g.name LIKE ? ORDER BY gpu_id LIMIT 1", [name_like]
+    ).fetchone()[0]
+    app.details.show(timeline.data.kernel_info(gpu_id), 0)
+    await pilot.pause()
+    text = str(app.details.render())
+    lines = text.splitlines()
+    return text, lines[[line.startswith("stack") for line in lines].index(True):]
+
+
 @sync
 async def test_kernel_details_show_the_launch_stack() -> None:
     app = TraceApp(sample(STACKS))
     async with app.run_test(size=SIZE) as pilot:
         timeline = await settle(pilot)
-        gpu_id = app.trace.con.execute(
-            "SELECT gpu_id FROM launches l JOIN gpu_activities g ON g.id = l.gpu_id "
-            "WHERE frame_id IS NOT NULL AND g.name LIKE 'fmha%' ORDER BY gpu_id LIMIT 1"
-        ).fetchone()[0]
-        info = timeline.data.kernel_info(gpu_id)
-        app.details.show(info, 0)
-        await pilot.pause()
-        text = str(app.details.render())
-        lines = text.splitlines()
-        stack = lines[[line.startswith("stack") for line in lines].index(True):]
+        text, stack = await details_of_first_launch(app, pilot, timeline, "fmha%")
         assert stack[0].endswith("<built-in function scaled_dot_product_attention>")
         assert [s.strip() for s in stack if "gen_stacks.py" in s] == [
             "gen_stacks.py(31): forward", "gen_stacks.py(41): step",
@@ -141,14 +147,8 @@ async def test_backtrace_frames_in_the_code_tab_and_details() -> None:
     app = TraceApp(path)
     async with app.run_test(size=SIZE) as pilot:
         timeline = await settle(pilot)
-        gpu_id = app.trace.con.execute(
-            "SELECT gpu_id FROM launches l JOIN gpu_activities g ON g.id = l.gpu_id "
-            "WHERE frame_id IS NOT NULL AND g.name LIKE '%layer_norm%' ORDER BY gpu_id LIMIT 1"
-        ).fetchone()[0]
-        app.details.show(timeline.data.kernel_info(gpu_id), 0)
-        await pilot.pause()
-        lines = str(app.details.render()).splitlines()
-        stack = [s.strip() for s in lines[[s.startswith("stack") for s in lines].index(True):]]
+        _, lines = await details_of_first_launch(app, pilot, timeline, "%layer_norm%")
+        stack = [s.strip() for s in lines]
         # all library frames: the innermost four, a count, the outermost
         assert stack[0] == "stack   cudaLaunchKernel (libcudart.so.13)"
         assert stack[2].startswith("at::native::layer_norm_cuda(")
