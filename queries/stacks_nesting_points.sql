@@ -1,5 +1,7 @@
 -- The points of the temp table stacks_points (stacks_points.sql) for tui/sources/nesting.py
--- to look up among the ranges of kind number $k: p (the point's row), group_key (as
--- stacks_nesting_ranges.sql keys its thread's ranges of that kind), t.
+-- to look up among the ranges of kind number $k, those at times in [$since, $until): p (the
+-- point's row), group_key (as stacks_nesting_ranges.sql keys its thread's ranges of that
+-- kind), t.
 SELECT rowid AS p, hash($k::INTEGER, pid, tid) AS group_key, t
-FROM stacks_points;
+FROM stacks_points
+WHERE t >= $since AND t < $until;

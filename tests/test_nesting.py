@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from tests import xla_oracle
+from tests.conftest import sample
 from tests.test_xla import SAMPLE_FILES
+from tui.sources import stacks
 from tui.sources.nesting import HostNesting
 from tui.trace import open_trace
 
@@ -124,3 +127,35 @@ def test_jax_launches_have_the_innermost_frame_open_at_the_call(jax_eager) -> No
     assert sum(expected.values()) == 1_200
     assert sum(n for (_, frame), n in expected.items() if frame is not None) == 800
     assert got == Counter(expected)
+
+
+STACK_TABLES = {
+    "python_frames": "SELECT id, parent_id FROM python_frames",
+    "launches": "SELECT gpu_id, runtime_id, op_id, frame_id FROM launches",
+    "memory_events": "SELECT id, op_id, frame_id FROM memory_events",
+}
+
+
+@pytest.mark.parametrize(("path", "per_window"), [
+    (sample("stacks_training.pt.trace.json.gz"), 300),  # Python frames, memory events
+    (sample("gappy_then_tuned.sqlite"), 6),  # NVTX ranges stand in for frames
+    (SAMPLE_FILES["jax_train"], 200),  # XLA's Python frames
+])
+def test_windows_of_ranges_give_what_one_window_gives(path: Path, per_window: int,
+                                                      monkeypatch) -> None:
+    """Big traces are nested a window of start times at a time (the budget's share of
+    memory outside DuckDB); small windows here, and the same frames, ops and parents."""
+    def tables() -> dict[str, list]:
+        with open_trace(path, use_cache=False) as trace:
+            return {table: sorted(trace.con.execute(sql).fetchall(), key=repr)
+                    for table, sql in STACK_TABLES.items()}
+    whole = tables()
+    windows = []
+    monkeypatch.setattr(stacks, "nesting_window_rows", lambda: per_window)
+    real_windows = stacks._nesting_windows
+    monkeypatch.setattr(stacks, "_nesting_windows",
+                        lambda con, kinds: windows.extend(real_windows(con, kinds)) or windows)
+    assert tables() == whole
+    assert len(windows) > 5
+    assert any(parent is not None for _, parent in whole["python_frames"])
+    assert any(frame is not None for *_, frame in whole["launches"])

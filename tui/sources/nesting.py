@@ -20,6 +20,9 @@ import numpy as np
 
 from tui.queries import load_query
 
+# The widest window of start times `HostNesting.read` takes: all of them.
+MIN_NS, MAX_NS = -(2**63), 2**63 - 1
+
 
 class HostNesting:
     """The host ranges of some kinds, in (group, start, depth, id) order; a group is a
@@ -32,6 +35,7 @@ class HostNesting:
         self.depth = depth
         self.kind = kind  # each range's kind: its place in the kinds read (1, 2, ...)
         self.group_keys = group_keys  # ascending: group g has group_keys[g]
+        self.fresh = np.ones(len(ids), dtype=bool)  # False: carried from a window before
         n = len(ids)
         self.levels = int(depth.max()) + 1 if n else 1
         segment = group * self.levels + depth
@@ -43,18 +47,28 @@ class HostNesting:
         self._group_bounds = np.searchsorted(group, np.arange(int(group.max()) + 2 if n else 1))
 
     @classmethod
-    def read(cls, con: duckdb.DuckDBPyConnection, kinds: list[str]) -> HostNesting:
-        """The host ranges of `kinds` (stacks_nesting_ranges.sql)."""
-        cols = con.execute(load_query("stacks_nesting_ranges"), {"kinds": kinds}).fetchnumpy()
-        key = np.asarray(cols["group_key"])
-        ids, kind = np.asarray(cols["id"]), np.asarray(cols["k"])
-        start, end = np.asarray(cols["start_ns"]), np.asarray(cols["end_ns"])
-        depth = np.asarray(cols["depth"])
+    def read(cls, con: duckdb.DuckDBPyConnection, kinds: list[str],
+             window: tuple[int, int] = (MIN_NS, MAX_NS),
+             carried: dict[str, np.ndarray] | None = None) -> HostNesting:
+        """The host ranges of `kinds` that start in `window` [since, until)
+        (stacks_nesting_ranges.sql), and before them `carried`: ranges from before the
+        window still open when it begins (`open_at` of the window before)."""
+        since, until = window
+        cols = con.execute(load_query("stacks_nesting_ranges"),
+                           {"kinds": kinds, "since": since, "until": until}).fetchnumpy()
+        names = ("group_key", "id", "k", "start_ns", "end_ns", "depth")
+        columns = [np.asarray(cols[name]) for name in names]
         del cols
-        if np.any(key[1:] < key[:-1]):  # each group's rows together, in id order
+        fresh = np.ones(len(columns[0]), dtype=bool)
+        if carried is not None and len(carried["id"]):
+            columns = [np.concatenate([carried[name], column])
+                       for name, column in zip(names, columns, strict=True)]
+            fresh = np.concatenate([np.zeros(len(carried["id"]), dtype=bool), fresh])
+        key, ids, kind, start, end, depth = columns
+        if np.any(key[1:] < key[:-1]):  # each group's rows together, in their order
             order = np.argsort(key, kind="stable")
-            key, ids, kind, start, end, depth = (
-                column[order] for column in (key, ids, kind, start, end, depth))
+            key, ids, kind, start, end, depth, fresh = (
+                column[order] for column in (key, ids, kind, start, end, depth, fresh))
             del order
         new_group = np.empty(len(key), dtype=bool)
         new_group[:1] = True
@@ -63,9 +77,20 @@ class HostNesting:
         group = np.cumsum(new_group, dtype=np.int64) - 1
         if not _in_start_order(group, start, depth):
             order = np.lexsort((ids, depth, start, group))
-            group, ids, kind, start, end, depth = (
-                column[order] for column in (group, ids, kind, start, end, depth))
-        return cls(ids, group, start, end, depth, kind, key[firsts])
+            group, ids, kind, start, end, depth, fresh = (
+                column[order] for column in (group, ids, kind, start, end, depth, fresh))
+        nesting = cls(ids, group, start, end, depth, kind, key[firsts])
+        nesting.fresh = fresh
+        return nesting
+
+    def open_at(self, t: int) -> dict[str, np.ndarray]:
+        """The ranges not ended before `t`, as `read` takes them to carry into the next
+        window: those a point at t or later can be inside (and a child's parent)."""
+        still = self.end >= t
+        assert self.group_keys is not None and self.kind is not None
+        return {"group_key": self.group_keys[self.group[still]], "id": self.ids[still],
+                "k": self.kind[still], "start_ns": self.start[still],
+                "end_ns": self.end[still], "depth": self.depth[still]}
 
     def groups_of(self, keys: np.ndarray) -> np.ndarray:
         """The group number of each group key (-1: no ranges in that group)."""

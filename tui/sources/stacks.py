@@ -4,16 +4,17 @@ innermost Python frame, and each memory event's op and frame (queries/stacks_*.s
 
 from __future__ import annotations
 
+import itertools
 import sys
 
 import duckdb
 import numpy as np
 import pyarrow as pa
 
-from tui.db import registered
+from tui.db import OUTSIDE_DUCKDB, memory_budget_bytes, registered
 from tui.queries import load_query
 from tui.sources.backtrace_frames import build_backtrace_frames, has_backtraces
-from tui.sources.nesting import HostNesting
+from tui.sources.nesting import MAX_NS, MIN_NS, HostNesting
 
 # Top-level packages that are libraries, not the user's own code. A trace names a frame
 # by its path below the sys.path entry it came from ('torch/nn/modules/module.py'), so
@@ -29,6 +30,14 @@ LIBRARIES = (
     "requests", "urllib3", "jinja2", "importlib_metadata", "setuptools", "pkg_resources",
     "nvidia", "_pytest", "pytest", "pluggy",
 )
+# What the nesting's NumPy arrays cost for a range or a point looked up among them,
+# measured: 1.34M ranges and 384k points took 150 MB more at their peak (87 bytes each).
+NESTING_BYTES_PER_ROW = 110
+MIN_WINDOW_ROWS = 1 << 16
+NESTING_TABLES = """
+CREATE OR REPLACE TEMP TABLE stacks_nesting_parents (id BIGINT, parent_id BIGINT);
+CREATE OR REPLACE TEMP TABLE stacks_nesting_found (p BIGINT, k INTEGER, host_id BIGINT);
+"""
 STAGED_PYTHON = """CREATE TABLE IF NOT EXISTS stacks_staged_python (
     ord BIGINT, start_ns BIGINT, python_id BIGINT, python_parent_id BIGINT)"""
 
@@ -67,28 +76,64 @@ def build_stacks(con: duckdb.DuckDBPyConnection) -> list[str]:
 def _stage_nesting(con: duckdb.DuckDBPyConnection, kinds: list[str]) -> None:
     """Into temp tables, from the nesting of the host ranges of `kinds` (cpu ops, then the
     frames' kind): stacks_nesting_parents (id, parent_id: the enclosing frame of each
-    frame, NULL at the top) and stacks_found (each point's innermost range of each kind)."""
-    nesting = HostNesting.read(con, kinds)
-    frames = np.flatnonzero(nesting.kind == len(kinds))
-    parents = nesting.parents()[frames]
-    parent_ids = pa.array(nesting.ids[np.maximum(parents, 0)], mask=parents < 0)
-    with registered(con, "stacks_nesting_parents_arrow",
-                    pa.table({"id": nesting.ids[frames], "parent_id": parent_ids})):
-        con.execute("CREATE OR REPLACE TEMP TABLE stacks_nesting_parents AS "
-                    "SELECT * FROM stacks_nesting_parents_arrow")
-    del frames, parents, parent_ids
-    found = []
-    for k in range(1, len(kinds) + 1):
-        points = con.execute(load_query("stacks_nesting_points"), {"k": k}).fetchnumpy()
-        innermost = nesting.innermost(nesting.groups_of(np.asarray(points["group_key"])),
-                                      np.asarray(points["t"], dtype=np.int64))
-        hit = innermost >= 0
-        found.append(pa.table({"p": np.asarray(points["p"])[hit],
-                               "k": np.full(int(hit.sum()), k, dtype=np.int32),
-                               "host_id": nesting.ids[innermost[hit]]}))
-    del nesting
-    with registered(con, "stacks_nesting_found", pa.concat_tables(found)):
-        con.execute(load_query("stacks_found_write"), {"kinds": kinds})
+    frame, NULL at the top) and stacks_found (each point's innermost range of each kind).
+
+    The ranges that start in a window of time and the points in it are taken a window at
+    a time, with the ranges from before the window still open as it begins, so the arrays
+    stay within the budget's share outside DuckDB (a 10 GB trace has 19M cpu ops)."""
+    con.execute(NESTING_TABLES)
+    carried = None
+    for window in _nesting_windows(con, kinds):
+        nesting = HostNesting.read(con, kinds, window, carried)
+        frames = np.flatnonzero((nesting.kind == len(kinds)) & nesting.fresh)
+        parents = nesting.parents()[frames]
+        parent_ids = pa.array(nesting.ids[np.maximum(parents, 0)], mask=parents < 0)
+        with registered(con, "stacks_nesting_parents_arrow",
+                        pa.table({"id": nesting.ids[frames], "parent_id": parent_ids})):
+            con.execute("INSERT INTO stacks_nesting_parents "
+                        "SELECT * FROM stacks_nesting_parents_arrow")
+        del frames, parents, parent_ids
+        for k in range(1, len(kinds) + 1):
+            points = con.execute(load_query("stacks_nesting_points"),
+                                 {"k": k, "since": window[0], "until": window[1]}).fetchnumpy()
+            innermost = nesting.innermost(nesting.groups_of(np.asarray(points["group_key"])),
+                                          np.asarray(points["t"], dtype=np.int64))
+            hit = innermost >= 0
+            found = pa.table({"p": np.asarray(points["p"])[hit],
+                              "k": np.full(int(hit.sum()), k, dtype=np.int32),
+                              "host_id": nesting.ids[innermost[hit]]})
+            del points, innermost, hit
+            with registered(con, "stacks_nesting_found_arrow", found):
+                con.execute("INSERT INTO stacks_nesting_found "
+                            "SELECT * FROM stacks_nesting_found_arrow")
+        carried = nesting.open_at(window[1])
+        del nesting
+    con.execute(load_query("stacks_found_write"), {"kinds": kinds})
+    con.execute("DROP TABLE stacks_nesting_found")
+
+
+def _nesting_windows(con: duckdb.DuckDBPyConnection, kinds: list[str]) -> list[tuple[int, int]]:
+    """Windows of time, [since, until), of about `nesting_window_rows()` ranges (by their
+    start) and points each, cut at approximate quantiles; together every time there is."""
+    row = con.execute(load_query("stacks_nesting_count"), {"kinds": kinds}).fetchone()
+    assert row is not None
+    windows = -(-row[0] // nesting_window_rows())
+    cuts: list[int] = []
+    if windows > 1:
+        fractions = [i / windows for i in range(1, windows)]
+        found = con.execute(load_query("stacks_nesting_cuts"),
+                            {"kinds": kinds, "fractions": fractions}).fetchone()
+        assert found is not None
+        cuts = sorted(set(found[0]) - {MIN_NS})
+    bounds = [MIN_NS, *cuts, MAX_NS]
+    return list(itertools.pairwise(bounds))
+
+
+def nesting_window_rows() -> int:
+    """How many ranges and points a window of the nesting takes: the arrays cost about
+    NESTING_BYTES_PER_ROW each, and get the budget's share outside DuckDB."""
+    return max(int(memory_budget_bytes() * OUTSIDE_DUCKDB) // NESTING_BYTES_PER_ROW,
+               MIN_WINDOW_ROWS)
 
 
 def _frame_kind(con: duckdb.DuckDBPyConnection) -> str:
