@@ -40,7 +40,7 @@ def main(argv: list[str]) -> int:
                         "and --out must be at the same paths on every worker")
     parser.add_argument("--memory", metavar="SIZE",
                         help="memory budget of each load, e.g. 2GB "
-                        "(default: TUI_MEMORY, else 1GB; DuckDB takes 80%% of it)")
+                        "(default: TUI_MEMORY, else 1GB; DuckDB takes 70%% of it)")
     parser.add_argument("--no-cache", action="store_true")
     parser.add_argument("--debug", action="store_true")
     args = parser.parse_args(argv)

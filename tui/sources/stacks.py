@@ -11,7 +11,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from tui.db import OUTSIDE_DUCKDB, memory_budget_bytes, registered
+from tui.db import ARRAYS_SHARE, memory_budget_bytes, registered
 from tui.queries import load_query
 from tui.sources.backtrace_frames import build_backtrace_frames, has_backtraces
 from tui.sources.nesting import MAX_NS, MIN_NS, HostNesting
@@ -36,7 +36,8 @@ NESTING_BYTES_PER_ROW = 110
 MIN_WINDOW_ROWS = 1 << 16
 NESTING_TABLES = """
 CREATE OR REPLACE TEMP TABLE stacks_nesting_parents (id BIGINT, parent_id BIGINT);
-CREATE OR REPLACE TEMP TABLE stacks_nesting_found (p BIGINT, k INTEGER, host_id BIGINT);
+CREATE OR REPLACE TEMP TABLE stacks_found (
+    what VARCHAR, point_id BIGINT, kind VARCHAR, host_id BIGINT);
 """
 STAGED_PYTHON = """CREATE TABLE IF NOT EXISTS stacks_staged_python (
     ord BIGINT, start_ns BIGINT, python_id BIGINT, python_parent_id BIGINT)"""
@@ -80,7 +81,7 @@ def _stage_nesting(con: duckdb.DuckDBPyConnection, kinds: list[str]) -> None:
 
     The ranges that start in a window of time and the points in it are taken a window at
     a time, with the ranges from before the window still open as it begins, so the arrays
-    stay within the budget's share outside DuckDB (a 10 GB trace has 19M cpu ops)."""
+    stay within the budget's share for arrays (a 10 GB trace has 19M cpu ops)."""
     con.execute(NESTING_TABLES)
     carried = None
     for window in _nesting_windows(con, kinds):
@@ -99,17 +100,15 @@ def _stage_nesting(con: duckdb.DuckDBPyConnection, kinds: list[str]) -> None:
             innermost = nesting.innermost(nesting.groups_of(np.asarray(points["group_key"])),
                                           np.asarray(points["t"], dtype=np.int64))
             hit = innermost >= 0
-            found = pa.table({"p": np.asarray(points["p"])[hit],
+            found = pa.table({"is_memory": np.asarray(points["is_memory"])[hit],
+                              "point_id": np.asarray(points["point_id"])[hit],
                               "k": np.full(int(hit.sum()), k, dtype=np.int32),
                               "host_id": nesting.ids[innermost[hit]]})
             del points, innermost, hit
-            with registered(con, "stacks_nesting_found_arrow", found):
-                con.execute("INSERT INTO stacks_nesting_found "
-                            "SELECT * FROM stacks_nesting_found_arrow")
+            with registered(con, "stacks_nesting_found", found):
+                con.execute(load_query("stacks_found_write"), {"kinds": kinds})
         carried = nesting.open_at(window[1])
         del nesting
-    con.execute(load_query("stacks_found_write"), {"kinds": kinds})
-    con.execute("DROP TABLE stacks_nesting_found")
 
 
 def _nesting_windows(con: duckdb.DuckDBPyConnection, kinds: list[str]) -> list[tuple[int, int]]:
@@ -131,8 +130,8 @@ def _nesting_windows(con: duckdb.DuckDBPyConnection, kinds: list[str]) -> list[t
 
 def nesting_window_rows() -> int:
     """How many ranges and points a window of the nesting takes: the arrays cost about
-    NESTING_BYTES_PER_ROW each, and get the budget's share outside DuckDB."""
-    return max(int(memory_budget_bytes() * OUTSIDE_DUCKDB) // NESTING_BYTES_PER_ROW,
+    NESTING_BYTES_PER_ROW each, and take the budget's share for arrays."""
+    return max(int(memory_budget_bytes() * ARRAYS_SHARE) // NESTING_BYTES_PER_ROW,
                MIN_WINDOW_ROWS)
 
 
