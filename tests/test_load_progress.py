@@ -17,13 +17,16 @@ import sys
 import time
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from tests.conftest import ROOT, sample
 from tests.test_app import settle, sync
 from tui import load_progress, progress_line
+from tui import trace as trace_module
 from tui.app import TraceApp
 from tui.cli import main
+from tui.sources.nsys_sqlite import _run_job
 from tui.widgets.load_bar import LoadBar
 
 SOURCE = "launch_bound_inference.pt.trace.json.gz"
@@ -153,3 +156,24 @@ async def test_app_shows_a_bar_while_loading(tmp_path: Path) -> None:
             assert bars[0].query_one("ProgressBar").percentage == pytest.approx(0.5, abs=0.01)
         await settle(pilot)
         assert not list(app.query(LoadBar))  # gone once the trace is loaded
+
+
+def test_ctrl_c_while_the_cache_is_made_is_not_a_cache_that_cannot_be_written(
+        monkeypatch, tmp_path: Path) -> None:
+    """DuckDB stops a query on Ctrl-C with an InterruptException, a duckdb.Error: taken for
+    a cache dir that cannot be written, the load went on in memory and exited 0."""
+    def interrupted(target):
+        raise duckdb.InterruptException("INTERRUPT Error: Interrupted!")
+
+    monkeypatch.setenv("TUI_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(trace_module, "_new_database", interrupted)
+    with pytest.raises(duckdb.InterruptException):
+        trace_module.open_trace(sample("multistream.pt.trace.json.gz"))
+    failed: list[str] = []
+
+    def copy(query: str) -> None:
+        raise duckdb.InterruptException("INTERRUPT Error: Interrupted!")
+
+    with pytest.raises(duckdb.InterruptException):  # nor an nsys table that failed to copy
+        _run_job("SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL", failed, copy)
+    assert failed == []

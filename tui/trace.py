@@ -142,6 +142,8 @@ def _build(path: Path, kind: str, target: Path | None, warnings: list[str]) -> T
     """Load `path` into a new database: in memory, or built beside `target` and renamed."""
     try:
         con, partial = _new_database(target)
+    except duckdb.InterruptException:
+        raise  # Ctrl-C, not the cache dir
     except (duckdb.Error, OSError) as exc:
         raise _CacheWriteError(_first_line(exc)) from None
     try:
@@ -174,6 +176,8 @@ def _build(path: Path, kind: str, target: Path | None, warnings: list[str]) -> T
             con.execute("CHECKPOINT")
             con.close()
             os.replace(partial, target)  # only a complete cache file has the trusted name
+        except duckdb.InterruptException:
+            raise  # Ctrl-C during the checkpoint: not a cache that cannot be written
         except (duckdb.Error, OSError) as exc:
             raise _CacheWriteError(_first_line(exc)) from None
     except BaseException:  # Ctrl-C included, at any point: no partial file is left

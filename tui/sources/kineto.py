@@ -210,8 +210,8 @@ def _parse(con: duckdb.DuckDBPyConnection, path: Path, events: EventsFile,
                                     "characters in the trace's text were replaced")
                 else:
                     raise
-    except duckdb.OutOfMemoryException:
-        raise  # the budget, not the file (tui/trace.py tries a larger one)
+    except (duckdb.OutOfMemoryException, duckdb.InterruptException):
+        raise  # the budget or Ctrl-C, not the file (tui/trace.py tries a larger budget)
     except duckdb.Error as exc:
         if "maximum_object_size" in str(exc):
             raise TraceError(f"{path}: an event is larger than {HUGE_EVENT_BYTES >> 20} MB, "

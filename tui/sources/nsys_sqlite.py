@@ -152,8 +152,8 @@ def _run_job(query: str, failed: list[str], copy: Callable[[str], None]) -> None
     """Run one table's copy; a failure is recorded in `failed`, not raised."""
     try:
         copy(query)
-    except duckdb.OutOfMemoryException:
-        raise  # the budget, not the table (tui/trace.py tries a larger one)
+    except (duckdb.OutOfMemoryException, duckdb.InterruptException):
+        raise  # the budget or Ctrl-C, not the table (tui/trace.py tries a larger budget)
     except Exception as exc:  # the driver raises its own error family
         failed.append(f"{_table_of(query)} ({_first_line(exc)})")
 
