@@ -35,7 +35,6 @@ class HostNesting:
         self.depth = depth
         self.kind = kind  # each range's kind: its place in the kinds read (1, 2, ...)
         self.group_keys = group_keys  # ascending: group g has group_keys[g]
-        self.fresh = np.ones(len(ids), dtype=bool)  # False: carried from a window before
         n = len(ids)
         self.levels = int(depth.max()) + 1 if n else 1
         segment = group * self.levels + depth
@@ -59,16 +58,14 @@ class HostNesting:
         names = ("group_key", "id", "k", "start_ns", "end_ns", "depth")
         columns = [np.asarray(cols[name]) for name in names]
         del cols
-        fresh = np.ones(len(columns[0]), dtype=bool)
         if carried is not None and len(carried["id"]):
             columns = [np.concatenate([carried[name], column])
                        for name, column in zip(names, columns, strict=True)]
-            fresh = np.concatenate([np.zeros(len(carried["id"]), dtype=bool), fresh])
         key, ids, kind, start, end, depth = columns
         if np.any(key[1:] < key[:-1]):  # each group's rows together, in their order
             order = np.argsort(key, kind="stable")
-            key, ids, kind, start, end, depth, fresh = (
-                column[order] for column in (key, ids, kind, start, end, depth, fresh))
+            key, ids, kind, start, end, depth = (
+                column[order] for column in (key, ids, kind, start, end, depth))
             del order
         new_group = np.empty(len(key), dtype=bool)
         new_group[:1] = True
@@ -77,11 +74,9 @@ class HostNesting:
         group = np.cumsum(new_group, dtype=np.int64) - 1
         if not _in_start_order(group, start, depth):
             order = np.lexsort((ids, depth, start, group))
-            group, ids, kind, start, end, depth, fresh = (
-                column[order] for column in (group, ids, kind, start, end, depth, fresh))
-        nesting = cls(ids, group, start, end, depth, kind, key[firsts])
-        nesting.fresh = fresh
-        return nesting
+            group, ids, kind, start, end, depth = (
+                column[order] for column in (group, ids, kind, start, end, depth))
+        return cls(ids, group, start, end, depth, kind, key[firsts])
 
     def open_at(self, t: int) -> dict[str, np.ndarray]:
         """The ranges not ended before `t`, as `read` takes them to carry into the next

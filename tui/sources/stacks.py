@@ -86,7 +86,8 @@ def _stage_nesting(con: duckdb.DuckDBPyConnection, kinds: list[str]) -> None:
     carried = None
     for window in _nesting_windows(con, kinds):
         nesting = HostNesting.read(con, kinds, window, carried)
-        frames = np.flatnonzero((nesting.kind == len(kinds)) & nesting.fresh)
+        # the frames read for this window (those carried in start before it): their parents
+        frames = np.flatnonzero((nesting.kind == len(kinds)) & (nesting.start >= window[0]))
         parents = nesting.parents()[frames]
         parent_ids = pa.array(nesting.ids[np.maximum(parents, 0)], mask=parents < 0)
         with registered(con, "stacks_nesting_parents_arrow",
