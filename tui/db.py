@@ -90,8 +90,14 @@ def connect(database: str = ":memory:", read_only: bool = False) -> duckdb.DuckD
         # An in-memory database spills to `./.tmp` by default: the current directory,
         # perhaps the user's trace folder. Spill into a private temporary one instead.
         spill = os.path.join(_spill_dir(), f"db-{next(_spill_ids)}")
-        con.execute(f"SET temp_directory = '{spill.replace(chr(39), chr(39) * 2)}'")
+        con.execute(f"SET temp_directory = {sql_string(spill)}")
     return con
+
+
+def sql_string(text: str) -> str:
+    """`text` as a SQL string literal (for statements that take no parameters: ATTACH,
+    SET, COPY ... TO)."""
+    return "'" + text.replace("'", "''") + "'"
 
 
 def cursor(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import duckdb
 
-from tui.db import connect
-from tui.multirank.store import STORE_TABLES, TraceStore, sql_string
+from tui.db import connect, sql_string
+from tui.multirank.store import STORE_TABLES, TraceStore
 from tui.trace import Trace
 
 

@@ -22,9 +22,9 @@ from pathlib import Path
 import duckdb
 
 from tui import cache
-from tui.db import connect
+from tui.db import connect, sql_string
 from tui.multirank.parquet_store import export_parquet, is_parquet_store, parquet_store
-from tui.multirank.store import TraceStore, sql_string
+from tui.multirank.store import TraceStore
 from tui.trace import CACHED_TABLES, open_trace
 
 # Below this many traces to load (and this much input), one process loads them faster

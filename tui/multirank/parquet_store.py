@@ -10,8 +10,9 @@ from pathlib import Path
 
 import duckdb
 
+from tui.db import sql_string
 from tui.errors import TraceError
-from tui.multirank.store import STORE_TABLES, TraceStore, sql_string
+from tui.multirank.store import STORE_TABLES, TraceStore
 from tui.trace import Trace
 
 

@@ -26,8 +26,3 @@ class TraceStore:
     cache_note: str = ""  # Trace.cache_note: whether its cache was used, and if not why
     warnings: list[str] = field(default_factory=list)
     summary: dict | None = None  # trace_summary() of this trace alone, when asked for
-
-
-def sql_string(text: str) -> str:
-    """`text` as a SQL string literal."""
-    return "'" + text.replace("'", "''") + "'"

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import duckdb
 
+from tui.db import sql_string
 from tui.queries import load_query
 
 LOD_VERSION = "1"  # bump when timeline_bins.sql or the summary's tables change meaning
@@ -37,7 +38,7 @@ def attach_or_build(con: duckdb.DuckDBPyConnection, span: tuple[int, int], min_g
     con.execute(f"DETACH DATABASE IF EXISTS {ALIAS}")
     if path is not None and path.is_file():
         try:
-            con.execute(f"ATTACH '{_quoted(path)}' AS {ALIAS} (READ_ONLY)")
+            con.execute(f"ATTACH {sql_string(str(path))} AS {ALIAS} (READ_ONLY)")
             return [w for (w,) in con.execute(
                 f"SELECT width FROM {ALIAS}.levels ORDER BY level").fetchall()]
         except duckdb.Error:  # damaged or foreign: build it again
@@ -46,11 +47,11 @@ def attach_or_build(con: duckdb.DuckDBPyConnection, span: tuple[int, int], min_g
     if path is not None:
         partial = path.with_name(f"{path.name}.partial-{os.getpid()}")
         try:
-            con.execute(f"ATTACH '{_quoted(partial)}' AS {ALIAS} (READ_WRITE)")
+            con.execute(f"ATTACH {sql_string(str(partial))} AS {ALIAS} (READ_WRITE)")
             widths = _build(con, span, min_gap_ns)
             con.execute(f"DETACH {ALIAS}")
             os.replace(partial, path)
-            con.execute(f"ATTACH '{_quoted(path)}' AS {ALIAS} (READ_ONLY)")
+            con.execute(f"ATTACH {sql_string(str(path))} AS {ALIAS} (READ_ONLY)")
             return widths
         except (duckdb.Error, OSError):  # e.g. a full disk: fall back to memory
             con.execute(f"DETACH DATABASE IF EXISTS {ALIAS}")
@@ -76,7 +77,3 @@ def _build(con: duckdb.DuckDBPyConnection, span: tuple[int, int], min_gap_ns: in
     con.execute(f"CREATE OR REPLACE TABLE {ALIAS}.levels (level INTEGER, width BIGINT)")
     con.executemany(f"INSERT INTO {ALIAS}.levels VALUES (?, ?)", list(enumerate(widths)))
     return widths
-
-
-def _quoted(path: Path) -> str:
-    return str(path).replace("'", "''")
