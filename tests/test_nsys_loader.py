@@ -1,4 +1,4 @@
-"""The nsys loader's own passes give what the generic ones (finalize_activities.sql) give."""
+"""The nsys loader's own passes give what the generic ones (finalize_activities) give."""
 
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ RANGES = st.lists(st.tuples(st.sampled_from(THREADS), st.integers(0, 60),
 
 
 def _definition_depths(rows: list[tuple]) -> list[int]:
-    """Depths as finalize_activities (finalize_activities.sql, host_depth.sql) computes
-    them for staged rows."""
+    """Depths as finalize_activities (tui/sources/host_depth.py) computes them for
+    staged rows."""
     con = connect()
     con.execute(load_query("schema"))
     con.execute(load_query("staging_tables"))

@@ -11,6 +11,7 @@ import pytest
 
 from tests import xla_oracle
 from tests.conftest import SAMPLES
+from tests.depth_oracle import depth_mismatches
 from tui.analysis.summary import trace_summary
 from tui.cli import main
 from tui.sources.detect import detect_format
@@ -244,26 +245,9 @@ def test_diff_of_a_jax_before_and_after(capsys: pytest.CaptureFixture) -> None:
 
 @pytest.mark.parametrize("path", [SAMPLE_FILES["jax_eager"], TRAIN / "vm.xplane.pb"])
 def test_host_depths_from_file_order_equal_the_sorted_points(path: Path) -> None:
-    """xla_depth.py against host_depth.sql's way (every start and end point sorted)."""
+    """xla_depth.py against the definition (every start and end point sorted)."""
     with open_trace(path, use_cache=False) as trace:
-        mismatched = trace.con.execute("""
-            WITH points AS (
-                SELECT id, kind, pid, tid, start_ns AS t, 1 AS delta, 1 AS tie, end_ns
-                FROM host_activities
-                UNION ALL
-                SELECT id, kind, pid, tid, end_ns, -1,
-                       CASE WHEN end_ns > start_ns THEN 0 ELSE 2 END, end_ns
-                FROM host_activities
-            ), running AS (
-                SELECT id, delta, sum(delta) OVER (
-                    ORDER BY kind, pid, tid, t, tie, end_ns DESC, id
-                    ROWS UNBOUNDED PRECEDING) - 1 AS depth
-                FROM points
-            )
-            SELECT count(*), count(*) FILTER (WHERE h.depth <> r.depth),
-                   max(h.depth)
-            FROM host_activities AS h JOIN running AS r ON r.id = h.id AND r.delta = 1
-        """).fetchone()
+        mismatched = depth_mismatches(trace.con)
     rows, wrong, deepest = mismatched
     assert rows > 50_000 if path.suffix == ".gz" else rows > 3_000
     assert wrong == 0 and deepest >= 5

@@ -19,6 +19,7 @@ from tui.db import budget_of, connect, cursor, memory_budget, memory_budget_byte
 from tui.errors import TraceError
 from tui.queries import load_query
 from tui.sources.detect import detect_format
+from tui.sources.host_depth import write_host_depths
 from tui.sources.stacks import build_stacks
 
 TRACE_FORMATS = ("kineto", "xla", "xplane", "nsys-sqlite", "nsys-rep")
@@ -211,10 +212,10 @@ def finalize_activities(con: duckdb.DuckDBPyConnection, host_written: bool = Fal
     """Write the rows a loader staged into gpu_activities / host_activities, numbered.
 
     The host rows are copied out first; then a second connection computes their depths
-    and writes them while this one sorts and writes the GPU rows. Each of the two steps
-    leaves a core idle part of the time (a streaming window, a positional join): side by
-    side they take 0.2-0.3 s less on a 700 MB trace. A loader that wrote host_activities
-    itself (`host_written`) has only its GPU rows written here.
+    (tui/sources/host_depth.py) and writes them while this one sorts and writes the GPU
+    rows: each step leaves a core idle part of the time (NumPy, a positional join). A
+    loader that wrote host_activities itself (`host_written`) has only its GPU rows
+    written here.
     """
     if host_written:
         con.execute(load_query("finalize_activities"))
@@ -224,7 +225,7 @@ def finalize_activities(con: duckdb.DuckDBPyConnection, host_written: bool = Fal
     host_writer = cursor(con)
     try:
         with ThreadPoolExecutor(1) as pool:  # on the way out, waits for the host rows
-            host = pool.submit(host_writer.execute, load_query("host_depth"))
+            host = pool.submit(write_host_depths, host_writer)
             try:
                 con.execute(load_query("finalize_activities"))
             except BaseException:

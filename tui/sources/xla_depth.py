@@ -1,15 +1,16 @@
 """Host nesting depths of an XLA profile's host rows, computed from the rows' file order,
 and their ids.
 
-host_depth.sql sorts every start and end point of every host range (2N points) to find
-how many ranges of the same kind are open on the thread when each starts. An XLA profile
-has about twice the host events per MB of a Kineto trace (its Python tracer records every
-call), and that sort was most of its load. But XLA writes each thread's events by start
-time, longer first at equal starts, so the starts of a (thread, kind) group are already in
-order: a range's depth is how many of its group started before it less how many of those
-ended by then, and only the ends need sorting, group by group, in NumPy. Same answer as
-host_depth.sql: at equal times ends close before starts open, except a zero-length
-range's, which closes after them. Rows out of that order are put in it first.
+A range's depth is how many ranges of the same kind are open on its thread when it
+starts; sorting every start and end point of every host range (2N points) in SQL finds
+it. An XLA profile has about twice the host events per MB of a Kineto trace (its Python
+tracer records every call), and that sort was most of its load. But XLA writes each
+thread's events by start time, longer first at equal starts, so the starts of a (thread,
+kind) group are already in order: a range's depth is how many of its group started
+before it less how many of those ended by then, and only the ends need sorting, group by
+group, in NumPy (host_depth.py does the same for other sources, a window of time at a
+time). At equal times ends close before starts open, except a zero-length range's, which
+closes after them. Rows out of that order are put in it first.
 """
 
 from __future__ import annotations

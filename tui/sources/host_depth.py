@@ -1,0 +1,111 @@
+"""Nesting depth of the host rows a loader staged (finalize.host_rows), in windows of time.
+
+A range's depth is how many ranges of the same kind on the same thread (a group) are open
+when it starts. In start order within its group (start, longer first, then id), that is
+how many of the group's ranges start before it, less how many of those have ended by then:
+at equal times an end closes before a start opens, except a zero-length range's end, which
+closes after. So only starts need putting in order, and each range's count of ends is one
+binary search among the group's sorted ends.
+
+The rows are read a window of start times at a time (windows of about equal counts, at
+approximate quantiles), so the arrays stay within the budget's share for them. Every range
+of a window starts after every range of the windows before, so each group carries across
+windows only how many of its ranges started, how many of those ended before the window
+began, and the ends of the ones still open then (a handful: the ranges open at that
+moment). One sort of every start and end point in SQL did the same, and spilled past the
+budget on a multi-GB trace.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+
+from tui.db import ARRAYS_SHARE, memory_budget_bytes, registered
+from tui.queries import load_query
+
+# The arrays of a window (read, sorted, counted), per range: RSS rose by about 130 bytes a
+# range at the peak (3 GB trace, windows of 0.3M-1.25M ranges)
+BYTES_PER_ROW = 160
+MIN_WINDOW_ROWS = 1 << 16
+MIN_NS, MAX_NS = -(2**63), 2**63 - 1
+
+
+@dataclass
+class _Carried:
+    """What one group carries into the next window."""
+
+    started: int = 0  # ranges started in the windows before
+    ended: int = 0  # of those, ranges ended before this window began
+    open_ends: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+
+
+def write_host_depths(con: duckdb.DuckDBPyConnection) -> None:
+    """Write finalize.host_rows into host_activities, numbered by row id, with depths."""
+    con.execute(load_query("host_depth_groups"))
+    con.execute("CREATE OR REPLACE TEMP TABLE host_depth_rows (row BIGINT, depth INTEGER)")
+    carried: dict[int, _Carried] = {}
+    for since, until in _windows(con):
+        cols = con.execute(load_query("host_depth_window"),
+                           {"since": since, "until": until}).fetchnumpy()
+        rows = np.asarray(cols["row"])
+        depth = _window_depths(rows, np.asarray(cols["g"]), np.asarray(cols["start_ns"]),
+                               np.asarray(cols["end_ns"]), until, carried)
+        del cols
+        with registered(con, "host_depth_window_rows",
+                        pa.table({"row": rows, "depth": depth})):
+            con.execute("INSERT INTO host_depth_rows SELECT * FROM host_depth_window_rows")
+    con.execute(load_query("host_depth_write"))
+
+
+def _windows(con: duckdb.DuckDBPyConnection) -> list[tuple[int, int]]:
+    """Windows of start times, [since, until), of about `window_rows()` ranges each."""
+    row = con.execute("SELECT count(*) FROM finalize.host_rows").fetchone()
+    windows = -(-(row[0] if row else 0) // window_rows())
+    cuts: list[int] = []
+    if windows > 1:
+        fractions = [i / windows for i in range(1, windows)]
+        found = con.execute(load_query("host_depth_cuts"), {"fractions": fractions}).fetchone()
+        cuts = sorted(set(found[0] if found else []) - {MIN_NS})
+    return list(itertools.pairwise([MIN_NS, *cuts, MAX_NS]))
+
+
+def window_rows() -> int:
+    return max(int(memory_budget_bytes() * ARRAYS_SHARE) // BYTES_PER_ROW, MIN_WINDOW_ROWS)
+
+
+def _window_depths(row: np.ndarray, group: np.ndarray, start: np.ndarray, end: np.ndarray,
+                   until: int, carried: dict[int, _Carried]) -> np.ndarray:
+    """Depths of a window's ranges (row ids `row`, in the order given), updating each
+    group's carry for the next window, which begins at `until`."""
+    depth = np.empty(len(start), dtype=np.int32)
+    if not len(start):
+        return depth
+    by_group = np.argsort(group.astype(np.uint32, copy=False), kind="stable")  # radix sort
+    bounds = np.flatnonzero(np.diff(group[by_group])) + 1
+    for rows in np.split(by_group, bounds):
+        g = int(group[rows[0]])
+        carry = carried.setdefault(g, _Carried())
+        s, e, r = start[rows], end[rows], row[rows]
+        # in start order, longer first at equal starts, then by row id
+        same_start = s[1:] == s[:-1]
+        if (np.any(s[1:] < s[:-1]) or np.any(same_start & (e[1:] > e[:-1]))
+                or np.any(same_start & (e[1:] == e[:-1]) & (r[1:] < r[:-1]))):
+            pick = np.lexsort((r, -e, s))
+            rows, s, e = rows[pick], s[pick], e[pick]
+        zero = e == s
+        ends = np.sort(np.concatenate([carry.open_ends, e[~zero]]))
+        zero_ends = np.sort(e[zero])
+        ended = (carry.ended + np.searchsorted(ends, s, side="right")
+                 + np.searchsorted(zero_ends, s, side="left"))
+        depth[rows] = carry.started + np.arange(len(rows)) - ended
+        # every later range starts at `until` or after: an end up to it has closed by then
+        closed = np.searchsorted(ends, until, side="right")
+        carry.started += len(rows)
+        carry.ended += closed + len(zero_ends)
+        carry.open_ends = ends[closed:]
+    return depth
