@@ -9,4 +9,4 @@ SELECT
                                    OR start_ns::HUGEINT + duration_ns > 4611686018427387903))
         AS unusable_times,
     count(*) FILTER (WHERE ph IN ('B', 'E')) AS begin_end_events
-FROM kineto_events;
+FROM scratch.kineto_events;

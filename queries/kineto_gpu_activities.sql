@@ -44,7 +44,7 @@ FROM (
     FROM (
         -- args' fields were read as text when the events were parsed (TRY_CAST decides)
         SELECT *
-        FROM kineto_events
+        FROM scratch.kineto_events
         WHERE ph = 'X'
           AND cat IN ('kernel', 'gpu_memcpy', 'gpu_memset', 'memcpy', 'memset')
           AND start_ns IS NOT NULL AND duration_ns >= 0

@@ -21,7 +21,7 @@ SELECT
     name,
     TRY_CAST(args.correlation AS BIGINT) AS correlation,
     0 AS depth
-FROM kineto_events
+FROM scratch.kineto_events
 WHERE ph = 'X'
   -- a pattern, not `cat IN (...)`: DuckDB turns an IN list into a join, which may
   -- reorder the rows, and their order (the file's) gives them their ids

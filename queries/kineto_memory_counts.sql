@@ -13,5 +13,5 @@ SELECT count(*) AS events,
        count(*) FILTER (WHERE TRY_CAST(args."Device Type" AS INTEGER) IS DISTINCT FROM 0
                           AND TRY_CAST(args."Device Type" AS INTEGER) IS DISTINCT FROM 1)
            AS other_device
-FROM kineto_events
+FROM scratch.kineto_events
 WHERE ph = 'i';

@@ -25,7 +25,7 @@ FROM (
                TRY_CAST(regexp_extract(pid, '-?\d+') AS BIGINT) AS pid,
                TRY_CAST(regexp_extract(tid, '-?\d+') AS BIGINT) AS tid,
                row_number() OVER () AS ord
-        FROM kineto_events
+        FROM scratch.kineto_events
         WHERE ph = 'i'
     )
     WHERE ts_ns IS NOT NULL AND device IS NOT NULL

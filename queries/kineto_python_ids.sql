@@ -9,7 +9,7 @@ SELECT row_number() OVER () AS ord,
        start_ns,
        TRY_CAST(args."Python id" AS BIGINT) AS python_id,
        TRY_CAST(args."Python parent id" AS BIGINT) AS python_parent_id
-FROM kineto_events
+FROM scratch.kineto_events
 WHERE ph = 'X'
   AND cat = 'python_function'
   AND start_ns IS NOT NULL AND duration_ns >= 0

@@ -11,7 +11,7 @@
 -- bytes. The reader picks those fields out while it parses, as json_transform
 -- would, leniently: a field of another JSON type reads as its JSON text (VARCHAR) or NULL
 -- (lists), and `args` that is no object as all-NULL fields.
-INSERT INTO kineto_events
+INSERT INTO scratch.kineto_events
 SELECT
     ph,
     cat,

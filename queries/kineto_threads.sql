@@ -9,7 +9,7 @@ WITH named AS (
            CASE WHEN CAST(TRY_CAST(tid AS BIGINT) AS VARCHAR) = tid THEN TRY_CAST(tid AS BIGINT)
                 ELSE TRY_CAST(regexp_extract(tid, '-?\d+') AS BIGINT) END AS tid,
            trim(args.name) AS label
-    FROM kineto_events
+    FROM scratch.kineto_events
     WHERE ph = 'M' AND name IN ('process_name', 'thread_name') AND args.name IS NOT NULL
 ), processes AS (
     SELECT pid, min(label) AS process_name FROM named WHERE what = 'process_name' GROUP BY pid

@@ -15,7 +15,14 @@ from pathlib import Path
 import duckdb
 
 from tui import cache, cache_reason, load_progress
-from tui.db import budget_of, connect, cursor, memory_budget, memory_budget_bytes
+from tui.db import (
+    budget_of,
+    connect,
+    cursor,
+    memory_budget,
+    memory_budget_bytes,
+    sql_string,
+)
 from tui.errors import TraceError
 from tui.queries import load_query
 from tui.sources.detect import detect_format
@@ -153,12 +160,15 @@ def _build(path: Path, kind: str, target: Path | None, warnings: list[str]) -> T
         try:  # the loader's scratch files go in a folder of this load's own, always removed
             work = Path(tempfile.mkdtemp(prefix="tui-load-",
                                          dir=target.parent if target is not None else None))
+            con.execute(f"ATTACH {sql_string(str(work / 'scratch.duckdb'))} AS scratch")
             warnings += _load_into(path, kind, con, target.parent if target else None, work)
+            load_progress.stage(path, load_progress.BUILDING)
+            finalize_activities(con, host_written=kind in HOST_ROWS_WRITTEN)
         finally:
             if work is not None:
+                with contextlib.suppress(duckdb.Error):
+                    con.execute("DETACH DATABASE IF EXISTS scratch")
                 shutil.rmtree(work, ignore_errors=True)
-        load_progress.stage(path, load_progress.BUILDING)
-        finalize_activities(con, host_written=kind in HOST_ROWS_WRITTEN)
         warnings += build_stacks(con)
         con.execute(load_query("devices_from_activities"))
         con.execute(load_query("gpu_idle"))
