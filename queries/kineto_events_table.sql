@@ -4,9 +4,9 @@
 -- the `[memory]` events' figures are read too; their "Bytes" is not: a struct's field
 -- names are case-insensitive, so it cannot sit beside the copies' "bytes"
 -- (kineto_memory_events.sql derives it).
--- The table lives in the load's scratch database (tui/trace.py), not in memory: its blocks
--- are written compressed as they fill (a 3 GB trace's events take 0.1 GB there, 1.3 GB as
--- a temp table, which spilled past the budget), and a second connection can read it.
+-- The table lives in the load's scratch database (tui/trace.py): in memory for a small
+-- trace, else a file whose blocks are written compressed as they fill; either way a
+-- second connection can read it.
 DROP TABLE IF EXISTS scratch.kineto_events;  -- made again empty: its type cannot be replaced under it
 CREATE OR REPLACE TEMP TYPE kineto_event_args AS STRUCT(
     device VARCHAR, stream VARCHAR, correlation VARCHAR, grid VARCHAR[], block VARCHAR[],

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import tui.trace as trace_module
 from tests import oracle
 from tests.conftest import sample
 from tui.analysis.gaps import explained_gaps
@@ -218,3 +219,26 @@ def test_time_text_forms(tmp_path: Path, ts: object, start_ns: int | None) -> No
     assert (row[0] if row else None) == start_ns
     if row:
         assert row[1] == 2000
+
+
+def test_events_parsed_into_a_scratch_file_load_the_same_rows(monkeypatch) -> None:
+    """A big trace's parsed events go to a scratch database file, a small one's stay in
+    memory (tui/trace.py): both give the same rows, here the file by a share of 0."""
+    path = sample("stacks_training.pt.trace.json.gz")
+    tables = ("gpu_activities", "host_activities", "python_frames", "launches",
+              "memory_events", "threads")
+
+    def rows() -> dict[str, list[tuple]]:
+        with open_trace(path, use_cache=False) as trace:
+            return {t: trace.con.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall()
+                    for t in tables}
+
+    in_memory = rows()
+    attached: list[str] = []
+    scratch_database = trace_module._scratch_database
+    monkeypatch.setattr(trace_module, "SCRATCH_IN_MEMORY_SHARE", 0)
+    monkeypatch.setattr(trace_module, "_scratch_database",
+                        lambda *a: attached.append(scratch_database(*a)) or attached[-1])
+    assert rows() == in_memory
+    assert attached[0].endswith("scratch.duckdb") and not Path(attached[0]).exists()
+    assert len(in_memory["host_activities"]) == 9543 and len(in_memory["launches"]) == 604

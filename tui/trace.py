@@ -16,6 +16,7 @@ import duckdb
 
 from tui import cache, cache_reason, load_progress
 from tui.db import (
+    OUTSIDE_DUCKDB,
     budget_of,
     connect,
     cursor,
@@ -25,10 +26,19 @@ from tui.db import (
 )
 from tui.errors import TraceError
 from tui.queries import load_query
+from tui.sources.chrome_json import is_gzip
 from tui.sources.detect import detect_format
 from tui.sources.host_depth import write_host_depths
+from tui.sources.kineto import GZIP_RATIO
 from tui.sources.stacks import build_stacks
 
+# Kineto's parsed events (tui/sources/kineto.py) take about this many bytes of memory a
+# byte of JSON, and stay in memory while they take under this share of DuckDB's part of
+# the budget. Bigger, they go to a database file, written compressed as it fills: in
+# memory, a 3 GB trace's events took 1.3 GB and spilled half of it; for a small trace the
+# file costs more (0.5 s more to write at 600 MB).
+SCRATCH_BYTES_PER_BYTE = 0.45
+SCRATCH_IN_MEMORY_SHARE = 0.5
 TRACE_FORMATS = ("kineto", "xla", "xplane", "nsys-sqlite", "nsys-rep")
 # Loaders that write host_activities themselves, numbered and with their depths
 # (tui/sources/xla_depth.py)
@@ -160,7 +170,7 @@ def _build(path: Path, kind: str, target: Path | None, warnings: list[str]) -> T
         try:  # the loader's scratch files go in a folder of this load's own, always removed
             work = Path(tempfile.mkdtemp(prefix="tui-load-",
                                          dir=target.parent if target is not None else None))
-            con.execute(f"ATTACH {sql_string(str(work / 'scratch.duckdb'))} AS scratch")
+            con.execute(f"ATTACH {sql_string(_scratch_database(path, work))} AS scratch")
             warnings += _load_into(path, kind, con, target.parent if target else None, work)
             load_progress.stage(path, load_progress.BUILDING)
             finalize_activities(con, host_written=kind in HOST_ROWS_WRITTEN)
@@ -196,6 +206,20 @@ def _build(path: Path, kind: str, target: Path | None, warnings: list[str]) -> T
         raise
     return Trace(path, fmt, connect(str(target), read_only=True), warnings,
                  cache_path=target)
+
+
+def _scratch_database(path: Path, work: Path) -> str:
+    """Where a loader's scratch tables go (the database attached as `scratch`): in memory
+    while they are small (SCRATCH_IN_MEMORY_SHARE), else a database file in the load's
+    work folder."""
+    try:
+        size = path.stat().st_size * (GZIP_RATIO if is_gzip(path) else 1)
+    except OSError:
+        size = 0
+    duckdb_share = memory_budget_bytes() * (1 - OUTSIDE_DUCKDB)
+    if size * SCRATCH_BYTES_PER_BYTE < duckdb_share * SCRATCH_IN_MEMORY_SHARE:
+        return ":memory:"
+    return str(work / "scratch.duckdb")
 
 
 def _discard(con: duckdb.DuckDBPyConnection | None, partial: Path | None) -> None:
