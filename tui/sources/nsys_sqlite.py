@@ -26,6 +26,7 @@ from tui.queries import load_query
 from tui.sources.nsys_backtraces import CALLCHAINS_TABLE, stage_backtraces
 from tui.sources.nsys_memory import load_nsys_memory
 from tui.sources.nsys_nesting import Nesting
+from tui.sources.read_ahead import ReadAhead
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 KERNEL_TABLE = "CUPTI_ACTIVITY_KIND_KERNEL"
@@ -272,11 +273,12 @@ def _copy(source: adbc_sqlite.Connection, query: str, con: duckdb.DuckDBPyConnec
     """Stream one SQLite result set of GPU rows of `kind` into nsys_gpu as Arrow batches."""
     cursor = _cursor(source, query)
     try:
-        con.register("nsys_batch", cursor.fetch_record_batch())
-        try:
-            _run(con, "nsys_insert_gpu", {"kind": kind})
-        finally:
-            con.unregister("nsys_batch")
+        with ReadAhead(cursor.fetch_record_batch()) as batches:
+            con.register("nsys_batch", batches)
+            try:
+                _run(con, "nsys_insert_gpu", {"kind": kind})
+            finally:
+                con.unregister("nsys_batch")
     finally:
         cursor.close()
 
@@ -292,12 +294,12 @@ def _copy_numbered(source: adbc_sqlite.Connection, query: str, con: duckdb.DuckD
     nesting = Nesting()
     cursor = _cursor(source, query)
     try:
-        rows = _numbered(cursor.fetch_record_batch(), next_id, names, nesting, calls)
-        con.register("nsys_batch", rows)
-        try:
-            _run(con, "nsys_insert_host", {"kind": kind})
-        finally:
-            con.unregister("nsys_batch")
+        with ReadAhead(cursor.fetch_record_batch()) as batches:
+            con.register("nsys_batch", _numbered(batches, next_id, names, nesting, calls))
+            try:
+                _run(con, "nsys_insert_host", {"kind": kind})
+            finally:
+                con.unregister("nsys_batch")
     finally:
         cursor.close()
     return nesting
