@@ -1,8 +1,9 @@
--- Write the staged nsys GPU rows (nsys_gpu) into gpu_activities, numbered in the order
--- finalize_activities.sql gives every loader's rows: (device, start_ns, end_ns, stream,
--- name), NULL names last. Names are resolved (StringIds in nsys_strings) once per distinct
--- name and the sort moves only a name's rank: sorting 3M+ rows that carry their name
--- strings costs several times more. An unnamed row gets '(no name)'.
+-- Write the staged nsys GPU rows (nsys_gpu) into gpu_activities, in the order and with
+-- the ids finalize_activities.sql gives every loader's rows: sorted by (device, start_ns,
+-- end_ns, stream, name), NULL names last, each numbered by its row id. Names are resolved
+-- (StringIds in nsys_strings) once per distinct name and the sort moves only a name's
+-- rank: sorting 3M+ rows that carry their name strings costs several times more. An
+-- unnamed row gets '(no name)'.
 CREATE OR REPLACE TEMP TABLE nsys_gpu_names AS
 WITH staged AS (
     SELECT DISTINCT name_id, name AS staged_name FROM nsys_gpu
@@ -18,7 +19,7 @@ FROM resolved;
 
 -- A name is looked up by its number in one list: a join here would cost more than the sort.
 INSERT INTO gpu_activities BY NAME
-SELECT row_number() OVER () - 1 AS id, * EXCLUDE (name_no),
+SELECT * EXCLUDE (name_no),
        coalesce((SELECT list(name ORDER BY name_no) FROM nsys_gpu_names)[name_no], '(no name)')
            AS name
 FROM (
@@ -28,6 +29,8 @@ FROM (
       ON g.name_id IS NOT DISTINCT FROM n.name_id AND g.name IS NOT DISTINCT FROM n.staged_name
     ORDER BY g.device, g.start_ns, g.end_ns, g.stream, n.name_rank
 );
+
+UPDATE gpu_activities SET id = rowid;
 
 DROP TABLE nsys_gpu;
 DROP TABLE nsys_gpu_names;
