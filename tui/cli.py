@@ -11,6 +11,7 @@ from tui import __version__
 from tui.analysis.gaps import DEFAULT_MIN_GAP_MS
 from tui.console import summary_console
 from tui.errors import TraceError
+from tui.summary_memo import write_text
 
 EXAMPLES = """\
 examples:
@@ -160,38 +161,47 @@ def _summary(path: Path | None, as_json: bool, min_gap_ns: int, use_cache: bool,
     else:
         from tui.report import print_summary
 
-        summary = _trace_summary(path, min_gap_ns, use_cache, ncu)
+        summary, memo_beside = _trace_summary(path, min_gap_ns, use_cache, ncu)
         render = print_summary
+        # Encoded once, for the memo and stdout alike: a summary of 200k gaps is 0.3 GB of
+        # JSON, and each copy of that text counted in the peak memory.
+        text = json.dumps(summary) if as_json or memo_beside is not None else None
+        if memo_beside is not None:
+            from tui import summary_memo
+
+            summary_memo.write_memo(memo_beside, min_gap_ns, summary, text)
     if as_json:
-        sys.stdout.write(json.dumps(summary) + "\n")
+        write_text(sys.stdout, text if text is not None else json.dumps(summary))
+        sys.stdout.write("\n")
     else:
         render(summary, summary_console())
     return 0
 
 
-def _trace_summary(path: Path, min_gap_ns: int, use_cache: bool, ncu: Path | None) -> dict:
-    """The summary dict: stored beside the cache by an earlier run, else computed."""
+def _trace_summary(path: Path, min_gap_ns: int, use_cache: bool,
+                   ncu: Path | None) -> tuple[dict, Path | None]:
+    """The summary dict: stored beside the cache by an earlier run, else computed; and
+    the cache file to store it beside (None: stored already, or not to be)."""
     from tui import summary_memo
 
     if use_cache and ncu is None:
         memo = summary_memo.read_memo(path, min_gap_ns)
         if memo is not None:
-            return memo
+            return memo, None
     from tui.analysis.summary import trace_summary
     from tui.progress_line import progress_on_stderr
     from tui.trace import open_trace
 
     with progress_on_stderr(path):
         trace = open_trace(path, use_cache=use_cache)
-    with trace:
+    with trace:  # closed before the summary is written out: DuckDB's memory goes first
         summary = trace_summary(trace, min_gap_ns)
         if ncu is not None:
             from tui.ncu.attach import ncu_for_trace
 
             summary["ncu"] = ncu_for_trace(trace, ncu)
-        elif trace.cache_path is not None:
-            summary_memo.write_memo(trace.cache_path, min_gap_ns, summary)
-    return summary
+            return summary, None
+    return summary, trace.cache_path
 
 
 def _ncu_summary(path: Path):

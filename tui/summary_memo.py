@@ -15,8 +15,11 @@ import contextlib
 import json
 import os
 from pathlib import Path
+from typing import TextIO
 
 from tui import __version__, cache
+
+_SLICE = 16 << 20  # characters written at a time (write_text)
 
 
 def memo_file(cache_path: Path, min_gap_ns: int) -> Path:
@@ -43,18 +46,29 @@ def read_memo(trace_path: Path, min_gap_ns: int) -> dict | None:
     return summary
 
 
-def write_memo(cache_path: Path, min_gap_ns: int, summary: dict) -> None:
-    """Store `summary`; a cache dir that cannot take it only costs the next open time."""
+def write_memo(cache_path: Path, min_gap_ns: int, summary: dict,
+               text: str | None = None) -> None:
+    """Store `summary` (`text`: its JSON, when the caller has it already); a cache dir that
+    cannot take it only costs the next open time."""
     target = memo_file(cache_path, min_gap_ns)
     partial = target.with_name(f"{target.name}.partial-{os.getpid()}")
     try:
-        stored = {"tui_version": __version__, "cache_file": _stamp(cache_path),
-                  "summary": summary}
-        partial.write_text(json.dumps(stored))
+        head = json.dumps({"tui_version": __version__, "cache_file": _stamp(cache_path)})
+        with open(partial, "w", encoding="utf-8") as out:
+            out.write(head[:-1] + ', "summary": ')
+            write_text(out, text if text is not None else json.dumps(summary))
+            out.write("}")
         os.replace(partial, target)
     except (OSError, TypeError, ValueError):
         with contextlib.suppress(OSError):
             partial.unlink(missing_ok=True)
+
+
+def write_text(out: TextIO, text: str) -> None:
+    """Write `text` a slice at a time: a text stream encodes what it is given whole, so a
+    0.3 GB summary written at once took another 0.3 GB."""
+    for at in range(0, len(text), _SLICE):
+        out.write(text[at : at + _SLICE])
 
 
 def _stamp(cache_path: Path) -> list[int]:
