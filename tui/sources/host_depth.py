@@ -75,6 +75,7 @@ def _windows(con: duckdb.DuckDBPyConnection) -> list[tuple[int, int]]:
 
 
 def window_rows() -> int:
+    """How many ranges a window takes: the budget's share for arrays, BYTES_PER_ROW each."""
     return max(int(memory_budget_bytes() * ARRAYS_SHARE) // BYTES_PER_ROW, MIN_WINDOW_ROWS)
 
 
@@ -87,25 +88,25 @@ def _window_depths(row: np.ndarray, group: np.ndarray, start: np.ndarray, end: n
         return depth
     by_group = np.argsort(group.astype(np.uint32, copy=False), kind="stable")  # radix sort
     bounds = np.flatnonzero(np.diff(group[by_group])) + 1
-    for rows in np.split(by_group, bounds):
-        g = int(group[rows[0]])
+    for members in np.split(by_group, bounds):  # each group's positions in the window
+        g = int(group[members[0]])
         carry = carried.setdefault(g, _Carried())
-        s, e, r = start[rows], end[rows], row[rows]
+        s, e, r = start[members], end[members], row[members]
         # in start order, longer first at equal starts, then by row id
         same_start = s[1:] == s[:-1]
         if (np.any(s[1:] < s[:-1]) or np.any(same_start & (e[1:] > e[:-1]))
                 or np.any(same_start & (e[1:] == e[:-1]) & (r[1:] < r[:-1]))):
             pick = np.lexsort((r, -e, s))
-            rows, s, e = rows[pick], s[pick], e[pick]
+            members, s, e = members[pick], s[pick], e[pick]
         zero = e == s
         ends = np.sort(np.concatenate([carry.open_ends, e[~zero]]))
         zero_ends = np.sort(e[zero])
         ended = (carry.ended + np.searchsorted(ends, s, side="right")
                  + np.searchsorted(zero_ends, s, side="left"))
-        depth[rows] = carry.started + np.arange(len(rows)) - ended
+        depth[members] = carry.started + np.arange(len(members)) - ended
         # every later range starts at `until` or after: an end up to it has closed by then
         closed = np.searchsorted(ends, until, side="right")
-        carry.started += len(rows)
+        carry.started += len(members)
         carry.ended += closed + len(zero_ends)
         carry.open_ends = ends[closed:]
     return depth
