@@ -96,6 +96,8 @@ def _stage_nesting(con: duckdb.DuckDBPyConnection, kinds: list[str]) -> None:
                         "SELECT * FROM stacks_nesting_parents_arrow")
         del frames, parents, parent_ids
         for k in range(1, len(kinds) + 1):
+            if not np.any(nesting.kind == k):  # no range of this kind can hold a point
+                continue
             points = con.execute(load_query("stacks_nesting_points"),
                                  {"k": k, "since": window[0], "until": window[1]}).fetchnumpy()
             innermost = nesting.innermost(nesting.groups_of(np.asarray(points["group_key"])),
