@@ -156,6 +156,7 @@ def _summary(path: Path | None, as_json: bool, min_gap_ns: int, use_cache: bool,
 
     path = path if path is not None else default_sample()
     kind = detect_format(path)
+    text = None  # the summary as JSON, once encoded
     if kind in ("ncu-rep", "ncu-csv"):
         summary, render = _ncu_summary(path)
     else:
