@@ -20,6 +20,9 @@ def trace_summary(trace: Trace, min_gap_ns: int) -> dict:
     the trace could not be checked against, GPU time by Python frame and memory peaks
     (where the trace has stacks and memory)."""
     con = trace.con
+    # first, while few Python objects are held: its queries take DuckDB's share of the
+    # budget, and the gaps and rule rows (hundreds of MB on a big trace) come on top
+    code_memory = code_and_memory(con)
     devices = device_busy(con)
     kernels = kernel_stats(con)
     gaps = explained_gaps(con, min_gap_ns)
@@ -53,7 +56,7 @@ def trace_summary(trace: Trace, min_gap_ns: int) -> dict:
         "findings": [_with_offsets(f.to_json(), origin) for f in found],
         "rules_not_checked": skipped,
         "warnings": list(trace.warnings),
-        **code_and_memory(con),
+        **code_memory,
     }
     if trace.format == "xla":  # GPU time per HLO op and module, as XProf's op profile
         summary["xla_ops"] = xla_op_stats(con)
