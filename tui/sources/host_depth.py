@@ -18,21 +18,19 @@ budget on a multi-GB trace.
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, field
 
 import duckdb
 import numpy as np
 import pyarrow as pa
 
-from tui.db import ARRAYS_SHARE, memory_budget_bytes, registered
+from tui.db import registered
 from tui.queries import load_query
+from tui.sources.nesting import rows_per_window, time_windows
 
 # The arrays of a window (read, sorted, counted), per range: RSS rose by about 130 bytes a
 # range at the peak (3 GB trace, windows of 0.3M-1.25M ranges)
 BYTES_PER_ROW = 160
-MIN_WINDOW_ROWS = 1 << 16
-MIN_NS, MAX_NS = -(2**63), 2**63 - 1
 
 
 @dataclass
@@ -63,20 +61,14 @@ def write_host_depths(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def _windows(con: duckdb.DuckDBPyConnection) -> list[tuple[int, int]]:
-    """Windows of start times, [since, until), of about `window_rows()` ranges each."""
+    """Windows of start times of about `window_rows()` ranges each (nesting.time_windows)."""
     row = con.execute("SELECT count(*) FROM finalize.host_rows").fetchone()
-    windows = -(-(row[0] if row else 0) // window_rows())
-    cuts: list[int] = []
-    if windows > 1:
-        fractions = [i / windows for i in range(1, windows)]
-        found = con.execute(load_query("host_depth_cuts"), {"fractions": fractions}).fetchone()
-        cuts = sorted(set(found[0] if found else []) - {MIN_NS})
-    return list(itertools.pairwise([MIN_NS, *cuts, MAX_NS]))
+    return time_windows(con, row[0] if row else 0, window_rows(), "host_depth_cuts", {})
 
 
 def window_rows() -> int:
-    """How many ranges a window takes: the budget's share for arrays, BYTES_PER_ROW each."""
-    return max(int(memory_budget_bytes() * ARRAYS_SHARE) // BYTES_PER_ROW, MIN_WINDOW_ROWS)
+    """How many ranges a window takes: the arrays cost about BYTES_PER_ROW each."""
+    return rows_per_window(BYTES_PER_ROW)
 
 
 def _window_depths(row: np.ndarray, group: np.ndarray, start: np.ndarray, end: np.ndarray,

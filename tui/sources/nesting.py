@@ -13,15 +13,39 @@ of a second (the ASOF joins this replaces sorted every range again for each ques
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 
 import duckdb
 import numpy as np
 
+from tui.db import ARRAYS_SHARE, memory_budget_bytes
 from tui.queries import load_query
 
 # The widest window of start times `HostNesting.read` takes: all of them.
 MIN_NS, MAX_NS = -(2**63), 2**63 - 1
+MIN_WINDOW_ROWS = 1 << 16
+
+
+def rows_per_window(bytes_per_row: int) -> int:
+    """How many rows a window of NumPy work over host ranges takes: the budget's share for
+    arrays (ARRAYS_SHARE), at `bytes_per_row` each; MIN_WINDOW_ROWS at least."""
+    return max(int(memory_budget_bytes() * ARRAYS_SHARE) // bytes_per_row, MIN_WINDOW_ROWS)
+
+
+def time_windows(con: duckdb.DuckDBPyConnection, rows: int, per_window: int,
+                 cuts_query: str, params: dict) -> list[tuple[int, int]]:
+    """Windows of time, [since, until), together every time there is, of about
+    `per_window` of `rows` each: cut at the times `cuts_query` (approximate quantiles)
+    gives for $fractions, with `params`."""
+    windows = -(-rows // per_window)
+    cuts: list[int] = []
+    if windows > 1:
+        fractions = [i / windows for i in range(1, windows)]
+        found = con.execute(load_query(cuts_query), {**params, "fractions": fractions}).fetchone()
+        assert found is not None
+        cuts = sorted(set(found[0]) - {MIN_NS})
+    return list(itertools.pairwise([MIN_NS, *cuts, MAX_NS]))
 
 
 class HostNesting:

@@ -4,17 +4,16 @@ innermost Python frame, and each memory event's op and frame (queries/stacks_*.s
 
 from __future__ import annotations
 
-import itertools
 import sys
 
 import duckdb
 import numpy as np
 import pyarrow as pa
 
-from tui.db import ARRAYS_SHARE, memory_budget_bytes, registered
+from tui.db import registered
 from tui.queries import load_query
 from tui.sources.backtrace_frames import build_backtrace_frames, has_backtraces
-from tui.sources.nesting import MAX_NS, MIN_NS, HostNesting
+from tui.sources.nesting import HostNesting, rows_per_window, time_windows
 
 # Top-level packages that are libraries, not the user's own code. A trace names a frame
 # by its path below the sys.path entry it came from ('torch/nn/modules/module.py'), so
@@ -33,7 +32,6 @@ LIBRARIES = (
 # What the nesting's NumPy arrays cost for a range or a point looked up among them,
 # measured: 1.34M ranges and 384k points took 150 MB more at their peak (87 bytes each).
 NESTING_BYTES_PER_ROW = 110
-MIN_WINDOW_ROWS = 1 << 16
 NESTING_TABLES = """
 CREATE OR REPLACE TEMP TABLE stacks_nesting_parents (id BIGINT, parent_id BIGINT);
 CREATE OR REPLACE TEMP TABLE stacks_found (
@@ -115,27 +113,18 @@ def _stage_nesting(con: duckdb.DuckDBPyConnection, kinds: list[str]) -> None:
 
 
 def _nesting_windows(con: duckdb.DuckDBPyConnection, kinds: list[str]) -> list[tuple[int, int]]:
-    """Windows of time, [since, until), of about `nesting_window_rows()` ranges (by their
-    start) and points each, cut at approximate quantiles; together every time there is."""
+    """Windows of time of about `nesting_window_rows()` ranges (by their start) and points
+    each (nesting.time_windows)."""
     row = con.execute(load_query("stacks_nesting_count"), {"kinds": kinds}).fetchone()
     assert row is not None
-    windows = -(-row[0] // nesting_window_rows())
-    cuts: list[int] = []
-    if windows > 1:
-        fractions = [i / windows for i in range(1, windows)]
-        found = con.execute(load_query("stacks_nesting_cuts"),
-                            {"kinds": kinds, "fractions": fractions}).fetchone()
-        assert found is not None
-        cuts = sorted(set(found[0]) - {MIN_NS})
-    bounds = [MIN_NS, *cuts, MAX_NS]
-    return list(itertools.pairwise(bounds))
+    return time_windows(con, row[0], nesting_window_rows(), "stacks_nesting_cuts",
+                        {"kinds": kinds})
 
 
 def nesting_window_rows() -> int:
     """How many ranges and points a window of the nesting takes: the arrays cost about
-    NESTING_BYTES_PER_ROW each, and take the budget's share for arrays."""
-    return max(int(memory_budget_bytes() * ARRAYS_SHARE) // NESTING_BYTES_PER_ROW,
-               MIN_WINDOW_ROWS)
+    NESTING_BYTES_PER_ROW each."""
+    return rows_per_window(NESTING_BYTES_PER_ROW)
 
 
 def _frame_kind(con: duckdb.DuckDBPyConnection) -> str:
