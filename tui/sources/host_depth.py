@@ -26,7 +26,7 @@ import pyarrow as pa
 
 from tui.db import registered
 from tui.queries import load_query
-from tui.sources.nesting import rows_per_window, time_windows
+from tui.sources.nesting import MAX_NS, rows_by_group, rows_per_window, time_windows
 
 # The arrays of a window (read, sorted, counted), per range: RSS rose by about 130 bytes a
 # range at the peak (3 GB trace, windows of 0.3M-1.25M ranges)
@@ -51,8 +51,8 @@ def write_host_depths(con: duckdb.DuckDBPyConnection) -> None:
         cols = con.execute(load_query("host_depth_window"),
                            {"since": since, "until": until}).fetchnumpy()
         rows = np.asarray(cols["row"])
-        depth = _window_depths(rows, np.asarray(cols["g"]), np.asarray(cols["start_ns"]),
-                               np.asarray(cols["end_ns"]), until, carried)
+        depth = group_depths(rows, np.asarray(cols["g"]), np.asarray(cols["start_ns"]),
+                             np.asarray(cols["end_ns"]), until, carried)
         del cols
         with registered(con, "host_depth_window_rows",
                         pa.table({"row": rows, "depth": depth})):
@@ -71,16 +71,14 @@ def window_rows() -> int:
     return rows_per_window(BYTES_PER_ROW)
 
 
-def _window_depths(row: np.ndarray, group: np.ndarray, start: np.ndarray, end: np.ndarray,
-                   until: int, carried: dict[int, _Carried]) -> np.ndarray:
-    """Depths of a window's ranges (row ids `row`, in the order given), updating each
-    group's carry for the next window, which begins at `until`."""
+def group_depths(row: np.ndarray, group: np.ndarray, start: np.ndarray, end: np.ndarray,
+                 until: int = MAX_NS, carried: dict[int, _Carried] | None = None) -> np.ndarray:
+    """Depth of each range (row ids `row`, in the order given) among the ranges of its
+    group. With `carried`, the ranges are a window's, after the windows whose carry it
+    holds; it is updated for the next window, which begins at `until`."""
+    carried = {} if carried is None else carried
     depth = np.empty(len(start), dtype=np.int32)
-    if not len(start):
-        return depth
-    by_group = np.argsort(group.astype(np.uint32, copy=False), kind="stable")  # radix sort
-    bounds = np.flatnonzero(np.diff(group[by_group])) + 1
-    for members in np.split(by_group, bounds):  # each group's positions in the window
+    for members in rows_by_group(group):  # each group's positions
         g = int(group[members[0]])
         carry = carried.setdefault(g, _Carried())
         s, e, r = start[members], end[members], row[members]

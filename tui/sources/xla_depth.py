@@ -4,13 +4,10 @@ and their ids.
 A range's depth is how many ranges of the same kind are open on its thread when it
 starts; sorting every start and end point of every host range (2N points) in SQL finds
 it. An XLA profile has about twice the host events per MB of a Kineto trace (its Python
-tracer records every call), and that sort was most of its load. But XLA writes each
-thread's events by start time, longer first at equal starts, so the starts of a (thread,
-kind) group are already in order: a range's depth is how many of its group started
-before it less how many of those ended by then, and only the ends need sorting, group by
-group, in NumPy (host_depth.py does the same for other sources, a window of time at a
-time). At equal times ends close before starts open, except a zero-length range's, which
-closes after them. Rows out of that order are put in it first.
+tracer records every call), and that sort was most of its load. XLA writes each thread's
+events by start time, longer first at equal starts, so the depths come from the rows in
+file order, all at once, by host_depth.group_depths (which puts rows out of that order
+in it first): no copy of the rows and no sort of their starts.
 """
 
 from __future__ import annotations
@@ -19,7 +16,7 @@ import duckdb
 import numpy as np
 
 from tui.db import registered
-from tui.sources.nesting import rows_by_group
+from tui.sources.host_depth import group_depths
 
 
 def number_host_rows(con: duckdb.DuckDBPyConnection) -> None:
@@ -34,8 +31,8 @@ def number_host_rows(con: duckdb.DuckDBPyConnection) -> None:
              "SELECT rowid AS row, dense_rank() OVER (ORDER BY kind, pid, tid) AS g, start_ns, "
              "end_ns FROM host_activities ORDER BY rowid")
     cols = con.execute(query).fetchnumpy()
-    depth = _depths(np.asarray(cols["g"]), np.asarray(cols["start_ns"]),
-                    np.asarray(cols["end_ns"]))
+    depth = group_depths(np.asarray(cols["row"]), np.asarray(cols["g"]),
+                         np.asarray(cols["start_ns"]), np.asarray(cols["end_ns"]))
     # Set in place by row number, so the rows keep their order: the table was written by
     # one INSERT into an empty table, so its rowids count 0, 1, ... in file order, and a
     # row's id is that number. (Numbering and joining the depths on while copying the
@@ -45,21 +42,3 @@ def number_host_rows(con: duckdb.DuckDBPyConnection) -> None:
                     "FROM xla_host_depth_array AS d WHERE host_activities.rowid = d.row")
     del cols
 
-
-def _depths(group: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
-    """Depth of each row among the rows of its group (same kind, pid and tid)."""
-    depth = np.zeros(len(start), dtype=np.int32)
-    if len(start) == 0:
-        return depth
-    for rows in rows_by_group(group):  # each group's rows, in file order
-        s, e = start[rows], end[rows]
-        d = e - s
-        in_order = (np.all(s[1:] >= s[:-1])
-                    and not np.any((s[1:] == s[:-1]) & (d[1:] > d[:-1])))
-        if not in_order:  # by start, longer first, then file order
-            pick = np.lexsort((-d, s))
-            rows, s, e, d = rows[pick], s[pick], e[pick], d[pick]
-        ended = (np.searchsorted(np.sort(e[d > 0]), s, side="right")
-                 + np.searchsorted(np.sort(e[d == 0]), s, side="left"))
-        depth[rows] = np.arange(len(rows)) - ended
-    return depth
