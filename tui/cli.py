@@ -170,7 +170,7 @@ def _summary(path: Path | None, as_json: bool, min_gap_ns: int, use_cache: bool,
         if memo_beside is not None:
             from tui import summary_memo
 
-            summary_memo.write_memo(memo_beside, min_gap_ns, summary, text)
+            summary_memo.write_memo(memo_beside, min_gap_ns, text)
     if as_json:
         write_text(sys.stdout, text if text is not None else json.dumps(summary))
         sys.stdout.write("\n")

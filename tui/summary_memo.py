@@ -46,17 +46,16 @@ def read_memo(trace_path: Path, min_gap_ns: int) -> dict | None:
     return summary
 
 
-def write_memo(cache_path: Path, min_gap_ns: int, summary: dict,
-               text: str | None = None) -> None:
-    """Store `summary` (`text`: its JSON, when the caller has it already); a cache dir that
-    cannot take it only costs the next open time."""
+def write_memo(cache_path: Path, min_gap_ns: int, text: str) -> None:
+    """Store a summary, given as its JSON `text`; a cache dir that cannot take it only
+    costs the next open time."""
     target = memo_file(cache_path, min_gap_ns)
     partial = target.with_name(f"{target.name}.partial-{os.getpid()}")
     try:
         head = json.dumps({"tui_version": __version__, "cache_file": _stamp(cache_path)})
         with open(partial, "w", encoding="utf-8") as out:
             out.write(head[:-1] + ', "summary": ')
-            write_text(out, text if text is not None else json.dumps(summary))
+            write_text(out, text)
             out.write("}")
         os.replace(partial, target)
     except (OSError, TypeError, ValueError):
