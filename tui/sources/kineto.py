@@ -15,7 +15,6 @@ import duckdb
 from tui.errors import TraceError
 from tui.queries import load_query
 from tui.sources.chrome_json import EventsFile, extract_events, is_gzip
-from tui.sources.kineto_stacks import stage_kineto_stacks
 from tui.sources.text_repair import can_repair, repair_text
 
 # DuckDB parses one JSON array per thread: a trace of more than this many bytes of events
@@ -64,7 +63,6 @@ def load_kineto(path: Path, con: duckdb.DuckDBPyConnection, scratch_dir: Path) -
     con.execute(load_query("kineto_gpu_activities"))
     con.execute(load_query("kineto_host_activities"))
     con.execute(load_query("kineto_threads"))
-    warnings += stage_kineto_stacks(con)
     _load_devices(con, events.metadata)
     _load_meta(con, path, events.metadata)
 
@@ -146,7 +144,9 @@ class _PartParser:
         self._con = con
         self._stage = stage
         self._ready: queue.SimpleQueue[list[Path] | None] = queue.SimpleQueue()
-        self._thread = threading.Thread(target=self._run, name="tui-parse-parts")
+        # a daemon: a Ctrl-C between its start and the `with` block (so no __exit__)
+        # must not leave the process waiting for it
+        self._thread = threading.Thread(target=self._run, name="tui-parse-parts", daemon=True)
         self.ok = True
         self.submitted = 0  # parts queued so far
 
@@ -164,11 +164,15 @@ class _PartParser:
         return self
 
     def __exit__(self, exc_type: object, *_: object) -> None:
-        if exc_type is not None:  # the extraction failed: stop parsing now
-            self.ok = False
-            self._con.interrupt()
-        self._ready.put(None)
-        self._thread.join()
+        # Ctrl-C can land anywhere in here too: the thread is told to end whatever happens,
+        # else the process would wait for it forever on its way out
+        try:
+            if exc_type is not None:  # the extraction failed: stop parsing now
+                self.ok = False
+                self._con.interrupt()
+        finally:
+            self._ready.put(None)
+            self._thread.join()
 
     def _run(self) -> None:
         stage = load_query(self._stage)
