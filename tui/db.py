@@ -9,7 +9,8 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 
 import duckdb
 
@@ -107,6 +108,27 @@ def cursor(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     other = con.cursor()
     other.execute("SET enable_progress_bar = false")
     return other
+
+
+@contextlib.contextmanager
+def beside(con: duckdb.DuckDBPyConnection,
+           work: Callable[[duckdb.DuckDBPyConnection], object]) -> Iterator[Future]:
+    """Run work(a second connection to `con`'s database) on a thread while the block runs
+    on `con`: on two cores a step that leaves one idle (a single-threaded query, NumPy)
+    overlaps another. The block ends once the work has; the work's error is raised then.
+    If the block fails, the work is stopped (interrupted) first."""
+    other = cursor(con)
+    try:
+        with ThreadPoolExecutor(1) as pool:  # on the way out, waits for the work
+            done = pool.submit(work, other)
+            try:
+                yield done
+            except BaseException:
+                other.interrupt()
+                raise
+            done.result()
+    finally:
+        other.close()
 
 
 def _spill_dir() -> str:

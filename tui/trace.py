@@ -8,7 +8,7 @@ import os
 import shutil
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,9 +17,9 @@ import duckdb
 from tui import cache, cache_reason, load_progress
 from tui.db import (
     OUTSIDE_DUCKDB,
+    beside,
     budget_of,
     connect,
-    cursor,
     memory_budget,
     memory_budget_bytes,
     sql_string,
@@ -30,6 +30,7 @@ from tui.sources.chrome_json import is_gzip
 from tui.sources.detect import detect_format
 from tui.sources.host_depth import write_host_depths
 from tui.sources.kineto import GZIP_RATIO
+from tui.sources.kineto_stacks import stage_kineto_stacks
 from tui.sources.stacks import build_stacks
 
 # Kineto's parsed events (tui/sources/kineto.py) take about this many bytes of memory a
@@ -41,8 +42,13 @@ SCRATCH_BYTES_PER_BYTE = 0.45
 SCRATCH_IN_MEMORY_SHARE = 0.5
 TRACE_FORMATS = ("kineto", "xla", "xplane", "nsys-sqlite", "nsys-rep")
 # Loaders that write host_activities themselves, numbered and with their depths
-# (tui/sources/xla_depth.py)
-HOST_ROWS_WRITTEN = ("xla", "xplane")
+# (tui/sources/xla_depth.py, nsys_sqlite.py); the others stage every host row
+HOST_ROWS_WRITTEN = ("xla", "xplane", "nsys-sqlite", "nsys-rep")
+# Work on a loader's parsed events (its scratch database) that runs on a second connection
+# while the rows are written, returning warnings: Kineto's Python ids and memory events,
+# single-threaded queries that would otherwise run alone
+EventsWork = Callable[[duckdb.DuckDBPyConnection], list[str]]
+BESIDE_FINALIZE: dict[str, EventsWork] = {"kineto": stage_kineto_stacks}
 # A cache file missing one of these is not trusted (see _open_cached).
 CACHED_TABLES = {"trace_meta", "devices", "gpu_activities", "host_activities", "gpu_idle",
                  "python_frames", "launches", "memory_events"}
@@ -173,7 +179,8 @@ def _build(path: Path, kind: str, target: Path | None, warnings: list[str]) -> T
             con.execute(f"ATTACH {sql_string(_scratch_database(path, work))} AS scratch")
             warnings += _load_into(path, kind, con, target.parent if target else None, work)
             load_progress.stage(path, load_progress.BUILDING)
-            finalize_activities(con, host_written=kind in HOST_ROWS_WRITTEN)
+            warnings += finalize_activities(con, host_written=kind in HOST_ROWS_WRITTEN,
+                                            events_work=BESIDE_FINALIZE.get(kind))
         finally:
             if work is not None:
                 with contextlib.suppress(duckdb.Error):
@@ -242,8 +249,10 @@ def _discard(con: duckdb.DuckDBPyConnection | None, partial: Path | None) -> Non
             leftover.unlink(missing_ok=True)
 
 
-def finalize_activities(con: duckdb.DuckDBPyConnection, host_written: bool = False) -> None:
-    """Write the rows a loader staged into gpu_activities / host_activities, numbered.
+def finalize_activities(con: duckdb.DuckDBPyConnection, host_written: bool = False,
+                        events_work: EventsWork | None = None) -> list[str]:
+    """Write the rows a loader staged into gpu_activities / host_activities, numbered;
+    returns the warnings of `events_work`, run meanwhile on a connection of its own.
 
     The host rows are copied out first; then a second connection computes their depths
     (tui/sources/host_depth.py) and writes them while this one sorts and writes the GPU
@@ -251,25 +260,20 @@ def finalize_activities(con: duckdb.DuckDBPyConnection, host_written: bool = Fal
     loader that wrote host_activities itself (`host_written`) has only its GPU rows
     written here.
     """
-    if host_written:
-        con.execute(load_query("finalize_activities"))
-        _drop_staging(con)
-        return
-    con.execute(load_query("finalize_host_rows"))
-    host_writer = cursor(con)
-    try:
-        with ThreadPoolExecutor(1) as pool:  # on the way out, waits for the host rows
-            host = pool.submit(write_host_depths, host_writer)
-            try:
+    with beside(con, events_work or _no_events_work) as events_done:
+        if host_written:
+            con.execute(load_query("finalize_activities"))
+        else:
+            con.execute(load_query("finalize_host_rows"))
+            with beside(con, write_host_depths):
                 con.execute(load_query("finalize_activities"))
-            except BaseException:
-                host_writer.interrupt()
-                raise
-            host.result()
-    finally:
-        host_writer.close()
+            con.execute("DETACH finalize")
     _drop_staging(con)
-    con.execute("DETACH finalize")
+    return events_done.result()
+
+
+def _no_events_work(_: duckdb.DuckDBPyConnection) -> list[str]:
+    return []
 
 
 def _drop_staging(con: duckdb.DuckDBPyConnection) -> None:

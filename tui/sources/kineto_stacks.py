@@ -1,5 +1,6 @@
 """What a Kineto trace adds for stacks and memory: its Python frames' own ids and its
-`[memory]` events, staged from the parsed events before they are dropped."""
+`[memory]` events, staged from the parsed events before they are dropped (tui/trace.py
+runs this on a connection of its own while the rows are written)."""
 
 from __future__ import annotations
 
