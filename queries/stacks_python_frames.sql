@@ -2,8 +2,8 @@
 -- for a trace without Python frames, whose NVTX ranges then stand in): each frame's name
 -- parsed ('file.py(123): func'), whether it is the user's own code, and its parent, the
 -- frame one level up that was open when it started on its thread: the one the trace's own
--- "Python parent id" names where that is the enclosing frame (the temp table
--- stacks_frame_ids, stacks_python_ids.sql; empty for traces without ids), else the one
+-- "Python parent id" names where that is the enclosing frame (the table
+-- stacks_work.frame_ids, stacks_python_ids.sql; empty for traces without ids), else the one
 -- its nesting gives (the temp table stacks_nesting_parents, tui/sources/nesting.py).
 -- Names are parsed once per distinct name (a trace repeats a few thousand names over
 -- millions of frames), with string functions rather than a regexp with groups.
@@ -49,5 +49,5 @@ SELECT f.id, coalesce(i.parent_by_id, t.parent_id) AS parent_id, f.pid, f.tid,
        i.python_id, i.python_parent_id
 FROM numbered AS f
 JOIN names AS n USING (name)
-LEFT JOIN stacks_frame_ids AS i USING (id)
+LEFT JOIN stacks_work.frame_ids AS i USING (id)
 LEFT JOIN stacks_nesting_parents AS t USING (id);

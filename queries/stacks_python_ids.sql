@@ -1,11 +1,13 @@
--- The trace's own Python ids of the frames of kind $kind, into the temp table
--- stacks_frame_ids (id, python_id, python_parent_id, parent_by_id) for
+-- The trace's own Python ids of the frames of kind $kind, into the table
+-- stacks_work.frame_ids (id, python_id, python_parent_id, parent_by_id) for
 -- stacks_python_frames.sql: the ids come from stacks_staged_python, paired with the rows
 -- by position (kineto_python_ids.sql); parent_by_id is the frame the "Python parent id"
 -- names where that frame is one level up on the thread and encloses it, else NULL (ids
 -- that disagree: missing, cyclic). Empty for traces that staged no ids, and then cheap:
 -- the join with an empty table ends before the frames are numbered.
-CREATE OR REPLACE TEMP TABLE stacks_frame_ids AS
+-- stacks_work is an in-memory database tui/sources/stacks.py attaches: unlike a temp
+-- table, this runs on a second connection while the first finds the frames' nesting.
+CREATE OR REPLACE TABLE stacks_work.frame_ids AS
 WITH numbered AS (
     SELECT id, pid, tid, start_ns, end_ns, depth,
            row_number() OVER (ORDER BY id) AS ord

@@ -10,7 +10,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from tui.db import registered
+from tui.db import beside, registered
 from tui.queries import load_query
 from tui.sources.backtrace_frames import build_backtrace_frames, has_backtraces
 from tui.sources.nesting import HostNesting, rows_per_window, time_windows
@@ -49,15 +49,19 @@ def build_stacks(con: duckdb.DuckDBPyConnection) -> list[str]:
     ranges; trace_meta's `code_source` says which ('python' | 'cuda_backtrace' | 'nvtx' |
     'none')."""
     kind = _frame_kind(con)
-    con.execute(load_query("stacks_points"))
-    _stage_nesting(con, ["cpu_op", kind])
     con.execute(STAGED_PYTHON)  # a loader without Python ids stages none
-    con.execute(load_query("stacks_python_ids"), {"kind": kind})
+    con.execute("ATTACH ':memory:' AS stacks_work")
+    # the frames' own ids are paired up on a second connection while this one finds the
+    # nesting (NumPy, mostly one core)
+    with beside(con, lambda other: other.execute(load_query("stacks_python_ids"),
+                                                 {"kind": kind}).fetchall()):
+        con.execute(load_query("stacks_points"))
+        _stage_nesting(con, ["cpu_op", kind])
     con.execute(load_query("stacks_python_frames"),
                 {"libraries": list(LIBRARIES), "stdlib": sorted(sys.stdlib_module_names),
                  "kind": kind})
     con.execute("DROP TABLE stacks_staged_python")
-    con.execute("DROP TABLE stacks_frame_ids")
+    con.execute("DETACH stacks_work")
     con.execute("DROP TABLE stacks_nesting_parents")
     con.execute(load_query("stacks_launches"), {"frame_kind": kind})
     con.execute(load_query("stacks_memory_context"), {"frame_kind": kind})
