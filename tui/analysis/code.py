@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import duckdb
+import numpy as np
 
+from tui.analysis.frame_walk import name_times
 from tui.queries import load_query
 
 # What a frame is, by code source: for titles and captions.
@@ -53,14 +55,27 @@ class Unattributed:
 
 
 def frame_times(con: duckdb.DuckDBPyConnection) -> list[FrameTime]:
-    """Every frame name that launched GPU work, by inclusive GPU time."""
-    con.execute(load_query("code_origins"))
-    return [FrameTime(*row) for row in con.execute(load_query("code_frames")).fetchall()]
+    """Every frame name that launched GPU work, by inclusive GPU time (tui/analysis/
+    frame_walk.py), then by name."""
+    con.execute(load_query("code_origin"))
+    links = con.execute(load_query("code_frame_links")).fetchnumpy()
+    origins = con.execute("SELECT frame_id, gpu_ns, launches FROM code_origin").fetchnumpy()
+    times = name_times(*(np.asarray(links[c]) for c in ("id", "parent_id", "top", "name_key")),
+                       *(np.asarray(origins[c]) for c in ("frame_id", "gpu_ns", "launches")))
+    del links
+    names = {key: (name, user) for key, name, user
+             in con.execute(load_query("code_frame_names")).fetchall()}
+    frames = [FrameTime(*names[int(key)], int(gpu), int(own), int(launches), int(own_launches))
+              for key, gpu, own, launches, own_launches
+              in zip(times.name_key, times.gpu_ns, times.self_gpu_ns, times.launches,
+                     times.self_launches, strict=True)]
+    return sorted(frames, key=lambda f: (-f.gpu_ns, f.frame))
 
 
 def code_tree(con: duckdb.DuckDBPyConnection) -> list[CodeNode]:
     """Every call path that led to GPU work, parents before children."""
-    con.execute(load_query("code_origins"))
+    con.execute(load_query("code_origin"))
+    con.execute(load_query("code_chain"))
     return [CodeNode(*row) for row in con.execute(load_query("code_tree")).fetchall()]
 
 
