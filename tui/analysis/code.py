@@ -5,9 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import duckdb
-import numpy as np
 
-from tui.analysis.frame_walk import name_times
 from tui.queries import load_query
 
 # What a frame is, by code source: for titles and captions.
@@ -57,6 +55,11 @@ class Unattributed:
 def frame_times(con: duckdb.DuckDBPyConnection) -> list[FrameTime]:
     """Every frame name that launched GPU work, by inclusive GPU time (tui/analysis/
     frame_walk.py), then by name."""
+    # NumPy only here: a warm --summary reads the memo and never needs it
+    import numpy as np
+
+    from tui.analysis.frame_walk import name_times
+
     con.execute(load_query("code_origin"))
     links = con.execute(load_query("code_frame_links")).fetchnumpy()
     origins = con.execute("SELECT frame_id, gpu_ns, launches FROM code_origin").fetchnumpy()
