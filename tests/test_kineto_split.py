@@ -170,3 +170,23 @@ def test_a_gz_refused_while_its_first_parts_are_parsed(tmp_path: Path, monkeypat
     assert "inflates to more than 32.0 MiB" in capsys.readouterr().err
     assert submitted, "a first part was handed to the parser before the refusal"
     assert not [t for t in threading.enumerate() if t.name == "tui-parse-parts"]
+
+
+class _InterruptedConnection:
+    """Stands in for the parse thread's connection: Ctrl-C lands in interrupt()."""
+
+    def execute(self, *_: object) -> None:
+        raise AssertionError("nothing is queued to parse")
+
+    def interrupt(self) -> None:
+        raise KeyboardInterrupt
+
+
+def test_ctrl_c_while_the_parts_parser_stops_still_ends_its_thread() -> None:
+    """A Ctrl-C inside _PartParser.__exit__ must not leave its thread waiting for parts
+    (the process then hung on its way out, after printing nothing)."""
+    parser = kineto._PartParser(_InterruptedConnection(), "kineto_stage_events")
+    with pytest.raises(KeyboardInterrupt):
+        with parser:
+            raise OSError("the extraction failed")
+    assert not parser._thread.is_alive()
