@@ -93,12 +93,10 @@ def main(argv: list[str] | None = None) -> int:
         if debug:
             raise
         return fail(str(exc))
-    except KeyboardInterrupt:
-        return 130
-    except Exception as exc:  # never a traceback for the user unless asked
+    except (KeyboardInterrupt, Exception) as exc:  # never a traceback for the user unless asked
         from tui.interrupt import EXIT_CODE, is_interrupt
 
-        if is_interrupt(exc):  # Ctrl-C while DuckDB ran a query
+        if is_interrupt(exc):  # Ctrl-C: in Python, or while DuckDB ran a query
             return EXIT_CODE
         if debug:
             raise

@@ -13,6 +13,7 @@ from pathlib import Path
 import duckdb
 
 from tui.errors import TraceError
+from tui.interrupt import is_interrupt
 from tui.queries import load_query
 from tui.sources.chrome_json import EventsFile, extract_events, is_gzip
 from tui.sources.text_repair import can_repair, repair_text
@@ -214,9 +215,9 @@ def _parse(con: duckdb.DuckDBPyConnection, path: Path, events: EventsFile,
                                     "characters in the trace's text were replaced")
                 else:
                     raise
-    except (duckdb.OutOfMemoryException, duckdb.InterruptException):
-        raise  # the budget or Ctrl-C, not the file (tui/trace.py tries a larger budget)
     except duckdb.Error as exc:
+        if isinstance(exc, duckdb.OutOfMemoryException) or is_interrupt(exc):
+            raise  # the budget or Ctrl-C, not the file (tui/trace.py tries a larger budget)
         if "maximum_object_size" in str(exc):
             raise TraceError(f"{path}: an event is larger than {HUGE_EVENT_BYTES >> 20} MB, "
                              "more than tui reads; the file is damaged or not a trace "

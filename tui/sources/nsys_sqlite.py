@@ -22,6 +22,7 @@ import pyarrow.compute as pc
 from adbc_driver_sqlite import StatementOptions
 
 from tui.errors import TraceError
+from tui.interrupt import is_interrupt
 from tui.queries import load_query
 from tui.sources.nsys_backtraces import CALLCHAINS_TABLE, stage_backtraces
 from tui.sources.nsys_memory import load_nsys_memory
@@ -153,9 +154,9 @@ def _run_job(query: str, failed: list[str], copy: Callable[[str], None]) -> None
     """Run one table's copy; a failure is recorded in `failed`, not raised."""
     try:
         copy(query)
-    except (duckdb.OutOfMemoryException, duckdb.InterruptException):
-        raise  # the budget or Ctrl-C, not the table (tui/trace.py tries a larger budget)
     except Exception as exc:  # the driver raises its own error family
+        if isinstance(exc, duckdb.OutOfMemoryException) or is_interrupt(exc):
+            raise  # the budget or Ctrl-C, not the table (tui/trace.py tries a larger budget)
         failed.append(f"{_table_of(query)} ({_first_line(exc)})")
 
 
