@@ -26,7 +26,7 @@ from tui import load_progress, progress_line
 from tui import trace as trace_module
 from tui.app import TraceApp
 from tui.cli import main
-from tui.sources.nsys_sqlite import _run_job
+from tui.sources import nsys_sqlite
 from tui.widgets.load_bar import LoadBar
 
 SOURCE = "launch_bound_inference.pt.trace.json.gz"
@@ -169,11 +169,18 @@ def test_ctrl_c_while_the_cache_is_made_is_not_a_cache_that_cannot_be_written(
     monkeypatch.setattr(trace_module, "_new_database", interrupted)
     with pytest.raises(duckdb.InterruptException):
         trace_module.open_trace(sample("multistream.pt.trace.json.gz"))
-    failed: list[str] = []
 
-    def copy(query: str) -> None:
-        raise duckdb.InterruptException("INTERRUPT Error: Interrupted!")
 
-    with pytest.raises(duckdb.InterruptException):  # nor an nsys table that failed to copy
-        _run_job("SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL", failed, copy)
-    assert failed == []
+@pytest.mark.parametrize("stop", [duckdb.InterruptException("INTERRUPT Error: Interrupted!"),
+                                  RuntimeError("Query interrupted")])  # in the main thread
+def test_ctrl_c_while_an_nsys_table_is_copied_is_not_a_table_that_cannot_be_read(
+        stop: Exception, monkeypatch, tmp_path: Path) -> None:
+    """Taken for a table that cannot be read, the kernels would be skipped with a warning
+    and the load would go on."""
+    def interrupted(*args) -> None:
+        raise stop
+
+    monkeypatch.setenv("TUI_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(nsys_sqlite, "_copy", interrupted)
+    with pytest.raises(type(stop)):
+        trace_module.open_trace(sample("multistream.sqlite"))
