@@ -32,13 +32,6 @@ LIBRARIES = (
 # What the nesting's NumPy arrays cost for a range or a point looked up among them,
 # measured: 1.34M ranges and 384k points took 150 MB more at their peak (87 bytes each).
 NESTING_BYTES_PER_ROW = 110
-NESTING_TABLES = """
-CREATE OR REPLACE TEMP TABLE stacks_nesting_parents (id BIGINT, parent_id BIGINT);
-CREATE OR REPLACE TEMP TABLE stacks_found (
-    what VARCHAR, point_id BIGINT, kind VARCHAR, host_id BIGINT);
-"""
-STAGED_PYTHON = """CREATE TABLE IF NOT EXISTS stacks_staged_python (
-    ord BIGINT, start_ns BIGINT, python_id BIGINT, python_parent_id BIGINT)"""
 
 
 def build_stacks(con: duckdb.DuckDBPyConnection) -> list[str]:
@@ -49,7 +42,7 @@ def build_stacks(con: duckdb.DuckDBPyConnection) -> list[str]:
     ranges; trace_meta's `code_source` says which ('python' | 'cuda_backtrace' | 'nvtx' |
     'none')."""
     kind = _frame_kind(con)
-    con.execute(STAGED_PYTHON)  # a loader without Python ids stages none
+    con.execute(load_query("stacks_staged_python"))  # a loader without Python ids stages none
     con.execute("ATTACH ':memory:' AS stacks_work")
     # the frames' own ids are paired up on a second connection while this one finds the
     # nesting (NumPy, mostly one core)
@@ -84,7 +77,7 @@ def _stage_nesting(con: duckdb.DuckDBPyConnection, kinds: list[str]) -> None:
     The ranges that start in a window of time and the points in it are taken a window at
     a time, with the ranges from before the window still open as it begins, so the arrays
     stay within the budget's share for arrays (a 10 GB trace has 19M cpu ops)."""
-    con.execute(NESTING_TABLES)
+    con.execute(load_query("stacks_nesting_tables"))
     carried = None
     for window in _nesting_windows(con, kinds):
         nesting = HostNesting.read(con, kinds, window, carried)
