@@ -1,7 +1,8 @@
 -- Host work in the parsed Kineto events, as the view staged_host (written out, with each
 -- range's nesting depth, by finalize_activities.sql).
 CREATE TEMP VIEW staged_host (
-    kind, pid, tid, start_ns, end_ns, duration_ns, name, correlation, depth
+    kind, pid, tid, start_ns, end_ns, duration_ns, name, correlation, depth, python_id,
+    python_parent_id
 ) AS
 SELECT
     CASE
@@ -20,7 +21,10 @@ SELECT
     duration_ns,
     name,
     TRY_CAST(args.correlation AS BIGINT) AS correlation,
-    0 AS depth
+    0 AS depth,
+    -- a Python frame's own ids (with_stack=True)
+    CASE WHEN cat = 'python_function' THEN TRY_CAST(args."Python id" AS BIGINT) END,
+    CASE WHEN cat = 'python_function' THEN TRY_CAST(args."Python parent id" AS BIGINT) END
 FROM scratch.kineto_events
 WHERE ph = 'X'
   -- a pattern, not `cat IN (...)`: DuckDB turns an IN list into a join, which may

@@ -1,6 +1,7 @@
--- The Python frames' own ids, as a loader stages them (kineto_python_ids.sql), for
--- stacks_python_ids.sql to pair up: made empty here when the loader staged none, so the
--- stacks are built the same way for every trace. build_stacks drops it.
--- Columns: ord, start_ns, python_id, python_parent_id
+-- The Python frames' own ids by their host ids, as finalize writes them
+-- (host_depth_write.sql), for stacks_python_ids.sql: made empty here for a trace whose
+-- loader wrote its host rows itself (none has such ids), so the stacks are built the same
+-- way for every trace. build_stacks drops it.
+-- Columns: id, python_id, python_parent_id
 CREATE TABLE IF NOT EXISTS stacks_staged_python (
-    ord BIGINT, start_ns BIGINT, python_id BIGINT, python_parent_id BIGINT)
+    id BIGINT, python_id BIGINT, python_parent_id BIGINT)

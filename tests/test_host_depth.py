@@ -29,7 +29,7 @@ def test_depths_in_windows_equal_the_definition(ranges, window: int) -> None:
     con = connect()
     con.execute(load_query("schema"))
     con.execute(load_query("staging_tables"))
-    con.executemany("INSERT INTO staged_host VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    con.executemany("INSERT INTO staged_host VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL)",
                     [(kind, 7, tid, start, start + duration, duration, "r", None, 0)
                      for kind, tid, start, duration in ranges])
     con.execute("DELETE FROM staged_gpu")

@@ -29,7 +29,7 @@ def _definition_depths(rows: list[tuple]) -> list[int]:
     con = connect()
     con.execute(load_query("schema"))
     con.execute(load_query("staging_tables"))
-    con.executemany("INSERT INTO staged_host VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    con.executemany("INSERT INTO staged_host VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL)",
                     [(*r[1:], None, 0) for r in rows])
     con.execute("DELETE FROM staged_gpu")
     finalize_activities(con)

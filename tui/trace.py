@@ -30,7 +30,7 @@ from tui.sources.chrome_json import is_gzip
 from tui.sources.detect import detect_format
 from tui.sources.host_depth import write_host_depths
 from tui.sources.kineto import GZIP_RATIO
-from tui.sources.kineto_stacks import stage_kineto_stacks
+from tui.sources.kineto_memory import stage_kineto_memory
 from tui.sources.stacks import build_stacks
 
 # Kineto's parsed events (tui/sources/kineto.py) take about this many bytes of memory a
@@ -45,10 +45,10 @@ TRACE_FORMATS = ("kineto", "xla", "xplane", "nsys-sqlite", "nsys-rep")
 # (tui/sources/xla_depth.py, nsys_sqlite.py); the others stage every host row
 HOST_ROWS_WRITTEN = ("xla", "xplane", "nsys-sqlite", "nsys-rep")
 # Work on a loader's parsed events (its scratch database) that runs on a second connection
-# while the rows are written, returning warnings: Kineto's Python ids and memory events,
-# single-threaded queries that would otherwise run alone
+# while the rows are written, returning warnings: Kineto's memory events, a
+# single-threaded query that would otherwise run alone
 EventsWork = Callable[[duckdb.DuckDBPyConnection], list[str]]
-BESIDE_FINALIZE: dict[str, EventsWork] = {"kineto": stage_kineto_stacks}
+BESIDE_FINALIZE: dict[str, EventsWork] = {"kineto": stage_kineto_memory}
 # A cache file missing one of these is not trusted (see _open_cached).
 CACHED_TABLES = {"trace_meta", "devices", "gpu_activities", "host_activities", "gpu_idle",
                  "python_frames", "launches", "memory_events"}

@@ -10,7 +10,7 @@ import adbc_driver_sqlite.dbapi as adbc_sqlite
 import duckdb
 
 from tui.queries import load_query
-from tui.sources.kineto_stacks import MAX_MEMORY_BYTES
+from tui.sources.kineto_memory import MAX_MEMORY_BYTES
 
 MEMORY_TABLE = "CUDA_GPU_MEMORY_USAGE_EVENTS"
 COLUMNS = {"start", "deviceId", "address", "bytes", "memKind", "memoryOperationType",

@@ -1,6 +1,6 @@
-"""What a Kineto trace adds for stacks and memory: its Python frames' own ids and its
-`[memory]` events, staged from the parsed events before they are dropped (tui/trace.py
-runs this on a connection of its own while the rows are written)."""
+"""What a Kineto trace adds for memory: its `[memory]` events, staged from the parsed
+events before they are dropped (tui/trace.py runs this on a connection of its own while
+the rows are written)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,9 @@ from tui.queries import load_query
 MAX_MEMORY_BYTES = 1 << 50
 
 
-def stage_kineto_stacks(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """Fill memory_events and stage the Python ids (kineto_python_ids.sql); warnings."""
+def stage_kineto_memory(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Fill memory_events; warnings."""
     warnings: list[str] = []
-    con.execute(load_query("kineto_python_ids"))
     params = {"max_bytes": MAX_MEMORY_BYTES}
     con.execute(load_query("kineto_memory_events"), params)
     row = con.execute(load_query("kineto_memory_counts"), params).fetchone()
