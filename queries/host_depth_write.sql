@@ -9,14 +9,5 @@ SELECT h.rowid AS id, h.kind, h.pid, h.tid, h.start_ns, h.end_ns, h.duration_ns,
 FROM finalize.host_rows AS h
 POSITIONAL JOIN (SELECT depth FROM host_depth_rows ORDER BY row) AS d;
 
--- The Python frames' own ids by their host ids, for the stacks (stacks_python_ids.sql).
--- A table of the database, not a temp one: build_stacks reads it on another connection,
--- and drops it.
-CREATE OR REPLACE TABLE stacks_staged_python AS
-SELECT rowid AS id, python_id, python_parent_id
-FROM finalize.host_rows
-WHERE kind = 'python' AND (python_id IS NOT NULL OR python_parent_id IS NOT NULL);
-
-DROP TABLE finalize.host_rows;
 DROP TABLE host_depth_rows;
 DROP TABLE host_depth_groups;

@@ -5,7 +5,7 @@ SELECT * EXCLUDE (id) FROM gpu_activities LIMIT 0;
 
 -- staged_host also carries a Python frame's own ids ("Python id", "Python parent id":
 -- Kineto's frames have them), which finalize writes out beside the rows
--- (host_depth_write.sql).
+-- (finalize_python_ids.sql).
 CREATE OR REPLACE TEMP TABLE staged_host AS
 SELECT * EXCLUDE (id), NULL::BIGINT AS python_id, NULL::BIGINT AS python_parent_id
 FROM host_activities LIMIT 0;

@@ -256,9 +256,9 @@ def finalize_activities(con: duckdb.DuckDBPyConnection, host_written: bool = Fal
 
     The host rows are copied out first; then a second connection computes their depths
     (tui/sources/host_depth.py) and writes them while this one sorts and writes the GPU
-    rows: each step leaves a core idle part of the time (NumPy, a positional join). A
-    loader that wrote host_activities itself (`host_written`) has only its GPU rows
-    written here.
+    rows and the Python frames' own ids: each step leaves a core idle part of the time
+    (NumPy, a positional join). A loader that wrote host_activities itself
+    (`host_written`) has only its GPU rows written here.
     """
     with beside(con, events_work or _no_events_work) as events_done:
         if host_written:
@@ -267,6 +267,7 @@ def finalize_activities(con: duckdb.DuckDBPyConnection, host_written: bool = Fal
             con.execute(load_query("finalize_host_rows"))
             with beside(con, write_host_depths):
                 con.execute(load_query("finalize_activities"))
+                con.execute(load_query("finalize_python_ids"))
             con.execute("DETACH finalize")
     _drop_staging(con)
     return events_done.result()
