@@ -6,7 +6,8 @@ CREATE TEMP VIEW staged_host (
 ) AS
 SELECT
     CASE
-        WHEN regexp_full_match(cat, 'cuda_runtime|cuda_driver|runtime|driver') THEN 'runtime'
+        WHEN cat = 'cuda_runtime' OR cat = 'cuda_driver' OR cat = 'runtime' OR cat = 'driver'
+            THEN 'runtime'
         WHEN cat = 'cpu_op' OR cat = 'operator' THEN 'cpu_op'
         WHEN cat = 'user_annotation' THEN 'annotation'
         ELSE 'python'
@@ -27,10 +28,12 @@ SELECT
     CASE WHEN cat = 'python_function' THEN TRY_CAST(args."Python parent id" AS BIGINT) END
 FROM scratch.kineto_events
 WHERE ph = 'X'
-  -- a pattern, not `cat IN (...)`: DuckDB turns an IN list into a join, which may
-  -- reorder the rows, and their order (the file's) gives them their ids
-  AND regexp_full_match(cat, 'cuda_runtime|cuda_driver|runtime|driver|cpu_op|operator|'
-                             || 'user_annotation|python_function')
+  -- comparisons, not `cat IN (...)`: DuckDB turns an IN list into a join, which may
+  -- reorder the rows, and their order (the file's) gives them their ids; nor a regexp,
+  -- which took a third of this scan's time
+  AND (cat = 'cuda_runtime' OR cat = 'cuda_driver' OR cat = 'runtime' OR cat = 'driver'
+       OR cat = 'cpu_op' OR cat = 'operator' OR cat = 'user_annotation'
+       OR cat = 'python_function')
   AND start_ns IS NOT NULL AND duration_ns >= 0
   -- start and end within ±2^62 ns, so no difference of two times overflows
   AND start_ns >= -4611686018427387903
