@@ -44,9 +44,8 @@ TRACE_FORMATS = ("kineto", "xla", "xplane", "nsys-sqlite", "nsys-rep")
 # Loaders that write host_activities themselves, numbered and with their depths
 # (tui/sources/xla_depth.py, nsys_sqlite.py); the others stage every host row
 HOST_ROWS_WRITTEN = ("xla", "xplane", "nsys-sqlite", "nsys-rep")
-# Work on a loader's parsed events (its scratch database) that runs on a second connection
-# while the rows are written, returning warnings: Kineto's memory events, a
-# single-threaded query that would otherwise run alone
+# Work on a loader's parsed events (its scratch database) done while the host rows are
+# written on a second connection, returning warnings: Kineto's memory events
 EventsWork = Callable[[duckdb.DuckDBPyConnection], list[str]]
 BESIDE_FINALIZE: dict[str, EventsWork] = {"kineto": stage_kineto_memory}
 # A cache file missing one of these is not trusted (see _open_cached).
@@ -252,29 +251,26 @@ def _discard(con: duckdb.DuckDBPyConnection | None, partial: Path | None) -> Non
 def finalize_activities(con: duckdb.DuckDBPyConnection, host_written: bool = False,
                         events_work: EventsWork | None = None) -> list[str]:
     """Write the rows a loader staged into gpu_activities / host_activities, numbered;
-    returns the warnings of `events_work`, run meanwhile on a connection of its own.
+    run `events_work` on the loader's parsed events meanwhile and return its warnings.
 
     The host rows are copied out first; then a second connection computes their depths
-    (tui/sources/host_depth.py) and writes them while this one sorts and writes the GPU
-    rows and the Python frames' own ids: each step leaves a core idle part of the time
-    (NumPy, a positional join). A loader that wrote host_activities itself
-    (`host_written`) has only its GPU rows written here.
+    (tui/sources/host_depth.py) and writes them (NumPy, then a positional join: mostly one
+    core) while this one sorts and writes the GPU rows, the Python frames' own ids and
+    `events_work`. A loader that wrote host_activities itself (`host_written`) has only
+    its GPU rows written here.
     """
-    with beside(con, events_work or _no_events_work) as events_done:
-        if host_written:
+    if host_written:
+        con.execute(load_query("finalize_activities"))
+        warnings = events_work(con) if events_work else []
+    else:
+        con.execute(load_query("finalize_host_rows"))
+        with beside(con, write_host_depths):
             con.execute(load_query("finalize_activities"))
-        else:
-            con.execute(load_query("finalize_host_rows"))
-            with beside(con, write_host_depths):
-                con.execute(load_query("finalize_activities"))
-                con.execute(load_query("finalize_python_ids"))
-            con.execute("DETACH finalize")
+            con.execute(load_query("finalize_python_ids"))
+            warnings = events_work(con) if events_work else []
+        con.execute("DETACH finalize")
     _drop_staging(con)
-    return events_done.result()
-
-
-def _no_events_work(_: duckdb.DuckDBPyConnection) -> list[str]:
-    return []
+    return warnings
 
 
 def _drop_staging(con: duckdb.DuckDBPyConnection) -> None:
