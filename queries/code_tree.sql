@@ -1,6 +1,6 @@
--- GPU time by call path (top-down), after code_origin.sql and code_chain.sql: one row per distinct path of
--- frame names from a thread's outermost frame that led to GPU work. node and parent are
--- hashes of the path (parent NULL at the top).
+-- GPU time by call path (top-down), after code_origin.sql and code_chain.sql: one row per
+-- distinct path of frame names from a thread's outermost frame that led to GPU work. node
+-- and parent are hashes of the path (parent NULL at the top).
 -- Columns: node, parent, depth, frame, user_code, gpu_ns, self_gpu_ns, launches,
 --          frame_ids (the python_frames ids of the path's frames)
 WITH RECURSIVE kept AS (

@@ -33,9 +33,8 @@ def name_times(ids: np.ndarray, parent_ids: np.ndarray, top: np.ndarray,
                name_key: np.ndarray, origin_ids: np.ndarray, origin_gpu_ns: np.ndarray,
                origin_launches: np.ndarray) -> NameTimes:
     """Frames (ids in ascending order, their parents' ids, whether they have none, their
-    names' keys) and
-    origins (frames that launched GPU work, what they launched); every name on an
-    origin's stack, with its times."""
+    names' keys) and origins (frames that launched GPU work, what they launched): every
+    name on an origin's stack, with its times."""
     parent = _parents(ids, parent_ids, top)
     origin = _index_of(ids, origin_ids)
     known = origin >= 0

@@ -1,6 +1,6 @@
 """What a Kineto trace adds for memory: its `[memory]` events, staged from the parsed
-events before they are dropped (tui/trace.py runs this on a connection of its own while
-the rows are written)."""
+events before they are dropped (tui/trace.py runs this while a second connection writes
+the host rows)."""
 
 from __future__ import annotations
 

@@ -47,7 +47,7 @@ def build_stacks(con: duckdb.DuckDBPyConnection) -> list[str]:
     # the frames' own ids are paired up on a second connection while this one finds the
     # nesting (NumPy, mostly one core)
     with beside(con, lambda other: other.execute(load_query("stacks_python_ids"),
-                                                 {"kind": kind}).fetchall()):
+                                                 {"kind": kind})):
         con.execute(load_query("stacks_points"))
         _stage_nesting(con, ["cpu_op", kind])
     con.execute(load_query("stacks_python_frames"),
