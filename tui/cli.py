@@ -11,7 +11,6 @@ from tui import __version__
 from tui.analysis.gaps import DEFAULT_MIN_GAP_MS
 from tui.console import summary_console
 from tui.errors import TraceError
-from tui.summary_memo import write_text
 
 EXAMPLES = """\
 examples:
@@ -154,26 +153,43 @@ def _summary(path: Path | None, as_json: bool, min_gap_ns: int, use_cache: bool,
 
     path = path if path is not None else default_sample()
     kind = detect_format(path)
-    text = None  # the summary as JSON, once encoded
+    from tui.json_stream import iter_json_members, write_json
+
     if kind in ("ncu-rep", "ncu-csv"):
         summary, render = _ncu_summary(path)
+        if as_json:
+            write_json(sys.stdout, summary)
+            sys.stdout.write("\n")
+        else:
+            render(summary, summary_console())
+        return 0
+    from tui import summary_memo
+
+    if as_json and use_cache and ncu is None and summary_memo.copy_memo_json(
+            path, min_gap_ns, sys.stdout):
+        sys.stdout.write("\n")
+        return 0
+    summary, memo_beside = _trace_summary(path, min_gap_ns, use_cache, ncu)
+    # Encoded a piece at a time, for the memo and stdout alike: a summary of 200k gaps is
+    # 0.3 GB of JSON, and a copy of that text would count in the peak memory.
+    memo = summary_memo.MemoWriter(memo_beside, min_gap_ns, summary["source"])
+    try:
+        if as_json:
+            sys.stdout.write('{"source": ' + json.dumps(summary["source"]))
+        for i, piece in enumerate(iter_json_members(
+                {k: v for k, v in summary.items() if k != "source"})):
+            memo.write(piece)
+            if as_json:
+                sys.stdout.write(", " + piece if i == 0 else piece)
+        memo.finish()
+    finally:
+        memo.discard()
+    if as_json:
+        sys.stdout.write("}\n")
     else:
         from tui.report import print_summary
 
-        summary, memo_beside = _trace_summary(path, min_gap_ns, use_cache, ncu)
-        render = print_summary
-        # Encoded once, for the memo and stdout alike: a summary of 200k gaps is 0.3 GB of
-        # JSON, and each copy of that text counted in the peak memory.
-        text = json.dumps(summary) if as_json or memo_beside is not None else None
-        if memo_beside is not None:
-            from tui import summary_memo
-
-            summary_memo.write_memo(memo_beside, min_gap_ns, text)
-    if as_json:
-        write_text(sys.stdout, text if text is not None else json.dumps(summary))
-        sys.stdout.write("\n")
-    else:
-        render(summary, summary_console())
+        print_summary(summary, summary_console())
     return 0
 
 

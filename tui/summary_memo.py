@@ -1,12 +1,15 @@
 """The `--summary` of a cached trace, kept beside its cache file for the next warm open.
 
 A summary is a pure function of the cached database and the gap threshold, so once
-computed it is stored as `<cache file>.summary-<min_gap_ns>.json` (written under a
-temporary name, then renamed) and a later `tui --summary` of the unchanged trace prints
-it without opening the database. The cache file's name changes with the trace (path,
-size, mtime) and with CACHE_VERSION, and the memo is only trusted while its cache file
-is the very file it was computed from (same size and modification time) and names the
-same `tui` version, so it goes stale when the cache does: rebuilt, damaged, replaced.
+computed it is stored as `<cache file>.summary-<min_gap_ns>.v2.json` (written under a
+temporary name as it is printed, then renamed) and a later `tui --summary` of the
+unchanged trace prints it without opening the database. The cache file's name changes
+with the trace (path, size, mtime) and with CACHE_VERSION, and the memo is only trusted
+while its cache file is the very file it was computed from (same size and modification
+time) and names the same `tui` version, so it goes stale when the cache does: rebuilt,
+damaged, replaced. Its first line holds what it was computed from and the summary's
+source, the second the rest of the summary, so `--summary --json` copies that text out
+without decoding it.
 """
 
 from __future__ import annotations
@@ -14,60 +17,144 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
 from tui import __version__, cache
 
-_SLICE = 16 << 20  # characters written at a time (write_text)
+_SLICE = 16 << 20  # characters copied at a time from a stored summary
+_SUFFIX = "v2.json"  # line 1: what it was computed from, and the source; line 2: the rest
 
 
 def memo_file(cache_path: Path, min_gap_ns: int) -> Path:
-    return cache_path.with_name(f"{cache_path.name}.summary-{min_gap_ns}.json")
+    return cache_path.with_name(f"{cache_path.name}.summary-{min_gap_ns}.{_SUFFIX}")
 
 
 def read_memo(trace_path: Path, min_gap_ns: int) -> dict | None:
     """The stored summary of `trace_path`, or None when there is none to trust."""
+    with _open_memo(trace_path, min_gap_ns) as found:
+        if found is None:
+            return None
+        source, body = found
+        try:
+            rest = json.loads(body.read())
+        except (OSError, ValueError):
+            return None
+    return {"source": source, **rest} if isinstance(rest, dict) else None
+
+
+def copy_memo_json(trace_path: Path, min_gap_ns: int, out: TextIO) -> bool:
+    """Write the stored summary of `trace_path` to `out` as the JSON `--summary --json`
+    prints, without decoding it (a big one is 0.3 GB of text); False when none is stored."""
+    with _open_memo(trace_path, min_gap_ns) as found:
+        if found is None:
+            return False
+        source, body = found
+        try:
+            opening = body.read(2)
+            if not opening.startswith("{"):
+                return False
+            out.write('{"source": ' + json.dumps(source))
+            out.write(", " + opening[1:] if opening != "{}" else "}")
+            while piece := body.read(_SLICE):
+                out.write(piece)
+        except OSError:  # the memo went while being read: the output is incomplete
+            raise OSError("the stored summary could not be read to its end; run again "
+                          "with --no-cache") from None
+    return True
+
+
+@contextlib.contextmanager
+def _open_memo(trace_path: Path, min_gap_ns: int) -> Iterator[tuple[dict, TextIO] | None]:
+    """The stored summary's source (as given this time) and its file, positioned at the
+    rest; None when there is none to trust."""
     try:
         cache_path = cache.cache_file(trace_path)
-        stored = json.loads(memo_file(cache_path, min_gap_ns).read_text())
-        cache_stamp = _stamp(cache_path)
-    except (OSError, ValueError):
-        return None
-    if (not isinstance(stored, dict) or stored.get("tui_version") != __version__
-            or stored.get("cache_file") != cache_stamp):
-        return None
-    summary = stored.get("summary")
-    if not isinstance(summary, dict) or not isinstance(summary.get("source"), dict):
-        return None
-    summary["source"]["path"] = str(trace_path)  # as given this time
-    summary["source"]["from_cache"] = True
-    summary["source"]["cache_note"] = "from cache (summary stored)"
-    return summary
+        memo = open(memo_file(cache_path, min_gap_ns), encoding="utf-8")  # noqa: SIM115
+    except OSError:
+        yield None
+        return
+    with memo:
+        try:
+            head = memo.readline()
+            stored = json.loads(head)
+            cache_stamp = _stamp(cache_path)
+            complete = (os.fstat(memo.fileno()).st_size
+                        == len(head.encode()) + int(stored["body_bytes"]))
+        except (OSError, ValueError, TypeError, KeyError):
+            stored, complete = None, False
+        if (not complete or not isinstance(stored, dict)
+                or stored.get("tui_version") != __version__
+                or stored.get("cache_file") != cache_stamp
+                or not isinstance(stored.get("source"), dict)):
+            yield None
+            return
+        source = stored["source"]
+        source["path"] = str(trace_path)  # as given this time
+        source["from_cache"] = True
+        source["cache_note"] = "from cache (summary stored)"
+        yield source, memo
 
 
-def write_memo(cache_path: Path, min_gap_ns: int, text: str) -> None:
-    """Store a summary, given as its JSON `text`; a cache dir that cannot take it only
-    costs the next open time."""
-    target = memo_file(cache_path, min_gap_ns)
-    partial = target.with_name(f"{target.name}.partial-{os.getpid()}")
-    try:
-        head = json.dumps({"tui_version": __version__, "cache_file": _stamp(cache_path)})
-        with open(partial, "w", encoding="utf-8") as out:
-            out.write(head[:-1] + ', "summary": ')
-            write_text(out, text)
-            out.write("}")
-        os.replace(partial, target)
-    except (OSError, TypeError, ValueError):
+class MemoWriter:
+    """Takes a summary's JSON members (all but its source) as they are written out, and
+    stores them beside the cache once complete. It never raises: a cache dir that cannot
+    take the memo only costs the next open time."""
+
+    # the body's length, filled in once known: a memo cut short is never copied out
+    _UNKNOWN_LENGTH = "0" * 15
+
+    def __init__(self, cache_path: Path | None, min_gap_ns: int, source: dict) -> None:
+        self._out: BinaryIO | None = None
+        if cache_path is None:
+            return
+        self._target = memo_file(cache_path, min_gap_ns)
+        self._partial = self._target.with_name(f"{self._target.name}.partial-{os.getpid()}")
+        try:
+            head = json.dumps({"tui_version": __version__, "cache_file": _stamp(cache_path),
+                               "body_bytes": self._UNKNOWN_LENGTH, "source": source}).encode()
+            self._length_at = head.index(f'"{self._UNKNOWN_LENGTH}"'.encode()) + 1
+            self._out = open(self._partial, "wb")  # noqa: SIM115
+            self._out.write(head + b"\n")
+            self._body_bytes = 0
+            self.write("{")
+        except (OSError, TypeError, ValueError):
+            self._fail()
+
+    def write(self, piece: str) -> None:
+        if self._out is not None:
+            try:
+                data = piece.encode()
+                self._out.write(data)
+                self._body_bytes += len(data)
+            except OSError:
+                self._fail()
+
+    def finish(self) -> None:
+        """The summary is complete: store it."""
+        self.write("}")
+        if self._out is not None:
+            try:
+                self._out.seek(self._length_at)
+                self._out.write(f"{self._body_bytes:0{len(self._UNKNOWN_LENGTH)}d}".encode())
+                self._out.close()
+                os.replace(self._partial, self._target)
+            except OSError:
+                self._fail()
+            self._out = None
+
+    def discard(self) -> None:
+        if self._out is not None:
+            self._fail()
+
+    def _fail(self) -> None:
+        if self._out is not None:
+            with contextlib.suppress(OSError):
+                self._out.close()
+        self._out = None
         with contextlib.suppress(OSError):
-            partial.unlink(missing_ok=True)
-
-
-def write_text(out: TextIO, text: str) -> None:
-    """Write `text` a slice at a time: a text stream encodes what it is given whole, so a
-    0.3 GB summary written at once took another 0.3 GB."""
-    for at in range(0, len(text), _SLICE):
-        out.write(text[at : at + _SLICE])
+            self._partial.unlink(missing_ok=True)
 
 
 def _stamp(cache_path: Path) -> list[int]:

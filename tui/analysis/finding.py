@@ -8,6 +8,7 @@ cuda_memcpy_sync, cuda_memset_sync, cuda_api_sync, gpu_gaps, gpu_time_util), els
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,8 +21,9 @@ class Finding:
     severity: str  # one of SEVERITIES
     text: str  # one plain-language sentence or two: what, what it costs, what to do
     cost_ns: int | None = None  # GPU-idle or host time the finding explains; None if not a time
-    # every row, each e.g. {start_ns, duration_ns, device, pid, tid, api, ...}
-    rows: list[dict[str, Any]] = field(default_factory=list)
+    # every row, each e.g. {start_ns, duration_ns, device, pid, tid, api, ...}: a list, or
+    # a RowSet (tui.analysis.row_sets) where there can be many
+    rows: Sequence[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {"rule": self.rule, "severity": self.severity, "text": self.text,

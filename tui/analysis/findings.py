@@ -12,6 +12,7 @@ import duckdb
 from tui.analysis.finding import Finding
 from tui.analysis.gaps import Gap, explained_gaps
 from tui.analysis.kernels import DeviceBusy, KernelStats, device_busy, kernel_stats
+from tui.analysis.row_sets import ArrowRows
 from tui.analysis.rules import rule_findings, share
 from tui.queries import load_query
 from tui.units import format_bytes, format_ns
@@ -103,13 +104,11 @@ def _launch_overhead(kernels: list[KernelStats], source_format: str | None) -> F
 
 
 def _pageable(con: duckdb.DuckDBPyConnection, span_ns: int) -> Finding | None:
-    cursor = con.execute(load_query("pageable_copies"))
-    columns = [d[0] for d in cursor.description or ()]
-    rows = [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+    rows = ArrowRows.of_query(con, load_query("pageable_copies"))
     if not rows:
         return None
-    total = sum(r["duration_ns"] for r in rows)
-    moved = sum(r["bytes"] or 0 for r in rows)
+    total = sum(rows.column("duration_ns"))
+    moved = sum(b or 0 for b in rows.column("bytes"))
     return Finding("pageable_copies", "warning", (
         f"{len(rows):,} copies use pageable host memory ({format_bytes(moved)}, "
         f"{format_ns(total)} on the GPU, {share(total, span_ns)}): they block the host; "

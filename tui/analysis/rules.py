@@ -13,12 +13,12 @@ GPU work per device, so two processes sharing one GPU are reckoned as one.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 import duckdb
 
 from tui.analysis.finding import Finding
 from tui.analysis.gaps import Gap
+from tui.analysis.row_sets import ArrowRows, GapRows
 from tui.queries import load_query
 from tui.units import format_ns
 
@@ -29,13 +29,11 @@ API_RULES = ("cuda_memcpy_async", "cuda_memcpy_sync", "cuda_memset_sync", "cuda_
 GPU_RULES = ("gpu_gaps", "gpu_time_util")
 
 
-def rule_rows(con: duckdb.DuckDBPyConnection, rule: str) -> list[dict[str, Any]]:
+def rule_rows(con: duckdb.DuckDBPyConnection, rule: str) -> ArrowRows:
     """Every row of one rule's query (not gpu_gaps), in the rule's order."""
     params = ({"chunks": TIME_UTIL_CHUNKS, "threshold": TIME_UTIL_THRESHOLD}
               if rule == "gpu_time_util" else None)
-    cursor = con.execute(load_query(f"rule_{rule}"), params)
-    columns = [d[0] for d in cursor.description or ()]
-    return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+    return ArrowRows.of_query(con, load_query(f"rule_{rule}"), params)
 
 
 def not_checked(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
@@ -80,14 +78,14 @@ def share(ns: int, span_ns: int) -> str:
     return f"{100 * ns / span_ns:.1f}% of the trace's span" if span_ns else "of an empty span"
 
 
-def _apis(rows: list[dict[str, Any]]) -> str:
-    counts = Counter(r["api"] for r in rows)
+def _apis(rows: ArrowRows) -> str:
+    counts = Counter(rows.column("api"))
     return ", ".join(f"{n:,} {api}" for api, n in counts.most_common())
 
 
-def _memcpy_async(rows: list[dict[str, Any]], span_ns: int) -> Finding:
-    host = sum(r["api_duration_ns"] for r in rows)
-    gpu = sum(r["duration_ns"] for r in rows)
+def _memcpy_async(rows: ArrowRows, span_ns: int) -> Finding:
+    host = sum(rows.column("api_duration_ns"))
+    gpu = sum(rows.column("duration_ns"))
     return Finding("cuda_memcpy_async", "warning", (
         f"{len(rows):,} asynchronous copies ({_apis(rows)}) use pageable host memory, so "
         f"each blocks the host like a synchronous copy: {format_ns(host)} of host time in "
@@ -96,8 +94,8 @@ def _memcpy_async(rows: list[dict[str, Any]], span_ns: int) -> Finding:
     ), host, rows)
 
 
-def _memcpy_sync(rows: list[dict[str, Any]], span_ns: int) -> Finding:
-    host = sum(r["api_duration_ns"] for r in rows)
+def _memcpy_sync(rows: ArrowRows, span_ns: int) -> Finding:
+    host = sum(rows.column("api_duration_ns"))
     return Finding("cuda_memcpy_sync", "warning", (
         f"{len(rows):,} synchronous copies ({_apis(rows)}; host-to-device ones of 64 kB or "
         f"less left out) block the host until they finish: {format_ns(host)} in those calls "
@@ -106,8 +104,8 @@ def _memcpy_sync(rows: list[dict[str, Any]], span_ns: int) -> Finding:
     ), host, rows)
 
 
-def _memset_sync(rows: list[dict[str, Any]], span_ns: int) -> Finding:
-    host = sum(r["api_duration_ns"] for r in rows)
+def _memset_sync(rows: ArrowRows, span_ns: int) -> Finding:
+    host = sum(rows.column("api_duration_ns"))
     return Finding("cuda_memset_sync", "warning", (
         f"{len(rows):,} synchronous sets of pinned or managed memory ({_apis(rows)}) block "
         f"the host: {format_ns(host)} in those calls ({share(host, span_ns)}). Use "
@@ -115,8 +113,8 @@ def _memset_sync(rows: list[dict[str, Any]], span_ns: int) -> Finding:
     ), host, rows)
 
 
-def _api_sync(rows: list[dict[str, Any]], span_ns: int) -> Finding:
-    host = sum(r["duration_ns"] for r in rows)
+def _api_sync(rows: ArrowRows, span_ns: int) -> Finding:
+    host = sum(rows.column("duration_ns"))
     return Finding("cuda_api_sync", "warning", (
         f"{len(rows):,} synchronisation calls ({_apis(rows)}) block the host for "
         f"{format_ns(host)} ({share(host, span_ns)}); the longest waits "
@@ -126,7 +124,7 @@ def _api_sync(rows: list[dict[str, Any]], span_ns: int) -> Finding:
     ), host, rows)
 
 
-def _time_util(rows: list[dict[str, Any]], span_ns: int) -> Finding:
+def _time_util(rows: ArrowRows, span_ns: int) -> Finding:
     length = sum(r["duration_ns"] for r in rows)
     idle = round(sum(r["duration_ns"] * (100 - r["in_use_pct"]) / 100 for r in rows))
     low = rows[0]
@@ -155,4 +153,4 @@ def gaps_finding(gaps: list[Gap], span_ns: int, min_gap_ns: int) -> Finding:
         f"{len(gaps):,} GPU-idle gaps over {format_ns(min_gap_ns)} add up to "
         f"{format_ns(total)} ({share(total, span_ns)}); {n} of the {len(longest)} longest are "
         f"'{kind}': e.g. {format_ns(example.duration_ns)} idle, {example.cause}."
-    ), total, [g.as_dict() for g in gaps])
+    ), total, GapRows(gaps))

@@ -9,7 +9,9 @@ from tui.analysis.findings import findings
 from tui.analysis.gaps import explained_gaps
 from tui.analysis.kernels import device_busy, kernel_stats
 from tui.analysis.memory import memory_peaks
+from tui.analysis.row_sets import GapRows, RowSet
 from tui.analysis.xla_ops import xla_module_stats, xla_op_stats
+from tui.db import SUMMARY_SHARE, duckdb_share_of
 from tui.queries import load_query
 from tui.trace import Trace
 
@@ -18,10 +20,17 @@ def trace_summary(trace: Trace, min_gap_ns: int) -> dict:
     """Source, devices, every kernel name, every gap over the threshold, findings (each
     {rule, severity, text, cost_ns, rows}, most costly first), {rule: why} for the rules
     the trace could not be checked against, GPU time by Python frame and memory peaks
-    (where the trace has stacks and memory)."""
+    (where the trace has stacks and memory). The gaps and the rules' rows are RowSets:
+    write the summary out with tui.json_stream."""
+    # DuckDB gets a smaller share meanwhile: the gaps and rule rows (hundreds of MB on a
+    # big trace) are held in Python beside it
+    with duckdb_share_of(trace.con, SUMMARY_SHARE):
+        return _summary(trace, min_gap_ns)
+
+
+def _summary(trace: Trace, min_gap_ns: int) -> dict:
     con = trace.con
-    # first, while few Python objects are held: its queries take DuckDB's share of the
-    # budget, and the gaps and rule rows (hundreds of MB on a big trace) come on top
+    # first, while few Python objects are held
     code_memory = code_and_memory(con)
     devices = device_busy(con)
     kernels = kernel_stats(con)
@@ -52,7 +61,7 @@ def trace_summary(trace: Trace, min_gap_ns: int) -> dict:
         "source": source,
         "devices": [d.as_dict() for d in devices],
         "kernels": [k.as_dict() for k in kernels],
-        "gaps": [{**g.as_dict(), "offset_ns": g.start_ns - origin} for g in gaps],
+        "gaps": GapRows(gaps, origin),
         "findings": [_with_offsets(f.to_json(), origin) for f in found],
         "rules_not_checked": skipped,
         "warnings": list(trace.warnings),
@@ -89,6 +98,9 @@ def code_and_memory(con: duckdb.DuckDBPyConnection) -> dict:
 
 def _with_offsets(finding: dict, origin: int | None) -> dict:
     """Each row with a start also gets its offset from the trace's +0, as gaps do."""
+    if isinstance(finding["rows"], RowSet):  # given as the rows are written out
+        finding["rows"] = finding["rows"].with_offsets(origin)
+        return finding
     for row in finding["rows"]:
         if row.get("start_ns") is not None and origin is not None:
             row["offset_ns"] = row["start_ns"] - origin

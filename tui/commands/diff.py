@@ -10,7 +10,6 @@ activity).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -75,8 +74,11 @@ def main(argv: list[str]) -> int:
     if args.fail_above is not None:
         result["gate"] = {"fail_above_pct": args.fail_above, "failed": failed}
     if args.json:
+        from tui.json_stream import write_json
+
         findings = [f.to_json() for f in result["findings"]]
-        sys.stdout.write(json.dumps({**result, "findings": findings}) + "\n")
+        write_json(sys.stdout, {**result, "findings": findings})  # rows may be RowSets
+        sys.stdout.write("\n")
     elif not args.summary and args.fail_above is None and sys.stdout.isatty():
         from tui.diff_app import DiffApp
 

@@ -3,7 +3,6 @@ summary or in RunApp."""
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -26,8 +25,11 @@ def run_many(paths: list[Path], summary: bool, as_json: bool, min_gap_ns: int,
     with open_run(paths, use_cache=use_cache, min_gap_ns=min_gap_ns) as run:
         result = run_summary(run, min_gap_ns, label)
     if as_json:
+        from tui.json_stream import write_json
+
         findings = [f.to_json() for f in result["findings"]]
-        sys.stdout.write(json.dumps({**result, "findings": findings}) + "\n")
+        write_json(sys.stdout, {**result, "findings": findings})  # rows may be RowSets
+        sys.stdout.write("\n")
     else:
         from tui.console import summary_console
         from tui.report_ranks import print_run_summary
