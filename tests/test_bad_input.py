@@ -737,6 +737,26 @@ def test_the_memory_budget_reaches_duckdb(monkeypatch, capsys) -> None:
     assert limit in ("667.5 MiB", "700.0 MB"), limit
 
 
+def test_the_stacks_are_derived_with_a_smaller_duckdb_share(monkeypatch) -> None:
+    """60% of the budget while the launch stacks and idle intervals are derived (their
+    temp tables and the nesting's arrays sit side by side), 70% before and after."""
+    import tui.trace
+    from tui.trace import open_trace
+
+    seen: list[str] = []
+    real = tui.trace.build_stacks
+
+    def spying(con):
+        seen.append(con.execute("SELECT current_setting('memory_limit')").fetchone()[0])
+        return real(con)
+
+    monkeypatch.setenv("TUI_MEMORY", "1GB")
+    monkeypatch.setattr(tui.trace, "build_stacks", spying)
+    with open_trace(sample("stacks_training.pt.trace.json.gz"), use_cache=False) as trace:
+        after = trace.con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+    assert seen == ["572.2 MiB"] and after == "667.5 MiB"
+
+
 def test_a_load_that_outgrows_the_budget_is_tried_with_twice_it(monkeypatch, capsys) -> None:
     """60MB leaves DuckDB 42 MB, less than the JSON reader's 64 MB buffer: the load runs
     again with 120MB and says so; 10MB, then 20MB, is too little: one line, exit 2."""

@@ -25,6 +25,10 @@ from tui.errors import TraceError
 DEFAULT_MEMORY = "1GB"
 OUTSIDE_DUCKDB = 0.3
 ARRAYS_SHARE = 0.1
+# While the launch stacks and idle intervals are derived from the loaded tables, DuckDB
+# gets this share: its temp tables and the nesting's NumPy windows (ARRAYS_SHARE) sit
+# side by side there, and with 70% a 3 GB nsys export peaked at 1,030 MiB in that phase.
+DERIVE_SHARE = 0.6
 # While a summary is computed from a built trace, DuckDB gets this share of the budget
 # instead: the summary holds what it found (every gap, every rule row) in Python beside
 # DuckDB, and its queries over the built tables ran as fast with a quarter of the budget

@@ -16,10 +16,12 @@ import duckdb
 
 from tui import cache, cache_reason, load_progress
 from tui.db import (
+    DERIVE_SHARE,
     OUTSIDE_DUCKDB,
     beside,
     budget_of,
     connect,
+    duckdb_share_of,
     memory_budget,
     memory_budget_bytes,
     sql_string,
@@ -185,9 +187,10 @@ def _build(path: Path, kind: str, target: Path | None, warnings: list[str]) -> T
                 with contextlib.suppress(duckdb.Error):
                     con.execute("DETACH DATABASE IF EXISTS scratch")
                 shutil.rmtree(work, ignore_errors=True)
-        warnings += build_stacks(con)
-        con.execute(load_query("devices_from_activities"))
-        con.execute(load_query("gpu_idle"))
+        with duckdb_share_of(con, DERIVE_SHARE):
+            warnings += build_stacks(con)
+            con.execute(load_query("devices_from_activities"))
+            con.execute(load_query("gpu_idle"))
         con.executemany("INSERT OR REPLACE INTO trace_meta VALUES (?, ?)", [
             ("source_path", str(path.resolve())),
             ("warnings", json.dumps(warnings)),
