@@ -37,7 +37,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -57,19 +56,36 @@ print(time.time() - t)
 """
 
 
+# Runs the command it is given in a child of its own and prints that child's wall time and
+# peak RSS as its last line of stderr. A child started straight from this process would
+# report this process's own peak as its peak RSS (the kernel carries the peak of the
+# memory a child starts from across exec, and Python starts children by vfork), and this
+# process holds a big trace's 0.3 GB summary at times; a fork from a small launcher does
+# not carry it.
+LAUNCHER = """
+import os, sys, time
+start = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[1], sys.argv[1:])
+_, status, usage = os.wait4(pid, 0)
+print(f"\\nmeasured {time.perf_counter() - start} {usage.ru_maxrss}", file=sys.stderr)
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 def run_measured(cmd: list[str], env: dict | None = None) -> tuple[float, int, str]:
     """(wall seconds, peak RSS bytes, stdout) of one child process, measured by wait4."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
+        proc = subprocess.run([sys.executable, "-c", LAUNCHER, *cmd], stdout=out,
+                              stderr=err, env=env, check=False)
         out.seek(0)
         err.seek(0)
+        errors, _, measured = err.read().decode().rpartition("\nmeasured ")
         if proc.returncode != 0:
-            raise SystemExit(f"{' '.join(cmd)} failed: {err.read().decode()[-500:]}")
-        return wall, usage.ru_maxrss * 1024, out.read().decode()
+            raise SystemExit(f"{' '.join(cmd)} failed: {errors[-500:]}")
+        wall, maxrss_kb = measured.split()
+        return float(wall), int(maxrss_kb) * 1024, out.read().decode()
 
 
 REPEAT = 1  # set from --repeat
