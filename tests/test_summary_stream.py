@@ -168,3 +168,35 @@ def test_write_json_to_a_stream_matches() -> None:
     for piece in iter_json(value):
         out.write(piece)
     assert out.getvalue() == json.dumps({"a": [1, {"b": [{"x": 1}]}], "c": "é"})
+
+
+def test_the_text_summary_from_the_memo_is_the_computed_one(tmp_path: Path, monkeypatch,
+                                                             capsys) -> None:
+    """The text report reads the memo's brief (long row lists cut to BRIEF_ROWS) and
+    prints what it prints from the database: counts and first rows alike."""
+    import tui.trace
+    from tui.summary_memo import BRIEF_ROWS
+
+    monkeypatch.setenv("TUI_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("COLUMNS", "150")
+    trace = str(sample("sync_habits.sqlite"))
+    flags = ["--summary", "--min-gap-ms", "0.01"]
+    assert main([*flags, "--json", trace]) == 0
+    full = json.loads(capsys.readouterr().out)
+    sync_rows = next(f for f in full["findings"] if f["rule"] == "cuda_api_sync")["rows"]
+    assert len(full["gaps"]) > BRIEF_ROWS and len(sync_rows) > BRIEF_ROWS
+    assert main([*flags, "--no-cache", trace]) == 0
+    computed = capsys.readouterr().out
+
+    def refused(*_args, **_kwargs):
+        raise AssertionError("computed again")
+
+    monkeypatch.setattr(tui.trace, "open_trace", refused)
+    assert main([*flags, trace]) == 0
+    from_memo = capsys.readouterr().out
+    assert "from cache (summary stored)" in from_memo
+    assert from_memo.replace(" — from cache (summary stored)", "") == computed.replace(
+        " — not cached: --no-cache", "")
+    (memo,) = (tmp_path / "cache").glob("*.summary-*.json")
+    head, brief, rest = memo.read_text().split("\n")
+    assert len(brief) < len(rest) / 3 and f'"row_count": {len(full["gaps"])}' in brief

@@ -153,9 +153,9 @@ def _summary(path: Path | None, as_json: bool, min_gap_ns: int, use_cache: bool,
 
     path = path if path is not None else default_sample()
     kind = detect_format(path)
-    from tui.json_stream import iter_json_members, write_json
-
     if kind in ("ncu-rep", "ncu-csv"):
+        from tui.json_stream import write_json
+
         summary, render = _ncu_summary(path)
         if as_json:
             write_json(sys.stdout, summary)
@@ -165,44 +165,52 @@ def _summary(path: Path | None, as_json: bool, min_gap_ns: int, use_cache: bool,
         return 0
     from tui import summary_memo
 
-    if as_json and use_cache and ncu is None and summary_memo.copy_memo_json(
-            path, min_gap_ns, sys.stdout):
+    stored = use_cache and ncu is None
+    if as_json and stored and summary_memo.copy_memo_json(path, min_gap_ns, sys.stdout):
         sys.stdout.write("\n")
         return 0
-    summary, memo_beside = _trace_summary(path, min_gap_ns, use_cache, ncu)
-    # Encoded a piece at a time, for the memo and stdout alike: a summary of 200k gaps is
-    # 0.3 GB of JSON, and a copy of that text would count in the peak memory.
-    memo = summary_memo.MemoWriter(memo_beside, min_gap_ns, summary["source"])
-    try:
-        if as_json:
-            sys.stdout.write('{"source": ' + json.dumps(summary["source"]))
-        for i, piece in enumerate(iter_json_members(
-                {k: v for k, v in summary.items() if k != "source"})):
-            memo.write(piece)
-            if as_json:
-                sys.stdout.write(", " + piece if i == 0 else piece)
-        memo.finish()
-    finally:
-        memo.discard()
-    if as_json:
-        sys.stdout.write("}\n")
-    else:
+    summary = summary_memo.read_memo(path, min_gap_ns) if stored and not as_json else None
+    if summary is None:  # computed, written out as JSON and stored as it goes
+        summary = _write_summary(path, min_gap_ns, use_cache, ncu, as_json)
+    if not as_json:
         from tui.report import print_summary
 
         print_summary(summary, summary_console())
     return 0
 
 
+def _write_summary(path: Path, min_gap_ns: int, use_cache: bool, ncu: Path | None,
+                   as_json: bool) -> dict:
+    """The summary computed; written to stdout as JSON if `as_json`, and stored beside the
+    cache (unless with --ncu or --no-cache)."""
+    from tui import summary_memo
+    from tui.json_stream import iter_json_members
+
+    summary, memo_beside = _trace_summary(path, min_gap_ns, use_cache, ncu)
+    # Encoded a piece at a time, for the memo and stdout alike: a summary of 200k gaps is
+    # 0.3 GB of JSON, and a copy of that text would count in the peak memory.
+    memo = summary_memo.MemoWriter(memo_beside, min_gap_ns, summary)
+    try:
+        if as_json:
+            sys.stdout.write('{"source": ' + json.dumps(summary["source"]))
+        if as_json or memo_beside is not None:
+            for i, piece in enumerate(iter_json_members(
+                    {k: v for k, v in summary.items() if k != "source"})):
+                memo.write(piece)
+                if as_json:
+                    sys.stdout.write(", " + piece if i == 0 else piece)
+        memo.finish()
+    finally:
+        memo.discard()
+    if as_json:
+        sys.stdout.write("}\n")
+    return summary
+
+
 def _trace_summary(path: Path, min_gap_ns: int, use_cache: bool,
                    ncu: Path | None) -> tuple[dict, Path | None]:
-    """The summary dict: stored beside the cache by an earlier run, else computed; and
-    the cache file to store it beside (None: stored already, or not to be)."""
-    from tui import summary_memo
-
-    if use_cache and ncu is None:
-        memo = summary_memo.read_memo(path, min_gap_ns)
-        if memo is not None:
-            return memo, None
+    """The summary dict, computed; and the cache file to store it beside (None: not to
+    be)."""
     from tui.analysis.summary import trace_summary
     from tui.progress_line import progress_on_stderr
     from tui.trace import open_trace

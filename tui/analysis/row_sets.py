@@ -131,3 +131,25 @@ class GapRows(RowSet):
 
     def with_offsets(self, origin: int | None) -> GapRows:
         return GapRows(self.gaps, origin)
+
+
+class HeadRows(RowSet):
+    """The first rows of a longer RowSet, and how many it had: what a stored summary keeps
+    for printing as text (the report shows a few rows of each finding and its count)."""
+
+    def __init__(self, head: list[Row], count: int) -> None:
+        super().__init__(None)  # the head's rows have their offsets already
+        self.head = head
+        self.count = count
+
+    def __len__(self) -> int:
+        return self.count
+
+    def _dicts(self, start: int, stop: int) -> list[Row]:
+        if stop > len(self.head):
+            raise LookupError(f"only the first {len(self.head)} of {self.count:,} rows "
+                              "were stored")
+        return [dict(row) for row in self.head[start:stop]]
+
+    def with_offsets(self, origin: int | None) -> HeadRows:
+        return self
