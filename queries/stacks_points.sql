@@ -4,12 +4,19 @@
 -- memory event ('memory') at its time. Grouped by the GPU activity, after the join: a
 -- trace has many more runtime calls than activities (an nsys report: 40M beside 16M), and
 -- picking each correlation's first call among all of them first took three times as long.
+-- Stored in time order: the nesting reads the points a window of time at a time, and in
+-- time order each window's read skips the rest (a 3 GB nsys export: 9.2 s -> 1.5 s for
+-- the reads, and the sort costs less than it saves in the joins after).
 CREATE OR REPLACE TEMP TABLE stacks_points AS
-SELECT 'launch' AS what, g.id AS point_id, min(r.id) AS runtime_id,
-       arg_min(r.pid, r.id) AS pid, arg_min(r.tid, r.id) AS tid, arg_min(r.start_ns, r.id) AS t
-FROM gpu_activities AS g
-JOIN host_activities AS r ON r.correlation = g.correlation AND r.kind = 'runtime'
-GROUP BY g.id
-UNION ALL
-SELECT 'memory', id, NULL, pid, tid, ts_ns
-FROM memory_events;
+FROM (
+    SELECT 'launch' AS what, g.id AS point_id, min(r.id) AS runtime_id,
+           arg_min(r.pid, r.id) AS pid, arg_min(r.tid, r.id) AS tid,
+           arg_min(r.start_ns, r.id) AS t
+    FROM gpu_activities AS g
+    JOIN host_activities AS r ON r.correlation = g.correlation AND r.kind = 'runtime'
+    GROUP BY g.id
+    UNION ALL
+    SELECT 'memory', id, NULL, pid, tid, ts_ns
+    FROM memory_events
+)
+ORDER BY t;
