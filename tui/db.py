@@ -59,7 +59,12 @@ def memory_budget_bytes() -> int:
 
 def duckdb_memory_limit() -> str:
     """DuckDB's memory_limit: the budget less the share kept outside DuckDB."""
-    return f"{max(1, int(memory_budget_bytes() * (1 - OUTSIDE_DUCKDB)) // 1000)}KB"
+    return _memory_limit(1 - OUTSIDE_DUCKDB)
+
+
+def _memory_limit(share: float) -> str:
+    """`share` of the budget as a memory_limit setting."""
+    return f"{max(1, int(memory_budget_bytes() * share) // 1000)}KB"
 
 
 @contextlib.contextmanager
@@ -67,7 +72,7 @@ def duckdb_share_of(con: duckdb.DuckDBPyConnection, share: float) -> Iterator[No
     """DuckDB's memory_limit is `share` of the budget in the block (for every connection
     of `con`'s database), as it was after."""
     before = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
-    con.execute(f"SET memory_limit = '{max(1, int(memory_budget_bytes() * share) // 1000)}KB'")
+    con.execute(f"SET memory_limit = '{_memory_limit(share)}'")
     try:
         yield
     finally:
