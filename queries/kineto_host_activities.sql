@@ -12,11 +12,9 @@ SELECT
         WHEN cat = 'user_annotation' THEN 'annotation'
         ELSE 'python'
     END AS kind,
-    -- the first integer in the text; a plain integer (nearly all) skips the regexp
-    CASE WHEN CAST(TRY_CAST(pid AS BIGINT) AS VARCHAR) = pid THEN TRY_CAST(pid AS BIGINT)
-         ELSE TRY_CAST(regexp_extract(pid, '-?\d+') AS BIGINT) END AS pid,
-    CASE WHEN CAST(TRY_CAST(tid AS BIGINT) AS VARCHAR) = tid THEN TRY_CAST(tid AS BIGINT)
-         ELSE TRY_CAST(regexp_extract(tid, '-?\d+') AS BIGINT) END AS tid,
+    -- the first integer in the text (kineto_macros.sql)
+    kineto_int_id(pid) AS pid,
+    kineto_int_id(tid) AS tid,
     start_ns,
     start_ns + duration_ns AS end_ns,
     duration_ns,

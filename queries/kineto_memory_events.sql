@@ -22,11 +22,9 @@ FROM (
                TRY_CAST(args."Total Allocated" AS BIGINT) AS total_allocated,
                TRY_CAST(args."Total Reserved" AS BIGINT) AS total_reserved,
                TRY_CAST(args."Addr" AS BIGINT) AS addr,
-               -- the first integer in the text; a plain integer (nearly all) skips the regexp
-               CASE WHEN CAST(TRY_CAST(pid AS BIGINT) AS VARCHAR) = pid THEN TRY_CAST(pid AS BIGINT)
-                    ELSE TRY_CAST(regexp_extract(pid, '-?\d+') AS BIGINT) END AS pid,
-               CASE WHEN CAST(TRY_CAST(tid AS BIGINT) AS VARCHAR) = tid THEN TRY_CAST(tid AS BIGINT)
-                    ELSE TRY_CAST(regexp_extract(tid, '-?\d+') AS BIGINT) END AS tid,
+               -- the first integer in the text (kineto_macros.sql)
+               kineto_int_id(pid) AS pid,
+               kineto_int_id(tid) AS tid,
                rowid AS ord  -- the file's order (a row_number() here ran on one thread)
         FROM scratch.kineto_events
         WHERE ph = 'i'

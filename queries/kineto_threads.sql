@@ -1,13 +1,11 @@
 -- Kineto's process_name / thread_name metadata events (staged in kineto_events) into
 -- threads: one row per named thread, with its process's name. pid/tid are read as
--- kineto_host_activities.sql reads them.
+-- kineto_host_activities.sql reads them (kineto_macros.sql).
 INSERT INTO threads
 WITH named AS (
     SELECT name AS what,
-           CASE WHEN CAST(TRY_CAST(pid AS BIGINT) AS VARCHAR) = pid THEN TRY_CAST(pid AS BIGINT)
-                ELSE TRY_CAST(regexp_extract(pid, '-?\d+') AS BIGINT) END AS pid,
-           CASE WHEN CAST(TRY_CAST(tid AS BIGINT) AS VARCHAR) = tid THEN TRY_CAST(tid AS BIGINT)
-                ELSE TRY_CAST(regexp_extract(tid, '-?\d+') AS BIGINT) END AS tid,
+           kineto_int_id(pid) AS pid,
+           kineto_int_id(tid) AS tid,
            trim(args.name) AS label
     FROM scratch.kineto_events
     WHERE ph = 'M' AND name IN ('process_name', 'thread_name') AND args.name IS NOT NULL

@@ -61,6 +61,7 @@ def load_kineto(path: Path, con: duckdb.DuckDBPyConnection, scratch_dir: Path) -
     # The staged rows are views over kineto_events: finalize_activities reads them once.
     con.execute("DROP TABLE staged_gpu")
     con.execute("DROP TABLE staged_host")
+    con.execute(load_query("kineto_macros"))
     con.execute(load_query("kineto_gpu_activities"))
     con.execute(load_query("kineto_host_activities"))
     con.execute(load_query("kineto_threads"))
