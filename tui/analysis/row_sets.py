@@ -80,11 +80,16 @@ class RowSet(Sequence[Row]):
         return f"<{type(self).__name__} of {len(self):,} rows>"
 
     def _offset(self, rows: list[Row]) -> list[Row]:
-        if self.origin is not None:
-            for row in rows:
-                if row.get("start_ns") is not None:
-                    row["offset_ns"] = row["start_ns"] - self.origin
-        return rows
+        return add_offsets(rows, self.origin)
+
+
+def add_offsets(rows: list[Row], origin: int | None) -> list[Row]:
+    """Give each of `rows` that has a start its offset from `origin` (in place)."""
+    if origin is not None:
+        for row in rows:
+            if row.get("start_ns") is not None:
+                row["offset_ns"] = row["start_ns"] - origin
+    return rows
 
 
 class ArrowRows(RowSet):

@@ -9,7 +9,7 @@ from tui.analysis.findings import findings
 from tui.analysis.gaps import explained_gaps
 from tui.analysis.kernels import device_busy, kernel_stats
 from tui.analysis.memory import memory_peaks
-from tui.analysis.row_sets import GapRows, RowSet
+from tui.analysis.row_sets import GapRows, RowSet, add_offsets
 from tui.analysis.xla_ops import xla_module_stats, xla_op_stats
 from tui.db import SUMMARY_SHARE, duckdb_share_of
 from tui.queries import load_query
@@ -100,8 +100,6 @@ def _with_offsets(finding: dict, origin: int | None) -> dict:
     """Each row with a start also gets its offset from the trace's +0, as gaps do."""
     if isinstance(finding["rows"], RowSet):  # given as the rows are written out
         finding["rows"] = finding["rows"].with_offsets(origin)
-        return finding
-    for row in finding["rows"]:
-        if row.get("start_ns") is not None and origin is not None:
-            row["offset_ns"] = row["start_ns"] - origin
+    else:
+        add_offsets(finding["rows"], origin)
     return finding
