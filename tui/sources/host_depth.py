@@ -43,20 +43,20 @@ class _Carried:
 
 
 def write_host_depths(con: duckdb.DuckDBPyConnection) -> None:
-    """Write finalize.host_rows into host_activities, numbered by row id, with depths."""
+    """Set the depths of finalize.host_rows, a window at a time, then write the rows into
+    host_activities, numbered by row id."""
     con.execute(load_query("host_depth_groups"))
-    con.execute("CREATE OR REPLACE TEMP TABLE host_depth_rows (row BIGINT, depth INTEGER)")
     carried: dict[int, _Carried] = {}
     for since, until in _windows(con):
-        cols = con.execute(load_query("host_depth_window"),
-                           {"since": since, "until": until}).fetchnumpy()
+        window = {"since": since, "until": until}
+        cols = con.execute(load_query("host_depth_window"), window).fetchnumpy()
         rows = np.asarray(cols["row"])
         depth = group_depths(rows, np.asarray(cols["g"]), np.asarray(cols["start_ns"]),
                              np.asarray(cols["end_ns"]), until, carried)
         del cols
         with registered(con, "host_depth_window_rows",
                         pa.table({"row": rows, "depth": depth})):
-            con.execute("INSERT INTO host_depth_rows SELECT * FROM host_depth_window_rows")
+            con.execute(load_query("host_depth_update"), window)
     con.execute(load_query("host_depth_write"))
 
 
