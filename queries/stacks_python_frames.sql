@@ -5,6 +5,9 @@
 -- "Python parent id" names where that is the enclosing frame (the table
 -- stacks_work.frame_ids, stacks_python_ids.sql; empty for traces without ids), else the one
 -- its nesting gives (the temp table stacks_nesting_parents, tui/sources/nesting.py).
+-- The frames are the left side of the joins after, the ids' tables (a few numbers a frame)
+-- the right, which tui/sources/stacks.py has DuckDB build its hash tables from as written:
+-- left to itself it built them from the frames, names and all (twice the time).
 -- Names are parsed once per distinct name (a trace repeats a few thousand names over
 -- millions of frames), with string functions rather than a regexp with groups.
 -- $libraries: top-level package names that are libraries, not the user's code;

@@ -169,3 +169,25 @@ def test_summary_json_and_export_code(tmp_path: Path, capsys) -> None:
     table = pa_csv.read_csv(target)
     assert dict(zip(table.column("frame").to_pylist(), table.column("gpu_ns").to_pylist(),
                     strict=True)) == {k: v[0] for k, v in expected.items()}
+
+
+def test_joins_as_written_build_on_the_right_hand_side_in_the_block_only() -> None:
+    """stacks_python_frames.sql relies on it: outside the block DuckDB builds the hash
+    table from the side it estimates smaller (here the left: a RIGHT join), in it from
+    the right as written (a LEFT join); the setting is as before after the block."""
+    from tui.db import connect, joins_as_written
+
+    con = connect()
+    con.execute("CREATE TABLE frames AS SELECT range AS id, repeat('x', 50) AS name "
+                "FROM range(1000)")
+    con.execute("CREATE TABLE ids AS SELECT range AS id, range * 2 AS parent FROM range(100000)")
+
+    def join_type() -> str:
+        plan = con.execute("EXPLAIN SELECT * FROM frames LEFT JOIN ids USING (id)").fetchall()
+        return next(line.strip("│ ") for line in plan[0][1].splitlines() if "Join Type" in line)
+
+    assert join_type() == "Join Type: RIGHT"
+    with joins_as_written(con):
+        assert join_type() == "Join Type: LEFT"
+    assert join_type() == "Join Type: RIGHT"
+    assert con.execute("SELECT current_setting('disabled_optimizers')").fetchone()[0] == ""

@@ -10,7 +10,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from tui.db import beside, registered
+from tui.db import beside, joins_as_written, registered
 from tui.queries import load_query
 from tui.sources.backtrace_frames import build_backtrace_frames, has_backtraces
 from tui.sources.nesting import HostNesting, rows_per_window, time_windows
@@ -50,9 +50,10 @@ def build_stacks(con: duckdb.DuckDBPyConnection) -> list[str]:
                                                  {"kind": kind})):
         con.execute(load_query("stacks_points"))
         _stage_nesting(con, ["cpu_op", kind])
-    con.execute(load_query("stacks_python_frames"),
-                {"libraries": list(LIBRARIES), "stdlib": sorted(sys.stdlib_module_names),
-                 "kind": kind})
+    with joins_as_written(con):  # 1.2M frames: 0.87 -> 0.47 s
+        con.execute(load_query("stacks_python_frames"),
+                    {"libraries": list(LIBRARIES), "stdlib": sorted(sys.stdlib_module_names),
+                     "kind": kind})
     con.execute("DROP TABLE stacks_staged_python")
     con.execute("DETACH stacks_work")
     con.execute("DROP TABLE stacks_nesting_parents")
