@@ -30,6 +30,7 @@ from tui.errors import TraceError
 from tui.queries import load_query
 from tui.sources.chrome_json import is_gzip
 from tui.sources.detect import detect_format
+from tui.sources.gpu_idle import build_gpu_idle
 from tui.sources.host_depth import write_host_depths
 from tui.sources.kineto import GZIP_RATIO
 from tui.sources.kineto_memory import stage_kineto_memory
@@ -190,7 +191,7 @@ def _build(path: Path, kind: str, target: Path | None, warnings: list[str]) -> T
         with duckdb_share_of(con, DERIVE_SHARE):
             warnings += build_stacks(con)
             con.execute(load_query("devices_from_activities"))
-            con.execute(load_query("gpu_idle"))
+            build_gpu_idle(con)
         con.executemany("INSERT OR REPLACE INTO trace_meta VALUES (?, ?)", [
             ("source_path", str(path.resolve())),
             ("warnings", json.dumps(warnings)),

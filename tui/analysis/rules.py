@@ -2,7 +2,7 @@
 
 Each rule is one query, `queries/rule_<name>.sql`, with NVIDIA's filters, thresholds and
 defaults, returning the rule's rows in its order (longest first; gpu_time_util lowest use
-first). `gpu_gaps` is the explained gaps (`gpu_idle.sql`, strictly longer than the
+first). `gpu_gaps` is the explained gaps (`tui/sources/gpu_idle.py`, strictly longer than the
 threshold, as the rule). The same queries run on every source: on Kineto traces the
 runtime events (cudaMemcpyAsync, cudaStreamSynchronize, ...) and the memory kinds in the
 copies' names stand in for the nsys tables. A rule whose inputs the trace lacks is not run,
