@@ -44,7 +44,7 @@ def windows(con) -> None:
                                                          ("launch_bound_inference", 24, 3)])
 def test_gaps_across_blocks_equal_a_plain_sweep(name: str, copies: int, eighths: int, build,
                                                 monkeypatch) -> None:
-    monkeypatch.setattr(tui.sources.gpu_idle, "BATCH_ROWS", 50_000)  # batches end mid-gap
+    monkeypatch.setattr(tui.sources.gpu_idle, "batch_rows", lambda: 50_000)  # batches end mid-gap
     intervals = shifted_copies(name, copies, eighths)
     devices = {device for device, *_ in intervals}
     assert len(intervals) > 3 * BLOCK and len(devices) == 1
@@ -82,7 +82,7 @@ def test_gaps_across_blocks_equal_a_plain_sweep(name: str, copies: int, eighths:
 def test_batches_give_the_rows_of_the_windows_in_their_order(trace: str, monkeypatch) -> None:
     """On real traces (several streams; nsys and Kineto), in small batches:
     the same rows in the same order (device, start_ns) as the window functions."""
-    monkeypatch.setattr(tui.sources.gpu_idle, "BATCH_ROWS", 16)
+    monkeypatch.setattr(tui.sources.gpu_idle, "batch_rows", lambda: 16)
     with open_trace(sample(trace), use_cache=False) as opened:
         con = opened.con
         batches = con.execute("SELECT * FROM gpu_idle").fetchall()
@@ -114,7 +114,7 @@ def test_activities_stored_out_of_id_order_get_the_windows_rows() -> None:
 def test_several_devices_and_a_null_device_in_batches(monkeypatch) -> None:
     """Devices in order, NULL last (a Kineto event whose device could not be read: no
     gaps), each with a gap that runs across a batch's end: the windows' rows."""
-    monkeypatch.setattr(tui.sources.gpu_idle, "BATCH_ROWS", 7)
+    monkeypatch.setattr(tui.sources.gpu_idle, "batch_rows", lambda: 7)
     con = connect()
     con.execute(load_query("schema"))
     con.execute("""

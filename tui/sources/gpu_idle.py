@@ -23,12 +23,13 @@ import pyarrow as pa
 
 from tui.db import cursor, registered
 from tui.queries import load_query
+from tui.sources.nesting import rows_per_window
 
-BATCH_ROWS = 1 << 20  # read at a time: 32 MB of the four columns
-WRITE_ROWS = 1 << 20  # gaps written at a time: 48 MB
+# What a batch of activities costs for each row read (the four columns, their NumPy copies
+# and a device's run of them) and each gap found (kept until written), at most: the batches
+# stay within the budget's share for arrays.
+BYTES_PER_ROW = 160
 NO_END = np.iinfo(np.int64).min  # "nothing has ended yet" (a NULL end counts as that)
-
-
 _NONE_YET = object()  # the carry's device before the first batch
 
 
@@ -61,19 +62,25 @@ def build_gpu_idle(con: duckdb.DuckDBPyConnection) -> None:
 def _from_batches(con: duckdb.DuckDBPyConnection) -> None:
     reader = cursor(con)  # read on one connection while this one writes
     try:
-        activities = reader.sql(load_query("gpu_idle_activities")).to_arrow_reader(BATCH_ROWS)
+        rows = batch_rows()
+        activities = reader.sql(load_query("gpu_idle_activities")).to_arrow_reader(rows)
         carry = _Carry()
-        found: list[pa.Table] = []
-        for batch in _batches_of(activities, BATCH_ROWS):
+        found: list[pa.Table] = []  # gaps not written yet
+        for batch in _batches_of(activities, rows):
             gaps = batch_gaps(batch, carry)
             if gaps is not None:
                 found.append(gaps)
-            if sum(gaps.num_rows for gaps in found) >= WRITE_ROWS:
+            if sum(table.num_rows for table in found) >= rows:
                 _write(con, found)
                 found = []
         _write(con, found)
     finally:
         reader.close()
+
+
+def batch_rows() -> int:
+    """Activities read, and gaps written, at a time (625k at the 1GB default budget)."""
+    return rows_per_window(BYTES_PER_ROW)
 
 
 def _batches_of(reader: pa.RecordBatchReader, rows: int) -> Iterator[pa.RecordBatch]:
@@ -95,8 +102,8 @@ def _joined(rows: pa.Table) -> pa.RecordBatch:
 
 
 def _write(con: duckdb.DuckDBPyConnection, found: list[pa.Table]) -> None:
-    """Append gaps to gpu_idle: many rows at a time (an insert of 120k rows took twice as
-    long a row as one of 1M)."""
+    """Append gaps to gpu_idle, many rows at a time: an insert of 120k rows took twice as
+    long a row as one of 1M."""
     if found:
         with registered(con, "gpu_idle_batch", pa.concat_tables(found)):
             con.execute(load_query("gpu_idle_write"))
@@ -139,7 +146,7 @@ def batch_gaps(batch: pa.RecordBatch, carry: _Carry) -> pa.Table | None:
         carry.last_end, carry.last_id = int(ends[-1]), int(run_ids[reached_at[-1]])
         if np.any(gap):
             out.append(pa.table({
-                "device": pa.array([device] * int(gap.sum()), type=devices.type),
+                "device": pa.array(np.full(int(gap.sum()), device)).cast(devices.type),
                 "start_ns": before_end[gap],
                 "end_ns": s[gap],
                 "duration_ns": s[gap] - before_end[gap],
