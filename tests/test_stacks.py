@@ -191,3 +191,26 @@ def test_joins_as_written_build_on_the_right_hand_side_in_the_block_only() -> No
         assert join_type() == "Join Type: LEFT"
     assert join_type() == "Join Type: RIGHT"
     assert con.execute("SELECT current_setting('disabled_optimizers')").fetchone()[0] == ""
+
+
+@pytest.mark.parametrize("trace", ["stacks_training.pt.trace.json.gz", "backtraces_training.sqlite"])
+def test_launch_points_in_many_parts_give_the_same_stacks(trace: str, monkeypatch) -> None:
+    """The launching calls are joined a part of the GPU activities at a time (a 3 GB trace's
+    would not fit DuckDB's memory at once): in parts of 7 activities, every launch,
+    frame and memory event's context is the same as in one part."""
+    import tui.sources.stacks
+    from tui.trace import open_trace
+
+    tables = ("SELECT * FROM launches ORDER BY gpu_id",
+              "SELECT * FROM memory_events ORDER BY id",
+              "SELECT * FROM python_frames ORDER BY id")
+
+    def stacks() -> list[list[tuple]]:
+        with open_trace(sample(trace), use_cache=False) as opened:
+            return [opened.con.execute(query).fetchall() for query in tables]
+
+    whole = stacks()
+    monkeypatch.setattr(tui.sources.stacks, "points_per_part", lambda: 7)
+    assert stacks() == whole
+    launches = whole[0]
+    assert len(launches) > 7 * 20 and sum(1 for row in launches if row[1] is not None) > 100

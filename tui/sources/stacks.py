@@ -10,7 +10,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from tui.db import beside, joins_as_written, registered
+from tui.db import DERIVE_SHARE, beside, joins_as_written, memory_budget_bytes, registered
 from tui.queries import load_query
 from tui.sources.backtrace_frames import build_backtrace_frames, has_backtraces
 from tui.sources.nesting import HostNesting, rows_per_window, time_windows
@@ -32,6 +32,10 @@ LIBRARIES = (
 # What the nesting's NumPy arrays cost for a range or a point looked up among them,
 # measured: 1.34M ranges and 384k points took 150 MB more at their peak (87 bytes each).
 NESTING_BYTES_PER_ROW = 110
+# What the join of a part of the GPU activities with their launching calls holds for each
+# activity (its hash table, the grouping after, the sort): 4M a part at a 600 MB share took
+# 1.4 s each, with nothing spilled.
+POINTS_JOIN_BYTES = 150
 
 
 def build_stacks(con: duckdb.DuckDBPyConnection) -> list[str]:
@@ -48,7 +52,7 @@ def build_stacks(con: duckdb.DuckDBPyConnection) -> list[str]:
     # nesting (NumPy, mostly one core)
     with beside(con, lambda other: other.execute(load_query("stacks_python_ids"),
                                                  {"kind": kind})):
-        con.execute(load_query("stacks_points"))
+        _stage_points(con)
         _stage_nesting(con, ["cpu_op", kind])
     with joins_as_written(con):  # 1.2M frames: 0.87 -> 0.47 s
         con.execute(load_query("stacks_python_frames"),
@@ -68,6 +72,25 @@ def build_stacks(con: duckdb.DuckDBPyConnection) -> list[str]:
         source = "cuda_backtrace"
     con.execute("INSERT OR REPLACE INTO trace_meta VALUES ('code_source', ?)", [source])
     return _frame_warnings(con)
+
+
+def _stage_points(con: duckdb.DuckDBPyConnection) -> None:
+    """The temp table stacks_points: the GPU activities' launching calls, a part of the
+    activities at a time (each part's join within DuckDB's memory), and the memory events."""
+    con.execute(load_query("stacks_points"))
+    row = con.execute(load_query("stacks_points_parts")).fetchone()
+    assert row is not None
+    per_part = points_per_part()
+    for since in range(0, row[0], per_part):
+        con.execute(load_query("stacks_points_launches"),
+                    {"since": since, "until": since + per_part})
+    con.execute(load_query("stacks_points_memory"))
+
+
+def points_per_part() -> int:
+    """GPU activities a part of stacks_points_launches.sql takes: DuckDB's share of the
+    budget while the stacks are built, at POINTS_JOIN_BYTES each (4M at the 1GB default)."""
+    return max(int(memory_budget_bytes() * DERIVE_SHARE) // POINTS_JOIN_BYTES, 1 << 16)
 
 
 def _stage_nesting(con: duckdb.DuckDBPyConnection, kinds: list[str]) -> None:
