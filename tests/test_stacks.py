@@ -193,7 +193,8 @@ def test_joins_as_written_build_on_the_right_hand_side_in_the_block_only() -> No
     assert con.execute("SELECT current_setting('disabled_optimizers')").fetchone()[0] == ""
 
 
-@pytest.mark.parametrize("trace", ["stacks_training.pt.trace.json.gz", "backtraces_training.sqlite"])
+@pytest.mark.parametrize("trace", ["stacks_training.pt.trace.json.gz",
+                                   "backtraces_training.sqlite"])
 def test_launch_points_in_many_parts_give_the_same_stacks(trace: str, monkeypatch) -> None:
     """The launching calls are joined a part of the GPU activities at a time (a 3 GB trace's
     would not fit DuckDB's memory at once): in parts of 7 activities, every launch,
