@@ -68,21 +68,22 @@ def _files(directory: Path) -> set[str]:
                          ids=["exception", "ctrl-c"])
 def test_a_load_that_fails_midway_leaves_no_cache(fault: BaseException, trace: Path,
                                                   cache_dir: Path, monkeypatch, capsys) -> None:
-    """The loader has written rows into the partial cache file when the fault hits."""
-    from tui import trace as trace_module
+    """The loader has written rows into the partial cache file when the fault hits (as the
+    idle intervals are written, after the activities and stacks)."""
+    from tui.sources import gpu_idle
 
-    real = trace_module.load_query
+    real = gpu_idle.load_query
 
     def failing(name: str) -> str:
-        if name == "gpu_idle":
+        if name == "gpu_idle_write":
             raise fault
         return real(name)
 
-    monkeypatch.setattr(trace_module, "load_query", failing)
+    monkeypatch.setattr(gpu_idle, "load_query", failing)
     rc = main(["--summary", "--json", str(trace)])
     assert rc == (130 if isinstance(fault, KeyboardInterrupt) else 2)
     assert _files(cache_dir) == set()  # neither a cache file nor a partial one
-    monkeypatch.setattr(trace_module, "load_query", real)
+    monkeypatch.setattr(gpu_idle, "load_query", real)
     capsys.readouterr()
     assert _loaded(capsys, trace)["source"]["from_cache"] is False
     assert _loaded(capsys, trace)["source"]["from_cache"] is True
@@ -95,12 +96,13 @@ def test_a_killed_load_is_never_trusted(trace: Path, cache_dir: Path, capsys) ->
 import os, signal
 from pathlib import Path
 from tui import trace as t
-real = t.load_query
+from tui.sources import gpu_idle as g
+real = g.load_query
 def dying(name):
-    if name == "gpu_idle":
+    if name == "gpu_idle_write":
         os.kill(os.getpid(), signal.SIGKILL)
     return real(name)
-t.load_query = dying
+g.load_query = dying
 t.open_trace(Path({str(trace)!r}))
 """
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
