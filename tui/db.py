@@ -68,29 +68,29 @@ def _memory_limit(share: float) -> str:
 
 
 @contextlib.contextmanager
-def duckdb_share_of(con: duckdb.DuckDBPyConnection, share: float) -> Iterator[None]:
-    """DuckDB's memory_limit is `share` of the budget in the block (for every connection
-    of `con`'s database), as it was after."""
-    before = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
-    con.execute(f"SET memory_limit = '{_memory_limit(share)}'")
+def setting_in_block(con: duckdb.DuckDBPyConnection, name: str, value: str) -> Iterator[None]:
+    """DuckDB's setting `name` is `value` in the block, as it was after."""
+    before = con.execute("SELECT current_setting(?)", [name]).fetchone()[0]
+    con.execute(f"SET {name} = {sql_string(value)}")
     try:
         yield
     finally:
-        con.execute(f"SET memory_limit = {sql_string(before)}")
+        con.execute(f"SET {name} = {sql_string(before)}")
 
 
-@contextlib.contextmanager
-def joins_as_written(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+def duckdb_share_of(con: duckdb.DuckDBPyConnection,
+                    share: float) -> contextlib.AbstractContextManager[None]:
+    """DuckDB's memory_limit is `share` of the budget in the block (for every connection
+    of `con`'s database), as it was after."""
+    return setting_in_block(con, "memory_limit", _memory_limit(share))
+
+
+def joins_as_written(con: duckdb.DuckDBPyConnection) -> contextlib.AbstractContextManager[None]:
     """In the block, each hash join builds its table from the right-hand side as the query
     is written, instead of the side DuckDB estimates smaller (a setting of the whole
     database, as it was after). For a join of two inputs of equal length whose left side
     is wide (text columns) and right side a few numbers: DuckDB would build on the wide one."""
-    before = con.execute("SELECT current_setting('disabled_optimizers')").fetchone()[0]
-    con.execute("SET disabled_optimizers = 'build_side_probe_side'")
-    try:
-        yield
-    finally:
-        con.execute(f"SET disabled_optimizers = {sql_string(before)}")
+    return setting_in_block(con, "disabled_optimizers", "build_side_probe_side")
 
 
 @contextlib.contextmanager
