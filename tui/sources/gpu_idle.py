@@ -54,8 +54,7 @@ def build_gpu_idle(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("DELETE FROM gpu_idle")
     try:
         _from_batches(con)
-    except _OutOfOrder:
-        con.execute("DELETE FROM gpu_idle")
+    except _OutOfOrder:  # gpu_idle_windows.sql replaces the table, batches written or not
         con.execute(load_query("gpu_idle_windows"))
 
 
