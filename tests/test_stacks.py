@@ -215,3 +215,33 @@ def test_launch_points_in_many_parts_give_the_same_stacks(trace: str, monkeypatc
     assert stacks() == whole
     launches = whole[0]
     assert len(launches) > 7 * 20 and sum(1 for row in launches if row[1] is not None) > 100
+
+
+def test_a_correlation_id_two_calls_share_names_the_first_call(monkeypatch) -> None:
+    """Two processes' correlation ids can meet in one report: an activity whose id two
+    runtime calls share gets the first call (the lower id), once, in whichever part it
+    falls, as the grouped query over all activities gives it."""
+    import tui.sources.stacks as stacks
+    from tui.queries import load_query
+
+    with open_trace(sample(STACKS), use_cache=False) as opened:
+        con = opened.con
+        gpu_id, runtime_id = con.execute(
+            "SELECT gpu_id, runtime_id FROM launches WHERE runtime_id IS NOT NULL "
+            "ORDER BY gpu_id LIMIT 1 OFFSET 30").fetchone()
+        # a call of another thread, later in id, earlier in time, with the same id
+        con.execute("INSERT INTO host_activities (id, kind, pid, tid, start_ns, end_ns, "
+                    "duration_ns, name, correlation, depth) "
+                    "SELECT (SELECT max(id) + 1 FROM host_activities), kind, pid, tid + 1, "
+                    "start_ns - 5, end_ns, duration_ns, name, correlation, depth "
+                    "FROM host_activities WHERE id = ?", [runtime_id])
+        query = "SELECT * FROM stacks_points WHERE what = 'launch' ORDER BY point_id"
+        monkeypatch.setattr(stacks, "points_per_part", lambda: 7)
+        stacks._stage_points(con)
+        in_parts = con.execute(query).fetchall()
+        con.execute(load_query("stacks_points"))
+        con.execute(load_query("stacks_points_launches_first"), {"since": 0, "until": 1 << 62})
+        grouped = con.execute(query).fetchall()
+    assert in_parts == grouped
+    assert [row[2] for row in in_parts if row[1] == gpu_id] == [runtime_id]
+    assert len(in_parts) > 500

@@ -33,8 +33,8 @@ LIBRARIES = (
 # measured: 1.34M ranges and 384k points took 150 MB more at their peak (87 bytes each).
 NESTING_BYTES_PER_ROW = 110
 # What the join of a part of the GPU activities with their launching calls holds for each
-# activity (its hash table, the grouping after, the sort): 4M a part at a 600 MB share took
-# 1.4 s each, with nothing spilled.
+# activity (its hash table, the sort; the grouping, where two calls share a correlation
+# id): 4M a part at a 600 MB share took 1.4 s each with the grouping, nothing spilled.
 POINTS_JOIN_BYTES = 150
 
 
@@ -82,9 +82,19 @@ def _stage_points(con: duckdb.DuckDBPyConnection) -> None:
     assert row is not None
     per_part = points_per_part()
     for since in range(0, row[0], per_part):
-        con.execute(load_query("stacks_points_launches"),
-                    {"since": since, "until": since + per_part})
+        part = {"since": since, "until": since + per_part}
+        con.execute(load_query("stacks_points_launches"), part)
+        if _came_twice(con, since, per_part):  # a correlation id two calls share
+            con.execute(load_query("stacks_points_part_delete"), part)
+            con.execute(load_query("stacks_points_launches_first"), part)
     con.execute(load_query("stacks_points_memory"))
+
+
+def _came_twice(con: duckdb.DuckDBPyConnection, since: int, per_part: int) -> bool:
+    """Whether an activity of ids [since, since + per_part) is in stacks_points twice."""
+    ids = con.execute(load_query("stacks_points_part_ids"),
+                      {"since": since, "until": since + per_part}).fetchnumpy()["point_id"]
+    return len(ids) > 0 and int(np.bincount(np.asarray(ids) - since).max()) > 1
 
 
 def points_per_part() -> int:
