@@ -142,3 +142,33 @@ def test_sync_rule_filters_on_a_generated_variant(tmp_path: Path) -> None:
     assert {854733036, 855874545} <= starts
     sets = {r["start_ns"]: r["memory_kind"] for r in rows["cuda_memset_sync"]}
     assert len(sets) == 6 and sets[831911462] == "Pinned"
+
+
+@pytest.mark.parametrize("trace", COUNTS)
+def test_rules_no_gpu_row_can_pass_are_left_unqueried_rightly(trace: str) -> None:
+    """rule_inputs.sql counts the GPU rows that pass each copy and set rule's own filter;
+    a rule with none is not queried, and its query indeed finds no row there."""
+    from tui.analysis.rules import GPU_SIDE_RULES, rule_inputs, rule_rows
+
+    with open_trace(sample(f"{trace}.sqlite")) as loaded:
+        _, empty = rule_inputs(loaded.con)
+        for rule in GPU_SIDE_RULES:
+            rows = len(rule_rows(loaded.con, rule))
+            assert rows == COUNTS[trace][RULES.index(rule)]
+            if rule in empty:
+                assert rows == 0
+    assert empty == SKIPPED[trace]
+
+
+# The copy and set rules that no GPU row of each export could pass (the copies of
+# sync_habits and the gappy exports pass cuda_memcpy_sync's GPU side, but their calls are
+# asynchronous: that rule is queried there, and finds none).
+SKIPPED = {
+    "rules": set(),
+    "sync_habits": {"cuda_memset_sync"},
+    "gappy_training": {"cuda_memset_sync"},
+    "gappy_then_tuned": {"cuda_memset_sync"},
+    "multistream": {"cuda_memcpy_async", "cuda_memset_sync"},
+    "ncu_kernels": {"cuda_memcpy_async", "cuda_memcpy_sync", "cuda_memset_sync"},
+    "small_kernels": {"cuda_memcpy_async", "cuda_memcpy_sync", "cuda_memset_sync"},
+}

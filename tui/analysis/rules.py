@@ -6,7 +6,7 @@ first). `gpu_gaps` is the explained gaps (`tui/sources/gpu_idle.py`, strictly lo
 threshold, as the rule). The same queries run on every source: on Kineto traces the
 runtime events (cudaMemcpyAsync, cudaStreamSynchronize, ...) and the memory kinds in the
 copies' names stand in for the nsys tables. A rule whose inputs the trace lacks is not run,
-and `not_checked` says why. NVIDIA's rules also split rows by process; tui's schema keeps
+and `rule_inputs` says why. NVIDIA's rules also split rows by process; tui's schema keeps
 GPU work per device, so two processes sharing one GPU are reckoned as one.
 """
 
@@ -27,6 +27,9 @@ TIME_UTIL_CHUNKS = 30
 TIME_UTIL_THRESHOLD = 50
 API_RULES = ("cuda_memcpy_async", "cuda_memcpy_sync", "cuda_memset_sync", "cuda_api_sync")
 GPU_RULES = ("gpu_gaps", "gpu_time_util")
+# The rules whose GPU rows rule_inputs.sql counts: with none, each has no rows (its join
+# with every runtime call took 0.4-0.5 s for nothing on a 3 GB nsys export).
+GPU_SIDE_RULES = ("cuda_memcpy_sync", "cuda_memcpy_async", "cuda_memset_sync")
 
 
 def rule_rows(con: duckdb.DuckDBPyConnection, rule: str) -> ArrowRows:
@@ -36,10 +39,18 @@ def rule_rows(con: duckdb.DuckDBPyConnection, rule: str) -> ArrowRows:
     return ArrowRows.of_query(con, load_query(f"rule_{rule}"), params)
 
 
-def not_checked(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
-    """{rule: why it was not run} for the rules whose inputs this trace lacks."""
-    runtime, copies, copies_kinds, memsets, memsets_kinds, gpu_rows = con.execute(
-        load_query("rule_inputs")).fetchone() or (0, 0, 0, 0, 0, 0)
+def rule_inputs(con: duckdb.DuckDBPyConnection) -> tuple[dict[str, str], set[str]]:
+    """{rule: why it was not run} for the rules whose inputs this trace lacks, and the
+    copy and set rules that no GPU row could pass (queries/rule_inputs.sql)."""
+    (runtime, copies, copies_kinds, memsets, memsets_kinds, gpu_rows, *candidates) = (
+        con.execute(load_query("rule_inputs")).fetchone() or (0,) * 9)
+    empty = {rule for rule, rows in zip(GPU_SIDE_RULES, candidates, strict=True) if not rows}
+    return _why_not_checked(runtime, copies, copies_kinds, memsets, memsets_kinds,
+                            gpu_rows), empty
+
+
+def _why_not_checked(runtime: int, copies: int, copies_kinds: int, memsets: int,
+                     memsets_kinds: int, gpu_rows: int) -> dict[str, str]:
     out: dict[str, str] = {}
     if not runtime:
         for rule in API_RULES:
@@ -60,10 +71,10 @@ def not_checked(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
 def rule_findings(con: duckdb.DuckDBPyConnection, span_ns: int, gaps: list[Gap],
                   min_gap_ns: int) -> tuple[list[Finding], dict[str, str]]:
     """One finding per rule that found rows, and {rule: why} for those not run."""
-    skipped = not_checked(con)
+    skipped, empty = rule_inputs(con)
     out: list[Finding] = []
     for rule in (*API_RULES, "gpu_time_util"):
-        if rule in skipped:
+        if rule in skipped or rule in empty:
             continue
         rows = rule_rows(con, rule)
         if rows:
