@@ -40,8 +40,17 @@ def test_gpu_time_of_frames_matches_the_events(trace) -> None:
     assert users and all(name.startswith("gen_stacks.py(") for name in users)
 
 
-def test_launches_without_a_frame_are_counted(trace) -> None:
+@pytest.mark.parametrize("part", [1 << 20, 7])
+def test_launches_without_a_frame_are_counted(trace, part: int, monkeypatch) -> None:
+    """In parts of the ids too: a part of 7 activities at a time adds up the same."""
+    import tui.analysis.code
+
+    monkeypatch.setattr(tui.analysis.code, "UNATTRIBUTED_PART", part)
     rest = unattributed(trace.con)
+    gpu_ns = trace.con.execute(
+        "SELECT sum(g.duration_ns) FROM launches JOIN gpu_activities AS g ON g.id = gpu_id "
+        "WHERE frame_id IS NULL").fetchone()[0]
+    assert rest.gpu_ns == gpu_ns > 0
     kernels = trace.con.execute("SELECT count(*) FROM gpu_activities").fetchone()[0]
     assert rest.linked == kernels == 604  # every kernel, copy and set has its launch
     framed = trace.con.execute(

@@ -15,6 +15,8 @@ FRAME_WORDS = {"python": "Python frame", "cuda_backtrace": "native frame (CUDA b
 WHY_NO_FRAME = {"python": "another thread, e.g. autograd's backward",
                 "nvtx": "another thread, e.g. autograd's backward",
                 "cuda_backtrace": "nsys took no backtrace of its call"}
+# GPU activity ids a part of code_unattributed.sql joins at a time
+UNATTRIBUTED_PART = 1 << 20
 
 
 @dataclass
@@ -90,6 +92,10 @@ def code_source(con: duckdb.DuckDBPyConnection) -> str:
 
 
 def unattributed(con: duckdb.DuckDBPyConnection) -> Unattributed:
-    row = con.execute(load_query("code_unattributed")).fetchone()
-    assert row is not None
-    return Unattributed(*row)
+    span = con.execute(load_query("gpu_id_span")).fetchone()
+    totals = [0, 0, 0]
+    for since in range(0, span[0] if span else 0, UNATTRIBUTED_PART):
+        row = con.execute(load_query("code_unattributed"),
+                          {"since": since, "until": since + UNATTRIBUTED_PART}).fetchone()
+        totals = [total + value for total, value in zip(totals, row or (0, 0, 0), strict=True)]
+    return Unattributed(*totals)

@@ -78,7 +78,7 @@ def _stage_points(con: duckdb.DuckDBPyConnection) -> None:
     """The temp table stacks_points: the GPU activities' launching calls, a part of the
     activities at a time (each part's join within DuckDB's memory), and the memory events."""
     con.execute(load_query("stacks_points"))
-    row = con.execute(load_query("stacks_points_parts")).fetchone()
+    row = con.execute(load_query("gpu_id_span")).fetchone()
     assert row is not None
     per_part = points_per_part()
     for since in range(0, row[0], per_part):
