@@ -200,3 +200,34 @@ def test_the_text_summary_from_the_memo_is_the_computed_one(tmp_path: Path, monk
     (memo,) = (tmp_path / "cache").glob("*.summary-*.json")
     head, brief, rest = memo.read_text().split("\n")
     assert len(brief) < len(rest) / 3 and f'"row_count": {len(full["gaps"])}' in brief
+
+
+def test_rows_written_column_by_column_are_what_json_dumps_writes(monkeypatch) -> None:
+    """ArrowRows of integers, booleans and text are written by Arrow, column by column,
+    text with what json.dumps escapes too (quotes, backslashes, control characters,
+    non-ASCII); floats and rows without a start are written as dicts; the text is
+    json.dumps' in every case, across chunks, with and without offsets."""
+    import tui.analysis.row_sets
+    from tui.analysis.json_columns import rows_json
+
+    con = connect()
+    plain = ("SELECT range AS start_ns, range * 3 AS duration_ns, range % 2 = 0 AS even, "
+             "CASE WHEN range % 3 = 0 THEN NULL ELSE 'cudaMemcpy #' || range END AS api, "
+             "CASE WHEN range % 5 = 0 THEN NULL ELSE range END AS pid "
+             "FROM range(40) ORDER BY range")
+    escaped = {"quote": "'say \"hi\"'", "backslash": "'a\\b'", "newline": "'a' || chr(10)",
+               "non_ascii": "'1 µs › 2'", "tab": "chr(9)", "astral": "chr(128512)",
+               "all": "'\\\\ \"' || chr(1) || 'µ' || chr(128512)"}
+    cases = {"plain": plain, "no start": plain.replace("range AS start_ns",
+                                                      "NULLIF(range, 7) AS start_ns"),
+             "float": "SELECT range AS start_ns, range / 3 AS pct FROM range(40)"}
+    for name, text in escaped.items():
+        cases[name] = f"SELECT range AS start_ns, {text} || range AS api FROM range(40)"
+    monkeypatch.setattr(tui.analysis.row_sets, "ARROW_JSON_ROWS", 16)
+    for name, query in cases.items():
+        rows = ArrowRows.of_query(con, query)
+        for origin in (None, 5):
+            shifted = rows.with_offsets(origin)
+            assert "".join(iter_json(shifted)) == json.dumps(list(shifted)), (name, origin)
+        written = rows_json(rows.table, 5)
+        assert (written is not None) == (name not in ("no start", "float")), name

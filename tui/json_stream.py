@@ -18,12 +18,8 @@ def iter_json(value: Any) -> Iterator[str]:
     """The JSON text of `value`, in pieces."""
     if isinstance(value, RowSet):
         yield "["
-        first = True
-        for chunk in value.chunks():
-            if chunk:
-                text = json.dumps(chunk)[1:-1]
-                yield text if first else ", " + text
-                first = False
+        for i, text in enumerate(value.json_chunks()):
+            yield text if i == 0 else ", " + text
         yield "]"
     elif (isinstance(value, Mapping) and all(isinstance(k, str) for k in value)
           and any(_nested(v) for v in value.values())):

@@ -10,6 +10,7 @@ their offset from the trace's +0 (`offset_ns`) when an origin is given.
 
 from __future__ import annotations
 
+import json
 import warnings
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, overload
@@ -22,6 +23,7 @@ if TYPE_CHECKING:  # kept out of the imports: JSON of a stored summary needs nei
 
 Row = dict[str, Any]
 CHUNK_ROWS = 8192  # rows made into dicts at a time when iterating or writing JSON
+ARROW_JSON_ROWS = 65536  # rows written as JSON at a time, column by column
 
 
 class RowSet(Sequence[Row]):
@@ -44,6 +46,31 @@ class RowSet(Sequence[Row]):
     def chunks(self, size: int = CHUNK_ROWS) -> Iterator[list[Row]]:
         for start in range(0, len(self), size):
             yield self._offset(self._dicts(start, min(start + size, len(self))))
+
+    def json_chunks(self) -> Iterator[str]:
+        """The rows as JSON, a chunk at a time: each chunk is the text json.dumps writes
+        for its list of rows, without the brackets. Rows a RowSet can give as an Arrow
+        table (`_table`) are written column by column by Arrow's compute functions where
+        their columns allow (tui.analysis.json_columns), not as dicts through json.dumps:
+        221k copies of a 3 GB nsys export (66 MB of JSON), 1.0 -> 0.3 s."""
+        for start in range(0, len(self), ARROW_JSON_ROWS):
+            stop = min(start + ARROW_JSON_ROWS, len(self))
+            table = self._table(start, stop)
+            text = None
+            if table is not None:
+                from tui.analysis.json_columns import rows_json
+
+                text = rows_json(table, self.origin)
+            if text is None:
+                for at in range(start, stop, CHUNK_ROWS):
+                    yield json.dumps(self[at:min(at + CHUNK_ROWS, stop)])[1:-1]
+            elif text:
+                yield text
+
+    def _table(self, start: int, stop: int) -> pa.Table | None:
+        """Rows start..stop as an Arrow table in the dicts' column order, without offsets;
+        None where only dicts are at hand."""
+        return None
 
     def column(self, name: str) -> list[Any]:
         """One column's values, in row order."""
@@ -119,6 +146,9 @@ class ArrowRows(RowSet):
 
     def with_offsets(self, origin: int | None) -> ArrowRows:
         return ArrowRows(self.table, origin)
+
+    def _table(self, start: int, stop: int) -> pa.Table:
+        return self.table.slice(start, stop - start)
 
 
 class GapRows(RowSet):
