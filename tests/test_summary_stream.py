@@ -231,3 +231,19 @@ def test_rows_written_column_by_column_are_what_json_dumps_writes(monkeypatch) -
             assert "".join(iter_json(shifted)) == json.dumps(list(shifted)), (name, origin)
         written = rows_json(rows.table, 5)
         assert (written is not None) == (name not in ("no start", "float")), name
+
+
+def test_a_row_set_written_twice_is_encoded_once(monkeypatch) -> None:
+    """A summary's gaps are also its gpu_gaps finding's rows, one RowSet: the JSON holds
+    them twice, as json.dumps would, and they are encoded once."""
+    with open_trace(sample("gappy_training.sqlite"), use_cache=False) as trace:
+        summary = trace_summary(trace, 1_000_000)
+    gaps_rule = next(f for f in summary["findings"] if f["rule"] == "gpu_gaps")
+    assert gaps_rule["rows"] is summary["gaps"] and len(summary["gaps"]) == 28
+    encoded = []
+    real = GapRows.json_chunks
+    monkeypatch.setattr(GapRows, "json_chunks", lambda rows: encoded.append(rows) or real(rows))
+    text = "".join(iter_json(summary))
+    assert text == json.dumps(_plain(summary)) and encoded == [summary["gaps"]]
+    assert text.count('"kind": "host-wait"') == 2 * sum(
+        gap["kind"] == "host-wait" for gap in summary["gaps"]) > 0

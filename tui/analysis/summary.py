@@ -57,12 +57,13 @@ def _summary(trace: Trace, min_gap_ns: int) -> dict:
         if key in meta:
             source[key] = meta[key]
     found, skipped = findings(con, devices, kernels, gaps, min_gap_ns, source["span_ns"])
+    gap_rows = GapRows(gaps, origin)
     summary = {
         "source": source,
         "devices": [d.as_dict() for d in devices],
         "kernels": [k.as_dict() for k in kernels],
-        "gaps": GapRows(gaps, origin),
-        "findings": [_with_offsets(f.to_json(), origin) for f in found],
+        "gaps": gap_rows,
+        "findings": [_with_offsets(f.to_json(), origin, gap_rows) for f in found],
         "rules_not_checked": skipped,
         "warnings": list(trace.warnings),
         **code_memory,
@@ -96,10 +97,15 @@ def code_and_memory(con: duckdb.DuckDBPyConnection) -> dict:
     }
 
 
-def _with_offsets(finding: dict, origin: int | None) -> dict:
-    """Each row with a start also gets its offset from the trace's +0, as gaps do."""
-    if isinstance(finding["rows"], RowSet):  # given as the rows are written out
-        finding["rows"] = finding["rows"].with_offsets(origin)
+def _with_offsets(finding: dict, origin: int | None, gap_rows: GapRows) -> dict:
+    """Each row with a start also gets its offset from the trace's +0, as gaps do. The
+    gpu_gaps finding's rows are the summary's gaps (`gap_rows`): the very same RowSet,
+    which tui.json_stream then encodes once."""
+    rows = finding["rows"]
+    if isinstance(rows, GapRows) and rows.gaps is gap_rows.gaps:
+        finding["rows"] = gap_rows
+    elif isinstance(rows, RowSet):  # given as the rows are written out
+        finding["rows"] = rows.with_offsets(origin)
     else:
         add_offsets(finding["rows"], origin)
     return finding
