@@ -258,9 +258,9 @@ def finalize_activities(con: duckdb.DuckDBPyConnection, host_written: bool = Fal
     run `events_work` on the loader's parsed events meanwhile and return its warnings.
 
     The host rows are copied out first; then a second connection computes their depths
-    (tui/sources/host_depth.py) and writes them (NumPy, then a positional join: mostly one
-    core) while this one sorts and writes the GPU rows, the Python frames' own ids and
-    `events_work`. A loader that wrote host_activities itself (`host_written`) has only
+    (tui/sources/host_depth.py: NumPy, a window at a time, set on the copied rows) and
+    writes them while this one sorts and writes the GPU rows, the Python frames' own ids
+    and `events_work`. A loader that wrote host_activities itself (`host_written`) has only
     its GPU rows written here.
     """
     if host_written:
