@@ -196,3 +196,38 @@ def test_text_summary_prints_gap_starts_as_offsets() -> None:
     offset_ms = (Decimal(longest["start_ns"]) / 1000 - origin_us) / 1000
     assert f"+{offset_ms:.3f} ms" in result.stdout  # +138.555 ms, as the app's Gaps tab
     assert str(longest["start_ns"]) not in result.stdout  # no 16-digit absolute times
+
+
+@pytest.mark.parametrize("args", [["--summary"], ["--summary", "--json"]])
+def test_output_whose_reader_has_gone_ends_quietly(tmp_path: Path, args: list[str]) -> None:
+    """`tui --summary TRACE | head`: once the reader has gone, tui ends quietly, with the
+    status of a command that SIGPIPE ended (141), whether it computed the summary or
+    copied the stored one; a summary cut short is not stored, and a stored one is not
+    reported damaged."""
+    env = {**os.environ, "TUI_CACHE_DIR": str(tmp_path)}
+    command = [sys.executable, "-m", "tui.cli", *args, str(sample("backtraces_training.sqlite"))]
+
+    def run(read: bool) -> tuple[int, bytes, bytes]:
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                env=env)
+        assert proc.stdout is not None and proc.stderr is not None
+        out = proc.stdout.read() if read else b""
+        proc.stdout.close()  # before a byte is read: every write of tui's fails
+        err = proc.stderr.read()
+        return proc.wait(timeout=120), out, err
+
+    as_json = "--json" in args
+    assert run(read=False)[::2] == (141, b"")  # computed, cut short
+    # the JSON is stored as it is written out, so a cut one is not; the text is printed
+    # from a summary stored whole before
+    assert bool(list(tmp_path.glob("*.summary-*"))) is not as_json
+    rc, out, _ = run(read=True)
+    assert rc == 0 and list(tmp_path.glob("*.summary-*"))
+    assert run(read=False)[::2] == (141, b"")  # the stored summary, cut short
+    rc, again, err = run(read=True)
+    assert rc == 0 and err == b""
+    if as_json:  # the same, but for where it came from
+        assert ({**json.loads(again), "source": None} == {**json.loads(out), "source": None}
+                and json.loads(out)["findings"])
+    else:
+        assert again.splitlines()[2:] == out.splitlines()[2:] and b"GPUs" in out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -11,6 +12,10 @@ from tui import __version__
 from tui.analysis.gaps import DEFAULT_MIN_GAP_MS
 from tui.console import summary_console
 from tui.errors import TraceError
+
+# The exit status of `tui ... | head` once head stops reading, as a shell reports a
+# command that SIGPIPE ended: 128 + 13.
+EXIT_BROKEN_PIPE = 141
 
 EXAMPLES = """\
 examples:
@@ -92,6 +97,8 @@ def main(argv: list[str] | None = None) -> int:
         if debug:
             raise
         return fail(str(exc))
+    except BrokenPipeError:
+        return _reader_gone()
     except (KeyboardInterrupt, Exception) as exc:  # never a traceback for the user unless asked
         from tui.interrupt import EXIT_CODE, is_interrupt
 
@@ -238,6 +245,17 @@ def _ncu_summary(path: Path):
     summary = ncu_summary(con)
     summary.setdefault("source", {})["path"] = str(path)
     return summary, render_ncu_summary
+
+
+def _reader_gone() -> int:
+    """What the output was piped into stopped reading (`tui --summary TRACE | head`): end
+    quietly, as a command killed by SIGPIPE does (128 + 13). Standard output is pointed at
+    /dev/null first, so that the interpreter's last flush does not fail again on its way
+    out."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return EXIT_BROKEN_PIPE
 
 
 def fail(message: str) -> int:

@@ -65,6 +65,8 @@ def copy_memo_json(trace_path: Path, min_gap_ns: int, out: TextIO) -> bool:
             out.write(", " + opening[1:] if opening != "{}" else "}")
             while piece := rest.read(_SLICE):
                 out.write(piece)
+        except BrokenPipeError:  # our reader went (`| head`), not the memo
+            raise
         except OSError:  # the memo went while being read: the output is incomplete
             raise OSError("the stored summary could not be read to its end; run again "
                           "with --no-cache") from None
