@@ -84,17 +84,16 @@ def _stage_points(con: duckdb.DuckDBPyConnection) -> None:
     for since in range(0, row[0], per_part):
         part = {"since": since, "until": since + per_part}
         con.execute(load_query("stacks_points_launches"), part)
-        if _came_twice(con, since, per_part):  # a correlation id two calls share
+        if _came_twice(con, part):  # a correlation id two calls share
             con.execute(load_query("stacks_points_part_delete"), part)
             con.execute(load_query("stacks_points_launches_first"), part)
     con.execute(load_query("stacks_points_memory"))
 
 
-def _came_twice(con: duckdb.DuckDBPyConnection, since: int, per_part: int) -> bool:
-    """Whether an activity of ids [since, since + per_part) is in stacks_points twice."""
-    ids = con.execute(load_query("stacks_points_part_ids"),
-                      {"since": since, "until": since + per_part}).fetchnumpy()["point_id"]
-    return len(ids) > 0 and int(np.bincount(np.asarray(ids) - since).max()) > 1
+def _came_twice(con: duckdb.DuckDBPyConnection, part: dict[str, int]) -> bool:
+    """Whether an activity of the part's ids [since, until) is in stacks_points twice."""
+    ids = con.execute(load_query("stacks_points_part_ids"), part).fetchnumpy()["point_id"]
+    return len(ids) > 0 and int(np.bincount(np.asarray(ids) - part["since"]).max()) > 1
 
 
 def points_per_part() -> int:
