@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import sample
+from tui import db
 from tui.sources import chrome_json, kineto
 from tui.sources.chrome_json import extract_events
 from tui.trace import open_trace
@@ -112,7 +113,8 @@ def test_a_split_inside_an_event_is_undone(tmp_path: Path, monkeypatch) -> None:
 
 def test_small_traces_are_one_part_and_big_ones_one_per_core(tmp_path: Path,
                                                              monkeypatch) -> None:
-    monkeypatch.setattr(kineto.os, "sched_getaffinity", lambda _pid: {0, 1, 2, 3}, raising=False)
+    monkeypatch.setattr(db.os, "sched_getaffinity", lambda _pid: {0, 1, 2, 3}, raising=False)
+    monkeypatch.setenv("TUI_MEMORY", "1GB")  # a DuckDB thread (so a part) for each 250 MB
     assert kineto.reader_parts(sample("gappy_training.pt.trace.json.gz")) == 1
     big = tmp_path / "big.json"
     with open(big, "wb") as f:  # a sparse file: only its size is looked at
@@ -121,6 +123,9 @@ def test_small_traces_are_one_part_and_big_ones_one_per_core(tmp_path: Path,
     with open(big, "wb") as f:
         f.truncate(20 * kineto.MIN_PART_BYTES)
     assert kineto.reader_parts(big) == 4
+    monkeypatch.setenv("TUI_MEMORY", "500MB")  # two threads' worth, on four cores
+    assert kineto.reader_parts(big) == 2
+    monkeypatch.setenv("TUI_MEMORY", "1GB")
     # a .json.gz is parsed while it is inflated, in more parts (up to 8), planned on its
     # inflated size
     gz = tmp_path / "big.json.gz"

@@ -27,16 +27,25 @@ OUTSIDE_DUCKDB = 0.3
 ARRAYS_SHARE = 0.1
 # While the launch stacks and idle intervals are derived from the loaded tables, DuckDB
 # gets this share: its temp tables and the nesting's NumPy windows (ARRAYS_SHARE) sit
-# side by side there, and with 70% a 3 GB nsys export peaked at 1,030 MiB in that phase.
-DERIVE_SHARE = 0.6
+# side by side there. A 3 GB nsys export peaked in that phase at 1,030 MiB with 70%,
+# 903-916 MiB with 60%, 807-818 MiB with 50%, in the same time (stacks 8.4-10.8 s).
+DERIVE_SHARE = 0.5
 # While a summary is computed from a built trace, DuckDB gets this share of the budget
 # instead: the summary holds what it found (every gap, every rule row) in Python beside
-# DuckDB, and its queries over the built tables ran as fast with a quarter of the budget
-# (a 3 GB nsys export's summary peaked at 1,065 MiB with 70%, 779 MiB with 40%).
-SUMMARY_SHARE = 0.4
+# DuckDB. A 3 GB nsys export's summary peaked at 1,065 MiB with 70%, 779 MiB with 40%,
+# 693 MiB with 30% in the same time; its kernels' medians (13.6M durations held whole)
+# need 300 MB at 4 threads, 180 MB at 2 (250 and 150 MB ran out).
+SUMMARY_SHARE = 0.3
 # DuckDB's allocator keeps up to this much freed memory after a task (default 128 MiB),
 # memory its limit does not count: a 10 GB load peaked 0.13 GB higher with the default.
 ALLOCATOR_FLUSH = "8MB"
+# DuckDB runs a thread a core unless told, and each thread holds memory its limit does not
+# count (DuckDB's out-of-memory guide: fewer threads first; 125 MB a thread at the least).
+# On a 16-core host with the 1GB budget, 16 threads peaked at 1,142 MiB (3 GB nsys export)
+# and 989 MiB (3 GB Kineto trace), 4 threads at 969 and 946 MiB, no slower; and the
+# summary's medians ran out of memory at 16 threads where 4 had enough. So a thread for
+# each BYTES_PER_THREAD of the budget, up to the cores there are.
+BYTES_PER_THREAD = 250_000_000
 _SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(([KMGT])(i?)B|B)?\s*", re.IGNORECASE)
 _POWERS = {"K": 1, "M": 2, "G": 3, "T": 4}
 
@@ -55,6 +64,19 @@ def memory_budget_bytes() -> int:
     number, _, prefix, binary = _SIZE.fullmatch(memory_budget()).groups()  # type: ignore[union-attr]
     scale = (1024 if binary else 1000) ** _POWERS[prefix.upper()] if prefix else 1
     return int(float(number) * scale)
+
+
+def duckdb_threads() -> int:
+    """DuckDB's threads: one a core this process may run on, one for each
+    BYTES_PER_THREAD of the budget at most, one at least."""
+    return max(1, min(available_cores(), memory_budget_bytes() // BYTES_PER_THREAD))
+
+
+def available_cores() -> int:
+    """The cores this process may run on (its affinity: a Slurm job's share, say)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 def duckdb_memory_limit() -> str:
@@ -127,6 +149,7 @@ def connect(database: str = ":memory:", read_only: bool = False) -> duckdb.DuckD
     # is 80% of RAM): above the budget, sorts, joins and aggregates spill to disk.
     con.execute(f"SET memory_limit = '{duckdb_memory_limit()}'")
     con.execute(f"SET allocator_flush_threshold = '{ALLOCATOR_FLUSH}'")
+    con.execute(f"SET threads = {duckdb_threads()}")
     if database == ":memory:":
         # An in-memory database spills to `./.tmp` by default: the current directory,
         # perhaps the user's trace folder. Spill into a private temporary one instead.

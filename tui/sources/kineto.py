@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import queue
 import tempfile
 import threading
@@ -12,6 +11,7 @@ from pathlib import Path
 
 import duckdb
 
+from tui.db import duckdb_threads
 from tui.errors import TraceError
 from tui.interrupt import is_interrupt
 from tui.queries import load_query
@@ -32,16 +32,17 @@ HUGE_EVENT_BYTES = 256 << 20
 def reader_parts(path: Path) -> int:
     """How many arrays to split the events of `path` into for DuckDB to parse.
 
-    One per core for a plain file. A .json.gz is inflated in one thread, and its parts
-    are parsed as they come: more, smaller parts let the parsing keep up."""
+    One per thread DuckDB runs (a core each, as far as the budget allows) for a plain
+    file. A .json.gz is inflated in one thread, and its parts are parsed as they come:
+    more, smaller parts let the parsing keep up."""
     try:
         size = path.stat().st_size
     except OSError:
         return 1
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    threads = duckdb_threads()
     if is_gzip(path):
-        return max(1, min(4 * (cores or 1), 8, size * GZIP_RATIO // MIN_PART_BYTES))
-    return max(1, min(cores or 1, 8, size // MIN_PART_BYTES))
+        return max(1, min(4 * threads, 8, size * GZIP_RATIO // MIN_PART_BYTES))
+    return max(1, min(threads, 8, size // MIN_PART_BYTES))
 
 
 def load_kineto(path: Path, con: duckdb.DuckDBPyConnection, scratch_dir: Path) -> list[str]:

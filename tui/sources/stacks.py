@@ -98,7 +98,7 @@ def _came_twice(con: duckdb.DuckDBPyConnection, part: dict[str, int]) -> bool:
 
 def points_per_part() -> int:
     """GPU activities a part of stacks_points_launches.sql takes: DuckDB's share of the
-    budget while the stacks are built, at POINTS_JOIN_BYTES each (4M at the 1GB default)."""
+    budget while the stacks are built, at POINTS_JOIN_BYTES each (3.3M at the 1GB default)."""
     return max(int(memory_budget_bytes() * DERIVE_SHARE) // POINTS_JOIN_BYTES, 1 << 16)
 
 
