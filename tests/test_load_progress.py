@@ -49,9 +49,13 @@ def scaled(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
 
 
 def _summary_process(trace: Path, cache: Path) -> subprocess.Popen:
+    # Ctrl-C's default action in the child, as in a terminal: a test run started in the
+    # background of a shell (`pytest &`) hands its children SIGINT ignored, and Python
+    # then raises no KeyboardInterrupt
     return subprocess.Popen([sys.executable, "-m", "tui.cli", "--summary", "--json", str(trace)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "TUI_CACHE_DIR": str(cache)}, cwd=ROOT)
+                            env={**os.environ, "TUI_CACHE_DIR": str(cache)}, cwd=ROOT,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def _stages(cache: Path, seen: list[str]) -> list[str]:
