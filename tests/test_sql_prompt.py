@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -226,3 +227,30 @@ def test_light_theme_inks() -> None:
     assert block.bgcolor.name == theme.INK_ON_LIGHT
     bar = theme.on_light(Style(color="#87d75f"))
     assert bar.color is not None and sum(bar.color.get_truecolor()) < sum((0x87, 0xd7, 0x5f))
+
+
+def test_quitting_while_a_query_runs_stops_it() -> None:
+    """DuckDB refuses to close a connection while a cursor of it runs a query, and the
+    query's worker thread holds the exit: quitting interrupts the query (it would run for
+    half a minute) and the app ends at once, without an error."""
+    slow = "SELECT count(*) FROM range(10000000000) t(x) WHERE x % 7 = 3"
+    quit_at = 0.0
+
+    async def drive() -> TraceApp:
+        nonlocal quit_at
+        app = TraceApp(sample(GAPPY))
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await open_sql(pilot)
+            editor = screen.query_one("#sql-editor", TextArea)
+            editor.text = slow
+            editor.focus()
+            await pilot.press("ctrl+r")
+            await asyncio.sleep(0.3)
+            assert screen._pending is not None  # still running
+            quit_at = time.perf_counter()
+            await pilot.press("ctrl+q")
+        return app
+
+    app = asyncio.run(drive())  # returns once the workers' threads are done
+    assert time.perf_counter() - quit_at < 5
+    assert app.return_code == 0 and not app._exit_renderables

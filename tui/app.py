@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-import duckdb
+from rich.console import RenderableType
 from rich.errors import MarkupError
 from rich.text import Text
 from textual import on, work
@@ -24,6 +24,7 @@ from textual.widgets import Footer, TabbedContent, TabPane
 
 from tui import load_progress
 from tui.analysis.gaps import DEFAULT_MIN_GAP_MS
+from tui.db import CursorSource
 from tui.errors import TraceError
 from tui.messages import DrillDown, GapThreshold, JumpToTime
 from tui.safe_text import plain
@@ -120,7 +121,7 @@ class TraceApp(CommandsApp):
     def _load(self) -> None:
         try:
             trace = open_trace(self.path, use_cache=self.use_cache)
-            data = TimelineData(trace.con, self.min_gap_ns, trace.cache_path)
+            data = TimelineData(trace, self.min_gap_ns, trace.cache_path)
             data.prepare()
         except (TraceError, OSError) as exc:
             self.call_from_thread(self._failed, str(exc))
@@ -243,7 +244,7 @@ class TraceApp(CommandsApp):
     def _rethreshold(self, trace: Trace, min_gap_ns: int) -> None:
         """The timeline's data for another gap threshold (a big trace's zoom-out summary
         is built again for it, in this worker; the old one stays on screen meanwhile)."""
-        data = TimelineData(trace.con, min_gap_ns, trace.cache_path)
+        data = TimelineData(trace, min_gap_ns, trace.cache_path)
         data.prepare()
         self.call_from_thread(self._rethresholded, data)
 
@@ -270,8 +271,8 @@ class TraceApp(CommandsApp):
             return
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
-    def sql_connection(self) -> duckdb.DuckDBPyConnection | None:
-        return self.trace.con if self.trace is not None else None
+    def sql_connection(self) -> CursorSource | None:
+        return self.trace
 
     def palette_extras(self) -> Iterator[Widget]:
         yield self.timeline
@@ -291,6 +292,14 @@ class TraceApp(CommandsApp):
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())
+
+    def exit(self, result: int | None = None, return_code: int = 0,
+             message: RenderableType | None = None) -> None:
+        # Queries still running in workers (a table's, the SQL prompt's) are stopped at
+        # once: closing their screens would wait for them, and the process's exit too.
+        if self.trace is not None:
+            self.trace.cursors.interrupt()
+        super().exit(result, return_code, message)
 
     def on_unmount(self) -> None:
         self.ncu.close()

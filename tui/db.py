@@ -9,8 +9,12 @@ import os
 import re
 import shutil
 import tempfile
+import threading
+import time
+import weakref
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Protocol
 
 import duckdb
 
@@ -171,6 +175,51 @@ def cursor(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     other = con.cursor()
     other.execute("SET enable_progress_bar = false")
     return other
+
+
+class CursorSource(Protocol):
+    """What hands out connections for other threads: a DuckDB connection, or Cursors."""
+
+    def cursor(self) -> duckdb.DuckDBPyConnection: ...
+
+
+class Cursors:
+    """Cursors of one connection, remembered so that closing it can stop their queries
+    first: DuckDB refuses to close a connection while a cursor of it runs a query, and a
+    thread still in one (an app's worker) would hold the process's exit until it ended."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self._con = con
+        self._lock = threading.Lock()
+        self._handed_out: weakref.WeakSet[duckdb.DuckDBPyConnection] = weakref.WeakSet()
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        cur = self._con.cursor()
+        with self._lock:
+            self._handed_out.add(cur)
+        return cur
+
+    def interrupt(self) -> None:
+        """Stop the query each cursor handed out is running (if any)."""
+        with self._lock:
+            cursors = list(self._handed_out)
+        for cur in cursors:
+            with contextlib.suppress(duckdb.Error):  # closed already
+                cur.interrupt()
+
+    def close(self, wait_s: float = 2.0) -> None:
+        """Interrupt every cursor's query, then close the connection (an interrupted
+        query takes a moment to stop; one that outlasts `wait_s` is left to the exit)."""
+        deadline = time.monotonic() + wait_s
+        while True:
+            self.interrupt()
+            try:
+                self._con.close()
+                return
+            except duckdb.Error:  # a query is winding down
+                if time.monotonic() > deadline:
+                    return
+                time.sleep(0.01)
 
 
 @contextlib.contextmanager

@@ -18,6 +18,7 @@ from tui import cache, cache_reason, load_progress
 from tui.db import (
     DERIVE_SHARE,
     OUTSIDE_DUCKDB,
+    Cursors,
     beside,
     budget_of,
     connect,
@@ -67,13 +68,21 @@ class Trace:
     from_cache: bool = False
     cache_path: Path | None = None
     cache_note: str = ""  # whether the cache was used, and if not why (tui.cache_reason)
+    cursors: Cursors = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.cursors = Cursors(self.con)
 
     def meta(self, key: str) -> str | None:
         row = self.con.execute("SELECT value FROM trace_meta WHERE key = ?", [key]).fetchone()
         return row[0] if row else None
 
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        """A connection of its own for another thread (closing the trace stops its query)."""
+        return self.cursors.cursor()
+
     def close(self) -> None:
-        self.con.close()
+        self.cursors.close()
 
     def __enter__(self) -> Trace:
         return self

@@ -34,14 +34,15 @@ def run_user_sql(con: duckdb.DuckDBPyConnection, sql: str, max_rows: int = MAX_R
     if statement.type not in ALLOWED:
         kind = str(statement.type).rsplit(".", 1)[-1]
         raise UserSqlError(f"{kind} statements are not allowed: the trace is opened read-only")
-    try:
-        reader = con.cursor().sql(statement.query).to_arrow_reader(8192)
+    try:  # on `con` itself, so that interrupting `con` stops it
+        reader = con.sql(statement.query).to_arrow_reader(8192)
         batches, rows = [], 0
-        for batch in reader:
-            batches.append(batch)
-            rows += batch.num_rows
-            if rows >= max_rows:
-                break
+        with reader:  # closed, the rows not read are dropped
+            for batch in reader:
+                batches.append(batch)
+                rows += batch.num_rows
+                if rows >= max_rows:
+                    break
         table = pa.Table.from_batches(batches, schema=reader.schema)
     except duckdb.Error as exc:
         raise UserSqlError(_message(exc)) from None

@@ -15,6 +15,7 @@ from typing import Any
 
 import duckdb
 
+from tui.db import CursorSource
 from tui.ncu.names import canonical_name, short_name
 from tui.queries import load_query
 
@@ -96,7 +97,7 @@ def _decide(launch: dict[str, Any], levels: list[tuple[str, list[TraceKernelGrou
 
 
 def match_ncu_kernels(con: duckdb.DuckDBPyConnection,
-                      trace: duckdb.DuckDBPyConnection | None = None) -> list[KernelMatch]:
+                      trace: CursorSource | None = None) -> list[KernelMatch]:
     """One KernelMatch per profiled launch, in the report's order.
 
     The trace's kernels are read from `trace` when given (the trace's own database, which

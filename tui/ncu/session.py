@@ -15,7 +15,7 @@ from typing import Any
 
 import duckdb
 
-from tui.db import connect
+from tui.db import CursorSource, connect
 from tui.ncu.load import load_ncu
 from tui.ncu.match import Dims, KernelMatch, TraceKernelGroup, match_ncu_kernels
 from tui.ncu.names import short_name
@@ -81,7 +81,7 @@ class NcuSession:
                                                     for k in summary["kernels"]}
         self.matches: dict[int, KernelMatch] = {}
         self._con = con
-        self._trace: duckdb.DuckDBPyConnection | None = None
+        self._trace: CursorSource | None = None
 
     @property
     def launch_ids(self) -> list[int]:
@@ -95,7 +95,7 @@ class NcuSession:
     def has_trace(self) -> bool:
         return self._trace is not None
 
-    def attach_trace(self, trace: duckdb.DuckDBPyConnection) -> None:
+    def attach_trace(self, trace: CursorSource) -> None:
         """Match every launch to the trace's kernels (`trace` is only read)."""
         matches = match_ncu_kernels(self._con, trace)
         self.matches = {m.launch_id: m for m in matches}

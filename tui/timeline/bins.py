@@ -15,6 +15,7 @@ from typing import NamedTuple, Protocol
 
 import duckdb
 
+from tui.db import CursorSource
 from tui.queries import load_query
 from tui.timeline import lod
 from tui.timeline.lanes import LANE_GAP, LaneKey
@@ -76,7 +77,7 @@ class MemoryCells(Protocol):
 class BinSource:
     """Answers a view with one query: from the tables, or from the summary when coarse."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, min_gap_ns: int,
+    def __init__(self, con: CursorSource, min_gap_ns: int,
                  span: tuple[int, int], rows: int) -> None:
         self._con = con
         self.min_gap_ns = min_gap_ns

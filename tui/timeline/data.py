@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import duckdb
-
+from tui.db import CursorSource
 from tui.queries import load_query
 from tui.timeline import goto, lod, lookup, search
 from tui.timeline.bins import BinSource
@@ -25,7 +24,7 @@ class Extent:
 class TimelineData:
     """Thread-safe: each call runs on a cursor of its own, so workers may call it."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, min_gap_ns: int,
+    def __init__(self, con: CursorSource, min_gap_ns: int,
                  cache_path: Path | None = None) -> None:
         self._con = con
         self._lod_path = lod.lod_file(cache_path, min_gap_ns)

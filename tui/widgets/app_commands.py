@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-import duckdb
 from textual.app import App, SystemCommand
 from textual.screen import Screen
 from textual.widget import Widget
 
+from tui.db import CursorSource
 from tui.widgets.export_dialog import ExportDialog, find_source
 from tui.widgets.palette import binding_commands
 from tui.widgets.sql_screen import SqlScreen
@@ -22,7 +22,7 @@ DARK, LIGHT = "textual-dark", "textual-light"
 
 
 class CommandsApp(App[int]):
-    def sql_connection(self) -> duckdb.DuckDBPyConnection | None:
+    def sql_connection(self) -> CursorSource | None:
         """The trace's connection once it is loaded (TraceApp says)."""
         return None
 

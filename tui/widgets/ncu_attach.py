@@ -14,6 +14,7 @@ from pathlib import Path
 import duckdb
 from textual.app import App
 
+from tui.db import CursorSource
 from tui.errors import TraceError
 from tui.ncu.session import NcuSession, open_ncu
 from tui.trace import Trace
@@ -33,7 +34,7 @@ class NcuAttachment:
         self.session: NcuSession | None = None
         self.state = "none" if path is None else "loading"
         self.error = ""
-        self._trace: duckdb.DuckDBPyConnection | None = None
+        self._trace: CursorSource | None = None
         self._progress: NcuProgress | None = None
 
     def start(self) -> None:
@@ -75,17 +76,17 @@ class NcuAttachment:
             self._stage("Nsight Compute: waiting for the trace to match its kernels …")
 
     def trace_loaded(self, trace: Trace) -> None:
-        self._trace = trace.con
+        self._trace = trace
         if self.session is not None and self.state == "loaded":
-            self._match(self.session, trace.con)
+            self._match(self.session, trace)
 
-    def _match(self, session: NcuSession, trace: duckdb.DuckDBPyConnection) -> None:
+    def _match(self, session: NcuSession, trace: CursorSource) -> None:
         self.state = "matching"
         self._stage("Nsight Compute: matching the launches to the trace's kernels …")
         self.app.run_worker(partial(self._match_in_worker, session, trace), thread=True,
                             group="ncu", exclusive=True)
 
-    def _match_in_worker(self, session: NcuSession, trace: duckdb.DuckDBPyConnection) -> None:
+    def _match_in_worker(self, session: NcuSession, trace: CursorSource) -> None:
         try:
             session.attach_trace(trace)
         except duckdb.Error as exc:

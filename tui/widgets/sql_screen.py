@@ -21,6 +21,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static, TextArea
 
+from tui.db import CursorSource
 from tui.safe_text import plain
 from tui.user_sql import MAX_ROWS, UserSqlError, run_user_sql
 from tui.widgets import keymap
@@ -66,7 +67,7 @@ class SqlScreen(Screen[None]):
     SqlScreen #sql-results { height: 1fr; }
     """
 
-    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+    def __init__(self, con: CursorSource) -> None:
         super().__init__()
         self.con = con
         self.sql = ""  # the statement whose result is shown

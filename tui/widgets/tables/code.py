@@ -113,7 +113,7 @@ class CodePanel(TablePanel):
         return (self.frames, self.paths, self.kernels)
 
     def build(self, trace: Trace) -> None:
-        cur = trace.con.cursor()
+        cur = trace.cursor()
         try:
             frames = frame_times(cur)
             nodes = code_tree(cur)
@@ -126,9 +126,9 @@ class CodePanel(TablePanel):
             ("frame", pa.string()), ("user_code", pa.bool_()), ("gpu_ns", pa.int64()),
             ("self_gpu_ns", pa.int64()), ("launches", pa.int64()),
             ("self_launches", pa.int64())]))
-        self.frames_model = TableModel(trace.con, self.frames.keys, search=("frame",))
+        self.frames_model = TableModel(trace, self.frames.keys, search=("frame",))
         self.frames_model.build("SELECT * FROM code_frame_rows", arrow={"code_frame_rows": rows})
-        self.kernels_model = TableModel(trace.con, self.kernels.keys, search=("name",))
+        self.kernels_model = TableModel(trace, self.kernels.keys, search=("name",))
         self.origin = self.frames_model.rows("timeline_extent")[0][0] or 0
 
     def built(self) -> None:

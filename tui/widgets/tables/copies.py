@@ -34,7 +34,7 @@ class CopyPanel(TablePanel):
         return (self.copies,)
 
     def build(self, trace: Trace) -> None:
-        self.model = TableModel(trace.con, self.copies.keys,
+        self.model = TableModel(trace, self.copies.keys,
                                 search=("kind", "direction", "host_memory", "route"))
         self.model.build(load_query("table_copies"))
 

@@ -58,7 +58,7 @@ class FindingPanel(TablePanel):
         return (self.findings, self.rows)
 
     def build(self, trace: Trace) -> None:
-        self.model = TableModel(trace.con, self.findings.keys, search=("rule", "text"))
+        self.model = TableModel(trace, self.findings.keys, search=("rule", "text"))
         found, skipped, span_ns = self.model.run(
             lambda con: trace_findings(con, self.min_gap_ns))
         self.found, self.not_checked = found, skipped
@@ -72,7 +72,7 @@ class FindingPanel(TablePanel):
             "rows": pa.array([len(x.rows) for x in found], pa.int64()),
             "text": pa.array([x.text for x in found], pa.string()),
         })})
-        self.rows_model = TableModel(trace.con, self.rows.keys, search=("api", "detail"))
+        self.rows_model = TableModel(trace, self.rows.keys, search=("api", "detail"))
         self.rows_model.build(load_query("table_finding_rows"),
                               arrow={"finding_rows": _rows_table(found)})
         self.origin = self.model.rows("timeline_extent")[0][0] or 0

@@ -46,7 +46,7 @@ class GapPanel(TablePanel):
         return (self.gaps,)
 
     def build(self, trace: Trace) -> None:
-        self.model = TableModel(trace.con, self.gaps.keys,
+        self.model = TableModel(trace, self.gaps.keys,
                                 search=("cause", "kind", "before", "after"))
         self.origin = self.model.rows("timeline_extent")[0][0] or 0
         self.fill(self.min_gap_ns)

@@ -75,8 +75,7 @@ class KernelPanel(TablePanel):
     # -- models --------------------------------------------------------------------------
 
     def build(self, trace: Trace) -> None:
-        con = trace.con
-        self.names_model = TableModel(con, self.names.keys, search=("name", "category"))
+        self.names_model = TableModel(trace, self.names.keys, search=("name", "category"))
         names = [row[0] for row in self.names_model.rows("table_kernel_names")]
         kernel_names = {"kernel_names": pa.table({
             "name": pa.array(names, pa.string()),
@@ -84,9 +83,9 @@ class KernelPanel(TablePanel):
             "category": pa.array([categorize(n) for n in names], pa.string()),
         })}
         self.names_model.build(load_query("table_kernels"), arrow=kernel_names)
-        self.categories_model = TableModel(con, self.categories.keys, search=("category",))
+        self.categories_model = TableModel(trace, self.categories.keys, search=("category",))
         self.categories_model.build(load_query("table_kernel_categories"), arrow=kernel_names)
-        self.instances_model = TableModel(con, self.instances.keys,
+        self.instances_model = TableModel(trace, self.instances.keys,
                                           search=("launch_name", "grid", "block"))
         self.origin = self.names_model.rows("timeline_extent")[0][0] or 0
 

@@ -40,7 +40,7 @@ class MemoryPanel(TablePanel):
         return (self.allocations,)
 
     def build(self, trace: Trace) -> None:
-        self.model = TableModel(trace.con, self.allocations.keys,
+        self.model = TableModel(trace, self.allocations.keys,
                                 search=("where", "op", "frame", "user_frame"))
         allocations = load_query("memory_allocations").strip().rstrip(";")
         self.model.build(load_query("table_memory").format(allocations=allocations),

@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 import duckdb
 import pyarrow as pa
 
-from tui.db import registered
+from tui.db import CursorSource, registered
 from tui.queries import load_query
 
 _ids = itertools.count()
@@ -53,7 +53,7 @@ def like_pattern(text: str) -> str:
 class TableModel:
     """`keys`: the columns a page returns; `search`: the columns `/` looks in."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, keys: Sequence[str],
+    def __init__(self, con: CursorSource, keys: Sequence[str],
                  search: Sequence[str]) -> None:
         self._cur = con.cursor()
         self._lock = threading.Lock()

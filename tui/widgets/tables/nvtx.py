@@ -32,7 +32,7 @@ class NvtxPanel(TablePanel):
         return (self.ranges,)
 
     def build(self, trace: Trace) -> None:
-        self.model = TableModel(trace.con, self.ranges.keys, search=("name",))
+        self.model = TableModel(trace, self.ranges.keys, search=("name",))
         self.model.build(load_query("table_nvtx"))
 
     def built(self) -> None:
