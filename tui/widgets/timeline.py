@@ -80,6 +80,7 @@ class Timeline(TimelineMouse, TimelineGoto, TimelineSearch, TimelineActions, Scr
         self._serial = 0  # bumps with each frame shown: the key of its cached rows
         self._base_style: Style | None = None  # rich_style is costly to work out per line
         self._bins: LRUCache[BinsKey, Bins] = LRUCache(64)
+        self._in_flight: BinsKey | None = None  # the window being fetched
         self._rows: LRUCache[tuple[int, tuple[int, int, int, int]], Cells] = LRUCache(256)
 
     # -- data and geometry -------------------------------------------------------------
@@ -94,6 +95,7 @@ class Timeline(TimelineMouse, TimelineGoto, TimelineSearch, TimelineActions, Scr
         """The same trace with another gap threshold: keep the window, redraw its gaps."""
         self.data = data
         self._bins.clear()
+        self._in_flight = None  # a window of the old data is fetched again
         self._rows.clear()
         self.frame = None
         self.current_gap = None
@@ -149,11 +151,14 @@ class Timeline(TimelineMouse, TimelineGoto, TimelineSearch, TimelineActions, Scr
         extent = self.data.extent
         self.view = viewport.clamp(view, extent.start_ns, extent.end_ns)
         self._fitted = fitted
+        if not self.size.width:  # not laid out yet: on_resize asks again with its columns
+            return
         key = self._bins_key()
         bins = self._bins.get(key)
         if bins is not None:
             self._show(bins)
-        else:
+        elif key != self._in_flight:  # asked again while on its way (a resize): wait for it
+            self._in_flight = key
             self._fetch(key)
 
     @work(thread=True, exclusive=True, group="timeline-bins")
@@ -162,13 +167,19 @@ class Timeline(TimelineMouse, TimelineGoto, TimelineSearch, TimelineActions, Scr
         try:
             bins = self.data.bins.fetch(*key)
         except duckdb.Error as exc:
-            self.app.call_from_thread(self.notify, f"timeline query failed: {exc}",
-                                      severity="error", markup=False)
+            self.app.call_from_thread(self._failed, key, f"timeline query failed: {exc}")
             return
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._arrived, key, bins)
 
+    def _failed(self, key: BinsKey, message: str) -> None:
+        if key == self._in_flight:
+            self._in_flight = None
+        self.notify(message, severity="error", markup=False)
+
     def _arrived(self, key: BinsKey, bins: Bins) -> None:
+        if key == self._in_flight:
+            self._in_flight = None
         self._bins[key] = bins
         if key == self._bins_key():
             self._show(bins)
