@@ -13,7 +13,7 @@ For each trace it prints:
 Traces: the bundled sample (real), and copies of a real trace made by scale_trace.py
 (label their figures *scaled*): ~400k kernels by default, ~4M with --huge. The largest
 trace is also run without the level-of-detail summary, as the baseline it is measured
-against (the baseline run goes last: it switches the summary off for the process).
+against.
 
 Usage: python benchmarks/timeline_bench.py [--rounds 3] [--huge] [--size 160x45]
        [--trace PATH ...]
@@ -127,12 +127,21 @@ class Clock:
 async def _drive(path: Path, size: tuple[int, int], rounds: int,
                  summary: bool = True, process_start: float | None = None
                  ) -> dict[str, object]:
-    from tui.app import TraceApp
     from tui.timeline import bins
-    from tui.widgets.timeline import Timeline
 
+    min_rows = bins.LOD_MIN_ROWS
     if not summary:  # the baseline: every window binned from the activity tables
         bins.LOD_MIN_ROWS = 1 << 62
+    try:
+        return await _drive_app(path, size, rounds, process_start)
+    finally:
+        bins.LOD_MIN_ROWS = min_rows
+
+
+async def _drive_app(path: Path, size: tuple[int, int], rounds: int,
+                     process_start: float | None) -> dict[str, object]:
+    from tui.app import TraceApp
+    from tui.widgets.timeline import Timeline
 
     start = time.perf_counter()
     app = TraceApp(path)
@@ -220,7 +229,7 @@ def main() -> None:
     bench("scaled", scaled_trace(args.copies), (cols, rows), args.rounds,
           baseline=not args.huge)
     for path in args.trace:
-        bench("given", path, (cols, rows), args.rounds)
+        bench("given", path, (cols, rows), args.rounds, baseline=True)
     if args.huge:
         bench("scaled", scaled_trace(args.copies * 10), (cols, rows), args.rounds,
               baseline=True)
