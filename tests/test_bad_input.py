@@ -773,6 +773,27 @@ def test_the_stacks_are_derived_with_a_smaller_duckdb_share(monkeypatch) -> None
     assert seen == ["476.8 MiB"] and after == "667.5 MiB"
 
 
+def test_the_rows_are_written_with_a_smaller_duckdb_share(monkeypatch) -> None:
+    """60% of the budget while the loaded rows are written into the schema (the host
+    depths' arrays beside the GPU rows' sort), on both connections; 70% after."""
+    import tui.trace
+    from tui.trace import open_trace
+
+    seen: list[str] = []
+    real = tui.trace.write_host_depths
+
+    def spying(con):
+        seen.append(con.execute("SELECT current_setting('memory_limit')").fetchone()[0])
+        return real(con)
+
+    monkeypatch.setenv("TUI_MEMORY", "1GB")
+    monkeypatch.setattr(tui.trace, "write_host_depths", spying)
+    with open_trace(sample("stacks_training.pt.trace.json.gz"), use_cache=False) as trace:
+        after = trace.con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+        rows = trace.con.execute("SELECT count(*) FROM host_activities").fetchone()[0]
+    assert seen == ["572.2 MiB"] and after == "667.5 MiB" and rows > 0
+
+
 def test_a_load_that_outgrows_the_budget_is_tried_with_twice_it(monkeypatch, capsys) -> None:
     """60MB leaves DuckDB 42 MB, less than the JSON reader's 64 MB buffer: the load runs
     again with 120MB and says so; 10MB, then 20MB, is too little: one line, exit 2."""

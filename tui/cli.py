@@ -67,8 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="load into memory; neither read nor write the cache")
     parser.add_argument("--memory", metavar="SIZE",
                         help="memory budget, e.g. 2GB (default: TUI_MEMORY, else 1GB); DuckDB "
-                        "takes 70%% of it, beyond that spills to disk beside the cache, and "
-                        "runs a thread for each 250 MB of it (up to the cores there are)")
+                        "takes at most 70%% of it, beyond that spills to disk beside the "
+                        "cache, and runs a thread for each 250 MB of it (up to the cores "
+                        "there are)")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     parser.add_argument("--version", action="version", version=f"tui {__version__}")
     return parser

@@ -29,6 +29,12 @@ from tui.errors import TraceError
 DEFAULT_MEMORY = "1GB"
 OUTSIDE_DUCKDB = 0.3
 ARRAYS_SHARE = 0.1
+# While the loaded rows are written into the schema, DuckDB gets this share: the host
+# rows' depths are worked out in NumPy windows (ARRAYS_SHARE) on a second connection
+# beside the GPU rows' sort. The 3 GB Kineto trace peaked in that phase at 868-871 MiB
+# with 70%, 774-780 MiB with 60%, its time 1% longer; a 10 GB one at 983 MiB with 70%
+# on a 16-core host.
+FINALIZE_SHARE = 0.6
 # While the launch stacks and idle intervals are derived from the loaded tables, DuckDB
 # gets this share: its temp tables and the nesting's NumPy windows (ARRAYS_SHARE) sit
 # side by side there. A 3 GB nsys export peaked in that phase at 1,030 MiB with 70%,

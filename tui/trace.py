@@ -17,6 +17,7 @@ import duckdb
 from tui import cache, cache_reason, load_progress
 from tui.db import (
     DERIVE_SHARE,
+    FINALIZE_SHARE,
     OUTSIDE_DUCKDB,
     Cursors,
     beside,
@@ -272,16 +273,17 @@ def finalize_activities(con: duckdb.DuckDBPyConnection, host_written: bool = Fal
     and `events_work`. A loader that wrote host_activities itself (`host_written`) has only
     its GPU rows written here.
     """
-    if host_written:
-        con.execute(load_query("finalize_activities"))
-        warnings = events_work(con) if events_work else []
-    else:
-        con.execute(load_query("finalize_host_rows"))
-        with beside(con, write_host_depths):
+    with duckdb_share_of(con, FINALIZE_SHARE):
+        if host_written:
             con.execute(load_query("finalize_activities"))
-            con.execute(load_query("finalize_python_ids"))
             warnings = events_work(con) if events_work else []
-        con.execute("DETACH finalize")
+        else:
+            con.execute(load_query("finalize_host_rows"))
+            with beside(con, write_host_depths):
+                con.execute(load_query("finalize_activities"))
+                con.execute(load_query("finalize_python_ids"))
+                warnings = events_work(con) if events_work else []
+            con.execute("DETACH finalize")
     _drop_staging(con)
     return warnings
 
