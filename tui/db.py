@@ -29,10 +29,11 @@ from tui.errors import TraceError
 DEFAULT_MEMORY = "1GB"
 OUTSIDE_DUCKDB = 0.3
 ARRAYS_SHARE = 0.1
-# While the loaded rows are written into the schema, DuckDB gets this share: the host
-# rows' depths are worked out in NumPy windows (ARRAYS_SHARE) on a second connection
-# beside the GPU rows' sort. The 3 GB Kineto trace peaked in that phase at 868-871 MiB
-# with 70%, 774-780 MiB with 60%, its time 1% longer; a 10 GB one at 983 MiB with 70%
+# While the loaded rows are written into the schema with the host rows' depths worked out
+# in NumPy windows (ARRAYS_SHARE) on a second connection beside the GPU rows' sort, DuckDB
+# gets this share (a loader that wrote its host rows itself keeps the loading share). The
+# 3 GB Kineto trace peaked in that phase at 868-871 MiB with 70%, 774-780 MiB with 60%
+# (whole cold runs 28.0-30.0 s before, 29.4-31.5 s after); a 10 GB one at 983 MiB with 70%
 # on a 16-core host.
 FINALIZE_SHARE = 0.6
 # While the launch stacks and idle intervals are derived from the loaded tables, DuckDB

@@ -273,11 +273,11 @@ def finalize_activities(con: duckdb.DuckDBPyConnection, host_written: bool = Fal
     and `events_work`. A loader that wrote host_activities itself (`host_written`) has only
     its GPU rows written here.
     """
-    with duckdb_share_of(con, FINALIZE_SHARE):
-        if host_written:
-            con.execute(load_query("finalize_activities"))
-            warnings = events_work(con) if events_work else []
-        else:
+    if host_written:
+        con.execute(load_query("finalize_activities"))
+        warnings = events_work(con) if events_work else []
+    else:
+        with duckdb_share_of(con, FINALIZE_SHARE):  # the depths' arrays sit beside DuckDB
             con.execute(load_query("finalize_host_rows"))
             with beside(con, write_host_depths):
                 con.execute(load_query("finalize_activities"))
