@@ -35,6 +35,9 @@ class Prompt(Input):
 
     def __init__(self) -> None:
         super().__init__(compact=True)
+        # focusable only while asking: else, with the timeline still loading, the screen's
+        # first focus landed here, hidden, and took the keys (q typed, not quit)
+        self.can_focus = False
         self.on_change: Callable[[str], None] | None = None
         self.on_done: Callable[[str], None] | None = None
         self.on_cancel: Callable[[], None] | None = None
@@ -47,10 +50,12 @@ class Prompt(Input):
         self.value = value
         self.on_done, self.on_change, self.on_cancel = on_done, on_change, on_cancel
         self.display = True
+        self.can_focus = True
         self.focus()
 
     def _close(self) -> None:
         self.display = False
+        self.can_focus = False
         self.on_change = None
 
     @on(Input.Changed)
