@@ -7,6 +7,7 @@ to be stopped in each of its stages.
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import io
 import json
@@ -95,6 +96,42 @@ def test_ctrl_c_stops_cleanly(scaled: tuple[Path, int], tmp_path: Path, stage: s
     summary = json.loads(out)
     assert summary["source"]["cache_note"] == "built now: no cache yet"
     assert sum(k["count"] for k in summary["kernels"]) == kernels
+
+
+@pytest.mark.parametrize("stage", ["reading", "building"])
+def test_quitting_the_app_stops_its_load(scaled: tuple[Path, int], tmp_path: Path,
+                                         monkeypatch, stage: str) -> None:
+    """q while a trace loads: the app quits (the key was typed into a hidden prompt), the
+    load stops (it would have gone on and written its cache) and leaves nothing behind,
+    and the next open loads it whole."""
+    trace, kernels = scaled
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("TUI_CACHE_DIR", str(cache))
+    quit_at = 0.0
+
+    async def drive() -> TraceApp:
+        nonlocal quit_at
+        app = TraceApp(trace)
+        async with app.run_test(size=(120, 30)) as pilot:
+            deadline = time.monotonic() + 60
+            seen: list[str] = []
+            while stage not in _stages(cache, seen):
+                assert app.trace is None, f"the load ended before the {stage} stage"
+                assert time.monotonic() < deadline
+                await asyncio.sleep(0.005)
+            quit_at = time.monotonic()
+            await pilot.press("q")
+        return app
+
+    app = asyncio.run(drive())
+    assert time.monotonic() - quit_at < 10
+    assert app.return_code == 0 and not app._exit_renderables
+    assert list(cache.iterdir()) == []  # no cache, partial or whole; no scratch copy
+    with trace_module.open_trace(trace) as again:
+        assert again.cache_note == "built now: no cache yet"
+        count = again.con.execute("SELECT count(*) FROM gpu_activities "
+                                  "WHERE kind = 'kernel'").fetchone()[0]
+    assert count == kernels
 
 
 class _Terminal(io.StringIO):

@@ -73,6 +73,7 @@ class TraceApp(CommandsApp):
         self.min_gap_ns = min_gap_ns
         self.trace: Trace | None = None
         self.ncu = NcuAttachment(self, ncu)  # the --ncu report, loaded beside the trace
+        self._meter: load_progress.LoadMeter | None = None  # the load's, once it starts
 
     def compose(self) -> ComposeResult:
         # kept as attributes: handlers may run while the screen is being torn down
@@ -119,8 +120,24 @@ class TraceApp(CommandsApp):
 
     @work(thread=True, exclusive=True, group="load")
     def _load(self) -> None:
+        meter = self._meter
+        assert meter is not None
         try:
             trace = open_trace(self.path, use_cache=self.use_cache)
+        except (TraceError, OSError) as exc:
+            if not meter.stopping:
+                self.call_from_thread(self._failed, str(exc))
+            return
+        except Exception:
+            if meter.stopping:  # the app quit: the load stopped and cleaned up after itself
+                return
+            raise
+        finally:
+            load_progress.stop_watching(meter)  # no more interrupts, whatever came of it
+        if meter.stopping:
+            trace.close()
+            return
+        try:
             data = TimelineData(trace, self.min_gap_ns, trace.cache_path)
             data.prepare()
         except (TraceError, OSError) as exc:
@@ -129,7 +146,6 @@ class TraceApp(CommandsApp):
         self.call_from_thread(self._loaded, trace, data)
 
     def _load_ended(self) -> None:
-        load_progress.stop_watching(self._meter)
         for bar in self.query(LoadBar):
             bar.remove()
 
@@ -299,6 +315,8 @@ class TraceApp(CommandsApp):
         # once: closing their screens would wait for them, and the process's exit too.
         if self.trace is not None:
             self.trace.cursors.interrupt()
+        elif self._meter is not None and not self._meter.ended:
+            self._meter.stop()  # still loading: stop it (it removes what it built)
         super().exit(result, return_code, message)
 
     def on_unmount(self) -> None:

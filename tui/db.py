@@ -13,7 +13,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Protocol
 
 import duckdb
@@ -243,7 +243,9 @@ def beside(con: duckdb.DuckDBPyConnection,
             try:
                 yield done
             except BaseException:
-                other.interrupt()
+                while not done.done():  # an interrupt lands only on a running query
+                    other.interrupt()
+                    wait([done], timeout=0.02)
                 raise
             done.result()
     finally:

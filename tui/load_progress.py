@@ -23,6 +23,11 @@ import duckdb
 
 READING = "reading"
 BUILDING = "building tables"
+STOP_TRIES_S = 60  # how long a stopped load's queries are interrupted, at most
+
+
+class LoadStopped(Exception):
+    """The load was stopped from another thread (the app quit while it ran)."""
 
 
 @dataclass
@@ -35,8 +40,29 @@ class LoadMeter:
     done: int = 0  # bytes read so far (never goes back)
     con: duckdb.DuckDBPyConnection | None = None
     by_query: bool = False  # a plain file: DuckDB's progress of its scan counts the bytes
+    stopping: bool = False  # stop() was called: the load ends at its next query or stage
+    ended: bool = False  # no longer watched (stop_watching)
+
+    def stop(self) -> None:
+        """Stop the load from another thread: its running query is interrupted, and every
+        query it starts after (an interrupt lands only on a running query), until it has
+        ended; its next stage raises LoadStopped. The load cleans up as after Ctrl-C."""
+        self.stopping = True
+        threading.Thread(target=self._interrupt_until_ended, name="tui-stop-load",
+                         daemon=True).start()
+
+    def _interrupt_until_ended(self) -> None:
+        deadline = time.monotonic() + STOP_TRIES_S
+        while not self.ended and time.monotonic() < deadline:
+            con = self.con
+            if con is not None:
+                with contextlib.suppress(duckdb.Error):  # closed: the load has ended
+                    con.interrupt()
+            time.sleep(0.02)
 
     def set_stage(self, stage: str, con: duckdb.DuckDBPyConnection | None) -> None:
+        if self.stopping:
+            raise LoadStopped(f"{self.path}: loading stopped")
         if stage == BUILDING:
             self.done = self.total
         self.stage, self.stage_started, self.con = stage, time.monotonic(), con
@@ -118,6 +144,7 @@ def start_watching(path: Path) -> LoadMeter:
 
 
 def stop_watching(meter: LoadMeter) -> None:
+    meter.ended = True
     with _lock:
         if _meters.get(_key(meter.path)) is meter:
             del _meters[_key(meter.path)]

@@ -190,7 +190,7 @@ def _build(path: Path, kind: str, target: Path | None, warnings: list[str]) -> T
                                          dir=target.parent if target is not None else None))
             con.execute(f"ATTACH {sql_string(_scratch_database(path, work))} AS scratch")
             warnings += _load_into(path, kind, con, target.parent if target else None, work)
-            load_progress.stage(path, load_progress.BUILDING)
+            load_progress.stage(path, load_progress.BUILDING, con)
             warnings += finalize_activities(con, host_written=kind in HOST_ROWS_WRITTEN,
                                             events_work=BESIDE_FINALIZE.get(kind))
         finally:
