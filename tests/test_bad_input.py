@@ -753,44 +753,38 @@ def test_duckdb_runs_a_thread_for_each_250mb_of_the_budget(budget: str, cores: i
     assert db.duckdb_threads() == setting == threads
 
 
-def test_the_stacks_are_derived_with_a_smaller_duckdb_share(monkeypatch) -> None:
-    """50% of the budget while the launch stacks and idle intervals are derived (their
-    temp tables and the nesting's arrays sit side by side), 70% before and after."""
+def _memory_limit_in(step: str, monkeypatch) -> tuple[list[str], str, int]:
+    """DuckDB's memory_limit each time tui.trace calls `step` while loading a trace under
+    the 1GB budget, the limit after the load, and the host rows it loaded."""
     import tui.trace
     from tui.trace import open_trace
 
     seen: list[str] = []
-    real = tui.trace.build_stacks
+    real = getattr(tui.trace, step)
 
     def spying(con):
         seen.append(con.execute("SELECT current_setting('memory_limit')").fetchone()[0])
         return real(con)
 
     monkeypatch.setenv("TUI_MEMORY", "1GB")
-    monkeypatch.setattr(tui.trace, "build_stacks", spying)
+    monkeypatch.setattr(tui.trace, step, spying)
     with open_trace(sample("stacks_training.pt.trace.json.gz"), use_cache=False) as trace:
         after = trace.con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+        rows = trace.con.execute("SELECT count(*) FROM host_activities").fetchone()[0]
+    return seen, after, rows
+
+
+def test_the_stacks_are_derived_with_a_smaller_duckdb_share(monkeypatch) -> None:
+    """50% of the budget while the launch stacks and idle intervals are derived (their
+    temp tables and the nesting's arrays sit side by side), 70% before and after."""
+    seen, after, _ = _memory_limit_in("build_stacks", monkeypatch)
     assert seen == ["476.8 MiB"] and after == "667.5 MiB"
 
 
 def test_the_rows_are_written_with_a_smaller_duckdb_share(monkeypatch) -> None:
     """60% of the budget while the loaded rows are written into the schema (the host
     depths' arrays beside the GPU rows' sort), on both connections; 70% after."""
-    import tui.trace
-    from tui.trace import open_trace
-
-    seen: list[str] = []
-    real = tui.trace.write_host_depths
-
-    def spying(con):
-        seen.append(con.execute("SELECT current_setting('memory_limit')").fetchone()[0])
-        return real(con)
-
-    monkeypatch.setenv("TUI_MEMORY", "1GB")
-    monkeypatch.setattr(tui.trace, "write_host_depths", spying)
-    with open_trace(sample("stacks_training.pt.trace.json.gz"), use_cache=False) as trace:
-        after = trace.con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
-        rows = trace.con.execute("SELECT count(*) FROM host_activities").fetchone()[0]
+    seen, after, rows = _memory_limit_in("write_host_depths", monkeypatch)
     assert seen == ["572.2 MiB"] and after == "667.5 MiB" and rows > 0
 
 
