@@ -215,18 +215,27 @@ class Cursors:
                 cur.interrupt()
 
     def close(self, wait_s: float = 2.0) -> None:
-        """Interrupt every cursor's query, then close the connection (an interrupted
-        query takes a moment to stop; one that outlasts `wait_s` is left to the exit)."""
-        deadline = time.monotonic() + wait_s
-        while True:
-            self.interrupt()
-            try:
-                self._con.close()
+        """Interrupt every cursor's query, then close the connection."""
+        close_when_stopped(self._con, self.interrupt, wait_s)
+
+
+def close_when_stopped(con: duckdb.DuckDBPyConnection, stop: Callable[[], None],
+                       wait_s: float) -> None:
+    """Close `con`, calling stop() (interrupting what runs on it) before each try: DuckDB
+    refuses to close a connection while a query of it or of a cursor of it runs, and an
+    interrupted query takes a moment to end. One that outlasts `wait_s` is left open, to
+    the process's exit."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        with contextlib.suppress(duckdb.Error):
+            stop()
+        try:
+            con.close()
+            return
+        except duckdb.Error:  # a query is winding down
+            if time.monotonic() > deadline:
                 return
-            except duckdb.Error:  # a query is winding down
-                if time.monotonic() > deadline:
-                    return
-                time.sleep(0.01)
+            time.sleep(0.02)
 
 
 @contextlib.contextmanager

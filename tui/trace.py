@@ -7,7 +7,6 @@ import json
 import os
 import shutil
 import tempfile
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +21,7 @@ from tui.db import (
     Cursors,
     beside,
     budget_of,
+    close_when_stopped,
     connect,
     duckdb_share_of,
     memory_budget,
@@ -246,17 +246,8 @@ def _discard(con: duckdb.DuckDBPyConnection | None, partial: Path | None) -> Non
     """Close a database whose load stopped, and remove its file. A loader's thread may
     still be running a query on it (Ctrl-C reaches only the main thread): stop that
     first; the connection refuses to close until the query has returned."""
-    with contextlib.suppress(duckdb.Error, AttributeError):
-        con.interrupt()  # type: ignore[union-attr]
-    deadline = time.monotonic() + 30
-    while con is not None:
-        try:
-            con.close()
-            break
-        except duckdb.Error:
-            if time.monotonic() > deadline:
-                break
-            time.sleep(0.02)
+    if con is not None:
+        close_when_stopped(con, con.interrupt, 30)
     if partial is not None:
         for leftover in (partial, partial.with_name(f"{partial.name}.wal")):
             leftover.unlink(missing_ok=True)
