@@ -134,6 +134,82 @@ def test_quitting_the_app_stops_its_load(scaled: tuple[Path, int], tmp_path: Pat
     assert count == kernels
 
 
+# The ranks app in a process of its own: its pool's processes are spawned (a fresh
+# interpreter each, which imports the main module again), and multiprocessing starts its
+# resource tracker once a process; a test process may have started it already.
+RANKS_APP = """
+import asyncio, json, sys, time
+from pathlib import Path
+from tui.run_app import RunApp
+
+async def drive(folder: Path, cache: Path, quit_when_reading: bool) -> dict:
+    app = RunApp([folder])
+    async with app.run_test(size=(120, 30)) as pilot:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+            names = [p.name for p in cache.iterdir()] if cache.is_dir() else []
+            if quit_when_reading and sum(n.startswith("tui-load-") for n in names) == 2:
+                break  # both traces' events are being read, each in its own process
+            if not quit_when_reading and app.run_data is not None:
+                break
+        header = str(app.query_one("#run-header").render())
+        quit_at = time.monotonic()
+        await pilot.press("q")
+    return {"quit_s": time.monotonic() - quit_at, "header": header,
+            "loaded": app.run_data is not None, "return_code": app.return_code}
+
+if __name__ == "__main__":
+    folder, cache, mode = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+    print(json.dumps(asyncio.run(drive(folder, cache, mode == "quit"))))
+"""
+
+
+def _ranks_app(tmp_path: Path, folder: Path, mode: str) -> dict:
+    driver = tmp_path / "ranks_app.py"
+    driver.write_text(RANKS_APP)
+    cache, scratch = tmp_path / "cache", tmp_path / "scratch"
+    scratch.mkdir(exist_ok=True)
+    done = subprocess.run([sys.executable, str(driver), str(folder), str(cache), mode],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300,
+                          env={**os.environ, "TUI_CACHE_DIR": str(cache), "TMPDIR": str(scratch)})
+    assert done.returncode == 0 and done.stderr == "", done.stderr[-3000:]
+    return json.loads(done.stdout)
+
+
+def test_the_ranks_app_loads_a_run_in_processes(tmp_path: Path) -> None:
+    """Four traces: loaded by a pool of processes, which failed to start inside the app
+    ("bad value(s) in fds_to_keep": Textual's stderr has no file descriptor)."""
+    folder = tmp_path / "run"
+    folder.mkdir()
+    for copy in (0, 1):
+        for rank in (0, 1):
+            os.link(sample(f"ddp_rank{rank}.pt.trace.json.gz"),
+                    folder / f"copy{copy}_rank{rank}.pt.trace.json.gz")
+    shown = _ranks_app(tmp_path, folder, "load")
+    assert shown["loaded"] and shown["return_code"] == 0
+    header, straggler = shown["header"].splitlines()
+    assert header == f"{folder}  (kineto, 4 ranks of 2, span 89.5 ms)"
+    # ranks by the files' order: 1 and 3 are copies of the real rank 1, which sleeps
+    assert straggler.startswith(("straggler: rank 1 ", "straggler: rank 3 "))
+
+
+def test_quitting_the_ranks_app_stops_every_load(scaled: tuple[Path, int],
+                                                 tmp_path: Path) -> None:
+    """q while two big traces load, each in a process of the pool: both loads stop (before,
+    the app waited for both to be loaded and cached) and leave nothing behind."""
+    trace, _ = scaled
+    folder = tmp_path / "run"
+    folder.mkdir()
+    for rank in (0, 1):
+        os.link(trace, folder / f"rank{rank}.json")
+    shown = _ranks_app(tmp_path, folder, "quit")
+    assert not shown["loaded"] and shown["return_code"] == 0
+    assert shown["quit_s"] < 10
+    assert list((tmp_path / "cache").iterdir()) == []  # no cache, partial or whole
+    assert list((tmp_path / "scratch").iterdir()) == []  # nor the run's scratch folder
+
+
 class _Terminal(io.StringIO):
     def isatty(self) -> bool:
         return True

@@ -8,11 +8,13 @@ trace file; `run_run_app` then opens it in the usual TraceApp, and q there comes
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
 import duckdb
+from rich.console import RenderableType
 from rich.text import Text
 from textual import on, work
 from textual.app import App, ComposeResult
@@ -22,6 +24,7 @@ from textual.widgets import DataTable, Footer, Static
 
 from tui.analysis.rank_findings import straggler_headline
 from tui.errors import TraceError
+from tui.load_progress import LoadStopped
 from tui.safe_text import plain
 from tui.units import format_ns
 from tui.widgets import keymap
@@ -51,13 +54,15 @@ class LoadedRun:
     collectives: list[dict] = field(default_factory=list)
 
 
-def load_run(paths: list[Path], use_cache: bool, min_gap_ns: int) -> LoadedRun:
-    """The run's summary dict (as `tui --summary`) and its collective waits."""
+def load_run(paths: list[Path], use_cache: bool, min_gap_ns: int,
+             stop: threading.Event | None = None) -> LoadedRun:
+    """The run's summary dict (as `tui --summary`) and its collective waits. Raises
+    LoadStopped once `stop` is set."""
     from tui.multirank.run import open_run
     from tui.multirank.summary import run_summary
 
     label = str(paths[0]) if len(paths) == 1 else f"{paths[0]} (+{len(paths) - 1} more)"
-    with open_run(paths, use_cache=use_cache, min_gap_ns=min_gap_ns) as run:
+    with open_run(paths, use_cache=use_cache, min_gap_ns=min_gap_ns, stop=stop) as run:
         summary = run_summary(run, min_gap_ns, label)
         return LoadedRun(summary, collective_waits(run.con))
 
@@ -103,6 +108,7 @@ class RunApp(App[Path | None]):
         self.use_cache = use_cache
         self.min_gap_ns = min_gap_ns
         self.run_data: LoadedRun | None = None
+        self._stop_load = threading.Event()
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="run-body"):
@@ -124,7 +130,9 @@ class RunApp(App[Path | None]):
     @work(thread=True, exclusive=True, group="load")
     def _load(self) -> None:
         try:
-            loaded = load_run(self.paths, self.use_cache, self.min_gap_ns)
+            loaded = load_run(self.paths, self.use_cache, self.min_gap_ns, self._stop_load)
+        except LoadStopped:  # the app is quitting
+            return
         except (TraceError, OSError, duckdb.Error) as exc:
             self.call_from_thread(self._failed, str(exc))
             return
@@ -151,6 +159,13 @@ class RunApp(App[Path | None]):
         if summary["straggler"] is not None:
             self.ranks.move_cursor(row=self.ranks.get_row_index(str(summary["straggler"])))
         self.ranks.focus()
+
+    def exit(self, result: Path | None = None, return_code: int = 0,
+             message: RenderableType | None = None) -> None:
+        # still loading: stop it (each trace's load removes what it built), or the exit
+        # would wait for the whole run to load and be cached
+        self._stop_load.set()
+        super().exit(result, return_code, message)
 
     @on(DataTable.RowSelected, "#ranks")
     def _rank_selected(self) -> None:

@@ -6,23 +6,34 @@ per table in a scratch folder. A trace whose cache file is already built is only
 here (attached for a moment: about a millisecond); the others are loaded by a pool of
 processes, one trace a task, when there are enough of them to pay for starting the pool
 (about half a second), else one after another in this process.
+
+A load of many traces can be stopped from another thread (the ranks app quitting) or by
+Ctrl-C: each trace being loaded stops as one trace's load does when its app quits
+(tui.load_progress.LoadMeter.stop: it removes what it built), in this process or in the
+pool's; the traces not begun are not begun.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import multiprocessing
 import os
+import signal
+import sys
+import threading
 import time
-from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import duckdb
 
 from tui import cache
 from tui.db import connect, sql_string
+from tui.load_progress import LoadMeter, LoadStopped, start_watching, stop_watching
 from tui.multirank.parquet_store import export_parquet, is_parquet_store, parquet_store
 from tui.multirank.store import TraceStore
 from tui.trace import CACHED_TABLES, open_trace
@@ -31,6 +42,15 @@ from tui.trace import CACHED_TABLES, open_trace
 # than a pool of fresh ones, whose start costs ~0.5 s each.
 POOL_MIN_TRACES = 4
 POOL_MIN_BYTES = 32 * 1024 * 1024
+STOP_POLL_S = 0.05  # how often a load that can be stopped looks whether it is asked to
+
+
+class StopFlag(Protocol):
+    """A threading.Event, or a multiprocessing one (a pool's processes share it)."""
+
+    def is_set(self) -> bool: ...
+
+    def wait(self, timeout: float | None = None) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -43,9 +63,11 @@ class LoadJob:
 
 
 def load_stores(jobs: list[LoadJob], workers: int | None = None,
-                on_done: Callable[[LoadJob], None] | None = None) -> list[TraceStore]:
-    """Every job's store, in the order given. Raises the first failing job's TraceError.
-    on_done(job) is called as each job's store is ready (a progress line counts them).
+                on_done: Callable[[LoadJob], None] | None = None,
+                stop: StopFlag | None = None) -> list[TraceStore]:
+    """Every job's store, in the order given. Raises the TraceError of the first job to
+    fail, or LoadStopped once `stop` is set (from another thread). on_done(job) is called as
+    each job's store is ready (a progress line counts them).
 
     Stores found in the cache come back without a summary (see combine.summarize_stores).
     """
@@ -65,25 +87,96 @@ def load_stores(jobs: list[LoadJob], workers: int | None = None,
     count = min(len(pending), workers or os.cpu_count() or 1)
     # workers=None: a pool only where it pays; a number given: that many processes.
     if count > 1 and (workers is not None or _worth_a_pool([jobs[i] for i in pending])):
-        # spawn: a fresh interpreter per worker, never a fork of a process holding DuckDB
-        # connections and threads.
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=count, mp_context=context) as pool:
-            futures = {i: pool.submit(load_store, jobs[i]) for i in pending}
-            try:
-                for i, future in futures.items():
-                    results[i] = future.result()
-                    if on_done is not None:
-                        on_done(jobs[i])
-            except BaseException:
-                pool.shutdown(cancel_futures=True)  # one bad trace: stop loading the rest
-                raise
+        _load_in_pool(jobs, pending, count, results, on_done, stop)
     for i in pending:
         if i not in results:
-            results[i] = load_store(jobs[i])
+            results[i] = load_stoppable(jobs[i], stop)
             if on_done is not None:
                 on_done(jobs[i])
     return [results[i] for i in range(len(jobs))]
+
+
+def _load_in_pool(jobs: list[LoadJob], pending: list[int], count: int,
+                  results: dict[int, TraceStore], on_done: Callable[[LoadJob], None] | None,
+                  stop: StopFlag | None) -> None:
+    """Load jobs[i] for each i in `pending` into `results`, in `count` processes."""
+    # spawn: a fresh interpreter per worker, never a fork of a process holding DuckDB
+    # connections and threads.
+    context = multiprocessing.get_context("spawn")
+    _start_resource_tracker()
+    stop_workers = context.Event()
+    with ProcessPoolExecutor(max_workers=count, mp_context=context, initializer=_worker_start,
+                             initargs=(stop_workers,)) as pool:
+        futures = {pool.submit(_load_in_worker, jobs[i]): i for i in pending}
+        try:
+            for future in _as_done(list(futures), stop):
+                i = futures[future]
+                results[i] = future.result()
+                if on_done is not None:
+                    on_done(jobs[i])
+        except BaseException:  # a bad trace, Ctrl-C, or `stop`: stop loading the rest
+            stop_workers.set()
+            pool.shutdown(cancel_futures=True)  # the loads under way stop, then clean up
+            raise
+
+
+def _as_done(futures: list[Future], stop: StopFlag | None) -> Iterator[Future]:
+    """The futures as they complete (in the order given, of those done together); raises
+    LoadStopped once `stop` is set."""
+    waiting = set(futures)
+    while waiting:
+        done, waiting = wait(waiting, timeout=None if stop is None else STOP_POLL_S,
+                             return_when=FIRST_COMPLETED)
+        if stop is not None and stop.is_set():
+            raise LoadStopped("loading stopped")
+        yield from (future for future in futures if future in done)
+
+
+def _start_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker (its helper process, started once) on the
+    process's own stderr: inside a Textual app sys.stderr is a capture whose fileno() is
+    -1, and the tracker's start then fails ("bad value(s) in fds_to_keep")."""
+    from multiprocessing import resource_tracker
+
+    with contextlib.redirect_stderr(sys.__stderr__):
+        resource_tracker.ensure_running()
+
+
+_worker_stop: StopFlag | None = None  # in a pool's process: set when loads must stop
+
+
+def _worker_start(stop: StopFlag) -> None:
+    """A pool process's start. Ctrl-C in the terminal reaches it too, but it is the parent
+    that stops the loads (through `stop`): an idle process would die of the signal."""
+    global _worker_stop
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _worker_stop = stop
+
+
+def _load_in_worker(job: LoadJob) -> TraceStore:
+    return load_stoppable(job, _worker_stop)
+
+
+def load_stoppable(job: LoadJob, stop: StopFlag | None) -> TraceStore:
+    """load_store(job), stopped (LoadStopped) when `stop` is set before or while it runs."""
+    if stop is None:
+        return load_store(job)
+    if stop.is_set():
+        raise LoadStopped(f"{job.path}: loading stopped")
+    meter = start_watching(job.path)
+    threading.Thread(target=_stop_when_set, args=(stop, meter), name="tui-stop-rank",
+                     daemon=True).start()
+    try:
+        return load_store(job)
+    finally:
+        stop_watching(meter)
+
+
+def _stop_when_set(stop: StopFlag, meter: LoadMeter) -> None:
+    while not meter.ended:
+        if stop.wait(STOP_POLL_S):
+            meter.stop()
+            return
 
 
 def load_store(job: LoadJob) -> TraceStore:

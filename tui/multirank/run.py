@@ -7,26 +7,31 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from tui.load_progress import LoadStopped
 from tui.multirank.combine import RankSet, combine, summarize_stores
-from tui.multirank.load import LoadJob, load_stores
+from tui.multirank.load import LoadJob, StopFlag, load_stores
 from tui.multirank.paths import expand_paths
 from tui.multirank.store import TraceStore
 
 
 def open_run(paths: list[Path], use_cache: bool = True, workers: int | None = None,
-             min_gap_ns: int | None = None, by_order: bool = False) -> RankSet:
+             min_gap_ns: int | None = None, by_order: bool = False,
+             stop: StopFlag | None = None) -> RankSet:
     """The traces in `paths` (files, or directories of them) as one RankSet, by rank.
 
     With `min_gap_ns`, each store also carries its trace's own summary (gaps, kernels),
     built in the worker that loaded it, or here for a store from the cache. `by_order`:
-    rank i is the i-th trace, whatever the traces say (a before/after pair).
+    rank i is the i-th trace, whatever the traces say (a before/after pair). Once `stop`
+    is set (from another thread), the loads stop and LoadStopped is raised.
     """
     files = expand_paths(paths)
     scratch = Path(tempfile.mkdtemp(prefix="tui-ranks-"))
     con = None
     try:
         stores = load_stores([LoadJob(p, use_cache, scratch, min_gap_ns) for p in files],
-                             workers)
+                             workers, stop=stop)
+        if stop is not None and stop.is_set():  # asked while the last store was finished
+            raise LoadStopped("loading stopped")
         ranks, warnings = (list(range(len(stores))), []) if by_order else assign_ranks(stores)
         order = sorted(range(len(stores)), key=lambda i: ranks[i])
         stores = [stores[i] for i in order]
