@@ -14,7 +14,7 @@ import logging
 import os
 from collections.abc import Callable, Iterator
 
-from tui.db import set_memory_budget
+from tui.db import available_cores, set_memory_budget
 from tui.errors import TraceError
 from tui.multirank.load import LoadJob, load_store
 from tui.multirank.store import TraceStore
@@ -76,7 +76,7 @@ def _client(scheduler: str, workers: int | None) -> Iterator:
     if scheduler == LOCAL:
         # One thread a worker: a task is one trace, and DuckDB inside it already uses the
         # worker's cores. No dashboard (it needs bokeh); quiet logs.
-        with LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
+        with LocalCluster(n_workers=workers or available_cores(), threads_per_worker=1,
                           processes=True, dashboard_address=None,
                           silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
             yield client

@@ -32,7 +32,7 @@ from typing import Protocol
 import duckdb
 
 from tui import cache
-from tui.db import connect, sql_string
+from tui.db import available_cores, connect, sql_string
 from tui.load_progress import LoadMeter, LoadStopped, start_watching, stop_watching
 from tui.multirank.parquet_store import export_parquet, is_parquet_store, parquet_store
 from tui.multirank.store import TraceStore
@@ -84,7 +84,7 @@ def load_stores(jobs: list[LoadJob], workers: int | None = None,
     finally:
         probe.close()
     pending = [i for i in range(len(jobs)) if i not in results]
-    count = min(len(pending), workers or os.cpu_count() or 1)
+    count = min(len(pending), workers or available_cores())
     # workers=None: a pool only where it pays; a number given: that many processes.
     if count > 1 and (workers is not None or _worth_a_pool([jobs[i] for i in pending])):
         _load_in_pool(jobs, pending, count, results, on_done, stop)
