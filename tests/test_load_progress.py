@@ -12,6 +12,7 @@ import gzip
 import io
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -27,6 +28,9 @@ from tui import load_progress, progress_line
 from tui import trace as trace_module
 from tui.app import TraceApp
 from tui.cli import main
+from tui.load_progress import size_text
+from tui.multirank.store import TraceStore
+from tui.progress_line import TracesProgress
 from tui.sources import nsys_sqlite
 from tui.widgets.load_bar import LoadBar
 
@@ -142,8 +146,15 @@ import asyncio, json, sys, time
 from pathlib import Path
 from tui.run_app import RunApp
 
+class Recorded(RunApp):
+    lines = []
+
+    def on_run_app_progress(self, event) -> None:
+        self.lines.append(event.line)
+        super().on_run_app_progress(event)
+
 async def drive(folder: Path, cache: Path, quit_when_reading: bool) -> dict:
-    app = RunApp([folder])
+    app = Recorded([folder])
     async with app.run_test(size=(120, 30)) as pilot:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
@@ -154,9 +165,11 @@ async def drive(folder: Path, cache: Path, quit_when_reading: bool) -> dict:
             if not quit_when_reading and app.run_data is not None:
                 break
         header = str(app.query_one("#run-header").render())
+        progress_shown = app.query_one("#run-progress").display
         quit_at = time.monotonic()
         await pilot.press("q")
-    return {"quit_s": time.monotonic() - quit_at, "header": header,
+    return {"quit_s": time.monotonic() - quit_at, "header": header, "progress": app.lines,
+            "progress_shown": progress_shown,
             "loaded": app.run_data is not None, "return_code": app.return_code}
 
 if __name__ == "__main__":
@@ -188,6 +201,13 @@ def test_the_ranks_app_loads_a_run_in_processes(tmp_path: Path) -> None:
                     folder / f"copy{copy}_rank{rank}.pt.trace.json.gz")
     shown = _ranks_app(tmp_path, folder, "load")
     assert shown["loaded"] and shown["return_code"] == 0
+    # a line as each trace is ready, then the bar goes
+    sizes = sorted(f.stat().st_size for f in folder.iterdir())
+    assert [line.split(",")[0] for line in shown["progress"]] == [
+        f"{n} of 4 traces" for n in (1, 2, 3, 4)]
+    assert shown["progress"][-1].startswith(
+        f"4 of 4 traces, {size_text(sum(sizes))} of {size_text(sum(sizes))} · ")
+    assert not shown["progress_shown"]
     header, straggler = shown["header"].splitlines()
     assert header == f"{folder}  (kineto, 4 ranks of 2, span 89.5 ms)"
     # ranks by the files' order: 1 and 3 are copies of the real rank 1, which sleeps
@@ -208,6 +228,26 @@ def test_quitting_the_ranks_app_stops_every_load(scaled: tuple[Path, int],
     assert shown["quit_s"] < 10
     assert list((tmp_path / "cache").iterdir()) == []  # no cache, partial or whole
     assert list((tmp_path / "scratch").iterdir()) == []  # nor the run's scratch folder
+
+
+def test_many_traces_count_those_from_the_cache_apart(tmp_path: Path) -> None:
+    """A trace from the cache is ready at once: it counts as ready, but not in the bytes
+    or the rate; the time left shows once a tenth of the bytes is done."""
+    cached, small, big = (tmp_path / name for name in ("cached.json", "small.json", "big.json"))
+    for path, size in ((cached, 5000), (small, 100), (big, 2900)):
+        path.write_bytes(b" " * size)
+    progress = TracesProgress([cached, small, big], on_stderr=False)
+    assert progress.line() == "0 of 3 traces"
+    progress.one_done(TraceStore(cached, "kineto", {}, from_cache=True))
+    assert progress.line() == "1 of 3 traces"
+    progress.one_done(TraceStore(small, "kineto", {}))
+    assert re.fullmatch(r"2 of 3 traces, 100 B of 2\.9 KB · [0-9.]+ [KM]?B/s", progress.line())
+    progress.one_done(TraceStore(big, "kineto", {}))
+    assert re.fullmatch(r"3 of 3 traces, 2\.9 KB of 2\.9 KB · [0-9.]+ [KM]?B/s · 0 s left",
+                        progress.line())
+    everything_cached = TracesProgress([cached], on_stderr=False)
+    everything_cached.one_done(TraceStore(cached, "kineto", {}, from_cache=True))
+    assert everything_cached.line() == "1 of 1 traces, from the cache"
 
 
 class _Terminal(io.StringIO):

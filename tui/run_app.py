@@ -9,6 +9,7 @@ trace file; `run_run_app` then opens it in the usual TraceApp, and q there comes
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
@@ -19,12 +20,16 @@ from rich.text import Text
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import BindingType
-from textual.containers import VerticalScroll
-from textual.widgets import DataTable, Footer, Static
+from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
+from textual.widgets import DataTable, Footer, Label, ProgressBar, Static
 
 from tui.analysis.rank_findings import straggler_headline
 from tui.errors import TraceError
 from tui.load_progress import LoadStopped
+from tui.multirank.paths import expand_paths
+from tui.multirank.store import TraceStore
+from tui.progress_line import TracesProgress
 from tui.safe_text import plain
 from tui.units import format_ns
 from tui.widgets import keymap
@@ -55,14 +60,16 @@ class LoadedRun:
 
 
 def load_run(paths: list[Path], use_cache: bool, min_gap_ns: int,
-             stop: threading.Event | None = None) -> LoadedRun:
+             stop: threading.Event | None = None,
+             on_done: Callable[[TraceStore], None] | None = None) -> LoadedRun:
     """The run's summary dict (as `tui --summary`) and its collective waits. Raises
-    LoadStopped once `stop` is set."""
+    LoadStopped once `stop` is set; on_done(store) as each trace is ready."""
     from tui.multirank.run import open_run
     from tui.multirank.summary import run_summary
 
     label = str(paths[0]) if len(paths) == 1 else f"{paths[0]} (+{len(paths) - 1} more)"
-    with open_run(paths, use_cache=use_cache, min_gap_ns=min_gap_ns, stop=stop) as run:
+    with open_run(paths, use_cache=use_cache, min_gap_ns=min_gap_ns, stop=stop,
+                  on_done=on_done) as run:
         summary = run_summary(run, min_gap_ns, label)
         return LoadedRun(summary, collective_waits(run.con))
 
@@ -96,6 +103,9 @@ class RunApp(App[Path | None]):
     BINDINGS: ClassVar[list[BindingType]] = [*keymap.bindings(keymap.RUN)]
     DEFAULT_CSS = """
     #run-body { height: 1fr; }
+    #run-progress { height: 1; }
+    #run-progress > ProgressBar { width: 40; }
+    #run-progress > Label { width: 1fr; }
     #run-header { padding: 0 1; margin-bottom: 1; }
     #run-findings { padding: 0 1; margin: 1 0; }
     .run-title { padding: 0 1; text-style: bold; }
@@ -110,7 +120,17 @@ class RunApp(App[Path | None]):
         self.run_data: LoadedRun | None = None
         self._stop_load = threading.Event()
 
+    class Progress(Message):
+        """Posted from the load's thread as each trace is ready."""
+
+        def __init__(self, ready: int, total: int, line: str) -> None:
+            super().__init__()
+            self.ready, self.total, self.line = ready, total, line
+
     def compose(self) -> ComposeResult:
+        with Horizontal(id="run-progress"):
+            yield ProgressBar(total=None, show_eta=False)
+            yield Label(plain(f"loading {len(self.paths)} path(s) …"))
         with VerticalScroll(id="run-body"):
             yield Static(plain(f"loading {len(self.paths)} path(s) …"), id="run-header")
             yield RankTable(id="ranks")
@@ -129,8 +149,15 @@ class RunApp(App[Path | None]):
 
     @work(thread=True, exclusive=True, group="load")
     def _load(self) -> None:
+        def ready(store: TraceStore) -> None:
+            progress.one_done(store)
+            self.post_message(self.Progress(progress.count, len(progress.sizes),
+                                            progress.line()))
+
         try:
-            loaded = load_run(self.paths, self.use_cache, self.min_gap_ns, self._stop_load)
+            progress = TracesProgress(expand_paths(self.paths), on_stderr=False)
+            loaded = load_run(self.paths, self.use_cache, self.min_gap_ns, self._stop_load,
+                              ready)
         except LoadStopped:  # the app is quitting
             return
         except (TraceError, OSError, duckdb.Error) as exc:
@@ -138,7 +165,13 @@ class RunApp(App[Path | None]):
             return
         self.call_from_thread(self._loaded, loaded)
 
+    def on_run_app_progress(self, event: Progress) -> None:
+        self.query_one("#run-progress ProgressBar", ProgressBar).update(
+            total=event.total, progress=event.ready)
+        self.query_one("#run-progress Label", Label).update(event.line)  # figures only
+
     def _failed(self, message: str) -> None:
+        self.query_one("#run-progress").display = False
         self.query_one("#run-body").loading = False
         self.query_one("#run-header", Static).update(plain("could not open the run"))
         self.notify(message, title="cannot open the run", severity="error", timeout=30,
@@ -147,6 +180,7 @@ class RunApp(App[Path | None]):
     def _loaded(self, loaded: LoadedRun) -> None:
         self.run_data = loaded
         summary = loaded.summary
+        self.query_one("#run-progress").display = False
         self.query_one("#run-body").loading = False
         self.query_one("#run-header", Static).update(header_text(summary))
         self.ranks.show(summary["ranks"], summary["straggler"])
@@ -188,7 +222,6 @@ def run_run_app(paths: list[Path], use_cache: bool = True,
     """RunApp; Enter on a rank opens its trace in TraceApp, whose q comes back here."""
     from tui.app import TraceApp
     from tui.multirank.parquet_store import is_parquet_store
-    from tui.multirank.paths import expand_paths
     from tui.sources.detect import detect_format
 
     # bad input (a missing file, no traces in a folder...) fails here, exit status 2,

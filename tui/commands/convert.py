@@ -87,11 +87,11 @@ def _converted(jobs: list, workers: int | None, scheduler: str | None,
             from tui.multirank.cluster import load_stores_on_cluster
 
             return load_stores_on_cluster(jobs, scheduler, workers, memory,
-                                          on_done=lambda job: progress.one_done(job.path))
+                                          on_done=progress.one_done)
         if len(jobs) == 1:  # one trace: metered as it is read
             with progress_on_stderr(jobs[0].path):
                 return load_stores(jobs, workers)
-        return load_stores(jobs, workers, on_done=lambda job: progress.one_done(job.path))
+        return load_stores(jobs, workers, on_done=progress.one_done)
     finally:
         progress.close()
 

@@ -25,7 +25,7 @@ CONNECT_TIMEOUT_S = 20
 
 def load_stores_on_cluster(jobs: list[LoadJob], scheduler: str, workers: int | None = None,
                            memory: str | None = None,
-                           on_done: Callable[[LoadJob], None] | None = None
+                           on_done: Callable[[TraceStore], None] | None = None
                            ) -> list[TraceStore]:
     """Every job's store, in the order given, each loaded by a task on the cluster at
     `scheduler` (an address such as tcp://node1:8786, a scheduler file, or "local":
@@ -53,7 +53,7 @@ def load_stores_on_cluster(jobs: list[LoadJob], scheduler: str, workers: int | N
                         "give --memory a smaller budget, or the workers more memory"
                     ) from None
                 if on_done is not None:
-                    on_done(jobs[i])
+                    on_done(results[i])
         except BaseException:
             client.cancel(futures)  # one bad trace (or Ctrl-C): stop loading the rest
             raise

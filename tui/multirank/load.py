@@ -63,11 +63,12 @@ class LoadJob:
 
 
 def load_stores(jobs: list[LoadJob], workers: int | None = None,
-                on_done: Callable[[LoadJob], None] | None = None,
+                on_done: Callable[[TraceStore], None] | None = None,
                 stop: StopFlag | None = None) -> list[TraceStore]:
     """Every job's store, in the order given. Raises the TraceError of the first job to
-    fail, or LoadStopped once `stop` is set (from another thread). on_done(job) is called as
-    each job's store is ready (a progress line counts them).
+    fail, or LoadStopped once `stop` is set (from another thread). on_done(store) is called
+    as each job's store is ready, those found in the cache first (a progress line counts
+    them).
 
     Stores found in the cache come back without a summary (see combine.summarize_stores).
     """
@@ -81,6 +82,8 @@ def load_stores(jobs: list[LoadJob], workers: int | None = None,
                      else _cached_store(job, probe))
             if store is not None:
                 results[i] = store
+                if on_done is not None:
+                    on_done(store)
     finally:
         probe.close()
     pending = [i for i in range(len(jobs)) if i not in results]
@@ -92,12 +95,12 @@ def load_stores(jobs: list[LoadJob], workers: int | None = None,
         if i not in results:
             results[i] = load_stoppable(jobs[i], stop)
             if on_done is not None:
-                on_done(jobs[i])
+                on_done(results[i])
     return [results[i] for i in range(len(jobs))]
 
 
 def _load_in_pool(jobs: list[LoadJob], pending: list[int], count: int,
-                  results: dict[int, TraceStore], on_done: Callable[[LoadJob], None] | None,
+                  results: dict[int, TraceStore], on_done: Callable[[TraceStore], None] | None,
                   stop: StopFlag | None) -> None:
     """Load jobs[i] for each i in `pending` into `results`, in `count` processes."""
     # spawn: a fresh interpreter per worker, never a fork of a process holding DuckDB
@@ -113,7 +116,7 @@ def _load_in_pool(jobs: list[LoadJob], pending: list[int], count: int,
                 i = futures[future]
                 results[i] = future.result()
                 if on_done is not None:
-                    on_done(jobs[i])
+                    on_done(results[i])
         except BaseException:  # a bad trace, Ctrl-C, or `stop`: stop loading the rest
             stop_workers.set()
             pool.shutdown(cancel_futures=True)  # the loads under way stop, then clean up

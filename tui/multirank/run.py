@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from tui.load_progress import LoadStopped
@@ -16,20 +17,22 @@ from tui.multirank.store import TraceStore
 
 def open_run(paths: list[Path], use_cache: bool = True, workers: int | None = None,
              min_gap_ns: int | None = None, by_order: bool = False,
-             stop: StopFlag | None = None) -> RankSet:
+             stop: StopFlag | None = None,
+             on_done: Callable[[TraceStore], None] | None = None) -> RankSet:
     """The traces in `paths` (files, or directories of them) as one RankSet, by rank.
 
     With `min_gap_ns`, each store also carries its trace's own summary (gaps, kernels),
     built in the worker that loaded it, or here for a store from the cache. `by_order`:
     rank i is the i-th trace, whatever the traces say (a before/after pair). Once `stop`
-    is set (from another thread), the loads stop and LoadStopped is raised.
+    is set (from another thread), the loads stop and LoadStopped is raised. on_done(store)
+    is called as each trace's store is ready (load_stores).
     """
     files = expand_paths(paths)
     scratch = Path(tempfile.mkdtemp(prefix="tui-ranks-"))
     con = None
     try:
         stores = load_stores([LoadJob(p, use_cache, scratch, min_gap_ns) for p in files],
-                             workers, stop=stop)
+                             workers, on_done, stop)
         if stop is not None and stop.is_set():  # asked while the last store was finished
             raise LoadStopped("loading stopped")
         ranks, warnings = (list(range(len(stores))), []) if by_order else assign_ranks(stores)
