@@ -93,7 +93,7 @@ def load_stores(jobs: list[LoadJob], workers: int | None = None,
         _load_in_pool(jobs, pending, count, results, on_done, stop)
     for i in pending:
         if i not in results:
-            results[i] = load_stoppable(jobs[i], stop)
+            results[i] = _load_stoppable(jobs[i], stop)
             if on_done is not None:
                 on_done(results[i])
     return [results[i] for i in range(len(jobs))]
@@ -157,10 +157,10 @@ def _worker_start(stop: StopFlag) -> None:
 
 
 def _load_in_worker(job: LoadJob) -> TraceStore:
-    return load_stoppable(job, _worker_stop)
+    return _load_stoppable(job, _worker_stop)
 
 
-def load_stoppable(job: LoadJob, stop: StopFlag | None) -> TraceStore:
+def _load_stoppable(job: LoadJob, stop: StopFlag | None) -> TraceStore:
     """load_store(job), stopped (LoadStopped) when `stop` is set before or while it runs."""
     if stop is None:
         return load_store(job)
