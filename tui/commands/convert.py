@@ -32,7 +32,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("traces", nargs="+", type=Path, help="trace files or folders")
     parser.add_argument("--out", type=Path, required=True, metavar="DIR")
     parser.add_argument("--workers", type=int, metavar="N",
-                        help="processes to load with (default: one per core)")
+                        help="processes to load with (default: one per core it may run on)")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="load each trace as a task of the Dask cluster at ADDRESS "
                         "(e.g. tcp://head:8786, or a Dask scheduler file; 'local': a local "
