@@ -1,11 +1,9 @@
--- Write the staged host rows that start in [$since, $until) into host_activities, numbered
--- by their row id, with the depths tui/sources/host_depth.py found for them
--- (host_depth_window_rows: row, depth; one per row id). A window's rows go out as soon as
--- their depths are known: setting the depths on the staged rows first (an UPDATE) and
--- copying every row at the end cost a second pass over them.
+-- Write the staged host rows out, numbered by their row id, with the depths
+-- tui/sources/host_depth.py set (host_depth_update.sql). A plain copy in row id order,
+-- which DuckDB writes on every core (pairing the rows with a separate table of depths by
+-- position ran on one: 3.2 s against 1.6 s for 7.3M rows).
 INSERT INTO host_activities
-SELECT h.rowid AS id, h.kind, h.pid, h.tid, h.start_ns, h.end_ns, h.duration_ns, h.name,
-       h.correlation, w.depth
-FROM finalize.host_rows AS h
-JOIN host_depth_window_rows AS w ON h.rowid = w.row
-WHERE h.start_ns >= $since AND h.start_ns < $until;
+SELECT rowid AS id, kind, pid, tid, start_ns, end_ns, duration_ns, name, correlation, depth
+FROM finalize.host_rows;
+
+DROP TABLE host_depth_groups;

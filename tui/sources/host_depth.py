@@ -29,10 +29,9 @@ from tui.queries import load_query
 from tui.sources.nesting import MAX_NS, rows_by_group, rows_per_window, time_windows
 
 # The arrays of a window (read, sorted, counted), per range: RSS rose by about 130 bytes a
-# range at the peak (3 GB trace, windows of 0.3M-1.25M ranges). Counted as more: writing a
-# window's rows with their depths holds some memory of its own, a little outside DuckDB's
-# limit (the 10 GB trace's peak at 160: 969 MiB; at 220: 946 MiB; measured when the depths
-# were first set on the staged rows by an UPDATE, which took more than the write's join).
+# range at the peak (3 GB trace, windows of 0.3M-1.25M ranges). Counted as more: the depths
+# set on the staged rows (host_depth_update.sql) hold some memory of their own, a little
+# outside DuckDB's limit (the 10 GB trace's peak at 160: 969 MiB; at 220: 946 MiB).
 BYTES_PER_ROW = 220
 
 
@@ -46,8 +45,8 @@ class _Carried:
 
 
 def write_host_depths(con: duckdb.DuckDBPyConnection) -> None:
-    """Write finalize.host_rows into host_activities, numbered by row id, with their
-    depths: a window of start times at a time."""
+    """Set the depths of finalize.host_rows, a window at a time, then write the rows into
+    host_activities, numbered by row id."""
     con.execute(load_query("host_depth_groups"))
     carried: dict[int, _Carried] = {}
     for since, until in _windows(con):
@@ -59,8 +58,8 @@ def write_host_depths(con: duckdb.DuckDBPyConnection) -> None:
         del cols
         with registered(con, "host_depth_window_rows",
                         pa.table({"row": rows, "depth": depth})):
-            con.execute(load_query("host_depth_write"), window)
-    con.execute("DROP TABLE host_depth_groups")
+            con.execute(load_query("host_depth_update"), window)
+    con.execute(load_query("host_depth_write"))
 
 
 def _windows(con: duckdb.DuckDBPyConnection) -> list[tuple[int, int]]:
