@@ -20,7 +20,7 @@ def print_run_summary(summary: dict, console: Console) -> None:
         + (f" of {source['world_size']}" if "world_size" in source else "") + ")",
         style="bold",
     ))
-    console.print(plain(f"span {format_ns(source['span_ns'])}" + _cache_text(source)))
+    console.print(plain(f"span {format_ns(source['span_ns'])}" + cache_text(source)))
     for warning in summary["warnings"]:
         console.print(plain(f"warning: {warning}", style="yellow"))
     console.print(ranks_table(summary["ranks"], summary["straggler"]))
@@ -77,7 +77,7 @@ def _gaps_table(gaps: list[dict], min_gap_ns: int, text_width: int) -> Table:
     return table
 
 
-def _cache_text(source: dict) -> str:
+def cache_text(source: dict) -> str:
     """Whether the ranks came from their caches; each other reason once, with its count."""
     if source.get("from_cache"):
         return " — from cache"

@@ -30,6 +30,7 @@ from tui.load_progress import LoadStopped
 from tui.multirank.paths import expand_paths
 from tui.multirank.store import TraceStore
 from tui.progress_line import TracesProgress
+from tui.report_ranks import cache_text
 from tui.safe_text import plain
 from tui.units import format_ns
 from tui.widgets import keymap
@@ -79,6 +80,9 @@ def header_text(summary: dict) -> Text:
     text = plain(f"{source['path']}  ({source['format']}, {source['ranks']} ranks"
                  + (f" of {source['world_size']}" if "world_size" in source else "")
                  + f", span {format_ns(source['span_ns'])})", style="bold")
+    text.append("\n")
+    # whether the ranks came from their caches, and if not why
+    text.append_text(plain(cache_text(source).removeprefix(" — "), style="dim"))
     line = straggler_headline(summary["balance"])
     text.append("\n")
     text.append(line, style="bold red" if summary["straggler"] is not None else "")
