@@ -203,7 +203,8 @@ def test_the_ranks_app_loads_a_run_in_processes(tmp_path: Path) -> None:
     assert shown["loaded"] and shown["return_code"] == 0
     # a line as each trace is ready, then the bar goes
     sizes = sorted(f.stat().st_size for f in folder.iterdir())
-    assert [line.split(",")[0] for line in shown["progress"]] == [
+    assert shown["progress"][0] == f"0 of 4 traces ({size_text(sum(sizes))} to load)"
+    assert [line.split(",")[0] for line in shown["progress"][1:]] == [
         f"{n} of 4 traces" for n in (1, 2, 3, 4)]
     assert shown["progress"][-1].startswith(
         f"4 of 4 traces, {size_text(sum(sizes))} of {size_text(sum(sizes))} · ")
@@ -238,9 +239,9 @@ def test_many_traces_count_those_from_the_cache_apart(tmp_path: Path) -> None:
     for path, size in ((cached, 5000), (small, 100), (big, 2900)):
         path.write_bytes(b" " * size)
     progress = TracesProgress([cached, small, big], on_stderr=False)
-    assert progress.line() == "0 of 3 traces"
+    assert progress.line() == "0 of 3 traces (7.8 KB to load)"
     progress.one_done(TraceStore(cached, "kineto", {}, from_cache=True))
-    assert progress.line() == "1 of 3 traces"
+    assert progress.line() == "1 of 3 traces (2.9 KB to load)"
     progress.one_done(TraceStore(small, "kineto", {}))
     assert re.fullmatch(r"2 of 3 traces, 100 B of 2\.9 KB · [0-9.]+ [KM]?B/s", progress.line())
     progress.one_done(TraceStore(big, "kineto", {}))
@@ -270,6 +271,23 @@ def test_progress_line_on_a_terminal(scaled: tuple[Path, int], capsys, monkeypat
     reading = [line for line in lines if " reading " in line]
     assert reading and all(f" of {size} (" in line for line in reading)
     assert any(f"building tables (read {size})" in line for line in lines)
+    assert terminal.getvalue().endswith("\r\x1b[K")  # the line is erased at the end
+
+
+def test_a_run_s_progress_line_on_a_terminal(capsys, monkeypatch) -> None:
+    """`tui --summary` of several traces: a line at once (a run's first trace may take
+    minutes), then one as each trace is ready, erased at the end."""
+    ranks = [sample(f"ddp_rank{rank}.pt.trace.json.gz") for rank in (0, 1)]
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main(["--summary", "--json", "--no-cache", *map(str, ranks)]) == 0
+    assert json.loads(capsys.readouterr().out)["straggler"] == 1  # stdout is the JSON alone
+    lines = [line for line in terminal.getvalue().split("\r\x1b[K") if line]
+    total = size_text(sum(rank.stat().st_size for rank in ranks))
+    assert lines[0] == f"tui: 0 of 2 traces ({total} to load)"
+    assert [line.split(",")[0] for line in lines[1:]] == ["tui: 1 of 2 traces",
+                                                        "tui: 2 of 2 traces"]
+    assert lines[2].startswith(f"tui: 2 of 2 traces, {total} of {total} · ")
     assert terminal.getvalue().endswith("\r\x1b[K")  # the line is erased at the end
 
 

@@ -52,17 +52,22 @@ def progress_on_stderr(path: Path) -> Iterator[None]:
 
 
 class TracesProgress:
-    """Traces done of all, their bytes, the rate and the time left: `tui convert`'s line on
-    stderr (when it is a terminal and `on_stderr`), the ranks app's bar. One trace alone
-    is metered as it is read (when it loads in this process)."""
+    """Traces done of all, their bytes, the rate and the time left: the line of `tui
+    convert` and `tui --summary DIR` on stderr (when it is a terminal and `on_stderr`),
+    the ranks app's bar. One trace alone is metered as it is read instead (when it loads
+    in this process: progress_on_stderr)."""
 
-    def __init__(self, paths: list[Path], on_stderr: bool = True) -> None:
+    def __init__(self, paths: list[Path], on_stderr: bool = True,
+                 label: str = "tui convert") -> None:
+        self.label = label
         self.sizes = {path: _size_of(path) for path in paths}
         self.total = sum(self.sizes.values())
         self.count = 0
         self.done = 0
         self.started = time.monotonic()
         self.shown = on_stderr and sys.stderr.isatty()
+        if len(paths) > 1:
+            self._draw()  # at once: the first trace may take minutes
 
     def one_done(self, store: TraceStore) -> None:
         """A trace is ready; one from the cache counts, but not in the bytes or the rate."""
@@ -71,15 +76,20 @@ class TracesProgress:
             self.total -= self.sizes.get(store.path, 0)
         else:
             self.done += self.sizes.get(store.path, 0)
+        self._draw()
+
+    def _draw(self) -> None:
         if self.shown:
-            sys.stderr.write(f"\r\x1b[Ktui convert: {self.line()}")
+            sys.stderr.write(f"\r\x1b[K{self.label}: {self.line()}")
             sys.stderr.flush()
 
     def line(self) -> str:
         """"3 of 16 traces, 1.2 GB of 6.4 GB · 95 MB/s · 55 s left" and the like."""
         traces = f"{self.count} of {len(self.sizes)} traces"
         if not self.done:
-            return f"{traces}, from the cache" if self.count and not self.total else traces
+            if self.count and not self.total:
+                return f"{traces}, from the cache"
+            return f"{traces} ({load_progress.size_text(self.total)} to load)"
         elapsed = time.monotonic() - self.started
         rate = self.done / elapsed if elapsed > 0 else 0
         # the time left only once a tenth is done: the first traces ready are the small
@@ -91,7 +101,7 @@ class TracesProgress:
                 f"{load_progress.size_text(int(rate))}/s{left}")
 
     def close(self) -> None:
-        if self.shown and self.count:
+        if self.shown and (self.count or len(self.sizes) > 1):
             sys.stderr.write("\r\x1b[K")
             sys.stderr.flush()
 

@@ -160,6 +160,7 @@ class RunApp(App[Path | None]):
 
         try:
             progress = TracesProgress(expand_paths(self.paths), on_stderr=False)
+            self.post_message(self.Progress(0, len(progress.sizes), progress.line()))
             loaded = load_run(self.paths, self.use_cache, self.min_gap_ns, self._stop_load,
                               ready)
         except LoadStopped:  # the app is quitting

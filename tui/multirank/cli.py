@@ -3,6 +3,7 @@ summary or in RunApp."""
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 
@@ -18,12 +19,22 @@ def run_many(paths: list[Path], summary: bool, as_json: bool, min_gap_ns: int,
         from tui.run_app import run_run_app
 
         return run_run_app(paths, use_cache, min_gap_ns)
+    from tui.multirank.paths import expand_paths
     from tui.multirank.run import open_run
     from tui.multirank.summary import run_summary
+    from tui.progress_line import TracesProgress, progress_on_stderr
 
     label = str(paths[0]) if len(paths) == 1 else f"{paths[0]} (+{len(paths) - 1} more)"
-    with open_run(paths, use_cache=use_cache, min_gap_ns=min_gap_ns) as run:
-        result = run_summary(run, min_gap_ns, label)
+    files = expand_paths(paths)
+    progress = TracesProgress(files, label="tui")  # on stderr, when it is a terminal
+    try:
+        # one trace (a folder of one): metered as it is read
+        with progress_on_stderr(files[0]) if len(files) == 1 else contextlib.nullcontext():
+            with open_run(paths, use_cache=use_cache, min_gap_ns=min_gap_ns,
+                          on_done=progress.one_done if len(files) > 1 else None) as run:
+                result = run_summary(run, min_gap_ns, label)
+    finally:
+        progress.close()
     if as_json:
         from tui.json_stream import write_json
 
