@@ -13,6 +13,7 @@ only their template arguments pair up as 'variant' (tui/analysis/diff_variants.p
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
@@ -24,6 +25,7 @@ from tui.analysis.kernel_names import kernel_key, variant_label
 from tui.analysis.ranks import ensure_rank_tables
 from tui.errors import TraceError
 from tui.multirank.combine import RankSet
+from tui.multirank.store import TraceStore
 from tui.queries import load_query
 
 SIDES = ("before", "after")
@@ -36,15 +38,16 @@ class NotComparable(TraceError):
 
 
 def diff_traces(before: Path, after: Path, min_gap_ns: int, use_cache: bool = True,
-                workers: int | None = None) -> dict:
-    """The diff dict of two trace files (see pair_diff)."""
+                workers: int | None = None,
+                on_done: Callable[[TraceStore], None] | None = None) -> dict:
+    """The diff dict of two trace files (see pair_diff); on_done(store) as each is ready."""
     from tui.multirank.run import open_run
 
     for path in (before, after):
         if path.is_dir():
             raise TraceError(f"{path}: is a directory; `tui diff` compares two trace files")
     with open_run([before, after], use_cache=use_cache, workers=workers,
-                  min_gap_ns=min_gap_ns, by_order=True) as pair:
+                  min_gap_ns=min_gap_ns, by_order=True, on_done=on_done) as pair:
         return pair_diff(pair, min_gap_ns)
 
 

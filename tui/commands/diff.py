@@ -59,10 +59,15 @@ def main(argv: list[str]) -> int:
     if args.fail_above is not None and args.fail_above < 0:
         return fail("--fail-above must be 0 or more")
     from tui.analysis.diff import NotComparable, diff_traces
+    from tui.progress_line import TracesProgress
 
+    progress = TracesProgress([args.before, args.after], label="tui diff")  # a terminal's
     try:
-        result = diff_traces(args.before, args.after, round(args.min_gap_ms * 1_000_000),
-                             use_cache=not args.no_cache)
+        try:
+            result = diff_traces(args.before, args.after, round(args.min_gap_ms * 1_000_000),
+                                 use_cache=not args.no_cache, on_done=progress.one_done)
+        finally:
+            progress.close()
     except NotComparable as exc:
         if args.debug:
             raise
