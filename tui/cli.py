@@ -12,6 +12,7 @@ from tui import __version__
 from tui.analysis.gaps import DEFAULT_MIN_GAP_MS
 from tui.console import summary_console
 from tui.errors import TraceError
+from tui.multirank.locations import location
 
 # The exit status of `tui ... | head` once head stops reading, as a shell reports a
 # command that SIGPIPE ended: 128 + 13.
@@ -47,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("trace", nargs="*", type=Path,
+    parser.add_argument("trace", nargs="*", type=location,
                         help="trace file (default: a sample); several files or a directory: "
                         "the ranks of one distributed run")
     parser.add_argument("--summary", action="store_true", help="print findings, no UI")

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from tui.errors import TraceError
+from tui.multirank.locations import is_remote, location
 
 EXAMPLES = """\
 examples:
@@ -30,7 +31,9 @@ def main(argv: list[str]) -> int:
         epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("traces", nargs="+", type=Path, help="trace files or folders")
-    parser.add_argument("--out", type=Path, required=True, metavar="DIR")
+    parser.add_argument("--out", type=location, required=True, metavar="DIR",
+                        help="a folder, or an object-store prefix (s3://bucket/run42/: "
+                             "needs tui[objectstore] and the store's fsspec package)")
     parser.add_argument("--workers", type=int, metavar="N",
                         help="processes to load with (default: one per core it may run on)")
     parser.add_argument("--scheduler", metavar="ADDRESS",
@@ -55,14 +58,15 @@ def main(argv: list[str]) -> int:
         set_memory_budget(args.memory)
     files = expand_paths(args.traces)
     if args.scheduler is not None:  # a worker elsewhere has its own working directory
-        files, args.out = [f.resolve() for f in files], args.out.resolve()
+        files = [f.resolve() for f in files]
+        args.out = args.out if is_remote(args.out) else args.out.resolve()
     stores = [f for f in files if is_parquet_store(f)]
     if stores:
         raise TraceError(f"{stores[0]}: is already a store")
     try:
         args.out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise TraceError(f"{args.out}: cannot be created ({exc.strerror})") from None
+        raise TraceError(f"{args.out}: cannot be created ({exc.strerror or exc})") from None
     jobs = [LoadJob(f, use_cache=not args.no_cache,
                     export_to=args.out / f"{_stem(f)}{STORE_SUFFIX}") for f in files]
     stores = _converted(jobs, args.workers, args.scheduler, args.memory)

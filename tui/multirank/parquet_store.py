@@ -12,21 +12,26 @@ import duckdb
 
 from tui.db import sql_string
 from tui.errors import TraceError
+from tui.multirank.locations import is_remote, reach
 from tui.multirank.store import STORE_TABLES, TraceStore
 from tui.trace import Trace
 
 
 def export_parquet(trace: Trace, folder: Path) -> Path:
-    """The trace's tables as `<table>.parquet` files in `folder` (made if missing).
+    """The trace's tables as `<table>.parquet` files in `folder` (made if missing; a local
+    folder or an object-store prefix, tui.multirank.locations).
 
-    Each file is written under a temporary name and renamed, so a reader never sees a
-    half-written table."""
+    A reader never sees a half-written table: a local file is written under a temporary
+    name and renamed; an object store shows an object only once it is whole."""
     folder.mkdir(parents=True, exist_ok=True)
+    remote = is_remote(folder)
+    reach(trace.con, folder)
     for table in STORE_TABLES:
         final = folder / f"{table}.parquet"
-        partial = folder / f".{table}.parquet.partial-{os.getpid()}"
+        partial = final if remote else folder / f".{table}.parquet.partial-{os.getpid()}"
         trace.con.execute(f"COPY (FROM {table}) TO {sql_string(str(partial))} (FORMAT parquet)")
-        os.replace(partial, final)
+        if not remote:
+            os.replace(partial, final)
     return folder
 
 
@@ -41,6 +46,7 @@ def parquet_store(folder: Path, probe: duckdb.DuckDBPyConnection) -> TraceStore:
         raise TraceError(f"{folder}: an incomplete store, {', '.join(missing)} missing; "
                          "convert its trace again")
     started = time.perf_counter()
+    reach(probe, folder, reading=True)
     source = sql_string(str(folder / "trace_meta.parquet"))
     try:
         meta = dict(probe.execute(f"SELECT key, value FROM read_parquet({source})").fetchall())

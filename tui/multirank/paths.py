@@ -6,7 +6,9 @@ import re
 from pathlib import Path
 
 from tui.errors import TraceError
+from tui.multirank.locations import is_remote
 from tui.multirank.parquet_store import is_parquet_store
+from tui.multirank.store import STORE_SUFFIX
 from tui.sources.detect import detect_format
 
 TIMELINE_FORMATS = ("kineto", "xla", "xplane", "nsys-sqlite", "nsys-rep")
@@ -21,8 +23,22 @@ def expand_paths(paths: list[Path]) -> list[Path]:
     """
     out: list[Path] = []
     for path in paths:
-        out += _traces_in(path) if path.is_dir() and not is_parquet_store(path) else [path]
+        if is_remote(path):  # an object store holds converted stores, not traces
+            out += [path] if is_parquet_store(path) else _stores_in(path)
+        else:
+            out += _traces_in(path) if path.is_dir() and not is_parquet_store(path) else [path]
     return out
+
+
+def _stores_in(prefix: Path) -> list[Path]:
+    try:
+        found = sorted((p for p in prefix.iterdir() if is_parquet_store(p)), key=natural_key)
+    except OSError as exc:  # no such prefix, no access: fsspec's own words
+        raise TraceError(f"{prefix}: cannot be listed ({exc})") from None
+    if not found:
+        raise TraceError(f"{prefix}: holds no stores (folders {STORE_SUFFIX}); an object "
+                         "store is read as `tui convert TRACES --out PREFIX` wrote it")
+    return found
 
 
 def _traces_in(folder: Path) -> list[Path]:
