@@ -51,11 +51,17 @@ def test_stores_written_to_a_prefix_read_back_as_the_run(tmp_path: Path, capsys,
     assert one_store["source"]["ranks"] == 1
 
 
-def test_a_prefix_without_stores_is_bad_input(tmp_path: Path, capsys) -> None:
+@pytest.mark.parametrize("where", ["empty", "missing", "trace"])
+def test_a_url_without_stores_is_bad_input(tmp_path: Path, capsys, where: str) -> None:
+    """An empty prefix, one that is not there, a trace file: at a URL only stores are read."""
     (tmp_path / "empty").mkdir()
-    assert main(["--summary", f"file://{tmp_path}/empty"]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith(f"tui: error: file://{tmp_path}/empty: holds no stores")
+    url = (f"file://{DDP[0]}" if where == "trace" else f"file://{tmp_path}/{where}")
+    for args in (["--summary", url], [url]):  # the app fails before it starts
+        assert main(args) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"tui: error: {url}: holds no stores (folders .tui-store); at "
+                              "a URL tui reads the stores `tui convert TRACES --out PREFIX` "
+                              "wrote, not traces")
 
 
 @pytest.mark.skipif(importlib.util.find_spec("s3fs") is not None, reason="s3fs installed")

@@ -12,7 +12,7 @@ from tui import __version__
 from tui.analysis.gaps import DEFAULT_MIN_GAP_MS
 from tui.console import summary_console
 from tui.errors import TraceError
-from tui.multirank.locations import location
+from tui.multirank.locations import is_remote, location
 
 # The exit status of `tui ... | head` once head stops reading, as a shell reports a
 # command that SIGPIPE ended: 128 + 13.
@@ -127,7 +127,9 @@ def _run(args: argparse.Namespace) -> int:
 
         set_memory_budget(args.memory)
     args.trace = _profile_run(args.trace, args.run)
-    if len(args.trace) > 1 or (args.trace and args.trace[0].is_dir()):
+    # several traces, a folder, or a URL (an object store's stores, never a trace)
+    if len(args.trace) > 1 or (args.trace and (args.trace[0].is_dir()
+                                                or is_remote(args.trace[0]))):
         from tui.multirank.cli import run_many
 
         return run_many(args.trace, args.summary, args.json, min_gap_ns, not args.no_cache,

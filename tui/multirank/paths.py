@@ -32,12 +32,14 @@ def expand_paths(paths: list[Path]) -> list[Path]:
 
 def _stores_in(prefix: Path) -> list[Path]:
     try:
-        found = sorted((p for p in prefix.iterdir() if is_parquet_store(p)), key=natural_key)
-    except OSError as exc:  # no such prefix, no access: fsspec's own words
+        found = (sorted((p for p in prefix.iterdir() if is_parquet_store(p)), key=natural_key)
+                 if prefix.is_dir() else [])
+    except OSError as exc:  # no access: fsspec's own words
         raise TraceError(f"{prefix}: cannot be listed ({exc})") from None
     if not found:
-        raise TraceError(f"{prefix}: holds no stores (folders {STORE_SUFFIX}); an object "
-                         "store is read as `tui convert TRACES --out PREFIX` wrote it")
+        raise TraceError(f"{prefix}: holds no stores (folders {STORE_SUFFIX}); at a URL tui "
+                         "reads the stores `tui convert TRACES --out PREFIX` wrote, not "
+                         "traces (copy a trace to a local file to open it)")
     return found
 
 
