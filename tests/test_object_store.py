@@ -2,9 +2,8 @@
 
 fsspec's `memory://` (this process's own store) and `file://` (through fsspec, as s3fs or
 gcsfs would be, so also from the pool's processes) stand in for S3 and the like: the same
-code path (universal_pathlib paths, DuckDB reading and writing through the registered
-fsspec filesystem), without a bucket. Checked against the run summarised from the trace
-files themselves."""
+code path (universal_pathlib paths, stores uploaded and fetched as whole files by fsspec),
+without a bucket. Checked against the run summarised from the trace files themselves."""
 
 from __future__ import annotations
 

@@ -17,7 +17,6 @@ from pathlib import Path
 import duckdb
 
 from tui.db import connect, sql_string
-from tui.multirank.locations import reach
 from tui.multirank.store import STORE_TABLES, TraceStore
 from tui.trace import Trace
 
@@ -95,7 +94,6 @@ def _mount(con: duckdb.DuckDBPyConnection, index: int, store: TraceStore) -> Non
         return
     folder = store.parquet_dir
     assert folder is not None
-    reach(con, folder, reading=True)
     con.execute(f"CREATE SCHEMA {alias}")
     for table in STORE_TABLES:
         source = sql_string(str(folder / f"{table}.parquet"))

@@ -33,7 +33,9 @@ import duckdb
 
 from tui import cache
 from tui.db import available_cores, connect, sql_string
+from tui.errors import TraceError
 from tui.load_progress import LoadMeter, LoadStopped, start_watching, stop_watching
+from tui.multirank.locations import fetch, is_remote
 from tui.multirank.parquet_store import export_parquet, is_parquet_store, parquet_store
 from tui.multirank.store import TraceStore
 from tui.trace import CACHED_TABLES, open_trace
@@ -78,7 +80,7 @@ def load_stores(jobs: list[LoadJob], workers: int | None = None,
         for i, job in enumerate(jobs):
             if job.export_to is not None:
                 continue
-            store = (parquet_store(job.path, probe) if is_parquet_store(job.path)
+            store = (_parquet_store(job, probe) if is_parquet_store(job.path)
                      else _cached_store(job, probe))
             if store is not None:
                 results[i] = store
@@ -204,6 +206,22 @@ def load_store(job: LoadJob) -> TraceStore:
             from tui.analysis.summary import trace_summary
 
             store.summary = trace_summary(trace, job.min_gap_ns)
+    return store
+
+
+def _parquet_store(job: LoadJob, probe: duckdb.DuckDBPyConnection) -> TraceStore:
+    """The store at job.path; one at an object-store prefix is fetched into the run's
+    scratch folder first (tui.multirank.locations)."""
+    if not is_remote(job.path):
+        return parquet_store(job.path, probe)
+    if job.scratch is None:
+        raise ValueError("a store at a URL needs a scratch folder to be fetched into")
+    local = fetch(job.path, job.scratch)
+    try:
+        store = parquet_store(local, probe)
+    except TraceError as exc:  # e.g. an incomplete store: name it as the user did
+        raise TraceError(str(exc).replace(str(local), str(job.path))) from None
+    store.cache_note = f"from the converted store {job.path}"
     return store
 
 

@@ -3,17 +3,18 @@
 A location given as a URL (`s3://bucket/run42/`, `gs://…`, `az://…`: any fsspec protocol,
 the store's own fsspec package installed, e.g. s3fs) becomes a universal_pathlib UPath,
 which has the few Path methods the stores use (`/`, name, is_dir, is_file, iterdir,
-mkdir). DuckDB reads and writes there through the same fsspec filesystem, registered on
-each connection that touches it (DuckDBPyConnection.register_filesystem), so DuckDB needs
-no extension of its own (httpfs) and no network at install time. Traces themselves are
-read from local files only: an object store holds converted stores.
+mkdir). fsspec moves whole files: a store is written locally and uploaded, and a store
+to read is fetched into the run's scratch folder first, so DuckDB reads local files
+only. (DuckDB can read through a registered fsspec filesystem, but it reads a file there
+as a seek and then a read, and its readers then got short or wrong bytes: 'Out of
+buffer', 'Failed to read … only 8506 bytes returned', in 2 to 4 runs of 6 over 16 stores,
+even on one thread.) Traces themselves are read from local files only.
 """
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
-
-import duckdb
 
 from tui.errors import TraceError
 
@@ -43,19 +44,24 @@ def is_remote(path: Path) -> bool:
     return hasattr(path, "fs") and "://" in str(path)
 
 
-def reach(con: duckdb.DuckDBPyConnection, path: Path, reading: bool = False) -> None:
-    """Let DuckDB's `con` read and write where `path` lies (nothing for a local path).
+def upload(local: Path, remote: Path) -> None:
+    """Copy the files of the local folder `local` into the prefix `remote`. An object
+    appears only once it is whole: a reader never sees a half-written table."""
+    try:
+        remote.mkdir(parents=True, exist_ok=True)  # a folder on some stores, on others none
+        remote.fs.put([str(f) for f in sorted(local.iterdir())],  # type: ignore[attr-defined]
+                      str(remote).rstrip("/") + "/")
+    except OSError as exc:
+        raise TraceError(f"{remote}: cannot be written ({exc})") from None
 
-    `reading`: `con` will read there, so its database runs one thread. DuckDB reads a
-    file through fsspec as a seek and then a read, two calls, and two of its threads
-    reading one Parquet file interleave them when the read lets the GIL go (a local file,
-    s3fs): "Out of buffer", 1 run in 4 on two stores. A store's reads are then waits on
-    the network, not on the cores."""
-    if not is_remote(path):
-        return
-    fs = path.fs  # type: ignore[attr-defined]
-    protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
-    if protocol not in con.list_filesystems():
-        con.register_filesystem(fs)
-    if reading:
-        con.execute("SET threads = 1")
+
+def fetch(remote: Path, into: Path) -> Path:
+    """Copy the store at the prefix `remote` into a new folder under `into`; returns it."""
+    local = into / f"fetched-{uuid.uuid4().hex}" / remote.name
+    local.mkdir(parents=True)
+    try:
+        remote.fs.get([str(f) for f in remote.iterdir()],  # type: ignore[attr-defined]
+                      str(local) + "/")
+    except OSError as exc:
+        raise TraceError(f"{remote}: cannot be read ({exc})") from None
+    return local

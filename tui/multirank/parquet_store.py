@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 import time
 from pathlib import Path
 
@@ -12,26 +13,27 @@ import duckdb
 
 from tui.db import sql_string
 from tui.errors import TraceError
-from tui.multirank.locations import is_remote, reach
+from tui.multirank.locations import is_remote, upload
 from tui.multirank.store import STORE_TABLES, TraceStore
 from tui.trace import Trace
 
 
 def export_parquet(trace: Trace, folder: Path) -> Path:
     """The trace's tables as `<table>.parquet` files in `folder` (made if missing; a local
-    folder or an object-store prefix, tui.multirank.locations).
+    folder, or an object-store prefix: written here, then uploaded).
 
-    A reader never sees a half-written table: a local file is written under a temporary
-    name and renamed; an object store shows an object only once it is whole."""
+    A reader never sees a half-written table: each local file is written under a temporary
+    name and renamed; an object appears only once it is whole."""
+    if is_remote(folder):
+        with tempfile.TemporaryDirectory(prefix="tui-upload-") as local:
+            upload(export_parquet(trace, Path(local) / folder.name), folder)
+        return folder
     folder.mkdir(parents=True, exist_ok=True)
-    remote = is_remote(folder)
-    reach(trace.con, folder)
     for table in STORE_TABLES:
         final = folder / f"{table}.parquet"
-        partial = final if remote else folder / f".{table}.parquet.partial-{os.getpid()}"
+        partial = folder / f".{table}.parquet.partial-{os.getpid()}"
         trace.con.execute(f"COPY (FROM {table}) TO {sql_string(str(partial))} (FORMAT parquet)")
-        if not remote:
-            os.replace(partial, final)
+        os.replace(partial, final)
     return folder
 
 
@@ -46,7 +48,6 @@ def parquet_store(folder: Path, probe: duckdb.DuckDBPyConnection) -> TraceStore:
         raise TraceError(f"{folder}: an incomplete store, {', '.join(missing)} missing; "
                          "convert its trace again")
     started = time.perf_counter()
-    reach(probe, folder, reading=True)
     source = sql_string(str(folder / "trace_meta.parquet"))
     try:
         meta = dict(probe.execute(f"SELECT key, value FROM read_parquet({source})").fetchall())
