@@ -54,7 +54,8 @@ SELECT
     count(*) OVER w AS ranks,
     CASE WHEN count(*) OVER w > 1 THEN duration_ns - min(duration_ns) OVER w ELSE 0 END
         AS wait_ns,
-    arg_min(rank, duration_ns) OVER w AS waited_for
+    -- equal durations (copies of one rank): the lowest rank, the same every run
+    arg_min(rank, [duration_ns, rank]) OVER w AS waited_for
 FROM instances
 WINDOW w AS (PARTITION BY name, instance)
 ORDER BY rank, start_ns;

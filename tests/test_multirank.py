@@ -321,3 +321,21 @@ def test_rank_functions_can_be_called_again_on_one_connection() -> None:
         assert rank_analysis(run.con) == first
         table = rank_table(run.con)
         assert table.num_rows == 2 and table.column("rank").to_pylist() == [0, 1]
+
+
+def test_of_equal_ranks_the_lowest_is_waited_for(tmp_path: Path) -> None:
+    """Two copies of each real rank (ranks by the files' order: 1 and 3 are the sleeping
+    rank 1): every collective instance waited for rank 1, the lower of two equals, not
+    whichever came first in a window (which changed from run to run: 16 copies named
+    rank 3 or 11 the straggler)."""
+    paths = []
+    for copy in (0, 1):
+        for rank, path in enumerate(_ddp()):
+            paths.append(tmp_path / f"copy{copy}_rank{rank}.pt.trace.json.gz")
+            paths[-1].symlink_to(path)
+    with open_run(paths) as run:
+        instances = collective_instances(run.con)
+        waited = set(instances.filter(instances["wait_ns"].to_numpy() > 0)
+                     .column("waited_for").to_pylist())
+        assert waited == {1}
+        assert rank_analysis(run.con)["straggler"] == 1
