@@ -78,6 +78,8 @@ def load_stores(jobs: list[LoadJob], workers: int | None = None,
     probe = connect(":memory:")
     try:
         for i, job in enumerate(jobs):
+            if stop is not None and stop.is_set():  # stores at a URL take their fetch
+                raise LoadStopped("loading stopped")
             if job.export_to is not None:
                 continue
             store = (_parquet_store(job, probe) if is_parquet_store(job.path)
