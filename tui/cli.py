@@ -50,7 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("trace", nargs="*", type=location,
                         help="trace file (default: a sample); several files or a directory: "
-                        "the ranks of one distributed run")
+                        "the ranks of one distributed run; a URL (s3://bucket/run42/): the "
+                        "stores `tui convert --out` wrote there")
     parser.add_argument("--summary", action="store_true", help="print findings, no UI")
     parser.add_argument("--json", action="store_true", help="with --summary: one JSON object")
     parser.add_argument(
