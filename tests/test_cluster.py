@@ -45,8 +45,9 @@ def test_a_local_dask_cluster_writes_the_stores_the_serial_path_writes(
     assert main(["convert", *traces, "--out", str(tmp_path / "serial"), "--workers", "1",
                  "--no-cache"]) == 0
     capsys.readouterr()
-    assert main(["convert", *traces, "--out", str(tmp_path / "dask"), "--scheduler", "local",
-                 "--workers", "2", "--no-cache"]) == 0
+    # the cluster's --out as a URL (fsspec's file://, as s3:// would be): the same stores
+    assert main(["convert", *traces, "--out", f"file://{tmp_path}/dask", "--scheduler",
+                 "local", "--workers", "2", "--no-cache"]) == 0
     printed = capsys.readouterr().out
     assert printed.count(STORE_SUFFIX) == 4 and "rank 1" in printed
     serial, dask = _store_rows(tmp_path / "serial"), _store_rows(tmp_path / "dask")
