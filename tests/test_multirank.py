@@ -339,3 +339,25 @@ def test_of_equal_ranks_the_lowest_is_waited_for(tmp_path: Path) -> None:
                      .column("waited_for").to_pylist())
         assert waited == {1}
         assert rank_analysis(run.con)["straggler"] == 1
+
+
+def test_a_run_s_queries_stop_when_asked() -> None:
+    """The ranks app quitting while the run's summaries are worked out (after the loads:
+    ~50 s for 1,024 ranks from the cache): the running query is interrupted, LoadStopped."""
+    import threading
+    import time
+
+    import duckdb
+
+    from tui.load_progress import LoadStopped
+    from tui.multirank.run import stopped_by
+
+    con = duckdb.connect()
+    stop = threading.Event()
+    threading.Timer(0.3, stop.set).start()
+    started = time.monotonic()
+    with pytest.raises(LoadStopped), stopped_by(con, stop):
+        con.execute("SELECT count(*) FROM range(100000000000) WHERE hash(range) = 1").fetchall()
+    assert time.monotonic() - started < 5
+    with stopped_by(con, threading.Event()):  # not asked: the queries run
+        assert con.execute("SELECT 42").fetchone() == (42,)

@@ -65,12 +65,12 @@ def load_run(paths: list[Path], use_cache: bool, min_gap_ns: int,
              on_done: Callable[[TraceStore], None] | None = None) -> LoadedRun:
     """The run's summary dict (as `tui --summary`) and its collective waits. Raises
     LoadStopped once `stop` is set; on_done(store) as each trace is ready."""
-    from tui.multirank.run import open_run
+    from tui.multirank.run import open_run, stopped_by
     from tui.multirank.summary import run_summary
 
     label = str(paths[0]) if len(paths) == 1 else f"{paths[0]} (+{len(paths) - 1} more)"
     with open_run(paths, use_cache=use_cache, min_gap_ns=min_gap_ns, stop=stop,
-                  on_done=on_done) as run:
+                  on_done=on_done) as run, stopped_by(run.con, stop):
         summary = run_summary(run, min_gap_ns, label)
         return LoadedRun(summary, collective_waits(run.con))
 

@@ -5,12 +5,15 @@ from __future__ import annotations
 import contextlib
 import shutil
 import tempfile
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
+
+import duckdb
 
 from tui.load_progress import LoadStopped
 from tui.multirank.combine import RankSet, combine, summarize_stores
-from tui.multirank.load import LoadJob, StopFlag, load_stores
+from tui.multirank.load import STOP_POLL_S, LoadJob, StopFlag, load_stores
 from tui.multirank.paths import expand_paths
 from tui.multirank.store import TraceStore
 
@@ -41,7 +44,8 @@ def open_run(paths: list[Path], use_cache: bool = True, workers: int | None = No
         ranks = [ranks[i] for i in order]
         con = combine(stores, ranks)
         if min_gap_ns is not None:
-            summarize_stores(con, stores, min_gap_ns)
+            with stopped_by(con, stop):  # 1,024 ranks from the cache: ~50 s of summaries
+                summarize_stores(con, stores, min_gap_ns)
     except BaseException:
         if con is not None:
             con.close()
@@ -51,6 +55,40 @@ def open_run(paths: list[Path], use_cache: bool = True, workers: int | None = No
     if not by_order:
         warnings += _world_size_warnings(stores)
     return RankSet(con, stores, ranks, warnings, scratch)
+
+
+@contextlib.contextmanager
+def stopped_by(con: duckdb.DuckDBPyConnection, stop: StopFlag | None) -> Iterator[None]:
+    """Run the block's queries on `con` until `stop` is set (from another thread): from
+    then on each is interrupted, and the block raises LoadStopped (also where the block
+    caught an interrupted query and went on: its result would be partial)."""
+    if stop is None:
+        yield
+        return
+    done = threading.Event()
+
+    def interrupt_once_stopped() -> None:
+        while not done.is_set():
+            if stop.wait(STOP_POLL_S):
+                while not done.is_set():  # a query started after the last one is stopped too
+                    with contextlib.suppress(duckdb.Error):
+                        con.interrupt()
+                    done.wait(0.02)
+
+    watcher = threading.Thread(target=interrupt_once_stopped, name="tui-stop-run",
+                               daemon=True)
+    watcher.start()
+    try:
+        yield
+    except duckdb.Error:
+        if stop.is_set():
+            raise LoadStopped("loading stopped") from None
+        raise
+    finally:
+        done.set()
+        watcher.join()
+    if stop.is_set():
+        raise LoadStopped("loading stopped")
 
 
 def assign_ranks(stores: list[TraceStore]) -> tuple[list[int], list[str]]:
