@@ -208,6 +208,7 @@ def test_the_ranks_app_loads_a_run_in_processes(tmp_path: Path) -> None:
         f"{n} of 4 traces" for n in (1, 2, 3, 4)]
     assert shown["progress"][-1].startswith(
         f"4 of 4 traces, {size_text(sum(sizes))} of {size_text(sum(sizes))} · ")
+    assert shown["progress"][-1].endswith(" · working out the run")
     assert not shown["progress_shown"]
     header, cache, straggler = shown["header"].splitlines()
     assert header == f"{folder}  (kineto, 4 ranks of 2, span 89.5 ms)"

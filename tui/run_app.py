@@ -155,8 +155,10 @@ class RunApp(App[Path | None]):
     def _load(self) -> None:
         def ready(store: TraceStore) -> None:
             progress.one_done(store)
-            self.post_message(self.Progress(progress.count, len(progress.sizes),
-                                            progress.line()))
+            line = progress.line()
+            if progress.count == len(progress.sizes):  # what is left: the summaries
+                line += " · working out the run"
+            self.post_message(self.Progress(progress.count, len(progress.sizes), line))
 
         try:
             progress = TracesProgress(expand_paths(self.paths), on_stderr=False)
@@ -171,8 +173,9 @@ class RunApp(App[Path | None]):
         self.call_from_thread(self._loaded, loaded)
 
     def on_run_app_progress(self, event: Progress) -> None:
+        # every trace ready: the bar pulses while the summaries are worked out
         self.query_one("#run-progress ProgressBar", ProgressBar).update(
-            total=event.total, progress=event.ready)
+            total=event.total if event.ready < event.total else None, progress=event.ready)
         self.query_one("#run-progress Label", Label).update(event.line)  # figures only
 
     def _failed(self, message: str) -> None:
