@@ -247,8 +247,10 @@ def test_many_traces_count_those_from_the_cache_apart(tmp_path: Path) -> None:
     progress.one_done(TraceStore(small, "kineto", {}))
     assert re.fullmatch(r"2 of 3 traces, 100 B of 2\.9 KB · [0-9.]+ [KM]?B/s", progress.line())
     progress.one_done(TraceStore(big, "kineto", {}))
-    assert re.fullmatch(r"3 of 3 traces, 2\.9 KB of 2\.9 KB · [0-9.]+ [KM]?B/s · 0 s left",
+    assert re.fullmatch(r"3 of 3 traces, 2\.9 KB of 2\.9 KB · [0-9.]+ [KM]?B/s",
                         progress.line())
+    progress.then = "working out the run"  # what follows, said once every trace is ready
+    assert progress.line().endswith("B/s · working out the run")
     everything_cached = TracesProgress([cached], on_stderr=False)
     everything_cached.one_done(TraceStore(cached, "kineto", {}, from_cache=True))
     assert everything_cached.line() == "1 of 1 traces, from the cache"
@@ -290,6 +292,7 @@ def test_a_run_s_progress_line_on_a_terminal(capsys, monkeypatch) -> None:
     assert [line.split(",")[0] for line in lines[1:]] == ["tui: 1 of 2 traces",
                                                         "tui: 2 of 2 traces"]
     assert lines[2].startswith(f"tui: 2 of 2 traces, {total} of {total} · ")
+    assert lines[2].endswith("/s · working out the run")
     assert terminal.getvalue().endswith("\r\x1b[K")  # the line is erased at the end
 
 

@@ -58,8 +58,9 @@ class TracesProgress:
     in this process: progress_on_stderr)."""
 
     def __init__(self, paths: list[Path], on_stderr: bool = True,
-                 label: str = "tui convert") -> None:
+                 label: str = "tui convert", then: str = "") -> None:
         self.label = label
+        self.then = then  # what follows once every trace is ready, said then
         self.sizes = {path: _size_of(path) for path in paths}
         self.total = sum(self.sizes.values())
         self.count = 0
@@ -85,7 +86,12 @@ class TracesProgress:
 
     def line(self) -> str:
         """"3 of 16 traces, 1.2 GB of 6.4 GB · 95 MB/s · 55 s left" and the like."""
-        traces = f"{self.count} of {len(self.sizes)} traces"
+        line = self._figures(f"{self.count} of {len(self.sizes)} traces")
+        if self.then and self.count == len(self.sizes):
+            line += f" · {self.then}"
+        return line
+
+    def _figures(self, traces: str) -> str:
         if not self.done:
             if self.count and not self.total:
                 return f"{traces}, from the cache"
@@ -95,7 +101,7 @@ class TracesProgress:
         # the time left only once a tenth is done: the first traces ready are the small
         # ones, while the big ones, loading beside them, count for nothing yet
         left = (f" · {(self.total - self.done) / rate:.0f} s left"
-                if rate and self.done >= ETA_AFTER_SHARE * self.total else "")
+                if rate and ETA_AFTER_SHARE * self.total <= self.done < self.total else "")
         return (f"{traces}, {load_progress.size_text(self.done)} of "
                 f"{load_progress.size_text(self.total)} · "
                 f"{load_progress.size_text(int(rate))}/s{left}")

@@ -155,13 +155,12 @@ class RunApp(App[Path | None]):
     def _load(self) -> None:
         def ready(store: TraceStore) -> None:
             progress.one_done(store)
-            line = progress.line()
-            if progress.count == len(progress.sizes):  # what is left: the summaries
-                line += " · working out the run"
-            self.post_message(self.Progress(progress.count, len(progress.sizes), line))
+            self.post_message(self.Progress(progress.count, len(progress.sizes),
+                                            progress.line()))
 
         try:
-            progress = TracesProgress(expand_paths(self.paths), on_stderr=False)
+            progress = TracesProgress(expand_paths(self.paths), on_stderr=False,
+                                      then="working out the run")
             self.post_message(self.Progress(0, len(progress.sizes), progress.line()))
             loaded = load_run(self.paths, self.use_cache, self.min_gap_ns, self._stop_load,
                               ready)

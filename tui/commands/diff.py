@@ -61,7 +61,8 @@ def main(argv: list[str]) -> int:
     from tui.analysis.diff import NotComparable, diff_traces
     from tui.progress_line import TracesProgress
 
-    progress = TracesProgress([args.before, args.after], label="tui diff")  # a terminal's
+    progress = TracesProgress([args.before, args.after], label="tui diff",  # a terminal's
+                              then="comparing")
     try:
         try:
             result = diff_traces(args.before, args.after, round(args.min_gap_ms * 1_000_000),

@@ -26,7 +26,7 @@ def run_many(paths: list[Path], summary: bool, as_json: bool, min_gap_ns: int,
 
     label = str(paths[0]) if len(paths) == 1 else f"{paths[0]} (+{len(paths) - 1} more)"
     files = expand_paths(paths)
-    progress = TracesProgress(files, label="tui")  # on stderr, when it is a terminal
+    progress = TracesProgress(files, label="tui", then="working out the run")  # a terminal's
     try:
         # one trace (a folder of one): metered as it is read
         with progress_on_stderr(files[0]) if len(files) == 1 else contextlib.nullcontext():
