@@ -137,7 +137,7 @@ def watch(path: Path) -> Iterator[LoadMeter]:
 
 
 def start_watching(path: Path) -> LoadMeter:
-    meter = LoadMeter(path, _size_of(path))
+    meter = LoadMeter(path, size_of(path))
     with _lock:
         _meters[_key(path)] = meter
     return meter
@@ -165,7 +165,8 @@ def _key(path: Path) -> Path:
         return path
 
 
-def _size_of(path: Path) -> int:
+def size_of(path: Path) -> int:
+    """The file's size in bytes; 0 where it cannot be read."""
     try:
         return path.stat().st_size
     except OSError:

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from tui import load_progress
+from tui.multirank.locations import is_remote
 from tui.multirank.store import TraceStore
 from tui.safe_text import printable
 
@@ -61,7 +62,10 @@ class TracesProgress:
                  label: str = "tui convert", then: str = "") -> None:
         self.label = label
         self.then = then  # what follows once every trace is ready, said then
-        self.sizes = {path: _size_of(path) for path in paths}
+        # a store at a URL is always ready from the cache, never loaded: not asked its size
+        # (a request to the object store for each)
+        self.sizes = {path: 0 if is_remote(path) else load_progress.size_of(path)
+                      for path in paths}
         self.total = sum(self.sizes.values())
         self.count = 0
         self.done = 0
@@ -110,10 +114,3 @@ class TracesProgress:
         if self.shown and (self.count or len(self.sizes) > 1):
             sys.stderr.write("\r\x1b[K")
             sys.stderr.flush()
-
-
-def _size_of(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
