@@ -62,14 +62,16 @@ class LoadedRun:
 
 def load_run(paths: list[Path], use_cache: bool, min_gap_ns: int,
              stop: threading.Event | None = None,
-             on_done: Callable[[TraceStore], None] | None = None) -> LoadedRun:
+             on_done: Callable[[TraceStore], None] | None = None,
+             files: list[Path] | None = None) -> LoadedRun:
     """The run's summary dict (as `tui --summary`) and its collective waits. Raises
-    LoadStopped once `stop` is set; on_done(store) as each trace is ready."""
+    LoadStopped once `stop` is set; on_done(store) as each trace is ready. `files`: the
+    traces of `paths` where the caller listed them already (expand_paths)."""
     from tui.multirank.run import open_run, stopped_by
     from tui.multirank.summary import run_summary
 
     label = str(paths[0]) if len(paths) == 1 else f"{paths[0]} (+{len(paths) - 1} more)"
-    with open_run(paths, use_cache=use_cache, min_gap_ns=min_gap_ns, stop=stop,
+    with open_run(files or paths, use_cache=use_cache, min_gap_ns=min_gap_ns, stop=stop,
                   on_done=on_done) as run, stopped_by(run.con, stop):
         summary = run_summary(run, min_gap_ns, label)
         return LoadedRun(summary, collective_waits(run.con))
@@ -159,11 +161,11 @@ class RunApp(App[Path | None]):
                                             progress.line()))
 
         try:
-            progress = TracesProgress(expand_paths(self.paths), on_stderr=False,
-                                      then="working out the run")
+            files = expand_paths(self.paths)  # listed once (an object store's prefix too)
+            progress = TracesProgress(files, on_stderr=False, then="working out the run")
             self.post_message(self.Progress(0, len(progress.sizes), progress.line()))
             loaded = load_run(self.paths, self.use_cache, self.min_gap_ns, self._stop_load,
-                              ready)
+                              ready, files)
         except LoadStopped:  # the app is quitting
             return
         except (TraceError, OSError, duckdb.Error) as exc:

@@ -30,7 +30,7 @@ def run_many(paths: list[Path], summary: bool, as_json: bool, min_gap_ns: int,
     try:
         # one trace (a folder of one): metered as it is read
         with progress_on_stderr(files[0]) if len(files) == 1 else contextlib.nullcontext():
-            with open_run(paths, use_cache=use_cache, min_gap_ns=min_gap_ns,
+            with open_run(files, use_cache=use_cache, min_gap_ns=min_gap_ns,
                           on_done=progress.one_done if len(files) > 1 else None) as run:
                 result = run_summary(run, min_gap_ns, label)
     finally:
