@@ -150,8 +150,8 @@ def test_several_traces_without_summary_open_run_app(monkeypatch) -> None:
     class FakeRunApp:
         return_code = 0
 
-        def __init__(self, paths, use_cache, min_gap_ns) -> None:
-            assert paths == RANKS
+        def __init__(self, paths, use_cache, min_gap_ns, files) -> None:
+            assert paths == files == RANKS  # the traces as listed before the app started
 
         def run(self) -> None:
             self.return_value = choices.pop(0)
@@ -170,6 +170,31 @@ def test_several_traces_without_summary_open_run_app(monkeypatch) -> None:
     monkeypatch.setattr(tui.app, "TraceApp", FakeTraceApp)
     assert main([str(p) for p in RANKS]) == 0
     assert shown == ["ranks", RANKS[1].name, "ranks"]
+
+
+@sync
+async def test_run_app_does_not_list_the_traces_again(tmp_path: Path, monkeypatch) -> None:
+    """run_run_app lists a folder (an object store's prefix: a request per entry) to check
+    it before the app starts; the app loads the traces of that listing."""
+    import tui.run_app
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    for rank in RANKS:
+        (folder / rank.name).symlink_to(rank)
+    files = tui.run_app.expand_paths([folder])
+    assert [f.name for f in files] == [r.name for r in RANKS]
+
+    def listed_again(_paths):
+        raise AssertionError("the folder was listed again")
+
+    monkeypatch.setattr(tui.run_app, "expand_paths", listed_again)
+    app = RunApp([folder], files=files)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.run_data is not None)
+        assert app.run_data.summary["source"]["ranks"] == 2
+        assert app.run_data.summary["source"]["path"] == str(folder)
+        await pilot.press("q")
 
 
 def test_several_traces_with_a_missing_one_fail_before_the_app(capsys) -> None:

@@ -27,7 +27,7 @@ from textual.widgets import DataTable, Footer, Label, ProgressBar, Static
 from tui.analysis.rank_findings import straggler_headline
 from tui.errors import TraceError
 from tui.load_progress import LoadStopped
-from tui.multirank.paths import expand_paths
+from tui.multirank.paths import expand_paths, run_label
 from tui.multirank.store import TraceStore
 from tui.progress_line import TracesProgress
 from tui.report_ranks import cache_text
@@ -70,10 +70,9 @@ def load_run(paths: list[Path], use_cache: bool, min_gap_ns: int,
     from tui.multirank.run import open_run, stopped_by
     from tui.multirank.summary import run_summary
 
-    label = str(paths[0]) if len(paths) == 1 else f"{paths[0]} (+{len(paths) - 1} more)"
     with open_run(files or paths, use_cache=use_cache, min_gap_ns=min_gap_ns, stop=stop,
                   on_done=on_done) as run, stopped_by(run.con, stop):
-        summary = run_summary(run, min_gap_ns, label)
+        summary = run_summary(run, min_gap_ns, run_label(paths))
         return LoadedRun(summary, collective_waits(run.con))
 
 
@@ -118,9 +117,11 @@ class RunApp(App[Path | None]):
     """
 
     def __init__(self, paths: list[Path], use_cache: bool = True,
-                 min_gap_ns: int = 1_000_000) -> None:
+                 min_gap_ns: int = 1_000_000, files: list[Path] | None = None) -> None:
+        """`files`: the traces of `paths`, where the caller listed them already."""
         super().__init__()
         self.paths = paths
+        self.files = files
         self.use_cache = use_cache
         self.min_gap_ns = min_gap_ns
         self.run_data: LoadedRun | None = None
@@ -161,7 +162,8 @@ class RunApp(App[Path | None]):
                                             progress.line()))
 
         try:
-            files = expand_paths(self.paths)  # listed once (an object store's prefix too)
+            # listed once (an object store's prefix: a request per entry)
+            files = self.files or expand_paths(self.paths)
             progress = TracesProgress(files, on_stderr=False, then="working out the run")
             self.post_message(self.Progress(0, len(progress.sizes), progress.line()))
             loaded = load_run(self.paths, self.use_cache, self.min_gap_ns, self._stop_load,
@@ -235,11 +237,12 @@ def run_run_app(paths: list[Path], use_cache: bool = True,
 
     # bad input (a missing file, no traces in a folder...) fails here, exit status 2,
     # before a terminal app starts
-    for path in expand_paths(paths):
+    files = expand_paths(paths)
+    for path in files:
         if not is_parquet_store(path):
             detect_format(path)
     while True:
-        app = RunApp(paths, use_cache, min_gap_ns)
+        app = RunApp(paths, use_cache, min_gap_ns, files)
         app.run()
         if app.return_value is None or app.return_code:
             return app.return_code or 0

@@ -19,12 +19,12 @@ def run_many(paths: list[Path], summary: bool, as_json: bool, min_gap_ns: int,
         from tui.run_app import run_run_app
 
         return run_run_app(paths, use_cache, min_gap_ns)
-    from tui.multirank.paths import expand_paths
+    from tui.multirank.paths import expand_paths, run_label
     from tui.multirank.run import open_run
     from tui.multirank.summary import run_summary
     from tui.progress_line import TracesProgress, progress_on_stderr
 
-    label = str(paths[0]) if len(paths) == 1 else f"{paths[0]} (+{len(paths) - 1} more)"
+    label = run_label(paths)
     files = expand_paths(paths)
     progress = TracesProgress(files, label="tui", then="working out the run")  # a terminal's
     try:

@@ -30,6 +30,11 @@ def expand_paths(paths: list[Path]) -> list[Path]:
     return out
 
 
+def run_label(paths: list[Path]) -> str:
+    """How a run is named in its summary: the path given, or the first and how many more."""
+    return str(paths[0]) if len(paths) == 1 else f"{paths[0]} (+{len(paths) - 1} more)"
+
+
 def _stores_in(prefix: Path) -> list[Path]:
     try:
         found = (sorted((p for p in prefix.iterdir() if is_parquet_store(p)), key=natural_key)
