@@ -8,8 +8,10 @@ trace file; `run_run_app` then opens it in the usual TraceApp, and q there comes
 
 from __future__ import annotations
 
+import contextlib
+import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
@@ -58,6 +60,9 @@ def collective_waits(con: duckdb.DuckDBPyConnection) -> list[dict]:
 class LoadedRun:
     summary: dict
     collectives: list[dict] = field(default_factory=list)
+    # the ranks read from Parquet stores (`tui convert`): where each store is, for its
+    # timeline to open from it, not from its trace parsed again
+    stores: dict[int, Path] = field(default_factory=dict)
 
 
 def load_run(paths: list[Path], use_cache: bool, min_gap_ns: int,
@@ -73,7 +78,10 @@ def load_run(paths: list[Path], use_cache: bool, min_gap_ns: int,
     with open_run(files or paths, use_cache=use_cache, min_gap_ns=min_gap_ns, stop=stop,
                   on_done=on_done) as run, stopped_by(run.con, stop):
         summary = run_summary(run, min_gap_ns, run_label(paths))
-        return LoadedRun(summary, collective_waits(run.con))
+        stores = {rank: store.location for rank, store in zip(run.ranks, run.stores,
+                                                              strict=True)
+                  if store.location is not None}
+        return LoadedRun(summary, collective_waits(run.con), stores)
 
 
 def header_text(summary: dict) -> Text:
@@ -218,10 +226,14 @@ class RunApp(App[Path | None]):
 
     def action_open_rank(self) -> None:
         rank = self.ranks.rank_at_cursor()
-        if rank is None:
+        if rank is None or self.run_data is None:
+            return
+        store = self.run_data.stores.get(rank)  # opens at once: nothing to parse
+        if store is not None:
+            self.exit(store)
             return
         path = Path(self.ranks.rows_by_rank[rank]["path"])
-        if not path.is_file():  # e.g. a Parquet store written by `tui convert`
+        if not path.is_file():
             self.notify(f"rank {rank} is {path.name}, not a trace file the app can open",
                         severity="warning", markup=False)
             return
@@ -246,7 +258,21 @@ def run_run_app(paths: list[Path], use_cache: bool = True,
         app.run()
         if app.return_value is None or app.return_code:
             return app.return_code or 0
-        trace_app = TraceApp(app.return_value, use_cache, min_gap_ns)
-        trace_app.run()
+        with _local_copy(app.return_value) as path:
+            trace_app = TraceApp(path, use_cache, min_gap_ns)
+            trace_app.run()
         if trace_app.return_code:
             return trace_app.return_code
+
+
+@contextlib.contextmanager
+def _local_copy(path: Path) -> Iterator[Path]:
+    """`path`, or for a store at an object-store prefix, a copy of it fetched for the
+    time the rank's timeline is open."""
+    from tui.multirank.locations import fetch, is_remote
+
+    if not is_remote(path):
+        yield path
+        return
+    with tempfile.TemporaryDirectory(prefix="tui-store-") as scratch:
+        yield fetch(path, Path(scratch))

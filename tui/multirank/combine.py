@@ -17,7 +17,7 @@ from pathlib import Path
 import duckdb
 
 from tui.db import connect, sql_string
-from tui.multirank.store import STORE_TABLES, TraceStore
+from tui.multirank.store import RUN_TABLES, STORE_TABLES, TraceStore
 from tui.trace import Trace
 
 
@@ -52,7 +52,7 @@ def combine(stores: list[TraceStore], ranks: list[int]) -> duckdb.DuckDBPyConnec
     try:
         for index, store in enumerate(stores):
             _mount(con, index, store)
-        for table in STORE_TABLES:
+        for table in RUN_TABLES:
             selects = [f"SELECT {rank}::INTEGER AS rank, * FROM {_alias(i)}.{table}"
                        for i, rank in enumerate(ranks)]
             con.execute(f"CREATE VIEW {table} AS " + "\nUNION ALL BY NAME\n".join(selects))
@@ -87,7 +87,8 @@ def _alias(index: int) -> str:
 
 
 def _mount(con: duckdb.DuckDBPyConnection, index: int, store: TraceStore) -> None:
-    """Make `store<index>.<table>` read `store`'s tables."""
+    """Make `store<index>.<table>` read `store`'s tables (of a Parquet store, those it
+    has: one written by an older tui holds only the run's)."""
     alias = _alias(index)
     if store.db_path is not None:
         con.execute(f"ATTACH {sql_string(str(store.db_path))} AS {alias} (READ_ONLY)")
@@ -96,5 +97,7 @@ def _mount(con: duckdb.DuckDBPyConnection, index: int, store: TraceStore) -> Non
     assert folder is not None
     con.execute(f"CREATE SCHEMA {alias}")
     for table in STORE_TABLES:
-        source = sql_string(str(folder / f"{table}.parquet"))
-        con.execute(f"CREATE VIEW {alias}.{table} AS FROM read_parquet({source})")
+        file = folder / f"{table}.parquet"
+        if table in RUN_TABLES or file.is_file():
+            source = sql_string(str(file))
+            con.execute(f"CREATE VIEW {alias}.{table} AS FROM read_parquet({source})")

@@ -224,6 +224,7 @@ def _parquet_store(job: LoadJob, probe: duckdb.DuckDBPyConnection) -> TraceStore
     except TraceError as exc:  # e.g. an incomplete store: name it as the user did
         raise TraceError(str(exc).replace(str(local), str(job.path))) from None
     store.cache_note = f"from the converted store {job.path}"
+    store.location = job.path
     return store
 
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import duckdb
 
-from tui.db import sql_string
+from tui.db import connect, sql_string
 from tui.errors import TraceError
 from tui.multirank.locations import is_remote, upload
-from tui.multirank.store import STORE_TABLES, TraceStore
+from tui.multirank.store import RUN_TABLES, STORE_TABLES, TraceStore
 from tui.trace import Trace
 
 
@@ -43,7 +43,7 @@ def is_parquet_store(path: Path) -> bool:
 
 def parquet_store(folder: Path, probe: duckdb.DuckDBPyConnection) -> TraceStore:
     """A Parquet store folder as a TraceStore. Raises TraceError when it is incomplete."""
-    missing = [t for t in STORE_TABLES if not (folder / f"{t}.parquet").is_file()]
+    missing = [t for t in RUN_TABLES if not (folder / f"{t}.parquet").is_file()]
     if missing:
         raise TraceError(f"{folder}: an incomplete store, {', '.join(missing)} missing; "
                          "convert its trace again")
@@ -55,7 +55,33 @@ def parquet_store(folder: Path, probe: duckdb.DuckDBPyConnection) -> TraceStore:
     except (duckdb.Error, ValueError) as exc:
         raise TraceError(f"{folder}: its trace_meta.parquet cannot be read ({exc})") from None
     return TraceStore(Path(meta.get("source_path", str(folder))), meta.get("format", "?"),
-                      meta, parquet_dir=folder, from_cache=True,
+                      meta, parquet_dir=folder, location=folder, from_cache=True,
                       cache_note=f"from the converted store {folder}",
                       warnings=warnings if isinstance(warnings, list) else [],
                       load_s=time.perf_counter() - started)
+
+
+def open_store_trace(folder: Path) -> Trace:
+    """A Parquet store (a local folder) as a trace for the app, without parsing the trace
+    again: its tables are views over the store's files, which DuckDB reads as each query
+    needs (a timeline window, the row groups of its time range). Raises TraceError for a
+    store without every table (written by an older tui)."""
+    missing = [t for t in STORE_TABLES if not (folder / f"{t}.parquet").is_file()]
+    if missing:
+        raise TraceError(f"{folder}: a store without {', '.join(missing)} (written by an "
+                         "older tui); convert its trace again to open its timeline")
+    con = connect(":memory:")
+    try:
+        for table in STORE_TABLES:
+            source = sql_string(str(folder / f"{table}.parquet"))
+            con.execute(f"CREATE VIEW {table} AS FROM read_parquet({source})")
+        meta = dict(con.execute("SELECT key, value FROM trace_meta").fetchall())
+        warnings = json.loads(meta.get("warnings") or "[]")
+    except (duckdb.Error, ValueError) as exc:
+        con.close()
+        detail = (str(exc).strip() or type(exc).__name__).splitlines()[0][:200]
+        raise TraceError(f"{folder}: its tables cannot be read ({detail}); convert its "
+                         "trace again") from None
+    return Trace(folder, meta.get("format", "?"), con,
+                 warnings if isinstance(warnings, list) else [], from_cache=True,
+                 cache_note=f"from the converted store {folder}")

@@ -5,8 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-# The tables of the schema that a store holds (trace_meta included).
-STORE_TABLES = ("trace_meta", "devices", "gpu_activities", "host_activities", "gpu_idle")
+# The tables of the schema that a store holds (trace_meta included): a whole trace, so
+# that a rank's timeline opens from its store as from its cache.
+STORE_TABLES = ("trace_meta", "devices", "gpu_activities", "host_activities", "gpu_idle",
+                "python_frames", "launches", "memory_events", "threads")
+# Those a run reads (tui --summary DIR, the ranks app; each rank's code and memory only
+# where its store has the rest): a store written before the others were is still a rank.
+RUN_TABLES = STORE_TABLES[:5]
 # A folder holding one trace's tables as Parquet (`tui convert` writes them).
 STORE_SUFFIX = ".tui-store"
 
@@ -20,6 +25,9 @@ class TraceStore:
     meta: dict[str, str]
     db_path: Path | None = None  # its DuckDB cache file, or
     parquet_dir: Path | None = None  # a folder of <table>.parquet
+    # a Parquet store read back: where it was read from (a folder, or at an object-store
+    # prefix), to open the rank's timeline from
+    location: Path | None = None
     load_s: float = 0.0  # wall time of open_trace (+ Parquet export) in its process
     load_cpu_s: float = 0.0  # CPU time of the same, all of that process's threads
     from_cache: bool = False

@@ -1,0 +1,103 @@
+"""A rank's timeline from its Parquet store (`tui convert`): opened without its trace,
+which is neither parsed again nor needed; the same tables as the trace's own load.
+On the real two-rank DDP run (rank 1 is the straggler)."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import sample
+from tests.test_app import SIZE, settle, sync
+from tests.test_run_diff_apps import until
+from tui.app import TraceApp
+from tui.cli import main
+from tui.multirank.parquet_store import is_parquet_store, open_store_trace
+from tui.multirank.store import STORE_TABLES
+from tui.run_app import RunApp, _local_copy
+from tui.trace import open_trace
+
+DDP = [sample(f"ddp_rank{rank}.pt.trace.json.gz") for rank in (0, 1)]
+RANK1 = "ddp_rank1.pt.trace.tui-store"
+
+
+def _converted(tmp_path: Path, out: str | None = None) -> str:
+    """The DDP ranks converted to stores in `out` (a folder in tmp_path by default),
+    their trace files deleted afterwards."""
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    copies = [str(shutil.copy(path, traces / path.name)) for path in DDP]
+    out = out or str(tmp_path / "stores")
+    assert main(["convert", *copies, "--out", out]) == 0
+    shutil.rmtree(traces)
+    return out
+
+
+def test_a_store_opens_as_the_trace_it_was_converted_from(tmp_path: Path, capsys) -> None:
+    store = Path(_converted(tmp_path)) / RANK1
+    with open_store_trace(store) as from_store, open_trace(DDP[1], use_cache=False) as loaded:
+        assert (from_store.format, from_store.from_cache) == ("kineto", True)
+        assert str(store) in from_store.cache_note
+        for table in STORE_TABLES[1:]:  # trace_meta names the paths, the rest is the same
+            query = f"SELECT * FROM {table} ORDER BY ALL"
+            assert from_store.con.execute(query).fetchall() == \
+                loaded.con.execute(query).fetchall(), table
+        kernels = "SELECT count(*) FROM gpu_activities WHERE kind = 'kernel'"
+        assert from_store.con.execute(kernels).fetchone()[0] > 0
+
+
+@sync
+async def test_enter_on_a_rank_of_stores_opens_its_timeline_from_the_store(
+        tmp_path: Path) -> None:
+    stores = Path(_converted(tmp_path))
+    app = RunApp([stores])
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.run_data is not None)
+        await pilot.pause()
+        assert app.ranks.rank_at_cursor() == 1  # the straggler
+        await pilot.press("enter")
+    assert app.return_value == stores / RANK1  # the store: its trace file is gone
+    trace_app = TraceApp(app.return_value)
+    async with trace_app.run_test(size=SIZE) as pilot:
+        timeline = await settle(pilot)
+        assert trace_app.trace is not None and trace_app.trace.path == stores / RANK1
+        assert "GPU1 s7" in [lane.label for lane in timeline.lanes]
+        assert "from the converted store" in trace_app.trace.cache_note
+        await pilot.press("q")
+
+
+@sync
+async def test_a_store_of_an_older_tui_says_to_convert_again(tmp_path: Path) -> None:
+    store = Path(_converted(tmp_path)) / RANK1
+    (store / "launches.parquet").unlink()  # as a store written before it held launches
+    app = TraceApp(store)
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(300):
+            await pilot.pause()
+            if app._notifications:
+                break
+            await asyncio.sleep(0.01)
+        messages = [n.message for n in app._notifications]
+        assert any("without launches" in m and "convert its trace again" in m
+                   for m in messages), messages
+    assert app.trace is None
+
+
+def test_a_store_at_a_url_is_fetched_while_its_timeline_is_open(tmp_path: Path,
+                                                                capsys) -> None:
+    pytest.importorskip("upath")
+    from tui.multirank.locations import location
+
+    prefix = _converted(tmp_path, f"memory://tui-test-{uuid.uuid4().hex}/run")
+    with _local_copy(location(f"{prefix}/{RANK1}")) as local:
+        assert is_parquet_store(local) and local.name == RANK1
+        with open_store_trace(local) as trace:
+            assert trace.con.execute("SELECT count(*) FROM gpu_activities").fetchone()[0] > 0
+    assert not local.exists()  # the copy goes with the timeline
+    store = tmp_path / "stores" / RANK1
+    with _local_copy(store) as local:  # a local store is used where it is
+        assert local == store
