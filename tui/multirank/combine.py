@@ -17,7 +17,7 @@ from pathlib import Path
 import duckdb
 
 from tui.db import connect, sql_string
-from tui.multirank.store import RUN_TABLES, STORE_TABLES, TraceStore
+from tui.multirank.store import RUN_TABLES, TraceStore
 from tui.trace import Trace
 
 
@@ -68,7 +68,7 @@ def summarize_stores(con: duckdb.DuckDBPyConnection, stores: list[TraceStore],
     """Fill in the summary of every store that came without one (from the cache, or a
     Parquet store): `USE` points the summary's unqualified table names at one store at a
     time, so nothing is opened twice."""
-    from tui.analysis.summary import trace_summary
+    from tui.analysis.summary import rank_summary
 
     try:
         for index, store in enumerate(stores):
@@ -77,7 +77,7 @@ def summarize_stores(con: duckdb.DuckDBPyConnection, stores: list[TraceStore],
             con.execute(f"USE {_alias(index) if store.db_path else 'memory.' + _alias(index)}")
             view = Trace(store.path, store.format, con, list(store.warnings),
                          from_cache=store.from_cache, cache_path=store.db_path)
-            store.summary = trace_summary(view, min_gap_ns)
+            store.summary = rank_summary(view, min_gap_ns)
     finally:
         con.execute("USE memory.main")
 
@@ -87,8 +87,8 @@ def _alias(index: int) -> str:
 
 
 def _mount(con: duckdb.DuckDBPyConnection, index: int, store: TraceStore) -> None:
-    """Make `store<index>.<table>` read `store`'s tables (of a Parquet store, those it
-    has: one written by an older tui holds only the run's)."""
+    """Make `store<index>.<table>` read `store`'s tables (of a Parquet store, those the run
+    reads: a rank's summary in a run keeps its devices, gaps and warnings, not its code)."""
     alias = _alias(index)
     if store.db_path is not None:
         con.execute(f"ATTACH {sql_string(str(store.db_path))} AS {alias} (READ_ONLY)")
@@ -96,8 +96,6 @@ def _mount(con: duckdb.DuckDBPyConnection, index: int, store: TraceStore) -> Non
     folder = store.parquet_dir
     assert folder is not None
     con.execute(f"CREATE SCHEMA {alias}")
-    for table in STORE_TABLES:
-        file = folder / f"{table}.parquet"
-        if table in RUN_TABLES or file.is_file():
-            source = sql_string(str(file))
-            con.execute(f"CREATE VIEW {alias}.{table} AS FROM read_parquet({source})")
+    for table in RUN_TABLES:
+        source = sql_string(str(folder / f"{table}.parquet"))
+        con.execute(f"CREATE VIEW {alias}.{table} AS FROM read_parquet({source})")

@@ -205,9 +205,9 @@ def load_store(job: LoadJob) -> TraceStore:
         store.load_s = time.perf_counter() - started
         store.load_cpu_s = time.process_time() - cpu
         if job.min_gap_ns is not None:
-            from tui.analysis.summary import trace_summary
+            from tui.analysis.summary import rank_summary
 
-            store.summary = trace_summary(trace, job.min_gap_ns)
+            store.summary = rank_summary(trace, job.min_gap_ns)
     return store
 
 

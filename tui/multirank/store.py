@@ -9,8 +9,8 @@ from pathlib import Path
 # that a rank's timeline opens from its store as from its cache.
 STORE_TABLES = ("trace_meta", "devices", "gpu_activities", "host_activities", "gpu_idle",
                 "python_frames", "launches", "memory_events", "threads")
-# Those a run reads (tui --summary DIR, the ranks app; each rank's code and memory only
-# where its store has the rest): a store written before the others were is still a rank.
+# Those a run reads (tui --summary DIR, the ranks app): a store written before the others
+# were is still a rank.
 RUN_TABLES = STORE_TABLES[:5]
 # A folder holding one trace's tables as Parquet (`tui convert` writes them).
 STORE_SUFFIX = ".tui-store"
@@ -33,4 +33,4 @@ class TraceStore:
     from_cache: bool = False
     cache_note: str = ""  # Trace.cache_note: whether its cache was used, and if not why
     warnings: list[str] = field(default_factory=list)
-    summary: dict | None = None  # trace_summary() of this trace alone, when asked for
+    summary: dict | None = None  # rank_summary() of this trace alone, when asked for
