@@ -3,7 +3,8 @@
 Loads the run in a worker (tui.multirank.run.open_run, in parallel across ranks) behind a
 loading indicator, then shows a header naming the straggler, the per-rank table, the
 findings and the waits per collective. Enter on a rank leaves this app with that rank's
-trace file; `run_run_app` then opens it in the usual TraceApp, and q there comes back here.
+trace file, or its store where the rank was read from one (`tui convert`); `run_run_app`
+then opens it in the usual TraceApp, and q there comes back here.
 """
 
 from __future__ import annotations
@@ -110,7 +111,7 @@ def findings_text(summary: dict) -> Text:
 
 
 class RunApp(App[Path | None]):
-    """Returns the trace file of the rank chosen with Enter, or None on q."""
+    """Returns the trace file (or store) of the rank chosen with Enter, or None on q."""
 
     TITLE = "tui"
     BINDINGS: ClassVar[list[BindingType]] = [*keymap.bindings(keymap.RUN)]

@@ -26,10 +26,10 @@ def open_run(paths: list[Path], use_cache: bool = True, workers: int | None = No
 
     With `min_gap_ns`, each store also carries what a run keeps of its trace's own summary
     (rank_summary: devices, gaps, warnings), built in the worker that loaded it, or here
-    for a store from the cache. `by_order`:
-    rank i is the i-th trace, whatever the traces say (a before/after pair). Once `stop`
-    is set (from another thread), the loads stop and LoadStopped is raised. on_done(store)
-    is called as each trace's store is ready (load_stores).
+    for a store from the cache. `by_order`: rank i is the i-th trace, whatever the traces
+    say (a before/after pair). Once `stop` is set (from another thread), the loads stop
+    and LoadStopped is raised. on_done(store) is called as each trace's store is ready
+    (load_stores).
     """
     files = expand_paths(paths)
     scratch = Path(tempfile.mkdtemp(prefix="tui-ranks-"))
