@@ -101,3 +101,17 @@ def test_a_store_at_a_url_is_fetched_while_its_timeline_is_open(tmp_path: Path,
     store = tmp_path / "stores" / RANK1
     with _local_copy(store) as local:  # a local store is used where it is
         assert local == store
+
+
+def test_tui_query_reads_a_store_as_its_trace(tmp_path: Path, capsys) -> None:
+    import json
+
+    store = Path(_converted(tmp_path)) / RANK1
+    sql = "SELECT kind, count(*) AS n FROM gpu_activities GROUP BY ALL ORDER BY kind"
+    capsys.readouterr()
+    assert main(["query", str(store), sql, "--json"]) == 0
+    from_store = json.loads(capsys.readouterr().out)
+    assert main(["query", str(DDP[1]), sql, "--json"]) == 0
+    assert from_store == json.loads(capsys.readouterr().out)
+    assert [row["kind"] for row in from_store] == ["kernel", "memcpy", "memset"]
+    assert main(["query", str(store), "DELETE FROM devices"]) == 2  # read-only still

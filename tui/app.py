@@ -27,11 +27,11 @@ from tui.analysis.gaps import DEFAULT_MIN_GAP_MS
 from tui.db import CursorSource
 from tui.errors import TraceError
 from tui.messages import DrillDown, GapThreshold, JumpToTime
-from tui.multirank.parquet_store import is_parquet_store, open_store_trace
+from tui.multirank.parquet_store import open_trace_or_store
 from tui.safe_text import plain
 from tui.samples import default_sample
 from tui.timeline import TimelineData
-from tui.trace import Trace, open_trace
+from tui.trace import Trace
 from tui.units import format_ns
 from tui.widgets import keymap
 from tui.widgets.app_commands import CommandsApp
@@ -124,10 +124,7 @@ class TraceApp(CommandsApp):
         meter = self._meter
         assert meter is not None
         try:
-            if is_parquet_store(self.path):  # a rank `tui convert` wrote: its tables
-                trace = open_store_trace(self.path)
-            else:
-                trace = open_trace(self.path, use_cache=self.use_cache)
+            trace = open_trace_or_store(self.path, use_cache=self.use_cache)
         except (TraceError, OSError) as exc:
             if not meter.stopping:
                 self.call_from_thread(self._failed, str(exc))

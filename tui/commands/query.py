@@ -1,4 +1,5 @@
-"""`tui query TRACE "SQL"`: read-only SQL over a trace's tables, printed or exported."""
+"""`tui query TRACE "SQL"`: read-only SQL over a trace's tables (or a converted store's),
+printed or exported."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import sys
 from pathlib import Path
 
 from tui.export import EXPORT_FORMATS, write_table
-from tui.trace import open_trace
+from tui.multirank.parquet_store import open_trace_or_store
 from tui.user_sql import run_user_sql
 
 EXAMPLES = """\
@@ -25,7 +26,8 @@ def main(argv: list[str]) -> int:
         prog="tui query", description="Run read-only SQL (DuckDB dialect) over a trace.",
         epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("trace", type=Path)
+    parser.add_argument("trace", type=Path,
+                        help="a trace file, or a store `tui convert` wrote (NAME.tui-store)")
     parser.add_argument("sql")
     shape = parser.add_mutually_exclusive_group()
     shape.add_argument("--csv", action="store_true", help="print CSV")
@@ -36,7 +38,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--no-cache", action="store_true")
     parser.add_argument("--debug", action="store_true")
     args = parser.parse_args(argv)
-    with open_trace(args.trace, use_cache=not args.no_cache) as trace:
+    with open_trace_or_store(args.trace, use_cache=not args.no_cache) as trace:
         table = run_user_sql(trace.con, args.sql, max_rows=args.max_rows)
     if args.output:
         write_table(table, args.output)

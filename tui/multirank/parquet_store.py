@@ -15,7 +15,7 @@ from tui.db import connect, sql_string
 from tui.errors import TraceError
 from tui.multirank.locations import is_remote, upload
 from tui.multirank.store import RUN_TABLES, STORE_TABLES, TraceStore
-from tui.trace import Trace
+from tui.trace import Trace, open_trace
 
 
 def export_parquet(trace: Trace, folder: Path) -> Path:
@@ -85,3 +85,10 @@ def open_store_trace(folder: Path) -> Trace:
     return Trace(folder, meta.get("format", "?"), con,
                  warnings if isinstance(warnings, list) else [], from_cache=True,
                  cache_note=f"from the converted store {folder}")
+
+
+def open_trace_or_store(path: Path, use_cache: bool = True) -> Trace:
+    """A trace file loaded (or from its cache), or a store `tui convert` wrote, opened."""
+    if is_parquet_store(path):
+        return open_store_trace(path)
+    return open_trace(path, use_cache=use_cache)
