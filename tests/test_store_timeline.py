@@ -115,3 +115,16 @@ def test_tui_query_reads_a_store_as_its_trace(tmp_path: Path, capsys) -> None:
     assert from_store == json.loads(capsys.readouterr().out)
     assert [row["kind"] for row in from_store] == ["kernel", "memcpy", "memset"]
     assert main(["query", str(store), "DELETE FROM devices"]) == 2  # read-only still
+
+
+@pytest.mark.parametrize("table", ["kernels", "gaps", "code"])
+def test_tui_export_reads_a_store_as_its_trace(tmp_path: Path, table: str) -> None:
+    import pyarrow.parquet as pq
+
+    store = Path(_converted(tmp_path)) / RANK1
+    out = {}
+    for name, source in (("store", store), ("trace", DDP[1])):
+        out[name] = tmp_path / f"{table}-{name}.parquet"
+        assert main(["export", str(source), table, "--output", str(out[name])]) == 0
+    from_store, from_trace = pq.read_table(out["store"]), pq.read_table(out["trace"])
+    assert from_store.num_rows > 0 and from_store.equals(from_trace)

@@ -87,9 +87,9 @@ def _xla_ops(path: Path, args: argparse.Namespace) -> pa.Table:
 
 def _with_trace(path: Path, args: argparse.Namespace,
                 read: Callable[[duckdb.DuckDBPyConnection], pa.Table]) -> pa.Table:
-    from tui.trace import open_trace
+    from tui.multirank.parquet_store import open_trace_or_store
 
-    with open_trace(path, use_cache=not args.no_cache) as trace:
+    with open_trace_or_store(path, use_cache=not args.no_cache) as trace:
         return read(trace.con)
 
 
@@ -135,7 +135,8 @@ def main(argv: list[str]) -> int:
         prog="tui export", description="Write one of the app's tables to a file.",
         epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("trace", type=Path, help="a trace, or an Nsight Compute report for ncu")
+    parser.add_argument("trace", type=Path, help="a trace (or a store `tui convert` wrote), "
+                        "or an Nsight Compute report for ncu")
     parser.add_argument("what", choices=sorted(WHAT))
     parser.add_argument("--output", "-o", type=Path, metavar="FILE", required=True,
                         help=f"where to write ({', '.join(EXPORT_FORMATS)} by suffix)")
