@@ -5,6 +5,7 @@ On the real two-rank DDP run (rank 1 is the straggler)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
 import uuid
 from pathlib import Path
@@ -37,8 +38,16 @@ def _converted(tmp_path: Path, out: str | None = None) -> str:
     return out
 
 
-def test_a_store_opens_as_the_trace_it_was_converted_from(tmp_path: Path, capsys) -> None:
-    store = Path(_converted(tmp_path)) / RANK1
+@pytest.fixture(scope="module")
+def converted(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder of the DDP ranks' stores, converted once for this module (read only)."""
+    with pytest.MonkeyPatch.context() as patch:  # a cache of the module's own
+        patch.setenv("TUI_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+        return Path(_converted(tmp_path_factory.mktemp("run")))
+
+
+def test_a_store_opens_as_the_trace_it_was_converted_from(converted: Path) -> None:
+    store = converted / RANK1
     with open_store_trace(store) as from_store, open_trace(DDP[1], use_cache=False) as loaded:
         assert (from_store.format, from_store.from_cache) == ("kineto", True)
         assert str(store) in from_store.cache_note
@@ -52,8 +61,8 @@ def test_a_store_opens_as_the_trace_it_was_converted_from(tmp_path: Path, capsys
 
 @sync
 async def test_enter_on_a_rank_of_stores_opens_its_timeline_from_the_store(
-        tmp_path: Path) -> None:
-    stores = Path(_converted(tmp_path))
+        converted: Path) -> None:
+    stores = converted
     app = RunApp([stores])
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.run_data is not None)
@@ -98,15 +107,13 @@ def test_a_store_at_a_url_is_fetched_while_its_timeline_is_open(tmp_path: Path,
         with open_store_trace(local) as trace:
             assert trace.con.execute("SELECT count(*) FROM gpu_activities").fetchone()[0] > 0
     assert not local.exists()  # the copy goes with the timeline
-    store = tmp_path / "stores" / RANK1
+    store = tmp_path / RANK1
     with _local_copy(store) as local:  # a local store is used where it is
         assert local == store
 
 
-def test_tui_query_reads_a_store_as_its_trace(tmp_path: Path, capsys) -> None:
-    import json
-
-    store = Path(_converted(tmp_path)) / RANK1
+def test_tui_query_reads_a_store_as_its_trace(converted: Path, capsys) -> None:
+    store = converted / RANK1
     sql = "SELECT kind, count(*) AS n FROM gpu_activities GROUP BY ALL ORDER BY kind"
     capsys.readouterr()
     assert main(["query", str(store), sql, "--json"]) == 0
@@ -118,13 +125,29 @@ def test_tui_query_reads_a_store_as_its_trace(tmp_path: Path, capsys) -> None:
 
 
 @pytest.mark.parametrize("table", ["kernels", "gaps", "code"])
-def test_tui_export_reads_a_store_as_its_trace(tmp_path: Path, table: str) -> None:
+def test_tui_export_reads_a_store_as_its_trace(converted: Path, tmp_path: Path,
+                                               table: str) -> None:
     import pyarrow.parquet as pq
 
-    store = Path(_converted(tmp_path)) / RANK1
+    store = converted / RANK1
     out = {}
     for name, source in (("store", store), ("trace", DDP[1])):
         out[name] = tmp_path / f"{table}-{name}.parquet"
         assert main(["export", str(source), table, "--output", str(out[name])]) == 0
     from_store, from_trace = pq.read_table(out["store"]), pq.read_table(out["trace"])
     assert from_store.num_rows > 0 and from_store.equals(from_trace)
+
+
+def test_tui_on_one_store_opens_its_timeline(converted: Path, monkeypatch, capsys) -> None:
+    """`tui NAME.tui-store` opens the app on the store as `tui TRACE` does on a trace;
+    `--summary` of it stays a run of one rank."""
+    import tui.app
+
+    store = converted / RANK1
+    opened: list[Path] = []
+    monkeypatch.setattr(tui.app, "run_app", lambda path, **_: opened.append(path) or 0)
+    assert main([str(store)]) == 0
+    assert opened == [store]
+    capsys.readouterr()
+    assert main(["--summary", "--json", str(store)]) == 0
+    assert json.loads(capsys.readouterr().out)["source"]["ranks"] == 1

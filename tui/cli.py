@@ -49,9 +49,10 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("trace", nargs="*", type=location,
-                        help="trace file (default: a sample); several files or a directory: "
-                        "the ranks of one distributed run; a URL (s3://bucket/run42/): the "
-                        "stores `tui convert --out` wrote there")
+                        help="trace file (default: a sample), or a store `tui convert` "
+                        "wrote (NAME.tui-store); several files or a directory: the ranks of "
+                        "one distributed run; a URL (s3://bucket/run42/): the stores "
+                        "`tui convert --out` wrote there")
     parser.add_argument("--summary", action="store_true", help="print findings, no UI")
     parser.add_argument("--json", action="store_true", help="with --summary: one JSON object")
     parser.add_argument(
@@ -128,9 +129,11 @@ def _run(args: argparse.Namespace) -> int:
 
         set_memory_budget(args.memory)
     args.trace = _profile_run(args.trace, args.run)
-    # several traces, a folder, or a URL (an object store's stores, never a trace)
-    if len(args.trace) > 1 or (args.trace and (args.trace[0].is_dir()
-                                                or is_remote(args.trace[0]))):
+    # several traces, a folder, or a URL (an object store's stores, never a trace); but
+    # one local store `tui convert` wrote opens in the app as its trace would
+    many = len(args.trace) > 1 or bool(args.trace) and (args.trace[0].is_dir()
+                                                        or is_remote(args.trace[0]))
+    if many and (args.summary or not _one_local_store(args.trace)):
         from tui.multirank.cli import run_many
 
         return run_many(args.trace, args.summary, args.json, min_gap_ns, not args.no_cache,
@@ -142,6 +145,12 @@ def _run(args: argparse.Namespace) -> int:
 
     run_app(path, use_cache=not args.no_cache, min_gap_ns=min_gap_ns, ncu=args.ncu)
     return 0
+
+
+def _one_local_store(paths: list[Path]) -> bool:
+    from tui.multirank.parquet_store import is_parquet_store
+
+    return len(paths) == 1 and not is_remote(paths[0]) and is_parquet_store(paths[0])
 
 
 def _profile_run(paths: list[Path], run: str | None) -> list[Path]:
