@@ -4,7 +4,6 @@ On the real two-rank DDP run (rank 1 is the straggler)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import shutil
 import uuid
@@ -85,11 +84,7 @@ async def test_a_store_of_an_older_tui_says_to_convert_again(tmp_path: Path) -> 
     (store / "launches.parquet").unlink()  # as a store written before it held launches
     app = TraceApp(store)
     async with app.run_test(size=SIZE) as pilot:
-        for _ in range(300):
-            await pilot.pause()
-            if app._notifications:
-                break
-            await asyncio.sleep(0.01)
+        await until(pilot, lambda: bool(app._notifications))
         messages = [n.message for n in app._notifications]
         assert any("without launches" in m and "convert its trace again" in m
                    for m in messages), messages
