@@ -28,7 +28,7 @@ from tui.db import (
     memory_budget_bytes,
     sql_string,
 )
-from tui.errors import TraceError
+from tui.errors import TraceError, first_line
 from tui.queries import load_query
 from tui.sources.chrome_json import is_gzip
 from tui.sources.detect import detect_format
@@ -181,7 +181,7 @@ def _build(path: Path, kind: str, target: Path | None, warnings: list[str]) -> T
     except duckdb.InterruptException:
         raise  # Ctrl-C, not the cache dir
     except (duckdb.Error, OSError) as exc:
-        raise _CacheWriteError(_first_line(exc)) from None
+        raise _CacheWriteError(first_line(exc)) from None
     try:
         load_progress.stage(path, load_progress.READING, con)
         work = None
@@ -220,7 +220,7 @@ def _build(path: Path, kind: str, target: Path | None, warnings: list[str]) -> T
         except duckdb.InterruptException:
             raise  # Ctrl-C during the checkpoint: not a cache that cannot be written
         except (duckdb.Error, OSError) as exc:
-            raise _CacheWriteError(_first_line(exc)) from None
+            raise _CacheWriteError(first_line(exc)) from None
     except BaseException:  # Ctrl-C included, at any point: no partial file is left
         _discard(con, partial)
         raise
@@ -301,9 +301,9 @@ def _open_cached(path: Path, target: Path) -> Trace | str:
     except (duckdb.Error, ValueError) as exc:  # not DuckDB, damaged, or half-written meta
         if isinstance(exc, duckdb.IOException) and "lock" in str(exc):
             # another program has it open for writing: not ours to remove
-            return f"not cached: the cache file is locked ({_first_line(exc)})"
+            return f"not cached: the cache file is locked ({first_line(exc)})"
         rows, tables, warnings = {}, set(), []
-        why = f"rebuilt: the cache was unreadable ({_first_line(exc)})"
+        why = f"rebuilt: the cache was unreadable ({first_line(exc)})"
     if not why and rows.get("tui_cache_version") != cache.CACHE_VERSION:
         why = "rebuilt: cache from an older tui"
     elif not why and not (CACHED_TABLES <= tables and isinstance(warnings, list)):
@@ -346,9 +346,6 @@ def _remove_stale_partials(target: Path) -> None:
             stale.unlink(missing_ok=True)
 
 
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0][:200] if text else type(exc).__name__
 
 
 def _load_into(path: Path, kind: str, con: duckdb.DuckDBPyConnection,

@@ -12,7 +12,7 @@ from pathlib import Path
 import duckdb
 
 from tui.db import connect, sql_string
-from tui.errors import TraceError
+from tui.errors import TraceError, first_line
 from tui.multirank.locations import is_remote, upload
 from tui.multirank.store import RUN_TABLES, STORE_TABLES, TraceStore
 from tui.trace import Trace, open_trace
@@ -79,9 +79,8 @@ def open_store_trace(folder: Path) -> Trace:
         warnings = json.loads(meta.get("warnings") or "[]")
     except (duckdb.Error, ValueError) as exc:
         con.close()
-        detail = (str(exc).strip() or type(exc).__name__).splitlines()[0][:200]
-        raise TraceError(f"{folder}: its tables cannot be read ({detail}); convert its "
-                         "trace again") from None
+        raise TraceError(f"{folder}: its tables cannot be read ({first_line(exc)}); "
+                         "convert its trace again") from None
     return Trace(folder, meta.get("format", "?"), con,
                  warnings if isinstance(warnings, list) else [], from_cache=True,
                  cache_note=f"from the converted store {folder}")

@@ -12,7 +12,7 @@ from pathlib import Path
 import duckdb
 
 from tui.db import duckdb_threads
-from tui.errors import TraceError
+from tui.errors import TraceError, first_line
 from tui.interrupt import is_interrupt
 from tui.queries import load_query
 from tui.sources.chrome_json import EventsFile, extract_events, is_gzip
@@ -232,7 +232,7 @@ def _parse(con: duckdb.DuckDBPyConnection, path: Path, events: EventsFile,
             raise TraceError(f"{path}: an event is larger than {HUGE_EVENT_BYTES >> 20} MB, "
                              "more than tui reads; the file is damaged or not a trace "
                              "of events") from None
-        detail = _first_line(exc)
+        detail = first_line(exc, 300)
         for part in events.paths:
             detail = detail.replace(f' in file "{part}"', "")
         raise TraceError(f"{path}: the trace events are not valid JSON ({detail}); the "
@@ -277,5 +277,3 @@ def _load_meta(con: duckdb.DuckDBPyConnection, path: Path, metadata: dict) -> No
     con.executemany("INSERT OR REPLACE INTO trace_meta VALUES (?, ?)", list(meta.items()))
 
 
-def _first_line(exc: Exception) -> str:
-    return str(exc).strip().splitlines()[0][:300]

@@ -9,6 +9,7 @@ import duckdb
 import pyarrow as pa
 
 from tui.db import registered
+from tui.errors import first_line
 from tui.queries import load_query
 
 CALLCHAINS_TABLE = "CUDA_CALLCHAINS"
@@ -24,8 +25,8 @@ def stage_backtraces(source: adbc_sqlite.Connection, con: duckdb.DuckDBPyConnect
         cursor.execute(load_query("nsys_sqlite_callchains"))
         frames = cursor.fetch_arrow_table()
     except Exception as exc:  # the driver raises its own error family
-        first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
-        return [f"skipped {CALLCHAINS_TABLE} ({first}): NVTX ranges stand in for frames"]
+        return [f"skipped {CALLCHAINS_TABLE} ({first_line(exc)}): NVTX ranges stand in for "
+                "frames"]
     finally:
         cursor.close()
     with registered(con, "nsys_calls", calls), registered(con, "nsys_chain_frames", frames):

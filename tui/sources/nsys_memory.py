@@ -9,6 +9,7 @@ from urllib.parse import quote
 import adbc_driver_sqlite.dbapi as adbc_sqlite
 import duckdb
 
+from tui.errors import first_line
 from tui.queries import load_query
 from tui.sources.kineto_memory import MAX_MEMORY_BYTES
 
@@ -34,7 +35,7 @@ def load_nsys_memory(path: Path, schema: dict[str, set[str]],
         finally:
             cursor.close()
     except Exception as exc:  # the driver raises its own error family
-        return [f"skipped {MEMORY_TABLE} ({str(exc).strip().splitlines()[0][:200]})"]
+        return [f"skipped {MEMORY_TABLE} ({first_line(exc)})"]
     finally:
         source.close()
     con.register("nsys_memory", events)

@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from adbc_driver_sqlite import StatementOptions
 
-from tui.errors import TraceError
+from tui.errors import TraceError, first_line
 from tui.interrupt import is_interrupt
 from tui.queries import load_query
 from tui.sources.nsys_backtraces import CALLCHAINS_TABLE, stage_backtraces
@@ -77,7 +77,7 @@ def load_nsys_sqlite(path: Path, con: duckdb.DuckDBPyConnection) -> list[str]:
     try:
         _load_devices(path, schema, con)
     except (sqlite3.Error, duckdb.Error) as exc:
-        warnings.append(f"could not read the GPUs' names ({_first_line(exc)})")
+        warnings.append(f"could not read the GPUs' names ({first_line(exc, 300)})")
     _load_meta(path, schema, con)
     _load_threads(path, schema, con)
     warnings += load_nsys_memory(path, schema, con)
@@ -157,7 +157,7 @@ def _run_job(query: str, failed: list[str], copy: Callable[[str], None]) -> None
     except Exception as exc:  # the driver raises its own error family
         if isinstance(exc, duckdb.OutOfMemoryException) or is_interrupt(exc):
             raise  # the budget or Ctrl-C, not the table (tui/trace.py tries a larger budget)
-        failed.append(f"{_table_of(query)} ({_first_line(exc)})")
+        failed.append(f"{_table_of(query)} ({first_line(exc, 300)})")
 
 
 def _table_of(query: str) -> str:
@@ -265,7 +265,7 @@ def _read_strings(source: adbc_sqlite.Connection, schema: dict[str, set[str]],
             finally:
                 cursor.close()
         except Exception as exc:  # the driver raises its own error family
-            warnings.append(f"could not read the names in StringIds ({_first_line(exc)})")
+            warnings.append(f"could not read the names in StringIds ({first_line(exc, 300)})")
     return pa.table({"id": pa.array([], pa.int64()), "value": pa.array([], pa.string())})
 
 
@@ -415,5 +415,3 @@ def _load_threads(path: Path, schema: dict[str, set[str]],
     con.executemany("INSERT INTO threads VALUES (?, ?, ?, ?)", rows)
 
 
-def _first_line(exc: Exception) -> str:
-    return str(exc).strip().splitlines()[0][:300] if str(exc).strip() else type(exc).__name__
