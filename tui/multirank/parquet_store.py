@@ -43,7 +43,7 @@ def is_parquet_store(path: Path) -> bool:
 
 def parquet_store(folder: Path, probe: duckdb.DuckDBPyConnection) -> TraceStore:
     """A Parquet store folder as a TraceStore. Raises TraceError when it is incomplete."""
-    missing = [t for t in RUN_TABLES if not (folder / f"{t}.parquet").is_file()]
+    missing = _missing(folder, RUN_TABLES)
     if missing:
         raise TraceError(f"{folder}: an incomplete store, {', '.join(missing)} missing; "
                          "convert its trace again")
@@ -66,7 +66,7 @@ def open_store_trace(folder: Path) -> Trace:
     again: its tables are views over the store's files, which DuckDB reads as each query
     needs (a timeline window, the row groups of its time range). Raises TraceError for a
     store without every table (written by an older tui)."""
-    missing = [t for t in STORE_TABLES if not (folder / f"{t}.parquet").is_file()]
+    missing = _missing(folder, STORE_TABLES)
     if missing:
         raise TraceError(f"{folder}: a store without {', '.join(missing)} (written by an "
                          "older tui); convert its trace again to open its timeline")
@@ -91,3 +91,8 @@ def open_trace_or_store(path: Path, use_cache: bool = True) -> Trace:
     if is_parquet_store(path):
         return open_store_trace(path)
     return open_trace(path, use_cache=use_cache)
+
+
+def _missing(folder: Path, tables: tuple[str, ...]) -> list[str]:
+    """The tables of `tables` whose file the store folder lacks."""
+    return [table for table in tables if not (folder / f"{table}.parquet").is_file()]
