@@ -145,13 +145,18 @@ def test_several_traces_without_summary_open_run_app(monkeypatch) -> None:
     from tui.cli import main
 
     shown: list[str] = []
+    runs: list[object] = []
     choices = [RANKS[1], None]
 
     class FakeRunApp:
         return_code = 0
 
-        def __init__(self, paths, use_cache, min_gap_ns, files) -> None:
+        def __init__(self, paths, use_cache, min_gap_ns, files, loaded) -> None:
             assert paths == files == RANKS  # the traces as listed before the app started
+            # back from a rank: the run the first app loaded, not loaded again
+            assert loaded is (None if not shown else runs[-1])
+            self.run_data = object()
+            runs.append(self.run_data)
 
         def run(self) -> None:
             self.return_value = choices.pop(0)
@@ -194,6 +199,28 @@ async def test_run_app_does_not_list_the_traces_again(tmp_path: Path, monkeypatc
         await until(pilot, lambda: app.run_data is not None)
         assert app.run_data.summary["source"]["ranks"] == 2
         assert app.run_data.summary["source"]["path"] == str(folder)
+        await pilot.press("q")
+
+
+@sync
+async def test_run_app_shows_a_run_loaded_before_without_loading_it(monkeypatch) -> None:
+    """Back from a rank's timeline, RunApp shows the run as it was loaded."""
+    import tui.run_app
+
+    first = RunApp(RANKS)
+    async with first.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: first.run_data is not None)
+        await pilot.press("q")
+
+    def loaded_again(*_args, **_kwargs):
+        raise AssertionError("the run was loaded again")
+
+    monkeypatch.setattr(tui.run_app, "load_run", loaded_again)
+    again = RunApp(RANKS, loaded=first.run_data)
+    async with again.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert "straggler: rank 1" in static_text(again, "#run-header")
+        assert again.ranks.rank_at_cursor() == 1
         await pilot.press("q")
 
 

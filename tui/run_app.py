@@ -126,14 +126,16 @@ class RunApp(App[Path | None]):
     """
 
     def __init__(self, paths: list[Path], use_cache: bool = True,
-                 min_gap_ns: int = 1_000_000, files: list[Path] | None = None) -> None:
-        """`files`: the traces of `paths`, where the caller listed them already."""
+                 min_gap_ns: int = 1_000_000, files: list[Path] | None = None,
+                 loaded: LoadedRun | None = None) -> None:
+        """`files`: the traces of `paths`, where the caller listed them already; `loaded`:
+        the run as an earlier RunApp loaded it (shown again, not loaded again)."""
         super().__init__()
         self.paths = paths
         self.files = files
         self.use_cache = use_cache
         self.min_gap_ns = min_gap_ns
-        self.run_data: LoadedRun | None = None
+        self.run_data = loaded
         self._stop_load = threading.Event()
 
     class Progress(Message):
@@ -160,6 +162,9 @@ class RunApp(App[Path | None]):
         return self.query_one(RankTable)
 
     def on_mount(self) -> None:
+        if self.run_data is not None:
+            self._loaded(self.run_data)
+            return
         self.query_one("#run-body").loading = True
         self._load()
 
@@ -254,9 +259,12 @@ def run_run_app(paths: list[Path], use_cache: bool = True,
     for path in files:
         if not is_parquet_store(path):
             detect_format(path)
-    while True:
-        app = RunApp(paths, use_cache, min_gap_ns, files)
+    loaded = None
+    while True:  # back from a rank's timeline, the run as it was loaded (every rank summed
+        # up again, a store at a URL fetched again, would take as long as the first time)
+        app = RunApp(paths, use_cache, min_gap_ns, files, loaded)
         app.run()
+        loaded = app.run_data
         if app.return_value is None or app.return_code:
             return app.return_code or 0
         with _local_copy(app.return_value) as path:
