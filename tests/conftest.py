@@ -11,14 +11,30 @@ from hypothesis import settings
 # CI replays the same generated examples on every run, so a red build can be reproduced;
 # a local run draws fresh ones and keeps looking for new failures. No deadline in either:
 # a 2-core machine running other work can take a few hundred ms on one example.
-settings.register_profile("ci", derandomize=True, deadline=None)
+IN_CI = bool(os.environ.get("CI"))
+settings.register_profile("ci", derandomize=True, deadline=None, max_examples=34)
 settings.register_profile("local", deadline=None)
-settings.load_profile("ci" if os.environ.get("CI") else "local")
+settings.load_profile("ci" if IN_CI else "local")
+
+
+def examples(local: int) -> int:
+    """max_examples for a property test that loads a trace per example: a local run draws
+    `local` fresh examples; CI replays a fixed third of that (at least 20), which keeps
+    the whole suite within a few minutes on two cores."""
+    return max(20, local // 3) if IN_CI else local
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_traces"
 NSYS_REFERENCE = Path(__file__).parent / "data" / "nsys_reference"
 NSYS_TRACES = ("gappy_training", "multistream", "gappy_then_tuned")
+
+
+@pytest.fixture(autouse=True)
+def explicit_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Headless output (`--summary`, `tui query`) is as wide as a pipe's, whatever the
+    terminal or test runner says: pytest-xdist's workers set COLUMNS=80."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
 
 
 @pytest.fixture(autouse=True)

@@ -26,6 +26,9 @@ from tests.conftest import sample
 from tui.cli import main
 
 KINETO = "multistream.pt.trace.json.gz"  # real: 571 events, 45 kernels, 40 memsets, 5 copies
+# the first read's limit on one event where tests scale it down: DuckDB's least (its reader
+# takes objects of up to twice the limit)
+SMALL_LIMIT = 16 << 20
 KINETO_KERNELS = 45
 NSYS = "gappy_training.sqlite"  # real nsys export: 2112 kernels
 NSYS_KERNELS = 2112
@@ -154,15 +157,17 @@ CHROME_CASES: dict[str, tuple[Callable[[Path], Path], tuple]] = {
         _mutated(lambda ev: [e.update(ts=str(e["ts"]), dur=str(e["dur"]), pid=str(e["pid"]))
                              for e in ev if "dur" in e]),
         ("loaded", KINETO_KERNELS, None)),
-    "huge args (24 MB in one event)": (
-        _mutated(lambda ev: _kernel_events(ev)[0]["args"].update(blob="x" * (24 << 20))),
+    "huge args (an event of 3/4 the first read's limit)": (
+        _mutated(lambda ev: _kernel_events(ev)[0]["args"].update(
+            blob="x" * (3 * SMALL_LIMIT // 4))),
         ("loaded", KINETO_KERNELS, None)),
-    "an event of 100 MB (beyond the first read's limit: read again)": (
-        _mutated(lambda ev: _kernel_events(ev)[0]["args"].update(blob="x" * (100 << 20))),
+    "an event beyond the first read's limit (read again)": (
+        _mutated(lambda ev: _kernel_events(ev)[0]["args"].update(
+            blob="x" * (9 * SMALL_LIMIT // 4))),
         ("loaded", KINETO_KERNELS, None)),
-    "an event of 100 MB and non-UTF-8 bytes (read again, then repaired)": (
+    "an event beyond the first read's limit and non-UTF-8 bytes (read again, then repaired)": (
         lambda d: _write(d / "big-latin1.json", json.dumps(
-            {**_doc(), "traceEvents": [{"ph": "i", "args": {"blob": "x" * (100 << 20)}},
+            {**_doc(), "traceEvents": [{"ph": "i", "args": {"blob": "x" * (9 * SMALL_LIMIT // 4)}},
                                        *_doc()["traceEvents"]]}).encode().replace(
             b'"cat": "kernel", "name": "', b'"cat": "kernel", "name": "caf\xe9 ', 2)),
         ("loaded", KINETO_KERNELS, "invalid UTF-8 bytes or raw control characters")),
@@ -228,8 +233,18 @@ CHROME_CASES: dict[str, tuple[Callable[[Path], Path], tuple]] = {
 }
 
 
+@pytest.fixture
+def small_event_limits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reader's limits on one event's size, scaled down (32 MB and 256 MB in use) so
+    that events beyond them are a few MB to write and parse, not hundreds."""
+    from tui.sources import kineto
+
+    monkeypatch.setattr(kineto, "MAX_EVENT_BYTES", SMALL_LIMIT)
+    monkeypatch.setattr(kineto, "HUGE_EVENT_BYTES", 4 * SMALL_LIMIT)
+
+
 @pytest.mark.parametrize("case", list(CHROME_CASES))
-def test_chrome_trace_corpus(case: str, tmp_path: Path, capsys) -> None:
+def test_chrome_trace_corpus(case: str, tmp_path: Path, capsys, small_event_limits) -> None:
     build, expected = CHROME_CASES[case]
     rc, summary, err = _summary(capsys, build(tmp_path), "--no-cache")
     if expected[0] == "refused":
@@ -356,11 +371,13 @@ def test_an_event_beyond_every_limit_is_refused_plainly(tmp_path: Path, monkeypa
                                                         capsys) -> None:
     from tui.sources import kineto
 
-    monkeypatch.setattr(kineto, "HUGE_EVENT_BYTES", kineto.MAX_EVENT_BYTES)  # no second try
-    trace = _mutated(lambda ev: _kernel_events(ev)[0]["args"].update(blob="x" * (100 << 20)))(
-        tmp_path)
+    monkeypatch.setattr(kineto, "MAX_EVENT_BYTES", SMALL_LIMIT)
+    monkeypatch.setattr(kineto, "HUGE_EVENT_BYTES", SMALL_LIMIT)  # no second try
+    trace = _mutated(lambda ev: _kernel_events(ev)[0]["args"].update(
+        blob="x" * (9 * SMALL_LIMIT // 4)))(tmp_path)
     rc, _, err = _summary(capsys, trace, "--no-cache")
-    assert_refused(rc, err, "an event is larger than 32 MB, more than tui reads")
+    assert_refused(rc, err,
+                   f"an event is larger than {SMALL_LIMIT >> 20} MB, more than tui reads")
 
 
 # ----------------------------------------------------------------------- gzip bombs

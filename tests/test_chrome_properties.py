@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests import oracle
-from tests.conftest import sample
+from tests.conftest import examples, sample
 from tui.analysis.summary import trace_summary
 from tui.errors import TraceError
 from tui.trace import open_trace
@@ -61,7 +61,7 @@ def _kernels(summary: dict) -> int:
 # -------------------------------------------------------------------------- prefixes
 
 
-@settings(SETTINGS, max_examples=80)
+@settings(SETTINGS, max_examples=examples(80))
 @given(st.integers(min_value=0, max_value=len(TEXT)))
 def test_any_prefix_loads_its_complete_events_or_is_refused(cut: int) -> None:
     prefix = TEXT[:cut]
@@ -80,7 +80,7 @@ def test_any_prefix_loads_its_complete_events_or_is_refused(cut: int) -> None:
 GZ = gzip.compress(TEXT.encode(), mtime=0)
 
 
-@settings(SETTINGS, max_examples=40)
+@settings(SETTINGS, max_examples=examples(40))
 @given(st.integers(min_value=0, max_value=len(GZ)))
 def test_any_prefix_of_the_gz_file_loads_or_is_refused(cut: int) -> None:
     summary = _open_and_summarise(GZ[:cut], ".json.gz")
@@ -136,7 +136,7 @@ def _dumps(doc: object) -> bytes:
     return json.dumps(doc, allow_nan=True).encode()
 
 
-@settings(SETTINGS, max_examples=100)
+@settings(SETTINGS, max_examples=examples(100))
 @given(st.lists(st.tuples(st.integers(0, len(EVENTS) - 1), MUTATION), min_size=1, max_size=4),
        st.booleans())
 def test_any_mutated_events_load_or_are_refused(mutations: list, bare: bool) -> None:
@@ -155,7 +155,7 @@ def test_any_mutated_events_load_or_are_refused(mutations: list, bare: bool) -> 
         assert untouched_kernels == 0
 
 
-@settings(SETTINGS, max_examples=80)
+@settings(SETTINGS, max_examples=examples(80))
 @given(st.lists(st.tuples(st.integers(0, len(TEXT.encode()) - 1),
                           st.sampled_from(["flip", "delete", "insert"]),
                           st.binary(min_size=1, max_size=3)),

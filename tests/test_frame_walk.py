@@ -7,6 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import examples
 from tui.analysis.frame_walk import name_times
 
 # A forest of frames: each frame's parent is an earlier frame or none; names from a few,
@@ -28,7 +29,7 @@ def _definition(parents: list[int], names: list[int], origins: dict[int, int]) -
     return inclusive
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(FORESTS, st.data())
 def test_inclusive_time_counts_each_name_once_per_stack(forest, data) -> None:
     parents = [p if 0 <= p < i else -1 for i, (p, _) in enumerate(forest)]

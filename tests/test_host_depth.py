@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import sample
+from tests.conftest import examples, sample
 from tests.depth_oracle import depth_mismatches
 from tui.db import connect
 from tui.queries import load_query
@@ -22,7 +22,7 @@ RANGES = st.lists(st.tuples(st.sampled_from(("cpu_op", "runtime")),
                   min_size=1, max_size=60)
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(RANGES, st.integers(1, 9))
 def test_depths_in_windows_equal_the_definition(ranges, window: int) -> None:
     """Generated ranges, in any order, through windows of a few rows."""
