@@ -59,3 +59,4 @@ def sample(name: str) -> Path:
     path = SAMPLES / name
     assert path.is_file(), f"missing sample trace {path}"
     return path
+

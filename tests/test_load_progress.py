@@ -16,6 +16,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -24,6 +25,7 @@ import pytest
 
 from tests.conftest import ROOT, sample
 from tests.test_app import settle, sync
+from tui import app as app_module
 from tui import load_progress, progress_line
 from tui import trace as trace_module
 from tui.app import TraceApp
@@ -323,9 +325,19 @@ def test_progress_text() -> None:
 
 
 @sync
-async def test_app_shows_a_bar_while_loading(tmp_path: Path) -> None:
+async def test_app_shows_a_bar_while_loading(tmp_path: Path, monkeypatch) -> None:
     trace = tmp_path / "t.json.gz"
     trace.write_bytes(sample("multistream.pt.trace.json.gz").read_bytes())
+    # the load waits until the bar is checked: its own reader of the file would move the
+    # furthest offset the bar shows (to the end, once it is read)
+    checked = threading.Event()
+    opened = app_module.open_trace_or_store
+
+    def open_when_checked(*args, **kwargs):
+        checked.wait(30)
+        return opened(*args, **kwargs)
+
+    monkeypatch.setattr(app_module, "open_trace_or_store", open_when_checked)
     app = TraceApp(trace, use_cache=False)
     async with app.run_test(size=(120, 30)) as pilot:
         bars = list(app.query(LoadBar))
@@ -335,6 +347,7 @@ async def test_app_shows_a_bar_while_loading(tmp_path: Path) -> None:
             bars[0].meter.set_stage(load_progress.READING, None)
             bars[0].refresh_figures()
             assert bars[0].query_one("ProgressBar").percentage == pytest.approx(0.5, abs=0.01)
+        checked.set()
         await settle(pilot)
         assert not list(app.query(LoadBar))  # gone once the trace is loaded
 
