@@ -80,9 +80,9 @@ MEMORY_SCHEMA = pa.schema([
     ("lifetime_ns", pa.int64()), ("op", pa.string()), ("frame", pa.string()),
     ("frame_id", pa.int64())])
 def _xla_ops(path: Path, args: argparse.Namespace) -> pa.Table:
-    from tui.queries import load_query
+    from tui.analysis.xla_ops import xla_op_stats
 
-    return _with_trace(path, args, lambda con: con.sql(load_query("xla_op_stats")).to_arrow_table())
+    return _with_trace(path, args, lambda con: pa.Table.from_pylist(xla_op_stats(con)))
 
 
 def _with_trace(path: Path, args: argparse.Namespace,

@@ -55,6 +55,10 @@ def tie_gpu_work_to_hlo(con: duckdb.DuckDBPyConnection) -> list[str]:
     with registered(con, "xla_hlo_placed", pa.table(columns, schema=PLACED_SCHEMA)):
         con.execute(load_query("xla_hlo_placed"))
     con.execute("DROP TABLE xla_hlo_replays")
+    if con.execute(load_query("xla_hlo_has_lines")).fetchone():
+        # the lines of code are the HLO ops', not the Python frames around the launches
+        # (the runtime's, for XLA's kernels)
+        con.execute("INSERT OR REPLACE INTO trace_meta VALUES ('code_source', 'hlo')")
     return _untied(con)
 
 
