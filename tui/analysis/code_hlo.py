@@ -23,10 +23,15 @@ def frame_file(frame: str) -> str:
     return head[: head.rfind("(")] if "(" in head else head
 
 
+def frame_is_user(frame: str) -> bool:
+    """Whether a frame ('file(line): func') is the user's own code."""
+    return is_user_file(frame_file(frame))
+
+
 def hlo_frame_times(con: duckdb.DuckDBPyConnection) -> list[FrameTime]:
     """Every line of code whose ops ran GPU work, by inclusive GPU time, then by name."""
     rows = con.execute(load_query("code_hlo_frames")).fetchall()
-    frames = [FrameTime(frame, is_user_file(frame_file(frame)), int(gpu), int(own),
+    frames = [FrameTime(frame, frame_is_user(frame), int(gpu), int(own),
                         int(launches), int(own_launches))
               for frame, gpu, own, launches, own_launches in rows]
     return sorted(frames, key=lambda f: (-f.gpu_ns, f.frame))

@@ -3,6 +3,8 @@ op's line of code and framework op path, and what was worked out for command buf
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import duckdb
 
 from tui.queries import load_query
@@ -43,3 +45,33 @@ def command_buffer_stats(con: duckdb.DuckDBPyConnection) -> list[dict]:
     program_ops, and how many were tied by name, reuse, order, guess or not at all
     (untied), total_ns; [] without command buffers or HLO programs."""
     return _rows(con, "xla_command_buffers") if has_hlo_tables(con) else []
+
+
+@dataclass(frozen=True)
+class ActivityOp:
+    """The HLO op a GPU activity ran for, with its line of code and op path."""
+
+    hlo_module: str
+    hlo_op: str
+    command_buffer: str | None  # the command buffer it was replayed in; None: launched alone
+    matched: str  # how it was tied: op, name, reuse, order, guess (queries/schema.sql)
+    category: str | None
+    op_name: str | None
+    source_file: str | None
+    source_line: int | None
+    user_code: bool
+    stack: tuple[str, ...]  # 'file(line): func', outermost first
+
+
+def op_of_activity(con: duckdb.DuckDBPyConnection, activity_id: int) -> ActivityOp | None:
+    """The op of gpu_activities row `activity_id`; None when none was found (or the
+    database has no HLO tables)."""
+    try:
+        row = con.execute(load_query("xla_op_of_activity"), {"id": activity_id}).fetchall()
+    except duckdb.CatalogException:  # a store `tui convert` wrote: no HLO tables
+        return None
+    if not row:
+        return None
+    module, op, buffer, matched, category, op_name, file, line, user, stack = row[0]
+    return ActivityOp(module, op, buffer, matched, category, op_name or None, file, line,
+                      bool(user), tuple(stack or ()))
