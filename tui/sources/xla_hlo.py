@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import mmap
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -112,18 +113,20 @@ def programs_of_space(space: Message) -> list[HloProgram]:
 def read_programs(path: Path) -> list[HloProgram]:
     """The HLO programs of the XSpace file at `path`, reading only its metadata plane;
     [] when the file cannot be read or holds none."""
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return []
     out: list[HloProgram] = []
-    for start, end in _metadata_planes(memoryview(data)):
-        plane = XPlane()
-        try:
-            plane.ParseFromString(data[start:end])
-        except (DecodeError, ValueError, RuntimeError):
-            continue
-        out += programs_of_plane(plane)
+    try:  # mapped, not read: of a large profile only the planes' heads are touched
+        with path.open("rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            with memoryview(data) as view:  # released before the map is closed
+                spans = _metadata_planes(view)
+            for start, end in spans:
+                plane = XPlane()
+                try:
+                    plane.ParseFromString(data[start:end])
+                except (DecodeError, ValueError, RuntimeError):
+                    continue
+                out += programs_of_plane(plane)
+    except (OSError, ValueError):  # unreadable, or empty (nothing to map)
+        return out
     return out
 
 
