@@ -12,6 +12,7 @@ from tests.conftest import SAMPLES
 from tui.analysis.code import code_source, code_tree, frame_times, unattributed
 from tui.analysis.summary import trace_summary
 from tui.analysis.xla_ops import command_buffer_stats, op_of_activity, xla_op_stats
+from tui.cli import main
 from tui.sources.xla_hlo import read_programs, xplanes_beside
 from tui.sources.xla_hlo_order import Op, kernel_name, place, stem
 from tui.trace import Trace, open_trace
@@ -183,6 +184,19 @@ def test_the_summary_json_fields(train: Trace) -> None:
     op = summary["xla_ops"][0]
     assert {"source", "op_name", "command_buffer", "matched", "category", "program_id",
             "user_code"} <= set(op)
+    paths = summary["code_paths"]  # depth first: each scope, then the scopes under it
+    assert [p["path"] for p in paths[:3]] == [
+        "jit(step)", "jit(step)/transpose(jvp())", "jit(step)/transpose(jvp())/transpose"]
+    assert paths[0]["gpu_ns"] == sum(p["self_gpu_ns"] for p in paths)
+
+
+def test_export_op_paths(tmp_path: Path) -> None:
+    out = tmp_path / "paths.csv"
+    assert main(["export", str(TRAIN / "perfetto_trace.json.gz"), "op_paths",
+                 "--output", str(out)]) == 0
+    lines = out.read_text().splitlines()
+    assert lines[0] == '"path","depth","gpu_ns","self_gpu_ns","launches"'
+    assert lines[1].startswith('"jit(step)",0,') and len(lines) == 14
 
 
 # -- placing by order: a generator of edge cases, not a recording ----------------------

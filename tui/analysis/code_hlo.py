@@ -77,3 +77,23 @@ def hlo_op_path_tree(con: duckdb.DuckDBPyConnection) -> list[CodeNode]:
 def hlo_unattributed(con: duckdb.DuckDBPyConnection) -> Unattributed:
     row = con.execute(load_query("code_hlo_unattributed")).fetchone() or (0, 0, 0)
     return Unattributed(*(int(v or 0) for v in row))
+
+
+def op_path_rows(con: duckdb.DuckDBPyConnection) -> list[dict]:
+    """The op path tree as records, each node's full path: the `--summary --json`
+    `code_paths` and `tui export TRACE op_paths`; [] for a trace without HLO ops."""
+    try:
+        nodes = hlo_op_path_tree(con)
+    except duckdb.CatalogException:  # a store `tui convert` wrote: no HLO tables
+        return []
+    children: dict[int | None, list[CodeNode]] = {}
+    for node in nodes:  # by depth, then GPU time: each child list comes in that order
+        children.setdefault(node.parent, []).append(node)
+    rows: list[dict] = []
+    stack = list(reversed(children.get(None, [])))
+    while stack:  # depth first: each node followed by the scopes under it
+        node = stack.pop()
+        rows.append({"path": node.path, "depth": node.depth, "gpu_ns": node.gpu_ns,
+                     "self_gpu_ns": node.self_gpu_ns, "launches": node.launches})
+        stack += reversed(children.get(node.node, []))
+    return rows

@@ -5,6 +5,7 @@ from __future__ import annotations
 import duckdb
 
 from tui.analysis.code import code_source, frame_times, unattributed
+from tui.analysis.code_hlo import op_path_rows
 from tui.analysis.findings import findings
 from tui.analysis.gaps import explained_gaps
 from tui.analysis.kernels import device_busy, kernel_stats
@@ -101,8 +102,11 @@ def code_and_memory(con: duckdb.DuckDBPyConnection) -> dict:
         rest = unattributed(con)
     except duckdb.CatalogException:  # a database without the stacks' tables
         return {"code_source": "none", "code": [], "memory": []}
+    source = code_source(con)
+    paths = {"code_paths": op_path_rows(con)} if source == "hlo" else {}
     return {
-        "code_source": code_source(con),
+        "code_source": source,
+        **paths,
         "code": [f.as_dict() for f in frames],
         "code_user": [f.frame for f in frames if f.user_code],
         "code_unattributed": {"gpu_ns": rest.gpu_ns, "launches": rest.launches,
