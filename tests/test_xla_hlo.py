@@ -9,14 +9,19 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SAMPLES
+from tests.test_app import settle, sync
+from tests.test_stacks_app import tab_key
+from tests.test_tables import SIZE, all_rows, ready
 from tui.analysis.code import code_source, code_tree, frame_times, unattributed
 from tui.analysis.summary import trace_summary
 from tui.analysis.xla_ops import command_buffer_stats, op_of_activity, xla_op_stats
+from tui.app import TraceApp
 from tui.cli import main
 from tui.sources.xla_hlo import read_programs, xplanes_beside
 from tui.sources.xla_hlo_order import Op, kernel_name, place, stem
 from tui.trace import Trace, open_trace
 from tui.widgets.details import describe
+from tui.widgets.tables.code import CodePanel, CodeTree
 
 MS = 1_000_000
 
@@ -240,3 +245,28 @@ def test_a_reused_kernel_goes_to_the_fusions_without_their_own() -> None:
     assert [(p.op, p.matched) for p in placed] == [
         ("loop_add_fusion", "name"), ("custom-call", "order"),
         ("loop_add_fusion.1", "reuse"), ("loop_add_fusion.2", "name")]
+
+
+@sync
+async def test_the_code_tab_of_an_xla_trace() -> None:
+    app = TraceApp(TRAIN / "perfetto_trace.json.gz")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press(tab_key(app, CodePanel))
+        table = await ready(pilot, "code-frames")
+        rows = {r["frame"]: r for r in all_rows(table)}
+        loss = rows["/work/main/recordings/gen_jax.py(33): loss_fn"]
+        assert loss["user_code"] and loss["self_gpu_ns"] > 0
+        caption = str(app.query_one(CodePanel).caption.render())
+        assert caption.startswith("GPU time by line of code (XLA's HLO op metadata)")
+        # v: the op paths; K on the root lists every kernel the step's ops ran
+        await pilot.press("v")
+        await pilot.pause()
+        tree = app.query_one(CodeTree)
+        assert [str(r.label).split("  ")[-1] for r in tree.root.children] == ["jit(step)"]
+        tree.cursor_line = 0
+        await pilot.press("K")
+        kernels = await ready(pilot, "code-kernels")
+        listed = all_rows(kernels)
+        assert sum(k["total_ns"] for k in listed) == tree.root.children[0].data.gpu_ns
+        assert sum(k["count"] for k in listed) == 288
