@@ -160,5 +160,6 @@ CREATE TABLE IF NOT EXISTS gpu_hlo_ops (
     matched        VARCHAR   -- how: 'op' (the trace names it), 'name' (the kernel is named after it),
                              -- 'reuse' (the kernel of an identical op, placed by the order),
                              -- 'order' (a library kernel, copy or set: the one op its place allows),
-                             -- 'guess' (placed by the order among several ops that could have run it)
+                             -- 'guess' (placed by the order among several ops that could have run it;
+                             -- or named, but programs of the module's name give the op different lines)
 );

@@ -40,6 +40,9 @@ COPY_OPCODES = frozenset({"copy", "copy-start", "dynamic-update-slice"})
 _LIBRARY_FUSION = re.compile(r"cudnn|cublas|custom_fusion|dynamic_memcpy", re.IGNORECASE)
 NEG = -1e9
 DROP = -3.0  # an activity left without an op (placed by name afterwards, if it can be)
+# The largest stretch between two anchors aligned (activities × ops): its tables take
+# 9 bytes a cell. A larger one (a replay whose kernels name no op) is left to the names.
+MAX_CELLS = 4_000_000
 
 
 def kernel_name(op: str) -> str:
@@ -196,7 +199,7 @@ def _align(events: list[int], items: list[int], names: list[str], event_class: l
     activities in a row, or none; an activity may be left out at DROP): the score, and
     per event the index into items it took (-1: left out)."""
     n, m = len(events), len(items)
-    if m == 0:
+    if m == 0 or n * m > MAX_CELLS:
         return DROP * n, [-1] * n
     table = _Items.of(items, order, item_kernel, kernels_named, next_anchor)
     # done[c]: the best with the events so far on items before c (c = 0..m);
@@ -204,7 +207,7 @@ def _align(events: list[int], items: list[int], names: list[str], event_class: l
     done = np.zeros(m + 1)
     on = np.full(m, NEG)
     took_first = np.zeros((n, m), bool)  # the event was item c's first
-    came_from = np.zeros((n, m + 1), np.int64)  # done[c]: 1 + the item the event took; 0: dropped
+    came_from = np.zeros((n, m + 1), np.int32)  # done[c]: 1 + the item the event took; 0: dropped
     positions = np.arange(m + 1)
     for r, e in enumerate(events):
         first, extra = table.scores(names[e], event_class[e])
