@@ -270,3 +270,12 @@ async def test_the_code_tab_of_an_xla_trace() -> None:
         listed = all_rows(kernels)
         assert sum(k["total_ns"] for k in listed) == tree.root.children[0].data.gpu_ns
         assert sum(k["count"] for k in listed) == 288
+
+
+def test_a_fusion_that_ran_no_kernel_leaves_the_library_call_sure() -> None:
+    # the GEMM kernel can only be the custom call's: a fusion's kernel carries its name
+    order = _ops("fusion:fusion", "fusion.3:fusion", "custom-call.1:custom-call",
+                 "fusion.1:fusion")
+    names = ["fusion", "gemm_kernel", "fusion_1"]
+    _, placed = place(names, ["kernel"] * 3, order, {o.name: o for o in order})
+    assert (placed[1].op, placed[1].matched) == ("custom-call.1", "order")

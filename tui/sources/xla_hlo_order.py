@@ -94,11 +94,10 @@ def place(names: list[str], kinds: list[str], order: list[Op],
         # The anchors' own ops may take activities next to them (a fusion's init memset,
         # a second kernel of the same name), then the ops between
         items = ([i0] if i0 >= 0 else []) + list(range(i0 + 1, i1)) + ([i1] if i1 < m else [])
-        gained, chosen = _align(events, items, names, event_class, item_kernel, order,
-                                kernels_named, i1)
+        table = _Items.of(items, order, item_kernel, kernels_named, i1)
+        gained, chosen = _align(events, table, names, event_class)
         score += gained
-        _label(events, items, chosen, placed, names, event_class, item_kernel, order,
-               {i0, i1})
+        _label(events, items, chosen, table, placed, names, event_class, order, {i0, i1})
     for e, p in enumerate(placed):  # left without an op: by its name, where it has one
         if p.op is None and event_class[e] == "xla":
             placed[e] = Placed(by_kernel[names[e]], "name")
@@ -192,16 +191,14 @@ class _Items:
         return first, extra
 
 
-def _align(events: list[int], items: list[int], names: list[str], event_class: list[str],
-           item_kernel: list[str], order: list[Op], kernels_named: set[str],
-           next_anchor: int) -> tuple[float, list[int]]:
-    """The best monotone placing of `events` on `items` (an op may take several
-    activities in a row, or none; an activity may be left out at DROP): the score, and
-    per event the index into items it took (-1: left out)."""
-    n, m = len(events), len(items)
+def _align(events: list[int], table: _Items, names: list[str],
+           event_class: list[str]) -> tuple[float, list[int]]:
+    """The best monotone placing of `events` on the ops of `table` (an op may take
+    several activities in a row, or none; an activity may be left out at DROP): the
+    score, and per event the index of the op it took (-1: left out)."""
+    n, m = len(events), len(table.kernel)
     if m == 0 or n * m > MAX_CELLS:
         return DROP * n, [-1] * n
-    table = _Items.of(items, order, item_kernel, kernels_named, next_anchor)
     # done[c]: the best with the events so far on items before c (c = 0..m);
     # on[c]: the best with the last event on item c
     done = np.zeros(m + 1)
@@ -237,27 +234,37 @@ def _align(events: list[int], items: list[int], names: list[str], event_class: l
     return float(done[m]), chosen
 
 
-def _label(events: list[int], items: list[int], chosen: list[int], placed: list[Placed],
-           names: list[str], event_class: list[str], item_kernel: list[str],
+def _label(events: list[int], items: list[int], chosen: list[int], table: _Items,
+           placed: list[Placed], names: list[str], event_class: list[str],
            order: list[Op], anchor_items: set[int]) -> None:
-    """Name each placed activity's op and say how sure the placing is."""
-    between = [c for c, i in enumerate(items) if i not in anchor_items]
+    """Name each placed activity's op and say how sure the placing is: a library kernel,
+    copy or set is placed by 'order' where the ops between the anchors that could well
+    have run one (_Items.scores: 3 or more) each took one, or where there is one such op
+    and it took them all; else it is a 'guess'."""
     taken: dict[int, int] = {}
+    with_xla: set[int] = set()
+    classes: set[str] = set()
     for r, c in enumerate(chosen):
-        if c >= 0 and event_class[events[r]] != "xla":
-            taken[c] = taken.get(c, 0) + 1
-    with_xla = {c for r, c in enumerate(chosen) if c >= 0 and event_class[events[r]] == "xla"}
-    open_ops = [c for c in between if c not in with_xla and (
-        order[items[c]].opcode in LIBRARY_OPCODES | COPY_OPCODES
-        or order[items[c]].opcode == "fusion" and item_kernel[items[c]] not in names)]
-    forced = (set(taken) <= set(open_ops) and len(taken) == len(open_ops)
+        cls = event_class[events[r]]
+        if cls == "xla":
+            with_xla.add(c)
+        else:
+            classes.add(cls)
+            if c >= 0:
+                taken[c] = taken.get(c, 0) + 1
+    likely = np.zeros(len(items), bool)
+    for cls in classes:
+        likely |= table.scores("", cls)[0] >= 3.0
+    open_ops = {c for c, i in enumerate(items)
+                if likely[c] and i not in anchor_items and c not in with_xla}
+    forced = (set(taken) == open_ops
               and (len(open_ops) == 1 or all(v == 1 for v in taken.values())))
     for r, c in enumerate(chosen):
         if c < 0:
             continue
         e, i = events[r], items[c]
         if event_class[e] == "xla":
-            how = "name" if item_kernel[i] == names[e] else "reuse"
+            how = "name" if table.kernel[c] == names[e] else "reuse"
         else:
             how = "order" if forced else "guess"
         placed[e] = Placed(order[i].name, how)
