@@ -75,7 +75,7 @@ def hlo_op_path_tree(con: duckdb.DuckDBPyConnection) -> list[CodeNode]:
 
 
 def hlo_unattributed(con: duckdb.DuckDBPyConnection) -> Unattributed:
-    row = con.execute(load_query("code_hlo_unattributed")).fetchone() or (0, 0, 0)
+    row = next(iter(con.execute(load_query("code_hlo_unattributed")).fetchall()), (0, 0, 0))
     return Unattributed(*(int(v or 0) for v in row))
 
 

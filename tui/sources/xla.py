@@ -61,7 +61,7 @@ def _stage_hlo(con: duckdb.DuckDBPyConnection, path: Path, xplanes: list[Path],
         con.execute("INSERT OR REPLACE INTO trace_meta VALUES ('hlo_source', ?)",
                     [", ".join(x.name for x in xplanes)])
         return
-    row = con.execute(load_query("xla_command_buffer_work")).fetchone()
+    row = next(iter(con.execute(load_query("xla_command_buffer_work")).fetchall()), None)
     if not row or not row[0]:
         return
     if path.name.endswith(".xplane.pb"):

@@ -32,7 +32,7 @@ _MIX = np.uint64(0x9E3779B97F4A7C15)  # spreads a position over the bits of a na
 def tie_gpu_work_to_hlo(con: duckdb.DuckDBPyConnection) -> list[str]:
     """Fill gpu_hlo_ops from gpu_activities and the programs in hlo_ops; returns
     warnings (work in command buffers that could not be tied)."""
-    if con.execute("SELECT 1 FROM hlo_ops LIMIT 1").fetchone() is None:
+    if not con.execute("SELECT 1 FROM hlo_ops LIMIT 1").fetchall():
         return []
     con.execute(load_query("xla_hlo_named"))
     work = con.sql(load_query("xla_hlo_replays")).to_arrow_table()
@@ -40,7 +40,7 @@ def tie_gpu_work_to_hlo(con: duckdb.DuckDBPyConnection) -> list[str]:
         tied = _place_replays(work, *_programs(con))
         with registered(con, "xla_hlo_tied", tied):
             con.execute("INSERT INTO gpu_hlo_ops SELECT * FROM xla_hlo_tied")
-    if con.execute(load_query("xla_hlo_has_lines")).fetchone():
+    if con.execute(load_query("xla_hlo_has_lines")).fetchall():
         # the lines of code are the HLO ops', not the Python frames around the launches
         # (the runtime's, for XLA's kernels)
         con.execute("INSERT OR REPLACE INTO trace_meta VALUES ('code_source', 'hlo')")
@@ -119,7 +119,7 @@ def _place_replays(work: pa.Table, orders: dict[str, dict[int, list[Op]]],
 
 
 def _untied(con: duckdb.DuckDBPyConnection) -> list[str]:
-    row = con.execute(load_query("xla_hlo_untied")).fetchone()
+    row = next(iter(con.execute(load_query("xla_hlo_untied")).fetchall()), None)
     if not row or not row[0]:
         return []
     count, total_ns, buffers = row
