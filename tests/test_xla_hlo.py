@@ -279,3 +279,17 @@ def test_a_fusion_that_ran_no_kernel_leaves_the_library_call_sure() -> None:
     names = ["fusion", "gemm_kernel", "fusion_1"]
     _, placed = place(names, ["kernel"] * 3, order, {o.name: o for o in order})
     assert (placed[1].op, placed[1].matched) == ("custom-call.1", "order")
+
+
+def test_before_the_first_named_kernel_the_nearest_call_is_taken() -> None:
+    # the buffer starts somewhere before fusion.1: its GEMM is the call next to it, and
+    # an op the trace shows launched alone ran in no buffer
+    order = _ops("custom-call.0:custom-call", "custom-call.1:custom-call",
+                 "custom-call.2:custom-call", "fusion.1:fusion")
+    ops = {o.name: o for o in order}
+    _, placed = place(["gemm", "fusion_1"], ["kernel"] * 2, order, ops)
+    assert (placed[0].op, placed[0].matched) == ("custom-call.2", "order")
+    _, placed = place(["gemm", "gemm", "fusion_1"], ["kernel"] * 3, order, ops,
+                      frozenset({"custom-call.2"}))
+    assert [(p.op, p.matched) for p in placed[:2]] == [
+        ("custom-call.0", "order"), ("custom-call.1", "order")]

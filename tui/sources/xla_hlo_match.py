@@ -37,7 +37,10 @@ def tie_gpu_work_to_hlo(con: duckdb.DuckDBPyConnection) -> list[str]:
     con.execute(load_query("xla_hlo_named"))
     work = con.sql(load_query("xla_hlo_replays")).to_arrow_table()
     if work.num_rows:
-        tied = _place_replays(work, *_programs(con))
+        alone: dict[str, set[str]] = {}
+        for module, op in con.execute(load_query("xla_hlo_alone")).fetchall():
+            alone.setdefault(module, set()).add(op)
+        tied = _place_replays(work, *_programs(con), alone)
         with registered(con, "xla_hlo_tied", tied):
             con.execute("INSERT INTO gpu_hlo_ops SELECT * FROM xla_hlo_tied")
     if con.execute(load_query("xla_hlo_has_lines")).fetchall():
@@ -63,8 +66,10 @@ def _programs(con: duckdb.DuckDBPyConnection) -> tuple[dict[str, dict[int, list[
 
 
 def _place_replays(work: pa.Table, orders: dict[str, dict[int, list[Op]]],
-                   ops: dict[tuple[str, int], dict[str, Op]]) -> pa.Table:
-    """gpu_hlo_ops rows for the command buffers' activities (`work`: xla_hlo_replays.sql)."""
+                   ops: dict[tuple[str, int], dict[str, Op]],
+                   alone: dict[str, set[str]]) -> pa.Table:
+    """gpu_hlo_ops rows for the command buffers' activities (`work`: xla_hlo_replays.sql);
+    `alone`: per module, the ops its work launched alone names (in no command buffer)."""
     replay_of = work["replay"].to_numpy()
     names = pc.dictionary_encode(work["name"].combine_chunks().fill_null(""))
     kinds = pc.dictionary_encode(work["kind"].combine_chunks().fill_null(""))
@@ -96,7 +101,7 @@ def _place_replays(work: pa.Table, orders: dict[str, dict[int, list[Op]]],
         best: tuple[float, int, list[Placed]] | None = None
         for program, program_order in orders.get(module, {}).items():
             score, placed = place(seq_names, seq_kinds, program_order,
-                                  ops[(module, program)])
+                                  ops[(module, program)], frozenset(alone.get(module, ())))
             if best is None or score > best[0]:
                 best = (score, program, placed)
         placements.append((best[1], best[2]) if best else (-1, [Placed(None, None)] * len(rows)))

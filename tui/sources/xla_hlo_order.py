@@ -68,11 +68,13 @@ class Placed:
     matched: str | None
 
 
-def place(names: list[str], kinds: list[str], order: list[Op],
-          all_ops: dict[str, Op]) -> tuple[float, list[Placed]]:
+def place(names: list[str], kinds: list[str], order: list[Op], all_ops: dict[str, Op],
+          outside: frozenset[str] = frozenset()) -> tuple[float, list[Placed]]:
     """Each activity's op (names and kinds in the order they ran: 'kernel', 'memcpy',
     'memset'), with how it was found; and a score of the fit (higher: better), to pick
-    among programs of the same name."""
+    among programs of the same name. `outside`: ops the trace shows launched alone, which
+    therefore ran in no command buffer."""
+    order = [op for op in order if op.name not in outside]
     n, m = len(names), len(order)
     kernels_named = {nm for nm, k in zip(names, kinds, strict=True) if k == "kernel"}
     item_kernel = [kernel_name(op.name) for op in order]
@@ -94,10 +96,16 @@ def place(names: list[str], kinds: list[str], order: list[Op],
         # The anchors' own ops may take activities next to them (a fusion's init memset,
         # a second kernel of the same name), then the ops between
         items = ([i0] if i0 >= 0 else []) + list(range(i0 + 1, i1)) + ([i1] if i1 < m else [])
+        # Before the first anchor the stretch's start is unknown: aligned from the anchor
+        # back, so that of equal fits the ops nearest it are taken
+        backward = i0 < 0 <= i1 < m
+        if backward:
+            events, items = events[::-1], items[::-1]
         table = _Items.of(items, order, item_kernel, kernels_named, i1)
         gained, chosen = _align(events, table, names, event_class)
         score += gained
-        _label(events, items, chosen, table, placed, names, event_class, order, {i0, i1})
+        _label(events, items, chosen, table, placed, names, event_class, order, {i0, i1},
+               edge=i0 < 0 or i1 >= m)
     for e, p in enumerate(placed):  # left without an op: by its name, where it has one
         if p.op is None and event_class[e] == "xla":
             placed[e] = Placed(by_kernel[names[e]], "name")
@@ -236,11 +244,12 @@ def _align(events: list[int], table: _Items, names: list[str],
 
 def _label(events: list[int], items: list[int], chosen: list[int], table: _Items,
            placed: list[Placed], names: list[str], event_class: list[str],
-           order: list[Op], anchor_items: set[int]) -> None:
+           order: list[Op], anchor_items: set[int], edge: bool) -> None:
     """Name each placed activity's op and say how sure the placing is: a library kernel,
     copy or set is placed by 'order' where the ops between the anchors that could well
     have run one (_Items.scores: 3 or more) each took one, or where there is one such op
-    and it took them all; else it is a 'guess'."""
+    and it took them all; else it is a 'guess'. At an edge of the replay (before its first
+    named kernel, after its last) the stretch ends at the farthest op taken."""
     taken: dict[int, int] = {}
     with_xla: set[int] = set()
     classes: set[str] = set()
@@ -255,8 +264,11 @@ def _label(events: list[int], items: list[int], chosen: list[int], table: _Items
     likely = np.zeros(len(items), bool)
     for cls in classes:
         likely |= table.scores("", cls)[0] >= 3.0
-    open_ops = {c for c, i in enumerate(items)
-                if likely[c] and i not in anchor_items and c not in with_xla}
+    span = range(len(items))
+    if edge and chosen and max(chosen) >= 0:
+        span = range(0, max(chosen) + 1)  # items run from the anchor outwards
+    open_ops = {c for c in span
+                if likely[c] and items[c] not in anchor_items and c not in with_xla}
     forced = (set(taken) == open_ops
               and (len(open_ops) == 1 or all(v == 1 for v in taken.values())))
     for r, c in enumerate(chosen):
