@@ -45,7 +45,7 @@ NO_WORK = frozenset({
     "add-dependency", "opt-barrier", "partition-id", "replica-id", "domain",
     "get-dimension-size", "set-dimension-size", "copy-done", "send-done", "recv-done",
     "all-reduce-done", "all-gather-done", "collective-permute-done", "async-done",
-    "async-update", "optimization-barrier",
+    "async-update", "optimization-barrier", "fusion-done",
 })
 # Ops whose called computations run in their place (not a fusion's fused computation).
 CALLS_IN_PLACE = frozenset({"call", "async-start", "conditional"})

@@ -34,12 +34,22 @@ LIBRARY_OPCODES = frozenset({
     "collective-permute-start", "collective-broadcast", "send", "recv", "fft",
     "convolution", "triangular-solve", "cholesky", "sort", "rng-get-and-update-state",
 })
-COPY_OPCODES = frozenset({"copy", "copy-start", "dynamic-update-slice"})
+COPY_OPCODES = frozenset({"copy", "copy-start", "dynamic-update-slice", "fusion-start"})
 # A fusion backed by a library (cuDNN graphs, cuBLAS epilogues): its kernels carry the
 # library's names, not the fusion's
 _LIBRARY_FUSION = re.compile(r"cudnn|cublas|custom_fusion|dynamic_memcpy", re.IGNORECASE)
+# A CUDA graph's copy or set run as a kernel of the driver's (a command buffer's
+# memcpy node: 'memcpy32_post', 'memcpy128'): a copy, not a library's kernel
+_COPY_KERNEL = re.compile(r"(memcpy|memset)\w*$", re.IGNORECASE)
+# A fusion XLA may run as a copy or set (a dynamic slice or update of a loop's buffers:
+# a memcpy of one slice; a broadcast of a constant: a memset)
+_COPY_FUSION = re.compile(r"dynamic_(update_)?slice|copy|memcpy|broadcast")
 NEG = -1e9
 DROP = -3.0  # an activity left without an op (placed by name afterwards, if it can be)
+# An op skipped between two placed activities: a replay runs a stretch of the schedule
+# whole, so a skip is rare (an op that launched nothing); more than one costs more than
+# the difference between a copy op and a fusion as the home of a copy
+SKIP = 0.5
 # The largest stretch between two anchors aligned (activities × ops): its tables take
 # 9 bytes a cell. A larger one (a replay whose kernels name no op) is left to the names.
 MAX_CELLS = 4_000_000
@@ -82,7 +92,8 @@ def place(names: list[str], kinds: list[str], order: list[Op], all_ops: dict[str
     for op in all_ops.values():
         by_kernel.setdefault(kernel_name(op.name), op.name)
     event_class = ["xla" if k == "kernel" and nm in by_kernel else
-                   "lib" if k == "kernel" else "copy" for nm, k in zip(names, kinds, strict=True)]
+                   "lib" if k == "kernel" and not _COPY_KERNEL.match(nm) else "copy"
+                   for nm, k in zip(names, kinds, strict=True)]
     placed = [Placed(None, None) for _ in range(n)]
     anchors = _anchors(names, event_class, item_kernel)
     score = 10.0 * len(anchors)
@@ -170,7 +181,8 @@ class _Items:
                    np.array([op.opcode in LIBRARY_OPCODES or (
                        op.opcode == "fusion" and bool(_LIBRARY_FUSION.search(op.category)))
                        for op in ops], bool),
-                   np.array([op.opcode in COPY_OPCODES for op in ops], bool),
+                   np.array([op.opcode in COPY_OPCODES or bool(_COPY_FUSION.search(op.name))
+                             for op in ops], bool),
                    np.array([i == next_anchor for i in items], bool))
 
     def scores(self, name: str, cls: str) -> tuple[np.ndarray, np.ndarray]:
@@ -203,34 +215,52 @@ def _align(events: list[int], table: _Items, names: list[str],
            event_class: list[str]) -> tuple[float, list[int]]:
     """The best monotone placing of `events` on the ops of `table` (an op may take
     several activities in a row, or none; an activity may be left out at DROP): the
-    score, and per event the index of the op it took (-1: left out)."""
+    score, and per event the index of the op it took (-1: left out).
+
+    A command buffer replays a stretch of the schedule without gaps (but for ops that
+    launch nothing), so an op skipped between two placed activities costs SKIP: of fits
+    otherwise equal, the tightest wins (one iteration of an unrolled loop, not parts of
+    two). Ops before the first placed activity and after the last are free."""
     n, m = len(events), len(table.kernel)
     if m == 0 or n * m > MAX_CELLS:
         return DROP * n, [-1] * n
-    # done[c]: the best with the events so far on items before c (c = 0..m);
-    # on[c]: the best with the last event on item c
+    # done[c]: the best with the events so far on items before c (c = 0..m), the ops
+    # between the last one taken and c counted as skipped; on[c]: the best with the last
+    # event on item c
     done = np.zeros(m + 1)
     on = np.full(m, NEG)
     took_first = np.zeros((n, m), bool)  # the event was item c's first
     came_from = np.zeros((n, m + 1), np.int32)  # done[c]: 1 + the item the event took; 0: dropped
+    ends = np.zeros(n)  # the best with event r the last placed (on any item)
+    end_at = np.zeros(n, np.int64)
     positions = np.arange(m + 1)
+    skip = SKIP * positions
     for r, e in enumerate(events):
         first, extra = table.scores(names[e], event_class[e])
         as_first = done[:-1] + first
         as_extra = on + extra
         on = np.maximum(as_first, as_extra)
         took_first[r] = as_first >= as_extra
-        before = np.concatenate([[NEG], on])  # before[c] = on[c - 1]
-        running = np.maximum.accumulate(before)
-        rises = np.concatenate([[True], before[1:] > running[:-1]])
+        end_at[r] = int(np.argmax(on))
+        ends[r] = on[end_at[r]]
+        # running[c] = max over c' < c of on[c'] - SKIP * (c - 1 - c')
+        before = np.concatenate([[NEG], on]) + skip  # before[k] = on[k - 1] + SKIP * k
+        best = np.maximum.accumulate(before)
+        rises = np.concatenate([[True], before[1:] > best[:-1]])
         where = np.maximum.accumulate(np.where(rises, positions, 0))
+        running = best - skip
         dropped = done + DROP
         placed = running > dropped
         done = np.where(placed, running, dropped)
         came_from[r] = np.where(placed, where, 0)
+    # the last placed event, the ones after it left out
+    finals = ends + DROP * (n - 1 - np.arange(n))
+    last = int(np.argmax(finals))
     chosen = [-1] * n
-    c, on_item = m, False
-    for r in range(n - 1, -1, -1):
+    if finals[last] <= DROP * n:
+        return DROP * n, chosen
+    c, on_item = int(end_at[last]), True
+    for r in range(last, -1, -1):
         if not on_item:
             source = int(came_from[r, c])
             if source == 0:
@@ -239,7 +269,7 @@ def _align(events: list[int], table: _Items, names: list[str],
         chosen[r] = c
         if took_first[r, c]:
             on_item = False  # before it: the events on items before c
-    return float(done[m]), chosen
+    return float(finals[last]), chosen
 
 
 def _label(events: list[int], items: list[int], chosen: list[int], table: _Items,
@@ -249,7 +279,8 @@ def _label(events: list[int], items: list[int], chosen: list[int], table: _Items
     copy or set is placed by 'order' where the ops between the anchors that could well
     have run one (_Items.scores: 3 or more) each took one, or where there is one such op
     and it took them all; else it is a 'guess'. At an edge of the replay (before its first
-    named kernel, after its last) the stretch ends at the farthest op taken."""
+    named kernel, after its last) the stretch ends at the farthest op taken; in a replay
+    without anchors it is the stretch from the first op taken to the last."""
     taken: dict[int, int] = {}
     with_xla: set[int] = set()
     classes: set[str] = set()
@@ -262,11 +293,13 @@ def _label(events: list[int], items: list[int], chosen: list[int], table: _Items
             if c >= 0:
                 taken[c] = taken.get(c, 0) + 1
     likely = np.zeros(len(items), bool)
-    for cls in classes:
-        likely |= table.scores("", cls)[0] >= 3.0
+    for cls in classes:  # a library call for a library kernel, a copy op for a copy
+        likely |= table.scores("", cls)[0] >= 5.0
     span = range(len(items))
-    if edge and chosen and max(chosen) >= 0:
-        span = range(0, max(chosen) + 1)  # items run from the anchor outwards
+    placed_at = [c for c in chosen if c >= 0]
+    if edge and placed_at:  # items run from the anchor outwards; with none, the stretch taken
+        anchored = any(i in anchor_items for i in items)
+        span = range(0 if anchored else min(placed_at), max(placed_at) + 1)
     open_ops = {c for c in span
                 if likely[c] and items[c] not in anchor_items and c not in with_xla}
     forced = (set(taken) == open_ops
