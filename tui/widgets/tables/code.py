@@ -149,6 +149,11 @@ class CodePanel(TablePanel):
             return Text(f"kernels launched under {printable(self.frame or '')} · "
                         f"{table.caption()} · Enter: the first on the timeline · Esc: back")
         if not getattr(self, "nodes", None) and self.frames.total == 0:
+            trace = getattr(self, "trace", None)
+            if trace is not None and trace.format == "xla":
+                return Text("no line of code for this XLA profile's GPU work: the lines are "
+                            "in its HLO, which the run's <host>.xplane.pb carries; open it, "
+                            "or keep it beside the JSON")
             return Text("no Python frames launched GPU work in this trace: record with "
                         "torch.profiler.profile(with_stack=True)")
         source = getattr(self, "source", "")
