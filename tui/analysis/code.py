@@ -6,6 +6,7 @@ import duckdb
 
 from tui.analysis.code_hlo import hlo_frame_times, hlo_op_path_tree, hlo_unattributed
 from tui.analysis.code_types import CodeNode, FrameTime, Unattributed
+from tui.analysis.xla_ops import has_hlo_tables
 from tui.queries import load_query
 
 __all__ = ["CodeNode", "FrameTime", "Unattributed", "code_source", "code_tree",
@@ -64,7 +65,10 @@ def code_source(con: duckdb.DuckDBPyConnection) -> str:
     backtraces), 'nvtx' (NVTX ranges stand in for frames), 'hlo' (an XLA trace's HLO op
     metadata: lines of code and op paths) or 'none'."""
     row = con.execute(load_query("code_source")).fetchone()
-    return row[0] if row else "none"
+    source = row[0] if row else "none"
+    if source == "hlo" and not has_hlo_tables(con):
+        return "none"  # a store `tui convert` wrote keeps no HLO tables
+    return source
 
 
 def unattributed(con: duckdb.DuckDBPyConnection) -> Unattributed:
