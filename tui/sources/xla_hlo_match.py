@@ -82,20 +82,22 @@ def _place_replays(work: pa.Table, orders: dict[str, dict[int, list[Op]]],
     starts = np.flatnonzero(np.r_[True, group_sorted[1:] != group_sorted[:-1]])
     lengths = np.diff(np.r_[starts, len(order)])
     pos = np.arange(len(order)) - np.repeat(starts, lengths)  # from 0, in the sorted order
-    # a replay's signature: its length and the xor of (name, kind, place) hashes
+    # a replay's signature: its module, length and the xor of (name, kind, place) hashes
     element = ((name_codes[order] * np.uint64(1_000_003) + kind_codes[order] + np.uint64(1))
                ^ (pos.astype(np.uint64) * _MIX)) * _MIX
-    signature = np.bitwise_xor.reduceat(element, starts) ^ lengths.astype(np.uint64)
-    unique_sig, first_group, sig_of_group = np.unique(
-        signature, return_index=True, return_inverse=True)
-    modules = work["hlo_module"]
+    modules = pc.dictionary_encode(work["hlo_module"].combine_chunks().fill_null(""))
+    module_codes = modules.indices.to_numpy().astype(np.uint64)
+    signature = (np.bitwise_xor.reduceat(element, starts) ^ lengths.astype(np.uint64)
+                 ^ (module_codes[order[starts]] * _MIX * _MIX))  # a module's own sequences
+    _, first_group, sig_of_group = np.unique(signature, return_index=True, return_inverse=True)
+    module_text = modules.dictionary.to_pylist()
     name_text = names.dictionary.to_pylist()
     kind_text = kinds.dictionary.to_pylist()
     # place each distinct sequence once
     placements: list[tuple[int, list[Placed]]] = []
     for g in first_group:
         rows = order[starts[g]: starts[g] + lengths[g]]
-        module = modules[int(rows[0])].as_py()
+        module = module_text[int(module_codes[rows[0]])]
         seq_names = [name_text[i] for i in name_codes[rows]]
         seq_kinds = [kind_text[i] for i in kind_codes[rows]]
         best: tuple[float, int, list[Placed]] | None = None
