@@ -101,15 +101,6 @@ def programs_of_plane(plane: Message) -> list[HloProgram]:
     return programs
 
 
-def programs_of_space(space: Message) -> list[HloProgram]:
-    """The HLO programs of a parsed XSpace (its metadata plane)."""
-    out: list[HloProgram] = []
-    for plane in space.planes:
-        if plane.name == METADATA_PLANE:
-            out += programs_of_plane(plane)
-    return out
-
-
 def read_programs(path: Path) -> list[HloProgram]:
     """The HLO programs of the XSpace file at `path`, reading only its metadata plane;
     [] when the file cannot be read or holds none."""
