@@ -123,3 +123,43 @@ CREATE TABLE IF NOT EXISTS threads (
     process_name VARCHAR,  -- e.g. 'python3'
     thread_name  VARCHAR   -- e.g. 'pt_autograd_0'; Kineto writes 'thread 474 (python3)'
 );
+
+-- XLA traces (JAX, TensorFlow): the ops of each compiled HLO program that can run work on
+-- a GPU, from the HloProto every XSpace carries (tui/sources/xla_hlo.py); empty for other
+-- sources, and for a trace viewer JSON without its run's .xplane.pb.
+CREATE TABLE IF NOT EXISTS hlo_ops (
+    hlo_module  VARCHAR,    -- the program's module, as gpu_activities.hlo_module: 'jit_step'
+    program_id  BIGINT,     -- XLA's id of the program (programs may share a module name)
+    hlo_op      VARCHAR,    -- the HLO instruction: 'input_reduce_fusion.29'
+    opcode      VARCHAR,    -- 'fusion' | 'custom-call' | 'copy' | 'all-reduce-start' | ...
+    category    VARCHAR,    -- a fusion's kind ('kLoop', '__triton_gemm'); a custom call's target ('__cublas$lt$matmul')
+    op_name     VARCHAR,    -- the framework op path: 'jit(step)/transpose(jvp(LM))/Dense_0/dot_general'
+    source_file VARCHAR,    -- the line of code that made the op: its file ...
+    source_line INTEGER,    -- ... and line
+    stack       VARCHAR[],  -- the Python frames that made it, outermost first: 'file(line): func'
+    user_code   BOOLEAN     -- source_file is the user's own code, not a library's
+);
+
+-- The order each program's ops run in: its schedule, called computations in place, a
+-- while loop's condition and body repeated by its known trip count.
+CREATE TABLE IF NOT EXISTS hlo_schedule (
+    hlo_module VARCHAR,
+    program_id BIGINT,
+    position   INTEGER,  -- 0, 1, ...
+    hlo_op     VARCHAR
+);
+
+-- Each GPU activity of an XLA trace tied to the HLO op it ran for (tui/sources/
+-- xla_hlo_match.py): the op the trace names, or, for work run inside a command buffer (a
+-- CUDA graph XLA replays: gpu_activities.hlo_op 'command_buffer_1'), the op worked out.
+CREATE TABLE IF NOT EXISTS gpu_hlo_ops (
+    gpu_id         BIGINT,   -- gpu_activities.id
+    program_id     BIGINT,   -- with gpu_activities.hlo_module, the program in hlo_ops
+    hlo_op         VARCHAR,  -- the op
+    command_buffer VARCHAR,  -- the command buffer it ran in ('command_buffer_1'); NULL: launched alone
+    matched        VARCHAR   -- how: 'op' (the trace names it), 'name' (the kernel is named after it),
+                             -- 'reuse' (the kernel of an identical op, placed by the order),
+                             -- 'order' (a library kernel, copy or set: the one op its place allows),
+                             -- 'guess' (placed by the order among several ops that could have run it;
+                             -- or named, but programs of the module's name give the op different lines)
+);

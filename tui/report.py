@@ -129,13 +129,22 @@ def _xla_ops_table(ops: list[dict], width: int) -> Table:
         table.add_column(col, justify="right", no_wrap=True)
     table.add_column("module", no_wrap=True)
     table.add_column("op", no_wrap=True)
-    table.add_column("framework op", no_wrap=True)
-    room = max(16, (width - 40) // 3)
+    table.add_column("line", no_wrap=True)
+    table.add_column("op path", no_wrap=True)
+    room = max(16, (width - 40) // 4)
     for o in shown:
+        # an op placed by the order of a command buffer among several it could be: a guess
+        op = o["hlo_op"] + (" ?" if o.get("matched") == "guess" else "")
         table.add_row(f"{o['percent']:.1f}", format_ns(o["total_ns"]), f"{o['count']:,}",
                       f"{o['kernels']:,}", plain(_fit(o["hlo_module"] or "", room)),
-                      plain(_fit(o["hlo_op"], room)), plain(_fit(o["tf_op"] or "", room)))
+                      plain(_fit(op, room)), plain(_fit(_short_source(o.get("source")), room)),
+                      plain(_fit(o.get("op_name") or o["tf_op"] or "", room)))
     return table
+
+
+def _short_source(source: str | None) -> str:
+    """'/…/flax/linen/linear.py:287' -> 'linen/linear.py:287'."""
+    return "/".join((source or "").replace("\\", "/").split("/")[-2:])
 
 
 def _offset(gap: dict, origin: int | None) -> str:

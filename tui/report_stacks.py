@@ -20,7 +20,9 @@ def print_code_and_memory(summary: dict, console: Console) -> None:
     title = {"python": "GPU time by line of your code (inclusive: it or what it called)",
              "nvtx": "GPU time by NVTX range (no Python frames in this trace)",
              "cuda_backtrace": "GPU time by native frame of your code (CUDA API backtraces, "
-                               "inclusive)"}.get(source or "", "")
+                               "inclusive)",
+             "hlo": "GPU time by line of your code (the XLA ops' metadata; inclusive: it or "
+                    "what it called)"}.get(source or "", "")
     if not frames and source == "cuda_backtrace":
         # a Python program's backtraces are all library frames: show the top ones
         frames = list(summary.get("code") or ())[:TOP_FRAMES]
@@ -35,7 +37,11 @@ def print_code_and_memory(summary: dict, console: Console) -> None:
                           format_ns(f["self_gpu_ns"]), f"{f['launches']:,}")
         console.print(table)
         rest = summary.get("code_unattributed") or {}
-        if rest.get("launches"):
+        if rest.get("launches") and source == "hlo":
+            console.print(plain(
+                f"  {format_ns(rest['gpu_ns'])} of GPU work ({rest['launches']:,} "
+                f"activities) had no line of code ({WHY_NO_FRAME['hlo']})"))
+        elif rest.get("launches"):
             console.print(plain(
                 f"  {format_ns(rest['gpu_ns'])} of GPU work ({rest['launches']:,} of "
                 f"{rest['linked']:,} launches) had no {FRAME_WORDS.get(source or '', 'frame')}"

@@ -37,6 +37,7 @@ from tui.sources.host_depth import write_host_depths
 from tui.sources.kineto import GZIP_RATIO
 from tui.sources.kineto_memory import stage_kineto_memory
 from tui.sources.stacks import build_stacks
+from tui.sources.xla_hlo_match import tie_gpu_work_to_hlo
 
 # Kineto's parsed events (tui/sources/kineto.py) take about this many bytes of memory a
 # byte of JSON, and stay in memory while they take under this share of DuckDB's part of
@@ -200,6 +201,7 @@ def _build(path: Path, kind: str, target: Path | None, warnings: list[str]) -> T
                 shutil.rmtree(work, ignore_errors=True)
         with duckdb_share_of(con, DERIVE_SHARE):
             warnings += build_stacks(con)
+            warnings += tie_gpu_work_to_hlo(con)
             con.execute(load_query("devices_from_activities"))
             build_gpu_idle(con)
         con.executemany("INSERT OR REPLACE INTO trace_meta VALUES (?, ?)", [

@@ -2,61 +2,34 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import duckdb
 
+from tui.analysis.code_hlo import hlo_frame_times, hlo_op_path_tree, hlo_unattributed
+from tui.analysis.code_types import CodeNode, FrameTime, Unattributed
+from tui.analysis.xla_ops import has_hlo_tables
 from tui.queries import load_query
+
+__all__ = ["CodeNode", "FrameTime", "Unattributed", "code_source", "code_tree",
+           "frame_times", "unattributed"]
 
 # What a frame is, by code source: for titles and captions.
 FRAME_WORDS = {"python": "Python frame", "cuda_backtrace": "native frame (CUDA backtrace)",
-               "nvtx": "NVTX range"}
+               "nvtx": "NVTX range", "hlo": "line of code (XLA's HLO op metadata)"}
 # Why a launch may have none, by code source.
 WHY_NO_FRAME = {"python": "another thread, e.g. autograd's backward",
                 "nvtx": "another thread, e.g. autograd's backward",
-                "cuda_backtrace": "nsys took no backtrace of its call"}
+                "cuda_backtrace": "nsys took no backtrace of its call",
+                "hlo": "no HLO op was found for it, or its op records no line"}
 # GPU activity ids a part of code_unattributed.sql joins at a time
 UNATTRIBUTED_PART = 1 << 20
 
 
-@dataclass
-class FrameTime:
-    frame: str  # as the trace names it: 'file.py(123): func'
-    user_code: bool
-    gpu_ns: int  # GPU work launched while the frame was on the stack
-    self_gpu_ns: int  # launched with the frame innermost
-    launches: int
-    self_launches: int
-
-    def as_dict(self) -> dict:
-        """The `--summary --json` record of a frame."""
-        return {"frame": self.frame, "gpu_ns": self.gpu_ns, "self_gpu_ns": self.self_gpu_ns,
-                "launches": self.launches}
-
-
-@dataclass
-class CodeNode:
-    node: int  # a hash of the call path
-    parent: int | None
-    depth: int
-    frame: str
-    user_code: bool
-    gpu_ns: int
-    self_gpu_ns: int
-    launches: int
-    frame_ids: list[int]  # the python_frames of this path
-
-
-@dataclass
-class Unattributed:
-    gpu_ns: int  # GPU work with no Python frame around its launch
-    launches: int
-    linked: int  # GPU activities linked to a launching call at all
-
-
 def frame_times(con: duckdb.DuckDBPyConnection) -> list[FrameTime]:
     """Every frame name that launched GPU work, by inclusive GPU time (tui/analysis/
-    frame_walk.py), then by name."""
+    frame_walk.py), then by name. XLA traces with HLO ops: every line of code whose ops
+    ran GPU work (tui/analysis/code_hlo.py)."""
+    if code_source(con) == "hlo":
+        return hlo_frame_times(con)
     # NumPy only here: a warm --summary reads the memo and never needs it
     import numpy as np
 
@@ -78,7 +51,10 @@ def frame_times(con: duckdb.DuckDBPyConnection) -> list[FrameTime]:
 
 
 def code_tree(con: duckdb.DuckDBPyConnection) -> list[CodeNode]:
-    """Every call path that led to GPU work, parents before children."""
+    """Every call path that led to GPU work, parents before children; for XLA traces
+    with HLO ops, every framework op path."""
+    if code_source(con) == "hlo":
+        return hlo_op_path_tree(con)
     con.execute(load_query("code_origin"))
     con.execute(load_query("code_chain"))
     return [CodeNode(*row) for row in con.execute(load_query("code_tree")).fetchall()]
@@ -86,12 +62,18 @@ def code_tree(con: duckdb.DuckDBPyConnection) -> list[CodeNode]:
 
 def code_source(con: duckdb.DuckDBPyConnection) -> str:
     """'python' (Python frames), 'cuda_backtrace' (an nsys report's native CUDA API
-    backtraces), 'nvtx' (NVTX ranges stand in for frames) or 'none'."""
+    backtraces), 'nvtx' (NVTX ranges stand in for frames), 'hlo' (an XLA trace's HLO op
+    metadata: lines of code and op paths) or 'none'."""
     row = con.execute(load_query("code_source")).fetchone()
-    return row[0] if row else "none"
+    source = row[0] if row else "none"
+    if source == "hlo" and not has_hlo_tables(con):
+        return "none"  # a store `tui convert` wrote keeps no HLO tables
+    return source
 
 
 def unattributed(con: duckdb.DuckDBPyConnection) -> Unattributed:
+    if code_source(con) == "hlo":
+        return hlo_unattributed(con)
     span = con.execute(load_query("gpu_id_span")).fetchone()
     totals = [0, 0, 0]
     for since in range(0, span[0] if span else 0, UNATTRIBUTED_PART):

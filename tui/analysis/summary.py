@@ -5,12 +5,13 @@ from __future__ import annotations
 import duckdb
 
 from tui.analysis.code import code_source, frame_times, unattributed
+from tui.analysis.code_hlo import op_path_rows
 from tui.analysis.findings import findings
 from tui.analysis.gaps import explained_gaps
 from tui.analysis.kernels import device_busy, kernel_stats
 from tui.analysis.memory import memory_peaks
 from tui.analysis.row_sets import GapRows, RowSet, add_offsets
-from tui.analysis.xla_ops import xla_module_stats, xla_op_stats
+from tui.analysis.xla_ops import command_buffer_stats, xla_module_stats, xla_op_stats
 from tui.db import SUMMARY_SHARE, duckdb_share_of
 from tui.queries import load_query
 from tui.trace import Trace
@@ -67,7 +68,7 @@ def _summary(trace: Trace, min_gap_ns: int) -> dict:
                 "cuda_runtime_version", "cuda_driver_version"):
         if key in meta:
             source[key] = meta[key]
-    for key in ("xla_form", "run", "host"):  # XLA profiles: which file of which run
+    for key in ("xla_form", "run", "host", "hlo_source"):  # XLA profiles: which file of which run
         if key in meta:
             source[key] = meta[key]
     found, skipped = findings(con, devices, kernels, gaps, min_gap_ns, source["span_ns"])
@@ -85,6 +86,7 @@ def _summary(trace: Trace, min_gap_ns: int) -> dict:
     if trace.format == "xla":  # GPU time per HLO op and module, as XProf's op profile
         summary["xla_ops"] = xla_op_stats(con)
         summary["xla_modules"] = xla_module_stats(con)
+        summary["xla_command_buffers"] = command_buffer_stats(con)
     return summary
 
 
@@ -100,8 +102,11 @@ def code_and_memory(con: duckdb.DuckDBPyConnection) -> dict:
         rest = unattributed(con)
     except duckdb.CatalogException:  # a database without the stacks' tables
         return {"code_source": "none", "code": [], "memory": []}
+    source = code_source(con)
+    paths = {"code_paths": op_path_rows(con)} if source == "hlo" else {}
     return {
-        "code_source": code_source(con),
+        "code_source": source,
+        **paths,
         "code": [f.as_dict() for f in frames],
         "code_user": [f.frame for f in frames if f.user_code],
         "code_unattributed": {"gpu_ns": rest.gpu_ns, "launches": rest.launches,

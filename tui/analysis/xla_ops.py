@@ -1,10 +1,15 @@
-"""GPU time per XLA op and per XLA module (XLA traces), like XProf's op profile."""
+"""GPU time per XLA op and per XLA module (XLA traces), like XProf's hlo_stats, with each
+op's line of code and framework op path, and what was worked out for command buffers."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import duckdb
 
 from tui.queries import load_query
+
+HLO_TABLES = ("hlo_ops", "hlo_schedule", "gpu_hlo_ops")
 
 
 def _rows(con: duckdb.DuckDBPyConnection, query: str) -> list[dict]:
@@ -13,12 +18,60 @@ def _rows(con: duckdb.DuckDBPyConnection, query: str) -> list[dict]:
     return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
 
 
+def has_hlo_tables(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the database has the HLO tables (a store `tui convert` wrote has not)."""
+    names = {row[0] for row in con.execute(
+        "SELECT table_name FROM duckdb_tables() UNION ALL "
+        "SELECT view_name FROM duckdb_views()").fetchall()}
+    return set(HLO_TABLES) <= names
+
+
 def xla_op_stats(con: duckdb.DuckDBPyConnection) -> list[dict]:
-    """Per (hlo_module, hlo_op): count, kernels, total_ns, avg_ns, percent; [] when the
-    trace names no XLA op (every source but XLA)."""
+    """Per (hlo_module, hlo_op, program_id): category, tf_op, op_name, source, user_code,
+    command_buffer, matched, count, kernels, total_ns, avg_ns, percent (queries/
+    xla_op_stats.sql); [] when the trace names no XLA op (every source but XLA)."""
+    if not has_hlo_tables(con):
+        return _rows(con, "xla_op_stats_untied")
     return _rows(con, "xla_op_stats")
 
 
 def xla_module_stats(con: duckdb.DuckDBPyConnection) -> list[dict]:
     """Per hlo_module: ops, count, kernels, total_ns, percent; [] for other sources."""
-    return _rows(con, "xla_module_stats")
+    return _rows(con, "xla_module_stats" if has_hlo_tables(con) else "xla_module_stats_untied")
+
+
+def command_buffer_stats(con: duckdb.DuckDBPyConnection) -> list[dict]:
+    """Per (hlo_module, command_buffer): replays, activities, per_replay, ops,
+    program_ops, and how many were tied by name, reuse, order, guess or not at all
+    (untied), total_ns; [] without command buffers or HLO programs."""
+    return _rows(con, "xla_command_buffers") if has_hlo_tables(con) else []
+
+
+@dataclass(frozen=True)
+class ActivityOp:
+    """The HLO op a GPU activity ran for, with its line of code and op path."""
+
+    hlo_module: str
+    hlo_op: str
+    command_buffer: str | None  # the command buffer it was replayed in; None: launched alone
+    matched: str  # how it was tied: op, name, reuse, order, guess (queries/schema.sql)
+    category: str | None
+    op_name: str | None
+    source_file: str | None
+    source_line: int | None
+    user_code: bool
+    stack: tuple[str, ...]  # 'file(line): func', outermost first
+
+
+def op_of_activity(con: duckdb.DuckDBPyConnection, activity_id: int) -> ActivityOp | None:
+    """The op of gpu_activities row `activity_id`; None when none was found (or the
+    database has no HLO tables)."""
+    try:
+        row = con.execute(load_query("xla_op_of_activity"), {"id": activity_id}).fetchall()
+    except duckdb.CatalogException:  # a store `tui convert` wrote: no HLO tables
+        return None
+    if not row:
+        return None
+    module, op, buffer, matched, category, op_name, file, line, user, stack = row[0]
+    return ActivityOp(module, op, buffer, matched, category, op_name or None, file, line,
+                      bool(user), tuple(stack or ()))

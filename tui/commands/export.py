@@ -2,8 +2,11 @@
 
 WHAT is `kernels` (statistics per kernel name, as `--summary`), `gaps` (every GPU-idle
 gap over --min-gap-ms with its cause), `instances` (every kernel launch), `xla_ops` (GPU
-time per XLA module and op of a JAX/TensorFlow profile), `code` (GPU time by Python
-frame, from a trace recorded with stacks), `memory` (allocations, largest first) or
+time per XLA module and op of a JAX/TensorFlow profile, with its line of code and op
+path), `code` (GPU time by Python frame, from a trace recorded with stacks; of an XLA
+profile, by its ops' lines of code), `op_paths` (GPU time per framework op path of an
+XLA profile: `jit(step)/transpose(jvp(LM))/Dense_0/dot_general` and each scope above
+it), `memory` (allocations, largest first) or
 `ncu` (one row per profiled launch of an Nsight Compute report: figures, verdict,
 NVIDIA's finding).
 Any other table is one `tui query TRACE "SQL" --output FILE` away.
@@ -31,6 +34,7 @@ examples:
   tui export run.pt.trace.json.gz code --output code.csv
   tui export kernels.ncu-rep ncu --output verdicts.csv
   tui export perfetto_trace.json.gz xla_ops --output ops.csv
+  tui export perfetto_trace.json.gz op_paths --output paths.csv
 """
 INSTANCES = ("SELECT * EXCLUDE (kind) FROM gpu_activities WHERE kind = 'kernel' "
              "ORDER BY device, start_ns")
@@ -63,6 +67,13 @@ def _code(path: Path, args: argparse.Namespace) -> pa.Table:
         [asdict(f) for f in frame_times(con)], schema=CODE_SCHEMA))
 
 
+def _op_paths(path: Path, args: argparse.Namespace) -> pa.Table:
+    from tui.analysis.code_hlo import op_path_rows
+
+    return _with_trace(path, args, lambda con: pa.Table.from_pylist(
+        op_path_rows(con), schema=OP_PATH_SCHEMA))
+
+
 def _memory(path: Path, args: argparse.Namespace) -> pa.Table:
     from tui.analysis.memory import largest_allocations
 
@@ -74,15 +85,18 @@ def _memory(path: Path, args: argparse.Namespace) -> pa.Table:
 CODE_SCHEMA = pa.schema([("frame", pa.string()), ("user_code", pa.bool_()),
                          ("gpu_ns", pa.int64()), ("self_gpu_ns", pa.int64()),
                          ("launches", pa.int64()), ("self_launches", pa.int64())])
+OP_PATH_SCHEMA = pa.schema([("path", pa.string()), ("depth", pa.int64()),
+                            ("gpu_ns", pa.int64()), ("self_gpu_ns", pa.int64()),
+                            ("launches", pa.int64())])
 MEMORY_SCHEMA = pa.schema([
     ("id", pa.int64()), ("device_type", pa.string()), ("device", pa.int32()),
     ("ts_ns", pa.int64()), ("bytes", pa.int64()), ("freed_ns", pa.int64()),
     ("lifetime_ns", pa.int64()), ("op", pa.string()), ("frame", pa.string()),
     ("frame_id", pa.int64())])
 def _xla_ops(path: Path, args: argparse.Namespace) -> pa.Table:
-    from tui.queries import load_query
+    from tui.analysis.xla_ops import xla_op_stats
 
-    return _with_trace(path, args, lambda con: con.sql(load_query("xla_op_stats")).to_arrow_table())
+    return _with_trace(path, args, lambda con: pa.Table.from_pylist(xla_op_stats(con)))
 
 
 def _with_trace(path: Path, args: argparse.Namespace,
@@ -126,7 +140,7 @@ def flat_launch(kernel: dict[str, Any]) -> dict[str, Any]:
 
 WHAT: dict[str, Callable[[Path, argparse.Namespace], pa.Table]] = {
     "kernels": _kernels, "gaps": _gaps, "instances": _instances, "ncu": _ncu,
-    "xla_ops": _xla_ops, "code": _code, "memory": _memory,
+    "xla_ops": _xla_ops, "code": _code, "op_paths": _op_paths, "memory": _memory,
 }
 
 

@@ -18,6 +18,7 @@ from tui.errors import TraceError
 from tui.queries import load_query
 from tui.sources.kineto import parse_chrome_events
 from tui.sources.xla_depth import number_host_rows
+from tui.sources.xla_hlo import read_programs, stage_programs, xplanes_beside
 
 GPU_PROCESS = re.compile(r"/device:GPU:(\d+)")
 
@@ -29,6 +30,7 @@ def load_xla_json(path: Path, con: duckdb.DuckDBPyConnection, scratch_dir: Path)
                                  stage="xla_stage_json")
     display_unit = events.metadata.get("displayTimeUnit")
     _map_events(con, path, warnings, "xla-json", cut_off=events.truncated)
+    _stage_hlo(con, path, xplanes_beside(path), warnings)
     if isinstance(display_unit, str):
         con.execute("INSERT OR REPLACE INTO trace_meta VALUES ('displayTimeUnit', ?)",
                     [display_unit])
@@ -45,7 +47,30 @@ def load_xplane(path: Path, con: duckdb.DuckDBPyConnection) -> list[str]:
     with registered(con, "xplane_arrow", table):
         con.execute(load_query("xla_stage_arrow")).fetchall()
     _map_events(con, path, warnings, "xplane", cut_off=False)
+    _stage_hlo(con, path, [path], warnings)
     return warnings
+
+
+def _stage_hlo(con: duckdb.DuckDBPyConnection, path: Path, xplanes: list[Path],
+               warnings: list[str]) -> None:
+    """The HLO programs of the run's XSpace files into hlo_ops and hlo_schedule; a trace
+    viewer JSON without one beside it is said to lack them where it needs them."""
+    programs = [program for xplane in xplanes for program in read_programs(xplane)]
+    if programs:
+        stage_programs(con, programs)
+        con.execute("INSERT OR REPLACE INTO trace_meta VALUES ('hlo_source', ?)",
+                    [", ".join(x.name for x in xplanes)])
+        return
+    row = next(iter(con.execute(load_query("xla_command_buffer_work")).fetchall()), None)
+    if not row or not row[0]:
+        return
+    if path.name.endswith(".xplane.pb"):
+        where = "this .xplane.pb carries no HLO program (its /host:metadata plane has none)"
+    else:
+        where = ("this JSON has no HLO; the run's <host>.xplane.pb has it: keep it beside "
+                 "the JSON")
+    warnings.append(f"{row[0]:,} GPU activities ran in XLA command buffers ({row[1]}), "
+                    f"named by no op, line or op path: {where}")
 
 
 def _map_events(con: duckdb.DuckDBPyConnection, path: Path, warnings: list[str], form: str,

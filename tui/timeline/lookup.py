@@ -8,6 +8,7 @@ from typing import Any
 import duckdb
 
 from tui.analysis.gaps import explain_gap
+from tui.analysis.xla_ops import ActivityOp, op_of_activity
 from tui.queries import load_query
 from tui.timeline.lanes import LANE_GPU, LANE_NVTX, Lane
 
@@ -37,6 +38,7 @@ class KernelInfo:
     cpu_op: str | None
     nvtx_path: str | None
     stack: tuple[StackFrame, ...] = ()  # Python frames around the launch, innermost first
+    op: ActivityOp | None = None  # XLA traces: the HLO op it ran for, its line and op path
 
 
 @dataclass(frozen=True)
@@ -135,6 +137,7 @@ def kernel_info(cur: duckdb.DuckDBPyConnection, activity_id: int) -> KernelInfo 
         launch_start_ns=row["launch_start_ns"],
         launch_duration_ns=row["launch_duration_ns"], cpu_op=row["cpu_op"],
         nvtx_path=row["nvtx_path"], stack=launch_stack(cur, activity_id),
+        op=op_of_activity(cur, activity_id),
     )
 
 

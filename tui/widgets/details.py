@@ -6,6 +6,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from tui.analysis.code_hlo import frame_is_user
+from tui.analysis.xla_ops import ActivityOp
 from tui.safe_text import printable
 from tui.timeline import GapInfo, HostInfo, KernelInfo
 from tui.timeline.lookup import Info, StackFrame
@@ -106,7 +108,37 @@ def _kernel(k: KernelInfo, origin: int,
         lines.append(("cpu op", [(k.cpu_op, "")]))
     if k.nvtx_path:
         lines.append(("nvtx", [(k.nvtx_path, "")]))
+    if k.op is not None:
+        lines += _hlo_op(k.op)
+        if k.op.stack:  # the lines that made the op, not the runtime that launched it
+            return lines + stack_lines(tuple(
+                StackFrame(0, name, frame_is_user(name))
+                for name in reversed(k.op.stack)))
     lines += stack_lines(k.stack)
+    return lines
+
+
+# How an XLA kernel was tied to its op, where that is worth saying (queries/schema.sql).
+HOW_TIED = {"reuse": "the kernel of an identical op, placed by the command buffer's order",
+            "order": "placed by the command buffer's order",
+            "guess": "a guess: placed by the command buffer's order among several ops"}
+
+
+def _hlo_op(op: ActivityOp) -> list[tuple[str, list[tuple[str, str]]]]:
+    """An XLA kernel's HLO op, the command buffer it ran in, its line and op path."""
+    parts = [(op.hlo_op, "bold")]
+    if op.category:
+        parts.append((f" ({op.category})", ""))
+    if op.command_buffer:
+        parts.append((f" · in {op.command_buffer}", ""))
+    if op.matched in HOW_TIED:
+        parts.append((f" · {HOW_TIED[op.matched]}", "dim"))
+    lines = [("op", parts)]
+    if op.source_file:
+        lines.append(("line", [(f"{op.source_file}:{op.source_line or 0}",
+                                USER_FRAME if op.user_code else "")]))
+    if op.op_name:
+        lines.append(("op path", [(op.op_name, "")]))
     return lines
 
 

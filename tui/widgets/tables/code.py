@@ -3,7 +3,9 @@
 Bottom-up, a table of every frame (file.py(line): func) with the GPU time of the work it
 launched, inclusive (it or anything it called) and self; top-down (`v`), the call paths
 as a tree that expands and collapses. Enter on a frame (K on a tree node) lists the
-kernels it launched; Enter on a kernel shows its first launch on the timeline.
+kernels it launched; Enter on a kernel shows its first launch on the timeline. An XLA
+trace's frames are its HLO ops' lines of code, and its tree their op paths
+(`jit(step)` › `transpose(jvp(LM))` › `Dense_0` › `dot_general`).
 """
 
 from __future__ import annotations
@@ -147,18 +149,28 @@ class CodePanel(TablePanel):
             return Text(f"kernels launched under {printable(self.frame or '')} · "
                         f"{table.caption()} · Enter: the first on the timeline · Esc: back")
         if not getattr(self, "nodes", None) and self.frames.total == 0:
+            trace = getattr(self, "trace", None)
+            if trace is not None and trace.format == "xla":
+                return Text("no line of code for this XLA profile's GPU work: the lines are "
+                            "in its HLO, which the run's <host>.xplane.pb carries; open it, "
+                            "or keep it beside the JSON")
             return Text("no Python frames launched GPU work in this trace: record with "
                         "torch.profiler.profile(with_stack=True)")
         source = getattr(self, "source", "")
         rest = getattr(self, "rest", None)
         note = ""
-        if rest is not None and rest.launches:
+        if rest is not None and rest.launches and source == "hlo":
+            note = (f" · {format_ns(rest.gpu_ns)} of GPU work ({rest.launches:,} activities) "
+                    f"has no line ({WHY_NO_FRAME['hlo']})")
+        elif rest is not None and rest.launches:
             note = (f" · {format_ns(rest.gpu_ns)} of GPU work ({rest.launches:,} launches) "
                     f"had none around its launch ({WHY_NO_FRAME.get(source, '')})")
         view = ("top-down: Enter opens a path, K its kernels" if self.paths.display
                 else f"{table.caption()} · inclusive: it or what it called · Enter: kernels")
         what = {"nvtx": "NVTX range (this trace has no Python frames)",
-                "cuda_backtrace": "native frame (CUDA API backtraces), ● your code"}.get(
+                "cuda_backtrace": "native frame (CUDA API backtraces), ● your code",
+                "hlo": ("op path (XLA's HLO op metadata)" if self.paths.display else
+                        "line of code (XLA's HLO op metadata), ● your code")}.get(
             source, "Python frame, ● your code")
         return Text(f"GPU time by {what} · {view} · v: "
                     f"{'table' if self.paths.display else 'tree'}{note}")
@@ -178,33 +190,38 @@ class CodePanel(TablePanel):
         if self.paths.display:
             node = self.paths.cursor_node
             if node is not None and node.data is not None:
-                self.open_kernels(node.data.frame, ids=node.data.frame_ids)
+                self.open_kernels(node.data.path or node.data.frame, ids=node.data.frame_ids,
+                                  path=node.data.path)
         elif self.frames.display:
             row = self.frames.row_at(self.frames.cursor)
             if row is not None:
                 self.open_kernels(row["frame"])
 
-    def open_kernels(self, frame: str, ids: list[int] | None = None) -> None:
+    def open_kernels(self, frame: str, ids: list[int] | None = None, path: str = "") -> None:
         self._back_to = self.paths if self.paths.display else self.frames
         self.frame = frame
         self.kernels.loading = True
         self.show(self.kernels)
-        # a tree node: exactly its path's frames; a table row: every frame of the name
-        self._load_kernels(frame, "" if ids is not None else frame, ids or [])
+        if getattr(self, "source", "") == "hlo":  # an XLA trace: its ops' lines and paths
+            query, params = "table_code_kernels_hlo", {
+                "frame": "" if path else frame, "path": path}
+        else:  # a tree node: exactly its path's frames; a table row: every frame of the name
+            query, params = "table_code_kernels", {
+                "name": "" if ids is not None else frame, "ids": ids or []}
+        self._load_kernels(frame, query, params)
 
     @work(thread=True, exclusive=True, group="code-kernels")
-    def _load_kernels(self, frame: str, name: str, ids: list[int]) -> None:
+    def _load_kernels(self, frame: str, query: str, params: dict) -> None:
         with self._building:
             if frame != self.frame:
                 return
-            names = [r[0] for r in self.kernels_model.rows("table_code_kernels",
-                                                           {"name": name, "ids": ids})]
+            names = [r[0] for r in self.kernels_model.rows(query, params)]
             short = pa.table({"name": pa.array(names, pa.string()),
                               "short": pa.array([shorten(n) for n in names], pa.string())})
             self.kernels_model.build(
-                "SELECT k.*, s.short FROM (" + load_query("table_code_kernels").rstrip()
+                "SELECT k.*, s.short FROM (" + load_query(query).rstrip()
                 .rstrip(";") + ") AS k JOIN code_kernel_short AS s USING (name)",
-                {"name": name, "ids": ids}, arrow={"code_kernel_short": short})
+                params, arrow={"code_kernel_short": short})
         self.app.call_from_thread(self._kernels_built, frame)
 
     def _kernels_built(self, frame: str) -> None:
