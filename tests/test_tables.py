@@ -346,3 +346,20 @@ async def test_x_exports_the_table_as_sorted_and_filtered(tmp_path: Path) -> Non
         assert exported.num_rows == table.total
         assert exported.column("name").to_pylist() == [r["name"] for r in all_rows(table)]
         await pilot.press("escape")
+
+
+@sync
+async def test_a_page_asked_for_a_table_since_re_sorted_is_forgotten() -> None:
+    """A page fetch that finds the table re-sorted meanwhile drops its key on the app's
+    thread: a builtin method as the callback (set.discard) made Textual's worker fail."""
+    app = TraceApp(sample(GAPPY))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("2")
+        table = await ready(pilot, "kernel-names")
+        assert table.model is not None
+        stale = (table.model.generation - 1, table.query, 0)
+        table._asked.add(stale)
+        table._fetch(table.model, stale)
+        await ready(pilot, "kernel-names")
+        assert stale not in table._asked

@@ -172,7 +172,9 @@ class SqlTable(TableActions, ScrollView, can_focus=True):
     def _fetch(self, model: TableModel, key: PageKey) -> None:
         generation, query, number = key
         if (generation, query) != (model.generation, self.query):
-            self.app.call_from_thread(self._asked.discard, key)
+            # a lambda: Textual counts a callback's parameters, and a builtin method such
+            # as set.discard has no signature to count (ValueError)
+            self.app.call_from_thread(lambda: self._asked.discard(key))
             return  # scrolled past or re-sorted meanwhile: not worth a query
         try:
             rows = model.page(query, number * PAGE_ROWS, PAGE_ROWS)
