@@ -52,6 +52,18 @@ def actions(context: Any) -> Iterator[tuple[int, Any]]:
             launch += 1
 
 
+def action_at(context: Any, launch_id: int) -> Any | None:
+    """The action of one launch id, without loading the launches before it."""
+    first = 0
+    for r in range(context.num_ranges()):
+        kernels_range = context.range_by_idx(r)
+        count = kernels_range.num_actions()
+        if launch_id < first + count:
+            return kernels_range.action_by_idx(launch_id - first)
+        first += count
+    return None
+
+
 def _metrics(action: Any) -> dict[str, Any]:
     """Every metric's aggregate value (instance values are left out)."""
     values: dict[str, Any] = {}

@@ -16,12 +16,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tui.ncu.read_rep import actions, open_report
+from tui.ncu.read_rep import action_at, actions, open_report
 
 SAMPLES = "smsp__pcsamp_sample_count"
 INST_EXECUTED = "inst_executed"
 THREAD_INST_EXECUTED = "thread_inst_executed"
 _STALL = re.compile(r"^smsp__pcsamp_warps_issue_stalled_(\w+?)(_not_issued)?$")
+# The other per-instruction metrics kept: memory traffic, bank conflicts, divergence,
+# predication (names as ncu records them; a metric not in the report is skipped).
+_KEPT_PREFIXES = ("memory_", "derived__memory_", "smsp__branch_targets",
+                  "thread_inst_executed_true")
 _INSTRUCTION_BYTES = 16  # every SASS instruction since Volta
 _MAX_INSTRUCTIONS = 1_000_000  # per function: a guard against a walk that never ends
 
@@ -119,7 +123,7 @@ def _metric_rows(action: Any, launch_id: int, addresses: set[int]) -> list[tuple
     skip = {SAMPLES, INST_EXECUTED, THREAD_INST_EXECUTED, "launch__function_pcs"}
     rows: list[tuple[Any, ...]] = []
     for name in action.metric_names():
-        if name in skip or _STALL.match(name):
+        if name in skip or not name.startswith(_KEPT_PREFIXES):
             continue
         values = _instances(action, name)
         if values and set(values) <= addresses:
@@ -155,10 +159,12 @@ def read_launch(ncu: Any, launch_id: int, action: Any) -> LaunchSource:
 
 def read_source(path: Path, launch_ids: Iterable[int] | None = None) -> list[LaunchSource]:
     """The per-instruction results of the launches `launch_ids` (all when None)."""
-    wanted = None if launch_ids is None else set(launch_ids)
     ncu, context = open_report(path)
+    if launch_ids is None:
+        return [read_launch(ncu, launch_id, action) for launch_id, action in actions(context)]
     out: list[LaunchSource] = []
-    for launch_id, action in actions(context):
-        if wanted is None or launch_id in wanted:
+    for launch_id in sorted(set(launch_ids)):
+        action = action_at(context, launch_id)
+        if action is not None:
             out.append(read_launch(ncu, launch_id, action))
     return out
