@@ -18,6 +18,7 @@ from tui.ncu.verdict import STALL_REASONS
 from tui.queries import load_query
 
 HOT_SHARE = 0.05  # a line with 5% or more of the kernel's warp samples is a hot line
+WARM_SHARE = 0.01  # ... or, where none has that much (a big kernel), 1% or more
 MAX_HOT = 10  # ... at most this many, the biggest first
 TOP_STALLS = 3  # stall reasons named per line
 COALESCED_SECTORS = 4.0  # a warp's 4-byte accesses, fully coalesced, touch 4 sectors
@@ -163,7 +164,8 @@ class SourceView:
 def _hot(rows: list[Any], total: int) -> list[Any]:
     if total <= 0:
         return []
-    hot = [r for r in rows if r.stall_samples >= HOT_SHARE * total]
+    hot = [r for r in rows if r.stall_samples >= HOT_SHARE * total] or [
+        r for r in rows if r.stall_samples >= WARM_SHARE * total]
     return sorted(hot, key=lambda r: -r.stall_samples)[:MAX_HOT]
 
 
@@ -237,8 +239,10 @@ def _pct(part: float, total: int) -> str:
     return f"{100.0 * part / total:.1f}%" if total else "-"
 
 
-def waits_text(wait: Wait, own_file: str | None) -> str:
+def waits_text(wait: Wait, own_file: str | None, own_line: int | None = None) -> str:
     """'waits on the global load of line 9' (the file named when it is another one)."""
+    if wait.line is not None and (wait.file, wait.line) == (own_file, own_line):
+        return f"waits on its own {wait.kind}"
     where = f"line {wait.line}" if wait.line is not None else f"0x{wait.address:x}"
     if wait.file and wait.file != own_file:
         where += f" of {wait.file}"
@@ -253,7 +257,7 @@ def explain_line(line: SourceLine, total: int) -> str:
         top = line.top_stalls[0]
         parts.append(f"mostly {top.reason.replace('_', ' ')} ({stall_label(top.reason)})")
     if line.waits_on is not None:
-        parts.append(f"it {waits_text(line.waits_on, line.file)}")
+        parts.append(f"it {waits_text(line.waits_on, line.file, line.line)}")
     if line.dependent_stall_samples >= 1:
         parts.append(f"{line.dependent_stall_samples:,.0f} samples on other instructions "
                      "wait on its loads")

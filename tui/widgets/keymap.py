@@ -81,7 +81,7 @@ NCU: tuple[Key, ...] = (
 
 # In the Source view of a launch (tui/widgets/ncu_source.py).
 SOURCE: tuple[Key, ...] = (
-    Key("n", "hot(True)", "next hot line (5% or more of the warp samples)", "Source view",
+    Key("n", "hot(True)", "next hot line (the lines with the most warp samples)", "Source view",
         "n", "next hot"),
     Key("N", "hot(False)", "previous hot line", "Source view", "N", "prev hot"),
     Key("v", "toggle_view", "CUDA lines (the SASS of the line below) or the whole SASS "
