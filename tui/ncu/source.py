@@ -255,7 +255,7 @@ def explain_line(line: SourceLine, total: int) -> str:
              f"({line.stall_samples:,} of {total:,})"]
     if line.top_stalls:
         top = line.top_stalls[0]
-        parts.append(f"mostly {top.reason.replace('_', ' ')} ({stall_label(top.reason)})")
+        parts.append(f"mostly {top.reason.replace('_', ' ')}: {stall_label(top.reason)}")
     if line.waits_on is not None:
         parts.append(f"it {waits_text(line.waits_on, line.file, line.line)}")
     if line.dependent_stall_samples >= 1:
@@ -275,8 +275,8 @@ def explain_sass(row: SassLine, total: int, view: SourceView) -> str:
     parts = [f"+0x{view.offset(row.address):04x}: {_pct(row.stall_samples, total)} of the "
              "warp samples"]
     if row.top_stall:
-        parts.append(f"mostly {row.top_stall.replace('_', ' ')} "
-                     f"({stall_label(row.top_stall)})")
+        parts.append(f"mostly {row.top_stall.replace('_', ' ')}: "
+                     f"{stall_label(row.top_stall)}")
     if row.waits_on is not None:
         producer = view.instruction_at(row.waits_on)
         if producer is not None:
