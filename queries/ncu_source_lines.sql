@@ -1,13 +1,16 @@
 -- One launch's CUDA source lines that have SASS, each line's instructions summed: the
 -- numbers of Nsight Compute's Source page in its CUDA view. Memory traffic comes from
--- the per-instruction metrics: global requests and the L2 sectors they need (ideal: what
--- fully coalesced accesses would need), shared-memory bank conflicts as the largest
--- n-way conflict among the line's shared-memory instructions.
+-- the per-instruction metrics: the L1 tag requests and L2 sectors of the line's global
+-- instructions (ideal: what fully coalesced accesses would need) and the warp-level
+-- executions of those instructions (a "request" in ncu's sectors-per-request), the
+-- shared-memory bank conflicts as the largest n-way conflict among the line's shared
+-- instructions and as ncu's column, the sum of those n-ways.
 -- Parameters: $launch_id.
 -- Columns: file, line, text, instructions, inst_executed, thread_inst_executed,
 --          stall_samples, stall_samples_not_issued, global_requests, global_sectors,
---          global_sectors_ideal, shared_conflict_ways, shared_wavefronts,
---          shared_wavefronts_ideal, divergent_branches.
+--          global_sectors_ideal, global_inst_executed, shared_conflict_ways,
+--          shared_conflicts_nway_sum, shared_wavefronts, shared_wavefronts_ideal,
+--          divergent_branches.
 WITH per_instruction AS (
     SELECT address,
            sum(value) FILTER (WHERE metric = 'memory_l1_tag_requests_global') AS global_requests,
@@ -29,7 +32,9 @@ SELECT s.file, s.line, any_value(t.text) AS text, count(*) AS instructions,
        sum(m.global_requests) AS global_requests,
        sum(m.global_sectors) AS global_sectors,
        sum(m.global_sectors_ideal) AS global_sectors_ideal,
+       sum(s.inst_executed) FILTER (WHERE m.global_sectors IS NOT NULL) AS global_inst_executed,
        max(m.shared_conflict_ways) FILTER (WHERE m.shared_conflict_ways > 0) AS shared_conflict_ways,
+       sum(m.shared_conflict_ways) AS shared_conflicts_nway_sum,
        sum(m.shared_wavefronts) AS shared_wavefronts,
        sum(m.shared_wavefronts_ideal) AS shared_wavefronts_ideal,
        sum(m.divergent_branches) AS divergent_branches

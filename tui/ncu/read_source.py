@@ -21,6 +21,9 @@ from tui.ncu.read_rep import action_at, actions, open_report
 SAMPLES = "smsp__pcsamp_sample_count"
 INST_EXECUTED = "inst_executed"
 THREAD_INST_EXECUTED = "thread_inst_executed"
+# `BRA `(.L_x_0) 0x7f..`: ncu_report names a branch's target label; ncu's Source page
+# does not, and neither do we.
+_LABEL = re.compile(r"`\([^)]*\)\s*")
 _STALL = re.compile(r"^smsp__pcsamp_warps_issue_stalled_(\w+?)(_not_issued)?$")
 # The other per-instruction metrics kept: memory traffic, bank conflicts, divergence,
 # predication (names as ncu records them; a metric not in the report is skipped).
@@ -77,7 +80,7 @@ def _walk(action: Any, start: int) -> list[tuple[int, str]]:
         text = action.sass_by_pc(address)
         if not text:
             break
-        out.append((address, text.strip()))
+        out.append((address, _LABEL.sub("", text.rstrip())))
         address += _INSTRUCTION_BYTES
     return out
 

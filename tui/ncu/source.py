@@ -21,10 +21,11 @@ HOT_SHARE = 0.05  # a line with 5% or more of the kernel's warp samples is a hot
 WARM_SHARE = 0.01  # ... or, where none has that much (a big kernel), 1% or more
 MAX_HOT = 10  # ... at most this many, the biggest first
 TOP_STALLS = 3  # stall reasons named per line
-COALESCED_SECTORS = 4.0  # a warp's 4-byte accesses, fully coalesced, touch 4 sectors
+WAIT_SHARE = 0.2  # a line "waits on" a load when that wait is 20% or more of its samples
+UNCOALESCED_RATIO = 1.5  # sectors per request this far above the ideal: not coalesced
 NOT_A_STALL = "selected"  # a sample of a warp that issued
 
-NO_COUNTERS = ("no source counters in this launch: profile with `ncu --set full` (or "
+NO_COUNTERS = ("no source counters (per-instruction samples): profile with `ncu --set full` (or "
                "`--section SourceCounters`) and `--import-source yes`, from code built with "
                "`nvcc -lineinfo`")
 NO_LINES = ("no CUDA line information (build with `nvcc -lineinfo` to see source lines): "
@@ -64,19 +65,30 @@ class Wait:
 
 @dataclass
 class Memory:
-    global_requests: float | None = None
-    global_sectors: float | None = None
-    global_sectors_ideal: float | None = None
-    shared_conflict_ways: float | None = None
+    """Memory traffic of a line's (or an instruction's) instructions, as ncu counts it."""
+
+    global_requests: float | None = None  # L1 tag requests (ncu: L1 Tag Requests Global)
+    global_sectors: float | None = None  # L2 sectors (L2 Theoretical Sectors Global)
+    global_sectors_ideal: float | None = None  # ... were every access coalesced
+    global_inst_executed: float | None = None  # warp-level executions of those instructions
+    shared_conflict_ways: float | None = None  # the largest n-way bank conflict
+    shared_conflicts_nway_sum: float | None = None  # ncu's L1 Conflicts Shared N-Way
     shared_wavefronts: float | None = None
     shared_wavefronts_ideal: float | None = None
     divergent_branches: float | None = None
 
     @property
     def sectors_per_request(self) -> float | None:
-        if not self.global_requests or self.global_sectors is None:
+        """L2 sectors per warp-level global access (4 for coalesced 4-byte accesses)."""
+        if not self.global_inst_executed or self.global_sectors is None:
             return None
-        return self.global_sectors / self.global_requests
+        return self.global_sectors / self.global_inst_executed
+
+    @property
+    def ideal_sectors_per_request(self) -> float | None:
+        if not self.global_inst_executed or self.global_sectors_ideal is None:
+            return None
+        return self.global_sectors_ideal / self.global_inst_executed
 
 
 @dataclass
@@ -108,8 +120,9 @@ class SassLine:
     stall_samples_not_issued: int
     top_stall: str | None
     top_stall_samples: int
-    waits_on: int | None  # the address of the load it waits on most
+    waits_on: int | None  # the address of the load it waits on most (WAIT_SHARE or more)
     memory: Memory
+    wait_samples: float = 0.0
 
 
 @dataclass
@@ -191,9 +204,13 @@ def source_view(con: duckdb.DuckDBPyConnection, launch_id: int, kernel: str) -> 
             for r in _rows(con.execute(load_query("ncu_sass_listing"), params))]
     for s in sass:
         s.top_stall_samples = s.top_stall_samples or 0
+        s.wait_samples = s.wait_samples or 0.0
+        if s.wait_samples < WAIT_SHARE * s.stall_samples:
+            s.waits_on = None  # a small part of its samples: not what it waits on
     view = SourceView(launch_id, kernel, "source", sass=sass,
                       total_samples=sum(s.stall_samples for s in sass))
-    origins = dict(con.execute(load_query("ncu_source_known_files")).fetchall())
+    origins = {file: origin for file, origin, _ in
+               con.execute(load_query("ncu_source_known_files")).fetchall()}
     texts: dict[str, list[str]] = {}
     for file, _, text in con.execute(load_query("ncu_source_file_text"), params).fetchall():
         texts.setdefault(file, []).append(text)
@@ -227,7 +244,8 @@ def _lines(con: duckdb.DuckDBPyConnection, params: dict[str, Any],
         producer = lines.get((r["producer_file"], r["producer_line"]))
         if producer is not None:
             producer.dependent_stall_samples += r["samples"]
-        if consumer is not None and consumer.waits_on is None:  # biggest first
+        if (consumer is not None and consumer.waits_on is None  # biggest first
+                and r["samples"] >= WAIT_SHARE * consumer.stall_samples):
             consumer.waits_on = Wait(r["producer_file"], r["producer_line"],
                                      r["producer_address"],
                                      producer_kind(parse(r["producer_instruction"])),
@@ -258,13 +276,13 @@ def explain_line(line: SourceLine, total: int) -> str:
         parts.append(f"mostly {top.reason.replace('_', ' ')}: {stall_label(top.reason)}")
     if line.waits_on is not None:
         parts.append(f"it {waits_text(line.waits_on, line.file, line.line)}")
-    if line.dependent_stall_samples >= 1:
+    if line.dependent_stall_samples >= WARM_SHARE * total:
         parts.append(f"{line.dependent_stall_samples:,.0f} samples on other instructions "
                      "wait on its loads")
-    sectors = line.memory.sectors_per_request
-    if sectors is not None and sectors > COALESCED_SECTORS:
-        parts.append(f"its global accesses touch {sectors:.1f} sectors per request "
-                     f"({COALESCED_SECTORS:.0f} when coalesced)")
+    sectors, ideal = line.memory.sectors_per_request, line.memory.ideal_sectors_per_request
+    if sectors is not None and ideal is not None and sectors > ideal * UNCOALESCED_RATIO:
+        parts.append(f"its global accesses touch {sectors:.1f} sectors per request where "
+                     f"{ideal:.1f} would do (uncoalesced)")
     ways = line.memory.shared_conflict_ways
     if ways is not None and ways >= 2:
         parts.append(f"{ways:.0f}-way shared-memory bank conflicts")
@@ -288,7 +306,9 @@ def explain_sass(row: SassLine, total: int, view: SourceView) -> str:
 
 
 def _memory_json(m: Memory) -> dict[str, Any]:
-    return {"global_requests": m.global_requests, "global_sectors": m.global_sectors,
+    return {"l1_tag_requests_global": m.global_requests,
+            "l2_sectors_global": m.global_sectors,
+            "l2_sectors_global_ideal": m.global_sectors_ideal,
             "global_sectors_per_request": m.sectors_per_request,
             "shared_bank_conflict_ways": m.shared_conflict_ways}
 
@@ -306,12 +326,14 @@ def source_json(view: SourceView) -> dict[str, Any]:
         "waits_on_line": None if x.waits_on is None else x.waits_on.line,
         "waits_on_file": None if x.waits_on is None else x.waits_on.file,
         "waits_on": None if x.waits_on is None else x.waits_on.kind,
+        "waits_on_samples": None if x.waits_on is None else round(x.waits_on.samples, 3),
         "dependent_stall_samples": round(x.dependent_stall_samples, 3),
         **_memory_json(x.memory),
     } for x in view.lines]
     sass = [{
         "address": f"0x{s.address:x}", "function": s.function, "file": s.file,
-        "line": s.line, "instruction": s.instruction, "stall_samples": s.stall_samples,
+        "line": s.line, "instruction": s.instruction.strip(),
+        "stall_samples": s.stall_samples,
         "stall_samples_not_issued": s.stall_samples_not_issued,
         "instructions_executed": s.inst_executed, "top_stall": s.top_stall,
         "waits_on_address": None if s.waits_on is None else f"0x{s.waits_on:x}",
@@ -319,7 +341,7 @@ def source_json(view: SourceView) -> dict[str, Any]:
     hot = [{"file": x.file, "line": x.line, "text": x.text, "stall_samples": x.stall_samples,
             "share": round(x.stall_samples / total, 4) if total else None,
             "explanation": explain_line(x, total)} for x in view.hot_lines()]
-    hot_sass = [{"address": f"0x{s.address:x}", "instruction": s.instruction,
+    hot_sass = [{"address": f"0x{s.address:x}", "instruction": s.instruction.strip(),
                  "stall_samples": s.stall_samples,
                  "share": round(s.stall_samples / total, 4) if total else None,
                  "explanation": explain_sass(s, total, view)} for s in view.hot_sass()]

@@ -220,7 +220,7 @@ def _hot_text(k: dict[str, Any], say_missing: bool) -> list[Text]:
     elif k["hot_instructions"]:
         out.append(Text("hottest SASS instructions:", style="bold"))
         for h in k["hot_instructions"][:_SHOWN_HOT]:
-            out.append(Text.assemble("  ", plain(h["instruction"], "cyan")))
+            out.append(Text.assemble("  ", plain(h["instruction"].strip(), "cyan")))
             out.append(Text.assemble("    ", plain(h["explanation"])))
     else:
         out.append(Text("hottest lines: none (no warp samples)", style="dim"))

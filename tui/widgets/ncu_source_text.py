@@ -10,7 +10,7 @@ from rich.text import Text
 
 from tui.ncu.sass import parse, producer_kind
 from tui.ncu.source import (
-    COALESCED_SECTORS,
+    UNCOALESCED_RATIO,
     SassLine,
     SourceLine,
     SourceView,
@@ -79,10 +79,10 @@ def stalls_cell(line: SourceLine) -> Text:
 
 def memory_cell(line: SourceLine | SassLine) -> Text:
     parts: list[tuple[str, str]] = []
-    sectors = line.memory.sectors_per_request
+    sectors, ideal = line.memory.sectors_per_request, line.memory.ideal_sectors_per_request
     if sectors is not None:
-        parts.append((f"{sectors:.1f} sect/req",
-                      "bold yellow" if sectors > COALESCED_SECTORS else ""))
+        bad = ideal is not None and sectors > ideal * UNCOALESCED_RATIO
+        parts.append((f"{sectors:.1f} sect/req", "bold yellow" if bad else ""))
     ways = line.memory.shared_conflict_ways
     if ways is not None and ways >= 2:
         parts.append((f"{ways:.0f}-way bank", "bold yellow"))
