@@ -125,10 +125,12 @@ class NcuSourceScreen(Screen[None]):
         self.query_one("#src-title", Static).update(cells.title(view, files))
 
     def set_mode(self, mode: str) -> None:
-        """'cuda' (lines, SASS of the line below) or 'sass' (the whole listing)."""
+        """'cuda' (lines, SASS of the line below) or 'sass' (the whole listing); the cursor
+        stays on the line (its hottest instruction) it was on, else the hottest."""
         view = self.view
         if view is None:
             return
+        was = self.current
         self.mode = mode
         self.set_class(mode == "sass", "-sass-mode")
         self._title()
@@ -136,18 +138,57 @@ class NcuSourceScreen(Screen[None]):
             self._fill_lines(view)
         else:
             self._fill_sass(view)
-        first = self._hottest_row()
-        if first is not None:
-            self.main.move_cursor(row=first, animate=False)
+        target = self._row_for(was) if was is not None else None
+        if target is None:
+            target = self._hottest_row()
+        if target is not None:
+            self._go(target)
         self._explain()
 
-    def _fill_lines(self, view: SourceView) -> None:
+    def _go(self, row: int) -> None:
+        """The cursor to `row`, scrolled to the middle of the table: what leads to a hot
+        line (and what follows) stays in view."""
         table = self.main
+        table.move_cursor(row=row, animate=False, scroll=False)
+
+        def center() -> None:
+            table.scroll_to(y=max(0, row - table.scrollable_content_region.height // 2),
+                            animate=False)
+
+        table.call_after_refresh(center)
+
+    def _row_for(self, was: Row) -> int | None:
+        """The row of this mode that shows what `was` showed in the other one."""
+        view = self.view
+        if view is None or was.kind == "heading":
+            return None
+        if self.mode == "sass":
+            code = view.sass_of(was.file, was.line)
+            if not code:
+                return None
+            address = max(code, key=lambda s: s.stall_samples).address
+            return next((i for i, r in enumerate(self.rows) if r.address == address), None)
+        wanted = Row("line", was.file, was.line)
+        return next((i for i, r in enumerate(self.rows) if r == wanted), None)
+
+    def _fill(self, table: DataTable, columns: tuple[str, ...], rows: list[list[Text]],
+              keys: bool = False) -> None:
+        """Fill `table` anew; each column as wide as its widest cell (the text columns at
+        most TEXT_WIDTH), measured here: a table refilled on every cursor move is drawn
+        before its own measuring runs."""
         table.clear(columns=True)
-        for column in cells.LINE_COLUMNS:
-            table.add_column(column, key=column)
+        for i, column in enumerate(columns):
+            width = max([len(column), *(row[i].cell_len for row in rows)])
+            if column in cells.TEXT_COLUMNS:
+                width = min(width, max(cells.TEXT_WIDTH, len(column)))
+            table.add_column(column, key=column, width=width)
+        for n, row in enumerate(rows):
+            table.add_row(*row, key=str(n) if keys else None)
+
+    def _fill_lines(self, view: SourceView) -> None:
         hot = {(x.file, x.line) for x in view.hot_lines()}
         by_line = {(x.file, x.line): x for x in view.lines}
+        rows: list[list[Text]] = []
         self.rows, self._hot = [], []
         files = sorted(view.files, key=lambda f: (not f.text, -sum(
             x.stall_samples for x in view.lines if x.file == f.name), f.name))
@@ -155,41 +196,40 @@ class NcuSourceScreen(Screen[None]):
             numbers = {x.line for x in view.lines if x.file == f.name}
             numbers.update(range(1, len(f.text) + 1))
             if len(files) > 1:
-                self._add(Row("heading", f.name), [Text(""), *(
-                    Text("") for _ in cells.LINE_COLUMNS[1:-1]),
-                    Text.assemble(("── ", "dim"), plain(f.name, "bold"),
-                                  (f"  ({_origin(f.origin)})", "dim"))])
+                self.rows.append(Row("heading", f.name))
+                rows.append(cells.ordered(
+                    {"source": Text.assemble(("── ", "dim"), plain(f.name, "bold"),
+                                             (f"  ({_origin(f.origin)})", "dim"))},
+                    cells.LINE_COLUMNS))
             for n in sorted(numbers):
-                line = by_line.get((f.name, n))
                 text = f.text[n - 1] if 0 < n <= len(f.text) else None
                 if (f.name, n) in hot:
                     self._hot.append(len(self.rows))
-                self._add(Row("line", f.name, n), cells.line_cells(
-                    n, text, line, view.total_samples, (f.name, n) in hot))
+                self.rows.append(Row("line", f.name, n))
+                rows.append(cells.ordered(cells.line_cells(
+                    n, text, by_line.get((f.name, n)), view.total_samples, (f.name, n) in hot),
+                    cells.LINE_COLUMNS))
+        self._fill(self.main, cells.LINE_COLUMNS, rows, keys=True)
 
     def _fill_sass(self, view: SourceView) -> None:
-        table = self.main
-        table.clear(columns=True)
-        for column in cells.SASS_COLUMNS:
-            table.add_column(column, key=column)
         hot = {s.address for s in view.hot_sass()}
+        rows: list[list[Text]] = []
         self.rows, self._hot = [], []
         functions = {s.function for s in view.sass}
         current = None
         for s in view.sass:
             if len(functions) > 1 and s.function != current:
                 current = s.function
-                self._add(Row("heading"), [*(Text("") for _ in cells.SASS_COLUMNS[:-1]),
-                                           Text.assemble(("── ", "dim"),
-                                                         plain(s.function, "bold"))])
+                self.rows.append(Row("heading"))
+                rows.append(cells.ordered(
+                    {"instruction": Text.assemble(("── ", "dim"), plain(s.function, "bold"))},
+                    cells.SASS_COLUMNS))
             if s.address in hot:
                 self._hot.append(len(self.rows))
-            self._add(Row("sass", s.file, s.line, s.address),
-                      cells.sass_cells(s, view, self._offsets, s.address in hot))
-
-    def _add(self, row: Row, values: list[Text]) -> None:
-        self.main.add_row(*values, key=str(len(self.rows)))
-        self.rows.append(row)
+            self.rows.append(Row("sass", s.file, s.line, s.address))
+            rows.append(cells.ordered(cells.sass_cells(s, view, self._offsets, s.address in hot),
+                                      cells.SASS_COLUMNS))
+        self._fill(self.main, cells.SASS_COLUMNS, rows, keys=True)
 
     def _hottest_row(self) -> int | None:
         view = self.view
@@ -233,14 +273,11 @@ class NcuSourceScreen(Screen[None]):
         self._fill_detail(view, row)
 
     def _fill_detail(self, view: SourceView, row: Row) -> None:
-        table = self.detail
-        table.clear(columns=True)
-        for column in cells.LINE_SASS_COLUMNS:
-            table.add_column(column, key=column)
         hot = {s.address for s in view.hot_sass()}
-        for s in view.sass_of(row.file, row.line):
-            table.add_row(*cells.sass_cells(s, view, self._offsets, s.address in hot,
-                                            with_line=False))
+        self._fill(self.detail, cells.LINE_SASS_COLUMNS, [
+            cells.ordered(cells.sass_cells(s, view, self._offsets, s.address in hot),
+                          cells.LINE_SASS_COLUMNS)
+            for s in view.sass_of(row.file, row.line)])
 
     def action_hot(self, forward: bool) -> None:
         """The next (or previous) hot line from the cursor, wrapping around."""
@@ -252,7 +289,7 @@ class NcuSourceScreen(Screen[None]):
             target = next((i for i in self._hot if i > at), self._hot[0])
         else:
             target = next((i for i in reversed(self._hot) if i < at), self._hot[-1])
-        self.main.move_cursor(row=target, animate=False)
+        self._go(target)
 
     def action_toggle_view(self) -> None:
         view = self.view

@@ -27,12 +27,16 @@ _SHORT_REASON = {"long_scoreboard": "long sb", "short_scoreboard": "short sb",
                  "not_selected": "not selected", "dispatch_stall": "dispatch",
                  "warpgroup_arrive": "wg arrive"}
 
-LINE_COLUMNS = ("line", "samples", "share", "not issued", "executed", "top stalls",
-                "memory", "waits on", "source")
-SASS_COLUMNS = ("address", "line", "samples", "share", "not issued", "executed", "stall",
-                "waits on", "instruction")
-LINE_SASS_COLUMNS = ("address", "samples", "not issued", "executed", "stall", "waits on",
-                     "instruction")
+# The text first (cut to TEXT_WIDTH), then why: a wide terminal shows everything, a
+# narrow one still the line, its samples and what it is.
+LINE_COLUMNS = ("line", "samples", "share", "source", "waits on", "top stalls", "memory",
+                "not issued", "executed")
+SASS_COLUMNS = ("address", "line", "samples", "share", "instruction", "stall", "waits on",
+                "not issued", "executed")
+LINE_SASS_COLUMNS = ("address", "samples", "instruction", "stall", "waits on", "not issued",
+                     "executed")
+TEXT_COLUMNS = ("source", "instruction")
+TEXT_WIDTH = 52
 
 
 def heat_style(samples: int, total: int) -> str:
@@ -107,19 +111,20 @@ def file_name(path: str | None) -> str:
 
 
 def line_cells(number: int, text: str | None, line: SourceLine | None,
-               total: int, hot: bool) -> list[Text]:
+               total: int, hot: bool) -> dict[str, Text]:
     """One row of the CUDA view: a line of the file, with its numbers when it has SASS."""
     source = plain(text if text is not None else "(text not available)",
                    "" if text is not None else "dim italic")
     mark = Text(f"{number:>5}", style=heat_style(line.stall_samples, total) if hot and line
                 else "dim")
     if line is None:
-        return [mark, *(Text("") for _ in LINE_COLUMNS[1:-1]), source]
-    return [mark, Text(count(line.stall_samples), justify="right"),
-            share_cell(line.stall_samples, total),
-            Text(count(line.stall_samples_not_issued), justify="right"),
-            Text(count(line.inst_executed), justify="right"), stalls_cell(line),
-            memory_cell(line), wait_cell(line.waits_on, line.file), source]
+        return {"line": mark, "source": source if text is not None else Text("")}
+    return {"line": mark, "samples": Text(count(line.stall_samples), justify="right"),
+            "share": share_cell(line.stall_samples, total), "source": source,
+            "waits on": wait_cell(line.waits_on, line.file), "top stalls": stalls_cell(line),
+            "memory": memory_cell(line),
+            "not issued": Text(count(line.stall_samples_not_issued), justify="right"),
+            "executed": Text(count(line.inst_executed), justify="right")}
 
 
 def _sass_wait(row: SassLine, view: SourceView, offsets: dict[int, int]) -> Text:
@@ -133,23 +138,25 @@ def _sass_wait(row: SassLine, view: SourceView, offsets: dict[int, int]) -> Text
                          f" {producer_kind(parse(producer.instruction))}")
 
 
-def sass_cells(row: SassLine, view: SourceView, offsets: dict[int, int], hot: bool,
-               with_line: bool = True) -> list[Text]:
+def sass_cells(row: SassLine, view: SourceView, offsets: dict[int, int],
+               hot: bool) -> dict[str, Text]:
     total = view.total_samples
-    address = Text(f"+0x{offsets[row.address]:04x}",
-                   style=heat_style(row.stall_samples, total) if hot else "dim")
-    cells = [address]
-    if with_line:
-        cells.append(Text(f"{file_name(row.file)}:{row.line}" if row.line else "",
-                          style="dim"))
-    cells += [Text(count(row.stall_samples), justify="right")]
-    if with_line:
-        cells.append(share_cell(row.stall_samples, total))
-    cells += [Text(count(row.stall_samples_not_issued), justify="right"),
-              Text(count(row.inst_executed), justify="right"),
-              Text(reason(row.top_stall) if row.top_stall else ""),
-              _sass_wait(row, view, offsets), plain(row.instruction)]
-    return cells
+    return {
+        "address": Text(f"+0x{offsets[row.address]:04x}",
+                        style=heat_style(row.stall_samples, total) if hot else "dim"),
+        "line": Text(f"{file_name(row.file)}:{row.line}" if row.line else "", style="dim"),
+        "samples": Text(count(row.stall_samples), justify="right"),
+        "share": share_cell(row.stall_samples, total),
+        "instruction": plain(row.instruction),
+        "stall": Text(reason(row.top_stall) if row.top_stall else ""),
+        "waits on": _sass_wait(row, view, offsets),
+        "not issued": Text(count(row.stall_samples_not_issued), justify="right"),
+        "executed": Text(count(row.inst_executed), justify="right"),
+    }
+
+
+def ordered(cells: dict[str, Text], columns: tuple[str, ...]) -> list[Text]:
+    return [cells.get(c, Text("")) for c in columns]
 
 
 def offsets(view: SourceView) -> dict[int, int]:
