@@ -28,6 +28,7 @@ from tui.ncu.load import load_ncu
 from tui.ncu.load_source import load_source
 from tui.ncu.source import NO_COUNTERS, SourceView, explain_line, source_view
 from tui.ncu.summary import ncu_summary, render_ncu_summary
+from tui.widgets.ncu_source_text import line_cells
 
 RECORDINGS = Path(__file__).resolve().parent.parent / "recordings" / "source_view"
 
@@ -177,3 +178,25 @@ def test_a_report_without_source_counters_says_how_to_get_them(
     assert said == [f"source: {NO_COUNTERS}"]  # one line for the report
     assert "--set full" in NO_COUNTERS and "--import-source yes" in NO_COUNTERS
     assert "-lineinfo" in NO_COUNTERS
+
+
+def test_source_text_from_disk_is_shown_literally(tmp_path: Path) -> None:
+    """A source file is input like any other: markup and escape codes in it (written into a
+    copy of hot.cu for this test) reach the screen as plain, visible text."""
+    if Path(RECORDED_SOURCE).exists():
+        pytest.skip(f"{RECORDED_SOURCE} exists on this machine")
+    report = tmp_path / "hot_noimport.ncu-rep"
+    shutil.copy(sample("hot_noimport.ncu-rep"), report)
+    text = (RECORDINGS / "hot.cu").read_text().splitlines()
+    text[9] = "    out[i] = v * 2.0f; // [bold red]\x1b]0;pwned\x07\x1b[31m"
+    (tmp_path / "hot.cu").write_text("\n".join(text) + "\n")
+    con = duckdb.connect()
+    load_ncu(report, con)
+    load_source(report, con)
+    view = source_view(con, 0, "strided_load")
+    line = view.hot_lines()[0]
+    assert line.line == 10
+    cells = line_cells(10, line.text, line, view.total_samples, hot=True)
+    shown = cells["source"]
+    assert str(shown) == "    out[i] = v * 2.0f; // [bold red]\\x1b]0;pwned\\x07\\x1b[31m"
+    assert not shown.spans
