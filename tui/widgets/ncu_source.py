@@ -237,13 +237,11 @@ class NcuSourceScreen(Screen[None]):
             return None
         if self.mode == "cuda":
             top = view.hot_lines()[0]
-            wanted = Row("line", top.file, top.line)
-        else:
-            wanted = Row("sass", None, None, view.hot_sass()[0].address)
-        for i, row in enumerate(self.rows):
-            if row == wanted or (wanted.kind == "sass" and row.address == wanted.address):
-                return i
-        return self._hot[0]
+            return next((i for i in self._hot
+                         if (self.rows[i].file, self.rows[i].line) == (top.file, top.line)),
+                        self._hot[0])
+        address = view.hot_sass()[0].address
+        return next((i for i in self._hot if self.rows[i].address == address), self._hot[0])
 
     @property
     def current(self) -> Row | None:
