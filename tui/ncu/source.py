@@ -216,7 +216,7 @@ def source_view(con: duckdb.DuckDBPyConnection, launch_id: int, kernel: str) -> 
         texts.setdefault(file, []).append(text)
     named = sorted({s.file for s in sass if s.file})
     view.files = [SourceFile(f, origins.get(f), texts.get(f, [])) for f in named]
-    view.lines = _lines(con, params, sass)
+    view.lines = _lines(con, params)
     if not view.lines:
         view.status, view.note = "sass-only", NO_LINES
     elif not texts:
@@ -227,8 +227,7 @@ def source_view(con: duckdb.DuckDBPyConnection, launch_id: int, kernel: str) -> 
     return view
 
 
-def _lines(con: duckdb.DuckDBPyConnection, params: dict[str, Any],
-           sass: list[SassLine]) -> list[SourceLine]:
+def _lines(con: duckdb.DuckDBPyConnection, params: dict[str, Any]) -> list[SourceLine]:
     lines = {(r["file"], r["line"]): SourceLine(
         **{k: r[k] for k in ("file", "line", "text", "instructions", "inst_executed",
                              "thread_inst_executed", "stall_samples",
