@@ -252,12 +252,15 @@ def _trace_summary(path: Path, min_gap_ns: int, use_cache: bool,
 def _ncu_summary(path: Path):
 
     from tui.db import connect
-    from tui.ncu.load import load_ncu
+    from tui.ncu.load import detect_format, load_ncu
+    from tui.ncu.load_source import load_source
     from tui.ncu.summary import ncu_summary, render_ncu_summary
 
     con = connect(":memory:")
     load_ncu(path, con)  # its warnings come back inside the summary
-    summary = ncu_summary(con)
+    if detect_format(path) == "ncu-rep":  # the CSV pages have no per-instruction results
+        load_source(path, con)
+    summary = ncu_summary(con, with_source=True)
     summary.setdefault("source", {})["path"] = str(path)
     return summary, render_ncu_summary
 

@@ -1,6 +1,6 @@
 """`tui REPORT`: an Nsight Compute report on its own (no trace): its profiled launches in
-report order, and the drill-down of the one under the cursor. Loads in a worker, with a
-progress line."""
+report order, and the drill-down of the one under the cursor; Enter (or `s`) opens its
+Source view. Loads in a worker, with a progress line."""
 
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ from tui.widgets import keymap
 from tui.widgets.ncu_progress import NcuProgress
 from tui.widgets.ncu_screen import NcuBrowser
 
-_KEYS = tuple(k for k in keymap.APP if k.action in ("focus_next", "quit"))
+_KEYS = (*(k for k in keymap.APP if k.action in ("focus_next", "quit")),
+         *(k for k in keymap.NCU if k.action == "source"))
 
 
 class NcuApp(App[int]):
@@ -78,7 +79,15 @@ class NcuApp(App[int]):
 
     @on(NcuBrowser.Chosen)
     def _chosen(self) -> None:
-        self.browser.panel.focus()  # Enter on a launch: read its details
+        self.browser.open_source()  # Enter on a launch: where in its code it is slow
+
+    def action_source(self) -> None:
+        self.browser.open_source()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "source":  # the launches' key: not over a Source view
+            return self.screen is self.screen_stack[0]
+        return True
 
     def on_unmount(self) -> None:
         if self.session is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,8 @@ def plain_rule_text(message: str) -> str:
     return _URL_LINK.sub(r"\1 (\2)", text)
 
 
-def _open(path: Path) -> Any:
+def open_report(path: Path) -> tuple[Any, Any]:
+    """(the ncu_report module, the loaded report); NcuInputError when it cannot be read."""
     try:
         import ncu_report  # NVIDIA's reader, imported only when a report is opened
     except ImportError as err:
@@ -38,6 +40,28 @@ def _open(path: Path) -> Any:
         return ncu_report, ncu_report.load_report(str(path))
     except Exception as err:  # the SWIG layer raises assorted types
         raise NcuInputError(f"cannot open {path} as an Nsight Compute report: {err}") from err
+
+
+def actions(context: Any) -> Iterator[tuple[int, Any]]:
+    """(launch id, action) over every range, in report order: the ids of ncu_kernels."""
+    launch = 0
+    for r in range(context.num_ranges()):
+        kernels_range = context.range_by_idx(r)
+        for a in range(kernels_range.num_actions()):
+            yield launch, kernels_range.action_by_idx(a)
+            launch += 1
+
+
+def action_at(context: Any, launch_id: int) -> Any | None:
+    """The action of one launch id, without loading the launches before it."""
+    first = 0
+    for r in range(context.num_ranges()):
+        kernels_range = context.range_by_idx(r)
+        count = kernels_range.num_actions()
+        if launch_id < first + count:
+            return kernels_range.action_by_idx(launch_id - first)
+        first += count
+    return None
 
 
 def _metrics(action: Any) -> dict[str, Any]:
@@ -105,26 +129,23 @@ def _rules(launch: int, action: Any) -> list[tuple[Any, ...]]:
 
 
 def read_rep(path: Path) -> ParsedReport:
-    ncu, context = _open(path)
+    ncu, context = open_report(path)
     report = ParsedReport(format="ncu-rep")
     total = unreadable = 0
-    for r in range(context.num_ranges()):
-        kernels_range = context.range_by_idx(r)
-        for a in range(kernels_range.num_actions()):
-            action, launch = kernels_range.action_by_idx(a), total
-            total += 1
-            values = _metrics(action) if action.name() else {}
-            if not values:  # a truncated or damaged file leaves empty results behind
-                unreadable += 1
-                continue
-            report.kernels.append(_kernel(ncu, launch, action, values))
-            for name, (value, unit) in values.items():
-                if isinstance(value, str):
-                    report.metrics.append((launch, None, name, unit, None, value))
-                else:
-                    base_value, base_unit = to_base(float(value), unit)
-                    report.metrics.append((launch, None, name, base_unit, base_value, None))
-            report.rules.extend(_rules(launch, action))
+    for launch, action in actions(context):
+        total += 1
+        values = _metrics(action) if action.name() else {}
+        if not values:  # a truncated or damaged file leaves empty results behind
+            unreadable += 1
+            continue
+        report.kernels.append(_kernel(ncu, launch, action, values))
+        for name, (value, unit) in values.items():
+            if isinstance(value, str):
+                report.metrics.append((launch, None, name, unit, None, value))
+            else:
+                base_value, base_unit = to_base(float(value), unit)
+                report.metrics.append((launch, None, name, base_unit, base_value, None))
+        report.rules.extend(_rules(launch, action))
     if not report.kernels:
         raise NcuInputError(
             f"{path} holds no readable kernel results ({total} found, {unreadable} damaged): "

@@ -8,6 +8,7 @@ the trace's database is only read, through cursors, so the app's workers may sha
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,8 +18,10 @@ import duckdb
 
 from tui.db import CursorSource, connect
 from tui.ncu.load import load_ncu
+from tui.ncu.load_source import load_source
 from tui.ncu.match import Dims, KernelMatch, TraceKernelGroup, match_ncu_kernels
 from tui.ncu.names import short_name
+from tui.ncu.source import SourceView, source_view
 from tui.ncu.summary import ncu_summary
 from tui.queries import load_query
 from tui.timeline.lookup import launch_stack
@@ -82,6 +85,7 @@ class NcuSession:
         self.matches: dict[int, KernelMatch] = {}
         self._con = con
         self._trace: CursorSource | None = None
+        self._source_lock = threading.Lock()  # one reader of per-instruction results
 
     @property
     def launch_ids(self) -> list[int]:
@@ -177,6 +181,23 @@ class NcuSession:
             return None
         first = min(m.candidates, key=lambda g: g.first_start_ns or 0)
         return None if first.first_id is None else self.trace_activity(first.first_id)
+
+    def source(self, launch_id: int) -> SourceView:
+        """The Source view of a launch; its per-instruction results are read from the
+        report on first use (a second for a big library kernel: call from a worker).
+        Raises NcuInputError when the report cannot be read again."""
+        launch = self.launches[launch_id]
+        kernel = launch["short_name"] or launch["name"]
+        with self._source_lock:
+            cur = self._con.cursor()
+            try:
+                if self.summary.get("source", {}).get("format") == "ncu-rep":
+                    load_source(self.path, cur, [launch_id])
+                else:  # a CSV export: the view says it needs the report
+                    cur.execute(load_query("ncu_source_schema"))
+                return source_view(cur, launch_id, kernel)
+            finally:
+                cur.close()
 
     def close(self) -> None:
         self._con.close()

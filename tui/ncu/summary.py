@@ -16,6 +16,7 @@ from rich.text import Text
 
 from tui.ncu.figures import FIGURES, KernelFigures, Metrics, kernel_figures
 from tui.ncu.nvidia import sol_kind
+from tui.ncu.source import source_json, source_view
 from tui.ncu.verdict import STALL_REASONS, decide
 from tui.queries import load_query
 from tui.safe_text import plain
@@ -52,11 +53,16 @@ def _figures_dict(f: KernelFigures) -> dict[str, Any]:
 
 
 def ncu_summary(con: duckdb.DuckDBPyConnection,
-                progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+                progress: Callable[[int, int], None] | None = None,
+                with_source: bool = False) -> dict[str, Any]:
     """The loaded Nsight Compute report: {"source", "kernels" (report order), "warnings"}.
 
     `progress(done, total)` is called after each launch (the app's progress bar).
+    `with_source`: each launch gets its Source view (`source_json`) from what
+    `load_source` loaded (nothing loaded: a note saying the view needs the report).
     """
+    if with_source:
+        con.execute(load_query("ncu_source_schema"))
     meta = dict(con.execute(load_query("ncu_meta")).fetchall())
     warnings = [v for k, v in sorted(meta.items()) if k.startswith("warning.")]
     source: dict[str, Any] = {k: v for k, v in meta.items() if not k.startswith("warning.")}
@@ -89,6 +95,8 @@ def ncu_summary(con: duckdb.DuckDBPyConnection,
             "nvidia_verdict": nvidia_kind,
             "nvidia_rules": rules,
         }
+        if with_source:
+            entry.update(source_json(source_view(con, k["launch_id"], k["short_name"])))
         kernels.append(entry)
         label = f"launch {k['launch_id']} ({k['short_name']})"
         if verdict.kind is None:
@@ -184,6 +192,41 @@ def _kernel_detail(k: dict[str, Any]) -> Group:
     return Group(*lines)
 
 
+_SHOWN_HOT = 3  # hottest lines named per kernel in the text (the JSON has them all)
+_NO_VIEW = ("no-counters", "unavailable")
+
+
+def _file_name(path: str | None) -> str:
+    return (path or "?").replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def _hot_text(k: dict[str, Any], say_missing: bool) -> list[Text]:
+    """The kernel's hottest CUDA lines (or SASS instructions) with why, for the text."""
+    status = k.get("source_status")
+    if status is None or (status in _NO_VIEW and not say_missing):
+        return []
+    if status in _NO_VIEW:
+        return [Text.assemble(("source: ", "bold"), plain(k["source_note"]))]
+    out: list[Text] = []
+    if k.get("source_note"):
+        out.append(Text.assemble(("source: ", "bold"), plain(k["source_note"], "dim")))
+    if k["hot_lines"]:
+        out.append(Text("hottest lines:", style="bold"))
+        for h in k["hot_lines"][:_SHOWN_HOT]:
+            out.append(Text.assemble(
+                "  ", plain(f"{_file_name(h['file'])}:{h['line']}", "bold"), "  ",
+                plain((h["text"] or "").strip(), "cyan")))
+            out.append(Text.assemble("    ", plain(h["explanation"])))
+    elif k["hot_instructions"]:
+        out.append(Text("hottest SASS instructions:", style="bold"))
+        for h in k["hot_instructions"][:_SHOWN_HOT]:
+            out.append(Text.assemble("  ", plain(h["instruction"].strip(), "cyan")))
+            out.append(Text.assemble("    ", plain(h["explanation"])))
+    else:
+        out.append(Text("hottest lines: none (no warp samples)", style="dim"))
+    return out
+
+
 def render_ncu_summary(summary: dict[str, Any], console: Console) -> None:
     """Print the summary: a table of launches, then each launch's verdict beside NVIDIA's
     findings. Names and rule text come from the input file: always plain Text."""
@@ -194,8 +237,16 @@ def render_ncu_summary(summary: dict[str, Any], console: Console) -> None:
         title.append_text(Text.assemble(", ", plain(source["device_name"])))
     console.print(title.append(")"))
     console.print(_kernels_table(summary["kernels"]))
+    statuses = {k.get("source_status") for k in summary["kernels"]}
+    missing_everywhere = bool(statuses) and statuses <= set(_NO_VIEW)
     for k in summary["kernels"]:
         console.print()
-        console.print(Padding(_kernel_detail(k), (0, 0, 0, 1)))
+        detail = _kernel_detail(k)
+        detail.renderables.extend(_hot_text(k, not missing_everywhere))
+        console.print(Padding(detail, (0, 0, 0, 1)))
+    if missing_everywhere and summary["kernels"]:
+        console.print()
+        console.print(Text.assemble(("source: ", "bold"),
+                                    plain(summary["kernels"][0]["source_note"])))
     for warning in summary.get("warnings", []):
         console.print(Text.assemble(("warning: ", "yellow"), plain(warning)))

@@ -74,6 +74,20 @@ NCU: tuple[Key, ...] = (
     Key("escape", "close", "back to the timeline", "Nsight Compute", "Esc", "back"),
     Key("t", "show_on_timeline", "show the launch's kernel on the timeline (Enter on "
         "the list too)", "Nsight Compute", "t", "on timeline"),
+    Key("s", "source", "the launch's Source view: its hot CUDA lines, why they stall and "
+        "their SASS (Enter on the list of a report opened alone)", "Nsight Compute", "s",
+        "source"),
+)
+
+# In the Source view of a launch (tui/widgets/ncu_source.py).
+SOURCE: tuple[Key, ...] = (
+    Key("n", "hot(True)", "next hot line (the lines with the most warp samples)", "Source view",
+        "n", "next hot"),
+    Key("N", "hot(False)", "previous hot line", "Source view", "N", "prev hot"),
+    Key("v", "toggle_view", "CUDA lines (the SASS of the line below) or the whole SASS "
+        "listing", "Source view", "v", "CUDA/SASS"),
+    Key("tab", "focus_next", "the lines, then the SASS of the line", "Source view", "Tab"),
+    Key("escape", "close", "back to the launches", "Source view", "Esc", "back"),
 )
 
 # On the SQL prompt (`:`); Tab moves between the editor, the results and the schema.

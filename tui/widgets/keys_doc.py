@@ -24,6 +24,7 @@ TITLES = {  # a key table's name in its module → its heading; others get their
     "CODE": "On the Code tab",
     "SQL": "On the SQL prompt",
     "NCU": "On the Nsight Compute screen",
+    "SOURCE": "In the Source view of a launch",
     "RUN": "On the ranks of a run (`tui DIR`)",
     "DIFF": "In `tui diff` on a terminal",
 }

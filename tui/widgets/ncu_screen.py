@@ -23,6 +23,7 @@ from tui.timeline.lookup import StackFrame
 from tui.widgets import keymap
 from tui.widgets.ncu_list import NcuLaunchList
 from tui.widgets.ncu_panel import NcuPanel
+from tui.widgets.ncu_source import NcuSourceScreen
 
 
 def title_text(session: NcuSession) -> Text:
@@ -103,6 +104,11 @@ class NcuBrowser(Vertical):
         if self.launches.launch_id is not None:
             self.post_message(self.Chosen(self.launches.launch_id))
 
+    def open_source(self) -> None:
+        """The Source view of the launch under the cursor, over this screen."""
+        if self.session is not None and self.launches.launch_id is not None:
+            self.app.push_screen(NcuSourceScreen(self.session, self.launches.launch_id))
+
     def _drill(self, launch_id: int | None) -> None:
         session = self.session
         if session is None:
@@ -142,6 +148,9 @@ class NcuScreen(Screen[None]):
     @on(NcuBrowser.Chosen)
     def _chosen(self, event: NcuBrowser.Chosen) -> None:
         self._jump(event.launch_id)
+
+    def action_source(self) -> None:
+        self.query_one(NcuBrowser).open_source()
 
     def action_show_on_timeline(self) -> None:
         launch_id = self.query_one(NcuBrowser).launches.launch_id
