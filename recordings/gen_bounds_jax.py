@@ -30,7 +30,8 @@ def loader():
     d, h = 1024 // SCALE, 4096 // SCALE
     key = jax.random.PRNGKey(0)
     k1, k2 = jax.random.split(key)
-    params = [jax.random.normal(k1, (d, h)) / np.sqrt(d), jax.random.normal(k2, (h, d)) / np.sqrt(h)]
+    params = [jax.random.normal(k1, (d, h)) / np.sqrt(d),
+              jax.random.normal(k2, (h, d)) / np.sqrt(h)]
 
     @jax.jit
     def train(params, x):
