@@ -109,15 +109,22 @@ class DeviceTime:
                 "communication": self.comm_ns + idle["communication"],
                 "other": idle["other"]}
 
-    def as_dict(self) -> dict:
+    def figures(self) -> dict:
+        """The figures beside the idle split (which a diagnosis' JSON holds itself): what
+        `from_json` needs to decide again."""
         out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "idle"}
-        return out | self.idle.as_dict() | {"device": self.device}
+        return out | {"gaps_by_cause": dict(self.idle.gaps),
+                      "top_call": dict(self.idle.top_call)}
 
     @classmethod
-    def from_dict(cls, data: dict) -> DeviceTime:
+    def from_json(cls, entry: dict) -> DeviceTime:
+        """From a diagnosis' JSON (Diagnosis.to_json): its figures and idle split."""
+        figures = entry["figures"]
         names = {f.name for f in fields(cls)} - {"idle"}
-        return cls(**{k: v for k, v in data.items() if k in names},
-                   idle=IdleByCause.from_dict(data))
+        idle = IdleByCause.from_dict({"device": figures["device"], **entry,
+                                      "gaps_by_cause": figures.get("gaps_by_cause", {}),
+                                      "top_call": figures.get("top_call", {})})
+        return cls(**{k: v for k, v in figures.items() if k in names}, idle=idle)
 
 
 @dataclass
@@ -135,7 +142,7 @@ class Diagnosis:
             "bound": self.bound, "text": self.text, "idle_ns": t.idle_ns if t else 0,
             "idle_by_cause": {f"{c}_ns": (t.idle.by_cause[c] if t else 0) for c in CAUSES},
             "parts": t.parts() if t else {},
-            "figures": t.as_dict() if t else None,
+            "figures": t.figures() if t else None,
         }
         if self.devices:
             out["devices"] = [d.to_json() for d in self.devices]
@@ -159,12 +166,16 @@ def device_times(con: duckdb.DuckDBPyConnection, gaps: Sequence[Gap]) -> list[De
     return out
 
 
+# The profilers' own step ranges, which say nothing of what the host was doing
+_STEP_MARKERS = ("ProfilerStep#",)
+
+
 def _host_busy_in(gaps: Sequence[Gap]) -> dict[int, str]:
     """Per device, the op or range the host was busy in over the most host-wait time
     (numbered names such as step_3 and step_4 counted as one, step_N)."""
     totals: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for gap in gaps:
-        if gap.busy_in:
+        if gap.busy_in and not gap.busy_in.startswith(_STEP_MARKERS):
             totals[gap.device][re.sub(r"\d+", "N", gap.busy_in)] += gap.duration_ns
     return {device: max(names, key=lambda n: names[n]) for device, names in totals.items()}
 
@@ -227,16 +238,18 @@ def _one(t: DeviceTime, source_format: str | None, subject: str | None) -> Diagn
     if bound is None:
         return Diagnosis(None, "No GPU activity: nothing bounds the GPU in this trace.", t)
     who = subject or ("the GPUs" if t.device is None else f"GPU {t.device}")
+    its = "their" if who.endswith("GPUs") else "its"
     remedy = (REMEDY_XLA if source_format == "xla" else {}).get(bound, REMEDY[bound])
-    return Diagnosis(bound, f"{_TITLE[bound]}: {_EVIDENCE[bound](t, who)}; {remedy}.", t)
+    return Diagnosis(bound, f"{_TITLE[bound]}: {_EVIDENCE[bound](t, who, its)}; {remedy}.",
+                     t)
 
 
 def _pct(ns: int, of: int) -> str:
     return f"{100 * ns / of:.0f}%" if of else "-"
 
 
-def _of_span(ns: int, t: DeviceTime) -> str:
-    return f"{_pct(ns, t.span_ns)} of its {format_ns(t.span_ns)}"
+def _of_span(ns: int, t: DeviceTime, its: str) -> str:
+    return f"{_pct(ns, t.span_ns)} of {its} {format_ns(t.span_ns)}"
 
 
 def _rate(count: int, ns: int) -> str:
@@ -244,65 +257,65 @@ def _rate(count: int, ns: int) -> str:
     return f"{per_s / 1000:.0f}k/s" if per_s >= 1000 else f"{per_s:.0f}/s"
 
 
-def _compute(t: DeviceTime, who: str) -> str:
+def _compute(t: DeviceTime, who: str, its: str) -> str:
     median = (f" of {format_ns(round(t.kernel_median_ns))} median"
               if t.kernel_median_ns is not None else "")
-    waited = (f"; its NCCL kernels waited {format_ns(t.comm_wait_ns)} for other ranks"
+    waited = (f"; {its} NCCL kernels waited {format_ns(t.comm_wait_ns)} for other ranks"
               if t.comm_wait_ns else "")
-    return (f"{who} ran compute kernels {_of_span(t.compute_ns, t)} "
+    return (f"{who} ran compute kernels {_of_span(t.compute_ns, t, its)} "
             f"({t.kernels:,} kernels{median}{waited})")
 
 
-def _memory(t: DeviceTime, who: str) -> str:
-    return (_compute(t, who) + ", and Nsight Compute puts "
+def _memory(t: DeviceTime, who: str, its: str) -> str:
+    return (_compute(t, who, its) + ", and Nsight Compute puts "
             f"{_pct(t.memory_ns or 0, t.compute_ns)} of that time in kernels at their "
             "memory ceiling")
 
 
-def _launch(t: DeviceTime, who: str) -> str:
+def _launch(t: DeviceTime, who: str, its: str) -> str:
     median = (f" of {format_ns(round(t.kernel_median_ns))} median"
               if t.kernel_median_ns is not None else "")
     ns = t.idle.by_cause["launch"]
     return (f"{who} ran {t.kernels:,} kernels{median} and waited {format_ns(ns)} between "
-            f"back-to-back launches ({_of_span(ns, t)}; issue rate "
+            f"back-to-back launches ({_of_span(ns, t, its)}; issue rate "
             f"{_rate(t.kernels + t.copies, t.span_ns)} on the host)")
 
 
-def _host(t: DeviceTime, who: str) -> str:
+def _host(t: DeviceTime, who: str, its: str) -> str:
     ns = t.idle.by_cause["host"]
     busy = f", busy in {t.host_busy_in}" if t.host_busy_in else ""
-    return (f"{who} waited {format_ns(ns)} ({_of_span(ns, t)}) for the host to issue work "
+    return (f"{who} waited {format_ns(ns)} ({_of_span(ns, t, its)}) for the host to issue work "
             f"({t.idle.gaps['host']:,} gaps{busy})")
 
 
-def _sync(t: DeviceTime, who: str) -> str:
+def _sync(t: DeviceTime, who: str, its: str) -> str:
     ns = t.idle.by_cause["sync"]
     call = t.idle.top_call.get("sync")
-    return (f"{who} idled {format_ns(ns)} ({_of_span(ns, t)}) after the host waited on it "
+    return (f"{who} idled {format_ns(ns)} ({_of_span(ns, t, its)}) after the host waited on it "
             f"({t.idle.gaps['sync']:,} times" + (f", most in {call}" if call else "") + ")")
 
 
-def _copy(t: DeviceTime, who: str) -> str:
+def _copy(t: DeviceTime, who: str, its: str) -> str:
     staged = t.idle.by_cause["copy"]
     moved = (f"; {t.copies:,} copies, {format_bytes(t.copy_bytes)}" if t.copies else "")
     return (f"{who} spent {format_ns(t.copy_ns)} copying with no compute beside it and "
             f"idled {format_ns(staged)} while the host staged copies "
-            f"({_of_span(t.copy_ns + staged, t)}{moved})")
+            f"({_of_span(t.copy_ns + staged, t, its)}{moved})")
 
 
-def _communication(t: DeviceTime, who: str) -> str:
+def _communication(t: DeviceTime, who: str, its: str) -> str:
     blocked = t.idle.by_cause["communication"]
     more = [f"{format_ns(t.comm_wait_ns)} of the NCCL kernels' time waiting for other ranks"
             ] if t.comm_wait_ns else []
     if blocked:
         more.append(f"and idled {format_ns(blocked)} while the host was in a collective")
     return (f"{who} spent {format_ns(t.comm_ns)} in NCCL kernels with no compute beside "
-            f"them ({_of_span(t.comm_ns, t)}" + "".join(f"; {m}" for m in more) + ")")
+            f"them ({_of_span(t.comm_ns, t, its)}" + "".join(f"; {m}" for m in more) + ")")
 
 
-def _other(t: DeviceTime, who: str) -> str:
+def _other(t: DeviceTime, who: str, its: str) -> str:
     ns = t.idle.by_cause["other"]
-    return (f"{who} idled {format_ns(ns)} ({_of_span(ns, t)}) with its next work already "
+    return (f"{who} idled {format_ns(ns)} ({_of_span(ns, t, its)}) with its next work already "
             "queued (a wait on another stream or an event) or with no host call linked "
             "to it")
 
@@ -329,8 +342,7 @@ def with_ncu(diagnosis: dict, ncu: dict, source_format: str | None = None) -> di
     if not memory_ns or not diagnosis.get("figures"):
         return diagnosis
     entries = diagnosis.get("devices") or [diagnosis]
-    times = [replace(DeviceTime.from_dict(e["figures"]), memory_ns=memory_ns)
-             for e in entries]
+    times = [replace(DeviceTime.from_json(e), memory_ns=memory_ns) for e in entries]
     return diagnose(times, source_format).to_json()
 
 
@@ -344,3 +356,40 @@ def _memory_ns(ncu: dict) -> int:
             key = (c["name"], tuple(c["grid"]), tuple(c["block"]))
             memory[key] = c.get("total_duration_ns") or 0
     return sum(memory.values())
+
+
+def rank_diagnosis(entry: dict | None, rank: int, wait_ns: int | None,
+                   source_format: str | None = None) -> dict | None:
+    """One rank's diagnosis (JSON) decided again over the run: with how long its NCCL
+    kernels waited for the other ranks (`wait_ns`, tui.analysis.ranks), said of
+    "rank R's GPU". `entry` is the rank's own diagnosis JSON (rank_summary)."""
+    times = _times(entry)
+    if times is None:
+        return None
+    talking = next((t for t in times if t.comm_kernels), None)
+    if talking is not None and wait_ns:
+        talking.comm_wait_ns = wait_ns
+    subject = f"rank {rank}'s GPU" if len(times) == 1 else f"rank {rank}'s GPUs"
+    return diagnose(times, source_format, subject).to_json()
+
+
+def run_diagnosis(by_rank: dict[int, dict | None], source_format: str | None = None) -> dict:
+    """The diagnosis of a run (JSON): every rank's devices summed, and each rank's bound
+    named when they differ. `by_rank`: rank_diagnosis() of each rank."""
+    times = {rank: t for rank, entry in by_rank.items() if (t := _times(entry))}
+    if not times:
+        return Diagnosis(None, "No GPU activity: nothing bounds the GPUs of this run.",
+                         None).to_json()
+    whole = combined([t for ts in times.values() for t in ts])
+    top = _one(whole, source_format, f"the {len(times)} ranks' GPUs")
+    bounds = {rank: by_rank[rank]["bound"] for rank in times}  # type: ignore[index]
+    if len(set(bounds.values())) > 1:
+        top.text += " By rank: " + "; ".join(f"{r} {b}" for r, b in sorted(bounds.items())) + "."
+    return top.to_json()
+
+
+def _times(entry: dict | None) -> list[DeviceTime] | None:
+    """The device figures a diagnosis' JSON was decided from; None without any."""
+    if not entry or not entry.get("figures"):
+        return None
+    return [DeviceTime.from_json(e) for e in entry.get("devices") or [entry]]

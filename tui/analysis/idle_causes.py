@@ -76,6 +76,7 @@ class IdleByCause:
 
     @classmethod
     def from_dict(cls, data: dict) -> IdleByCause:
+        """From as_dict()'s keys (gaps_by_cause and top_call may be missing)."""
         by_cause = {c: int(data["idle_by_cause"].get(f"{c}_ns", 0)) for c in CAUSES}
         gaps = {c: int(data.get("gaps_by_cause", {}).get(c, 0)) for c in CAUSES}
         return cls(data["device"], int(data["idle_ns"]), by_cause, gaps,

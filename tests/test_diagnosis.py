@@ -1,0 +1,127 @@
+"""The diagnosis (tui.analysis.diagnosis) and the idle causes under it
+(tui.analysis.idle_causes), on real traces of known character: what bounds each, and
+that every device's idle time is accounted for by cause, to the nanosecond."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import sample
+from tests.test_app import settle, sync
+from tests.test_tables import SIZE, ready
+from tui.analysis.diagnosis import device_times, diagnose
+from tui.analysis.findings import trace_findings
+from tui.analysis.gaps import explained_gaps
+from tui.analysis.idle_causes import CAUSES, GAP_KIND, tally
+from tui.analysis.kernels import device_busy
+from tui.app import TraceApp
+from tui.trace import open_trace
+from tui.widgets.tables.findings import FindingPanel
+
+JAX_TRAIN = "jax_train/plugins/profile/2026_11_24_13_14_53/vm.xplane.pb"
+# (trace, its bound): the launch-bound inference loop (thousands of µs kernels, eager),
+# the gappy training (a sleeping data loader every step), a CUDA-graph replay (busy),
+# the jitted JAX training with a host-side data step, and nsys exports of the same
+# loops; the tuned run's bf16 kernels are so short that launches limit it.
+BOUNDS = [
+    ("launch_bound_inference.pt.trace.json.gz", "launch"),
+    ("gappy_training.pt.trace.json.gz", "host"),
+    ("tuned_training.pt.trace.json.gz", "launch"),
+    ("cuda_graphs.pt.trace.json.gz", "compute"),
+    (JAX_TRAIN, "host"),
+    ("gappy_training.sqlite", "host"),
+]
+
+
+@pytest.fixture(scope="module", params=[name for name, _ in BOUNDS])
+def figures(request) -> tuple[str, list, list, list]:
+    """(name, device_busy, device_times, explained gaps over 1 ms) of one trace."""
+    with open_trace(sample(request.param)) as trace:
+        gaps = explained_gaps(trace.con, 1_000_000)
+        return request.param, device_busy(trace.con), device_times(trace.con, gaps), gaps
+
+
+def test_every_idle_nanosecond_has_one_cause(figures) -> None:
+    _, busy, times, _ = figures
+    assert [t.device for t in times] == [d.id for d in busy]
+    for device, t in zip(busy, times, strict=True):
+        assert t.span_ns == device.span_ns and t.busy_ns == device.busy_ns
+        # the causes add up to the idle time, which is the span less the busy time
+        assert sum(t.idle.by_cause.values()) == t.idle.idle_ns == t.idle_ns
+        assert t.idle_ns == device.span_ns - device.busy_ns > 0
+        # busy time split by what ran, each instant once
+        assert t.compute_ns + t.copy_ns + t.comm_ns == t.busy_ns
+        # the bounds' claims make up the span
+        assert sum(t.parts().values()) == t.span_ns
+
+
+def test_the_bound_is_the_designed_one(figures) -> None:
+    name, _, times, _ = figures
+    expected = dict(BOUNDS)[name]
+    diagnosis = diagnose(times, "xla" if name == JAX_TRAIN else None)
+    assert diagnosis.bound == expected
+    assert diagnosis.text.startswith(f"{expected.capitalize()}-bound: GPU 0 ")
+    if name == JAX_TRAIN:  # what to do, said for JAX
+        assert "device_put ahead of time" in diagnosis.text
+
+
+def test_gap_classes_are_the_idle_causes(figures) -> None:
+    """A gap over the threshold is classed by its idle cause: the gaps of each class add
+    up to at most that cause's idle time."""
+    _, _, times, gaps = figures
+    for t in times:
+        for cause in CAUSES:
+            in_gaps = sum(g.duration_ns for g in gaps
+                          if g.device == t.device and g.kind == GAP_KIND[cause])
+            assert in_gaps <= t.idle.by_cause[cause]
+
+
+def test_launch_bound_says_how_many_kernels_and_what_to_do() -> None:
+    with open_trace(sample("launch_bound_inference.pt.trace.json.gz")) as trace:
+        found, _, _, diagnosis = trace_findings(trace.con, 1_000_000)
+    causes = diagnosis.time.idle.by_cause
+    assert causes["launch"] > 0.95 * diagnosis.time.idle_ns
+    assert "ran 9,600 kernels of 1.54 µs median and waited 205 ms between back-to-back " \
+        "launches (92% of its 224 ms" in diagnosis.text
+    assert "CUDA graph" in diagnosis.text
+    # the finding naming the cause carries the idle it explains and comes first; the
+    # device's idle (split by cause) and the low-use stretch have no cost of their own
+    assert found[0].rule == "launch_overhead" and found[0].cost_ns == causes["launch"]
+    idle = next(f for f in found if f.rule == "gpu_idle")
+    util = next(f for f in found if f.rule == "gpu_time_util")
+    assert idle.cost_ns is None and util.cost_ns is None
+    assert "205 ms between back-to-back launches" in idle.text
+    assert "gpu_time_util" in idle.text and "gpu_idle" in util.text
+
+
+def test_host_bound_names_what_the_host_was_busy_in() -> None:
+    with open_trace(sample("gappy_training.pt.trace.json.gz")) as trace:
+        gaps = explained_gaps(trace.con, 1_000_000)
+        (time,) = device_times(trace.con, gaps)
+    assert time.host_busy_in == "dataloader"
+    text = diagnose([time]).text
+    assert "busy in dataloader" in text and "DataLoader workers" in text
+
+
+def test_tally_is_the_one_way_causes_become_totals() -> None:
+    """Another classification of the same intervals (HTA's host wait / kernel wait /
+    other, say) enters through tally: unknown causes count as other, nothing is lost."""
+    rows = [(0, "launch", 30, 3, None), (0, "host-wait", 50, 1, None),
+            (0, "sync", 20, 2, "cudaStreamSynchronize"), (1, "host", 7, 1, None)]
+    zero, one = tally(rows)
+    assert zero.idle_ns == 100 and zero.by_cause["other"] == 50
+    assert zero.top_call == {"sync": "cudaStreamSynchronize"}
+    assert (one.device, one.idle_ns, one.by_cause["host"]) == (1, 7, 7)
+
+
+@sync
+async def test_the_findings_tab_opens_with_the_diagnosis() -> None:
+    app = TraceApp(sample("launch_bound_inference.pt.trace.json.gz"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("6")
+        await ready(pilot, "finding-table")
+        await pilot.pause()
+        caption = str(app.query_one(FindingPanel).caption.render())
+    assert caption.startswith("Launch-bound: GPU 0 ran 9,600 kernels of 1.54 µs median")
+    assert "(idle 209 ms of 224 ms: launch 205 ms, host 4.02 ms)" in caption
