@@ -20,60 +20,90 @@
 --                  busy with other work)
 --   other          the rest: the next work was queued yet the GPU waited (another stream,
 --                  an event), or no host call is linked to it
--- The waits and previous launches are as-of joins on the launching thread.
+-- The waits are found from the blocking calls (an as-of join to the launch after each),
+-- the previous launch by a window over the thread's launches.
 -- Columns of idle_causes: device, start_ns, duration_ns, cause, blocked_in (the call
 -- waited in, for sync/copy/communication), issue_gap_ns (the next launch less the
 -- thread's previous launch).
 CREATE OR REPLACE TEMP TABLE idle_causes AS
-WITH calls AS (
-    -- every runtime call linked to GPU work: the launch of each activity
-    SELECT correlation, min(start_ns) AS start_ns, arg_min(end_ns, start_ns) AS end_ns,
-           arg_min(pid, start_ns) AS pid, arg_min(tid, start_ns) AS tid
-    FROM host_activities
-    WHERE kind = 'runtime' AND correlation IS NOT NULL
-    GROUP BY correlation
-), launch_calls AS (
-    SELECT c.pid, c.tid, c.start_ns
-    FROM calls AS c SEMI JOIN gpu_activities AS a ON a.correlation = c.correlation
-), gaps AS (
-    SELECT g.device, g.start_ns, g.duration_ns,
-           b.copy_kind AS before_copy, a.copy_kind AS after_copy,
-           n.pid, n.tid, n.start_ns AS launch_ns, n.end_ns AS launch_end_ns
+WITH picked AS (
+    SELECT g.device, g.start_ns, g.duration_ns, b.copy_kind AS before_copy,
+           a.copy_kind AS after_copy, a.correlation
     FROM gpu_idle AS g
     LEFT JOIN gpu_activities AS b ON b.id = g.before_id
     LEFT JOIN gpu_activities AS a ON a.id = g.after_id
-    LEFT JOIN calls AS n ON n.correlation = a.correlation
     WHERE g.duration_ns > $min_ns
       AND ($device IS NULL OR g.device = $device)
       AND ($start_ns IS NULL OR g.start_ns = $start_ns)
+), launched AS (
+    -- the runtime call that launched each interval's next work (of equals, the first);
+    -- joined from the intervals, so that a few of them touch few calls
+    SELECT p.device, p.start_ns, min(h.start_ns) AS launch_ns,
+           arg_min(h.end_ns, h.start_ns) AS launch_end_ns,
+           arg_min(h.pid, h.start_ns) AS pid, arg_min(h.tid, h.start_ns) AS tid
+    FROM picked AS p
+    JOIN host_activities AS h ON h.kind = 'runtime' AND h.correlation = p.correlation
+    GROUP BY p.device, p.start_ns
+), gaps AS (
+    SELECT p.device, p.start_ns, p.duration_ns, p.before_copy, p.after_copy,
+           l.pid, l.tid, l.launch_ns, l.launch_end_ns
+    FROM picked AS p
+    LEFT JOIN launched AS l USING (device, start_ns)
+), threads AS (
+    SELECT DISTINCT pid, tid FROM gaps WHERE tid IS NOT NULL
+), thread_calls AS (
+    -- the host rows of the launching threads
+    SELECT h.kind, h.pid, h.tid, h.start_ns, h.end_ns, h.name, h.correlation
+    FROM host_activities AS h
+    SEMI JOIN threads AS t ON h.pid = t.pid AND h.tid = t.tid
+    WHERE h.kind IN ('runtime', 'cpu_op')
+), launch_calls AS (
+    -- their runtime calls that launched GPU work, each with the thread's launch before
+    SELECT pid, tid, start_ns,
+           lag(start_ns) OVER (PARTITION BY pid, tid ORDER BY start_ns) AS previous_ns
+    FROM (SELECT DISTINCT c.pid, c.tid, c.start_ns
+          FROM thread_calls AS c
+          SEMI JOIN gpu_activities AS a ON a.correlation = c.correlation
+          WHERE c.kind = 'runtime')
 ), blocking AS (
-    -- host calls that hold their thread until the GPU (or other ranks) are done
+    -- their calls that hold the thread until the GPU (or other ranks) are done
     SELECT pid, tid, start_ns, end_ns, name,
            CASE WHEN kind = 'cpu_op' THEN 'communication'
                 WHEN regexp_matches(name, $sync_pattern) THEN 'sync'
                 ELSE 'copy' END AS what
-    FROM host_activities
-    WHERE (kind = 'runtime' AND (regexp_matches(name, $sync_pattern)
-                                 OR regexp_matches(name, $copy_pattern)))
+    FROM thread_calls
+    -- substrings first: cheap, they leave the patterns few names to match
+    WHERE (kind = 'runtime'
+           AND (contains(name, 'ynchronize') OR contains(name, 'Query')
+                OR contains(name, 'emcpy'))
+           AND (regexp_matches(name, $sync_pattern) OR regexp_matches(name, $copy_pattern)))
        OR (kind = 'cpu_op' AND regexp_matches(name, $collective_pattern))
+), unblocked AS (
+    -- the thread's first launch once each blocking call returned (few calls: the as-of
+    -- join runs from them, not from the intervals)
+    SELECT b.*, l.start_ns AS launch_ns
+    FROM blocking AS b
+    ASOF JOIN launch_calls AS l
+      ON b.pid = l.pid AND b.tid = l.tid AND b.end_ns <= l.start_ns
 ), waited AS (
-    SELECT g.*, w.what AS blocked_what, w.name AS blocked_name, w.end_ns AS blocked_end_ns
+    -- intervals whose thread sat in a blocking call as the GPU ran dry and launched the
+    -- next work first thing after it returned, within $reaction_ns
+    SELECT g.device, g.start_ns, arg_max(u.what, u.start_ns) AS blocked_what,
+           arg_max(u.name, u.start_ns) AS blocked_name
     FROM gaps AS g
-    ASOF LEFT JOIN blocking AS w
-      ON g.pid = w.pid AND g.tid = w.tid AND g.start_ns >= w.start_ns
-), issued AS (
-    SELECT g.*, g.launch_ns - p.start_ns AS issue_gap_ns
-    FROM waited AS g
-    ASOF LEFT JOIN launch_calls AS p
-      ON g.pid = p.pid AND g.tid = p.tid AND g.launch_ns > p.start_ns
+    JOIN unblocked AS u
+      ON u.pid = g.pid AND u.tid = g.tid AND u.launch_ns = g.launch_ns
+    WHERE u.start_ns <= g.start_ns AND u.end_ns > g.start_ns
+      AND g.launch_ns - u.end_ns <= $reaction_ns
+    GROUP BY g.device, g.start_ns
 ), marked AS (
-    SELECT *,
-           -- in a blocking call as the GPU ran dry, and issuing the next work soon after
-           -- it returned (work queued before it is not held up by it)
-           coalesce(blocked_end_ns > start_ns AND launch_ns >= blocked_end_ns
-                    AND launch_ns - blocked_end_ns <= $reaction_ns, false) AS blocked,
-           coalesce(launch_ns > start_ns, false) AS late  -- issued after the GPU ran dry
-    FROM issued
+    SELECT g.*, w.blocked_what, w.blocked_name, w.blocked_what IS NOT NULL AS blocked,
+           g.launch_ns - l.previous_ns AS issue_gap_ns,
+           coalesce(g.launch_ns > g.start_ns, false) AS late  -- issued after the GPU ran dry
+    FROM gaps AS g
+    LEFT JOIN waited AS w USING (device, start_ns)
+    LEFT JOIN launch_calls AS l
+      ON l.pid = g.pid AND l.tid = g.tid AND l.start_ns = g.launch_ns
 )
 SELECT device, start_ns, duration_ns,
        CASE

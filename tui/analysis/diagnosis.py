@@ -30,8 +30,13 @@ from dataclasses import dataclass, field, fields, replace
 
 import duckdb
 
-from tui.analysis.gaps import Gap
-from tui.analysis.idle_causes import CAUSES, IdleByCause, idle_by_cause
+from tui.analysis.gaps import Gap, explained_gaps
+from tui.analysis.idle_causes import (
+    CAUSES,
+    IdleByCause,
+    every_interval_classified,
+    idle_by_cause,
+)
 from tui.queries import load_query
 from tui.units import format_bytes, format_ns
 
@@ -149,12 +154,14 @@ class Diagnosis:
         return out
 
 
-def device_times(con: duckdb.DuckDBPyConnection, gaps: Sequence[Gap]) -> list[DeviceTime]:
+def device_times(con: duckdb.DuckDBPyConnection, gaps: Sequence[Gap],
+                 classified: bool = False) -> list[DeviceTime]:
     """Every device's figures; `gaps` (explained, longest first) name what the host was
-    busy in while the GPU waited for it."""
+    busy in while the GPU waited for it. `classified`: idle_causes holds every interval's
+    cause already (idle_causes.every_interval_classified)."""
     span = {row[0]: (row[2], row[3]) for row in con.execute(load_query("device_busy"))
             .fetchall()}
-    idle = {i.device: i for i in idle_by_cause(con)}
+    idle = {i.device: i for i in idle_by_cause(con, classified)}
     busy_in = _host_busy_in(gaps)
     out = []
     for (device, compute, copy, comm, _all, kernels, median, comm_kernels, _comm_ns,
@@ -393,3 +400,12 @@ def _times(entry: dict | None) -> list[DeviceTime] | None:
     if not entry or not entry.get("figures"):
         return None
     return [DeviceTime.from_json(e) for e in entry.get("devices") or [entry]]
+
+
+def gaps_and_times(con: duckdb.DuckDBPyConnection, min_gap_ns: int,
+                   ) -> tuple[list[Gap], list[DeviceTime]]:
+    """The gaps over `min_gap_ns`, explained, and every device's figures, with every idle
+    interval classified once for both."""
+    with every_interval_classified(con):
+        gaps = explained_gaps(con, min_gap_ns, classified=True)
+        return gaps, device_times(con, gaps, classified=True)

@@ -15,9 +15,9 @@ from collections import Counter
 
 import duckdb
 
-from tui.analysis.diagnosis import DeviceTime, Diagnosis, device_times, diagnose
+from tui.analysis.diagnosis import DeviceTime, Diagnosis, diagnose, gaps_and_times
 from tui.analysis.finding import Finding
-from tui.analysis.gaps import Gap, explained_gaps
+from tui.analysis.gaps import Gap
 from tui.analysis.kernels import DeviceBusy, KernelStats, device_busy, kernel_stats
 from tui.analysis.row_sets import ArrowRows
 from tui.analysis.rules import rule_findings, share
@@ -36,8 +36,7 @@ def trace_findings(con: duckdb.DuckDBPyConnection, min_gap_ns: int,
     its diagnosis."""
     first, last = con.execute(load_query("trace_span")).fetchone() or (None, None)
     span_ns = last - first if first is not None and last is not None else 0
-    gaps = explained_gaps(con, min_gap_ns)
-    times = device_times(con, gaps)
+    gaps, times = gaps_and_times(con, min_gap_ns)
     found, skipped = findings(con, device_busy(con), kernel_stats(con), gaps, min_gap_ns,
                               span_ns, times)
     return found, skipped, span_ns, diagnose(times, _source_format(con))

@@ -53,11 +53,14 @@ class Gap:
 
 
 def explained_gaps(
-    con: duckdb.DuckDBPyConnection, min_gap_ns: int, limit: int | None = None
+    con: duckdb.DuckDBPyConnection, min_gap_ns: int, limit: int | None = None,
+    classified: bool = False,
 ) -> list[Gap]:
-    """Every gap longer than `min_gap_ns` (longest first), with its cause and class."""
+    """Every gap longer than `min_gap_ns` (longest first), with its cause and class
+    (`classified`: the temp table idle_causes holds every interval's cause already, as
+    inside idle_causes.every_interval_classified)."""
     return _explained(con, {"min_gap_ns": min_gap_ns, "limit": limit or 2**62,
-                            "device": None, "start_ns": None})
+                            "device": None, "start_ns": None}, classified)
 
 
 def explain_gap(con: duckdb.DuckDBPyConnection, device: int, start_ns: int) -> Gap | None:
@@ -67,8 +70,10 @@ def explain_gap(con: duckdb.DuckDBPyConnection, device: int, start_ns: int) -> G
     return found[0] if found else None
 
 
-def _explained(con: duckdb.DuckDBPyConnection, params: dict) -> list[Gap]:
-    classify_idle(con, params["min_gap_ns"], params["device"], params["start_ns"])
+def _explained(con: duckdb.DuckDBPyConnection, params: dict,
+               classified: bool = False) -> list[Gap]:
+    if not classified:
+        classify_idle(con, params["min_gap_ns"], params["device"], params["start_ns"])
     try:
         con.execute(load_query("gaps_selected"), {**params, "context_gaps": MAX_CONTEXT_GAPS})
         rows = con.execute(load_query("gaps_selected_rows")).fetchall()
@@ -77,8 +82,9 @@ def _explained(con: duckdb.DuckDBPyConnection, params: dict) -> list[Gap]:
             context = con.execute(load_query("gap_host_context")).fetchall()
     finally:
         con.execute("DROP VIEW IF EXISTS context_gaps")
-        for table in ("idle_causes", "selected_gaps", "gap_bucket_width", "gap_overlapping",
-                      "gap_ranges", "gap_top_calls", "gap_call_parents"):
+        for table in ((() if classified else ("idle_causes",))
+                      + ("selected_gaps", "gap_bucket_width", "gap_overlapping", "gap_ranges",
+                         "gap_top_calls", "gap_call_parents")):
             con.execute(f"DROP TABLE IF EXISTS {table}")
     if not rows:
         return []

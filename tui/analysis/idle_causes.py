@@ -27,7 +27,8 @@ intervals (e.g. HTA's host-wait / kernel-wait / other) enters through it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import duckdb
@@ -95,14 +96,26 @@ def classify_idle(con: duckdb.DuckDBPyConnection, min_ns: int = -1,
     })
 
 
-def idle_by_cause(con: duckdb.DuckDBPyConnection) -> list[IdleByCause]:
-    """Every device's idle time by cause, by device."""
+@contextmanager
+def every_interval_classified(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """idle_causes filled for every interval, once, for the gaps (explained_gaps with
+    classified=True) and the totals (idle_by_cause with classified=True) alike; dropped
+    after."""
     classify_idle(con)
     try:
-        rows = con.execute(load_query("idle_cause_totals")).fetchall()
+        yield
     finally:
         con.execute("DROP TABLE IF EXISTS idle_causes")
-    return tally(rows)
+
+
+def idle_by_cause(con: duckdb.DuckDBPyConnection, classified: bool = False,
+                  ) -> list[IdleByCause]:
+    """Every device's idle time by cause, by device (`classified`: idle_causes holds
+    every interval already)."""
+    if classified:
+        return tally(con.execute(load_query("idle_cause_totals")).fetchall())
+    with every_interval_classified(con):
+        return tally(con.execute(load_query("idle_cause_totals")).fetchall())
 
 
 def tally(rows: Iterable[tuple[int, str, int, int, str | None]]) -> list[IdleByCause]:

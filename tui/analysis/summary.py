@@ -5,9 +5,8 @@ from __future__ import annotations
 import duckdb
 
 from tui.analysis.code import code_source, frame_times, unattributed
-from tui.analysis.diagnosis import device_times, diagnose
+from tui.analysis.diagnosis import diagnose, gaps_and_times
 from tui.analysis.findings import findings
-from tui.analysis.gaps import explained_gaps
 from tui.analysis.kernels import device_busy, kernel_stats
 from tui.analysis.memory import memory_peaks
 from tui.analysis.row_sets import GapRows, RowSet, add_offsets
@@ -40,8 +39,8 @@ def rank_summary(trace: Trace, min_gap_ns: int) -> dict:
     with duckdb_share_of(trace.con, SUMMARY_SHARE):
         con = trace.con
         devices = device_busy(con)
-        gaps = explained_gaps(con, min_gap_ns)
-        diagnosis = diagnose(device_times(con, gaps), trace.format).to_json()
+        gaps, times = gaps_and_times(con, min_gap_ns)
+        diagnosis = diagnose(times, trace.format).to_json()
         origin = con.execute(load_query("trace_origin")).fetchone()[0]
         return {"devices": [d.as_dict() for d in devices], "gaps": GapRows(gaps, origin),
                 "diagnosis": diagnosis, "warnings": list(trace.warnings)}
@@ -53,7 +52,7 @@ def _summary(trace: Trace, min_gap_ns: int) -> dict:
     code_memory = code_and_memory(con)
     devices = device_busy(con)
     kernels = kernel_stats(con)
-    gaps = explained_gaps(con, min_gap_ns)
+    gaps, times = gaps_and_times(con, min_gap_ns)
     span = con.execute(load_query("trace_span")).fetchone() or (None, None)
     origin = con.execute(load_query("trace_origin")).fetchone()[0]
     meta = dict(con.execute("SELECT key, value FROM trace_meta").fetchall())
@@ -75,7 +74,6 @@ def _summary(trace: Trace, min_gap_ns: int) -> dict:
     for key in ("xla_form", "run", "host"):  # XLA profiles: which file of which run
         if key in meta:
             source[key] = meta[key]
-    times = device_times(con, gaps)
     found, skipped = findings(con, devices, kernels, gaps, min_gap_ns, source["span_ns"],
                               times)
     gap_rows = GapRows(gaps, origin)
