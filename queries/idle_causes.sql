@@ -51,12 +51,17 @@ WITH picked AS (
     LEFT JOIN launched AS l USING (device, start_ns)
 ), threads AS (
     SELECT DISTINCT pid, tid FROM gaps WHERE tid IS NOT NULL
+), since AS (
+    -- no call ending before this decides anything: a previous launch counts within
+    -- $back_to_back_ns, a wait only if it lasts into an interval (one interval, as the
+    -- timeline asks for: a few rows, not the threads' whole history)
+    SELECT least(min(start_ns), min(launch_ns)) - $back_to_back_ns AS since_ns FROM gaps
 ), thread_calls AS (
     -- the host rows of the launching threads
     SELECT h.kind, h.pid, h.tid, h.start_ns, h.end_ns, h.name, h.correlation
     FROM host_activities AS h
     SEMI JOIN threads AS t ON h.pid = t.pid AND h.tid = t.tid
-    WHERE h.kind IN ('runtime', 'cpu_op')
+    WHERE h.kind IN ('runtime', 'cpu_op') AND h.end_ns >= (SELECT since_ns FROM since)
 ), launch_calls AS (
     -- their runtime calls that launched GPU work, each with the thread's launch before
     SELECT pid, tid, start_ns,
