@@ -9,12 +9,13 @@ import pytest
 from tests.conftest import sample
 from tests.test_app import settle, sync
 from tests.test_tables import SIZE, ready
-from tui.analysis.diagnosis import device_times, diagnose
+from tui.analysis.diagnosis import device_times, diagnose, gaps_and_times, with_ncu
 from tui.analysis.findings import trace_findings
 from tui.analysis.gaps import explained_gaps
 from tui.analysis.idle_causes import CAUSES, GAP_KIND, tally
 from tui.analysis.kernels import device_busy
 from tui.app import TraceApp
+from tui.ncu.attach import ncu_for_trace
 from tui.trace import open_trace
 from tui.widgets.tables.findings import FindingPanel
 
@@ -125,3 +126,20 @@ async def test_the_findings_tab_opens_with_the_diagnosis() -> None:
         caption = str(app.query_one(FindingPanel).caption.render())
     assert caption.startswith("Launch-bound: GPU 0 ran 9,600 kernels of 1.54 µs median")
     assert "(idle 209 ms of 224 ms: launch 205 ms, host 4.02 ms)" in caption
+
+
+def test_nsight_compute_turns_compute_bound_into_memory_bound() -> None:
+    """kernels.cu's five kernels under nsys, and the same kernels under ncu: busy 75% of
+    the span with compute, and NVIDIA's metrics put the four long ones at the memory
+    ceiling (the fifth is a one-block grid). --ncu decides again from the figures."""
+    with open_trace(sample("small_kernels.sqlite")) as trace:
+        alone = diagnose(gaps_and_times(trace.con, 1_000_000)[1]).to_json()
+        ncu = ncu_for_trace(trace, sample("small_kernels.ncu-rep"))
+    assert alone["bound"] == "compute" and alone["figures"]["memory_ns"] is None
+    assert [k["verdict"] for k in ncu["kernels"]] == ["memory"] * 4 + ["small-grid"]
+    diagnosis = with_ncu(alone, ncu)
+    assert diagnosis["bound"] == "memory"
+    figures = diagnosis["figures"]
+    assert figures["compute_ns"] > figures["memory_ns"] >= 0.99 * figures["compute_ns"]
+    assert diagnosis["text"].startswith("Memory-bound: GPU 0 ran compute kernels 75% of its")
+    assert diagnosis["idle_by_cause"] == alone["idle_by_cause"]  # the same idle, told again
