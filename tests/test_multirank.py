@@ -76,6 +76,13 @@ def test_ddp_straggler_is_rank_1_and_rank_0_waits_in_all_reduce(capsys) -> None:
     assert summary["source"]["ranks"] == 2 and summary["source"]["world_size"] == "2"
     assert sum(k["count"] for k in summary["kernels"]) == 723 + 707
     assert {d["rank"] for d in summary["devices"]} == {0, 1}
+    # what bounds each rank (docs/diagnosis.md): rank 0 computes (and waits in NCCL),
+    # rank 1, the straggler, sleeps on the host
+    diagnoses = {rank: row["diagnosis"] for rank, row in ranks.items()}
+    assert [diagnoses[rank]["bound"] for rank in (0, 1)] == ["compute", "host"]
+    assert diagnoses[0]["figures"]["comm_wait_ns"] == ranks[0]["wait_ns"]
+    assert all(sum(d["idle_by_cause"].values()) == d["idle_ns"] for d in diagnoses.values())
+    assert summary["diagnosis"]["text"].endswith("By rank: 0 compute; 1 host.")
 
 
 def test_comm_and_compute_equal_the_json(capsys) -> None:
