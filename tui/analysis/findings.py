@@ -12,6 +12,7 @@ between back-to-back launches by launch_overhead), and nsys' low-use stretches
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 import duckdb
 
@@ -50,6 +51,8 @@ def findings(
     for the rules this trace could not be checked against. `times` (tui.analysis.diagnosis)
     split each device's idle time by cause."""
     out, skipped = rule_findings(con, span_ns, gaps, min_gap_ns)
+    if times:
+        out = [_with_idle(f, times) for f in out]
     by_device = {t.device: t for t in times or []}
     low_use = Counter(r["device"] for f in out if f.rule == "gpu_time_util" for r in f.rows)
     out += [_idle(dev, gaps, min_gap_ns, by_device.get(dev.id), low_use[dev.id])
@@ -99,6 +102,23 @@ def _idle(dev: DeviceBusy, gaps: list[Gap], min_gap_ns: int, time: DeviceTime | 
               "busy_ns": dev.busy_ns}] if dev.first_ns is not None else [])
     return Finding("gpu_idle", "warning" if idle_pct >= IDLE_WARNING_PCT else "info", text,
                    idle_ns if time is None else None, rows)
+
+
+# NVIDIA's rules whose cause is an idle cause: each also says the GPU idle it led to
+_RULE_CAUSE = {"cuda_api_sync": "sync", "cuda_memcpy_async": "copy", "cuda_memcpy_sync": "copy"}
+_RULE_IDLE = {"sync": "the GPU idled {} after the host's waits on it, until it issued more work",
+              "copy": "the GPU idled {} while the host staged copies"}
+
+
+def _with_idle(finding: Finding, times: list[DeviceTime]) -> Finding:
+    """A rule's finding with the GPU idle time of its cause added to its text (its cost
+    stays the rule's own: the host time in those calls)."""
+    cause = _RULE_CAUSE.get(finding.rule)
+    idle = sum(t.idle.by_cause[cause] for t in times) if cause else 0
+    if not idle:
+        return finding
+    return replace(finding, text=finding.text.removesuffix(".") + "; "
+                   + _RULE_IDLE[cause or ""].format(format_ns(idle)) + ".")
 
 
 def _count(n: int, noun: str) -> str:
