@@ -11,6 +11,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 START=$SECONDS
 BUDGET=${BUDGET:-265}
 TGZ=${TGZ:-$OUT/bounds.tgz}
+case $TGZ in /*) ;; *) TGZ=$(pwd)/$TGZ ;; esac  # packed from inside the work folder
 DEPS=${NSYS_DEPS:-$(pwd)/.realtraces/.nsysdeps}
 export CUDA_VISIBLE_DEVICES=${GPUS%%,*}
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
