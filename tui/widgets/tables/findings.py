@@ -1,7 +1,7 @@
 """The Findings tab: every finding of the trace (Nsight Systems' rules and tui's own, as
-`--summary` prints them), most costly first, under the diagnosis (what bounds the run, and
-where the idle time went). Enter on a finding lists its rows; Enter on a row shows it on
-the timeline; Esc goes back to the findings. A new gap threshold (the Gaps
+`--summary` prints them), most costly first, with the diagnosis (what bounds the run, and
+where the idle time went) heading its caption. Enter on a finding lists its rows; Enter on
+a row shows it on the timeline; Esc goes back to the findings. A new gap threshold (the Gaps
 tab's `t`) builds it again."""
 
 from __future__ import annotations
