@@ -143,3 +143,22 @@ def test_nsight_compute_turns_compute_bound_into_memory_bound() -> None:
     assert figures["compute_ns"] > figures["memory_ns"] >= 0.99 * figures["compute_ns"]
     assert diagnosis["text"].startswith("Memory-bound: GPU 0 ran compute kernels 75% of its")
     assert diagnosis["idle_by_cause"] == alone["idle_by_cause"]  # the same idle, told again
+
+
+def test_one_process_driving_two_gpus_gets_one_sentence_per_device() -> None:
+    """The figures of two real traces as the two GPUs of one process (a composed case:
+    no two-GPU single-process recording is at hand)."""
+    times = []
+    for device, name in enumerate(("launch_bound_inference.pt.trace.json.gz",
+                                   "gappy_training.pt.trace.json.gz")):
+        with open_trace(sample(name)) as trace:
+            (time,) = gaps_and_times(trace.con, 1_000_000)[1]
+        time.device = time.idle.device = device
+        times.append(time)
+    diagnosis = diagnose(times).to_json()
+    assert [d["bound"] for d in diagnosis["devices"]] == ["launch", "host"]
+    assert diagnosis["devices"][1]["text"].startswith("Host-bound: GPU 1 waited")
+    assert diagnosis["text"].endswith("By GPU: GPU 0 launch; GPU 1 host.")
+    assert diagnosis["figures"]["device"] is None  # the two summed
+    assert diagnosis["idle_ns"] == sum(t.idle_ns for t in times) == sum(
+        diagnosis["idle_by_cause"].values())
