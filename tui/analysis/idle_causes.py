@@ -70,14 +70,10 @@ class IdleByCause:
     # the call the host was blocked in longest, per cause (sync, copy, communication)
     top_call: dict[str, str] = field(default_factory=dict)
 
-    def as_dict(self) -> dict:
-        return {"device": self.device, "idle_ns": self.idle_ns,
-                "idle_by_cause": {f"{c}_ns": self.by_cause[c] for c in CAUSES},
-                "gaps_by_cause": dict(self.gaps), "top_call": dict(self.top_call)}
-
     @classmethod
     def from_dict(cls, data: dict) -> IdleByCause:
-        """From as_dict()'s keys (gaps_by_cause and top_call may be missing)."""
+        """From a diagnosis' JSON keys: idle_ns, idle_by_cause {<cause>_ns}, gaps_by_cause
+        and top_call (these two may be missing)."""
         by_cause = {c: int(data["idle_by_cause"].get(f"{c}_ns", 0)) for c in CAUSES}
         gaps = {c: int(data.get("gaps_by_cause", {}).get(c, 0)) for c in CAUSES}
         return cls(data["device"], int(data["idle_ns"]), by_cause, gaps,
