@@ -4,7 +4,8 @@
 -- its correlation id, on some host thread. The first rule that holds, in order:
 --   copy           the call issuing the host-to-device copy that ends the interval was
 --                  still running when the GPU ran dry (the host was staging it: pageable
---                  memory); or the thread was blocked in a copy call that returned as a
+--                  memory), or the thread was in a transfer op ($staging_pattern) then;
+--                  or the thread was blocked in a copy call that returned as a
 --                  host-to-device copy ended, and issued the next work within $reaction_ns
 --   communication  the thread was in a collective ($collective_pattern) as the GPU ran dry,
 --                  and issued the next work within $reaction_ns of its end
@@ -83,6 +84,19 @@ WITH picked AS (
                 OR contains(name, 'emcpy'))
            AND (regexp_matches(name, $sync_pattern) OR regexp_matches(name, $copy_pattern)))
        OR (kind = 'cpu_op' AND regexp_matches(name, $collective_pattern))
+), staging AS (
+    -- their host-to-device transfer ops ($staging_pattern: XLA's H2D dispatch, which
+    -- copies the host buffer into the transfer's own layout before the copy is issued)
+    SELECT pid, tid, start_ns, end_ns
+    FROM thread_calls
+    WHERE kind = 'cpu_op' AND regexp_matches(name, $staging_pattern)
+), staged AS (
+    -- intervals ended by a host-to-device copy whose thread was in such an op as the GPU
+    -- ran dry
+    SELECT g.device, g.start_ns
+    FROM gaps AS g
+    ASOF JOIN staging AS s ON g.pid = s.pid AND g.tid = s.tid AND g.start_ns >= s.start_ns
+    WHERE g.after_copy = 'HtoD' AND s.end_ns > g.start_ns
 ), unblocked AS (
     -- the thread's first launch once each blocking call returned (few calls: the as-of
     -- join runs from them, not from the intervals)
@@ -103,10 +117,12 @@ WITH picked AS (
     GROUP BY g.device, g.start_ns
 ), marked AS (
     SELECT g.*, w.blocked_what, w.blocked_name, w.blocked_what IS NOT NULL AS blocked,
+           s.start_ns IS NOT NULL AS in_staging,
            g.launch_ns - l.previous_ns AS issue_gap_ns,
            coalesce(g.launch_ns > g.start_ns, false) AS late  -- issued after the GPU ran dry
     FROM gaps AS g
     LEFT JOIN waited AS w USING (device, start_ns)
+    LEFT JOIN staged AS s USING (device, start_ns)
     LEFT JOIN launch_calls AS l
       ON l.pid = g.pid AND l.tid = g.tid AND l.start_ns = g.launch_ns
 )
@@ -114,6 +130,7 @@ SELECT device, start_ns, duration_ns,
        CASE
            WHEN after_copy = 'HtoD' AND launch_ns <= start_ns
                 AND launch_end_ns > start_ns THEN 'copy'
+           WHEN in_staging THEN 'copy'
            WHEN blocked AND blocked_what = 'copy' AND before_copy = 'HtoD' THEN 'copy'
            WHEN blocked AND blocked_what = 'communication' THEN 'communication'
            WHEN blocked THEN 'sync'

@@ -16,7 +16,8 @@ cause, adding up exactly: tui/analysis/idle_causes.py). Each bound claims a part
                  waited for other ranks), and the idle while the host was in a collective
   other          idle of no known cause
 
-Below COMPUTE_MOST, the largest part is the bound. The figures (`DeviceTime`) are kept as
+Below COMPUTE_MOST the GPU is held back more than it computes, and the largest of the
+other parts is the bound. The figures (`DeviceTime`) are kept as
 JSON, so that a run decides each rank again with its NCCL waits, and `--ncu` with the
 report's verdicts, without reading the trace again.
 """
@@ -220,7 +221,8 @@ def decide(t: DeviceTime) -> str | None:
     if t.compute_ns >= COMPUTE_MOST * t.span_ns:
         memory = t.memory_ns or 0
         return "memory" if t.compute_ns and memory >= MEMORY_MOST * t.compute_ns else "compute"
-    parts = t.parts()
+    # computing under half the time, the GPU is held back: by the largest other part
+    parts = {b: ns for b, ns in t.parts().items() if b != "compute"}
     return max(parts, key=lambda b: (parts[b], -BOUNDS.index(b)))
 
 

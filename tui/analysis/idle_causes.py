@@ -14,7 +14,8 @@ launch, by correlation id) and from what that call's thread was doing when the G
   sync           the host had blocked on the GPU (a synchronising call, a copy to the host,
                  .item()) and issued the next work only after the GPU ran dry, as a reaction
                  (within HOST_REACTION_NS of the wait's end; later, the host was busy)
-  copy           the host was staging a host-to-device copy (pageable memory)
+  copy           the host was staging a host-to-device copy (pageable memory; XLA's H2D
+                 dispatch)
   communication  the host was in a collective (barrier, gloo, a blocking NCCL call)
   other          the next work was already queued yet the GPU waited (another stream, an
                  event), or no host call is linked to it
@@ -41,8 +42,9 @@ LAUNCH_OVERHEAD_NS = 50_000
 # A launch issued within this of its thread's previous launch is back to back: the host is
 # doing nothing but issue work (framework dispatch, Python between ops: what a CUDA graph
 # or a compiler removes), and the idle is the issue rate's. PyTorch's eager ops cost
-# 10-100 µs of host time each, JAX's up to a few hundred µs under its profiler.
-BACK_TO_BACK_NS = 200_000
+# 10-100 µs of host time each; JAX's eager ops 200-500 µs under its profiler (a real
+# recording: 6,000 of them, issue gaps' median 290 µs); a data loader's step, milliseconds.
+BACK_TO_BACK_NS = 500_000
 # After a wait on the GPU, a host that issues its next work within this was reacting to
 # the result (the interval is the wait's); later, it was busy with work of its own (host).
 HOST_REACTION_NS = 1_000_000
@@ -54,6 +56,9 @@ COPY_PATTERN = r"^(cuda|hip)Memcpy|^cuMemcpy"
 # Host ops of collectives (PyTorch's c10d and process groups, NCCL, gloo, barriers).
 COLLECTIVE_PATTERN = (r"(?i)^(nccl|gloo|c10d)[:_.]|processgroup|record_param_comms"
                       r"|^(torch\.)?distributed\.|barrier")
+# Host ops that stage a host-to-device transfer before its copy is issued (XLA's PJRT
+# client: "H2D Dispatch" lays the host buffer out for the device, then issues the copy).
+STAGING_PATTERN = r"(?i)^h2d |host_?to_?device|bufferfromhostbuffer"
 # The gap classes of tui/analysis/gaps.py for each cause.
 GAP_KIND = {"launch": "launch-overhead", "host": "host-wait", "sync": "sync", "copy": "copy",
             "communication": "communication", "other": "other"}
@@ -89,6 +94,7 @@ def classify_idle(con: duckdb.DuckDBPyConnection, min_ns: int = -1,
         "launch_ns": LAUNCH_OVERHEAD_NS, "back_to_back_ns": BACK_TO_BACK_NS,
         "reaction_ns": HOST_REACTION_NS, "sync_pattern": SYNC_PATTERN,
         "copy_pattern": COPY_PATTERN, "collective_pattern": COLLECTIVE_PATTERN,
+        "staging_pattern": STAGING_PATTERN,
     })
 
 
