@@ -88,14 +88,21 @@ class IdleByCause:
 def classify_idle(con: duckdb.DuckDBPyConnection, min_ns: int = -1,
                   device: int | None = None, start_ns: int | None = None) -> None:
     """Fill the temp table idle_causes: the cause of every idle interval longer than
-    `min_ns` (or of the one at `device`, `start_ns`)."""
-    con.execute(load_query("idle_causes"), {
-        "min_ns": min_ns, "device": device, "start_ns": start_ns,
-        "launch_ns": LAUNCH_OVERHEAD_NS, "back_to_back_ns": BACK_TO_BACK_NS,
-        "reaction_ns": HOST_REACTION_NS, "sync_pattern": SYNC_PATTERN,
-        "copy_pattern": COPY_PATTERN, "collective_pattern": COLLECTIVE_PATTERN,
-        "staging_pattern": STAGING_PATTERN,
-    })
+    `min_ns` (or of the one at `device`, `start_ns`). In steps (the intervals with their
+    launches, the launching threads' launches, the causes), each holding less at once
+    than one query would: a summary runs with 30% of the memory budget."""
+    con.execute(load_query("idle_gaps"), {"min_ns": min_ns, "device": device,
+                                          "start_ns": start_ns})
+    try:
+        con.execute(load_query("idle_launches"), {"back_to_back_ns": BACK_TO_BACK_NS})
+        con.execute(load_query("idle_causes"), {
+            "launch_ns": LAUNCH_OVERHEAD_NS, "back_to_back_ns": BACK_TO_BACK_NS,
+            "reaction_ns": HOST_REACTION_NS, "sync_pattern": SYNC_PATTERN,
+            "copy_pattern": COPY_PATTERN, "collective_pattern": COLLECTIVE_PATTERN,
+            "staging_pattern": STAGING_PATTERN})
+    finally:
+        con.execute("DROP TABLE IF EXISTS idle_gaps")
+        con.execute("DROP TABLE IF EXISTS idle_launches")
 
 
 @contextmanager
