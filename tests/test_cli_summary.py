@@ -58,9 +58,17 @@ def test_json_contract_on_an_nsys_export() -> None:
     assert summary["warnings"] == []
     findings = summary["findings"]
     assert all(set(f) == {"rule", "severity", "text", "cost_ns", "rows"} for f in findings)
+    # most costly first, no cost last: the device's idle time is split by cause in
+    # gpu_idle, costed where a finding names the cause (gpu_gaps: waits on the host)
     assert [f["rule"] for f in findings] == [
-        "gpu_idle", "gpu_time_util", "gpu_gaps", "top_kernel", "cuda_memcpy_async",
-        "cuda_api_sync", "launch_overhead"]  # most costly first, no cost last
+        "gpu_gaps", "top_kernel", "cuda_memcpy_async", "launch_overhead", "cuda_api_sync",
+        "gpu_time_util", "gpu_idle"]
+    diagnosis = summary["diagnosis"]
+    assert list(summary)[:2] == ["source", "diagnosis"]
+    assert diagnosis["bound"] == "host" and diagnosis["text"].startswith("Host-bound: GPU 0")
+    device = summary["devices"][0]
+    assert diagnosis["idle_ns"] == device["span_ns"] - device["busy_ns"] == sum(
+        diagnosis["idle_by_cause"].values())
     by_rule = {f["rule"]: f for f in findings}
     assert by_rule["gpu_gaps"]["rows"] == gaps  # every row, no cap
     assert by_rule["cuda_api_sync"]["rows"][0] == {

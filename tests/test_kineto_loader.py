@@ -179,16 +179,20 @@ def test_old_kineto_category_names_load(tmp_path: Path) -> None:
 def test_every_gap_gets_a_class_and_cause_also_beyond_the_context_limit(monkeypatch) -> None:
     import tui.analysis.gaps as gaps_module
 
-    monkeypatch.setattr(gaps_module, "MAX_CONTEXT_GAPS", 10)
     with open_trace(sample("gappy_training.pt.trace.json.gz")) as trace:
+        full = explained_gaps(trace.con, min_gap_ns=0)
+        monkeypatch.setattr(gaps_module, "MAX_CONTEXT_GAPS", 10)
         gaps = explained_gaps(trace.con, min_gap_ns=0)
         idle = trace.con.execute("SELECT count(*) FROM gpu_idle").fetchone()[0]
     assert len(gaps) == idle == 1439
-    kinds = {"sync", "copy", "host-wait", "launch-overhead", "other"}
+    kinds = {"sync", "copy", "host-wait", "launch-overhead", "communication", "other"}
     assert all(g.kind in kinds and g.cause for g in gaps)
     # the 10 longest keep their host context: the dataloader is named
     assert "dataloader" in gaps[0].cause
-    assert sum(g.kind == "host-wait" for g in gaps[10:]) > 100
+    # a gap's class is its idle cause, looked up for every gap: the context only words it
+    assert [g.kind for g in gaps] == [g.kind for g in full]
+    assert sum(g.kind == "host-wait" for g in gaps[10:]) > 20
+    assert sum(g.kind == "launch-overhead" for g in gaps[10:]) > 1000
 
 
 @pytest.mark.parametrize(("ts", "start_ns"), [

@@ -76,6 +76,13 @@ def test_ddp_straggler_is_rank_1_and_rank_0_waits_in_all_reduce(capsys) -> None:
     assert summary["source"]["ranks"] == 2 and summary["source"]["world_size"] == "2"
     assert sum(k["count"] for k in summary["kernels"]) == 723 + 707
     assert {d["rank"] for d in summary["devices"]} == {0, 1}
+    # what bounds each rank (docs/diagnosis.md): rank 0 computes (and waits in NCCL),
+    # rank 1, the straggler, sleeps on the host
+    diagnoses = {rank: row["diagnosis"] for rank, row in ranks.items()}
+    assert [diagnoses[rank]["bound"] for rank in (0, 1)] == ["compute", "host"]
+    assert diagnoses[0]["figures"]["comm_wait_ns"] == ranks[0]["wait_ns"]
+    assert all(sum(d["idle_by_cause"].values()) == d["idle_ns"] for d in diagnoses.values())
+    assert summary["diagnosis"]["text"].endswith("By rank: 0 compute; 1 host.")
 
 
 def test_comm_and_compute_equal_the_json(capsys) -> None:
@@ -226,15 +233,19 @@ def test_parallel_serial_and_no_cache_loads_agree(private_cache: Path) -> None:
 
 def test_each_rank_s_own_summary_is_what_the_run_keeps(private_cache: Path) -> None:
     """Cold (each rank summed up where it loaded) and warm (from the cache): of each
-    trace's own summary a run keeps its devices, gaps and warnings; its kernels and
-    findings are not worked out (the run's are, over every rank)."""
+    trace's own summary a run keeps its devices, gaps, diagnosis (decided again over the
+    run) and warnings; its kernels and findings are not worked out (the run's are, over
+    every rank)."""
     shutil.rmtree(private_cache, ignore_errors=True)
+    bounds = []
     for workers in (2, 1):
         with open_run(_ddp(), workers=workers, min_gap_ns=1_000_000) as run:
             for store in run.stores:
                 assert store.summary is not None
-                assert set(store.summary) == {"devices", "gaps", "warnings"}
+                assert set(store.summary) == {"devices", "gaps", "diagnosis", "warnings"}
                 assert store.summary["devices"] and list(store.summary["gaps"])
+            bounds.append([store.summary["diagnosis"]["bound"] for store in run.stores])
+    assert bounds == [["compute", "host"]] * 2
 
 
 @pytest.mark.parametrize("name", DDP)

@@ -48,6 +48,8 @@ async def test_run_app_names_rank_1_the_straggler() -> None:
         await pilot.pause()
         assert ("straggler: rank 1 — holds the others up in NCCL kernels by 14.8 ms per "
                 "step, 74.9% of the 19.7 ms median GPU step") in static_text(app, "#run-header")
+        # what bounds each rank: the straggler sleeps on the host, rank 0 computes
+        assert "rank 0 compute-bound · rank 1 host-bound" in static_text(app, "#run-header")
         ranks = app.query_one(RankTable)
         rows = cells(ranks)
         assert [r[0] for r in rows] == ["0", "1 ◀ straggler"]

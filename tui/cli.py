@@ -242,9 +242,12 @@ def _trace_summary(path: Path, min_gap_ns: int, use_cache: bool,
     with trace:  # closed before the summary is written out: DuckDB's memory goes first
         summary = trace_summary(trace, min_gap_ns)
         if ncu is not None:
+            from tui.analysis.diagnosis import with_ncu
             from tui.ncu.attach import ncu_for_trace
 
             summary["ncu"] = ncu_for_trace(trace, ncu)
+            summary["diagnosis"] = with_ncu(summary["diagnosis"], summary["ncu"],
+                                            trace.format)
             return summary, None
     return summary, trace.cache_path
 

@@ -26,6 +26,8 @@ def print_summary(summary: dict, console: Console) -> None:
     ))
     for warning in summary["warnings"]:
         console.print(plain(f"warning: {warning}", style="yellow"))
+    if summary.get("diagnosis"):
+        print_diagnosis(summary["diagnosis"], console)
     console.print(_devices_table(summary["devices"]))
     if summary["kernels"]:
         console.print(_kernels_table(summary["kernels"], console.width))
@@ -47,6 +49,30 @@ def print_summary(summary: dict, console: Console) -> None:
         from tui.ncu.attach import render_ncu_section
 
         render_ncu_section(summary["ncu"], console)
+
+
+def print_diagnosis(diagnosis: dict, console: Console, indent: str = "") -> None:
+    """The diagnosis sentence, then where each device's idle time went (the causes add up
+    to it); per device when there are several."""
+    console.print(plain(f"{indent}{diagnosis['text']}", style="bold"))
+    for entry in diagnosis.get("devices") or [diagnosis]:
+        line = idle_line(entry)
+        if line:
+            who = (f"GPU {entry['figures']['device']}: " if diagnosis.get("devices")
+                   and entry.get("figures") else "")
+            console.print(plain(f"{indent}  {who}{line}", style="dim"))
+
+
+def idle_line(entry: dict) -> str:
+    """'idle 209 ms of 224 ms: launch 205 ms, host 4.02 ms' from a diagnosis' JSON."""
+    figures = entry.get("figures")
+    if not figures:
+        return ""
+    causes = sorted(((ns, key.removesuffix("_ns")) for key, ns in
+                     entry["idle_by_cause"].items() if ns), reverse=True)
+    return (f"idle {format_ns(entry['idle_ns'])} of {format_ns(figures['span_ns'])}"
+            + (": " + ", ".join(f"{cause} {format_ns(ns)}" for ns, cause in causes)
+               if causes else ""))
 
 
 def rows_line(rows: list[dict], shown: int = TOP_FINDING_ROWS) -> str:

@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table
 
 from tui.analysis.rank_findings import collective_label
-from tui.report import TOP_GAPS, _fit, _kernels_table
+from tui.report import TOP_GAPS, _fit, _kernels_table, idle_line
 from tui.safe_text import plain
 from tui.units import format_ns
 
@@ -23,6 +23,8 @@ def print_run_summary(summary: dict, console: Console) -> None:
     console.print(plain(f"span {format_ns(source['span_ns'])}" + cache_text(source)))
     for warning in summary["warnings"]:
         console.print(plain(f"warning: {warning}", style="yellow"))
+    for line, style in diagnosis_lines(summary):
+        console.print(plain(line, style=style))
     console.print(ranks_table(summary["ranks"], summary["straggler"]))
     if summary["kernels"]:
         console.print(_kernels_table(summary["kernels"], console.width))
@@ -32,6 +34,31 @@ def print_run_summary(summary: dict, console: Console) -> None:
         console.print("[bold]Findings[/bold]")
         for finding in summary["findings"]:
             console.print(plain(f"  • {finding.text}"))
+
+
+MAX_RANK_DIAGNOSES = 8  # beyond this, the ranks are listed by bound
+
+
+def diagnosis_lines(summary: dict) -> list[tuple[str, str]]:
+    """(line, style): the run's diagnosis, then each rank's (with where its idle time
+    went), or with many ranks which ranks have which bound."""
+    if not summary.get("diagnosis"):
+        return []
+    out = [(summary["diagnosis"]["text"], "bold")]
+    ranks = [r for r in summary["ranks"] if r.get("diagnosis")]
+    if len(ranks) <= MAX_RANK_DIAGNOSES:
+        for r in ranks:
+            out.append((f"  rank {r['rank']}: {r['diagnosis']['text']}", ""))
+            out.append((f"    {idle_line(r['diagnosis'])}", "dim"))
+        return out
+    by_bound: dict[str, list[int]] = {}
+    for r in ranks:
+        by_bound.setdefault(str(r["diagnosis"]["bound"]), []).append(r["rank"])
+    for bound, members in sorted(by_bound.items(), key=lambda kv: -len(kv[1])):
+        out.append((f"  {bound}-bound: {len(members)} rank{'s' if len(members) > 1 else ''} "
+                    f"({', '.join(map(str, members[:16]))}"
+                    + (", …" if len(members) > 16 else "") + ")", ""))
+    return out
 
 
 def ranks_table(ranks: list[dict], straggler: int | None) -> Table:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import tempfile
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -96,6 +97,18 @@ def header_text(summary: dict) -> Text:
     line = straggler_headline(summary["balance"])
     text.append("\n")
     text.append(line, style="bold red" if summary["straggler"] is not None else "")
+    if summary.get("diagnosis"):  # what bounds the run, then each rank's bound
+        text.append("\n")
+        text.append_text(plain(summary["diagnosis"]["text"], style="bold"))
+        bounds = {r["rank"]: r["diagnosis"]["bound"] for r in summary["ranks"]
+                  if r.get("diagnosis") and r["diagnosis"]["bound"]}
+        words = ([f"rank {rank} {bound}-bound" for rank, bound in bounds.items()]
+                 if len(bounds) <= 8 else
+                 [f"{bound}-bound: {n} ranks" for bound, n in Counter(bounds.values())
+                  .most_common()])
+        if len(bounds) > 1:
+            text.append("\n")
+            text.append_text(plain(" · ".join(words), style="dim"))
     return text
 
 

@@ -2,15 +2,23 @@
 (GPU idle share per device, the top kernel, launch overhead), most costly first.
 
 Each is a Finding: its `text` is what the terminal prints, `cost_ns` the GPU-idle or host
-time it explains (the top kernel: its GPU time), `rows` where it is (every row).
+time it explains (the top kernel: its GPU time), `rows` where it is (every row). Each
+thing is said once: a device's idle time is split by cause in its gpu_idle finding, which
+has no cost of its own (its parts are costed where a finding names their cause: the idle
+between back-to-back launches by launch_overhead), and nsys' low-use stretches
+(gpu_time_util) point to it rather than count that idle again.
 """
 
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import replace
+
 import duckdb
 
+from tui.analysis.diagnosis import DeviceTime, Diagnosis, diagnose, gaps_and_times
 from tui.analysis.finding import Finding
-from tui.analysis.gaps import Gap, explained_gaps
+from tui.analysis.gaps import Gap
 from tui.analysis.kernels import DeviceBusy, KernelStats, device_busy, kernel_stats
 from tui.analysis.row_sets import ArrowRows
 from tui.analysis.rules import rule_findings, share
@@ -24,26 +32,36 @@ IDLE_WARNING_PCT = 50.0
 
 
 def trace_findings(con: duckdb.DuckDBPyConnection, min_gap_ns: int,
-                   ) -> tuple[list[Finding], dict[str, str], int]:
-    """`findings` with its inputs read from the trace (for the app), and the trace's span."""
+                   ) -> tuple[list[Finding], dict[str, str], int, Diagnosis]:
+    """`findings` with its inputs read from the trace (for the app), the trace's span and
+    its diagnosis."""
     first, last = con.execute(load_query("trace_span")).fetchone() or (None, None)
     span_ns = last - first if first is not None and last is not None else 0
-    found, skipped = findings(con, device_busy(con), kernel_stats(con),
-                              explained_gaps(con, min_gap_ns), min_gap_ns, span_ns)
-    return found, skipped, span_ns
+    gaps, times = gaps_and_times(con, min_gap_ns)
+    found, skipped = findings(con, device_busy(con), kernel_stats(con), gaps, min_gap_ns,
+                              span_ns, times)
+    return found, skipped, span_ns, diagnose(times, _source_format(con))
 
 
 def findings(
     con: duckdb.DuckDBPyConnection, devices: list[DeviceBusy], kernels: list[KernelStats],
-    gaps: list[Gap], min_gap_ns: int, span_ns: int,
+    gaps: list[Gap], min_gap_ns: int, span_ns: int, times: list[DeviceTime] | None = None,
 ) -> tuple[list[Finding], dict[str, str]]:
     """Every finding, most costly first (those without a cost last), and {rule: why}
-    for the rules this trace could not be checked against."""
+    for the rules this trace could not be checked against. `times` (tui.analysis.diagnosis)
+    split each device's idle time by cause."""
     out, skipped = rule_findings(con, span_ns, gaps, min_gap_ns)
-    out += [_idle(dev, gaps, min_gap_ns) for dev in devices]
+    if times:
+        out = [_with_idle(f, times) for f in out]
+    by_device = {t.device: t for t in times or []}
+    low_use = Counter(r["device"] for f in out if f.rule == "gpu_time_util" for r in f.rows)
+    out += [_idle(dev, gaps, min_gap_ns, by_device.get(dev.id), low_use[dev.id])
+            for dev in devices]
     if kernels:
         out.append(_top_kernel(kernels[0]))
-        overhead = _launch_overhead(kernels, _source_format(con))
+        launch_idle = (sum(t.idle.by_cause["launch"] for t in times)
+                       if times is not None else None)
+        overhead = _launch_overhead(kernels, _source_format(con), launch_idle)
         if overhead is not None:
             out.append(overhead)
     if "cuda_memcpy_async" in skipped:  # which call issued a copy is unknown: name them all
@@ -54,20 +72,57 @@ def findings(
     return out, skipped
 
 
-def _idle(dev: DeviceBusy, gaps: list[Gap], min_gap_ns: int) -> Finding:
+# How each idle cause is said in a device's gpu_idle finding
+_CAUSE_WORDS = {"launch": "between back-to-back launches", "host": "waiting for the host",
+                "sync": "after the host waited on it", "copy": "while the host staged copies",
+                "communication": "while the host was in collectives",
+                "other": "with work queued or no launch known"}
+
+
+def _idle(dev: DeviceBusy, gaps: list[Gap], min_gap_ns: int, time: DeviceTime | None,
+          low_use: int) -> Finding:
+    """The device's idle time and, with `time`, its split by cause; no cost of its own
+    when split (each cause's time is costed where a finding names it)."""
     idle_ns = dev.span_ns - dev.busy_ns
     idle_pct = 100.0 - dev.busy_pct
+    causes = ""
+    if time is not None and time.idle.idle_ns:
+        parts = sorted(((ns, c) for c, ns in time.idle.by_cause.items() if ns), reverse=True)
+        causes = ": " + ", ".join(f"{format_ns(ns)} {_CAUSE_WORDS[c]}" for ns, c in parts)
     text = (
         f"GPU {dev.id} idle {idle_pct:.0f}% of its active span "
-        f"({format_ns(idle_ns)} of {format_ns(dev.span_ns)})"
-        + (f"; {len([g for g in gaps if g.device == dev.id])} gaps over "
+        f"({format_ns(idle_ns)} of {format_ns(dev.span_ns)}){causes}"
+        + (f"; {_count(len([g for g in gaps if g.device == dev.id]), 'gap')} over "
            f"{format_ns(min_gap_ns)}" if gaps else "")
+        + (f"; the same idle as the {low_use} low-use stretch"
+           f"{'es' if low_use != 1 else ''} of gpu_time_util" if low_use else "")
         + "."
     )
     rows = ([{"start_ns": dev.first_ns, "duration_ns": dev.span_ns, "device": dev.id,
               "busy_ns": dev.busy_ns}] if dev.first_ns is not None else [])
     return Finding("gpu_idle", "warning" if idle_pct >= IDLE_WARNING_PCT else "info", text,
-                   idle_ns, rows)
+                   idle_ns if time is None else None, rows)
+
+
+# NVIDIA's rules whose cause is an idle cause: each also says the GPU idle it led to
+_RULE_CAUSE = {"cuda_api_sync": "sync", "cuda_memcpy_async": "copy", "cuda_memcpy_sync": "copy"}
+_RULE_IDLE = {"sync": "the GPU idled {} after the host's waits on it, until it issued more work",
+              "copy": "the GPU idled {} while the host staged copies"}
+
+
+def _with_idle(finding: Finding, times: list[DeviceTime]) -> Finding:
+    """A rule's finding with the GPU idle time of its cause added to its text (its cost
+    stays the rule's own: the host time in those calls)."""
+    cause = _RULE_CAUSE.get(finding.rule)
+    idle = sum(t.idle.by_cause[cause] for t in times) if cause else 0
+    if not idle:
+        return finding
+    return replace(finding, text=finding.text.removesuffix(".") + "; "
+                   + _RULE_IDLE[cause or ""].format(format_ns(idle)) + ".")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
 
 
 def _top_kernel(top: KernelStats) -> Finding:
@@ -90,17 +145,23 @@ def _source_format(con: duckdb.DuckDBPyConnection) -> str | None:
     return row[0] if row else None
 
 
-def _launch_overhead(kernels: list[KernelStats], source_format: str | None) -> Finding | None:
+def _launch_overhead(kernels: list[KernelStats], source_format: str | None,
+                     launch_idle_ns: int | None) -> Finding | None:
+    """Most launches are tiny kernels; its cost is the GPU's idle time between
+    back-to-back launches (tui.analysis.idle_causes), where that is known."""
     tiny = [k for k in kernels if k.median_ns < TINY_KERNEL_NS]
     launches = sum(k.count for k in kernels)
     count = sum(k.count for k in tiny)
     if not launches or count / launches < 0.5:
         return None
+    waited = (f"; the GPU waited {format_ns(launch_idle_ns)} between back-to-back launches"
+              if launch_idle_ns else "")
     return Finding("launch_overhead", "warning", (
         f"{100 * count / launches:.0f}% of the {launches:,} kernel launches are kernels "
         f"whose median runs under {format_ns(TINY_KERNEL_NS)}: launch overhead "
-        f"dominates; {_FUSE_ADVICE.get(source_format or '', _FUSE_ADVICE_DEFAULT)}."
-    ), None, [{"name": k.name, "count": k.count, "total_ns": k.total_ns} for k in tiny])
+        f"dominates{waited}; {_FUSE_ADVICE.get(source_format or '', _FUSE_ADVICE_DEFAULT)}."
+    ), launch_idle_ns or None,
+        [{"name": k.name, "count": k.count, "total_ns": k.total_ns} for k in tiny])
 
 
 def _pageable(con: duckdb.DuckDBPyConnection, span_ns: int) -> Finding | None:

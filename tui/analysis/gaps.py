@@ -2,8 +2,10 @@
 
 A gap is a stretch on one device where no kernel, copy or set runs on any stream,
 between the device's first and last activity (Nsight Systems' `gpu_gaps` definition;
-`gpu_idle` is computed at load). Gaps are few, so classifying them in Python is cheap;
-the overlap joins against millions of host events run in DuckDB.
+`gpu_idle` is computed at load). Its class is its idle cause (tui/analysis/idle_causes.py,
+the same one every idle nanosecond gets) under the gap's older name; the plain-language
+cause adds what the host was doing meanwhile. Gaps are few, so writing the causes in
+Python is cheap; the overlap joins against millions of host events run in DuckDB.
 """
 
 from __future__ import annotations
@@ -13,25 +15,21 @@ from dataclasses import dataclass
 
 import duckdb
 
+from tui.analysis.idle_causes import COPY_PATTERN, GAP_KIND, SYNC_PATTERN, classify_idle
 from tui.queries import load_query
 from tui.units import format_ns
 
 DEFAULT_MIN_GAP_MS = 1.0
 
 # Host calls that block until the GPU (or a stream/event) has finished.
-SYNC_CALL = re.compile(
-    r"^(cuda|hip)(Stream|Device|Event|Thread)Synchronize|^cu(Stream|Ctx|Event)Synchronize"
-    r"|^(cuda|hip)StreamQuery|^(cuda|hip)EventQuery",
-)
+SYNC_CALL = re.compile(SYNC_PATTERN)
 # Host calls that move memory and may block the host (pageable or synchronous copies).
-COPY_CALL = re.compile(r"^(cuda|hip)Memcpy|^cuMemcpy")
-# A gap this short, with the next launch already issued, is launch latency.
-LAUNCH_OVERHEAD_NS = 50_000
+COPY_CALL = re.compile(COPY_PATTERN)
 # The host call must cover this share of the gap to be named its cause.
 DOMINANT_SHARE = 0.3
 # Gaps whose overlapping host calls, ranges and ops are looked up (the longest ones):
 # range joins against millions of host events grow with the gap count, so beyond this
-# a gap is classed from when its next launch was issued alone.
+# a gap's cause names its class alone.
 MAX_CONTEXT_GAPS = 2000
 
 
@@ -43,7 +41,9 @@ class Gap:
     before: str
     after: str
     cause: str
-    kind: str  # 'sync' | 'copy' | 'host-wait' | 'launch-overhead' | 'other'
+    # 'sync' | 'copy' | 'host-wait' | 'launch-overhead' | 'communication' | 'other'
+    kind: str
+    busy_in: str | None = None  # a host-wait's range (else op) the host was busy in
 
     def as_dict(self) -> dict:
         # not dataclasses.asdict: its deep copy costs seconds over 50k+ gaps
@@ -53,11 +53,14 @@ class Gap:
 
 
 def explained_gaps(
-    con: duckdb.DuckDBPyConnection, min_gap_ns: int, limit: int | None = None
+    con: duckdb.DuckDBPyConnection, min_gap_ns: int, limit: int | None = None,
+    classified: bool = False,
 ) -> list[Gap]:
-    """Every gap longer than `min_gap_ns` (longest first), with its cause and class."""
+    """Every gap longer than `min_gap_ns` (longest first), with its cause and class
+    (`classified`: the temp table idle_causes holds every interval's cause already, as
+    inside idle_causes.every_interval_classified)."""
     return _explained(con, {"min_gap_ns": min_gap_ns, "limit": limit or 2**62,
-                            "device": None, "start_ns": None})
+                            "device": None, "start_ns": None}, classified)
 
 
 def explain_gap(con: duckdb.DuckDBPyConnection, device: int, start_ns: int) -> Gap | None:
@@ -67,66 +70,80 @@ def explain_gap(con: duckdb.DuckDBPyConnection, device: int, start_ns: int) -> G
     return found[0] if found else None
 
 
-def _explained(con: duckdb.DuckDBPyConnection, params: dict) -> list[Gap]:
-    con.execute(load_query("gaps_selected"), {**params, "context_gaps": MAX_CONTEXT_GAPS})
+def _explained(con: duckdb.DuckDBPyConnection, params: dict,
+               classified: bool = False) -> list[Gap]:
+    if not classified:
+        classify_idle(con, params["min_gap_ns"], params["device"], params["start_ns"])
     try:
+        con.execute(load_query("gaps_selected"), {**params, "context_gaps": MAX_CONTEXT_GAPS})
         rows = con.execute(load_query("gaps_selected_rows")).fetchall()
         if rows:
             con.execute(load_query("gap_overlaps"))
             context = con.execute(load_query("gap_host_context")).fetchall()
     finally:
         con.execute("DROP VIEW IF EXISTS context_gaps")
-        for table in ("selected_gaps", "gap_bucket_width", "gap_overlapping", "gap_ranges",
-                      "gap_top_calls", "gap_call_parents"):
+        for table in ((() if classified else ("idle_causes",))
+                      + ("selected_gaps", "gap_bucket_width", "gap_overlapping", "gap_ranges",
+                         "gap_top_calls", "gap_call_parents")):
             con.execute(f"DROP TABLE IF EXISTS {table}")
     if not rows:
         return []
     gaps = []
-    for (device, start, _end, duration, before, after, _corr, _kind), ctx in zip(
-        rows, context, strict=True
-    ):
+    for (device, start, _end, duration, before, after, _corr, _kind, cause, blocked_in), ctx \
+            in zip(rows, context, strict=True):
         _, call, call_overlap, call_parent, range_name, op_name, op_overlap, launch_start = ctx
         if (op_overlap or 0) < DOMINANT_SHARE * duration:
             op_name = None  # a brief op that merely touches the gap explains nothing
-        kind, cause = _classify(
-            start, duration, call, call_overlap or 0, call_parent, range_name, op_name,
-            launch_start,
+        text = _describe(
+            cause or "other", start, duration, call, call_overlap or 0, call_parent,
+            range_name, op_name, launch_start, blocked_in,
         )
-        if kind == "other" and len(gaps) >= MAX_CONTEXT_GAPS:
-            cause = f"host activity not looked up (only for the {MAX_CONTEXT_GAPS:,} longest gaps)"
-        gaps.append(Gap(device, start, duration, before or "", after or "", cause, kind))
+        if cause == "other" and len(gaps) >= MAX_CONTEXT_GAPS:
+            text = f"host activity not looked up (only for the {MAX_CONTEXT_GAPS:,} longest gaps)"
+        gaps.append(Gap(device, start, duration, before or "", after or "", text,
+                        GAP_KIND.get(cause or "other", "other"),
+                        (range_name or op_name) if cause == "host" else None))
     return gaps
 
 
-def _classify(
-    start: int, duration: int, call: str | None, call_overlap: int, call_parent: str | None,
-    range_name: str | None, op_name: str | None, launch_start: int | None,
-) -> tuple[str, str]:
-    """(class, plain-language cause) from the host context of one gap."""
-    share = call_overlap / duration if duration else 0.0
-    if call and share >= DOMINANT_SHARE:
-        called = f"{call}" + (f" from {call_parent}" if call_parent else "")
-        held = f"{format_ns(call_overlap)} of {format_ns(duration)}"
-        if SYNC_CALL.search(call):
-            return "sync", f"host waited in {called} ({held}){_where(range_name, op_name)}"
-        if COPY_CALL.search(call):
-            return "copy", f"host blocked in {called} ({held}){_where(range_name, op_name)}"
-    if launch_start is not None and launch_start >= start:
-        late = launch_start - start
+# How the host's part in each cause is said
+_HELD = {"sync": "waited in", "copy": "blocked in", "communication": "waited in"}
+
+
+def _describe(
+    cause: str, start: int, duration: int, call: str | None, call_overlap: int,
+    call_parent: str | None, range_name: str | None, op_name: str | None,
+    launch_start: int | None, blocked_in: str | None,
+) -> str:
+    """The plain-language cause of one gap of idle cause `cause`, from its host context."""
+    where = _where(range_name, op_name)
+    late = (f"; next launch issued {format_ns(launch_start - start)} after the GPU ran dry"
+            if launch_start is not None and launch_start >= start else "")
+    if cause in _HELD:
+        if call and duration and call_overlap / duration >= DOMINANT_SHARE:
+            called = f"{call}" + (f" from {call_parent}" if call_parent else "")
+            held = f"{format_ns(call_overlap)} of {format_ns(duration)}"
+            return f"host {_HELD[cause]} {called} ({held}){where}"
+        if blocked_in:
+            return f"host {_HELD[cause]} {blocked_in} until the GPU ran dry{late}{where}"
+        if cause == "sync":
+            return f"the GPU ran dry as a result was copied to the host{late}{where}"
+        return f"host staging a copy{late}{where}"
+    if cause == "host":
         busy = f"in {op_name}" if op_name else (f"in {range_name}" if range_name else "elsewhere")
-        return (
-            "host-wait",
-            f"next launch issued {format_ns(late)} after the GPU ran dry; host busy {busy}"
-            + (f" ({range_name})" if range_name and op_name else ""),
-        )
+        return (f"next launch issued {format_ns(launch_start - start)} after the GPU ran dry; "
+                f"host busy {busy}" + (f" ({range_name})" if range_name and op_name else "")
+                if launch_start is not None else f"host busy {busy}")
     # where the host was: not part of a host-wait's cause, which names its op itself
     # (most gaps of a big trace are those: 204,799 of a 3 GB nsys export)
-    where = _where(range_name, op_name)
-    if launch_start is not None and duration <= LAUNCH_OVERHEAD_NS:
-        return "launch-overhead", f"launch latency between back-to-back launches{where}"
-    if call and share >= DOMINANT_SHARE:
-        return "other", f"host in {call}{where}"
-    return "other", "no host activity explains it" + where if where else "no host activity recorded"
+    if cause == "launch":
+        return f"launch latency between back-to-back launches{where}"
+    if launch_start is not None and launch_start < start:
+        return (f"next work queued {format_ns(start - launch_start)} before the GPU ran dry, "
+                f"yet it waited (another stream or an event){where}")
+    if call and duration and call_overlap / duration >= DOMINANT_SHARE:
+        return f"host in {call}{where}"
+    return "no host activity explains it" + where if where else "no host activity recorded"
 
 
 def _where(range_name: str | None, op_name: str | None) -> str:

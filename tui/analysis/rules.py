@@ -140,13 +140,15 @@ def _time_util(rows: ArrowRows, span_ns: int) -> Finding:
     idle = round(sum(r["duration_ns"] * (100 - r["in_use_pct"]) / 100 for r in rows))
     low = rows[0]
     stretch = "stretch" if len(rows) == 1 else "stretches"
+    # no cost: that idle is the devices' idle time, split by cause in their gpu_idle
+    # findings (tui.analysis.findings), not a second amount
     return Finding("gpu_time_util", "warning", (
         f"{len(rows):,} {stretch} where the GPU is in use under {TIME_UTIL_THRESHOLD}% of the "
         f"time (each device's span in {TIME_UTIL_CHUNKS} chunks, as nsys cuts it): "
         f"{format_ns(length)}, {format_ns(idle)} of it idle ({share(idle, span_ns)}); the "
-        f"lowest {low['in_use_pct']:.1f}% over {format_ns(low['duration_ns'])}. Keep the GPU "
-        "fed there: overlap loading and copies with compute, and wait on the GPU less."
-    ), idle, rows)
+        f"lowest {low['in_use_pct']:.1f}% over {format_ns(low['duration_ns'])}. Why the GPU "
+        "idles there: the gpu_idle finding of each device, by cause."
+    ), None, rows)
 
 
 _TEXT = {"cuda_memcpy_async": _memcpy_async, "cuda_memcpy_sync": _memcpy_sync,

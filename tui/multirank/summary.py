@@ -1,5 +1,6 @@
 """The `tui --summary` dict of a distributed run: the usual keys over every rank, plus
-"ranks", "straggler" and "balance" (the straggler verdict's figures). "findings" holds
+"ranks" (each with its own "diagnosis", decided with its NCCL waits), "straggler" and
+"balance" (the straggler verdict's figures). "findings" holds
 Finding objects (`tui.analysis.finding`), written as their to_json() by --json.
 
 Each rank's own summary (devices, gaps with their causes) is built in the process that
@@ -9,6 +10,7 @@ so a kernel's count, total and median cover every rank.
 
 from __future__ import annotations
 
+from tui.analysis.diagnosis import rank_diagnosis, run_diagnosis
 from tui.analysis.kernels import kernel_stats
 from tui.analysis.rank_findings import rank_findings
 from tui.analysis.ranks import rank_analysis
@@ -25,6 +27,8 @@ def run_summary(run: RankSet, min_gap_ns: int, label: str) -> dict:
         store = run.store(row["rank"])
         row["path"] = str(store.path)
         row["format"] = store.format
+        row["diagnosis"] = rank_diagnosis(per_rank[row["rank"]].get("diagnosis"),
+                                          row["rank"], row["wait_ns"], store.format)
     span = run.con.execute(load_query("trace_span")).fetchall()[0]
     formats = sorted({store.format for store in run.stores})
     source = {
@@ -49,6 +53,8 @@ def run_summary(run: RankSet, min_gap_ns: int, label: str) -> dict:
     )
     return {
         "source": source,
+        "diagnosis": run_diagnosis({r["rank"]: r["diagnosis"] for r in analysis["ranks"]},
+                                   source["format"]),
         "devices": [{"rank": rank, **d} for rank, s in per_rank.items()
                     for d in s.get("devices", [])],
         "kernels": [k.as_dict() for k in kernel_stats(run.con)],

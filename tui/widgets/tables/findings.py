@@ -1,6 +1,7 @@
 """The Findings tab: every finding of the trace (Nsight Systems' rules and tui's own, as
-`--summary` prints them), most costly first. Enter on a finding lists its rows; Enter on a
-row shows it on the timeline; Esc goes back to the findings. A new gap threshold (the Gaps
+`--summary` prints them), most costly first, with the diagnosis (what bounds the run, and
+where the idle time went) heading its caption. Enter on a finding lists its rows; Enter on
+a row shows it on the timeline; Esc goes back to the findings. A new gap threshold (the Gaps
 tab's `t`) builds it again."""
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ from textual import on
 from textual.binding import Binding
 from textual.widget import Widget
 
+from tui.analysis.diagnosis import Diagnosis, breakdown_text
 from tui.analysis.finding import Finding
 from tui.analysis.findings import trace_findings
 from tui.queries import load_query
+from tui.safe_text import plain
 from tui.trace import Trace
 from tui.units import format_bytes, format_ns
 from tui.widgets.tables import formats as f
@@ -30,6 +33,8 @@ ROW_FIELDS = ("device", "stream", "pid", "tid")
 
 class FindingPanel(TablePanel):
     BINDINGS = [Binding("escape,backspace", "back", "back", show=False)]
+    # room for the diagnosis above the caption and the finding under the cursor
+    DEFAULT_CSS = "FindingPanel > .caption { max-height: 8; }"
 
     def compose_tables(self) -> Iterable[Widget]:
         self.findings = SqlTable((
@@ -54,14 +59,15 @@ class FindingPanel(TablePanel):
         self.rows.display = False
         self.found: list[Finding] = []
         self.not_checked: dict[str, str] = {}
+        self.diagnosis: Diagnosis | None = None
         self.opened: int | None = None  # the finding whose rows are listed
         return (self.findings, self.rows)
 
     def build(self, trace: Trace) -> None:
         self.model = TableModel(trace, self.findings.keys, search=("rule", "text"))
-        found, skipped, span_ns = self.model.run(
+        found, skipped, span_ns, diagnosis = self.model.run(
             lambda con: trace_findings(con, self.min_gap_ns))
-        self.found, self.not_checked = found, skipped
+        self.found, self.not_checked, self.diagnosis = found, skipped, diagnosis
         self.model.build(load_query("table_findings"), arrow={"findings": pa.table({
             "finding": pa.array(range(len(found)), pa.int64()),
             "cost_ns": pa.array([x.cost_ns for x in found], pa.int64()),
@@ -116,7 +122,13 @@ class FindingPanel(TablePanel):
             self.show(self.findings)
 
     def caption_text(self, table: SqlTable) -> Text:
-        out = Text(table.caption())
+        out = Text()
+        if self.diagnosis is not None and table is self.findings:
+            out.append_text(plain(self.diagnosis.text, style="bold"))
+            if self.diagnosis.time is not None:
+                out.append_text(plain(f" ({breakdown_text(self.diagnosis.time)})"))
+            out.append("\n")
+        out.append(table.caption())
         if table is self.rows:
             out.append(" · Enter: show on the timeline · Esc: the findings")
             finding = self.found[self.opened] if self.opened is not None else None

@@ -1,0 +1,413 @@
+"""What bounds a run: per device, one sentence naming the limit, the evidence and a remedy,
+e.g. "Launch-bound: GPU 0 ran 38,400 kernels of 2.6 µs median and waited 1.04 s between
+back-to-back launches (…); replay the step as a CUDA graph or compile it".
+
+A device's span is its busy time (split by what ran, each instant once: compute kernels,
+then copies, then NCCL kernels; queries/device_time_split.sql) plus its idle time (split by
+cause, adding up exactly: tui/analysis/idle_causes.py). Each bound claims a part:
+
+  compute        the compute kernels' time; the bound when it is at least COMPUTE_MOST of
+                 the span (memory instead when Nsight Compute, attached, puts at least
+                 half of that time in kernels at their memory ceiling)
+  launch, host,  the idle time of that cause
+  sync
+  copy           copies not hidden behind compute, and the idle while the host staged them
+  communication  NCCL kernels not hidden behind compute (on a run, with how long they
+                 waited for other ranks), and the idle while the host was in a collective
+  other          idle of no known cause
+
+Below COMPUTE_MOST the GPU is held back more than it computes, and the largest of the
+other parts is the bound. The figures (`DeviceTime`) are kept as
+JSON, so that a run decides each rank again with its NCCL waits, and `--ncu` with the
+report's verdicts, without reading the trace again.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields, replace
+
+import duckdb
+
+from tui.analysis.gaps import Gap, explained_gaps
+from tui.analysis.idle_causes import (
+    CAUSES,
+    IdleByCause,
+    every_interval_classified,
+    idle_by_cause,
+)
+from tui.queries import load_query
+from tui.units import format_bytes, format_ns
+
+BOUNDS = ("compute", "memory", "launch", "host", "sync", "copy", "communication", "other")
+# The GPU computing at least this share of its span is compute-bound, whatever the rest.
+COMPUTE_MOST = 0.5
+# Nsight Compute's memory verdict on at least this share of the compute time: memory-bound.
+MEMORY_MOST = 0.5
+
+# What to do about each bound, by the framework that made the trace (default: PyTorch).
+REMEDY = {
+    "compute": "speed up the kernels themselves: lower precision (bf16, TF32), fused or "
+               "better-tuned kernels; Nsight Compute shows what limits the top ones",
+    "memory": "cut memory traffic: fuse element-wise ops into their neighbours, use lower "
+              "precision, and make accesses contiguous",
+    "launch": "replay the step as a CUDA graph or compile it (torch.compile) so that fewer, "
+              "larger launches do the work",
+    "host": "overlap the host's work with the GPU's: prepare batches in DataLoader workers "
+            "with pinned memory and prefetching, and keep other host work off the step",
+    "sync": "read results back (.item(), .cpu(), printing a tensor) every few steps, not "
+            "every step, and order streams with events rather than synchronising",
+    "copy": "pin the host buffers (pin_memory=True) and copy with non_blocking=True, so "
+            "that copies overlap compute",
+    "communication": "overlap communication with compute (gradient bucketing, async "
+                     "collectives) and even out the ranks' work",
+    "other": "record the CUDA runtime calls (nsys -t cuda, ProfilerActivity.CUDA) so "
+             "that each gap's launch is known",
+}
+REMEDY_XLA = {
+    "launch": "jit more of the loop (jax.jit) so that XLA fuses the ops, or let XLA "
+              "replay them as CUDA graphs",
+    "host": "prepare the next batch while the step runs (device_put ahead of time, a "
+            "prefetching input pipeline) and keep other host work off the step",
+    "sync": "read values back (float(), np.asarray, block_until_ready) every few steps, "
+            "not every step",
+    "copy": "put batches on the device ahead of the step that uses them, so that copies "
+            "overlap compute",
+}
+_TITLE = {"compute": "Compute-bound", "memory": "Memory-bound", "launch": "Launch-bound",
+          "host": "Host-bound", "sync": "Sync-bound", "copy": "Copy-bound",
+          "communication": "Communication-bound", "other": "Idle for causes the trace "
+          "does not show"}
+
+
+@dataclass
+class DeviceTime:
+    """One device's span, split: busy by what ran, idle by cause."""
+
+    device: int | None  # None: devices summed
+    span_ns: int
+    busy_ns: int
+    compute_ns: int  # compute kernels (not NCCL), each instant once
+    copy_ns: int  # copies and sets while no compute kernel ran
+    comm_ns: int  # NCCL kernels while nothing else ran
+    kernels: int
+    kernel_median_ns: float | None
+    comm_kernels: int
+    copies: int
+    copy_bytes: int
+    idle: IdleByCause
+    host_busy_in: str | None = None  # what the host was busy in, in the longest host gaps
+    comm_wait_ns: int | None = None  # a run: NCCL kernels waiting for other ranks
+    memory_ns: int | None = None  # --ncu: compute time of kernels at their memory ceiling
+
+    @property
+    def idle_ns(self) -> int:
+        return self.span_ns - self.busy_ns
+
+    def parts(self) -> dict[str, int]:
+        """The time each bound claims (they overlap nowhere; with busy and idle they make
+        up the span)."""
+        idle = self.idle.by_cause
+        return {"compute": self.compute_ns, "launch": idle["launch"], "host": idle["host"],
+                "sync": idle["sync"], "copy": self.copy_ns + idle["copy"],
+                "communication": self.comm_ns + idle["communication"],
+                "other": idle["other"]}
+
+    def figures(self) -> dict:
+        """The figures beside the idle split (which a diagnosis' JSON holds itself): what
+        `from_json` needs to decide again."""
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "idle"}
+        return out | {"gaps_by_cause": dict(self.idle.gaps),
+                      "top_call": dict(self.idle.top_call)}
+
+    @classmethod
+    def from_json(cls, entry: dict) -> DeviceTime:
+        """From a diagnosis' JSON (Diagnosis.to_json): its figures and idle split."""
+        figures = entry["figures"]
+        names = {f.name for f in fields(cls)} - {"idle"}
+        idle = IdleByCause.from_dict({"device": figures["device"], **entry,
+                                      "gaps_by_cause": figures.get("gaps_by_cause", {}),
+                                      "top_call": figures.get("top_call", {})})
+        return cls(**{k: v for k, v in figures.items() if k in names}, idle=idle)
+
+
+@dataclass
+class Diagnosis:
+    bound: str | None  # one of BOUNDS; None without GPU activity
+    text: str
+    time: DeviceTime | None  # the figures it was decided from
+    devices: list[Diagnosis] = field(default_factory=list)  # one per device, when several
+
+    def to_json(self) -> dict:
+        """{bound, text, idle_ns, idle_by_cause {<cause>_ns}, parts {<bound>: ns}, figures,
+        devices: [the same per device] (when the trace has several)}."""
+        t = self.time
+        out: dict = {
+            "bound": self.bound, "text": self.text, "idle_ns": t.idle_ns if t else 0,
+            "idle_by_cause": {f"{c}_ns": (t.idle.by_cause[c] if t else 0) for c in CAUSES},
+            "parts": t.parts() if t else {},
+            "figures": t.figures() if t else None,
+        }
+        if self.devices:
+            out["devices"] = [d.to_json() for d in self.devices]
+        return out
+
+
+def device_times(con: duckdb.DuckDBPyConnection, gaps: Sequence[Gap],
+                 classified: bool = False) -> list[DeviceTime]:
+    """Every device's figures; `gaps` (explained, longest first) name what the host was
+    busy in while the GPU waited for it. `classified`: idle_causes holds every interval's
+    cause already (idle_causes.every_interval_classified)."""
+    span = {row[0]: (row[2], row[3]) for row in con.execute(load_query("device_busy"))
+            .fetchall()}
+    idle = {i.device: i for i in idle_by_cause(con, classified)}
+    busy_in = _host_busy_in(gaps)
+    out = []
+    for (device, compute, copy, comm, _all, kernels, median, comm_kernels, _comm_ns,
+         copies, copy_bytes) in con.execute(load_query("device_time_split")).fetchall():
+        span_ns, busy_ns = span.get(device, (0, 0))
+        out.append(DeviceTime(
+            device, span_ns, busy_ns, compute, copy, comm, kernels, median, comm_kernels,
+            copies, copy_bytes, idle.get(device, IdleByCause(device)), busy_in.get(device)))
+    return out
+
+
+# The profilers' own step ranges, which say nothing of what the host was doing
+_STEP_MARKERS = ("ProfilerStep#",)
+
+
+def _host_busy_in(gaps: Sequence[Gap]) -> dict[int, str]:
+    """Per device, the op or range the host was busy in over the most host-wait time
+    (numbered names such as step_3 and step_4 counted as one, step_N)."""
+    totals: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for gap in gaps:
+        if gap.busy_in and not gap.busy_in.startswith(_STEP_MARKERS):
+            totals[gap.device][re.sub(r"\d+", "N", gap.busy_in)] += gap.duration_ns
+    return {device: max(names, key=lambda n: names[n]) for device, names in totals.items()}
+
+
+def combined(times: Sequence[DeviceTime]) -> DeviceTime:
+    """The devices' figures summed (a median: the largest device's)."""
+    idle = IdleByCause(-1)
+    for t in times:
+        idle.idle_ns += t.idle.idle_ns
+        for cause in CAUSES:
+            idle.by_cause[cause] += t.idle.by_cause[cause]
+            idle.gaps[cause] += t.idle.gaps[cause]
+        for cause, call in t.idle.top_call.items():
+            idle.top_call.setdefault(cause, call)
+    main = max(times, key=lambda t: t.kernels)
+
+    def total(name: str) -> int | None:
+        values = [getattr(t, name) for t in times if getattr(t, name) is not None]
+        return sum(values) if values else None
+
+    return DeviceTime(
+        None, sum(t.span_ns for t in times), sum(t.busy_ns for t in times),
+        sum(t.compute_ns for t in times), sum(t.copy_ns for t in times),
+        sum(t.comm_ns for t in times), sum(t.kernels for t in times), main.kernel_median_ns,
+        sum(t.comm_kernels for t in times), sum(t.copies for t in times),
+        sum(t.copy_bytes for t in times), idle,
+        next((t.host_busy_in for t in times if t.host_busy_in), None),
+        total("comm_wait_ns"), total("memory_ns"))
+
+
+def decide(t: DeviceTime) -> str | None:
+    """The bound of one device (or of devices summed); None without a span."""
+    if t.span_ns <= 0:
+        return None
+    if t.compute_ns >= COMPUTE_MOST * t.span_ns:
+        memory = t.memory_ns or 0
+        return "memory" if t.compute_ns and memory >= MEMORY_MOST * t.compute_ns else "compute"
+    # computing under half the time, the GPU is held back: by the largest other part
+    parts = {b: ns for b, ns in t.parts().items() if b != "compute"}
+    return max(parts, key=lambda b: (parts[b], -BOUNDS.index(b)))
+
+
+def diagnose(times: Sequence[DeviceTime], source_format: str | None = None,
+             subject: str | None = None) -> Diagnosis:
+    """The diagnosis of a trace (or a rank: `subject` e.g. "rank 1's GPU"): one sentence
+    for its devices together, and one per device when there are several."""
+    if not times:
+        return Diagnosis(None, "No GPU activity: nothing bounds the GPU in this trace.", None)
+    per_device = [_one(t, source_format, subject) for t in times] if len(times) > 1 else []
+    whole = times[0] if len(times) == 1 else combined(times)
+    top = _one(whole, source_format, subject)
+    if per_device and len({d.bound for d in per_device}) > 1:
+        top.text += " By GPU: " + "; ".join(
+            f"GPU {d.time.device} {d.bound}" for d in per_device if d.time) + "."
+    top.devices = per_device
+    return top
+
+
+def _one(t: DeviceTime, source_format: str | None, subject: str | None) -> Diagnosis:
+    bound = decide(t)
+    if bound is None:
+        return Diagnosis(None, "No GPU activity: nothing bounds the GPU in this trace.", t)
+    who = subject or ("the GPUs" if t.device is None else f"GPU {t.device}")
+    its = "their" if who.endswith("GPUs") else "its"
+    remedy = (REMEDY_XLA if source_format == "xla" else {}).get(bound, REMEDY[bound])
+    return Diagnosis(bound, f"{_TITLE[bound]}: {_EVIDENCE[bound](t, who, its)}; {remedy}.",
+                     t)
+
+
+def _pct(ns: int, of: int) -> str:
+    return f"{100 * ns / of:.0f}%" if of else "-"
+
+
+def _of_span(ns: int, t: DeviceTime, its: str) -> str:
+    return f"{_pct(ns, t.span_ns)} of {its} {format_ns(t.span_ns)}"
+
+
+def _rate(count: int, ns: int) -> str:
+    per_s = count * 1e9 / ns if ns else 0.0
+    return f"{per_s / 1000:.0f}k/s" if per_s >= 1000 else f"{per_s:.0f}/s"
+
+
+def _compute(t: DeviceTime, who: str, its: str) -> str:
+    median = (f" of {format_ns(round(t.kernel_median_ns))} median"
+              if t.kernel_median_ns is not None else "")
+    waited = (f"; {its} NCCL kernels waited {format_ns(t.comm_wait_ns)} for other ranks"
+              if t.comm_wait_ns else "")
+    return (f"{who} ran compute kernels {_of_span(t.compute_ns, t, its)} "
+            f"({t.kernels:,} kernels{median}{waited})")
+
+
+def _memory(t: DeviceTime, who: str, its: str) -> str:
+    return (_compute(t, who, its) + ", and Nsight Compute puts "
+            f"{_pct(t.memory_ns or 0, t.compute_ns)} of that time in kernels at their "
+            "memory ceiling")
+
+
+def _launch(t: DeviceTime, who: str, its: str) -> str:
+    median = (f" of {format_ns(round(t.kernel_median_ns))} median"
+              if t.kernel_median_ns is not None else "")
+    ns = t.idle.by_cause["launch"]
+    return (f"{who} ran {t.kernels:,} kernels{median} and waited {format_ns(ns)} between "
+            f"back-to-back launches ({_of_span(ns, t, its)}; issue rate "
+            f"{_rate(t.kernels + t.copies, t.span_ns)} on the host)")
+
+
+def _host(t: DeviceTime, who: str, its: str) -> str:
+    ns = t.idle.by_cause["host"]
+    busy = f", busy in {t.host_busy_in}" if t.host_busy_in else ""
+    return (f"{who} waited {format_ns(ns)} ({_of_span(ns, t, its)}) for the host to issue work "
+            f"({t.idle.gaps['host']:,} gaps{busy})")
+
+
+def _sync(t: DeviceTime, who: str, its: str) -> str:
+    ns = t.idle.by_cause["sync"]
+    call = t.idle.top_call.get("sync")
+    return (f"{who} idled {format_ns(ns)} ({_of_span(ns, t, its)}) after the host waited on it "
+            f"({t.idle.gaps['sync']:,} times" + (f", most in {call}" if call else "") + ")")
+
+
+def _copy(t: DeviceTime, who: str, its: str) -> str:
+    staged = t.idle.by_cause["copy"]
+    moved = (f"; {t.copies:,} copies, {format_bytes(t.copy_bytes)}" if t.copies else "")
+    return (f"{who} spent {format_ns(t.copy_ns)} copying with no compute beside it and "
+            f"idled {format_ns(staged)} while the host staged copies "
+            f"({_of_span(t.copy_ns + staged, t, its)}{moved})")
+
+
+def _communication(t: DeviceTime, who: str, its: str) -> str:
+    blocked = t.idle.by_cause["communication"]
+    more = [f"{format_ns(t.comm_wait_ns)} of the NCCL kernels' time waiting for other ranks"
+            ] if t.comm_wait_ns else []
+    if blocked:
+        more.append(f"and idled {format_ns(blocked)} while the host was in a collective")
+    return (f"{who} spent {format_ns(t.comm_ns)} in NCCL kernels with no compute beside "
+            f"them ({_of_span(t.comm_ns, t, its)}" + "".join(f"; {m}" for m in more) + ")")
+
+
+def _other(t: DeviceTime, who: str, its: str) -> str:
+    ns = t.idle.by_cause["other"]
+    return (f"{who} idled {format_ns(ns)} ({_of_span(ns, t, its)}) with its next work already "
+            "queued (a wait on another stream or an event) or with no host call linked "
+            "to it")
+
+
+_EVIDENCE = {"compute": _compute, "memory": _memory, "launch": _launch, "host": _host,
+             "sync": _sync, "copy": _copy, "communication": _communication,
+             "other": _other}
+
+
+def breakdown_text(t: DeviceTime) -> str:
+    """'idle 1.04 s of 1.46 s: launch 1.00 s, host 30.0 ms, sync 10.0 ms' (causes with
+    time, largest first; they add up to the idle time)."""
+    parts = sorted(((ns, c) for c, ns in t.idle.by_cause.items() if ns), reverse=True)
+    listed = ", ".join(f"{c} {format_ns(ns)}" for ns, c in parts)
+    return (f"idle {format_ns(t.idle_ns)} of {format_ns(t.span_ns)}"
+            + (f": {listed}" if listed else ""))
+
+
+def with_ncu(diagnosis: dict, ncu: dict, source_format: str | None = None) -> dict:
+    """The diagnosis JSON decided again with an attached Nsight Compute report's verdicts
+    (`tui TRACE --ncu REPORT`): the trace kernels that a profiled launch matched count as
+    memory-bound when its verdict is memory (each trace kernel once)."""
+    memory_ns = _memory_ns(ncu)
+    if not memory_ns or not diagnosis.get("figures"):
+        return diagnosis
+    entries = diagnosis.get("devices") or [diagnosis]
+    times = [replace(DeviceTime.from_json(e), memory_ns=memory_ns) for e in entries]
+    return diagnose(times, source_format).to_json()
+
+
+def _memory_ns(ncu: dict) -> int:
+    verdicts = {k["launch_id"]: k.get("verdict") for k in ncu.get("kernels", [])}
+    memory: dict[tuple, int] = {}
+    for match in ncu.get("matches", []):
+        if match.get("status") != "matched" or verdicts.get(match["launch_id"]) != "memory":
+            continue
+        for c in match.get("candidates", []):
+            key = (c["name"], tuple(c["grid"]), tuple(c["block"]))
+            memory[key] = c.get("total_duration_ns") or 0
+    return sum(memory.values())
+
+
+def rank_diagnosis(entry: dict | None, rank: int, wait_ns: int | None,
+                   source_format: str | None = None) -> dict | None:
+    """One rank's diagnosis (JSON) decided again over the run: with how long its NCCL
+    kernels waited for the other ranks (`wait_ns`, tui.analysis.ranks), said of
+    "rank R's GPU". `entry` is the rank's own diagnosis JSON (rank_summary)."""
+    times = _times(entry)
+    if times is None:
+        return None
+    talking = next((t for t in times if t.comm_kernels), None)
+    if talking is not None and wait_ns:
+        talking.comm_wait_ns = wait_ns
+    subject = f"rank {rank}'s GPU" if len(times) == 1 else f"rank {rank}'s GPUs"
+    return diagnose(times, source_format, subject).to_json()
+
+
+def run_diagnosis(by_rank: dict[int, dict | None], source_format: str | None = None) -> dict:
+    """The diagnosis of a run (JSON): every rank's devices summed, and each rank's bound
+    named when they differ. `by_rank`: rank_diagnosis() of each rank."""
+    times = {rank: t for rank, entry in by_rank.items() if (t := _times(entry))}
+    if not times:
+        return Diagnosis(None, "No GPU activity: nothing bounds the GPUs of this run.",
+                         None).to_json()
+    whole = combined([t for ts in times.values() for t in ts])
+    top = _one(whole, source_format, f"the {len(times)} ranks' GPUs")
+    bounds = {rank: by_rank[rank]["bound"] for rank in times}  # type: ignore[index]
+    if len(set(bounds.values())) > 1:
+        top.text += " By rank: " + "; ".join(f"{r} {b}" for r, b in sorted(bounds.items())) + "."
+    return top.to_json()
+
+
+def _times(entry: dict | None) -> list[DeviceTime] | None:
+    """The device figures a diagnosis' JSON was decided from; None without any."""
+    if not entry or not entry.get("figures"):
+        return None
+    return [DeviceTime.from_json(e) for e in entry.get("devices") or [entry]]
+
+
+def gaps_and_times(con: duckdb.DuckDBPyConnection, min_gap_ns: int,
+                   ) -> tuple[list[Gap], list[DeviceTime]]:
+    """The gaps over `min_gap_ns`, explained, and every device's figures, with every idle
+    interval classified once for both."""
+    with every_interval_classified(con):
+        gaps = explained_gaps(con, min_gap_ns, classified=True)
+        return gaps, device_times(con, gaps, classified=True)
