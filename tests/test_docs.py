@@ -186,6 +186,7 @@ def test_every_command_a_page_shows_runs(page: Path, tmp_path: Path,
     may read what an earlier one wrote)."""
     (tmp_path / "sample_traces").symlink_to(SAMPLES, target_is_directory=True)
     monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("COLUMNS", raising=False)  # the output a page shows is a pipe's
     for command in doc_commands(page.read_text(encoding="utf-8")):
         printed = run_command(command, tmp_path, capsys, monkeypatch)
         missing = _shown_in(command.shown, printed)
