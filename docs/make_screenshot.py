@@ -1,4 +1,5 @@
-"""Take the README's screenshots: the app on the bundled sample traces, as SVG.
+"""Take the docs' screenshots (README.md's, docs/app.md's gallery): the app on the bundled
+sample traces, as SVG.
 
     .venv/bin/python docs/make_screenshot.py                 # writes docs/screenshot.svg
     .venv/bin/python docs/make_screenshot.py --gallery       # and docs/gallery/*.svg
@@ -22,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TRACE = ROOT / "sample_traces" / "gappy_training.pt.trace.json.gz"
 KEYS = ("b",)  # the largest GPU-idle gap: the cursor on it, its cause in the details
 SAMPLES = ROOT / "sample_traces"
-# The README's gallery: file name, trace, keys pressed once it is drawn.
+# The gallery of docs/app.md: file name, trace, keys pressed once it is drawn.
 GALLERY = (
     ("jax_gap.svg", SAMPLES / "jax_train", ("b",)),  # a JAX profile folder (XLA)
     ("findings.svg", SAMPLES / "sync_habits.sqlite", ("6",)),  # NVIDIA's rules

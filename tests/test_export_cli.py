@@ -1,4 +1,4 @@
-"""`tui export`, the README's keys and screenshot: checked against the real samples."""
+"""`tui export`: checked against the real samples."""
 
 from __future__ import annotations
 
@@ -9,9 +9,8 @@ import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 import pytest
 
-from tests.conftest import ROOT, sample
+from tests.conftest import sample
 from tui.cli import main
-from tui.widgets.keys_doc import keys_markdown, readme_with_keys
 
 GAPPY = "gappy_training.pt.trace.json.gz"
 
@@ -54,15 +53,3 @@ def test_export_refuses_a_bad_suffix_before_loading(tmp_path: Path, capsys) -> N
     assert "unknown export format" in capsys.readouterr().err
     assert not target.exists()
 
-
-def test_readme_keys_match_the_bindings() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert readme_with_keys(readme) == readme, "run docs/make_keys.py"
-    assert "| `:` | SQL prompt" in keys_markdown()
-
-
-def test_readme_shows_a_real_screenshot() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "](docs/screenshot.svg)" in readme
-    svg = (ROOT / "docs" / "screenshot.svg").read_text(encoding="utf-8")
-    assert svg.startswith("<svg") and "gappy_training" in svg

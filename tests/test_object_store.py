@@ -68,7 +68,7 @@ def test_a_store_whose_fsspec_package_is_missing_says_which(capsys) -> None:
     assert main(["--summary", "s3://bucket/run42/"]) == 2
     err = capsys.readouterr().err
     assert "s3://bucket/run42/: cannot reach it (Install s3fs to access S3)" in err
-    assert "pip install 'tui[objectstore]'" in err
+    assert "pip install 'gpu-trace-tui[objectstore]'" in err
 
 
 def test_stores_in_s3_through_an_s3_server(tmp_path: Path, capsys, monkeypatch) -> None:

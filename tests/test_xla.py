@@ -58,7 +58,7 @@ def test_kernels_devices_and_gaps_equal_an_independent_reading(
 
 
 def test_the_figures_of_the_recordings(summaries: dict[str, dict]) -> None:
-    """What the recordings hold (also said in the README): kernel launches, gaps > 1 ms."""
+    """What the recordings hold (also said in docs/recording.md): kernel launches, gaps > 1 ms."""
     launches = {name: sum(k["count"] for k in s["kernels"]) for name, s in summaries.items()}
     assert launches == {"jax_train": 272, "jax_eager": 800, "jax_streams": 222}
     assert {name: len(s["gaps"]) for name, s in summaries.items()} == {

@@ -33,14 +33,14 @@ def main(argv: list[str]) -> int:
     parser.add_argument("traces", nargs="+", type=Path, help="trace files or folders")
     parser.add_argument("--out", type=location, required=True, metavar="DIR",
                         help="a folder, or an object-store prefix (s3://bucket/run42/: "
-                             "needs tui[objectstore] and the store's fsspec package)")
+                             "needs gpu-trace-tui[objectstore] and the store's fsspec package)")
     parser.add_argument("--workers", type=int, metavar="N",
                         help="processes to load with (default: one per core it may run on)")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="load each trace as a task of the Dask cluster at ADDRESS "
                         "(e.g. tcp://head:8786, or a Dask scheduler file; 'local': a local "
-                        "cluster of --workers processes); needs tui[cluster]; the traces "
-                        "and --out must be at the same paths on every worker")
+                        "cluster of --workers processes); needs gpu-trace-tui[cluster]; the "
+                        "traces and --out must be at the same paths on every worker")
     parser.add_argument("--memory", metavar="SIZE",
                         help="memory budget of each load, e.g. 2GB "
                         "(default: TUI_MEMORY, else 1GB; DuckDB takes 70%% of it)")

@@ -1,10 +1,10 @@
 """Load many traces as tasks of a Dask cluster (`tui convert --scheduler`), one a trace.
 
-Dask (`pip install 'tui[cluster]'`) already runs on Slurm, Kubernetes and plain SSH hosts
-and schedules, retries and reports tasks there; a task here is `load_store(job)`, the same
-function the local process pool runs, so a store is the same whichever ran it. Workers on
-other machines must see the trace files and the `--out` folder at the same paths (a
-shared file system), as `tui convert`'s stores are read from there afterwards.
+Dask (`pip install 'gpu-trace-tui[cluster]'`) already runs on Slurm, Kubernetes and plain
+SSH hosts and schedules, retries and reports tasks there; a task here is `load_store(job)`,
+the same function the local process pool runs, so a store is the same whichever ran it.
+Workers on other machines must see the trace files and the `--out` folder at the same
+paths (a shared file system), as `tui convert`'s stores are read from there afterwards.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def load_stores_on_cluster(jobs: list[LoadJob], scheduler: str, workers: int | N
     try:
         from dask.distributed import KilledWorker, as_completed
     except ImportError:
-        raise TraceError("--scheduler needs Dask: pip install 'tui[cluster]' (or "
+        raise TraceError("--scheduler needs Dask: pip install 'gpu-trace-tui[cluster]' (or "
                          "'dask[distributed]')") from None
     with _client(scheduler, workers) as client:
         futures = [client.submit(_load_task, job, memory, pure=False,

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from tui.errors import TraceError
 
-INSTALL_HINT = ("pip install 'tui[objectstore]' and the store's fsspec package "
+INSTALL_HINT = ("pip install 'gpu-trace-tui[objectstore]' and the store's fsspec package "
                 "(s3fs, gcsfs, adlfs)")
 
 

@@ -1,7 +1,8 @@
-"""The README's "Keys" section, made from the key tables so that it stays true.
+"""The documented keys, made from the key tables so that they stay true.
 
-`docs/make_keys.py` writes it into README.md between the KEYS_START and KEYS_END
-markers; a test fails when the README and the bindings disagree.
+`docs/make_keys.py` writes every key into docs/app.md (between KEYS_START and KEYS_END)
+and the first keys a newcomer needs into README.md (between FIRST_KEYS_START and
+FIRST_KEYS_END); a test fails when a page and the bindings disagree.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ from tui.widgets.tables import keys as table_keys
 
 KEYS_START = "<!-- keys: made by docs/make_keys.py from tui/widgets/keymap.py -->"
 KEYS_END = "<!-- /keys -->"
+FIRST_KEYS_START = ("<!-- first keys: made by docs/make_keys.py from tui/widgets/keymap.py "
+                    "(moving, and the footer's keys) -->")
+FIRST_KEYS_END = "<!-- /first keys -->"
 TITLES = {  # a key table's name in its module → its heading; others get their own name
     "APP": "Anywhere",
     "TIMELINE": "On the timeline",
@@ -27,6 +31,9 @@ TITLES = {  # a key table's name in its module → its heading; others get their
     "SOURCE": "In the Source view of a launch",
     "RUN": "On the ranks of a run (`tui DIR`)",
     "DIFF": "In `tui diff` on a terminal",
+}
+ALONE = {  # a description that reads well in the help screen but not in the README
+    "help": "help: every key",
 }
 EXTRA = {  # keys that Textual or a helper binds, not a Key table
     "APP": (("1 … 9", "show that tab below the timeline and focus its table"),
@@ -57,10 +64,32 @@ def keys_markdown() -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-def readme_with_keys(readme: str) -> str:
-    """`readme` with the text between the markers replaced by the keys tables."""
-    head, _, rest = readme.partition(KEYS_START)
-    _, _, tail = rest.partition(KEYS_END)
-    if not rest:
-        raise ValueError("README.md has no keys markers")
-    return f"{head}{KEYS_START}\n\n{keys_markdown()}\n{KEYS_END}{tail}"
+def first_keys_markdown() -> str:
+    """One table of what a newcomer needs first: moving the cursor, then every key the
+    footer shows (the app's and the timeline's), then the tabs."""
+    moving = [k for k in keymap.TIMELINE if k.action.startswith(("cursor(", "lane("))]
+    footer = [k for k in keymap.TIMELINE + keymap.APP if k.footer]
+    rows = [(k.display, ALONE.get(k.action, k.description)) for k in moving + footer]
+    rows += list(EXTRA["APP"][:1])
+    out = ["| key | what it does |", "| --- | --- |"]
+    out += [f"| `{_cell(display)}` | {_cell(text)} |" for display, text in rows]
+    return "\n".join(out) + "\n"
+
+
+def _between(text: str, start: str, end: str, body: str, page: str) -> str:
+    head, _, rest = text.partition(start)
+    _, found_end, tail = rest.partition(end)
+    if not rest or not found_end:
+        raise ValueError(f"{page} has no {start!r} … {end!r} markers")
+    return f"{head}{start}\n\n{body}\n{end}{tail}"
+
+
+def page_with_keys(page: str) -> str:
+    """`page` (docs/app.md) with the text between the markers replaced by every key table."""
+    return _between(page, KEYS_START, KEYS_END, keys_markdown(), "the page")
+
+
+def readme_with_first_keys(readme: str) -> str:
+    """`readme` with the text between its markers replaced by the first keys' table."""
+    return _between(readme, FIRST_KEYS_START, FIRST_KEYS_END, first_keys_markdown(),
+                    "README.md")
