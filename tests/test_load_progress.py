@@ -212,7 +212,8 @@ def test_the_ranks_app_loads_a_run_in_processes(tmp_path: Path) -> None:
         f"4 of 4 traces, {size_text(sum(sizes))} of {size_text(sum(sizes))} · ")
     assert shown["progress"][-1].endswith(" · working out the run")
     assert not shown["progress_shown"]
-    header, cache, straggler = shown["header"].splitlines()
+    header, cache, straggler, *diagnosis = shown["header"].splitlines()
+    assert diagnosis and diagnosis[0].split(":")[0].endswith("-bound")  # what bounds the run
     assert header == f"{folder}  (kineto, 4 ranks of 2, span 89.5 ms)"
     assert cache == "built now: no cache yet (×4)"
     # ranks by the files' order: 1 and 3 are copies of the real rank 1, which sleeps; of
