@@ -61,7 +61,8 @@ def main():
     rank, world = dist.get_rank(), dist.get_world_size()
     slow = int(os.environ.get("SLOW_RANK", world - 1))
     slow_s = float(os.environ.get("SLOW_MS", "15")) / 1000
-    device = torch.device("cpu") if CPU else torch.device("cuda", int(os.environ.get("LOCAL_RANK", rank)))
+    local = int(os.environ.get("LOCAL_RANK", rank))
+    device = torch.device("cpu") if CPU else torch.device("cuda", local)
     if not CPU:
         torch.cuda.set_device(device)
     torch.manual_seed(0)

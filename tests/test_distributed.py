@@ -1,0 +1,108 @@
+"""Distributed figures (tui/analysis/distributed/) against Holistic Trace Analysis 0.5.0's
+answers on the same real traces (tests/data/distributed/make_reference.py wrote them):
+every figure of every rank of the two-rank DDP run (rank 1 sleeps 10 ms a step)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import sample
+from tui.analysis.distributed import idle_categories, trace_figures
+from tui.trace import open_trace
+
+REFERENCE = Path(__file__).parent / "data" / "distributed"
+DDP = {0: "ddp_rank0.pt.trace.json.gz", 1: "ddp_rank1.pt.trace.json.gz"}
+
+
+@pytest.fixture(scope="module")
+def ddp_figures() -> dict[int, dict]:
+    out = {}
+    for rank, name in DDP.items():
+        with open_trace(sample(name)) as trace:
+            out[rank] = trace_figures(trace.con)
+    return out
+
+
+@pytest.fixture(scope="module")
+def hta() -> dict[int, dict]:
+    data = json.loads((REFERENCE / "ddp_2rank.hta.json").read_text())
+    return {int(rank): figures for rank, figures in data["exact"]["ranks"].items()}
+
+
+def _ns(us: float) -> int:
+    return round(us * 1000)
+
+
+@pytest.mark.parametrize("rank", sorted(DDP))
+def test_temporal_breakdown_equals_hta(ddp_figures, hta, rank: int) -> None:
+    ours, theirs = ddp_figures[rank]["breakdown"], hta[rank]["breakdown"]
+    for key in ("idle", "compute", "non_compute", "kernel"):
+        assert ours[f"{key}_ns"] == pytest.approx(_ns(theirs[f"{key}_us"]), abs=2), key
+    assert ours["idle_ns"] + ours["compute_ns"] + ours["non_compute_ns"] == ours["kernel_ns"]
+
+
+@pytest.mark.parametrize("rank", sorted(DDP))
+def test_overlap_equals_hta(ddp_figures, hta, rank: int) -> None:
+    ours = ddp_figures[rank]
+    assert ours["overlap_pct"] == hta[rank]["overlap_pct"]
+    comm = ours["communication"]
+    assert comm["exposed_ns"] == comm["comm_ns"] - comm["overlap_ns"] > 0
+    assert comm["exposed_per_step_ns"] == round(comm["exposed_ns"] / 3)  # steps 3-5 of 3-6
+
+
+@pytest.mark.parametrize("rank", sorted(DDP))
+def test_launch_stats_equal_hta(ddp_figures, hta, rank: int) -> None:
+    ours, theirs = ddp_figures[rank]["launch_stats"], hta[rank]["launch_stats"]
+    n = theirs["launches"]
+    assert ours["launches"] == n == 579
+    for key in ("cpu", "gpu", "delay"):  # float sums in HTA: ~1 ns of error a launch
+        assert ours[f"{key}_ns_sum"] == pytest.approx(_ns(theirs[f"{key}_us_sum"]), abs=n)
+        assert ours[f"{key}_ns_max"] == pytest.approx(_ns(theirs[f"{key}_us_max"]), abs=2)
+    assert ours["delay_ns_p50"] == pytest.approx(_ns(theirs["delay_us_median"]), abs=2)
+    for key in ("short_kernels", "long_launch_calls", "long_delays"):
+        assert ours[key] == theirs[key], key
+    assert ours["delay_ns_p50"] <= ours["delay_ns_p90"] <= ours["delay_ns_p99"] \
+        <= ours["delay_ns_max"]
+
+
+@pytest.mark.parametrize("rank", sorted(DDP))
+def test_idle_categories_equal_hta(ddp_figures, hta, rank: int) -> None:
+    ours = {row["stream"]: row for row in ddp_figures[rank]["idle_breakdown"]}
+    theirs = {row["stream"]: row for row in hta[rank]["idle_breakdown"]}
+    assert set(ours) == set(theirs) == {7, 17}
+    for stream, row in theirs.items():  # HTA rounds these to 0.01 us
+        for key in ("host_wait", "kernel_wait", "other"):
+            assert ours[stream][f"{key}_ns"] == pytest.approx(_ns(row[f"{key}_us"]), abs=6)
+        assert ours[stream]["device"] == rank  # one GPU a rank: cuda:0 and cuda:1
+
+
+@pytest.mark.parametrize("rank", sorted(DDP))
+def test_queue_length_equals_hta(ddp_figures, hta, rank: int) -> None:
+    ours = {row["stream"]: row for row in ddp_figures[rank]["queue_length"]}
+    theirs = {row["stream"]: row for row in hta[rank]["queue_length"]}
+    assert set(ours) == set(theirs) == {7}  # NCCL's stream: launched by cuLaunchKernelEx
+    for stream, row in theirs.items():
+        assert ours[stream]["changes"] == row["count"]
+        assert ours[stream]["max"] == row["max"]
+        assert ours[stream]["median"] == row["median"]
+        assert ours[stream]["mean"] == pytest.approx(row["mean"], abs=0.001)
+        assert 0 < ours[stream]["time_mean"] <= ours[stream]["max"]
+
+
+def test_window_leaves_the_last_profiler_step_out(ddp_figures) -> None:
+    for figures in ddp_figures.values():
+        assert figures["window"]["steps"] == 3 and figures["window"]["last_step_left_out"]
+        assert "per_device" not in figures  # one GPU a rank
+
+
+def test_idle_categories_kernel_wait_threshold_moves_gaps() -> None:
+    with open_trace(sample(DDP[0])) as trace:
+        default = {(c.device, c.stream): c for c in idle_categories(trace.con)}
+        none = {(c.device, c.stream): c for c in idle_categories(trace.con, kernel_wait_ns=0)}
+    for key, c in default.items():
+        assert none[key].kernel_wait_ns == 0
+        assert none[key].idle_ns == c.idle_ns  # the same gaps, in other categories
+        assert none[key].other_ns == c.other_ns + c.kernel_wait_ns

@@ -1,0 +1,40 @@
+"""The GPU work the distributed figures read: HTA's window, each activity's class and call."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import duckdb
+
+from tui.queries import load_query
+
+_PREPARED = "dist_window_prepared"  # a temp table's name: the window, once per connection
+
+
+@dataclass(frozen=True)
+class Window:
+    """cutoff_ns: the last profiler step's start on the host, before which the work counted
+    was launched (None: every activity counts); steps: the profiler steps before it."""
+
+    cutoff_ns: int | None
+    steps: int
+
+    def as_dict(self) -> dict:
+        return {"cutoff_ns": self.cutoff_ns, "steps": self.steps,
+                "last_step_left_out": self.cutoff_ns is not None}
+
+
+def prepare(con: duckdb.DuckDBPyConnection) -> Window:
+    """Fill the temp table dist_work (queries/dist_work.sql) once per connection."""
+    try:
+        row = con.execute(f"SELECT cutoff_ns, steps FROM {_PREPARED}").fetchone()
+    except duckdb.CatalogException:
+        row = None
+    if row is not None:
+        return Window(row[0], row[1])
+    _names, cutoff, steps = con.execute(load_query("dist_window")).fetchone()
+    con.execute(load_query("dist_work"), {"cutoff_ns": cutoff})
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {_PREPARED} AS "
+                "SELECT $cutoff::BIGINT AS cutoff_ns, $steps::BIGINT AS steps",
+                {"cutoff": cutoff, "steps": steps if cutoff is not None else 0})
+    return Window(cutoff, steps if cutoff is not None else 0)
