@@ -1,7 +1,7 @@
 -- CUDA launch statistics over dist_work (dist_work.sql), as Holistic Trace Analysis 0.5.0's
 -- get_cuda_kernel_launch_stats (cuda_kernel_analysis.py) computes them: every activity
--- launched by cudaLaunchKernel, cudaLaunchKernelExC, cudaMemcpyAsync or cudaMemsetAsync
--- (driver-API launches such as cuLaunchKernelEx, NCCL's, are not counted, as in HTA).
+-- dist_work marks stat_launch (on a Kineto trace, as HTA: launched by cudaLaunchKernel,
+-- cudaLaunchKernelExC, cudaMemcpyAsync or cudaMemsetAsync).
 -- cpu: the launch call's duration; gpu: the activity's; delay: from the call's end to the
 -- activity's start, 0 when it started earlier. Outliers by HTA's cutoffs: short kernels
 -- (call <= $runtime_cutoff_ns and the kernel shorter than its call), long launch calls
@@ -14,14 +14,14 @@ WITH launched AS (
     SELECT device, call_end_ns - call_start_ns AS cpu_ns, end_ns - start_ns AS gpu_ns,
            greatest(start_ns - call_end_ns, 0) AS delay_ns
     FROM dist_work
-    WHERE call_name IN ('cudaLaunchKernel', 'cudaLaunchKernelExC', 'cudaMemcpyAsync',
-                        'cudaMemsetAsync')
+    WHERE stat_launch
 )
 SELECT device,
        count(*) AS launches,
-       sum(cpu_ns)::BIGINT AS cpu_ns_sum, max(cpu_ns) AS cpu_ns_max,
-       sum(gpu_ns)::BIGINT AS gpu_ns_sum, max(gpu_ns) AS gpu_ns_max,
-       sum(delay_ns)::BIGINT AS delay_ns_sum, max(delay_ns) AS delay_ns_max,
+       coalesce(sum(cpu_ns), 0)::BIGINT AS cpu_ns_sum, coalesce(max(cpu_ns), 0) AS cpu_ns_max,
+       coalesce(sum(gpu_ns), 0)::BIGINT AS gpu_ns_sum, coalesce(max(gpu_ns), 0) AS gpu_ns_max,
+       coalesce(sum(delay_ns), 0)::BIGINT AS delay_ns_sum,
+       coalesce(max(delay_ns), 0) AS delay_ns_max,
        quantile_cont(delay_ns, 0.5) AS delay_ns_p50,
        quantile_cont(delay_ns, 0.9) AS delay_ns_p90,
        quantile_cont(delay_ns, 0.99) AS delay_ns_p99,

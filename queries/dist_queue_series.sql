@@ -1,17 +1,17 @@
 -- Queue length per stream over time, as Holistic Trace Analysis 0.5.0's
 -- get_queue_length_time_series (trace_counters.py) defines it, into the temp table
 -- dist_queue_series, over dist_work (dist_work.sql): the work launched on a stream and not
--- yet started there. It goes up by one when a launch call (cudaLaunchKernel,
--- cudaLaunchKernelExC, cuLaunchKernel, cudaMemcpyAsync, cudaMemsetAsync) begins, and down
--- by one when the activity it launched starts on the GPU; at one instant, ups first.
+-- yet started there. It goes up by one when a launch call that dist_work marks `queued`
+-- begins (on a Kineto trace, HTA's: cudaLaunchKernel, cudaLaunchKernelExC, cuLaunchKernel,
+-- cudaMemcpyAsync, cudaMemsetAsync), and down by one when the activity it launched starts
+-- on the GPU; at one instant, ups first.
 -- Columns: device, stream, t_ns (a change), queue (the length from then on), next_ns (the
 --          next change on that stream; NULL at the last).
 CREATE OR REPLACE TEMP TABLE dist_queue_series AS
 WITH launched AS (
     SELECT device, stream, call_start_ns, start_ns
     FROM dist_work
-    WHERE call_name IN ('cudaLaunchKernel', 'cudaLaunchKernelExC', 'cuLaunchKernel',
-                        'cudaMemcpyAsync', 'cudaMemsetAsync')
+    WHERE queued
 ), changes AS (
     SELECT device, stream, call_start_ns AS t_ns, 1 AS step, 0 AS tie FROM launched
     UNION ALL

@@ -9,9 +9,14 @@
 -- -start/-done halves); 'memory' names start Memcpy, Memset or dma; 'other' names hold
 -- Memcpy or Sync elsewhere; every other activity is 'compute'.
 -- The launching call's name loses nsys' API version suffix ('cudaLaunchKernel_v7000').
+-- Which launches the launch statistics count (stat_launch) and the queue lengths follow
+-- (queued): with $hta_calls (Kineto traces), HTA's API names: cudaLaunchKernel,
+-- cudaLaunchKernelExC, cudaMemcpyAsync and cudaMemsetAsync, and for the queue also
+-- cuLaunchKernel (so not NCCL's cuLaunchKernelEx, nor cudaGraphLaunch); otherwise (nsys,
+-- XLA: HTA reads neither) every activity whose launch call the trace links it to.
 -- $cutoff_ns: dist_window.sql's cut (NULL: none).
 -- Columns: id, device, stream, start_ns, end_ns, kind, class, call_name, call_start_ns,
---          call_end_ns (NULL: no launch call in the trace).
+--          call_end_ns (NULL: no launch call in the trace), stat_launch, queued.
 CREATE OR REPLACE TEMP TABLE dist_work AS
 SELECT g.id, g.device, g.stream, g.start_ns, g.end_ns, g.kind,
        CASE
@@ -24,7 +29,16 @@ SELECT g.id, g.device, g.stream, g.start_ns, g.end_ns, g.kind,
            ELSE 'compute'
        END AS class,
        regexp_replace(r.name, '_v[0-9]+$', '') AS call_name,
-       r.start_ns AS call_start_ns, r.end_ns AS call_end_ns
+       r.start_ns AS call_start_ns, r.end_ns AS call_end_ns,
+       CASE WHEN $hta_calls
+            THEN coalesce(call_name IN ('cudaLaunchKernel', 'cudaLaunchKernelExC',
+                                        'cudaMemcpyAsync', 'cudaMemsetAsync'), FALSE)
+            ELSE r.id IS NOT NULL END AS stat_launch,
+       CASE WHEN $hta_calls
+            THEN coalesce(call_name IN ('cudaLaunchKernel', 'cudaLaunchKernelExC',
+                                        'cuLaunchKernel', 'cudaMemcpyAsync',
+                                        'cudaMemsetAsync'), FALSE)
+            ELSE r.id IS NOT NULL END AS queued
 FROM gpu_activities AS g
 LEFT JOIN launches AS l ON l.gpu_id = g.id
 LEFT JOIN host_activities AS r ON r.id = l.runtime_id

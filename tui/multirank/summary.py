@@ -25,6 +25,7 @@ def run_summary(run: RankSet, min_gap_ns: int, label: str) -> dict:
         store = run.store(row["rank"])
         row["path"] = str(store.path)
         row["format"] = store.format
+        row.update(per_rank[row["rank"]].get("distributed") or {})
     span = run.con.execute(load_query("trace_span")).fetchall()[0]
     formats = sorted({store.format for store in run.stores})
     source = {

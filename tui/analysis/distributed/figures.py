@@ -23,7 +23,7 @@ def trace_figures(con: duckdb.DuckDBPyConnection) -> dict:
     window over the trace's devices together (as HTA gives a rank's); per_device as well
     where the trace has more than one GPU (one process driving several, or an nsys report
     of several processes)."""
-    window = prepare(con)
+    window = prepare(con, fresh=True)
     parts = _breakdown(con)
     launches = _launch_stats(con)
     whole = _entry(parts.get(None), launches.get(None), window.steps)
