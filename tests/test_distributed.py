@@ -106,3 +106,22 @@ def test_idle_categories_kernel_wait_threshold_moves_gaps() -> None:
         assert none[key].kernel_wait_ns == 0
         assert none[key].idle_ns == c.idle_ns  # the same gaps, in other categories
         assert none[key].other_ns == c.other_ns + c.kernel_wait_ns
+
+
+def test_single_trace_summary_has_one_rank_with_the_figures(capsys, ddp_figures) -> None:
+    from tui.cli import main
+
+    assert main(["--summary", "--json", str(sample(DDP[1]))]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert [r["rank"] for r in summary["ranks"]] == [1]  # distributedInfo's rank
+    rank = summary["ranks"][0]
+    assert rank["breakdown"] == ddp_figures[1]["breakdown"]
+    assert rank["overlap_pct"] == 73.93
+    assert {"launches", "cpu_ns_sum", "cpu_ns_max", "gpu_ns_sum", "gpu_ns_max",
+            "delay_ns_sum", "delay_ns_max"} <= set(rank["launch_stats"])
+    assert {(c["device"], c["stream"]) for c in rank["idle_breakdown"]} == {(1, 7), (1, 17)}
+    assert main(["--summary", str(sample(DDP[1]))]) == 0
+    text = capsys.readouterr().out
+    assert "Time breakdown, HTA's definitions (launched in the first 3 profiler steps" in text
+    assert "73.9%" in text and "124 µs/step" in text
+    assert "Idle time per stream (HTA's categories)" in text

@@ -7,6 +7,7 @@ from rich.table import Table
 
 from tui.analysis.rank_findings import collective_label
 from tui.report import TOP_GAPS, _fit, _kernels_table
+from tui.report_distributed import print_distributed
 from tui.safe_text import plain
 from tui.units import format_ns
 
@@ -24,6 +25,7 @@ def print_run_summary(summary: dict, console: Console) -> None:
     for warning in summary["warnings"]:
         console.print(plain(f"warning: {warning}", style="yellow"))
     console.print(ranks_table(summary["ranks"], summary["straggler"]))
+    print_distributed(summary["ranks"], console)
     if summary["kernels"]:
         console.print(_kernels_table(summary["kernels"], console.width))
     console.print(_gaps_table(summary["gaps"], source["min_gap_ns"],

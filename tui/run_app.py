@@ -37,6 +37,7 @@ from tui.report_ranks import cache_text
 from tui.safe_text import plain
 from tui.units import format_ns
 from tui.widgets import keymap
+from tui.widgets.rank_breakdown import breakdown_text
 from tui.widgets.run_tables import CollectiveTable, RankTable
 
 _COLLECTIVE_WAITS = """
@@ -122,6 +123,7 @@ class RunApp(App[Path | None]):
     #run-progress > Label { width: 1fr; }
     #run-header { padding: 0 1; margin-bottom: 1; }
     #run-findings { padding: 0 1; margin: 1 0; }
+    #rank-breakdown { padding: 0 1; margin-top: 1; }
     .run-title { padding: 0 1; text-style: bold; }
     """
 
@@ -152,6 +154,7 @@ class RunApp(App[Path | None]):
         with VerticalScroll(id="run-body"):
             yield Static(plain(f"loading {len(self.paths)} path(s) …"), id="run-header")
             yield RankTable(id="ranks")
+            yield Static("", id="rank-breakdown")
             yield Static("", id="run-findings")
             yield Static("Waits per collective", id="collectives-title", classes="run-title")
             yield CollectiveTable(id="collectives")
@@ -225,6 +228,14 @@ class RunApp(App[Path | None]):
         # would wait for the whole run to load and be cached
         self._stop_load.set()
         super().exit(result, return_code, message)
+
+    @on(DataTable.RowHighlighted, "#ranks")
+    def _rank_highlighted(self) -> None:
+        """The breakdown view follows the cursor: the rank it is on."""
+        rank = self.ranks.rank_at_cursor()
+        row = self.ranks.rows_by_rank.get(rank) if rank is not None else None
+        self.query_one("#rank-breakdown", Static).update(
+            breakdown_text(row) if row is not None else "")
 
     @on(DataTable.RowSelected, "#ranks")
     def _rank_selected(self) -> None:

@@ -1,0 +1,90 @@
+"""`tui --summary`: the distributed figures of each rank (tui/analysis/distributed) as text."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from tui.units import format_ns
+
+MAX_ROWS = 64  # ranks (or devices) shown; beyond, the ones idle the longest
+
+
+def print_distributed(ranks: list[dict], console: Console) -> None:
+    """The time breakdown, overlap and launch figures of every rank (and of each device of
+    a rank with several), then idle time per stream by HTA's category."""
+    rows = [r for r in ranks if "breakdown" in r]
+    if not rows or not any(r["breakdown"]["kernel_ns"] for r in rows):
+        return
+    console.print(breakdown_table(rows))
+    console.print(idle_table(rows))
+
+
+def _lines(ranks: list[dict]) -> list[tuple[str, dict]]:
+    out = []
+    for r in ranks:
+        out.append((str(r["rank"]), r))
+        for d in r.get("per_device", []):
+            out.append((f"{r['rank']} · GPU {d['device']}", d))
+    if len(out) > MAX_ROWS:
+        out = sorted(out, key=lambda x: -x[1]["breakdown"]["idle_ns"])[:MAX_ROWS]
+    return out
+
+
+def breakdown_table(ranks: list[dict]) -> Table:
+    steps = ranks[0].get("window", {}).get("steps", 0)
+    where = (f"launched in the first {steps} profiler steps: the last is left out"
+             if steps else "the whole trace")
+    table = Table(title=f"Time breakdown, HTA's definitions ({where}); launch delay: "
+                  "mean, p90, max", title_justify="left")
+    for col in ("rank", "kernel time", "compute", "non-compute", "idle", "overlap",
+                "exposed comm", "launches", "delay", "p90", "max"):
+        table.add_column(col, justify="right", no_wrap=True)
+    for label, r in _lines(ranks):
+        b, comm, ls = r["breakdown"], r["communication"], r["launch_stats"]
+        total = b["kernel_ns"]
+        exposed = comm["exposed_per_step_ns"]
+        table.add_row(
+            label, format_ns(total), _share(b["compute_ns"], total),
+            _share(b["non_compute_ns"], total), _share(b["idle_ns"], total),
+            "-" if r["overlap_pct"] is None else f"{r['overlap_pct']:.1f}%",
+            "-" if not comm["comm_ns"] else (
+                f"{format_ns(exposed)}/step" if exposed is not None
+                else format_ns(comm["exposed_ns"])),
+            f"{ls['launches']:,}",
+            format_ns(ls["delay_ns_sum"] / ls["launches"]) if ls["launches"] else "-",
+            format_ns(ls["delay_ns_p90"]) if ls["launches"] else "-",
+            format_ns(ls["delay_ns_max"]) if ls["launches"] else "-",
+        )
+    return table
+
+
+def idle_table(ranks: list[dict]) -> Table:
+    table = Table(title="Idle time per stream (HTA's categories)", title_justify="left")
+    for col in ("rank", "GPU", "stream", "idle", "host wait", "kernel wait", "other",
+                "queue max", "queue mean"):
+        table.add_column(col, justify="right", no_wrap=True)
+    rows = []
+    for r in ranks:
+        queues = {(q["device"], q["stream"]): q for q in r.get("queue_length", [])}
+        for c in r.get("idle_breakdown", []):
+            idle = c["host_wait_ns"] + c["kernel_wait_ns"] + c["other_ns"]
+            rows.append((idle, r["rank"], c, queues.get((c["device"], c["stream"]))))
+    if len(rows) > MAX_ROWS:
+        rows = sorted(rows, key=lambda x: -x[0])[:MAX_ROWS]
+    for idle, rank, c, q in rows:
+        table.add_row(
+            str(rank), str(c["device"]), str(c["stream"]), format_ns(idle),
+            _share(c["host_wait_ns"], idle), _share(c["kernel_wait_ns"], idle),
+            _share(c["other_ns"], idle),
+            str(q["max"]) if q else "-",
+            f"{q['time_mean']:.1f}" if q and q["time_mean"] is not None else "-",
+        )
+    return table
+
+
+def _share(part: int, whole: int) -> str:
+    """'45.6 ms (8%)'."""
+    if not whole:
+        return format_ns(part)
+    return f"{format_ns(part)} ({100 * part / whole:.0f}%)"
