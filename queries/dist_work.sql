@@ -8,7 +8,8 @@
 -- all-reduce, all-gather, reduce-scatter, all-to-all, collective-permute, and their
 -- -start/-done halves); 'memory' names start Memcpy, Memset or dma; 'other' names hold
 -- Memcpy or Sync elsewhere; every other activity is 'compute'.
--- The launching call's name loses nsys' API version suffix ('cudaLaunchKernel_v7000').
+-- The launching call: the runtime or driver call of the activity's correlation id (the
+-- store of a rank in a run may lack the launches table). Its name loses nsys' API version suffix ('cudaLaunchKernel_v7000').
 -- Which launches the launch statistics count (stat_launch) and the queue lengths follow
 -- (queued): with $hta_calls (Kineto traces), HTA's API names: cudaLaunchKernel,
 -- cudaLaunchKernelExC, cudaMemcpyAsync and cudaMemsetAsync, and for the queue also
@@ -40,6 +41,10 @@ SELECT g.id, g.device, g.stream, g.start_ns, g.end_ns, g.kind,
                                         'cudaMemsetAsync'), FALSE)
             ELSE r.id IS NOT NULL END AS queued
 FROM gpu_activities AS g
-LEFT JOIN launches AS l ON l.gpu_id = g.id
-LEFT JOIN host_activities AS r ON r.id = l.runtime_id
-WHERE $cutoff_ns IS NULL OR r.start_ns < $cutoff_ns;
+LEFT JOIN host_activities AS r
+    ON r.correlation = g.correlation AND r.kind = 'runtime' AND g.correlation IS NOT NULL
+WHERE $cutoff_ns IS NULL OR r.start_ns < $cutoff_ns
+-- a correlation id names one call in a process; should two processes' ids meet (an nsys
+-- report of several), the call that began last before the activity is its launch
+QUALIFY row_number() OVER (PARTITION BY g.id
+                           ORDER BY r.start_ns > g.start_ns, g.start_ns - r.start_ns) = 1;

@@ -125,3 +125,106 @@ def test_single_trace_summary_has_one_rank_with_the_figures(capsys, ddp_figures)
     assert "Time breakdown, HTA's definitions (launched in the first 3 profiler steps" in text
     assert "73.9%" in text and "124 µs/step" in text
     assert "Idle time per stream (HTA's categories)" in text
+
+
+@pytest.fixture(scope="module")
+def ddp_run():
+    from tui.multirank.run import open_run
+
+    with open_run([sample(name) for name in DDP.values()]) as run:
+        yield run
+
+
+@pytest.fixture(scope="module")
+def ddp_rows(ddp_run) -> dict[int, dict]:
+    """The real two-rank run's rank rows: rank 0 waits for rank 1, the slow one."""
+    from tui.analysis.ranks import rank_rows
+
+    return {row["rank"]: row for row in rank_rows(ddp_run.con)}
+
+
+def _copies(ddp_rows: dict[int, dict], slow: set[int], count: int) -> list[dict]:
+    """`count` ranks, each a copy of the real fast rank's row, or the slow one's (a generator
+    of a bigger run from the real two, for the group's rule: no new trace)."""
+    return [{**ddp_rows[1 if i in slow else 0], "rank": i} for i in range(count)]
+
+
+def test_every_fourth_rank_slow_names_the_group(ddp_rows) -> None:
+    from tui.analysis.distributed.stragglers import shared_traits, straggler_group
+    from tui.analysis.ranks import balance
+
+    slow = set(range(3, 64, 4))
+    rows = _copies(ddp_rows, slow, 64)
+    verdict = balance(rows)
+    assert verdict["straggler"] == 3  # the one ranks.py names: the first of equals
+    group = straggler_group(rows, verdict)
+    assert group == sorted(slow)
+    hosts = {i: f"node{i // 4}" for i in range(64)}  # four GPUs a host: one slow on each
+    devices = {i: [i % 4] for i in range(64)}
+    assert shared_traits(group, list(range(64)), hosts, devices) == [
+        "GPU 3 of each host", "rank % 4 == 3"]
+
+
+def test_a_slow_node_is_named_by_its_host(ddp_rows) -> None:
+    from tui.analysis.distributed.stragglers import shared_traits, straggler_group
+    from tui.analysis.ranks import balance
+
+    slow = {8, 9, 10, 11}
+    rows = _copies(ddp_rows, slow, 16)
+    group = straggler_group(rows, balance(rows))
+    assert group == [8, 9, 10, 11]
+    hosts = {i: f"node{i // 4}" for i in range(16)}
+    devices = {i: [i % 4] for i in range(16)}
+    assert shared_traits(group, list(range(16)), hosts, devices) == ["host node2"]
+
+
+def test_one_straggler_is_a_group_of_one(ddp_rows) -> None:
+    from tui.analysis.distributed.stragglers import straggler_group
+    from tui.analysis.ranks import balance
+
+    rows = _copies(ddp_rows, {5}, 8)
+    assert straggler_group(rows, balance(rows)) == [5]
+    two = [ddp_rows[0], ddp_rows[1]]
+    assert straggler_group(two, balance(two)) == [1]
+
+
+def test_rank_host_from_metadata_or_the_handler_file_name() -> None:
+    from tui.analysis.distributed.stragglers import rank_host
+
+    assert rank_host({"distributedInfo": '{"rank": 3, "hostname": "node7"}'}, "x.json") \
+        == "node7"
+    assert rank_host({}, "node7.cluster_4242.1732256000123.pt.trace.json.gz") \
+        == "node7.cluster"
+    assert rank_host({"distributedInfo": '{"rank": 3}'}, "ddp_rank3.pt.trace.json") is None
+
+
+def test_the_group_finding_names_every_straggler(ddp_run, ddp_rows) -> None:
+    from tui.analysis.distributed.stragglers import straggler_group
+    from tui.analysis.rank_findings import rank_findings
+    from tui.analysis.ranks import balance
+
+    rows = _copies(ddp_rows, set(range(3, 64, 4)), 64)
+    verdict = balance(rows)
+    analysis = {"ranks": rows, "balance": verdict, "straggler": verdict["straggler"],
+                "straggler_group": {"ranks": straggler_group(rows, verdict), "hosts": [],
+                                    "shared": ["rank % 4 == 3"]}}
+    text = rank_findings(ddp_run.con, analysis, {})[0].text
+    wait = ddp_rows[0]["wait_per_step_ns"] / 1e6
+    assert text.startswith("Ranks 3, 7, 11, 15, 19, …, 63 (16 of 64) are the stragglers: "
+                           "they arrive last at the NCCL collectives, each waiting at most "
+                           "0 ns per step, while the other 48 ranks wait "
+                           f"{wait:.1f} ms per step on average for them; they share "
+                           "rank % 4 == 3. Rank 3 holds the others up most")
+    assert "the other 63 ranks" not in text
+
+
+def test_run_summary_json_has_the_group_and_every_rank_figure(capsys, hta) -> None:
+    from tui.cli import main
+
+    assert main(["--summary", "--json", *(str(sample(n)) for n in DDP.values())]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["straggler"] == 1 and summary["stragglers"] == [1]
+    assert summary["straggler_group"] == {"ranks": [1], "hosts": [None], "shared": []}
+    for row in summary["ranks"]:
+        assert row["overlap_pct"] == hta[row["rank"]]["overlap_pct"]
+        assert row["launch_stats"]["launches"] == hta[row["rank"]]["launch_stats"]["launches"]

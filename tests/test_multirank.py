@@ -226,14 +226,14 @@ def test_parallel_serial_and_no_cache_loads_agree(private_cache: Path) -> None:
 
 def test_each_rank_s_own_summary_is_what_the_run_keeps(private_cache: Path) -> None:
     """Cold (each rank summed up where it loaded) and warm (from the cache): of each
-    trace's own summary a run keeps its devices, gaps and warnings; its kernels and
-    findings are not worked out (the run's are, over every rank)."""
+    trace's own summary a run keeps its devices, gaps, warnings and distributed figures;
+    its kernels and findings are not worked out (the run's are, over every rank)."""
     shutil.rmtree(private_cache, ignore_errors=True)
     for workers in (2, 1):
         with open_run(_ddp(), workers=workers, min_gap_ns=1_000_000) as run:
             for store in run.stores:
                 assert store.summary is not None
-                assert set(store.summary) == {"devices", "gaps", "warnings"}
+                assert set(store.summary) == {"devices", "gaps", "warnings", "distributed"}
                 assert store.summary["devices"] and list(store.summary["gaps"])
 
 

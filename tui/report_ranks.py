@@ -24,7 +24,8 @@ def print_run_summary(summary: dict, console: Console) -> None:
     console.print(plain(f"span {format_ns(source['span_ns'])}" + cache_text(source)))
     for warning in summary["warnings"]:
         console.print(plain(f"warning: {warning}", style="yellow"))
-    console.print(ranks_table(summary["ranks"], summary["straggler"]))
+    console.print(ranks_table(summary["ranks"], summary["straggler"],
+                              summary.get("stragglers") or []))
     print_distributed(summary["ranks"], console)
     if summary["kernels"]:
         console.print(_kernels_table(summary["kernels"], console.width))
@@ -36,7 +37,8 @@ def print_run_summary(summary: dict, console: Console) -> None:
             console.print(plain(f"  • {finding.text}"))
 
 
-def ranks_table(ranks: list[dict], straggler: int | None) -> Table:
+def ranks_table(ranks: list[dict], straggler: int | None,
+                stragglers: list[int] | None = None) -> Table:
     shown = ranks
     if len(ranks) > MAX_RANK_ROWS:
         top = sorted(ranks, key=lambda r: -(r["wait_ns"] + r["caused_ns"]))[:MAX_RANK_ROWS]
@@ -50,7 +52,8 @@ def ranks_table(ranks: list[dict], straggler: int | None) -> Table:
                          no_wrap=True)
     for r in shown:
         table.add_row(
-            str(r["rank"]) + (" ◀ straggler" if r["rank"] == straggler else ""),
+            str(r["rank"]) + (" ◀ straggler" if r["rank"] == straggler
+                              or r["rank"] in (stragglers or []) else ""),
             str(r["steps"]) if r["steps"] else "-",
             format_ns(r["step_host_ns"]),
             format_ns(r["step_gpu_ns"]),
@@ -60,7 +63,7 @@ def ranks_table(ranks: list[dict], straggler: int | None) -> Table:
             format_ns(r["wait_ns"]),
             format_ns(r["caused_ns"]),
             plain(collective_label(r["waits_in"]) if r["wait_ns"] else "-"),
-            style="bold" if r["rank"] == straggler else "",
+            style="bold" if r["rank"] == straggler or r["rank"] in (stragglers or []) else "",
         )
     return table
 
