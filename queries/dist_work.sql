@@ -17,7 +17,7 @@
 -- XLA: HTA reads neither) every activity whose launch call the trace links it to.
 -- $cutoff_ns: dist_window.sql's cut (NULL: none).
 -- Columns: id, device, stream, start_ns, end_ns, kind, class, call_name, call_start_ns,
---          call_end_ns (NULL: no launch call in the trace), stat_launch, queued.
+--          call_end_ns (NULL: no launch call in the trace), call_tid, stat_launch, queued.
 CREATE OR REPLACE TEMP TABLE dist_work AS
 SELECT g.id, g.device, g.stream, g.start_ns, g.end_ns, g.kind,
        CASE
@@ -30,7 +30,7 @@ SELECT g.id, g.device, g.stream, g.start_ns, g.end_ns, g.kind,
            ELSE 'compute'
        END AS class,
        regexp_replace(r.name, '_v[0-9]+$', '') AS call_name,
-       r.start_ns AS call_start_ns, r.end_ns AS call_end_ns,
+       r.start_ns AS call_start_ns, r.end_ns AS call_end_ns, r.tid AS call_tid,
        CASE WHEN $hta_calls
             THEN coalesce(call_name IN ('cudaLaunchKernel', 'cudaLaunchKernelExC',
                                         'cudaMemcpyAsync', 'cudaMemsetAsync'), FALSE)

@@ -12,6 +12,7 @@ import pytest
 from tests.conftest import sample
 from tui.analysis.distributed import idle_categories, trace_figures
 from tui.trace import open_trace
+from tui.units import format_ns
 
 REFERENCE = Path(__file__).parent / "data" / "distributed"
 DDP = {0: "ddp_rank0.pt.trace.json.gz", 1: "ddp_rank1.pt.trace.json.gz"}
@@ -228,3 +229,39 @@ def test_run_summary_json_has_the_group_and_every_rank_figure(capsys, hta) -> No
     for row in summary["ranks"]:
         assert row["overlap_pct"] == hta[row["rank"]]["overlap_pct"]
         assert row["launch_stats"]["launches"] == hta[row["rank"]]["launch_stats"]["launches"]
+    # the findings state the figures as they are
+    ranks = {r["rank"]: r for r in summary["ranks"]}
+    found = {f["rule"]: f for f in summary["findings"]}
+    comm = ranks[0]["communication"]
+    assert found["exposed_communication"]["text"].startswith(
+        f"Rank 0: communication {100 * comm['exposed_ns'] / comm['comm_ns']:.0f}% exposed: "
+        f"{format_ns(comm['exposed_per_step_ns'])} a step not hidden behind compute "
+        f"({format_ns(comm['comm_ns'])} of communication kernels, 50.8% of it overlapped")
+    assert found["exposed_communication"]["cost_ns"] == comm["exposed_ns"]
+    stats = ranks[0]["launch_stats"]
+    assert found["deep_launch_queue"]["text"].startswith(
+        f"Rank 0: launches wait {format_ns(stats['delay_ns_sum'] / stats['launches'])} on "
+        "average before their work starts (p90 10.1 ms, max 13.5 ms, 579 launches): the GPU "
+        "queue is deep, up to 99 launches outstanding on stream 7; the host runs ahead, and "
+        "the stream is held by NCCL kernels waiting")
+    assert found["idle_by_category"]["text"].startswith(
+        "Rank 1: the GPU idles 22.8 ms, 46% of its 49.5 ms of kernel time; per stream, 87% "
+        "of the gaps between its work is host wait")
+    idle = ranks[1]["idle_breakdown"]
+    host = sum(c["host_wait_ns"] for c in idle)
+    assert round(100 * host / sum(c["host_wait_ns"] + c["kernel_wait_ns"] + c["other_ns"]
+                                  for c in idle)) == 87
+
+
+def test_no_deep_queue_finding_where_the_gpu_idles(capsys) -> None:
+    """gappy_then_tuned: launches wait 1.7 ms on average, in bursts after the host's long
+    pauses, while the GPU idles 97% of the time: not a deep queue."""
+    from tui.cli import main
+
+    assert main(["--summary", "--json", str(sample("gappy_then_tuned.sqlite"))]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    rank = summary["ranks"][0]
+    assert rank["launch_stats"]["delay_ns_sum"] / rank["launch_stats"]["launches"] > 1e6
+    assert rank["breakdown"]["idle_ns"] > 0.9 * rank["breakdown"]["kernel_ns"]
+    rules = {f["rule"] for f in summary["findings"]}
+    assert not rules & {"deep_launch_queue", "idle_by_category", "exposed_communication"}

@@ -70,7 +70,8 @@ def test_ddp_straggler_is_rank_1_and_rank_0_waits_in_all_reduce(capsys) -> None:
     assert verdict["reference_ns"] == ranks[0]["step_gpu_ns"]  # the slowest rank's GPU step
     assert verdict["net_hold_ns"] == ranks[1]["caused_per_step_ns"] >= verdict["threshold_ns"]
     assert [f["rule"] for f in summary["findings"]] == [
-        "straggler", "straggler_idle", "collective_wait", "comm_share", "step_times"]
+        "straggler", "straggler_idle", "collective_wait", "comm_share", "step_times",
+        "exposed_communication", "deep_launch_queue", "idle_by_category"]
     # the usual summary keys, over both ranks
     assert {"source", "devices", "kernels", "gaps", "findings", "warnings"} <= set(summary)
     assert summary["source"]["ranks"] == 2 and summary["source"]["world_size"] == "2"

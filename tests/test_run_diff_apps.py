@@ -64,7 +64,7 @@ async def test_run_app_names_rank_1_the_straggler() -> None:
         assert "idle 22.8 ms (46%)" in breakdown and "73.9% overlapped" in breakdown
         findings = static_text(app, "#run-findings")
         assert app.run_data is not None
-        assert [f.text in findings for f in app.run_data.summary["findings"]] == [True] * 5
+        assert [f.text in findings for f in app.run_data.summary["findings"]] == [True] * 8
         assert "Rank 1 is the straggler" in findings
         collectives = cells(app.query_one(CollectiveTable))
         assert collectives and collectives[0][0] == "AllReduce_Sum_f32_RING_LL"

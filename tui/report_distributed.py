@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from tui.safe_text import plain
 from tui.units import format_ns
 
 MAX_ROWS = 64  # ranks (or devices) shown; beyond, the ones idle the longest
@@ -18,6 +19,8 @@ def print_distributed(ranks: list[dict], console: Console) -> None:
         return
     console.print(breakdown_table(rows))
     console.print(idle_table(rows))
+    if any(r.get("critical_path") for r in rows):
+        console.print(critical_path_table(rows))
 
 
 def _lines(ranks: list[dict]) -> list[tuple[str, dict]]:
@@ -80,6 +83,33 @@ def idle_table(ranks: list[dict]) -> Table:
             str(q["max"]) if q else "-",
             f"{q['time_mean']:.1f}" if q and q["time_mean"] is not None else "-",
         )
+    return table
+
+
+CP_KINDS = (("cpu_ns", "CPU"), ("launch_delay_ns", "launch delay"), ("kernel_ns", "kernel"),
+            ("communication_ns", "communication"), ("waiting_ns", "waiting"))
+MAX_STEP_ROWS = 16  # beyond, each rank's median step only
+
+
+def critical_path_table(ranks: list[dict]) -> Table:
+    """Each step's critical path by kind (each rank's median step where there are many)."""
+    rows = [(r["rank"], p) for r in ranks for p in r.get("critical_path") or []]
+    title = "Critical path per step"
+    if len(rows) > MAX_STEP_ROWS:
+        rows = []
+        for r in ranks:
+            paths = sorted(r.get("critical_path") or [], key=lambda p: p["length_ns"])
+            if paths:
+                rows.append((r["rank"], paths[(len(paths) - 1) // 2]))
+        rows = rows[:MAX_ROWS]
+        title += " (each rank's median step)"
+    table = Table(title=title, title_justify="left")
+    for col in ("rank", "step", "length", *(label for _k, label in CP_KINDS)):
+        table.add_column(col, justify="left" if col == "step" else "right", no_wrap=True)
+    for rank, p in rows:
+        kinds = p["by_kind"]
+        table.add_row(str(rank), plain(p["step"]), format_ns(p["length_ns"]),
+                      *(_share(kinds[k], p["length_ns"]) for k, _label in CP_KINDS))
     return table
 
 

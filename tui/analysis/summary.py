@@ -6,6 +6,7 @@ import duckdb
 
 from tui.analysis.code import code_source, frame_times, unattributed
 from tui.analysis.distributed import trace_figures
+from tui.analysis.distributed.findings import distributed_findings
 from tui.analysis.findings import findings
 from tui.analysis.gaps import explained_gaps
 from tui.analysis.kernels import device_busy, kernel_stats
@@ -76,6 +77,7 @@ def _summary(trace: Trace, min_gap_ns: int) -> dict:
     # the trace as one rank of a distributed run (HTA's figures): rank 0 unless it says
     rank = {"rank": int(meta["rank"]) if str(meta.get("rank", "")).isdigit() else 0,
             **trace_figures(con)}
+    found += distributed_findings([rank], run=False)
     gap_rows = GapRows(gaps, origin)
     summary = {
         "source": source,

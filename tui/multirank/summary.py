@@ -11,6 +11,7 @@ so a kernel's count, total and median cover every rank.
 
 from __future__ import annotations
 
+from tui.analysis.distributed.findings import distributed_findings
 from tui.analysis.distributed.stragglers import rank_host, shared_traits, straggler_group
 from tui.analysis.kernels import kernel_stats
 from tui.analysis.rank_findings import rank_findings
@@ -60,7 +61,7 @@ def run_summary(run: RankSet, min_gap_ns: int, label: str) -> dict:
         "gaps": gaps,
         "findings": rank_findings(
             run.con, analysis, {rank: s.get("gaps", []) for rank, s in per_rank.items()},
-        ),
+        ) + distributed_findings(analysis["ranks"]),
         "warnings": list(run.warnings) + [
             f"rank {rank}: {w}" for rank, s in per_rank.items() for w in s.get("warnings", [])
         ],

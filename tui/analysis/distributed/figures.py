@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import duckdb
 
+from tui.analysis.distributed.critical_path import critical_paths
 from tui.analysis.distributed.idle import idle_categories
 from tui.analysis.distributed.queues import queue_summary
 from tui.analysis.distributed.window import prepare
@@ -19,10 +20,10 @@ LAUNCH_KEYS = ("launches", "cpu_ns_sum", "cpu_ns_max", "gpu_ns_sum", "gpu_ns_max
 
 
 def trace_figures(con: duckdb.DuckDBPyConnection) -> dict:
-    """breakdown, overlap_pct, communication, launch_stats, idle_breakdown, queue_length and
-    window over the trace's devices together (as HTA gives a rank's); per_device as well
-    where the trace has more than one GPU (one process driving several, or an nsys report
-    of several processes)."""
+    """breakdown, overlap_pct, communication, launch_stats, idle_breakdown, queue_length,
+    critical_path (one entry a step) and window over the trace's devices together (as HTA
+    gives a rank's); per_device as well where the trace has more than one GPU (one process
+    driving several, or an nsys report of several processes)."""
     window = prepare(con, fresh=True)
     parts = _breakdown(con)
     launches = _launch_stats(con)
@@ -32,6 +33,7 @@ def trace_figures(con: duckdb.DuckDBPyConnection) -> dict:
         **whole,
         "idle_breakdown": [c.as_dict() for c in idle_categories(con)],
         "queue_length": queue_summary(con),
+        "critical_path": [p.as_dict() for p in critical_paths(con)],
         "window": window.as_dict(),
     }
     if len(devices) > 1:
