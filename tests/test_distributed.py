@@ -265,3 +265,65 @@ def test_no_deep_queue_finding_where_the_gpu_idles(capsys) -> None:
     assert rank["breakdown"]["idle_ns"] > 0.9 * rank["breakdown"]["kernel_ns"]
     rules = {f["rule"] for f in summary["findings"]}
     assert not rules & {"deep_launch_queue", "idle_by_category", "exposed_communication"}
+
+
+@pytest.fixture(scope="module")
+def ddp_paths() -> dict[int, tuple[list, list]]:
+    """Each rank's critical paths, following other streams (ours) and not (HTA's walk)."""
+    from tui.analysis.distributed import critical_paths
+
+    out = {}
+    for rank, name in DDP.items():
+        with open_trace(sample(name)) as trace:
+            out[rank] = (critical_paths(trace.con), critical_paths(trace.con, False))
+    return out
+
+
+@pytest.mark.parametrize("rank", sorted(DDP))
+def test_critical_path_tiles_each_step_with_real_work(ddp_paths, rank: int) -> None:
+    """The segments tile the step, and each GPU segment is a real activity of the trace
+    (read from the JSON here, independently of the loader)."""
+    from tests import oracle
+
+    gpu = {}
+    for e in oracle.chrome_events(sample(DDP[rank])):
+        if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset"):
+            start = oracle.ns(e["ts"])
+            gpu.setdefault(e["args"]["stream"], []).append((start, start + oracle.ns(e["dur"])))
+    for path in ddp_paths[rank][0]:
+        assert [p.step for p in ddp_paths[rank][0]] == [
+            "ProfilerStep#3", "ProfilerStep#4", "ProfilerStep#5"]
+        t = path.start_ns
+        for seg in path.segments:
+            assert seg.start_ns == t and seg.end_ns > seg.start_ns
+            t = seg.end_ns
+            if seg.kind in ("kernel", "communication"):
+                assert any(s <= seg.start_ns and seg.end_ns <= e for s, e in gpu[seg.stream])
+        assert t == path.end_ns
+        assert sum(path.by_kind().values()) == path.length_ns
+
+
+@pytest.mark.parametrize("rank", sorted(DDP))
+def test_critical_path_kernels_equal_hta_s(ddp_paths, rank: int) -> None:
+    """HTA 0.5.0's critical path of each step, in traces without CUDA sync events, stays on
+    the compute stream: its compute kernels on the path are ours when we do not follow a
+    wait to another stream, to the nanosecond."""
+    data = json.loads((REFERENCE / "ddp_2rank.hta.json").read_text())
+    theirs = data["exact"]["ranks"][str(rank)]["critical_path"]
+    ours = ddp_paths[rank][1]
+    assert len(ours) == len(theirs) == 3
+    for path, hta_path in zip(ours, theirs, strict=True):
+        compute = hta_path["by_bound"]["gpu_compute_bound"]
+        assert path.by_kind()["kernel"] == pytest.approx(_ns(compute), abs=2)
+
+
+def test_critical_path_names_the_bound_of_each_rank(ddp_paths) -> None:
+    """Rank 0 waits for rank 1 in the all-reduce: collectives bound its steps; rank 1's
+    slow data loader (a 10 ms sleep): the host bounds its steps."""
+    for path in ddp_paths[0][0]:
+        kinds = path.by_kind()
+        assert kinds["communication"] > 0.4 * path.length_ns
+        assert kinds["communication"] == max(v for k, v in kinds.items() if k != "cpu")
+    for path in ddp_paths[1][0]:
+        kinds = path.by_kind()
+        assert kinds["cpu"] > 0.5 * path.length_ns and kinds["communication"] == 0

@@ -3,6 +3,7 @@
 Run from the repository root with HTA 0.5.0 in its own venv (it is a reference, not a
 dependency of tui):
     python3 -m venv /tmp/hta-venv && /tmp/hta-venv/bin/pip install HolisticTraceAnalysis==0.5.0
+    /tmp/hta-venv/bin/pip install "pandas<3"  # HTA 0.5.0's critical path needs pandas 2
     /tmp/hta-venv/bin/python tests/data/distributed/make_reference.py
 It writes tests/data/distributed/<run>.hta.json for each run below, with HTA's figures per
 rank twice:
@@ -81,7 +82,24 @@ def figures(trace_dir: str) -> dict:
             },
             "idle_breakdown": idle,
             "queue_length": _queues(q, pd),
+            "critical_path": _critical_paths(analysis, rank),
         }
+    return out
+
+
+def _critical_paths(analysis, rank: int) -> list[dict]:
+    """HTA's critical path of each profiler step in the window: its length (the sum of its
+    edges) and that by HTA's `bound_by` class."""
+    out = []
+    for instance in range(len(analysis.t.get_iterations(rank))):
+        graph, ok = analysis.critical_path_analysis(
+            rank=rank, annotation="ProfilerStep", instance_id=instance)
+        if not ok:
+            continue
+        edges = graph.get_critical_path_breakdown()
+        by = edges.groupby("bound_by").duration.sum().to_dict()
+        out.append({"instance": instance, "length_us": float(edges.duration.sum()),
+                    "by_bound": {k or "dependency": float(v) for k, v in by.items()}})
     return out
 
 

@@ -89,9 +89,12 @@ class _Work:
     call_end_ns: int | None
 
 
-def critical_paths(con: duckdb.DuckDBPyConnection) -> list[StepPath]:
+def critical_paths(con: duckdb.DuckDBPyConnection,
+                   other_streams: bool = True) -> list[StepPath]:
     """One StepPath per step in the figures' window (dist_steps.sql), by start. The steps'
-    work and blocking calls are read once, then cut per step."""
+    work and blocking calls are read once, then cut per step. `other_streams` False: a
+    long gap on a stream is never followed to another stream's work (the path HTA finds
+    in a trace without CUDA synchronisation events, torch's default)."""
     window = prepare(con)
     steps = con.execute(load_query("dist_steps"), {"cutoff_ns": window.cutoff_ns}).fetchall()
     if not steps:
@@ -108,7 +111,7 @@ def critical_paths(con: duckdb.DuckDBPyConnection) -> list[StepPath]:
     for name, start, end, tid in steps:
         lo, hi = bisect.bisect_left(call_starts, start), bisect.bisect_left(call_starts, end)
         ours = sorted(work[lo:hi], key=lambda w: (w.device, w.stream, w.start_ns, w.end_ns))
-        paths.append(_Walk(name, start, end, tid, ours, syncs).run())
+        paths.append(_Walk(name, start, end, tid, ours, syncs, other_streams).run())
     return paths
 
 
@@ -128,8 +131,9 @@ class _Walk:
     """The backward walk over one step's work (see the module's doc)."""
 
     def __init__(self, name: str, start_ns: int, end_ns: int, tid: int | None,
-                 work: list[_Work], syncs: list[tuple]) -> None:
+                 work: list[_Work], syncs: list[tuple], other_streams: bool = True) -> None:
         self.name, self.start, self.tid = name, start_ns, tid
+        self.other_streams = other_streams
         self.stop = max([end_ns] + [w.end_ns for w in work])
         self.host_end = end_ns
         self.streams: dict[tuple[int, int], list[_Work]] = {}
@@ -193,7 +197,7 @@ class _Walk:
                 continue
             # a longer gap, queued already: it waited for an event, most likely on the
             # work of another stream that ended last before it started (a collective)
-            other = self._other_stream_done(w, prev.end_ns)
+            other = self._other_stream_done(w, prev.end_ns) if self.other_streams else None
             self._add("waiting", (other or prev).end_ns, w.start_ns, device=w.device,
                       stream=w.stream)
             w = other or prev
