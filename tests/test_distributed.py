@@ -327,3 +327,35 @@ def test_critical_path_names_the_bound_of_each_rank(ddp_paths) -> None:
     for path in ddp_paths[1][0]:
         kinds = path.by_kind()
         assert kinds["cpu"] > 0.5 * path.length_ns and kinds["communication"] == 0
+
+
+def test_p_shows_the_critical_path_and_queue_lanes() -> None:
+    """p on the timeline: a lane with each step's critical path (its segments named by
+    kind) at the top, and each stream's queue length at the bottom."""
+    import asyncio
+
+    from tests.test_app import lane_text, settle
+    from tui.app import TraceApp
+
+    async def run() -> None:
+        app = TraceApp(sample(DDP[0]))
+        async with app.run_test(size=(120, 40)) as pilot:
+            timeline = await settle(pilot)
+            labels = [lane.label for lane in timeline.lanes]
+            assert "crit. path" not in labels and "q GPU0 s7" not in labels
+            await pilot.press("p")
+            timeline = await settle(pilot)
+            labels = [lane.label for lane in timeline.lanes]
+            assert labels[0] == "crit. path" and labels[-1] == "q GPU0 s7"
+            assert lane_text(timeline, 0).startswith("crit. path")
+            cells = timeline.frame.cells(timeline.lanes[0].key)
+            names = {c.top_name for c in cells if c is not None}
+            assert {"CPU", "communication"} <= names  # rank 0 waits in the all-reduce
+            queue = timeline.frame.cells(timeline.lanes[-1].key)
+            deepest = max(int(c.top_name.split()[1]) for c in queue if c is not None)
+            assert deepest == 99  # the stream's deepest queue, as HTA's max
+            await pilot.press("p")
+            timeline = await settle(pilot)
+            assert "crit. path" not in [lane.label for lane in timeline.lanes]
+
+    asyncio.run(run())

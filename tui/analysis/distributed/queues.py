@@ -8,14 +8,15 @@ from tui.analysis.distributed.window import prepare
 from tui.queries import load_query
 
 
-def queue_series(con: duckdb.DuckDBPyConnection) -> None:
-    """Fill the temp table dist_queue_series (queries/dist_queue_series.sql), once."""
+def queue_series(con: duckdb.DuckDBPyConnection, whole_trace: bool = False) -> None:
+    """Fill the temp table dist_queue_series (queries/dist_queue_series.sql), once; over
+    the figures' window, or with `whole_trace` every launch (the timeline's lanes)."""
+    prepare(con, whole_trace=whole_trace)  # a change of window drops the series
     try:
         con.execute("SELECT 1 FROM dist_queue_series LIMIT 0")
         return
     except duckdb.CatalogException:
         pass
-    prepare(con)
     con.execute(load_query("dist_queue_series"))
 
 

@@ -24,24 +24,30 @@ class Window:
                 "last_step_left_out": self.cutoff_ns is not None}
 
 
-def prepare(con: duckdb.DuckDBPyConnection, fresh: bool = False) -> Window:
+def prepare(con: duckdb.DuckDBPyConnection, fresh: bool = False,
+            whole_trace: bool = False) -> Window:
     """Fill the temp table dist_work (queries/dist_work.sql) once per connection; `fresh`:
-    again (the connection now reads another trace's tables: `USE` of another store)."""
+    again (the connection now reads another trace's tables: `USE` of another store);
+    `whole_trace`: every activity, the last profiler step too (the timeline's lanes)."""
     row = None
     if not fresh:
         try:
-            row = con.execute(f"SELECT cutoff_ns, steps FROM {_PREPARED}").fetchone()
+            row = con.execute(f"SELECT cutoff_ns, steps, whole FROM {_PREPARED}").fetchone()
         except duckdb.CatalogException:
             pass
-    if row is not None:
+    if row is not None and row[2] == whole_trace:
         return Window(row[0], row[1])
     con.execute("DROP TABLE IF EXISTS temp.main.dist_queue_series")
     _names, cutoff, steps = con.execute(load_query("dist_window")).fetchone()
+    if whole_trace:
+        cutoff, steps = None, 0
     fmt = con.execute("SELECT value FROM trace_meta WHERE key = 'format'").fetchone()
     # HTA reads Kineto traces: there its launch calls are counted; elsewhere every linked call
     hta_calls = fmt is None or fmt[0] == "kineto"
     con.execute(load_query("dist_work"), {"cutoff_ns": cutoff, "hta_calls": hta_calls})
     con.execute(f"CREATE OR REPLACE TEMP TABLE {_PREPARED} AS "
-                "SELECT $cutoff::BIGINT AS cutoff_ns, $steps::BIGINT AS steps",
-                {"cutoff": cutoff, "steps": steps if cutoff is not None else 0})
+                "SELECT $cutoff::BIGINT AS cutoff_ns, $steps::BIGINT AS steps, "
+                "$whole::BOOLEAN AS whole",
+                {"cutoff": cutoff, "steps": steps if cutoff is not None else 0,
+                 "whole": whole_trace})
     return Window(cutoff, steps if cutoff is not None else 0)
