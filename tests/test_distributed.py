@@ -359,3 +359,20 @@ def test_p_shows_the_critical_path_and_queue_lanes() -> None:
             assert "crit. path" not in [lane.label for lane in timeline.lanes]
 
     asyncio.run(run())
+
+
+def test_the_commands_docs_distributed_shows_run(capsys, monkeypatch) -> None:
+    import shlex
+
+    from tui.cli import main
+
+    monkeypatch.chdir(Path(__file__).parent.parent)
+    page = (Path(__file__).parent.parent / "docs" / "distributed.md").read_text()
+    block = page.split("```\n", 2)[1]
+    commands = [line for line in block.splitlines() if line.startswith("tui ")]
+    assert len(commands) == 2
+    for command in commands:
+        assert main(shlex.split(command)[1:]) == 0
+        out = capsys.readouterr().out
+        expected = '"overlap_pct"' if "--json" in command else "HTA's definitions"
+        assert expected in out
