@@ -41,12 +41,18 @@ class TimelineData:
             self.lanes: list[Lane]
             self.lanes, self.threads = discover_lanes(cur)  # threads: (pid, tid) -> name
             self.memory = MemoryLanes(cur)
-            self.distributed = DistributedLanes(cur)
-        self.lanes += self.memory.lanes() + self.distributed.lanes()
+        self.lanes += self.memory.lanes()
+        self.distributed = DistributedLanes()  # lanes of their own, read when first shown
         self.bins = BinSource(con, min_gap_ns, (self.extent.start_ns, self.extent.end_ns),
                               gpu_rows + host_rows)
         self.bins.memory = self.memory
         self.bins.extra = [self.distributed]
+
+    def distributed_lanes(self) -> list[Lane]:
+        """The critical-path and queue-length lanes (read the first time)."""
+        with self._con.cursor() as cur:
+            self.distributed.discover(cur)
+        return self.distributed.lanes()
 
     def prepare(self) -> None:
         """The slow part of opening (run it in a worker): the summary for big traces."""

@@ -133,7 +133,8 @@ class Timeline(TimelineMouse, TimelineGoto, TimelineSearch, TimelineActions, Scr
         shown = {LANE_GPU: True, LANE_NVTX: self.show_nvtx, LANE_HOST: self.show_host,
                  LANE_MEMORY: True, LANE_QUEUE: self.show_distributed,
                  LANE_CRITICAL: self.show_distributed}
-        self.lanes = [lane for lane in self.data.lanes if shown[lane.kind]]
+        extra = self.data.distributed_lanes() if self.show_distributed else []
+        self.lanes = [lane for lane in self.data.lanes + extra if shown[lane.kind]]
         # the critical path on top, above the lanes its segments run on
         self.lanes.sort(key=lambda lane: lane.kind != LANE_CRITICAL)
         self.lane_index = self.lanes.index(keep) if keep in self.lanes else 0
