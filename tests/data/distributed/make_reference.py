@@ -34,6 +34,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 RUNS = {  # run name -> its rank traces, under sample_traces/
     "ddp_2rank": ["ddp_rank0.pt.trace.json.gz", "ddp_rank1.pt.trace.json.gz"],
+    "ddp_4rank": [f"ddp4/ddp_rank{r}.pt.trace.json.gz" for r in range(4)],
+    "fsdp_4rank": [f"fsdp4/fsdp_rank{r}.pt.trace.json.gz" for r in range(4)],
 }
 CONSECUTIVE_KERNEL_DELAY = 30  # HTA's default, in the trace's unit (us)
 RUNTIME_CUTOFF, LAUNCH_DELAY_CUTOFF = 50, 100  # HTA's launch-stats outlier cutoffs (us)
@@ -153,8 +155,9 @@ def main() -> None:
             exact.mkdir()
             default.mkdir()
             for name in files:
-                shutil.copy(ROOT / "sample_traces" / name, default / name)
-                _without_gpu_steps(ROOT / "sample_traces" / name, exact / name)
+                base = Path(name).name
+                shutil.copy(ROOT / "sample_traces" / name, default / base)
+                _without_gpu_steps(ROOT / "sample_traces" / name, exact / base)
             result = {"hta_version": getattr(hta, "__version__", "0.5.0"), "traces": files,
                       "consecutive_kernel_delay_us": CONSECUTIVE_KERNEL_DELAY,
                       "runtime_cutoff_us": RUNTIME_CUTOFF,
