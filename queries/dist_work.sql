@@ -9,7 +9,11 @@
 -- -start/-done halves); 'memory' names start Memcpy, Memset or dma; 'other' names hold
 -- Memcpy or Sync elsewhere; every other activity is 'compute'.
 -- The launching call: the runtime or driver call of the activity's correlation id (the
--- store of a rank in a run may lack the launches table). Its name loses nsys' API version suffix ('cudaLaunchKernel_v7000').
+-- store of a rank in a run may lack the launches table). A correlation id names one call
+-- in a process; in an nsys report of several processes each numbers its own, so the ids
+-- meet: a device's work is linked to the calls of the process whose calls always began
+-- before the work they name (another's, in lockstep, as often after), and among those to
+-- the one that began last before it. Its name loses nsys' API version suffix ('cudaLaunchKernel_v7000').
 -- Which launches the launch statistics count (stat_launch) and the queue lengths follow
 -- (queued): with $hta_calls (Kineto traces), HTA's API names: cudaLaunchKernel,
 -- cudaLaunchKernelExC, cudaMemcpyAsync and cudaMemsetAsync, and for the queue also
@@ -17,8 +21,29 @@
 -- XLA: HTA reads neither) every activity whose launch call the trace links it to.
 -- $cutoff_ns: dist_window.sql's cut (NULL: none).
 -- Columns: id, device, stream, start_ns, end_ns, kind, class, call_name, call_start_ns,
---          call_end_ns (NULL: no launch call in the trace), call_tid, stat_launch, queued.
+--          call_end_ns (NULL: no launch call in the trace), call_pid, call_tid, stat_launch,
+--          queued.
 CREATE OR REPLACE TEMP TABLE dist_work AS
+WITH candidates AS (  -- each activity with every runtime call of its correlation id
+    SELECT g.id AS gpu_id, g.device, g.start_ns AS gpu_start_ns, r.id AS call_id, r.pid,
+           r.start_ns, r.end_ns
+    FROM gpu_activities AS g
+    JOIN host_activities AS r ON r.correlation = g.correlation AND r.kind = 'runtime'
+    WHERE g.correlation IS NOT NULL
+), causal AS (  -- per device and process: the share of its candidates begun before the work
+    SELECT device, pid, avg((start_ns <= gpu_start_ns)::INTEGER) AS share, count(*) AS n
+    FROM candidates
+    GROUP BY device, pid
+), owners AS (  -- the process that launches a device's work: its calls always came first
+    SELECT device, arg_max(pid, share * 1e9 + n) AS pid FROM causal GROUP BY device
+), linked AS (
+    SELECT c.gpu_id, c.call_id
+    FROM candidates AS c
+    JOIN owners AS o USING (device)
+    QUALIFY row_number() OVER (PARTITION BY c.gpu_id
+                               ORDER BY c.pid = o.pid DESC, c.start_ns > c.gpu_start_ns,
+                                        c.gpu_start_ns - c.start_ns) = 1
+)
 SELECT g.id, g.device, g.stream, g.start_ns, g.end_ns, g.kind,
        CASE
            WHEN regexp_matches(g.name, '^nccl.*Kernel') THEN 'comm'
@@ -30,7 +55,8 @@ SELECT g.id, g.device, g.stream, g.start_ns, g.end_ns, g.kind,
            ELSE 'compute'
        END AS class,
        regexp_replace(r.name, '_v[0-9]+$', '') AS call_name,
-       r.start_ns AS call_start_ns, r.end_ns AS call_end_ns, r.tid AS call_tid,
+       r.start_ns AS call_start_ns, r.end_ns AS call_end_ns, r.pid AS call_pid,
+       r.tid AS call_tid,
        CASE WHEN $hta_calls
             THEN coalesce(call_name IN ('cudaLaunchKernel', 'cudaLaunchKernelExC',
                                         'cudaMemcpyAsync', 'cudaMemsetAsync'), FALSE)
@@ -41,10 +67,6 @@ SELECT g.id, g.device, g.stream, g.start_ns, g.end_ns, g.kind,
                                         'cudaMemsetAsync'), FALSE)
             ELSE r.id IS NOT NULL END AS queued
 FROM gpu_activities AS g
-LEFT JOIN host_activities AS r
-    ON r.correlation = g.correlation AND r.kind = 'runtime' AND g.correlation IS NOT NULL
-WHERE $cutoff_ns IS NULL OR r.start_ns < $cutoff_ns
--- a correlation id names one call in a process; should two processes' ids meet (an nsys
--- report of several), the call that began last before the activity is its launch
-QUALIFY row_number() OVER (PARTITION BY g.id
-                           ORDER BY r.start_ns > g.start_ns, g.start_ns - r.start_ns) = 1;
+LEFT JOIN linked AS l ON l.gpu_id = g.id
+LEFT JOIN host_activities AS r ON r.id = l.call_id
+WHERE $cutoff_ns IS NULL OR r.start_ns < $cutoff_ns;

@@ -95,20 +95,25 @@ def critical_path_table(ranks: list[dict]) -> Table:
     """Each step's critical path by kind (each rank's median step where there are many)."""
     rows = [(r["rank"], p) for r in ranks for p in r.get("critical_path") or []]
     title = "Critical path per step"
-    if len(rows) > MAX_STEP_ROWS:
-        rows = []
+    if len(rows) > MAX_STEP_ROWS:  # each rank's (each process's, in an nsys report) median
+        groups: dict[tuple, list[dict]] = {}
         for r in ranks:
-            paths = sorted(r.get("critical_path") or [], key=lambda p: p["length_ns"])
-            if paths:
-                rows.append((r["rank"], paths[(len(paths) - 1) // 2]))
+            for p in r.get("critical_path") or []:
+                groups.setdefault((r["rank"], p.get("pid")), []).append(p)
+        rows = []
+        for (rank, _pid), paths in groups.items():
+            paths.sort(key=lambda p: p["length_ns"])
+            rows.append((rank, paths[(len(paths) - 1) // 2]))
         rows = rows[:MAX_ROWS]
         title += " (each rank's median step)"
+    several = len({(rank, p.get("pid")) for rank, p in rows}) > len({rank for rank, _p in rows})
     table = Table(title=title, title_justify="left")
     for col in ("rank", "step", "length", *(label for _k, label in CP_KINDS)):
         table.add_column(col, justify="left" if col == "step" else "right", no_wrap=True)
     for rank, p in rows:
         kinds = p["by_kind"]
-        table.add_row(str(rank), plain(p["step"]), format_ns(p["length_ns"]),
+        step = p["step"] + (f" (pid {p['pid']})" if several else "")
+        table.add_row(str(rank), plain(step), format_ns(p["length_ns"]),
                       *(_share(kinds[k], p["length_ns"]) for k, _label in CP_KINDS))
     return table
 

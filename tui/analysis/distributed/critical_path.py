@@ -60,6 +60,7 @@ class StepPath:
     start_ns: int
     end_ns: int
     segments: list[Segment] = field(default_factory=list)  # in time order
+    pid: int | None = None  # the step's process (an nsys report of several has each's)
 
     @property
     def length_ns(self) -> int:
@@ -72,7 +73,8 @@ class StepPath:
         return out
 
     def as_dict(self) -> dict:
-        return {"step": self.step, "start_ns": self.start_ns, "length_ns": self.length_ns,
+        return {"step": self.step, "pid": self.pid, "start_ns": self.start_ns,
+                "length_ns": self.length_ns,
                 "by_kind": {f"{k}_ns": v for k, v in self.by_kind().items()},
                 "segments": len(self.segments)}
 
@@ -87,6 +89,7 @@ class _Work:
     call_tid: int | None
     call_start_ns: int | None
     call_end_ns: int | None
+    call_pid: int | None = None
 
 
 def critical_paths(con: duckdb.DuckDBPyConnection,
@@ -99,7 +102,7 @@ def critical_paths(con: duckdb.DuckDBPyConnection,
     steps = con.execute(load_query("dist_steps"), {"cutoff_ns": window.cutoff_ns}).fetchall()
     if not steps:
         return []
-    first, last = steps[0][1], max(end for _n, _s, end, _t in steps)
+    first, last = steps[0][1], max(step[2] for step in steps)
     work = [_Work(*row) for row in con.execute(
         load_query("dist_cp_work"), {"start_ns": first, "end_ns": last}).fetchall()]
     work.sort(key=lambda w: w.call_start_ns)
@@ -108,23 +111,33 @@ def critical_paths(con: duckdb.DuckDBPyConnection,
     syncs = con.execute(load_query("dist_cp_syncs"),
                         {"start_ns": first, "end_ns": stop}).fetchall()
     paths = []
-    for name, start, end, tid in steps:
+    for name, start, end, pid, tid in steps:
         lo, hi = bisect.bisect_left(call_starts, start), bisect.bisect_left(call_starts, end)
-        ours = sorted(work[lo:hi], key=lambda w: (w.device, w.stream, w.start_ns, w.end_ns))
-        paths.append(_Walk(name, start, end, tid, ours, syncs, other_streams).run())
+        # the step's process's work only (an nsys report of several processes)
+        ours = sorted((w for w in work[lo:hi] if pid is None or w.call_pid == pid),
+                      key=lambda w: (w.device, w.stream, w.start_ns, w.end_ns))
+        own_syncs = [s for s in syncs if pid is None or s[4] == pid]
+        path = _Walk(name, start, end, tid, ours, own_syncs, other_streams).run()
+        path.pid = pid
+        paths.append(path)
     return paths
 
 
 def step_path(con: duckdb.DuckDBPyConnection, name: str, start_ns: int, end_ns: int,
-              tid: int | None) -> StepPath:
-    """The critical path of the step `name` ([start_ns, end_ns) on the host thread `tid`)."""
+              tid: int | None, pid: int | None = None) -> StepPath:
+    """The critical path of the step `name` ([start_ns, end_ns) on the host thread `tid`
+    of process `pid`; None: any process)."""
     prepare(con)
-    work = [_Work(*row) for row in con.execute(
-        load_query("dist_cp_work"), {"start_ns": start_ns, "end_ns": end_ns}).fetchall()]
+    work = [w for w in (_Work(*row) for row in con.execute(
+        load_query("dist_cp_work"), {"start_ns": start_ns, "end_ns": end_ns}).fetchall())
+        if pid is None or w.call_pid == pid]
     stop = max([end_ns] + [w.end_ns for w in work])
-    syncs = con.execute(load_query("dist_cp_syncs"),
-                        {"start_ns": start_ns, "end_ns": stop}).fetchall()
-    return _Walk(name, start_ns, end_ns, tid, work, syncs).run()
+    syncs = [s for s in con.execute(load_query("dist_cp_syncs"),
+                                    {"start_ns": start_ns, "end_ns": stop}).fetchall()
+             if pid is None or s[4] == pid]
+    path = _Walk(name, start_ns, end_ns, tid, work, syncs).run()
+    path.pid = pid
+    return path
 
 
 class _Walk:
@@ -147,7 +160,7 @@ class _Walk:
             self.device_by_end.setdefault(w.device, []).append(w)
         self.device_ends = {d: [w.end_ns for w in ws] for d, ws in self.device_by_end.items()}
         self.syncs: dict[int, list[tuple[int, int]]] = {}
-        for sync_tid, s, e, _name in syncs:  # by thread, then end
+        for sync_tid, s, e, _name, _pid in syncs:  # by thread, then end
             self.syncs.setdefault(sync_tid, []).append((s, e))
         self.segments: list[Segment] = []
 
