@@ -8,7 +8,7 @@
 -- (call > $runtime_cutoff_ns), long delays (> $delay_cutoff_ns).
 -- Per device and over the whole trace (device NULL).
 -- Columns: device, launches, cpu_ns_sum, cpu_ns_max, gpu_ns_sum, gpu_ns_max, delay_ns_sum,
---          delay_ns_max, delay_ns_p50, delay_ns_p90, delay_ns_p99, short_kernels,
+--          delay_ns_max, delay_ns_quantiles ([p50, p90, p99]), short_kernels,
 --          long_launch_calls, long_delays.
 WITH launched AS (
     SELECT device, call_end_ns - call_start_ns AS cpu_ns, end_ns - start_ns AS gpu_ns,
@@ -22,9 +22,7 @@ SELECT device,
        coalesce(sum(gpu_ns), 0)::BIGINT AS gpu_ns_sum, coalesce(max(gpu_ns), 0) AS gpu_ns_max,
        coalesce(sum(delay_ns), 0)::BIGINT AS delay_ns_sum,
        coalesce(max(delay_ns), 0) AS delay_ns_max,
-       quantile_cont(delay_ns, 0.5) AS delay_ns_p50,
-       quantile_cont(delay_ns, 0.9) AS delay_ns_p90,
-       quantile_cont(delay_ns, 0.99) AS delay_ns_p99,
+       quantile_cont(delay_ns, [0.5, 0.9, 0.99]) AS delay_ns_quantiles,
        count(*) FILTER (WHERE cpu_ns <= $runtime_cutoff_ns AND gpu_ns < cpu_ns) AS short_kernels,
        count(*) FILTER (WHERE cpu_ns > $runtime_cutoff_ns) AS long_launch_calls,
        count(*) FILTER (WHERE delay_ns > $delay_cutoff_ns) AS long_delays

@@ -8,12 +8,8 @@
 -- all-reduce, all-gather, reduce-scatter, all-to-all, collective-permute, and their
 -- -start/-done halves); 'memory' names start Memcpy, Memset or dma; 'other' names hold
 -- Memcpy or Sync elsewhere; every other activity is 'compute'.
--- The launching call: the runtime or driver call of the activity's correlation id (the
--- store of a rank in a run may lack the launches table). A correlation id names one call
--- in a process; in an nsys report of several processes each numbers its own, so the ids
--- meet: a device's work is linked to the calls of the process whose calls always began
--- before the work they name (another's, in lockstep, as often after), and among those to
--- the one that began last before it. Its name loses nsys' API version suffix ('cudaLaunchKernel_v7000').
+-- The launching call: dist_links' (dist_links.sql, dist_links_processes.sql). Its name
+-- loses nsys' API version suffix ('cudaLaunchKernel_v7000').
 -- Which launches the launch statistics count (stat_launch) and the queue lengths follow
 -- (queued): with $hta_calls (Kineto traces), HTA's API names: cudaLaunchKernel,
 -- cudaLaunchKernelExC, cudaMemcpyAsync and cudaMemsetAsync, and for the queue also
@@ -24,26 +20,6 @@
 --          call_end_ns (NULL: no launch call in the trace), call_pid, call_tid, stat_launch,
 --          queued.
 CREATE OR REPLACE TEMP TABLE dist_work AS
-WITH candidates AS (  -- each activity with every runtime call of its correlation id
-    SELECT g.id AS gpu_id, g.device, g.start_ns AS gpu_start_ns, r.id AS call_id, r.pid,
-           r.start_ns, r.end_ns
-    FROM gpu_activities AS g
-    JOIN host_activities AS r ON r.correlation = g.correlation AND r.kind = 'runtime'
-    WHERE g.correlation IS NOT NULL
-), causal AS (  -- per device and process: the share of its candidates begun before the work
-    SELECT device, pid, avg((start_ns <= gpu_start_ns)::INTEGER) AS share, count(*) AS n
-    FROM candidates
-    GROUP BY device, pid
-), owners AS (  -- the process that launches a device's work: its calls always came first
-    SELECT device, arg_max(pid, share * 1e9 + n) AS pid FROM causal GROUP BY device
-), linked AS (
-    SELECT c.gpu_id, c.call_id
-    FROM candidates AS c
-    JOIN owners AS o USING (device)
-    QUALIFY row_number() OVER (PARTITION BY c.gpu_id
-                               ORDER BY c.pid = o.pid DESC, c.start_ns > c.gpu_start_ns,
-                                        c.gpu_start_ns - c.start_ns) = 1
-)
 SELECT g.id, g.device, g.stream, g.start_ns, g.end_ns, g.kind,
        CASE
            WHEN regexp_matches(g.name, '^nccl.*Kernel') THEN 'comm'
@@ -67,6 +43,6 @@ SELECT g.id, g.device, g.stream, g.start_ns, g.end_ns, g.kind,
                                         'cudaMemsetAsync'), FALSE)
             ELSE r.id IS NOT NULL END AS queued
 FROM gpu_activities AS g
-LEFT JOIN linked AS l ON l.gpu_id = g.id
+LEFT JOIN dist_links AS l ON l.gpu_id = g.id
 LEFT JOIN host_activities AS r ON r.id = l.call_id
 WHERE $cutoff_ns IS NULL OR r.start_ns < $cutoff_ns;

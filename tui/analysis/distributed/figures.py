@@ -7,7 +7,7 @@ import duckdb
 from tui.analysis.distributed.critical_path import critical_paths
 from tui.analysis.distributed.idle import idle_categories
 from tui.analysis.distributed.queues import queue_summary
-from tui.analysis.distributed.window import prepare
+from tui.analysis.distributed.window import prepare, release
 from tui.queries import load_query
 
 # HTA's launch-stats outlier cutoffs (runtime_cutoff=50, launch_delay_cutoff=100, in us)
@@ -27,8 +27,9 @@ def trace_figures(con: duckdb.DuckDBPyConnection) -> dict:
     window = prepare(con, fresh=True)
     parts = _breakdown(con)
     launches = _launch_stats(con)
-    whole = _entry(parts.get(None), launches.get(None), window.steps)
-    devices = sorted(d for d in parts if d is not None)
+    devices = sorted(d for d in parts if d >= 0)
+    whole_key = -1 if len(devices) > 1 else (devices[0] if devices else -1)
+    whole = _entry(parts.get(whole_key), launches.get(None), window.steps)
     figures = {
         **whole,
         "idle_breakdown": [c.as_dict() for c in idle_categories(con)],
@@ -40,6 +41,7 @@ def trace_figures(con: duckdb.DuckDBPyConnection) -> dict:
         figures["per_device"] = [
             {"device": d, **_entry(parts[d], launches.get(d), window.steps)} for d in devices
         ]
+    release(con)
     return figures
 
 
@@ -74,7 +76,9 @@ def _launch_stats(con: duckdb.DuckDBPyConnection) -> dict[int | None, dict]:
     for row in cursor.fetchall():
         item = dict(zip(names, row, strict=True))
         device = item.pop("device")
-        for key in ("delay_ns_p50", "delay_ns_p90", "delay_ns_p99"):
-            item[key] = round(item[key]) if item[key] is not None else None
-        out[device] = item
+        quantiles = item.pop("delay_ns_quantiles") or [None] * 3
+        for key, value in zip(("delay_ns_p50", "delay_ns_p90", "delay_ns_p99"), quantiles,
+                              strict=True):
+            item[key] = round(value) if value is not None else None
+        out[device] = {k: item[k] for k in LAUNCH_KEYS}
     return out

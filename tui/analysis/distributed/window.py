@@ -44,6 +44,8 @@ def prepare(con: duckdb.DuckDBPyConnection, fresh: bool = False,
     fmt = con.execute("SELECT value FROM trace_meta WHERE key = 'format'").fetchone()
     # HTA reads Kineto traces: there its launch calls are counted; elsewhere every linked call
     hta_calls = fmt is None or fmt[0] == "kineto"
+    # a Kineto trace is one process's; nsys and XLA traces may hold several
+    con.execute(load_query("dist_links" if hta_calls else "dist_links_processes"))
     con.execute(load_query("dist_work"), {"cutoff_ns": cutoff, "hta_calls": hta_calls})
     con.execute(f"CREATE OR REPLACE TEMP TABLE {_PREPARED} AS "
                 "SELECT $cutoff::BIGINT AS cutoff_ns, $steps::BIGINT AS steps, "
@@ -51,3 +53,10 @@ def prepare(con: duckdb.DuckDBPyConnection, fresh: bool = False,
                 {"cutoff": cutoff, "steps": steps if cutoff is not None else 0,
                  "whole": whole_trace})
     return Window(cutoff, steps if cutoff is not None else 0)
+
+
+def release(con: duckdb.DuckDBPyConnection) -> None:
+    """Drop the temp tables prepare() and the queue series made: a run sums up each of its
+    1,024 ranks on one connection, and each rank's tables go once its figures are out."""
+    for table in ("dist_links", "dist_work", "dist_queue_series", _PREPARED):
+        con.execute(f"DROP TABLE IF EXISTS temp.main.{table}")
