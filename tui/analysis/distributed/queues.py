@@ -22,8 +22,8 @@ def queue_series(con: duckdb.DuckDBPyConnection, whole_trace: bool = False) -> N
 
 def queue_summary(con: duckdb.DuckDBPyConnection) -> list[dict]:
     """Per (device, stream): changes, mean and median over the changes (HTA's), max, and
-    time_mean (the mean over time)."""
-    queue_series(con)
+    time_mean (the mean over time), over the figures' window."""
+    prepare(con)
     cursor = con.execute(load_query("dist_queue_summary"))
     names = [d[0] for d in cursor.description]
     out = []
