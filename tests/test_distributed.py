@@ -376,3 +376,17 @@ def test_the_commands_docs_distributed_shows_run(capsys, monkeypatch) -> None:
         out = capsys.readouterr().out
         expected = '"overlap_pct"' if "--json" in command else "HTA's definitions"
         assert expected in out
+
+
+def test_the_ranks_app_header_names_the_group(ddp_run) -> None:
+    from tui.multirank.summary import run_summary
+    from tui.run_app import header_text
+
+    summary = run_summary(ddp_run, 1_000_000, "run")
+    assert "stragglers:" not in header_text(summary).plain  # one straggler: named alone
+    summary["source"]["ranks"] = 12  # as if the run had twelve, three of them slow
+    summary["straggler_group"] = {"ranks": [1, 5, 9], "hosts": ["n1", "n1", "n1"],
+                                  "shared": ["host n1"]}
+    line = header_text(summary).plain.splitlines()[-1]
+    assert line.startswith("stragglers: ranks 1, 5, 9 (3 of 12); they share host n1 — rank 1 "
+                           "— holds the others up")

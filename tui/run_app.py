@@ -27,6 +27,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable, Footer, Label, ProgressBar, Static
 
+from tui.analysis.distributed.stragglers import ranks_text
 from tui.analysis.rank_findings import straggler_headline
 from tui.errors import TraceError
 from tui.load_progress import LoadStopped
@@ -95,8 +96,15 @@ def header_text(summary: dict) -> Text:
     # whether the ranks came from their caches, and if not why
     text.append_text(plain(cache_text(source).removeprefix(" — "), style="dim"))
     line = straggler_headline(summary["balance"])
+    group = summary.get("straggler_group") or {}
+    if len(group.get("ranks", [])) > 1:  # several arrive last: name them all
+        line = (f"stragglers: ranks {ranks_text(group['ranks'])} ({len(group['ranks'])} of "
+                f"{source['ranks']})" + ("; they share " + " and ".join(group["shared"])
+                                         if group.get("shared") else "")
+                + " — " + line.removeprefix("straggler: "))
     text.append("\n")
-    text.append(line, style="bold red" if summary["straggler"] is not None else "")
+    text.append_text(plain(line, style="bold red" if summary["straggler"] is not None
+                           else ""))
     return text
 
 
@@ -211,7 +219,7 @@ class RunApp(App[Path | None]):
         self.query_one("#run-progress").display = False
         self.query_one("#run-body").loading = False
         self.query_one("#run-header", Static).update(header_text(summary))
-        self.ranks.show(summary["ranks"], summary["straggler"])
+        self.ranks.show(summary["ranks"], summary["straggler"], summary.get("stragglers"))
         self.query_one("#run-findings", Static).update(findings_text(summary))
         has_collectives = bool(loaded.collectives)
         self.query_one("#collectives-title").display = has_collectives

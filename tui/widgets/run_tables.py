@@ -36,15 +36,18 @@ class RankTable(DataTable):
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
         self.rows_by_rank: dict[int, dict] = {}
 
-    def show(self, ranks: list[dict], straggler: int | None) -> None:
+    def show(self, ranks: list[dict], straggler: int | None,
+             stragglers: list[int] | None = None) -> None:
+        """`stragglers`: the group that arrives last (marked as the straggler is)."""
         self.clear(columns=True)
         self.rows_by_rank = {r["rank"]: r for r in ranks}
         for col in RANK_COLUMNS:
             self.add_column(col, key=col)
+        marked = {straggler, *(stragglers or [])} - {None}
         for r in ranks:
-            style = "bold red" if r["rank"] == straggler else ""
+            style = "bold red" if r["rank"] in marked else ""
             self.add_row(
-                _right(str(r["rank"]) + (" ◀ straggler" if r["rank"] == straggler else ""),
+                _right(str(r["rank"]) + (" ◀ straggler" if r["rank"] in marked else ""),
                        style),
                 _right(str(r["steps"]) if r["steps"] else "-", style),
                 _right(format_ns(r["step_host_ns"]), style),
