@@ -9,8 +9,9 @@ run's analysis, measured beside the same run's total.
 - A run of --ranks copies of the real DDP rank traces (*copied*, as multirank_bench.py):
   the cold open (every rank parsed, its summary and figures worked out in its worker), and
   the warm opens (every rank from its cache; the figures read back from beside it, or
-  worked out where not kept). The figures' own time is measured on every store (summed),
-  and its share of each open follows (cold: spread over the workers).
+  worked out where not kept) against a warm open without the figures at all (the same
+  run's baseline). The figures' own time is measured on every store (summed); the cold
+  open's share is estimated from it, spread over the workers.
 
 Usage: python benchmarks/distributed_bench.py [--scale 40] [--ranks 1024] [--workers N]
        [--skip-trace] [--skip-run]
@@ -106,6 +107,16 @@ def run_cost(count: int, workers: int, workdir: Path) -> None:
             run.con.execute(f"USE {_alias(index)}")
             spent += figures_time(run.con)
         run.con.execute("USE memory.main")
+    import tui.analysis.summary as summary_module
+
+    kept_figures = summary_module.cached_figures
+    summary_module.cached_figures = lambda con, path: {}  # the baseline: no figures at all
+    try:
+        started = time.perf_counter()
+        with open_run(files, workers=workers, min_gap_ns=1_000_000):
+            opens.append(("warm without figures (baseline)", time.perf_counter() - started))
+    finally:
+        summary_module.cached_figures = kept_figures
     for store in stores:  # warm without kept figures: each worked out again
         if store.db_path:
             figures_file(store.db_path).unlink(missing_ok=True)
@@ -114,11 +125,16 @@ def run_cost(count: int, workers: int, workdir: Path) -> None:
         opens.append(("warm (figures worked out)", time.perf_counter() - started))
     print(f"run of {count} copied DDP ranks, {workers} workers | figures {spent:.2f} s in all "
           f"({1000 * spent / count:.1f} ms a rank); kept beside {kept} of {count} caches")
+    baseline = dict(opens)["warm without figures (baseline)"]
     for label, seconds in opens:
-        share = spent / workers if label == "cold" else (
-            spent if "worked out" in label else 0.0)
-        added = f"{100 * share / (seconds - share):.1f}%" if share else "~0% (read back)"
-        print(f"  {label} | {seconds:.2f} s | figures' share {added}")
+        if label == "cold":
+            share = spent / workers  # the figures' time, spread over the workers
+            added = f"figures' share {100 * share / (seconds - share):.1f}% (estimated)"
+        elif "baseline" in label:
+            added = "-"
+        else:
+            added = f"{100 * (seconds - baseline) / baseline:+.1f}% against the baseline"
+        print(f"  {label} | {seconds:.2f} s | {added}")
 
 
 def main() -> None:

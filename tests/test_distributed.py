@@ -390,3 +390,30 @@ def test_the_ranks_app_header_names_the_group(ddp_run) -> None:
     line = header_text(summary).plain.splitlines()[-1]
     assert line.startswith("stragglers: ranks 1, 5, 9 (3 of 12); they share host n1 — rank 1 "
                            "— holds the others up")
+
+
+def test_a_run_reads_each_rank_s_figures_back_from_beside_its_cache(tmp_path,
+                                                                     monkeypatch) -> None:
+    """Once worked out (cold, in the worker that loaded the rank), a rank's figures are
+    kept beside its cache file; the next open of the run reads them back, and works them
+    out again where the file is stale (here: damaged)."""
+    from tui.analysis.distributed import memo
+    from tui.multirank.run import open_run
+
+    monkeypatch.setenv("TUI_CACHE_DIR", str(tmp_path))
+    paths = [sample(name) for name in DDP.values()]
+    with open_run(paths, min_gap_ns=1_000_000, workers=1) as run:
+        first = {r: s.summary["distributed"] for r, s in zip(run.ranks, run.stores,
+                                                              strict=True)}
+        kept = [memo.figures_file(s.db_path) for s in run.stores]
+    assert all(path.is_file() for path in kept)
+    calls = []
+    worked_out = memo.trace_figures
+    monkeypatch.setattr(memo, "trace_figures", lambda con: calls.append(1) or worked_out(con))
+    kept[1].write_text("{not json")
+    with open_run(paths, min_gap_ns=1_000_000, workers=1) as run:
+        again = {r: s.summary["distributed"] for r, s in zip(run.ranks, run.stores,
+                                                              strict=True)}
+    assert calls == [1]  # rank 0's read back, rank 1's worked out again
+    assert json.loads(json.dumps(again)) == json.loads(json.dumps(first))
+    assert first[1]["overlap_pct"] == 73.93
