@@ -126,6 +126,7 @@ def test_single_trace_summary_has_one_rank_with_the_figures(capsys, ddp_figures)
     assert "Time breakdown, HTA's definitions (launched in the first 3 profiler steps" in text
     assert "73.9%" in text and "124 µs/step" in text
     assert "Idle time per stream (HTA's categories)" in text
+    assert "Beside them, tui's GPU-idle gaps" in text and "host-wait" in text
 
 
 @pytest.fixture(scope="module")
