@@ -35,8 +35,7 @@ def print_summary(summary: dict, console: Console) -> None:
         console.print(_xla_ops_table(summary["xla_ops"], console.width))
     console.print(_gaps_table(summary["gaps"], source.get("origin_ns"), source["min_gap_ns"],
                               text_width=max(30, console.width - 40)))
-    print_distributed(summary.get("ranks") or [], console, summary["gaps"],
-                      source["min_gap_ns"])
+    print_distributed(summary.get("ranks") or [], console, source["min_gap_ns"])
     if summary["findings"]:
         console.print("[bold]Findings[/bold] (most costly first)")
         for finding in summary["findings"]:

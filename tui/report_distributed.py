@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from rich.console import Console
 from rich.table import Table
 
@@ -13,7 +11,7 @@ from tui.units import format_ns
 MAX_ROWS = 64  # ranks (or devices) shown; beyond, the ones idle the longest
 
 
-def print_distributed(ranks: list[dict], console: Console, gaps: Iterable[dict] = (),
+def print_distributed(ranks: list[dict], console: Console,
                       min_gap_ns: int | None = None) -> None:
     """The time breakdown, overlap and launch figures of every rank (and of each device of
     a rank with several), then idle time per stream by HTA's category, beside it the
@@ -24,7 +22,7 @@ def print_distributed(ranks: list[dict], console: Console, gaps: Iterable[dict] 
         return
     console.print(breakdown_table(rows))
     console.print(idle_table(rows))
-    classes = gap_class_table(gaps, rows[0]["rank"] if len(rows) == 1 else None, min_gap_ns)
+    classes = gap_class_table(rows, min_gap_ns)
     if classes is not None:
         console.print(classes)
     if any(r.get("critical_path") for r in rows):
@@ -94,26 +92,21 @@ def idle_table(ranks: list[dict]) -> Table:
     return table
 
 
-def gap_class_table(gaps: Iterable[dict], rank: int | None,
-                    min_gap_ns: int | None) -> Table | None:
-    """The summary's GPU-idle gaps summed by rank, device and class (`rank`: a single
-    trace's, whose gaps name none); None without gaps."""
-    totals: dict[tuple, list[int]] = {}
-    for g in gaps:
-        key = (g.get("rank", rank), g["device"], g["kind"])
-        total = totals.setdefault(key, [0, 0])
-        total[0] += g["duration_ns"]
-        total[1] += 1
-    if not totals:
+def gap_class_table(ranks: list[dict], min_gap_ns: int | None) -> Table | None:
+    """Each rank's `gap_classes` (the summary's GPU-idle gaps by device and class); None
+    without gaps."""
+    rows = [(r["rank"], c) for r in ranks for c in r.get("gap_classes") or []]
+    if not rows:
         return None
     over = f" over {format_ns(min_gap_ns)}" if min_gap_ns else ""
     table = Table(title=f"Beside them, tui's GPU-idle gaps{over} (no stream running) by "
                   "class", title_justify="left")
     for col in ("rank", "GPU", "class", "idle", "gaps"):
         table.add_column(col, justify="left" if col == "class" else "right", no_wrap=True)
-    shown = sorted(totals.items(), key=lambda kv: (-kv[1][0], str(kv[0])))[:MAX_ROWS]
-    for (r, device, kind), (ns, count) in sorted(shown, key=lambda kv: str(kv[0])):
-        table.add_row(str(r), str(device), plain(kind), format_ns(ns), f"{count:,}")
+    shown = sorted(rows, key=lambda rc: -rc[1]["idle_ns"])[:MAX_ROWS]
+    for rank, c in sorted(shown, key=lambda rc: (rc[0], rc[1]["device"], -rc[1]["idle_ns"])):
+        table.add_row(str(rank), str(c["device"]), plain(c["kind"]), format_ns(c["idle_ns"]),
+                      f"{c['gaps']:,}")
     return table
 
 

@@ -26,7 +26,7 @@ def print_run_summary(summary: dict, console: Console) -> None:
         console.print(plain(f"warning: {warning}", style="yellow"))
     console.print(ranks_table(summary["ranks"], summary["straggler"],
                               summary.get("stragglers") or []))
-    print_distributed(summary["ranks"], console, summary["gaps"], source["min_gap_ns"])
+    print_distributed(summary["ranks"], console, source["min_gap_ns"])
     if summary["kernels"]:
         console.print(_kernels_table(summary["kernels"], console.width))
     console.print(_gaps_table(summary["gaps"], source["min_gap_ns"],

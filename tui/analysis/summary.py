@@ -7,6 +7,7 @@ import duckdb
 from tui.analysis.code import code_source, frame_times, unattributed
 from tui.analysis.distributed import trace_figures
 from tui.analysis.distributed.findings import distributed_findings
+from tui.analysis.distributed.idle import gap_classes
 from tui.analysis.distributed.memo import cached_figures
 from tui.analysis.findings import findings
 from tui.analysis.gaps import explained_gaps
@@ -79,7 +80,7 @@ def _summary(trace: Trace, min_gap_ns: int) -> dict:
     found, skipped = findings(con, devices, kernels, gaps, min_gap_ns, source["span_ns"])
     # the trace as one rank of a distributed run (HTA's figures): rank 0 unless it says
     rank = {"rank": int(meta["rank"]) if str(meta.get("rank", "")).isdigit() else 0,
-            **trace_figures(con)}
+            **trace_figures(con), "gap_classes": gap_classes(GapRows(gaps, origin))}
     found += distributed_findings([rank], run=False)
     gap_rows = GapRows(gaps, origin)
     summary = {

@@ -12,6 +12,7 @@ so a kernel's count, total and median cover every rank.
 from __future__ import annotations
 
 from tui.analysis.distributed.findings import distributed_findings
+from tui.analysis.distributed.idle import gap_classes
 from tui.analysis.distributed.stragglers import rank_host, shared_traits, straggler_group
 from tui.analysis.kernels import kernel_stats
 from tui.analysis.rank_findings import rank_findings
@@ -30,6 +31,7 @@ def run_summary(run: RankSet, min_gap_ns: int, label: str) -> dict:
         row["path"] = str(store.path)
         row["format"] = store.format
         row.update(per_rank[row["rank"]].get("distributed") or {})
+        row["gap_classes"] = gap_classes(per_rank[row["rank"]].get("gaps", []))
     analysis["straggler_group"] = _group(run, analysis, per_rank)
     span = run.con.execute(load_query("trace_span")).fetchall()[0]
     formats = sorted({store.format for store in run.stores})
