@@ -105,7 +105,7 @@ def gap_class_table(ranks: list[dict], min_gap_ns: int | None) -> Table | None:
         table.add_column(col, justify="left" if col == "class" else "right", no_wrap=True)
     shown = sorted(rows, key=lambda rc: -rc[1]["idle_ns"])[:MAX_ROWS]
     for rank, c in sorted(shown, key=lambda rc: (rc[0], rc[1]["device"], -rc[1]["idle_ns"])):
-        table.add_row(str(rank), str(c["device"]), plain(c["kind"]), format_ns(c["idle_ns"]),
+        table.add_row(str(rank), str(c["device"]), plain(c["class"]), format_ns(c["idle_ns"]),
                       f"{c['gaps']:,}")
     return table
 

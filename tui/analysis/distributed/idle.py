@@ -44,12 +44,12 @@ def idle_categories(con: duckdb.DuckDBPyConnection,
 def gap_classes(gaps: Iterable[dict]) -> list[dict]:
     """tui's own GPU-idle gaps (the summary's: whole-device idle over the threshold, each
     explained from the host) summed by device and class, to set beside HTA's categories:
-    [{device, kind, idle_ns, gaps}], the most idle first."""
+    [{device, class, idle_ns, gaps}], the most idle first."""
     totals: dict[tuple[int, str], list[int]] = {}
     for gap in gaps:
         total = totals.setdefault((gap["device"], gap["kind"]), [0, 0])
         total[0] += gap["duration_ns"]
         total[1] += 1
-    return [{"device": device, "kind": kind, "idle_ns": ns, "gaps": n}
+    return [{"device": device, "class": kind, "idle_ns": ns, "gaps": n}
             for (device, kind), (ns, n) in sorted(totals.items(),
                                                   key=lambda kv: (-kv[1][0], kv[0]))]
