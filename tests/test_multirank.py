@@ -70,7 +70,8 @@ def test_ddp_straggler_is_rank_1_and_rank_0_waits_in_all_reduce(capsys) -> None:
     assert verdict["reference_ns"] == ranks[0]["step_gpu_ns"]  # the slowest rank's GPU step
     assert verdict["net_hold_ns"] == ranks[1]["caused_per_step_ns"] >= verdict["threshold_ns"]
     assert [f["rule"] for f in summary["findings"]] == [
-        "straggler", "straggler_idle", "collective_wait", "comm_share", "step_times"]
+        "straggler", "straggler_idle", "collective_wait", "comm_share", "step_times",
+        "exposed_communication", "deep_launch_queue", "idle_by_category"]
     # the usual summary keys, over both ranks
     assert {"source", "devices", "kernels", "gaps", "findings", "warnings"} <= set(summary)
     assert summary["source"]["ranks"] == 2 and summary["source"]["world_size"] == "2"
@@ -234,15 +235,16 @@ def test_parallel_serial_and_no_cache_loads_agree(private_cache: Path) -> None:
 def test_each_rank_s_own_summary_is_what_the_run_keeps(private_cache: Path) -> None:
     """Cold (each rank summed up where it loaded) and warm (from the cache): of each
     trace's own summary a run keeps its devices, gaps, diagnosis (decided again over the
-    run) and warnings; its kernels and findings are not worked out (the run's are, over
-    every rank)."""
+    run), warnings and distributed figures; its kernels and findings are not worked out
+    (the run's are, over every rank)."""
     shutil.rmtree(private_cache, ignore_errors=True)
     bounds = []
     for workers in (2, 1):
         with open_run(_ddp(), workers=workers, min_gap_ns=1_000_000) as run:
             for store in run.stores:
                 assert store.summary is not None
-                assert set(store.summary) == {"devices", "gaps", "diagnosis", "warnings"}
+                assert set(store.summary) == {"devices", "gaps", "diagnosis", "warnings",
+                                              "distributed"}
                 assert store.summary["devices"] and list(store.summary["gaps"])
             bounds.append([store.summary["diagnosis"]["bound"] for store in run.stores])
     assert bounds == [["compute", "host"]] * 2

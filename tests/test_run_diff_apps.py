@@ -58,9 +58,15 @@ async def test_run_app_names_rank_1_the_straggler() -> None:
         assert rows[0][9] == "AllReduce_Sum_f32_RING_LL"  # rank 0 waits in all-reduce
         assert rows[1][7] == "0 ns" and rows[1][8] != "0 ns"  # rank 1 waits for none
         assert ranks.has_focus and ranks.rank_at_cursor() == 1  # the cursor on it
+        # HTA's overlap %, exposed communication a step and idle % (tests/test_distributed.py)
+        assert [r[10:13] for r in rows] == [["50.8", "7.34 ms", "0.9"],
+                                           ["73.9", "124 µs", "46.0"]]
+        breakdown = static_text(app, "#rank-breakdown")  # the rank under the cursor
+        assert breakdown.startswith("rank 1: 49.5 ms of kernel time")
+        assert "idle 22.8 ms (46%)" in breakdown and "73.9% overlapped" in breakdown
         findings = static_text(app, "#run-findings")
         assert app.run_data is not None
-        assert [f.text in findings for f in app.run_data.summary["findings"]] == [True] * 5
+        assert [f.text in findings for f in app.run_data.summary["findings"]] == [True] * 8
         assert "Rank 1 is the straggler" in findings
         collectives = cells(app.query_one(CollectiveTable))
         assert collectives and collectives[0][0] == "AllReduce_Sum_f32_RING_LL"
@@ -68,6 +74,8 @@ async def test_run_app_names_rank_1_the_straggler() -> None:
         await pilot.press("down")  # already on the last row; up to rank 0
         await pilot.press("up")
         assert ranks.rank_at_cursor() == 0
+        await pilot.pause()
+        assert static_text(app, "#rank-breakdown").startswith("rank 0: 57.3 ms of kernel time")
         await pilot.press("enter")  # leaves with rank 0's trace for TraceApp
         await pilot.pause()
     assert app.return_value == RANKS[0]

@@ -8,7 +8,14 @@ import pytest
 
 from tests.conftest import sample
 from tui.timeline import KernelInfo, TimelineData, View, bins, lod
-from tui.timeline.lanes import LANE_GPU, LANE_HOST, LANE_MEMORY, LANE_NVTX
+from tui.timeline.lanes import (
+    LANE_CRITICAL,
+    LANE_GPU,
+    LANE_HOST,
+    LANE_MEMORY,
+    LANE_NVTX,
+    LANE_QUEUE,
+)
 from tui.timeline.lookup import GapInfo
 from tui.trace import Trace, open_trace
 
@@ -35,6 +42,9 @@ def test_lanes_are_streams_then_annotations_then_threads(gappy: Trace) -> None:
     assert [lane.label for lane in data.lanes if lane.kind == LANE_GPU] == ["GPU0 s7"]
     # the trace was recorded with profile_memory: a memory lane for its GPU, last
     assert {lane.kind for lane in data.lanes} == {LANE_GPU, LANE_NVTX, LANE_HOST, LANE_MEMORY}
+    # its stream's queue length and the steps' critical path, read once shown (`p`)
+    assert [(lane.kind, lane.label) for lane in data.distributed_lanes()] == [
+        (LANE_QUEUE, "q GPU0 s7"), (LANE_CRITICAL, "crit. path")]
 
 
 def test_busy_time_in_bins_equals_the_kernels_time(gappy: Trace) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from tui.report_distributed import print_distributed
 from tui.report_stacks import print_code_and_memory
 from tui.safe_text import plain
 from tui.units import format_ns, format_offset
@@ -36,6 +37,7 @@ def print_summary(summary: dict, console: Console) -> None:
         console.print(_xla_ops_table(summary["xla_ops"], console.width))
     console.print(_gaps_table(summary["gaps"], source.get("origin_ns"), source["min_gap_ns"],
                               text_width=max(30, console.width - 40)))
+    print_distributed(summary.get("ranks") or [], console, source["min_gap_ns"])
     if summary["findings"]:
         console.print("[bold]Findings[/bold] (most costly first)")
         for finding in summary["findings"]:

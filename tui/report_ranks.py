@@ -7,6 +7,7 @@ from rich.table import Table
 
 from tui.analysis.rank_findings import collective_label
 from tui.report import TOP_GAPS, _fit, _kernels_table, idle_line
+from tui.report_distributed import print_distributed
 from tui.safe_text import plain
 from tui.units import format_ns
 
@@ -25,7 +26,9 @@ def print_run_summary(summary: dict, console: Console) -> None:
         console.print(plain(f"warning: {warning}", style="yellow"))
     for line, style in diagnosis_lines(summary):
         console.print(plain(line, style=style))
-    console.print(ranks_table(summary["ranks"], summary["straggler"]))
+    console.print(ranks_table(summary["ranks"], summary["straggler"],
+                              summary.get("stragglers") or []))
+    print_distributed(summary["ranks"], console, source["min_gap_ns"])
     if summary["kernels"]:
         console.print(_kernels_table(summary["kernels"], console.width))
     console.print(_gaps_table(summary["gaps"], source["min_gap_ns"],
@@ -61,7 +64,8 @@ def diagnosis_lines(summary: dict) -> list[tuple[str, str]]:
     return out
 
 
-def ranks_table(ranks: list[dict], straggler: int | None) -> Table:
+def ranks_table(ranks: list[dict], straggler: int | None,
+                stragglers: list[int] | None = None) -> Table:
     shown = ranks
     if len(ranks) > MAX_RANK_ROWS:
         top = sorted(ranks, key=lambda r: -(r["wait_ns"] + r["caused_ns"]))[:MAX_RANK_ROWS]
@@ -75,7 +79,8 @@ def ranks_table(ranks: list[dict], straggler: int | None) -> Table:
                          no_wrap=True)
     for r in shown:
         table.add_row(
-            str(r["rank"]) + (" ◀ straggler" if r["rank"] == straggler else ""),
+            str(r["rank"]) + (" ◀ straggler" if r["rank"] == straggler
+                              or r["rank"] in (stragglers or []) else ""),
             str(r["steps"]) if r["steps"] else "-",
             format_ns(r["step_host_ns"]),
             format_ns(r["step_gpu_ns"]),
@@ -85,7 +90,7 @@ def ranks_table(ranks: list[dict], straggler: int | None) -> Table:
             format_ns(r["wait_ns"]),
             format_ns(r["caused_ns"]),
             plain(collective_label(r["waits_in"]) if r["wait_ns"] else "-"),
-            style="bold" if r["rank"] == straggler else "",
+            style="bold" if r["rank"] == straggler or r["rank"] in (stragglers or []) else "",
         )
     return table
 

@@ -28,6 +28,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable, Footer, Label, ProgressBar, Static
 
+from tui.analysis.distributed.stragglers import ranks_text
 from tui.analysis.rank_findings import straggler_headline
 from tui.errors import TraceError
 from tui.load_progress import LoadStopped
@@ -38,6 +39,7 @@ from tui.report_ranks import cache_text
 from tui.safe_text import plain
 from tui.units import format_ns
 from tui.widgets import keymap
+from tui.widgets.rank_breakdown import breakdown_text
 from tui.widgets.run_tables import CollectiveTable, RankTable
 
 _COLLECTIVE_WAITS = """
@@ -95,8 +97,15 @@ def header_text(summary: dict) -> Text:
     # whether the ranks came from their caches, and if not why
     text.append_text(plain(cache_text(source).removeprefix(" — "), style="dim"))
     line = straggler_headline(summary["balance"])
+    group = summary.get("straggler_group") or {}
+    if len(group.get("ranks", [])) > 1:  # several arrive last: name them all
+        line = (f"stragglers: ranks {ranks_text(group['ranks'])} ({len(group['ranks'])} of "
+                f"{source['ranks']})" + ("; they share " + " and ".join(group["shared"])
+                                         if group.get("shared") else "")
+                + " — " + line.removeprefix("straggler: "))
     text.append("\n")
-    text.append(line, style="bold red" if summary["straggler"] is not None else "")
+    text.append_text(plain(line, style="bold red" if summary["straggler"] is not None
+                           else ""))
     if summary.get("diagnosis"):  # what bounds the run, then each rank's bound
         text.append("\n")
         text.append_text(plain(summary["diagnosis"]["text"], style="bold"))
@@ -135,6 +144,7 @@ class RunApp(App[Path | None]):
     #run-progress > Label { width: 1fr; }
     #run-header { padding: 0 1; margin-bottom: 1; }
     #run-findings { padding: 0 1; margin: 1 0; }
+    #rank-breakdown { padding: 0 1; margin-top: 1; }
     .run-title { padding: 0 1; text-style: bold; }
     """
 
@@ -165,6 +175,7 @@ class RunApp(App[Path | None]):
         with VerticalScroll(id="run-body"):
             yield Static(plain(f"loading {len(self.paths)} path(s) …"), id="run-header")
             yield RankTable(id="ranks")
+            yield Static("", id="rank-breakdown")
             yield Static("", id="run-findings")
             yield Static("Waits per collective", id="collectives-title", classes="run-title")
             yield CollectiveTable(id="collectives")
@@ -221,7 +232,7 @@ class RunApp(App[Path | None]):
         self.query_one("#run-progress").display = False
         self.query_one("#run-body").loading = False
         self.query_one("#run-header", Static).update(header_text(summary))
-        self.ranks.show(summary["ranks"], summary["straggler"])
+        self.ranks.show(summary["ranks"], summary["straggler"], summary.get("stragglers"))
         self.query_one("#run-findings", Static).update(findings_text(summary))
         has_collectives = bool(loaded.collectives)
         self.query_one("#collectives-title").display = has_collectives
@@ -238,6 +249,14 @@ class RunApp(App[Path | None]):
         # would wait for the whole run to load and be cached
         self._stop_load.set()
         super().exit(result, return_code, message)
+
+    @on(DataTable.RowHighlighted, "#ranks")
+    def _rank_highlighted(self) -> None:
+        """The breakdown view follows the cursor: the rank it is on."""
+        rank = self.ranks.rank_at_cursor()
+        row = self.ranks.rows_by_rank.get(rank) if rank is not None else None
+        self.query_one("#rank-breakdown", Static).update(
+            breakdown_text(row) if row is not None else "")
 
     @on(DataTable.RowSelected, "#ranks")
     def _rank_selected(self) -> None:

@@ -14,6 +14,7 @@ from collections import Counter
 
 import duckdb
 
+from tui.analysis.distributed.stragglers import ranks_text
 from tui.analysis.finding import Finding
 from tui.analysis.ranks import PER_STEP, waiting_kernels
 from tui.units import format_ns
@@ -42,6 +43,9 @@ def rank_findings(con: duckdb.DuckDBPyConnection, analysis: dict,
                            "(or the traces did not record it)."))
     elif verdict["straggler"] is not None:
         out += _straggler_findings(con, rows, verdict, gaps_by_rank)
+        group = analysis.get("straggler_group") or {}
+        if len(group.get("ranks", [])) > 1:
+            out[0] = _group_finding(out[0], rows, verdict, group)
     else:
         out.append(_balanced(rows, verdict))
     if len(rows) > 1:
@@ -134,6 +138,27 @@ def _straggler_findings(con: duckdb.DuckDBPyConnection, rows: list[dict], verdic
             "is NCCL kernels waiting for other ranks.",
             waiter["wait_ns"], _kernel_rows(waiting_kernels(con, rank=waiter["rank"]))))
     return out
+
+
+def _group_finding(single: Finding, rows: list[dict], verdict: dict, group: dict) -> Finding:
+    """The straggler finding of several stragglers: the group, what its ranks share, and
+    how long the other ranks wait for them."""
+    members = group["ranks"]
+    talking = [r for r in rows if r["comm_kernels"]]
+    others = [r for r in talking if r["rank"] not in members]
+    per_step = verdict["measure"] == PER_STEP
+    key = "wait_per_step_ns" if per_step else "wait_ns"
+    when = "per step" if per_step else "over the trace"
+    waits = [r[key] or 0 for r in others]
+    inside = [r[key] or 0 for r in talking if r["rank"] in members]
+    shared = "; they share " + " and ".join(group["shared"]) if group["shared"] else ""
+    text = (f"Ranks {ranks_text(members)} ({len(members)} of {len(talking)}) are the "
+            f"stragglers: they arrive last at the NCCL collectives, each waiting at most "
+            f"{format_ns(max(inside))} {when}, while the other {len(others)} ranks wait "
+            f"{format_ns(sum(waits) / len(waits))} {when} on average for them"
+            f"{shared}. Rank {verdict['straggler']} holds the others up most, by "
+            f"{_hold(verdict)} ({_rule(verdict)}).")
+    return Finding("straggler", "warning", text, single.cost_ns, single.rows)
 
 
 def _balanced(rows: list[dict], verdict: dict) -> Finding:

@@ -1,6 +1,7 @@
 """The `tui --summary` dict of a distributed run: the usual keys over every rank, plus
 "ranks" (each with its own "diagnosis", decided with its NCCL waits), "straggler" and
-"balance" (the straggler verdict's figures). "findings" holds
+"balance" (the straggler verdict's figures), "stragglers" (the group of ranks that arrive
+last) and "straggler_group" (with their hosts and what they share). "findings" holds
 Finding objects (`tui.analysis.finding`), written as their to_json() by --json.
 
 Each rank's own summary (devices, gaps with their causes) is built in the process that
@@ -11,6 +12,9 @@ so a kernel's count, total and median cover every rank.
 from __future__ import annotations
 
 from tui.analysis.diagnosis import rank_diagnosis, run_diagnosis
+from tui.analysis.distributed.findings import distributed_findings
+from tui.analysis.distributed.idle import gap_classes
+from tui.analysis.distributed.stragglers import rank_host, shared_traits, straggler_group
 from tui.analysis.kernels import kernel_stats
 from tui.analysis.rank_findings import rank_findings
 from tui.analysis.ranks import rank_analysis
@@ -29,6 +33,9 @@ def run_summary(run: RankSet, min_gap_ns: int, label: str) -> dict:
         row["format"] = store.format
         row["diagnosis"] = rank_diagnosis(per_rank[row["rank"]].get("diagnosis"),
                                           row["rank"], row["wait_ns"], store.format)
+        row.update(per_rank[row["rank"]].get("distributed") or {})
+        row["gap_classes"] = gap_classes(per_rank[row["rank"]].get("gaps", []))
+    analysis["straggler_group"] = _group(run, analysis, per_rank)
     span = run.con.execute(load_query("trace_span")).fetchall()[0]
     formats = sorted({store.format for store in run.stores})
     source = {
@@ -61,11 +68,27 @@ def run_summary(run: RankSet, min_gap_ns: int, label: str) -> dict:
         "gaps": gaps,
         "findings": rank_findings(
             run.con, analysis, {rank: s.get("gaps", []) for rank, s in per_rank.items()},
-        ),
+        ) + distributed_findings(analysis["ranks"]),
         "warnings": list(run.warnings) + [
             f"rank {rank}: {w}" for rank, s in per_rank.items() for w in s.get("warnings", [])
         ],
         "ranks": analysis["ranks"],
         "straggler": analysis["straggler"],
+        "stragglers": analysis["straggler_group"]["ranks"],
+        "straggler_group": analysis["straggler_group"],
         "balance": analysis["balance"],
     }
+
+
+def _group(run: RankSet, analysis: dict, per_rank: dict[int, dict]) -> dict:
+    """{"ranks": the stragglers (tui/analysis/distributed/stragglers.py), "hosts": each
+    one's host where its trace says (None where not), "shared": what they share}."""
+    group = straggler_group(analysis["ranks"], analysis["balance"])
+    hosts = {rank: rank_host(store.meta, store.path.name)
+             for rank, store in zip(run.ranks, run.stores, strict=True)}
+    devices = {rank: sorted(d["id"] for d in s.get("devices", []))
+               for rank, s in per_rank.items()}
+    for row in analysis["ranks"]:
+        row["host"] = hosts.get(row["rank"])
+    return {"ranks": group, "hosts": [hosts.get(r) for r in group],
+            "shared": shared_traits(group, list(run.ranks), hosts, devices)}

@@ -85,6 +85,7 @@ class BinSource:
         self._rows = rows
         self._widths: list[int] = []  # bin width of each summary level, finest first
         self.memory: MemoryCells | None = None  # the memory lanes, drawn beside the rest
+        self.extra: list[MemoryCells] = []  # other lanes of their own (queue, critical path)
 
     @property
     def wants_lod(self) -> bool:
@@ -102,8 +103,8 @@ class BinSource:
                 return max(1, round(npc / width)) * width
         return npc
 
-    def fetch(self, view: View, nvtx_depths: int, host: bool) -> Bins:
-        """The view's bins, from one query."""
+    def fetch(self, view: View, nvtx_depths: int, host: bool, extra: bool = False) -> Bins:
+        """The view's bins, from one query (and with `extra`, the extra lanes' cells)."""
         level = self._level_for(view.npc)
         params: dict[str, object] = {"nvtx_depths": nvtx_depths, "host": host}
         if level is None:
@@ -119,6 +120,8 @@ class BinSource:
             bins = _to_bins(view, rows, source)
             if self.memory is not None:
                 bins.lanes.update(self.memory.cells(cur, view))
+            for source in self.extra if extra else ():
+                bins.lanes.update(source.cells(cur, view))
         return bins
 
     def _level_for(self, npc: int) -> int | None:

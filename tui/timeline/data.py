@@ -9,7 +9,8 @@ from tui.db import CursorSource
 from tui.queries import load_query
 from tui.timeline import goto, lod, lookup, search
 from tui.timeline.bins import BinSource
-from tui.timeline.lanes import LANE_MEMORY, Lane, discover_lanes
+from tui.timeline.distributed_lanes import DistributedLanes
+from tui.timeline.lanes import LANE_CRITICAL, LANE_MEMORY, LANE_QUEUE, Lane, discover_lanes
 from tui.timeline.memory import MemoryInfo, MemoryLanes
 
 
@@ -41,9 +42,17 @@ class TimelineData:
             self.lanes, self.threads = discover_lanes(cur)  # threads: (pid, tid) -> name
             self.memory = MemoryLanes(cur)
         self.lanes += self.memory.lanes()
+        self.distributed = DistributedLanes()  # lanes of their own, read when first shown
         self.bins = BinSource(con, min_gap_ns, (self.extent.start_ns, self.extent.end_ns),
                               gpu_rows + host_rows)
         self.bins.memory = self.memory
+        self.bins.extra = [self.distributed]
+
+    def distributed_lanes(self) -> list[Lane]:
+        """The critical-path and queue-length lanes (read the first time)."""
+        with self._con.cursor() as cur:
+            self.distributed.discover(cur)
+        return self.distributed.lanes()
 
     def prepare(self) -> None:
         """The slow part of opening (run it in a worker): the summary for big traces."""
@@ -55,6 +64,8 @@ class TimelineData:
         with self._con.cursor() as cur:
             if lane.kind == LANE_MEMORY:
                 return self.memory.info_at(cur, lane.k1, t, t_lo, t_hi)
+            if lane.kind in (LANE_QUEUE, LANE_CRITICAL):  # their cells name what they show
+                return None
             return lookup.info_at(cur, lane, t, t_lo, t_hi, self.min_gap_ns)
 
     def kernel_info(self, activity_id: int) -> lookup.KernelInfo | None:

@@ -12,6 +12,8 @@ from tui.queries import load_query
 
 LANE_GPU, LANE_NVTX, LANE_HOST, LANE_GAP = 0, 1, 2, 3
 LANE_MEMORY = 4  # a GPU's memory, drawn by tui/timeline/memory.py
+LANE_QUEUE = 5  # a stream's queue length, drawn by tui/timeline/distributed_lanes.py
+LANE_CRITICAL = 6  # the steps' critical path, drawn by tui/timeline/distributed_lanes.py
 LABEL_CHARS = 12  # a lane label's room: theme.LABEL_WIDTH less the separator and a space
 MAX_NVTX_DEPTH = 4  # deeper annotation ranges are rarely worth a row of an 80x24 screen
 
@@ -23,7 +25,7 @@ NAME_ROOM = 10  # characters the lane-label column shows (theme.LABEL_WIDTH - 2)
 class Lane:
     """One row of the timeline. `key` matches the (lane_kind, k1, k2, k3) of the bins."""
 
-    kind: int  # LANE_GPU | LANE_NVTX | LANE_HOST | LANE_MEMORY
+    kind: int  # LANE_GPU | LANE_NVTX | LANE_HOST | LANE_MEMORY | LANE_QUEUE | LANE_CRITICAL
     k1: int  # device | pid | pid
     k2: int  # stream | tid | tid
     k3: int  # 0 | annotation depth | 0

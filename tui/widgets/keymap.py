@@ -50,6 +50,8 @@ TIMELINE: tuple[Key, ...] = (
         "fit", "Search", "@", "go to"),
     Key("a", "toggle_nvtx", "show/hide NVTX (annotation) lanes", "Lanes", "a", "NVTX"),
     Key("t", "toggle_host", "show/hide host-thread lanes", "Lanes", "t", "threads"),
+    Key("p", "toggle_distributed", "show/hide the critical path of each step and each "
+        "stream's queue length (outstanding launches)", "Lanes", "p"),
     Key("enter", "drill_down", "open the kernel in Nsight Compute results", "Lanes", "Enter"),
 )
 

@@ -13,7 +13,8 @@ from tui.safe_text import plain
 from tui.units import format_ns
 
 RANK_COLUMNS = ("rank", "steps", "host step", "GPU step", "busy %", "compute", "NCCL",
-                "NCCL wait", "waited-for", "longest-wait collective")
+                "NCCL wait", "waited-for", "longest-wait collective", "overlap %",
+                "exposed/step", "idle %")
 COLLECTIVE_COLUMNS = ("collective", "instances", "ranks", "wait", "longest wait",
                       "mostly waits for")
 
@@ -35,15 +36,18 @@ class RankTable(DataTable):
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
         self.rows_by_rank: dict[int, dict] = {}
 
-    def show(self, ranks: list[dict], straggler: int | None) -> None:
+    def show(self, ranks: list[dict], straggler: int | None,
+             stragglers: list[int] | None = None) -> None:
+        """`stragglers`: the group that arrives last (marked as the straggler is)."""
         self.clear(columns=True)
         self.rows_by_rank = {r["rank"]: r for r in ranks}
         for col in RANK_COLUMNS:
             self.add_column(col, key=col)
+        marked = {straggler, *(stragglers or [])} - {None}
         for r in ranks:
-            style = "bold red" if r["rank"] == straggler else ""
+            style = "bold red" if r["rank"] in marked else ""
             self.add_row(
-                _right(str(r["rank"]) + (" ◀ straggler" if r["rank"] == straggler else ""),
+                _right(str(r["rank"]) + (" ◀ straggler" if r["rank"] in marked else ""),
                        style),
                 _right(str(r["steps"]) if r["steps"] else "-", style),
                 _right(format_ns(r["step_host_ns"]), style),
@@ -54,6 +58,7 @@ class RankTable(DataTable):
                 _right(format_ns(r["wait_ns"]), style),
                 _right(format_ns(r["caused_ns"]), style),
                 plain(collective_label(r["waits_in"]) if r["wait_ns"] else "-", style),
+                *_breakdown_cells(r, style),
                 key=str(r["rank"]),
             )
 
@@ -62,6 +67,18 @@ class RankTable(DataTable):
             return None
         key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value
         return int(key) if key is not None else None
+
+
+def _breakdown_cells(r: dict, style: str) -> list[Text]:
+    """overlap %, exposed communication a step and idle % (HTA's, tui/analysis/distributed)."""
+    overlap = r.get("overlap_pct")
+    comm = r.get("communication") or {}
+    exposed = comm.get("exposed_per_step_ns", comm.get("exposed_ns"))
+    b = r.get("breakdown") or {}
+    idle = (f"{100 * b['idle_ns'] / b['kernel_ns']:.1f}" if b.get("kernel_ns") else "-")
+    return [_right("-" if overlap is None else f"{overlap:.1f}", style),
+            _right(format_ns(exposed) if comm.get("comm_ns") else "-", style),
+            _right(idle, style)]
 
 
 class CollectiveTable(DataTable):

@@ -22,7 +22,15 @@ from textual.worker import get_current_worker
 
 from tui.messages import ActivitySelected
 from tui.timeline import Bins, KernelInfo, Lane, TimelineData, View
-from tui.timeline.lanes import LANE_GPU, LANE_HOST, LANE_MEMORY, LANE_NVTX, MAX_NVTX_DEPTH
+from tui.timeline.lanes import (
+    LANE_CRITICAL,
+    LANE_GPU,
+    LANE_HOST,
+    LANE_MEMORY,
+    LANE_NVTX,
+    LANE_QUEUE,
+    MAX_NVTX_DEPTH,
+)
 from tui.timeline.lookup import GapSpan, Info
 from tui.timeline.memory import MemoryInfo
 from tui.widgets import keymap, theme, viewport
@@ -32,7 +40,8 @@ from tui.widgets.timeline_goto import TimelineGoto
 from tui.widgets.timeline_mouse import TimelineMouse
 from tui.widgets.timeline_search import TimelineSearch
 
-BinsKey = tuple[View, int, bool]  # (view, annotation depths shown, host lanes shown)
+# (view, annotation depths shown, host lanes shown, critical-path and queue lanes shown)
+BinsKey = tuple[View, int, bool, bool]
 
 
 class Timeline(TimelineMouse, TimelineGoto, TimelineSearch, TimelineActions, ScrollView,
@@ -68,6 +77,7 @@ class Timeline(TimelineMouse, TimelineGoto, TimelineSearch, TimelineActions, Scr
         self.lanes: list[Lane] = []
         self.show_nvtx = True
         self.show_host = False
+        self.show_distributed = False  # the critical path and queue-length lanes
         self.view = View(1, 0, 1)  # what the keys asked for
         self.frame: Bins | None = None  # what is on screen
         self.cursor_t = 0
@@ -121,14 +131,19 @@ class Timeline(TimelineMouse, TimelineGoto, TimelineSearch, TimelineActions, Scr
         assert self.data is not None
         keep = self.lane
         shown = {LANE_GPU: True, LANE_NVTX: self.show_nvtx, LANE_HOST: self.show_host,
-                 LANE_MEMORY: True}
-        self.lanes = [lane for lane in self.data.lanes if shown[lane.kind]]
+                 LANE_MEMORY: True, LANE_QUEUE: self.show_distributed,
+                 LANE_CRITICAL: self.show_distributed}
+        extra = self.data.distributed_lanes() if self.show_distributed else []
+        self.lanes = [lane for lane in self.data.lanes + extra if shown[lane.kind]]
+        # the critical path on top, above the lanes its segments run on
+        self.lanes.sort(key=lambda lane: lane.kind != LANE_CRITICAL)
         self.lane_index = self.lanes.index(keep) if keep in self.lanes else 0
         self.virtual_size = Size(self.scrollable_content_region.width, len(self.lanes))
         self.post_message(self.LanesChanged(self))
 
     def _bins_key(self) -> BinsKey:
-        return (self.view, MAX_NVTX_DEPTH if self.show_nvtx else 0, self.show_host)
+        return (self.view, MAX_NVTX_DEPTH if self.show_nvtx else 0, self.show_host,
+                self.show_distributed)
 
     def on_resize(self, event: events.Resize) -> None:
         if self.data is None:

@@ -199,6 +199,12 @@ class TimelineActions(_Base):
         self.show_host = not self.show_host
         self._relayout()
 
+    def action_toggle_distributed(self) -> None:
+        """The critical path of each step and each stream's queue length (worked out the
+        first time they are shown, in the bins worker)."""
+        self.show_distributed = not self.show_distributed
+        self._relayout()
+
     def _relayout(self) -> None:
         if self.data is not None:
             self._layout_lanes()

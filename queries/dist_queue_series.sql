@@ -1,0 +1,28 @@
+-- Queue length per stream over time, as Holistic Trace Analysis 0.5.0's
+-- get_queue_length_time_series (trace_counters.py) defines it, into the temp table
+-- dist_queue_series, over dist_work (dist_work.sql): the work launched on a stream and not
+-- yet started there. It goes up by one when a launch call that dist_work marks `queued`
+-- begins (on a Kineto trace, HTA's: cudaLaunchKernel, cudaLaunchKernelExC, cuLaunchKernel,
+-- cudaMemcpyAsync, cudaMemsetAsync), and down by one when the activity it launched starts
+-- on the GPU; at one instant, ups first.
+-- Columns: device, stream, t_ns (a change), queue (the length from then on), next_ns (the
+--          next change on that stream; NULL at the last).
+CREATE OR REPLACE TEMP TABLE dist_queue_series AS
+WITH launched AS (
+    SELECT device, stream, call_start_ns, start_ns
+    FROM dist_work
+    WHERE queued
+), changes AS (
+    SELECT device, stream, call_start_ns AS t_ns, 1 AS step, 0 AS tie FROM launched
+    UNION ALL
+    SELECT device, stream, start_ns AS t_ns, -1 AS step, 1 AS tie FROM launched
+), series AS (
+    SELECT device, stream, t_ns, tie,
+           sum(step) OVER (PARTITION BY device, stream ORDER BY t_ns, tie
+                           ROWS UNBOUNDED PRECEDING) AS queue
+    FROM changes
+)
+SELECT device, stream, t_ns, queue::INTEGER AS queue,
+       lead(t_ns) OVER (PARTITION BY device, stream ORDER BY t_ns, tie) AS next_ns
+FROM series
+ORDER BY device, stream, t_ns;

@@ -1,0 +1,102 @@
+"""Distributed figures beyond HTA's Kineto traces: an nsys report over the four processes
+of a 4-GPU DDP job (sample_traces/ddp4_nsys.sqlite; the process on GPU 3 has the slow data
+loader), checked against NVIDIA's own `nsys stats -r cuda_kern_exec_sum` of the same
+report (tests/data/distributed/nsys/), and a JAX data-parallel run over four GPUs in one
+process (sample_traces/jax_dp)."""
+
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import sample
+from tui.analysis.distributed import prepare, trace_figures
+from tui.trace import open_trace
+
+NSYS_STATS = Path(__file__).parent / "data" / "distributed" / "nsys"
+JAX_DP = "jax_dp/plugins/profile/2026_11_27_05_46_00/vm.xplane.pb"
+
+
+@pytest.fixture(scope="module")
+def nsys():
+    with open_trace(sample("ddp4_nsys.sqlite")) as trace:
+        yield trace, trace_figures(trace.con)
+
+
+def test_launch_delays_equal_nsys_kernel_exec_summary(nsys) -> None:
+    """Every row of nsys' "CUDA Kernel Launch & Exec Time Summary" (per process, thread,
+    GPU, API and kernel): the launches, those queued (the kernel started after its call
+    returned), the mean queue time (our launch delay) and the mean API time, exactly.
+    Each process numbers its own correlation ids: this holds only if every kernel is
+    linked to its own process's call."""
+    trace, _figures = nsys
+    prepare(trace.con)
+    rows = list(csv.DictReader(open(NSYS_STATS / "ddp_nsys_cuda_kern_exec_sum.csv")))
+    assert len(rows) == 192
+    for row in rows:
+        count, queued, queue_avg, api_avg = trace.con.execute(
+            """SELECT count(*), count(*) FILTER (WHERE w.start_ns > w.call_end_ns),
+                      avg(w.start_ns - w.call_end_ns) FILTER (WHERE w.start_ns > w.call_end_ns),
+                      avg(w.call_end_ns - w.call_start_ns)
+               FROM dist_work AS w JOIN gpu_activities AS g USING (id)
+               WHERE w.call_pid = ? AND w.call_tid = ? AND w.device = ? AND w.call_name = ?
+                 AND g.name = ?""",
+            [int(row["PID"]), int(row["TID"]), int(row["DevId"]),
+             re.sub(r"_v\d+$", "", row["API Name"]), row["Kernel Name"]]).fetchone()
+        assert (count, queued) == (int(row["Count"]), int(row["QCount"]))
+        assert api_avg == pytest.approx(float(row["AAvg (ns)"]), abs=0.1)
+        if queued:
+            assert queue_avg == pytest.approx(float(row["QAvg (ns)"]), abs=0.1)
+
+
+def test_one_report_of_four_processes_has_each_gpu(nsys) -> None:
+    _trace, figures = nsys
+    devices = {d["device"]: d for d in figures["per_device"]}
+    assert sorted(devices) == [0, 1, 2, 3]
+    for d in devices.values():
+        b = d["breakdown"]
+        assert b["idle_ns"] + b["compute_ns"] + b["non_compute_ns"] == b["kernel_ns"]
+    # the slow process's GPU waits in no collective: its communication is all but exposed
+    # for nobody, the others' collectives hold their streams
+    exposed = {k: d["communication"]["exposed_ns"] for k, d in devices.items()}
+    assert min(exposed, key=exposed.get) == 3
+    assert devices[3]["overlap_pct"] < 1 < min(devices[k]["overlap_pct"] for k in (0, 1, 2))
+
+
+def test_each_process_has_its_own_critical_paths(nsys) -> None:
+    """Six NVTX steps in each of the four processes; the slow process's steps are bound by
+    its host, and wait in no collective; the others (whose hosts make their batches too)
+    spend about half of each step waiting in collectives for it (once past step 0,
+    NCCL's warm-up)."""
+    trace, figures = nsys
+    slow = trace.con.execute("SELECT call_pid FROM dist_work WHERE device = 3 "
+                             "AND call_pid IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC "
+                             "LIMIT 1").fetchone()[0]
+    paths = figures["critical_path"]
+    assert len(paths) == 24 and len({p["pid"] for p in paths}) == 4
+    for p in paths:
+        if p["step"] == "step 0":
+            continue
+        kinds = p["by_kind"]
+        if p["pid"] == slow:
+            assert kinds["cpu_ns"] > 0.9 * p["length_ns"] and kinds["communication_ns"] == 0
+        else:
+            assert kinds["communication_ns"] > 0.4 * p["length_ns"]
+
+
+def test_jax_mesh_in_one_process_has_each_gpu() -> None:
+    """One XSpace, four GPUs: XLA's gradient all-reduce (NCCL kernels) is communication on
+    each; the 76 ms host-side batch makes every step host-bound."""
+    with open_trace(sample(JAX_DP)) as trace:
+        figures = trace_figures(trace.con)
+    assert [d["device"] for d in figures["per_device"]] == [0, 1, 2, 3]
+    for d in figures["per_device"]:
+        assert d["communication"]["comm_ns"] > 0 and 0 < d["overlap_pct"] < 100
+        assert d["launch_stats"]["launches"] == 200
+    assert [p["step"] for p in figures["critical_path"]] == [f"train step {i}"
+                                                             for i in range(5)]
+    for p in figures["critical_path"]:
+        assert p["by_kind"]["cpu_ns"] > 0.9 * p["length_ns"]

@@ -1,0 +1,35 @@
+"""Queue length per stream over time (outstanding launches), as HTA defines it."""
+
+from __future__ import annotations
+
+import duckdb
+
+from tui.analysis.distributed.window import prepare
+from tui.queries import load_query
+
+
+def queue_series(con: duckdb.DuckDBPyConnection, whole_trace: bool = False) -> None:
+    """Fill the temp table dist_queue_series (queries/dist_queue_series.sql), once; over
+    the figures' window, or with `whole_trace` every launch (the timeline's lanes)."""
+    prepare(con, whole_trace=whole_trace)  # a change of window drops the series
+    try:
+        con.execute("SELECT 1 FROM dist_queue_series LIMIT 0")
+        return
+    except duckdb.CatalogException:
+        pass
+    con.execute(load_query("dist_queue_series"))
+
+
+def queue_summary(con: duckdb.DuckDBPyConnection) -> list[dict]:
+    """Per (device, stream): changes, mean and median over the changes (HTA's), max, and
+    time_mean (the mean over time), over the figures' window."""
+    prepare(con)
+    cursor = con.execute(load_query("dist_queue_summary"))
+    names = [d[0] for d in cursor.description]
+    out = []
+    for row in cursor.fetchall():
+        item = dict(zip(names, row, strict=True))
+        for key in ("mean", "median", "time_mean"):
+            item[key] = round(item[key], 3) if item[key] is not None else None
+        out.append(item)
+    return out

@@ -1,0 +1,62 @@
+"""The GPU work the distributed figures read: HTA's window, each activity's class and call."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import duckdb
+
+from tui.queries import load_query
+
+_PREPARED = "dist_window_prepared"  # a temp table's name: the window, once per connection
+
+
+@dataclass(frozen=True)
+class Window:
+    """cutoff_ns: the last profiler step's start on the host, before which the work counted
+    was launched (None: every activity counts); steps: the profiler steps before it."""
+
+    cutoff_ns: int | None
+    steps: int
+
+    def as_dict(self) -> dict:
+        return {"cutoff_ns": self.cutoff_ns, "steps": self.steps,
+                "last_step_left_out": self.cutoff_ns is not None}
+
+
+def prepare(con: duckdb.DuckDBPyConnection, fresh: bool = False,
+            whole_trace: bool = False) -> Window:
+    """Fill the temp table dist_work (queries/dist_work.sql) once per connection; `fresh`:
+    again (the connection now reads another trace's tables: `USE` of another store);
+    `whole_trace`: every activity, the last profiler step too (the timeline's lanes)."""
+    row = None
+    if not fresh:
+        try:
+            row = con.execute(f"SELECT cutoff_ns, steps, whole FROM {_PREPARED}").fetchone()
+        except duckdb.CatalogException:
+            pass
+    if row is not None and row[2] == whole_trace:
+        return Window(row[0], row[1])
+    con.execute("DROP TABLE IF EXISTS temp.main.dist_queue_series")
+    _names, cutoff, steps = con.execute(load_query("dist_window")).fetchone()
+    if whole_trace:
+        cutoff, steps = None, 0
+    fmt = con.execute("SELECT value FROM trace_meta WHERE key = 'format'").fetchone()
+    # HTA reads Kineto traces: there its launch calls are counted; elsewhere every linked call
+    hta_calls = fmt is None or fmt[0] == "kineto"
+    # a Kineto trace is one process's; nsys and XLA traces may hold several
+    con.execute(load_query("dist_links" if hta_calls else "dist_links_processes"))
+    con.execute(load_query("dist_work"), {"cutoff_ns": cutoff, "hta_calls": hta_calls})
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {_PREPARED} AS "
+                "SELECT $cutoff::BIGINT AS cutoff_ns, $steps::BIGINT AS steps, "
+                "$whole::BOOLEAN AS whole",
+                {"cutoff": cutoff, "steps": steps if cutoff is not None else 0,
+                 "whole": whole_trace})
+    return Window(cutoff, steps if cutoff is not None else 0)
+
+
+def release(con: duckdb.DuckDBPyConnection) -> None:
+    """Drop the temp tables prepare() and the queue series made: a run sums up each of its
+    1,024 ranks on one connection, and each rank's tables go once its figures are out."""
+    for table in ("dist_links", "dist_work", "dist_queue_series", _PREPARED):
+        con.execute(f"DROP TABLE IF EXISTS temp.main.{table}")
