@@ -216,9 +216,10 @@ def test_the_ranks_app_loads_a_run_in_processes(tmp_path: Path) -> None:
     assert diagnosis and diagnosis[0].split(":")[0].endswith("-bound")  # what bounds the run
     assert header == f"{folder}  (kineto, 4 ranks of 2, span 89.5 ms)"
     assert cache == "built now: no cache yet (×4)"
-    # ranks by the files' order: 1 and 3 are copies of the real rank 1, which sleeps; of
-    # equals, the lower rank is named, every run
-    assert straggler.startswith("straggler: rank 1 ")
+    # ranks by the files' order: 1 and 3 are copies of the real rank 1, which sleeps: they
+    # arrive last together, and of equals the lower rank is named, every run
+    assert straggler.startswith("stragglers: ranks 1, 3 (2 of 4)")
+    assert "— rank 1 — holds the others up" in straggler
 
 
 def test_quitting_the_ranks_app_stops_every_load(scaled: tuple[Path, int],

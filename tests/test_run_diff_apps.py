@@ -49,7 +49,7 @@ async def test_run_app_names_rank_1_the_straggler() -> None:
         assert ("straggler: rank 1 — holds the others up in NCCL kernels by 14.8 ms per "
                 "step, 74.9% of the 19.7 ms median GPU step") in static_text(app, "#run-header")
         # what bounds each rank: the straggler sleeps on the host, rank 0 computes
-        assert "rank 0 compute-bound · rank 1 host-bound" in static_text(app, "#run-header")
+        assert "rank 0 communication-bound · rank 1 host-bound" in static_text(app, "#run-header")
         ranks = app.query_one(RankTable)
         rows = cells(ranks)
         assert [r[0] for r in rows] == ["0", "1 ◀ straggler"]
@@ -272,6 +272,9 @@ def test_run_app_snapshot(snap_compare, monkeypatch) -> None:
 
     async def loaded(pilot: Pilot) -> None:
         await until(pilot, lambda: app.run_data is not None)
+        await until(pilot, lambda: str(app.query_one("#rank-breakdown").render()) != "")
+        # the picture from the top, whatever the focused table's scrolling did meanwhile
+        app.query_one("#run-body").scroll_home(animate=False)
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(120, 30), run_before=loaded)

@@ -17,9 +17,11 @@ cause, adding up exactly: tui/analysis/idle_causes.py). Each bound claims a part
   other          idle of no known cause
 
 Below COMPUTE_MOST the GPU is held back more than it computes, and the largest of the
-other parts is the bound. The figures (`DeviceTime`) are kept as
-JSON, so that a run decides each rank again with its NCCL waits, and `--ncu` with the
-report's verdicts, without reading the trace again.
+other parts is the bound. On a run, a rank whose NCCL kernels waited for the other ranks
+WAIT_MOST of its span or more is communication-bound whatever it computed beside them (its
+step ends when the last rank arrives), and the run is bound by what bounds its stragglers.
+The figures (`DeviceTime`) are kept as JSON, so that a run decides each rank again with
+its NCCL waits, and `--ncu` with the report's verdicts, without reading the trace again.
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ BOUNDS = ("compute", "memory", "launch", "host", "sync", "copy", "communication"
 COMPUTE_MOST = 0.5
 # Nsight Compute's memory verdict on at least this share of the compute time: memory-bound.
 MEMORY_MOST = 0.5
+# A rank's NCCL kernels waiting for other ranks this share of its span: communication-bound.
+WAIT_MOST = 0.5
 
 # What to do about each bound, by the framework that made the trace (default: PyTorch).
 REMEDY = {
@@ -218,6 +222,8 @@ def decide(t: DeviceTime) -> str | None:
     """The bound of one device (or of devices summed); None without a span."""
     if t.span_ns <= 0:
         return None
+    if t.device is not None and t.comm_wait_ns and t.comm_wait_ns >= WAIT_MOST * t.span_ns:
+        return "communication"  # a rank held up by the others: its steps end with theirs
     if t.compute_ns >= COMPUTE_MOST * t.span_ns:
         memory = t.memory_ns or 0
         return "memory" if t.compute_ns and memory >= MEMORY_MOST * t.compute_ns else "compute"
@@ -382,16 +388,32 @@ def rank_diagnosis(entry: dict | None, rank: int, wait_ns: int | None,
     return diagnose(times, source_format, subject).to_json()
 
 
-def run_diagnosis(by_rank: dict[int, dict | None], source_format: str | None = None) -> dict:
-    """The diagnosis of a run (JSON): every rank's devices summed, and each rank's bound
-    named when they differ. `by_rank`: rank_diagnosis() of each rank."""
+def run_diagnosis(by_rank: dict[int, dict | None], source_format: str | None = None,
+                  stragglers: Sequence[int] = (), wait_ns: int = 0) -> dict:
+    """The diagnosis of a run (JSON). `by_rank`: rank_diagnosis() of each rank. With
+    stragglers (the ranks the others wait for in collectives, `wait_ns` in all), the run is
+    bound by what bounds the first of them; else by every rank's devices summed. Each
+    rank's bound is named when they differ."""
     times = {rank: t for rank, entry in by_rank.items() if (t := _times(entry))}
     if not times:
         return Diagnosis(None, "No GPU activity: nothing bounds the GPUs of this run.",
                          None).to_json()
-    whole = combined([t for ts in times.values() for t in ts])
-    top = _one(whole, source_format, f"the {len(times)} ranks' GPUs")
     bounds = {rank: by_rank[rank]["bound"] for rank in times}  # type: ignore[index]
+    slow = [rank for rank in stragglers if rank in times]
+    if slow:
+        first = times[slow[0]]
+        named = (f"rank {slow[0]}" if len(slow) == 1 else
+                 f"ranks {', '.join(map(str, slow[:8]))}{', …' if len(slow) > 8 else ''}")
+        subject = f"{named}'s GPU" if len(first) == 1 else f"{named}'s GPUs"
+        whole = first[0] if len(first) == 1 else combined(first)
+        top = _one(whole, source_format, subject)
+        held = (f"The run waits for its straggler{'s' if len(slow) > 1 else ''}, {named}: "
+                f"the other ranks' NCCL kernels waited {format_ns(wait_ns)} for "
+                f"{'them' if len(slow) > 1 else 'it'}. ")
+        top.text = held + top.text
+    else:
+        whole = combined([t for ts in times.values() for t in ts])
+        top = _one(whole, source_format, f"the {len(times)} ranks' GPUs")
     if len(set(bounds.values())) > 1:
         top.text += " By rank: " + "; ".join(f"{r} {b}" for r, b in sorted(bounds.items())) + "."
     return top.to_json()

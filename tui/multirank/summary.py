@@ -60,8 +60,10 @@ def run_summary(run: RankSet, min_gap_ns: int, label: str) -> dict:
     )
     return {
         "source": source,
-        "diagnosis": run_diagnosis({r["rank"]: r["diagnosis"] for r in analysis["ranks"]},
-                                   source["format"]),
+        "diagnosis": run_diagnosis(
+            {r["rank"]: r["diagnosis"] for r in analysis["ranks"]}, source["format"],
+            _stragglers(analysis),
+            sum(r["wait_ns"] or 0 for r in analysis["ranks"])),
         "devices": [{"rank": rank, **d} for rank, s in per_rank.items()
                     for d in s.get("devices", [])],
         "kernels": [k.as_dict() for k in kernel_stats(run.con)],
@@ -92,3 +94,11 @@ def _group(run: RankSet, analysis: dict, per_rank: dict[int, dict]) -> dict:
         row["host"] = hosts.get(row["rank"])
     return {"ranks": group, "hosts": [hosts.get(r) for r in group],
             "shared": shared_traits(group, list(run.ranks), hosts, devices)}
+
+
+def _stragglers(analysis: dict) -> list[int]:
+    """The ranks the run waits for: the group that arrives last, else the straggler."""
+    group = (analysis.get("straggler_group") or {}).get("ranks") or []
+    if group:
+        return list(group)
+    return [] if analysis.get("straggler") is None else [analysis["straggler"]]
