@@ -70,6 +70,9 @@ class Trace:
     from_cache: bool = False
     cache_path: Path | None = None
     cache_note: str = ""  # whether the cache was used, and if not why (tui.cache_reason)
+    # the memory budget the trace was loaded with, where the load needed more than the
+    # one given (None: the one given); what is worked out from it later gets it too
+    budget: str | None = None
     cursors: Cursors = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -141,7 +144,9 @@ def _build_within_budget(path: Path, kind: str, target: Path | None,
                     f"{larger}; give it with --memory {larger} next time")
     with budget_of(larger):
         try:
-            return _build(path, kind, target, warnings)
+            built = _build(path, kind, target, warnings)
+            built.budget = larger
+            return built
         except duckdb.OutOfMemoryException:
             raise TraceError(f"{path}: loading needs more memory than {larger}; give a "
                              "larger budget with --memory (e.g. --memory 8GB) or "

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import duckdb
 
 from tui.analysis.code import code_source, frame_times, unattributed
@@ -16,7 +18,7 @@ from tui.analysis.kernels import device_busy, kernel_stats
 from tui.analysis.memory import memory_peaks
 from tui.analysis.row_sets import GapRows, RowSet, add_offsets
 from tui.analysis.xla_ops import command_buffer_stats, xla_module_stats, xla_op_stats
-from tui.db import SUMMARY_SHARE, duckdb_share_of
+from tui.db import SUMMARY_SHARE, budget_of, duckdb_share_of
 from tui.queries import load_query
 from tui.trace import Trace
 
@@ -31,8 +33,14 @@ def trace_summary(trace: Trace, min_gap_ns: int) -> dict:
     write the summary out with tui.json_stream."""
     # DuckDB gets a smaller share meanwhile: the gaps and rule rows (hundreds of MB on a
     # big trace) are held in Python beside it
-    with duckdb_share_of(trace.con, SUMMARY_SHARE):
+    with _loaded_budget(trace), duckdb_share_of(trace.con, SUMMARY_SHARE):
         return _summary(trace, min_gap_ns)
+
+
+def _loaded_budget(trace: Trace) -> contextlib.AbstractContextManager[None]:
+    """The budget the trace was loaded with, where the load needed a larger one than given:
+    its summary needs no less."""
+    return budget_of(trace.budget) if trace.budget else contextlib.nullcontext()
 
 
 def rank_summary(trace: Trace, min_gap_ns: int) -> dict:
@@ -43,7 +51,7 @@ def rank_summary(trace: Trace, min_gap_ns: int) -> dict:
     run). The kernels and
     findings are worked out over the traces together, so none is worked out here: 30 ms
     instead of 70 on a DDP rank, 0.11 s instead of 0.24 on a 700 MB trace."""
-    with duckdb_share_of(trace.con, SUMMARY_SHARE):
+    with _loaded_budget(trace), duckdb_share_of(trace.con, SUMMARY_SHARE):
         con = trace.con
         devices = device_busy(con)
         gaps, times = gaps_and_times(con, min_gap_ns)
