@@ -213,7 +213,10 @@ def test_the_ranks_app_loads_a_run_in_processes(tmp_path: Path) -> None:
     assert shown["progress"][-1].endswith(" · working out the run")
     assert not shown["progress_shown"]
     header, cache, straggler, *diagnosis = shown["header"].splitlines()
-    assert diagnosis and diagnosis[0].split(":")[0].endswith("-bound")  # what bounds the run
+    # what bounds the run: what bounds its stragglers, the copies of the sleeping rank
+    assert diagnosis[0].startswith("The run waits for its stragglers, ranks 1, 3: ")
+    assert diagnosis[-1] == ("rank 0 communication-bound · rank 1 host-bound · "
+                             "rank 2 communication-bound · rank 3 host-bound")
     assert header == f"{folder}  (kineto, 4 ranks of 2, span 89.5 ms)"
     assert cache == "built now: no cache yet (×4)"
     # ranks by the files' order: 1 and 3 are copies of the real rank 1, which sleeps: they
