@@ -47,7 +47,7 @@ from tui.widgets.status import StatusBar
 from tui.widgets.tables import table_panels
 from tui.widgets.tables.findings import FindingPanel
 from tui.widgets.tables.keys import panel_bindings
-from tui.widgets.tables.panel import Prompt
+from tui.widgets.tables.panel import Prompt, TablePanel
 from tui.widgets.timeline import Timeline
 from tui.widgets.timeline_search import Ask
 
@@ -109,6 +109,9 @@ class TraceApp(CommandsApp):
             self.query_one("#panels", TabbedContent).active = panes[index].id or ""
             focusable = [w for w in panes[index].query("*") if w.focusable and w.display]
             (focusable[0] if focusable else self.timeline).focus()
+            building = [p for p in panes[index].query(TablePanel).results() if p.building]
+            if not focusable and building:  # its tables are being built: keys to them after
+                building[0].focus_when_built()
 
     def on_mount(self) -> None:
         self.status.update(plain(f"loading {self.path.name} …"))  # a name is no markup

@@ -95,6 +95,8 @@ class TablePanel(Vertical):
         self.caption = Static(classes="caption")
         self.prompt = Prompt()
         self._last: SqlTable | None = None
+        self._unbuilt = False  # a trace is loaded, the tables not built from it yet
+        self._focus_when_built = False  # the tab was opened by its key while it built
 
     def compose(self) -> ComposeResult:
         yield from self.compose_tables()
@@ -121,10 +123,23 @@ class TablePanel(Vertical):
     # -- loading -------------------------------------------------------------------------
 
     def trace_loaded(self, trace: Trace, min_gap_ns: int) -> None:
+        """Build the tables from `trace` now if the panel is on screen, else when it is
+        first shown: a tab never opened costs nothing (the findings' rules, every gap
+        explained)."""
         self.trace, self.min_gap_ns = trace, min_gap_ns
         for table in self.tables():
             table.loading = True
-        self._build()
+        self._unbuilt = True
+        if self.is_on_screen:
+            self._build_once()
+
+    def on_show(self) -> None:
+        self._build_once()
+
+    def _build_once(self) -> None:
+        if self._unbuilt and self.trace is not None:
+            self._unbuilt = False
+            self._build()
 
     @work(thread=True, exclusive=True, group="table-build")
     def _build(self) -> None:
@@ -141,10 +156,21 @@ class TablePanel(Vertical):
         """Make and build the models (in a worker); `built` attaches them."""
         raise NotImplementedError
 
+    @property
+    def building(self) -> bool:
+        return self.trace is not None and any(table.loading for table in self.tables())
+
+    def focus_when_built(self) -> None:
+        """Give the active table the keys once it is built (a loading table takes none)."""
+        self._focus_when_built = True
+
     def _built(self) -> None:
         for table in self.tables():
             table.loading = False
         self.built()
+        if self._focus_when_built and self.is_on_screen:
+            self.active.focus()
+        self._focus_when_built = False
 
     def built(self) -> None:
         raise NotImplementedError
