@@ -38,7 +38,7 @@ class TimelineData:
             s, e = (gs, ge) if s is None else (s, e)
             self.extent = Extent(gs, max(ge, gs + 1), s, max(e, s + 1))
             self.lanes: list[Lane]
-            self.lanes, self.threads = discover_lanes(cur)  # threads: (pid, tid) -> name
+            self.lanes, self.threads = discover_lanes(cur)  # threads: (pid, tid) -> full name
             self.memory = MemoryLanes(cur)
         self.lanes += self.memory.lanes()
         self.bins = BinSource(con, min_gap_ns, (self.extent.start_ns, self.extent.end_ns),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass
 
 import duckdb
@@ -41,17 +40,20 @@ class Lane:
 
 def discover_lanes(cur: duckdb.DuckDBPyConnection
                    ) -> tuple[list[Lane], dict[tuple[int, int], str]]:
-    """The lanes, and the name of each host thread (pid, tid) as its lanes call it."""
+    """The lanes, and the full name of each named host thread (pid, tid), for the details
+    (a lane's label may carry a cut name and a short id)."""
     rows = cur.execute(load_query("timeline_lanes"), {"max_depth": MAX_NVTX_DEPTH}).fetchall()
     nvtx_threads = {(k1, k2) for kind, k1, k2, _, _ in rows if kind == LANE_NVTX}
     pids = {k1 for kind, k1, _, _, _ in rows if kind != LANE_GPU}
-    threads = thread_labels({(k1, k2) for kind, k1, k2, _, _ in rows if kind != LANE_GPU},
-                            _names(cur), len(pids) > 1)
+    host = {(k1, k2) for kind, k1, k2, _, _ in rows if kind != LANE_GPU}
+    names = _names(cur)
+    labels = thread_labels(host, names, len(pids) > 1)
     lanes = []
     for kind, k1, k2, k3, count in rows:
-        lanes.append(Lane(kind, k1, k2, k3, _label(kind, k1, k2, k3, nvtx_threads, threads),
+        lanes.append(Lane(kind, k1, k2, k3, _label(kind, k1, k2, k3, nvtx_threads, labels),
                           count))
-    return lanes, threads
+    full = {key: name for key in host if (name := thread_name(*names.get(key, ("", ""))))}
+    return lanes, full
 
 
 def _names(cur: duckdb.DuckDBPyConnection) -> dict[tuple[int, int], tuple[str, str]]:
@@ -64,25 +66,51 @@ def _names(cur: duckdb.DuckDBPyConnection) -> dict[tuple[int, int], tuple[str, s
 
 
 _KINETO_THREAD = re.compile(r"^thread \d+ \((.*)\)$")  # Kineto: 'thread 474 (python3)'
+# XLA names a pool's threads 'pool/ID' ('pjrt_async_work_runner/-7602739265755046145',
+# 'Host Threads/1000'): the pool is the name, the tid tells its threads apart
+_XLA_POOL_THREAD = re.compile(r"^(.+?)/-?\d+$")
+SHORT_ID_DIGITS = 4  # a tid's leading digits on a label, more where they are not enough
+
+
+def thread_name(process: str, thread: str) -> str:
+    """A thread's full name: the trace's (Kineto's 'thread N (NAME)' as NAME), else its
+    process's; "" when the trace names neither."""
+    match = _KINETO_THREAD.match(thread)
+    return (match.group(1) if match else thread).strip() or process.strip()
 
 
 def thread_labels(threads: set[tuple[int, int]], names: dict[tuple[int, int], tuple[str, str]],
                   many_pids: bool) -> dict[tuple[int, int], str]:
-    """A label per host thread: its name (Kineto's 'thread N (NAME)' as NAME), else its
-    process's; with the tid where two threads share a name; pid:tid only when unnamed."""
+    """A label per host thread: its name (an XLA pool thread's: the pool's) and, where
+    threads share that name, a short id (the tid's leading digits) that fits the label
+    with the name cut; pid:tid only when unnamed."""
     base: dict[tuple[int, int], str] = {}
     for pid, tid in threads:
-        process, thread = names.get((pid, tid), ("", ""))
-        match = _KINETO_THREAD.match(thread)
-        base[(pid, tid)] = (match.group(1) if match else thread).strip() or process.strip()
-    counts = Counter(base.values())
+        name = thread_name(*names.get((pid, tid), ("", "")))
+        pool = _XLA_POOL_THREAD.match(name)
+        base[(pid, tid)] = pool.group(1) if pool else name
+    groups: dict[str, list[int]] = {}
+    for (_, tid), name in base.items():
+        groups.setdefault(name, []).append(tid)
+    short = {name: short_ids(tids) for name, tids in groups.items() if len(tids) > 1}
     labels = {}
     for (pid, tid), name in base.items():
         if not name:
             labels[(pid, tid)] = f"{pid}:{tid}" if many_pids else f"{tid}"
         else:
-            labels[(pid, tid)] = name if counts[name] == 1 else _fit(name, f" {tid}")
+            labels[(pid, tid)] = _fit(name, f" {short[name][tid]}") if name in short else name
     return labels
+
+
+def short_ids(tids: list[int]) -> dict[int, str]:
+    """Each tid's leading digits, as few as tell these tids apart (at least
+    SHORT_ID_DIGITS): 4155469621 -> '4155'."""
+    digits = {tid: str(tid) for tid in tids}
+    for n in range(SHORT_ID_DIGITS, max(map(len, digits.values())) + 1):
+        cut = {tid: text[:n] for tid, text in digits.items()}
+        if len(set(cut.values())) == len(cut):
+            return cut
+    return digits
 
 
 def _fit(name: str, suffix: str) -> str:
