@@ -50,12 +50,12 @@ class TimelineData:
         if self.bins.wants_lod:
             self.bins.build_lod(self._lod_path)
 
-    def info_at(self, lane: Lane, t: int, t_lo: int, t_hi: int
+    def info_at(self, lane: Lane, t: int, t_lo: int, t_hi: int, prefer: int | None = None
                 ) -> lookup.Info | MemoryInfo | None:
         with self._con.cursor() as cur:
             if lane.kind == LANE_MEMORY:
                 return self.memory.info_at(cur, lane.k1, t, t_lo, t_hi)
-            return lookup.info_at(cur, lane, t, t_lo, t_hi, self.min_gap_ns)
+            return lookup.info_at(cur, lane, t, t_lo, t_hi, self.min_gap_ns, prefer)
 
     def kernel_info(self, activity_id: int) -> lookup.KernelInfo | None:
         with self._con.cursor() as cur:

@@ -14,18 +14,25 @@ LANE_MEMORY = 4  # a GPU's memory, drawn by tui/timeline/memory.py
 LABEL_CHARS = 12  # a lane label's room: theme.LABEL_WIDTH less the separator and a space
 MAX_NVTX_DEPTH = 4  # deeper annotation ranges are rarely worth a row of an 80x24 screen
 
+LANE_OPENED = 5  # one kind of a host thread's ranges at one depth: opened to show one
+# host_activities' kinds, numbered in an opened lane's key: k3 = number * DEPTHS + depth
+# (queries/timeline_search.sql numbers them so too)
+HOST_KINDS = ("annotation", "python", "cpu_op", "runtime")
+DEPTHS = 1 << 16
+_OPENED_NAMES = {"annotation": "NVTX", "python": "python", "cpu_op": "cpu op",
+                 "runtime": "CUDA"}
+
 LaneKey = tuple[int, int, int, int]
-NAME_ROOM = 10  # characters the lane-label column shows (theme.LABEL_WIDTH - 2)
 
 
 @dataclass(frozen=True)
 class Lane:
     """One row of the timeline. `key` matches the (lane_kind, k1, k2, k3) of the bins."""
 
-    kind: int  # LANE_GPU | LANE_NVTX | LANE_HOST | LANE_MEMORY
-    k1: int  # device | pid | pid
-    k2: int  # stream | tid | tid
-    k3: int  # 0 | annotation depth | 0
+    kind: int  # LANE_GPU | LANE_NVTX | LANE_HOST | LANE_MEMORY | LANE_OPENED
+    k1: int  # device | pid | pid | device | pid
+    k2: int  # stream | tid | tid | ALLOCATED or RESERVED | tid
+    k3: int  # 0 | annotation depth | 0 | 0 | kind number * DEPTHS + depth
     label: str
     activities: int
 
@@ -36,6 +43,31 @@ class Lane:
     @property
     def is_gpu(self) -> bool:
         return self.kind == LANE_GPU
+
+    @property
+    def opened(self) -> tuple[str, int]:
+        """An opened lane's host kind and depth."""
+        return opened_kind(self.k3)
+
+
+def opened_kind(k3: int) -> tuple[str, int]:
+    """(host kind, depth) of an opened lane's k3."""
+    number, depth = divmod(k3, DEPTHS)
+    return (HOST_KINDS[number] if number < len(HOST_KINDS) else "", depth)
+
+
+def annotation_lane(pid: int, tid: int, depth: int) -> LaneKey:
+    """The key of the lane that shows an annotation range: its depth's, else one opened."""
+    if depth < MAX_NVTX_DEPTH:
+        return (LANE_NVTX, pid, tid, depth)
+    return (LANE_OPENED, pid, tid, HOST_KINDS.index("annotation") * DEPTHS + depth)
+
+
+def opened_lane(pid: int, tid: int, k3: int) -> Lane:
+    """The lane of one kind of a thread's ranges at one depth, put under the thread's
+    lanes: '└ python 14' (the 15th frame down), '└ NVTX 5'."""
+    kind, depth = opened_kind(k3)
+    return Lane(LANE_OPENED, pid, tid, k3, f"└ {_OPENED_NAMES.get(kind, kind)} {depth}", 0)
 
 
 def discover_lanes(cur: duckdb.DuckDBPyConnection
