@@ -133,3 +133,22 @@ async def test_hits_that_start_together_are_stepped_through_one_by_one() -> None
         await pilot.press("N")
         timeline = await settle(pilot)
         assert ("$" + timeline.info.name, timeline.info.depth) == seen[1]
+
+
+@sync
+async def test_a_search_that_found_nothing_is_offered_again_and_esc_keeps_it() -> None:
+    app = TraceApp(sample("multistream.pt.trace.json.gz"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")
+        await type_in(pilot, "nothing")
+        await pilot.press("enter")
+        timeline = await settle(pilot)
+        assert timeline.search_summary() == "/nothing 0 of 0"
+        await pilot.press("slash")  # the last search, to edit; Esc: as it was
+        await settle(pilot)
+        assert app.prompt.value == "nothing"
+        await type_in(pilot, "x")
+        await pilot.press("escape")
+        timeline = await settle(pilot)
+        assert timeline.search_summary() == "/nothing 0 of 0"

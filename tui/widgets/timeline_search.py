@@ -38,7 +38,7 @@ class TimelineSearch(_Base):
     hit_index: int | None = None  # the hit selected last, while it is
 
     def action_search(self) -> None:
-        self.post_message(Ask("search", self.hits.query.text if self.hits else ""))
+        self.post_message(Ask("search", self.hits.query.text if self.hits is not None else ""))
 
     def search(self, text: str, jump: bool = False) -> None:
         """Search for `text` (`re:` starts a regular expression); "" clears. `jump`:
