@@ -41,12 +41,20 @@ class TimelineActions(_Base):
         """The middle of screen column x of the requested view."""
         return (self.view.c0 + x) * self.view.npc + self.view.npc // 2
 
+    def _in_trace(self, t: int) -> int:
+        """`t`, kept inside the trace: the window never pans past it, so nor may the
+        cursor."""
+        assert self.data is not None
+        extent = self.data.extent
+        return min(max(t, extent.start_ns), extent.end_ns - 1)
+
     # -- cursor and pan
 
     def action_cursor(self, columns: int) -> None:
         if self.data is None:
             return
-        self.cursor_t = self._column_time(self.view.x_of(self.cursor_t) + columns)
+        self.cursor_t = self._in_trace(
+            self._column_time(self.view.x_of(self.cursor_t) + columns))
         self.set_view(viewport.follow(self.view, self.cursor_t))
         self.cursor_changed()
 
