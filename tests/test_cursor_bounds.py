@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from tests.conftest import sample
 from tests.test_app import settle, sync
+from tests.test_search_goto import type_in
 from tui.app import TraceApp
 
 SIZE = (80, 24)
@@ -25,3 +26,22 @@ async def test_the_cursor_stops_at_the_end_of_the_trace() -> None:
         timeline = await settle(pilot)
         assert timeline.cursor_t == extent.end_ns - 1
         assert timeline.view.t0 <= timeline.cursor_t < timeline.view.t1
+
+
+@sync
+async def test_at_a_time_outside_the_trace_goes_to_its_edge() -> None:
+    app = TraceApp(TRACE)
+    async with app.run_test(size=SIZE) as pilot:
+        timeline = await settle(pilot)
+        extent = timeline.data.extent
+        assert extent.end_ns - extent.gpu_start_ns < 5_000_000  # 5 ms is past its end
+        assert extent.end_ns - extent.start_ns < 1_000_000_000  # 1 s back: before its start
+        for target, edge, said in (("5ms", extent.end_ns - 1, "ends"),
+                                   ("-1s", extent.start_ns, "starts")):
+            await pilot.press("at", "ctrl+a", "ctrl+k")
+            await type_in(pilot, target)
+            await pilot.press("enter")
+            timeline = await settle(pilot)
+            assert timeline.cursor_t == edge
+            assert timeline.view.t0 <= timeline.cursor_t < timeline.view.t1
+            assert app.status.said[-1].endswith(f"(the trace {said} there)")

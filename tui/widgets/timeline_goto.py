@@ -45,10 +45,13 @@ class TimelineGoto(_Base):
         assert self.data is not None
         origin = self.data.extent.gpu_start_ns
         if place.is_point:
-            self.cursor_t = place.start_ns
-            self.set_view(viewport.follow(self.view, place.start_ns, margin=self.ncols // 2))
+            t = self._in_trace(place.start_ns)
+            self.cursor_t = t
+            self.set_view(viewport.follow(self.view, t, margin=self.ncols // 2))
             self.cursor_changed()
-            self.notify(f"@ {format_offset(place.start_ns - origin)}", markup=False)
+            edge = "" if t == place.start_ns else \
+                f" (the trace {'ends' if t < place.start_ns else 'starts'} there)"
+            self.notify(f"@ {format_offset(t - origin)}{edge}", markup=False)
             return
         if place.lane is not None and place.id is not None:
             pid, tid, depth = place.lane
