@@ -1,5 +1,5 @@
-"""The cursor stays inside the trace, where the window can follow it: moved past the last
-activity with → or sent outside with @, it stops at the trace's edge, on screen."""
+"""The cursor stays where the window can follow it: moved past the last activity with →
+or sent outside with @, it stops at the trace's edge; fitting the GPU's span brings it in."""
 
 from __future__ import annotations
 
@@ -45,3 +45,18 @@ async def test_at_a_time_outside_the_trace_goes_to_its_edge() -> None:
             assert timeline.cursor_t == edge
             assert timeline.view.t0 <= timeline.cursor_t < timeline.view.t1
             assert app.status.said[-1].endswith(f"(the trace {said} there)")
+
+
+@sync
+async def test_fit_brings_the_cursor_into_the_window() -> None:
+    """H takes the cursor along, before the first kernel (host work is there): 0 fits
+    the GPU's span, and the cursor comes to its edge, on screen."""
+    app = TraceApp(TRACE)
+    async with app.run_test(size=SIZE) as pilot:
+        timeline = await settle(pilot)
+        await pilot.press("H")
+        timeline = await settle(pilot)
+        assert timeline.cursor_t < timeline.data.extent.gpu_start_ns
+        await pilot.press("0")
+        timeline = await settle(pilot)
+        assert timeline.view.t0 <= timeline.cursor_t < timeline.view.t1

@@ -113,6 +113,8 @@ class TimelineActions(_Base):
         extent = self.data.extent
         self.set_view(viewport.fit(extent.gpu_start_ns, extent.gpu_end_ns, self.ncols,
                                    self._snap), fitted=True)
+        # a cursor outside the GPU's span (on host work before it, say) comes to its edge
+        self.cursor_t = min(max(self.cursor_t, self.view.t0), self.view.t1 - 1)
         self.cursor_changed()
 
     def action_mark(self) -> None:
