@@ -145,6 +145,8 @@ async def test_a_search_that_found_nothing_is_offered_again_and_esc_keeps_it() -
         await pilot.press("enter")
         timeline = await settle(pilot)
         assert timeline.search_summary() == "/nothing 0 of 0"
+        await pilot.press("n")
+        assert app.status.said[-1] == "no name matches nothing"
         await pilot.press("slash")  # the last search, to edit; Esc: as it was
         await settle(pilot)
         assert app.prompt.value == "nothing"

@@ -83,8 +83,11 @@ class TimelineSearch(_Base):
 
     def action_hit(self, forward: bool) -> None:
         hits = self.hits
-        if hits is None or not len(hits):
+        if hits is None:
             self.notify("/ searches names; then n and N step through the hits", markup=False)
+            return
+        if not len(hits):
+            self.notify(f"no name matches {hits.query.text}", markup=False)
             return
         current = self._current_hit()
         if current is not None:  # hits that start together are stepped through one by one
