@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 import duckdb
 
@@ -79,11 +80,11 @@ def discover_lanes(cur: duckdb.DuckDBPyConnection
     pids = {k1 for kind, k1, _, _, _ in rows if kind != LANE_GPU}
     host = {(k1, k2) for kind, k1, k2, _, _ in rows if kind != LANE_GPU}
     names = _names(cur)
-    labels = thread_labels(host, names, len(pids) > 1)
-    lanes = []
-    for kind, k1, k2, k3, count in rows:
-        lanes.append(Lane(kind, k1, k2, k3, _label(kind, k1, k2, k3, nvtx_threads, labels),
-                          count))
+    parts = _thread_parts(host, names, len(pids) > 1)
+    labels = _apart({(kind, k1, k2, k3): _label_parts(kind, k1, k2, k3, nvtx_threads, parts)
+                     for kind, k1, k2, k3, _ in rows})
+    lanes = [Lane(kind, k1, k2, k3, labels[(kind, k1, k2, k3)], count)
+             for kind, k1, k2, k3, count in rows]
     full = {key: name for key in host if (name := thread_name(*names.get(key, ("", ""))))}
     return lanes, full
 
@@ -102,6 +103,7 @@ _KINETO_THREAD = re.compile(r"^thread \d+ \((.*)\)$")  # Kineto: 'thread 474 (py
 # 'Host Threads/1000'): the pool is the name, the tid tells its threads apart
 _XLA_POOL_THREAD = re.compile(r"^(.+?)/-?\d+$")
 SHORT_ID_DIGITS = 4  # a tid's leading digits on a label, more where they are not enough
+Parts = tuple[str, str]  # a thread's label: (its name, a short id where the name is shared)
 
 
 def thread_name(process: str, thread: str) -> str:
@@ -116,6 +118,13 @@ def thread_labels(threads: set[tuple[int, int]], names: dict[tuple[int, int], tu
     """A label per host thread: its name (an XLA pool thread's: the pool's) and, where
     threads share that name, a short id (the tid's leading digits) that fits the label
     with the name cut; pid:tid only when unnamed."""
+    return _apart({key: (name, short_id, "") for key, (name, short_id) in
+                   _thread_parts(threads, names, many_pids).items()})
+
+
+def _thread_parts(threads: set[tuple[int, int]],
+                  names: dict[tuple[int, int], tuple[str, str]],
+                  many_pids: bool) -> dict[tuple[int, int], Parts]:
     base: dict[tuple[int, int], str] = {}
     for pid, tid in threads:
         name = thread_name(*names.get((pid, tid), ("", "")))
@@ -124,14 +133,14 @@ def thread_labels(threads: set[tuple[int, int]], names: dict[tuple[int, int], tu
     groups: dict[str, list[int]] = {}
     for (_, tid), name in base.items():
         groups.setdefault(name, []).append(tid)
-    short = {name: short_ids(tids) for name, tids in groups.items() if len(tids) > 1}
-    labels = {}
+    short = {name: short_ids(tids) for name, tids in groups.items() if len(tids) > 1 and name}
+    parts = {}
     for (pid, tid), name in base.items():
         if not name:
-            labels[(pid, tid)] = f"{pid}:{tid}" if many_pids else f"{tid}"
+            parts[(pid, tid)] = (f"{pid}:{tid}" if many_pids else f"{tid}", "")
         else:
-            labels[(pid, tid)] = _fit(name, f" {short[name][tid]}") if name in short else name
-    return labels
+            parts[(pid, tid)] = (name, short[name][tid] if name in short else "")
+    return parts
 
 
 def short_ids(tids: list[int]) -> dict[int, str]:
@@ -145,17 +154,40 @@ def short_ids(tids: list[int]) -> dict[int, str]:
     return digits
 
 
-def _fit(name: str, suffix: str) -> str:
-    """`name` + `suffix` within a lane label, the name cut (…) so the suffix stays."""
-    room = LABEL_CHARS - len(suffix)
-    return (name if len(name) <= room else name[: max(1, room - 1)] + "…") + suffix
+LabelParts = tuple[str, str, str]  # (name, short id, suffix such as ' ·1')
 
 
-def _label(kind: int, k1: int, k2: int, k3: int, nvtx_threads: set[tuple[int, int]],
-           threads: dict[tuple[int, int], str]) -> str:
+def _apart(items: dict[Any, LabelParts]) -> dict[Any, str]:
+    """A label for each item: its name cut at the end to fit (the short id and suffix
+    kept), or, where that makes two labels alike ('pt_autograd_0' and 'pt_autograd_1'
+    both 'pt_autograd_'), cut in the middle ('pt_aut…rad_0')."""
+    cut = {key: _compose(*parts) for key, parts in items.items()}
+    seen: dict[str, int] = {}
+    for label in cut.values():
+        seen[label[:LABEL_CHARS]] = seen.get(label[:LABEL_CHARS], 0) + 1
+    return {key: _compose(*items[key], middle=True) if seen[label[:LABEL_CHARS]] > 1
+            else label for key, label in cut.items()}
+
+
+def _compose(name: str, short_id: str, suffix: str, middle: bool = False) -> str:
+    """`name`, its `short_id` and `suffix` as a label. With an id or a suffix the name is
+    cut (…) so that they fit; a name alone is left whole (the label column cuts it)
+    unless `middle`."""
+    tail = f" {short_id}{suffix}" if short_id else suffix
+    room = LABEL_CHARS - len(tail)
+    if len(name) <= room or not (tail or middle):
+        return name + tail
+    if middle and len(name) > room > 2:
+        head = room // 2
+        return name[:head] + "…" + name[len(name) - (room - head - 1):] + tail
+    return name[: max(1, room - 1)] + "…" + tail
+
+
+def _label_parts(kind: int, k1: int, k2: int, k3: int, nvtx_threads: set[tuple[int, int]],
+                 threads: dict[tuple[int, int], Parts]) -> LabelParts:
     if kind == LANE_GPU:
-        return f"GPU{k1} s{k2}"
-    thread = threads[(k1, k2)]
+        return (f"GPU{k1} s{k2}", "", "")
+    name, short_id = threads[(k1, k2)]
     if kind == LANE_NVTX:
-        return f"NVTX {k3}" if len(nvtx_threads) == 1 else _fit(thread, f" ·{k3}")
-    return thread if not thread[:1].isdigit() else f"CPU {thread}"
+        return (f"NVTX {k3}", "", "") if len(nvtx_threads) == 1 else (name, short_id, f" ·{k3}")
+    return (name if not name[:1].isdigit() else f"CPU {name}", short_id, "")
