@@ -26,6 +26,7 @@ from tui.timeline.search import Query
 from tui.units import format_offset
 from tui.widgets import theme
 from tui.widgets.details import DetailsPanel, describe
+from tui.widgets.tables.base import SqlTable
 from tui.widgets.timeline import Timeline
 
 SIZE = (80, 24)
@@ -43,6 +44,7 @@ class Before:
     base_screen: bool
     top_lane: int  # the lane on the timeline's first row
     rows: int  # the timeline's rows
+    launch: dict[str, Any] | None  # the Kernels tab's launch highlighted, while it has the keys
 
 
 class Driver:
@@ -132,7 +134,14 @@ class Driver:
         return Before(timeline.cursor_t, timeline._current_hit(),
                       timeline.hits.query.text if timeline.hits is not None else None,
                       self.app.focused is timeline, self.app.screen is self.app.screen_stack[0],
-                      timeline.scroll_offset.y, timeline.scrollable_content_region.height)
+                      timeline.scroll_offset.y, timeline.scrollable_content_region.height,
+                      self._launch())
+
+    def _launch(self) -> dict[str, Any] | None:
+        table = self.app.focused
+        if isinstance(table, SqlTable) and table.id == "kernel-instances" and table.total:
+            return table.row_at(table.cursor)
+        return None
 
     def act(self, action: Action) -> None:
         self.run(self._act(action))
@@ -304,6 +313,10 @@ def check_model(driver: Driver, before: Before, action: Action) -> None:
             assert timeline.cursor_t == before.cursor_t
         else:
             check_hit_selected(driver, index)
+    elif what == "key" and arg == "enter" and before.launch is not None:
+        info = timeline.info  # Enter on a launch in the Kernels tab: selected on the timeline
+        assert isinstance(info, KernelInfo) and info.id == before.launch["id"], info
+        assert app.focused is timeline
     elif what == "key" and arg == "y" and before.focused_timeline:
         info = timeline.info
         if isinstance(info, KernelInfo | HostInfo):
