@@ -2,8 +2,8 @@
 -- named exactly so (any case) come before those that only contain it; among them, the
 -- first that starts after the cursor, else the first of the trace.
 -- Params:  $name (text), $t (the cursor, ns)
--- Columns: start_ns, end_ns, pid, tid, depth, name
-SELECT start_ns, end_ns, pid, tid, depth, name
+-- Columns: start_ns, end_ns, pid, tid, depth, name, id (host_activities.id)
+SELECT start_ns, end_ns, pid, tid, depth, name, id
 FROM host_activities
 WHERE kind = 'annotation' AND contains(lower(name), lower($name))
 ORDER BY lower(name) = lower($name) DESC, start_ns <= $t, start_ns, depth

@@ -2,8 +2,8 @@
 -- annotation, else an annotation (NVTX) range named like a step: 'step 3', 'step_3',
 -- 'Step#3', 'train_step 3', 'iteration 3', 'iter_3' (as rank_steps.sql); the outermost.
 -- Params:  $step (the step number, as text)
--- Columns: start_ns, end_ns, pid, tid, depth, name
-SELECT start_ns, end_ns, pid, tid, depth, name
+-- Columns: start_ns, end_ns, pid, tid, depth, name, id (host_activities.id)
+SELECT start_ns, end_ns, pid, tid, depth, name, id
 FROM host_activities
 WHERE kind = 'annotation'
   AND (name = 'ProfilerStep#' || $step

@@ -5,7 +5,8 @@
 -- their depths from that order, `id` holds the event's row in xla_events and `depth` is
 -- NULL. The events carry no category, so the kind is read from what the profiler
 -- attaches to each (checked against real JAX 0.11 profiles):
---   python      '$file.py:line function': JAX's Python tracer
+--   python      '$file.py:line function': JAX's Python tracer, which marks its events
+--               with the '$'; the name is kept without it ('file.py:line function')
 --   runtime     a correlation_id: a CUDA driver call seen by CUPTI, named after what it
 --               launched (cuGraphLaunch, a kernel's name, MemcpyH2D, Memset); the GPU
 --               side of the same call is on the device's stream thread. A host
@@ -32,8 +33,8 @@ SELECT
     pid, tid, xla_ns(ts) AS start_ns, xla_ns(ts) + xla_ns(dur) AS end_ns,
     xla_ns(dur) AS duration_ns,
     coalesce(CASE
-        WHEN args.step_num IS NULL OR starts_with(name, '$') OR args.correlation_id IS NOT NULL
-            THEN name
+        WHEN starts_with(name, '$') THEN substr(name, 2)
+        WHEN args.step_num IS NULL OR args.correlation_id IS NOT NULL THEN name
         WHEN contains(lower(name), 'step') THEN name || ' ' || args.step_num
         ELSE name || ' step ' || args.step_num
     END, '(no name)') AS name,

@@ -14,7 +14,7 @@ from tests.screen import screen_text
 from tests.test_app import settle, sync
 from tui.app import TraceApp
 from tui.timeline import HostInfo, TimelineData
-from tui.timeline.lanes import LANE_HOST, thread_labels
+from tui.timeline.lanes import LABEL_CHARS, LANE_GPU, LANE_HOST, LANE_NVTX, thread_labels
 from tui.trace import open_trace
 from tui.widgets.details import describe
 
@@ -71,3 +71,24 @@ def test_details_name_the_thread_as_its_lane_does() -> None:
     text = describe(info, 1_000, {(449, 474): "pt_autograd_0", (449, 449): "python3"}).plain
     assert "pt_autograd_0 (thread 474), pid 449 · at +1.000 µs" in text
     assert "thread 474, pid 449" in describe(info, 1_000, {}).plain  # unnamed: the tid
+
+
+def test_lanes_of_four_ranks_threads_are_told_apart() -> None:
+    """nsys over a 4-GPU DDP job: four python3 processes, each with pt_autograd_N and NVTX
+    lanes. Every lane label is different within the label column, names cut where the
+    thread's id or number is."""
+    path = sample("ddp4_nsys.sqlite")
+    with sqlite3.connect(path) as db:
+        autograd = [name for (name,) in db.execute(
+            "SELECT DISTINCT s.value FROM ThreadNames t JOIN StringIds s ON s.id = t.nameId "
+            "WHERE s.value LIKE 'pt_autograd_%' ORDER BY 1")]
+    assert autograd == [f"pt_autograd_{n}" for n in range(4)]
+    with open_trace(path) as trace:
+        lanes = TimelineData(trace.con, 1_000_000).lanes
+    labels = [lane.label for lane in lanes if lane.kind != LANE_GPU]
+    assert len(labels) == len({label[:LABEL_CHARS] for label in labels}) > 20
+    assert all(len(label) <= LABEL_CHARS for label in labels)
+    host = {lane.label for lane in lanes if lane.kind == LANE_HOST}
+    assert {f"pt_aut…rad_{n}" for n in range(4)} <= host
+    nvtx = [lane.label for lane in lanes if lane.kind == LANE_NVTX]
+    assert "pyt… 2165 ·1" in nvtx and "pt_a…ad_3 ·0" in nvtx

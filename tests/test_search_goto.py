@@ -9,10 +9,11 @@ from decimal import Decimal
 from tests.conftest import ROOT, sample
 from tests.oracle import chrome_events
 from tests.screen import screen_text
-from tests.test_app import GAPPY, settle, sync
+from tests.test_app import GAPPY, details_text, settle, sync
 from tui.app import TraceApp
+from tui.timeline import HostInfo
 from tui.timeline.goto import parse_time
-from tui.timeline.lanes import LANE_HOST, LANE_NVTX
+from tui.timeline.lanes import LANE_NVTX, LANE_OPENED
 from tui.widgets import theme
 
 TRACE = sample(GAPPY)
@@ -66,7 +67,12 @@ async def test_slash_counts_marks_and_steps_through_hits() -> None:
 
 @sync
 async def test_regex_search_reaches_hidden_host_lanes() -> None:
+    """The hit is what is selected: on the lane that shows it (an op inside another op
+    opens its depth under its thread), under the cursor, in the details, copied by y."""
+    normals = named(r"^aten::normal_$")
     app = TraceApp(TRACE)
+    copied: list[str] = []
+    app.copy_to_clipboard = copied.append  # type: ignore[method-assign]
     async with app.run_test(size=(120, 40)) as pilot:
         timeline = await settle(pilot)
         assert not timeline.show_host
@@ -74,8 +80,22 @@ async def test_regex_search_reaches_hidden_host_lanes() -> None:
         await type_in(pilot, "re:^aten::normal_$")
         await pilot.press("enter")
         timeline = await settle(pilot)
-        assert len(timeline.hits) == len(named(r"^aten::normal_$")) > 0
-        assert timeline.show_host and timeline.lane.kind == LANE_HOST
+        assert len(timeline.hits) == len(normals) > 1
+        cursor = timeline.data.extent.gpu_start_ns  # Enter: the first hit from the cursor
+        later = [e for e in normals if round(Decimal(e["ts"]) * 1000) >= cursor]
+        for event in later[:2]:
+            start = round(Decimal(event["ts"]) * 1000)
+            info = timeline.info
+            assert isinstance(info, HostInfo) and info.name == "aten::normal_"
+            assert (info.start_ns, info.tid) == (start, event["tid"])
+            assert timeline.show_host and timeline.lane.kind == LANE_OPENED
+            assert timeline.lane.label == f"└ cpu op {info.depth}" and info.depth > 0
+            assert timeline.view.t0 <= start < timeline.view.t1
+            assert "cpu_op  aten::normal_" in details_text(pilot)
+            await pilot.press("y")
+            assert copied[-1] == "aten::normal_"
+            await pilot.press("n")
+            timeline = await settle(pilot)
         await pilot.press("slash")
         await type_in(pilot, "re:(")  # a bad regular expression: said, not raised
         await pilot.press("enter")

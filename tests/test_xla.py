@@ -125,11 +125,11 @@ def test_launch_configuration_copies_and_the_host_side() -> None:
                            " WHERE kind = 'memset'").fetchone() == (16, 64)
         kinds = dict(con.execute("SELECT name, any_value(kind) FROM host_activities"
                                  " WHERE name IN ('train step 3', 'dataloader', 'cuGraphLaunch "
-                                 "(CudaGraph:24)', 'command_buffer_1', '$time sleep')"
+                                 "(CudaGraph:24)', 'command_buffer_1', 'time sleep')"
                                  " GROUP BY name").fetchall())
         assert kinds == {"train step 3": "annotation", "dataloader": "annotation",
                          "cuGraphLaunch (CudaGraph:24)": "runtime",
-                         "command_buffer_1": "cpu_op", "$time sleep": "python"}
+                         "command_buffer_1": "cpu_op", "time sleep": "python"}
         # the host's MemcpyH2D calls are runtime calls tied to the GPU copies, not copies
         tied = con.execute(
             "SELECT count(*) FROM gpu_activities AS g JOIN host_activities AS h"

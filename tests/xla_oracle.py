@@ -80,12 +80,12 @@ def _host_spans(events: list[dict]) -> list[tuple[int, int, int, int, dict]]:
 
 
 def _frames_by_thread(events: list[dict]) -> dict[tuple[int, int], list[tuple[int, int, str]]]:
-    """JAX's Python tracer's frames ('$file.py:12 func') per thread: (start, end, name),
-    outermost first at equal starts."""
+    """JAX's Python tracer's frames ('$file.py:12 func') per thread: (start, end, name
+    without the tracer's '$'), outermost first at equal starts."""
     frames: dict[tuple[int, int], list[tuple[int, int, str]]] = defaultdict(list)
     for pid, tid, start, end, e in _host_spans(events):
         if e["name"].startswith("$"):
-            frames[(pid, tid)].append((start, end, e["name"]))
+            frames[(pid, tid)].append((start, end, e["name"][1:]))
     for spans in frames.values():
         spans.sort(key=lambda s: (s[0], -(s[1] - s[0])))
     return frames

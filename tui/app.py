@@ -243,7 +243,7 @@ class TraceApp(CommandsApp):
     def _jump(self, event: JumpToTime) -> None:
         timeline = self.timeline
         timeline.jump_to(event.start_ns, event.end_ns, event.device, event.stream,
-                         thread=event.thread)
+                         thread=event.thread, activity_id=event.activity_id)
         if event.focus:
             timeline.focus()
 

@@ -18,7 +18,7 @@ import duckdb
 from tui.db import CursorSource
 from tui.queries import load_query
 from tui.timeline import lod
-from tui.timeline.lanes import LANE_GAP, LaneKey
+from tui.timeline.lanes import LANE_GAP, LaneKey, opened_kind
 
 LOD_MIN_ROWS = 200_000  # below this, binning the whole trace takes a few ms: no summary
 LOD_MIN_PER_COL = 4  # use a level once a column spans at least this many of its bins
@@ -103,8 +103,10 @@ class BinSource:
                 return max(1, round(npc / width)) * width
         return npc
 
-    def fetch(self, view: View, nvtx_depths: int, host: bool, extra: bool = False) -> Bins:
-        """The view's bins, from one query (and with `extra`, the extra lanes' cells)."""
+    def fetch(self, view: View, nvtx_depths: int, host: bool, extra: bool = False,
+              opened: LaneKey | None = None) -> Bins:
+        """The view's bins, from one query (with `extra`, the extra lanes' cells; one more
+        query for an `opened` lane)."""
         level = self._level_for(view.npc)
         params: dict[str, object] = {"nvtx_depths": nvtx_depths, "host": host}
         if level is None:
@@ -117,6 +119,12 @@ class BinSource:
                           c_lo=view.c0, c_hi=view.c0 + view.ncols)
         with self._con.cursor() as cur:  # a connection per thread: workers call this
             rows = cur.execute(sql, params).fetchall()
+            if opened is not None:
+                kind, depth = opened_kind(opened[3])
+                rows += cur.execute(load_query("timeline_opened_bins"), {
+                    "npc": view.npc, "t_lo": view.t0, "t_hi": view.t1, "pid": opened[1],
+                    "tid": opened[2], "kind": kind, "depth": depth, "k3": opened[3],
+                }).fetchall()
             bins = _to_bins(view, rows, source)
             if self.memory is not None:
                 bins.lanes.update(self.memory.cells(cur, view))

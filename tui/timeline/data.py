@@ -39,7 +39,7 @@ class TimelineData:
             s, e = (gs, ge) if s is None else (s, e)
             self.extent = Extent(gs, max(ge, gs + 1), s, max(e, s + 1))
             self.lanes: list[Lane]
-            self.lanes, self.threads = discover_lanes(cur)  # threads: (pid, tid) -> name
+            self.lanes, self.threads = discover_lanes(cur)  # threads: (pid, tid) -> full name
             self.memory = MemoryLanes(cur)
         self.lanes += self.memory.lanes()
         self.distributed = DistributedLanes()  # lanes of their own, read when first shown
@@ -59,14 +59,14 @@ class TimelineData:
         if self.bins.wants_lod:
             self.bins.build_lod(self._lod_path)
 
-    def info_at(self, lane: Lane, t: int, t_lo: int, t_hi: int
+    def info_at(self, lane: Lane, t: int, t_lo: int, t_hi: int, prefer: int | None = None
                 ) -> lookup.Info | MemoryInfo | None:
         with self._con.cursor() as cur:
             if lane.kind == LANE_MEMORY:
                 return self.memory.info_at(cur, lane.k1, t, t_lo, t_hi)
             if lane.kind in (LANE_QUEUE, LANE_CRITICAL):  # their cells name what they show
                 return None
-            return lookup.info_at(cur, lane, t, t_lo, t_hi, self.min_gap_ns)
+            return lookup.info_at(cur, lane, t, t_lo, t_hi, self.min_gap_ns, prefer)
 
     def kernel_info(self, activity_id: int) -> lookup.KernelInfo | None:
         with self._con.cursor() as cur:

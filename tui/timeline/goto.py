@@ -19,12 +19,13 @@ _STEP = re.compile(r"^step\s*#?\s*(\d+)$", re.IGNORECASE)
 @dataclass(frozen=True)
 class Place:
     """Where to go: [start_ns, end_ns) (equal for a point in time) and, for a range,
-    the annotation lane (pid, tid, depth) it is drawn on."""
+    the annotation lane (pid, tid, depth) it is drawn on and its host_activities.id."""
 
     start_ns: int
     end_ns: int
     label: str
     lane: tuple[int, int, int] | None = None
+    id: int | None = None
 
     @property
     def is_point(self) -> bool:
@@ -54,5 +55,5 @@ def find(cur: duckdb.DuckDBPyConnection, text: str, origin: int, cursor: int) ->
     row = cur.execute(load_query(query), params).fetchone()
     if row is None:
         return None
-    start, end, pid, tid, depth, name = row
-    return Place(start, max(end, start + 1), name, (pid, tid, depth))
+    start, end, pid, tid, depth, name, range_id = row
+    return Place(start, max(end, start + 1), name, (pid, tid, depth), range_id)

@@ -10,7 +10,7 @@ import duckdb
 from tui.analysis.gaps import explain_gap
 from tui.analysis.xla_ops import ActivityOp, op_of_activity
 from tui.queries import load_query
-from tui.timeline.lanes import LANE_GPU, LANE_NVTX, Lane
+from tui.timeline.lanes import LANE_GPU, LANE_NVTX, LANE_OPENED, Lane
 
 
 @dataclass(frozen=True)
@@ -99,11 +99,12 @@ def _triple(row: dict, prefix: str) -> tuple[int, int, int] | None:
 
 
 def info_at(cur: duckdb.DuckDBPyConnection, lane: Lane, t: int, t_lo: int, t_hi: int,
-            min_gap_ns: int) -> Info | None:
-    """What the cursor at `t` (in the column [t_lo, t_hi)) on `lane` points at."""
+            min_gap_ns: int, prefer: int | None = None) -> Info | None:
+    """What the cursor at `t` (in the column [t_lo, t_hi)) on `lane` points at: the
+    interval `prefer` (its id: the one selected) where it is in that column."""
     if lane.kind == LANE_GPU:
         hit = _one(cur, "timeline_gpu_at", {"device": lane.k1, "stream": lane.k2, "t": t,
-                                            "t_lo": t_lo, "t_hi": t_hi})
+                                            "t_lo": t_lo, "t_hi": t_hi, "prefer": prefer})
         if hit is not None:
             return kernel_info(cur, hit["id"])
         gap = _one(cur, "timeline_gap_at", {"device": lane.k1, "t": t, "t_lo": t_lo,
@@ -113,13 +114,16 @@ def info_at(cur: duckdb.DuckDBPyConnection, lane: Lane, t: int, t_lo: int, t_hi:
         explained = explain_gap(cur, gap["device"], gap["start_ns"])
         return GapInfo(**gap, kind=explained.kind if explained else None,
                        cause=explained.cause if explained else None)
+    kind, depth = lane.opened if lane.kind == LANE_OPENED else (None, lane.k3)
     hit = _one(cur, "timeline_host_at", {
-        "pid": lane.k1, "tid": lane.k2, "annotation": lane.kind == LANE_NVTX,
-        "depth": lane.k3, "t": t, "t_lo": t_lo, "t_hi": t_hi})
-    if hit is None:
-        return None
-    row = _one(cur, "timeline_host_details", {"id": hit["id"]})
-    return HostInfo(id=hit["id"], **row) if row is not None else None
+        "pid": lane.k1, "tid": lane.k2, "annotation": lane.kind == LANE_NVTX, "kind": kind,
+        "depth": depth, "t": t, "t_lo": t_lo, "t_hi": t_hi, "prefer": prefer})
+    return host_info(cur, hit["id"]) if hit is not None else None
+
+
+def host_info(cur: duckdb.DuckDBPyConnection, host_id: int) -> HostInfo | None:
+    row = _one(cur, "timeline_host_details", {"id": host_id})
+    return HostInfo(id=host_id, **row) if row is not None else None
 
 
 def kernel_info(cur: duckdb.DuckDBPyConnection, activity_id: int) -> KernelInfo | None:

@@ -33,8 +33,9 @@ class Query:
 class Hits:
     query: Query
     start: np.ndarray  # int64, sorted
-    end: np.ndarray
+    end: np.ndarray  # as recorded: a zero-length hit ends where it starts
     keys: np.ndarray  # (n, 4) int64: the lane key of each hit
+    ids: np.ndarray  # int64: gpu_activities.id on a GPU lane, else host_activities.id
     _by_lane: dict[LaneKey, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
 
     def __len__(self) -> int:
@@ -56,6 +57,9 @@ class Hits:
         kind, k1, k2, k3 = (int(v) for v in self.keys[i])
         return (kind, k1, k2, k3)
 
+    def hit(self, i: int) -> Hit:
+        return Hit(self.lane_of(i), int(self.ids[i]), int(self.start[i]), int(self.end[i]))
+
     def lane_columns(self, lane: LaneKey, view: View) -> np.ndarray:
         """bool per screen column of `view`: does a hit on `lane` fall in it?"""
         if not self._by_lane:
@@ -74,10 +78,22 @@ class Hits:
             self._by_lane[(kind, k1, k2, k3)] = (self.start[mask], self.end[mask])
 
 
+@dataclass(frozen=True)
+class Hit:
+    """One interval found: the lane that shows it, its id (gpu_activities.id on a GPU
+    lane, else host_activities.id) and its times."""
+
+    lane: LaneKey
+    id: int
+    start_ns: int
+    end_ns: int
+
+
 _EMPTY = np.zeros(0, dtype=np.int64)
 
 
 def _columns(start: np.ndarray, end: np.ndarray, view: View) -> np.ndarray:
+    end = np.maximum(end, start + 1)  # a zero-length hit marks its column
     marks = np.zeros(view.ncols + 1, dtype=np.int64)
     shown = (start < view.t1) & (end > view.t0)
     if shown.any():
@@ -96,4 +112,5 @@ def search(cur: duckdb.DuckDBPyConnection, query: Query) -> Hits:
     keys = np.stack([np.asarray(cols[c], dtype=np.int64)
                      for c in ("lane_kind", "k1", "k2", "k3")], axis=1).reshape(-1, 4)
     return Hits(query, np.asarray(cols["start_ns"], dtype=np.int64),
-                np.asarray(cols["end_ns"], dtype=np.int64), keys)
+                np.asarray(cols["end_ns"], dtype=np.int64), keys,
+                np.asarray(cols["id"], dtype=np.int64))

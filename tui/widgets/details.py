@@ -18,12 +18,12 @@ KEY_WIDTH = 8
 USER_FRAME = "bold yellow"  # the user's own code in a launch stack
 
 
-Threads = dict[tuple[int, int], str]  # (pid, tid) -> the name its lane carries
+Threads = dict[tuple[int, int], str]  # (pid, tid) -> its full name, where the trace names it
 
 
 class DetailsPanel(Static):
     """`show(info, origin, threads)`: origin is the time shown as 0 (the first GPU
-    activity); threads names host threads as their lanes do."""
+    activity); threads gives host threads' full names (a lane's label may be cut)."""
 
     DEFAULT_CSS = "DetailsPanel { height: 1fr; }"
 
@@ -78,7 +78,7 @@ def _thread(pid: int | None, tid: int | None, threads: Threads) -> str:
     """'python3 (thread 449)' where the thread is named, else 'thread 449'; with no pid,
     the name only when one thread has that tid."""
     names = [name for (p, t), name in threads.items() if t == tid and pid in (None, p)]
-    named = names[0] if len(names) == 1 and not names[0][:1].isdigit() else None
+    named = names[0] if len(names) == 1 else None
     return f"{named} (thread {tid})" if named else f"thread {tid}"
 
 

@@ -37,14 +37,18 @@ TIMELINE: tuple[Key, ...] = (
     Key("0,f", "fit", "fit the whole trace", "Zoom", "0", "fit"),
     Key("v", "mark", "mark: start a selection at the cursor", "Zoom", "v"),
     Key("z", "zoom_selection", "zoom to the selection (mark to cursor)", "Zoom", "z"),
-    Key("escape", "clear", "clear the selection and the search", "Zoom", "Esc"),
+    Key("escape", "clear", "clear the selection and the search (an opened lane closes)", "Zoom",
+        "Esc"),
     Key("g", "gap(True)", "next GPU-idle gap", "Gaps", "g", "next gap"),
     Key("G", "gap(False)", "previous GPU-idle gap", "Gaps", "G"),
     Key("b", "biggest_gap", "largest gap (again: the next largest)", "Gaps", "b", "largest gap"),
-    Key("slash", "search", "search names: kernels, copies, NVTX, host ops (a substring, any "
-        "case; re:REGEX for a regular expression)", "Search", "/", "search"),
-    Key("n", "hit(True)", "next search hit, on any lane", "Search", "n"),
-    Key("N", "hit(False)", "previous search hit", "Search", "N"),
+    Key("slash", "search", "search names: kernels, copies, NVTX, host ops, Python frames (a "
+        "substring, any case; re:REGEX for a regular expression); Enter selects the first hit "
+        "from the cursor", "Search", "/", "search"),
+    Key("n", "hit(True)", "select the next search hit in time: its lane shown (opened at its "
+        "depth if need be), zoomed in until it is a few columns wide, in the details, for y",
+        "Search", "n"),
+    Key("N", "hit(False)", "select the previous search hit", "Search", "N"),
     Key("at", "goto", "go to a time (1.25s; +10ms from the cursor; 850us), a step (step 3: "
         "ProfilerStep#3, NVTX step_3, JAX train step 3) or an NVTX range by name, zoomed to "
         "fit", "Search", "@", "go to"),

@@ -28,8 +28,10 @@ from tui.timeline.lanes import (
     LANE_HOST,
     LANE_MEMORY,
     LANE_NVTX,
+    LANE_OPENED,
     LANE_QUEUE,
     MAX_NVTX_DEPTH,
+    LaneKey,
 )
 from tui.timeline.lookup import GapSpan, Info
 from tui.timeline.memory import MemoryInfo
@@ -39,13 +41,15 @@ from tui.widgets.timeline_actions import TimelineActions
 from tui.widgets.timeline_goto import TimelineGoto
 from tui.widgets.timeline_mouse import TimelineMouse
 from tui.widgets.timeline_search import TimelineSearch
+from tui.widgets.timeline_select import TimelineSelect
 
-# (view, annotation depths shown, host lanes shown, critical-path and queue lanes shown)
-BinsKey = tuple[View, int, bool, bool]
+# (view, annotation depths shown, host lanes shown, critical-path and queue lanes shown,
+#  the opened lane's key)
+BinsKey = tuple[View, int, bool, bool, LaneKey | None]
 
 
-class Timeline(TimelineMouse, TimelineGoto, TimelineSearch, TimelineActions, ScrollView,
-               can_focus=True):
+class Timeline(TimelineMouse, TimelineGoto, TimelineSearch, TimelineSelect, TimelineActions,
+               ScrollView, can_focus=True):
     """Keys and mouse move a cursor (a time and a lane) and the window around it."""
 
     BINDINGS = keymap.bindings(keymap.TIMELINE)
@@ -134,16 +138,23 @@ class Timeline(TimelineMouse, TimelineGoto, TimelineSearch, TimelineActions, Scr
                  LANE_MEMORY: True, LANE_QUEUE: self.show_distributed,
                  LANE_CRITICAL: self.show_distributed}
         extra = self.data.distributed_lanes() if self.show_distributed else []
-        self.lanes = [lane for lane in self.data.lanes + extra if shown[lane.kind]]
+        self.lanes = self.lanes_with_opened(
+            [lane for lane in self.data.lanes + extra if shown[lane.kind]])
         # the critical path on top, above the lanes its segments run on
         self.lanes.sort(key=lambda lane: lane.kind != LANE_CRITICAL)
-        self.lane_index = self.lanes.index(keep) if keep in self.lanes else 0
+        if keep in self.lanes:
+            self.lane_index = self.lanes.index(keep)
+        else:  # a lane that closed: its thread's lane above it, else the first
+            above = [i for i, lane in enumerate(self.lanes) if keep is not None
+                     and keep.kind == LANE_OPENED and (lane.k1, lane.k2) == (keep.k1, keep.k2)
+                     and lane.kind in (LANE_NVTX, LANE_HOST)]
+            self.lane_index = above[-1] if above else 0
         self.virtual_size = Size(self.scrollable_content_region.width, len(self.lanes))
         self.post_message(self.LanesChanged(self))
 
     def _bins_key(self) -> BinsKey:
         return (self.view, MAX_NVTX_DEPTH if self.show_nvtx else 0, self.show_host,
-                self.show_distributed)
+                self.show_distributed, self.opened.key if self.opened is not None else None)
 
     def on_resize(self, event: events.Resize) -> None:
         if self.data is None:
@@ -229,12 +240,12 @@ class Timeline(TimelineMouse, TimelineGoto, TimelineSearch, TimelineActions, Scr
         if self.data is None or lane is None:
             return
         col = self.cursor_t // self.view.npc * self.view.npc
-        self._locate(lane, self.cursor_t, col, col + self.view.npc)
+        self._locate(lane, self.cursor_t, col, col + self.view.npc, self.prefer())
 
     @work(thread=True, exclusive=True, group="timeline-cursor")
-    def _locate(self, lane: Lane, t: int, t_lo: int, t_hi: int) -> None:
+    def _locate(self, lane: Lane, t: int, t_lo: int, t_hi: int, prefer: int | None) -> None:
         assert self.data is not None
-        info = self.data.info_at(lane, t, t_lo, t_hi)
+        info = self.data.info_at(lane, t, t_lo, t_hi, prefer)
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._located, info)
 

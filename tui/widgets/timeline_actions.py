@@ -14,8 +14,9 @@ from textual.worker import get_current_worker
 
 from tui.messages import DrillDown
 from tui.timeline import KernelInfo, View
-from tui.timeline.lanes import LANE_HOST, LANE_NVTX
+from tui.timeline.lanes import LANE_GPU, LANE_HOST, LANE_NVTX
 from tui.timeline.lookup import GapSpan
+from tui.timeline.search import Hit
 from tui.units import format_ns
 from tui.widgets import viewport
 
@@ -40,12 +41,20 @@ class TimelineActions(_Base):
         """The middle of screen column x of the requested view."""
         return (self.view.c0 + x) * self.view.npc + self.view.npc // 2
 
+    def _in_trace(self, t: int) -> int:
+        """`t`, kept inside the trace: the window never pans past it, so nor may the
+        cursor."""
+        assert self.data is not None
+        extent = self.data.extent
+        return min(max(t, extent.start_ns), extent.end_ns - 1)
+
     # -- cursor and pan
 
     def action_cursor(self, columns: int) -> None:
         if self.data is None:
             return
-        self.cursor_t = self._column_time(self.view.x_of(self.cursor_t) + columns)
+        self.cursor_t = self._in_trace(
+            self._column_time(self.view.x_of(self.cursor_t) + columns))
         self.set_view(viewport.follow(self.view, self.cursor_t))
         self.cursor_changed()
 
@@ -104,6 +113,8 @@ class TimelineActions(_Base):
         extent = self.data.extent
         self.set_view(viewport.fit(extent.gpu_start_ns, extent.gpu_end_ns, self.ncols,
                                    self._snap), fitted=True)
+        # a cursor outside the GPU's span (on host work before it, say) comes to its edge
+        self.cursor_t = min(max(self.cursor_t, self.view.t0), self.view.t1 - 1)
         self.cursor_changed()
 
     def action_mark(self) -> None:
@@ -111,9 +122,10 @@ class TimelineActions(_Base):
         self.cursor_changed()
 
     def action_clear(self) -> None:
-        """Esc: the selection and the search go."""
+        """Esc: the selection (marked, and of an interval) and the search go."""
         self.mark_t = None
         self.clear_search()
+        self.unselect()
         self.cursor_changed()
 
     def action_zoom_selection(self) -> None:
@@ -133,9 +145,14 @@ class TimelineActions(_Base):
 
     def jump_to(self, start: int, end: int, device: int | None = None,
                 stream: int | None = None, margin: float = 0.25,
-                thread: tuple[int, int] | None = None) -> None:
+                thread: tuple[int, int] | None = None, activity_id: int | None = None) -> None:
         """Show [start, end) with the cursor on it, on the lane of (device, stream), or of
-        host `thread` (pid, tid): its calls' lane, else its first annotation lane."""
+        host `thread` (pid, tid): its calls' lane, else its first annotation lane. The GPU
+        activity `activity_id` (on that stream) is selected."""
+        if activity_id is not None and device is not None and stream is not None:
+            self.select_range(Hit((LANE_GPU, device, stream, 0), activity_id, start, end),
+                              margin, at=start + (end - start) // 2)
+            return
         if thread is not None:
             if not self.show_host and self.data is not None and any(
                     lane.kind == LANE_HOST and (lane.k1, lane.k2) == thread
@@ -193,10 +210,12 @@ class TimelineActions(_Base):
 
     def action_toggle_nvtx(self) -> None:
         self.show_nvtx = not self.show_nvtx
+        self._close_hidden()
         self._relayout()
 
     def action_toggle_host(self) -> None:
         self.show_host = not self.show_host
+        self._close_hidden()
         self._relayout()
 
     def action_toggle_distributed(self) -> None:
@@ -204,6 +223,13 @@ class TimelineActions(_Base):
         first time they are shown, in the bins worker)."""
         self.show_distributed = not self.show_distributed
         self._relayout()
+
+    def _close_hidden(self) -> None:
+        """An opened lane goes with the lanes of its side (annotation or host)."""
+        opened = self.opened
+        if opened is not None and not (self.show_nvtx if opened.opened[0] == "annotation"
+                                       else self.show_host):
+            self.opened = None
 
     def _relayout(self) -> None:
         if self.data is not None:

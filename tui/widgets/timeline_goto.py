@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tui.timeline.goto import Place
-from tui.timeline.lanes import LANE_NVTX, MAX_NVTX_DEPTH
+from tui.timeline.lanes import annotation_lane
+from tui.timeline.search import Hit
 from tui.units import format_offset
 from tui.widgets import viewport
 from tui.widgets.timeline_search import Ask
@@ -44,20 +45,20 @@ class TimelineGoto(_Base):
         assert self.data is not None
         origin = self.data.extent.gpu_start_ns
         if place.is_point:
-            self.cursor_t = place.start_ns
-            self.set_view(viewport.follow(self.view, place.start_ns, margin=self.ncols // 2))
+            t = self._in_trace(place.start_ns)
+            self.cursor_t = t
+            self.set_view(viewport.follow(self.view, t, margin=self.ncols // 2))
             self.cursor_changed()
-            self.notify(f"@ {format_offset(place.start_ns - origin)}", markup=False)
+            edge = "" if t == place.start_ns else \
+                f" (the trace {'ends' if t < place.start_ns else 'starts'} there)"
+            self.notify(f"@ {format_offset(t - origin)}{edge}", markup=False)
             return
-        if place.lane is not None:
-            if not self.show_nvtx:
-                self.show_nvtx = True
-                self._layout_lanes()
+        if place.lane is not None and place.id is not None:
             pid, tid, depth = place.lane
-            for i, lane in enumerate(self.lanes):
-                if lane.key == (LANE_NVTX, pid, tid, min(depth, MAX_NVTX_DEPTH - 1)):
-                    self.lane_index = i
-        self.cursor_t = place.start_ns
-        self.show_range(place.start_ns, place.end_ns, margin=0.02)
+            self.select_range(Hit(annotation_lane(pid, tid, depth), place.id, place.start_ns,
+                                  place.end_ns), margin=0.02)
+        else:
+            self.cursor_t = place.start_ns
+            self.show_range(place.start_ns, place.end_ns, margin=0.02)
         self.notify(f"@ {place.label} at {format_offset(place.start_ns - origin)}",
                     markup=False)

@@ -1,8 +1,8 @@
 """`/`, `n`, `N` on the timeline: search names, count the hits, step through them.
 
 A mixin of `Timeline`. The search runs in a worker (one query, `queries/timeline_search.sql`);
-its hits are marked on the lanes and the overview, and `n`/`N` move the cursor to the next
-or previous hit in time, on whichever lane it is (a hidden lane kind is shown first).
+its hits are marked on the lanes and the overview, and `n`/`N` select the next or previous
+hit in time, on whichever lane shows it (timeline_select.py: shown, opened, zoomed to).
 """
 
 from __future__ import annotations
@@ -15,9 +15,7 @@ from textual import work
 from textual.message import Message
 from textual.worker import get_current_worker
 
-from tui.timeline.lanes import LANE_HOST, LANE_NVTX
 from tui.timeline.search import Hits, Query
-from tui.widgets import viewport
 
 if TYPE_CHECKING:
     from tui.widgets.timeline import Timeline
@@ -37,9 +35,10 @@ class Ask(Message):
 
 class TimelineSearch(_Base):
     hits: Hits | None = None
+    hit_index: int | None = None  # the hit selected last, while it is
 
     def action_search(self) -> None:
-        self.post_message(Ask("search", self.hits.query.text if self.hits else ""))
+        self.post_message(Ask("search", self.hits.query.text if self.hits is not None else ""))
 
     def search(self, text: str, jump: bool = False) -> None:
         """Search for `text` (`re:` starts a regular expression); "" clears. `jump`:
@@ -64,6 +63,7 @@ class TimelineSearch(_Base):
 
     def _found(self, hits: Hits, jump: bool) -> None:
         self.hits = hits
+        self.hit_index = None
         self._rows.clear()  # rows are drawn again with the new marks
         self.refresh()
         self.post_message(self.ViewChanged(self))
@@ -76,16 +76,25 @@ class TimelineSearch(_Base):
     def clear_search(self) -> None:
         if self.hits is not None:
             self.hits = None
+            self.hit_index = None
             self._rows.clear()
             self.refresh()
             self.post_message(self.ViewChanged(self))
 
     def action_hit(self, forward: bool) -> None:
         hits = self.hits
-        if hits is None or not len(hits):
+        if hits is None:
             self.notify("/ searches names; then n and N step through the hits", markup=False)
             return
-        index = hits.step(self.cursor_t, forward)
+        if not len(hits):
+            self.notify(f"no name matches {hits.query.text}", markup=False)
+            return
+        current = self._current_hit()
+        if current is not None:  # hits that start together are stepped through one by one
+            index = current + (1 if forward else -1)
+            index = index if 0 <= index < len(hits) else None
+        else:
+            index = hits.step(self.cursor_t, forward)
         if index is None:
             self.notify(f"no {'later' if forward else 'earlier'} hit for {hits.query.text}",
                         markup=False)
@@ -96,24 +105,22 @@ class TimelineSearch(_Base):
         hits = self.hits
         if hits is None or index is None:
             return
-        key = hits.lane_of(index)
-        if key[0] == LANE_NVTX and not self.show_nvtx:
-            self.show_nvtx = True
-            self._layout_lanes()
-        if key[0] == LANE_HOST and not self.show_host:
-            self.show_host = True
-            self._layout_lanes()
-        for i, lane in enumerate(self.lanes):
-            if lane.key == key:
-                self.lane_index = i
-        self.cursor_t = int(hits.start[index])
-        view = viewport.follow(self.view, self.cursor_t, margin=self.ncols // 8)
-        self.set_view(view, self._fitted and view == self.view)
-        self.cursor_changed()
+        self.select(hits.hit(index))
+        self.hit_index = index
+
+    def _current_hit(self) -> int | None:
+        """The index of the hit selected last, while it is still selected."""
+        index, hits = self.hit_index, self.hits
+        if index is None or hits is None or index >= len(hits):
+            return None
+        hit = hits.hit(index)
+        return index if hit == self.selected and self.cursor_t == hit.start_ns else None
 
     def search_summary(self) -> str:
         """"/gemm 17 of 1,260" for the status line ("" with no search)."""
         hits = self.hits
         if hits is None:
             return ""
-        return f"/{hits.query.text} {hits.position(self.cursor_t):,} of {len(hits):,}"
+        current = self._current_hit()
+        position = current + 1 if current is not None else hits.position(self.cursor_t)
+        return f"/{hits.query.text} {position:,} of {len(hits):,}"
