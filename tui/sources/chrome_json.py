@@ -9,10 +9,11 @@ looked at in Python; the events themselves are never parsed here.
 
 DuckDB parses one JSON array with one thread. So a big trace is written as several
 arrays (parts), split between two events, which DuckDB reads in parallel, one file a
-thread, in order. A split is placed where the text looks like the end of one event and
-the start of the next; that is a guess (it could fall inside an event's `args`), but a
-wrong one cannot go unnoticed: a part that does not end where an event ends is not valid
-JSON, so the parse fails and the loader extracts the events again as one array.
+thread, in order. A split is placed by event_bounds.py: exact about strings (a brace or
+quote inside a name is never taken for one between events), a guess about depth (two
+objects inside an event's `args` look alike), but a wrong guess cannot go unnoticed: a
+part that does not end where an event ends is not valid JSON, so the parse fails and the
+loader extracts the events again as one array.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui.errors import TraceError
+from tui.sources.event_bounds import event_boundary
 from tui.sources.limits import max_inflated_bytes, size_text
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -36,7 +38,6 @@ _HEAD_LIMIT = 64 << 20  # metadata before the events is small; give up beyond th
 _TAIL_KEEP = 4 << 20  # bytes of the end kept in memory to find where the events stop
 _SCAN_CHUNK = 1 << 20  # the truncation scan holds a few int64 arrays of this length
 _WS = b" \t\r\n"
-_BOUNDARY = re.compile(rb"\}\s*,\s*\{")  # '},{': perhaps between two events
 _PROBE = 1 << 20  # bytes searched for a split point near where a part should end
 
 
@@ -226,25 +227,6 @@ class _PartFiles:
         return out
 
 
-def _split_point(data: bytes | bytearray) -> int | None:
-    """Offset of a ',' in `data` that most likely separates two events: between a '}'
-    and a '{' whose object parses whole (within the probe's reach) and has a "ph"."""
-    decoder = json.JSONDecoder()
-    for match in _BOUNDARY.finditer(data):
-        brace = match.end() - 1
-        end = data.find(b"}", brace)
-        while end != -1 and end - brace < _PROBE // 4:
-            try:
-                value, _ = decoder.raw_decode(bytes(data[brace : end + 1]).decode())
-            except (ValueError, UnicodeDecodeError):
-                end = data.find(b"}", end + 1)
-                continue
-            if isinstance(value, dict) and "ph" in value:
-                return data.index(b",", match.start())
-            break
-    return None
-
-
 def _copy_inflated(start: bytes, chunks: Iterator[bytes], files: _PartFiles,
                    stream: _Stream, parts: int) -> bytearray:
     """Copy inflated chunks to the parts, holding back the last bytes (returned). A new
@@ -254,7 +236,7 @@ def _copy_inflated(start: bytes, chunks: Iterator[bytes], files: _PartFiles,
     for chunk in chunks:
         tail += chunk
         if marks and stream.progress() >= marks[0]:
-            cut = _split_point(tail)
+            cut = event_boundary(tail)
             if cut is not None:
                 files.out.write(memoryview(tail)[:cut])
                 files.next_part()
@@ -298,7 +280,7 @@ def _plain_split_points(src, start: int, end: int, parts: int) -> list[int]:
     for k in range(1, parts):
         at = max(start + (end - start) * k // parts, cuts[-1] + 1 if cuts else start)
         src.seek(at)
-        found = _split_point(src.read(max(0, min(_PROBE, end - at))))
+        found = event_boundary(src.read(max(0, min(_PROBE, end - at))))
         if found is not None:
             cuts.append(at + found)
     return cuts
