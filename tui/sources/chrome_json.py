@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import zlib
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -31,9 +30,14 @@ from tui.errors import TraceError
 from tui.sources.event_bounds import event_boundary
 from tui.sources.limits import max_inflated_bytes, size_text
 
+try:  # Intel's ISA-L inflates 2.6x faster than zlib (0.32 against 0.82 CPU-s for 700 MB)
+    from isal import isal_zlib as inflating
+except ImportError:  # a platform without its wheels
+    import zlib as inflating
+
 GZIP_MAGIC = b"\x1f\x8b"
 _CHUNK = 8 << 20
-_GZ_INPUT = 256 << 10  # compressed bytes fed to zlib at a time (see _Stream.chunks)
+_GZ_INPUT = 256 << 10  # compressed bytes fed to the inflater at a time (see _Stream.chunks)
 _HEAD_LIMIT = 64 << 20  # metadata before the events is small; give up beyond this
 _TAIL_KEEP = 4 << 20  # bytes of the end kept in memory to find where the events stop
 _SCAN_CHUNK = 1 << 20  # the truncation scan holds a few int64 arrays of this length
@@ -64,8 +68,8 @@ class EventsFile:
 class _Stream:
     """The file's bytes in chunks, inflated when gzip-compressed.
 
-    zlib is driven directly (not the gzip module) so that a cut-off or damaged .gz
-    yields everything that inflated before the damage; `broken` then says so.
+    The inflater is driven directly (not the gzip module) so that a cut-off or damaged
+    .gz yields everything that inflated before the damage; `broken` then says so.
     """
 
     def __init__(self, path: Path, limit: tuple[int, str] | None = None) -> None:
@@ -89,11 +93,11 @@ class _Stream:
                     yield raw
                     raw = f.read(_CHUNK)
                 return
-            # Compressed input goes in small pieces: when zlib meets damage it raises and
+            # Compressed input goes in small pieces: when the inflater meets damage it raises and
             # drops that call's output, so this keeps all but the last piece's worth.
             f.seek(0)
             raw = f.read(_GZ_INPUT)
-            inflater = zlib.decompressobj(wbits=31)
+            inflater = inflating.decompressobj(wbits=31)
             while raw:
                 self.consumed = f.tell()
                 try:
@@ -102,14 +106,14 @@ class _Stream:
                         self._count(len(out))
                         yield out
                         out = inflater.decompress(inflater.unconsumed_tail, _CHUNK)
-                except zlib.error:
+                except inflating.error:
                     self.broken = True
                     return
                 if inflater.eof:  # a second gzip member may follow
                     raw = inflater.unused_data or f.read(_GZ_INPUT)
                     if not raw:
                         return
-                    inflater = zlib.decompressobj(wbits=31)
+                    inflater = inflating.decompressobj(wbits=31)
                     continue
                 raw = f.read(_GZ_INPUT)
             if not inflater.eof:
