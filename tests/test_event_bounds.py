@@ -170,3 +170,15 @@ def test_every_sample_cut_into_parts_reads_as_its_events(tmp_path: Path, name: s
         assert b"[" + b",".join(text[1:-1] for text in texts) + b"]" == whole
         for text in texts:
             assert json.loads(text), "each part is an array of events"
+
+
+def test_a_trace_cut_off_just_after_a_bracket_inside_a_name_is_cut_off(tmp_path: Path) -> None:
+    """Found by the property above: the file ends right after '}]' inside a string, which
+    looked like the end of the events array."""
+    events = [{"ph": "X", "name": "a"}, {"ph": "X", "name": "}]::b"}, {"ph": "X"}]
+    text = _write(events, "compact", ascii_only=True)
+    cut = tmp_path / "cut.json"
+    cut.write_bytes(text[: text.index(b"}]::") + 2])
+    read = extract_events(cut, tmp_path / "events.json", 1)
+    assert read.truncated
+    assert json.loads(read.paths[0].read_bytes()) == events[:1]

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui.errors import TraceError
-from tui.sources.event_bounds import event_boundary
+from tui.sources.event_bounds import event_boundary, outside_strings
 from tui.sources.limits import max_inflated_bytes, size_text
 
 try:  # Intel's ISA-L inflates 2.6x faster than zlib (0.32 against 0.82 CPU-s for 700 MB)
@@ -407,15 +407,16 @@ _CLOSE = re.compile(rb"\]")
 def _complete_end(tail: bytearray, metadata: dict) -> int | None:
     """Offset of the events array's closing ']' in `tail` when the file is complete.
 
-    The right ']' is the earliest one after which the rest of the file is a valid
-    end of the enclosing object (or nothing, for a bare array), and before which comes
-    the end of an event ('}') or the array's own start.
+    The right ']' is the earliest one outside strings after which the rest of the file is
+    a valid end of the enclosing object (or nothing, for a bare array), and before which
+    comes the end of an event ('}') or the array's own start. (A file cut off just after
+    a '}]' inside a name is not complete.)
     """
     best = None
     data = bytes(tail)
     for match in _CLOSE.finditer(data):
         pos = match.start()
-        if _char_before(data, pos) not in (b"}", b""):
+        if _char_before(data, pos) not in (b"}", b"") or not outside_strings(data, pos):
             continue
         rest = data[pos + 1 :].strip(_WS)
         trailer = _parse_trailer(rest)

@@ -52,6 +52,31 @@ def event_boundary(data: bytes | bytearray, start: int = 0) -> int | None:
     return None
 
 
+def outside_strings(data: bytes | bytearray, at: int) -> bool:
+    """Is byte `at` outside every string? Told from the nearest anchor before it (walking
+    strings from there); True where `data` holds no anchor before it (nothing says
+    otherwise)."""
+    reach = 64 << 10
+    while True:
+        start = max(0, at - reach)
+        anchor = _anchor(data, start)
+        if anchor is not None and anchor < at:
+            break
+        if start == 0:
+            return True
+        reach *= 4
+    pos = anchor
+    while pos is not None and pos <= at:
+        quote = data.find(b'"', pos, at + 1)
+        if quote == -1:
+            return True
+        end = _string_end(data, quote)
+        if end is None or end > at:
+            return False  # `at` falls inside this string
+        pos = end
+    return True
+
+
 def _anchor(data: bytes | bytearray, start: int) -> int | None:
     """An offset at or after `start` that is outside every string: an unescaped quote
     that can only open a string (or the start, where it is one)."""
