@@ -74,11 +74,12 @@ sys.exit(os.waitstatus_to_exitcode(status))
 """
 
 
-def run_measured(cmd: list[str], env: dict | None = None) -> tuple[float, int, str]:
+def run_measured(cmd: list[str], env: dict | None = None,
+                 cwd: Path | None = None) -> tuple[float, int, str]:
     """(wall seconds, peak RSS bytes, stdout) of one child process, measured by wait4."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         proc = subprocess.run([sys.executable, "-c", LAUNCHER, *cmd], stdout=out,
-                              stderr=err, env=env, check=False)
+                              stderr=err, env=env, cwd=cwd, check=False)
         out.seek(0)
         err.seek(0)
         errors, _, measured = err.read().decode().rpartition("\nmeasured ")
@@ -107,20 +108,26 @@ def summary_cmd(trace: Path) -> list[str]:
     return [sys.executable, "-m", "tui.cli", "--summary", "--json", str(trace)]
 
 
-def cold_and_warm(cmd: list[str], cache: Path) -> tuple[tuple, tuple]:
-    """Median cold run (the cache emptied before each) and median warm run of `cmd`."""
+def cold_and_warm(cmd: list[str], cache: Path,
+                  cwd: Path | None = None) -> tuple[tuple, tuple]:
+    """Median cold run (the cache emptied before each) and median warm run of `cmd` (from
+    the cache the last cold run left), run in `cwd` (whose tui `-m tui.cli` runs)."""
     env = {**os.environ, "TUI_CACHE_DIR": str(cache)}
 
     def cold() -> tuple:
         shutil.rmtree(cache, ignore_errors=True)
-        return run_measured(cmd, env)
+        return run_measured(cmd, env, cwd)
 
     cold_run = median_run(cold)
-    cold()  # leave a cache behind for the warm runs
-    return cold_run, median_run(lambda: run_measured(cmd, env))
+    return cold_run, median_run(lambda: run_measured(cmd, env, cwd))
 
 
 def bare_duckdb_read(events_array: Path) -> float:
+    return bare_duckdb_read_counted(events_array)[0]
+
+
+def bare_duckdb_read_counted(events_array: Path) -> tuple[float, int]:
+    """Seconds of the bare read, and the events it read."""
     code = (
         "import duckdb, sys, time\n"
         "con = duckdb.connect()\n"
@@ -129,11 +136,12 @@ def bare_duckdb_read(events_array: Path) -> float:
         "con.execute(\"CREATE TABLE e AS SELECT * FROM read_json(?, format='array', columns={"
         "ph:'VARCHAR',cat:'VARCHAR',name:'VARCHAR',pid:'VARCHAR',tid:'VARCHAR',ts:'VARCHAR',"
         "dur:'VARCHAR',args:'JSON'})\", [sys.argv[1]])\n"
-        "print(time.perf_counter() - t)\n"
+        "print(time.perf_counter() - t, con.execute('SELECT count(*) FROM e').fetchone()[0])\n"
     )
     out = subprocess.run([sys.executable, "-c", code, str(events_array)], check=True,
                          capture_output=True, text=True).stdout
-    return float(out.strip())
+    seconds, events = out.split()
+    return float(seconds), int(events)
 
 
 NSYS_SCAN = """
@@ -171,8 +179,7 @@ def gz_rows(copies: int, workdir: Path, source: Path) -> None:
     trace = make_scaled(source, copies, workdir)
     gz = workdir / f"{trace.name}.gz"
     if not gz.exists():
-        with open(trace, "rb") as f, gzip.open(gz, "wb", compresslevel=6) as out:
-            shutil.copyfileobj(f, out, 1 << 20)
+        gzip_file(trace, gz)
     runs = {}
     for path in (gz, trace):
         runs[path] = cold_and_warm(summary_cmd(path), workdir / f"cache_{path.name}")
@@ -181,6 +188,33 @@ def gz_rows(copies: int, workdir: Path, source: Path) -> None:
     row = (f"{copies}x", f"{gz.stat().st_size / 1e6:.0f}", f"{cold:.2f}", f"{warm:.2f}",
            f"{cold_rss / 1e6:.0f}", f"{plain_cold:.2f}", f"{cold / plain_cold:.2f}")
     print(" | ".join(row), flush=True)
+
+
+GZ_JOBS = 1  # set from --gz-jobs
+
+
+def gzip_file(plain: Path, gz: Path) -> None:
+    """gzip `plain` at level 6: with GZ_JOBS processes, as that many gzip members one
+    after the other (a valid .gz, inflated as one stream of members)."""
+    if GZ_JOBS == 1:
+        with open(plain, "rb") as f, gzip.open(gz, "wb", compresslevel=6) as out:
+            shutil.copyfileobj(f, out, 1 << 20)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+
+    size = plain.stat().st_size
+    bounds = [size * k // GZ_JOBS for k in range(GZ_JOBS + 1)]
+    with ProcessPoolExecutor(GZ_JOBS) as pool:
+        members = list(pool.map(_gzip_member, [plain] * GZ_JOBS, bounds[:-1], bounds[1:]))
+    with open(gz, "wb") as out:
+        for member in members:
+            out.write(member)
+
+
+def _gzip_member(plain: Path, start: int, end: int) -> bytes:
+    with open(plain, "rb") as f:
+        f.seek(start)
+        return gzip.compress(f.read(end - start), compresslevel=6)
 
 
 def xla_rows(copies: int, workdir: Path, source: Path) -> None:
@@ -245,11 +279,17 @@ def main() -> None:
     parser.add_argument("--xla-source", type=Path, default=DEFAULT_XLA_SOURCE)
     parser.add_argument("--repeat", type=int, default=1,
                         help="runs of each timed step; the median is printed")
+    parser.add_argument("--gz-jobs", type=int, default=1,
+                        help="processes that gzip a scaled trace (as that many members)")
+    parser.add_argument("--before", type=Path, default=None,
+                        help="another checkout (the code before): its cold and warm open "
+                             "of each Kineto scale too, in the same run")
     parser.add_argument("--nsys-source", type=Path,
                         default=ROOT / "sample_traces" / "gappy_then_tuned.sqlite")
     args = parser.parse_args()
-    global REPEAT
+    global REPEAT, GZ_JOBS
     REPEAT = max(1, args.repeat)
+    GZ_JOBS = max(1, args.gz_jobs)
     args.workdir.mkdir(parents=True, exist_ok=True)
     sys.path.insert(0, str(ROOT))
     from tui.sources.chrome_json import extract_events
@@ -264,12 +304,18 @@ def main() -> None:
         trace = make_scaled(args.source, copies, args.workdir)
         array = args.workdir / f"events_x{copies}.json"
         extract_events(trace, array)
-        baseline = median_run(lambda a=array: (bare_duckdb_read(a),))[0]
+        baseline, events = median_run(lambda a=array: bare_duckdb_read_counted(a))
         (cold, cold_rss, out), (warm, warm_rss, _) = cold_and_warm(
             summary_cmd(trace), args.workdir / f"cache_x{copies}")
+        if args.before is not None:
+            (b_cold, b_rss, b_out), (b_warm, _, _) = cold_and_warm(
+                summary_cmd(trace), args.workdir / f"cache_before_x{copies}", args.before)
+            print(f"{copies}x before ({args.before}): cold {b_cold:.2f} s "
+                  f"({b_cold / baseline:.2f}x the bare read), warm {b_warm:.2f} s, "
+                  f"cold RSS {b_rss / 1e6:.0f} MB; same summary: "
+                  f"{_same_summary(out, b_out)}", flush=True)
         summary = json.loads(out)
         kernels = sum(k["count"] for k in summary["kernels"])
-        events = _count_events(array)
         hta = ""
         ratio = ""
         if args.hta:
@@ -305,6 +351,16 @@ def main() -> None:
                           "pairs (cold/duckdb s)")))
         for copies in (int(s) for s in args.xla_scales.split(",") if s):
             xla_rows(copies, args.workdir, args.xla_source)
+
+
+def _same_summary(one: str, other: str) -> bool:
+    """Do two `--summary --json` outputs agree, where they are about the trace?"""
+    def about_trace(text: str) -> dict:
+        summary = json.loads(text)
+        summary.get("source", {}).pop("cache_note", None)
+        summary.get("source", {}).pop("from_cache", None)
+        return summary
+    return about_trace(one) == about_trace(other)
 
 
 def _count_events(array: Path) -> int:

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-
-import duckdb
+from typing import TYPE_CHECKING
 
 from tui.analysis.idle_causes import COPY_PATTERN, GAP_KIND, SYNC_PATTERN, classify_idle
 from tui.queries import load_query
 from tui.units import format_ns
+
+if TYPE_CHECKING:  # not imported at run time: a warm `--summary --json` needs no DuckDB
+    import duckdb
 
 DEFAULT_MIN_GAP_MS = 1.0
 

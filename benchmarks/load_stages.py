@@ -1,0 +1,170 @@
+"""Where a cold load's time goes: each DuckDB call of the load and the summary, with its
+wall time, the process's CPU seconds meanwhile (every thread's: DuckDB's workers too),
+the cores that makes, and the peak RSS, sampled.
+
+Each DuckDB call (execute, fetch, ...) made by tui's code is named by the line that made
+it; calls that overlap (a second connection beside the first) each count the whole
+process's CPU of their time. Stages (the loader, finalize, stacks, idle intervals, the
+summary) are the functions named in STAGES.
+
+Usage: python benchmarks/load_stages.py TRACE [--memory 1GB] [--top 25]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+STAGES = {"load_kineto", "load_xla_json", "load_nsys_sqlite", "_extract", "parse_chrome_events",
+          "finalize_activities", "write_host_depths", "stage_kineto_memory", "build_stacks",
+          "build_gpu_idle", "trace_summary", "_build"}
+
+
+def _cpu() -> float:
+    t = os.times()
+    return t.user + t.system
+
+
+class _Rss(threading.Thread):
+    """Samples the process's RSS every 20 ms; `peak_since(mark)` is the highest since."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.samples: list[tuple[float, int]] = []
+        self.page = os.sysconf("SC_PAGE_SIZE")
+
+    def run(self) -> None:
+        with open("/proc/self/statm") as f:
+            while True:
+                f.seek(0)
+                self.samples.append((time.perf_counter(), int(f.read().split()[1]) * self.page))
+                time.sleep(0.02)
+
+    def peak(self, start: float, end: float) -> int:
+        return max((r for t, r in self.samples if start <= t <= end), default=0)
+
+
+class _Lines:
+    """Exclusive time of each line of tui's code: on every trace event of a thread, the
+    time since its last event goes to the line it was at (the innermost of tui's frames,
+    so a line calling DuckDB or NumPy gets their time). Stage functions (STAGES) are also
+    timed whole."""
+
+    def __init__(self) -> None:
+        self.last: dict[int, tuple[str, float, float]] = {}  # thread -> line, wall, cpu
+        self.lines: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 1e18, 0.0])
+        self.stages: list[tuple[str, float, float, float, float]] = []
+        self.open: dict[int, tuple[float, float]] = {}
+
+    def _charge(self, now: float, cpu: float) -> None:
+        thread = threading.get_ident()
+        last = self.last.get(thread)
+        if last is not None:
+            row = self.lines[last[0]]
+            row[0] += now - last[1]
+            row[1] += cpu - last[2]
+            row[2] = min(row[2], last[1])
+            row[3] = max(row[3], now)
+
+    def global_trace(self, frame, event, arg):  # noqa: ANN001
+        code = frame.f_code
+        if "/tui/" not in code.co_filename:
+            return None
+        now, cpu = time.perf_counter(), _cpu()
+        self._charge(now, cpu)
+        self.last[threading.get_ident()] = (self._name(frame), now, cpu)
+        if code.co_name in STAGES:
+            self.open[id(frame)] = (now, cpu)
+        return self.local_trace
+
+    def local_trace(self, frame, event, arg):  # noqa: ANN001
+        now, cpu = time.perf_counter(), _cpu()
+        self._charge(now, cpu)
+        thread = threading.get_ident()
+        if event == "return":
+            back = frame.f_back
+            while back is not None and "/tui/" not in back.f_code.co_filename:
+                back = back.f_back
+            if back is None:
+                self.last.pop(thread, None)
+            else:
+                self.last[thread] = (self._name(back), now, cpu)
+            started = self.open.pop(id(frame), None)
+            if started is not None:
+                self.stages.append((f"[{frame.f_code.co_name}]", started[0], now,
+                                    started[1], cpu))
+        else:
+            self.last[thread] = (self._name(frame), now, cpu)
+        return self.local_trace
+
+    @staticmethod
+    def _name(frame) -> str:  # noqa: ANN001
+        code = frame.f_code
+        return f"{Path(code.co_filename).name}:{frame.f_lineno} {code.co_name}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("trace", type=Path)
+    parser.add_argument("--memory", default=None)
+    parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--no-summary", action="store_true")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="DuckDB's threads, whatever the budget allows")
+    parser.add_argument("--by-cpu", action="store_true", help="lines by CPU seconds")
+    args = parser.parse_args()
+    if args.memory:
+        os.environ["TUI_MEMORY"] = args.memory
+    cache = Path(tempfile.mkdtemp(prefix="tui-stages-"))
+    os.environ["TUI_CACHE_DIR"] = str(cache)
+    sys.path.insert(0, str(ROOT))
+    if args.threads:
+        import tui.db
+
+        tui.db.BYTES_PER_THREAD = max(1, tui.db.memory_budget_bytes() // args.threads)
+    from tui.analysis.summary import trace_summary
+    from tui.trace import open_trace
+
+    rss = _Rss()
+    rss.start()
+    lines = _Lines()
+    threading.settrace(lines.global_trace)
+    sys.settrace(lines.global_trace)
+    t0, c0 = time.perf_counter(), _cpu()
+    try:
+        with open_trace(args.trace) as trace:
+            t_loaded = time.perf_counter()
+            if not args.no_summary:
+                trace_summary(trace, 1_000_000)
+    finally:
+        sys.settrace(None)
+        threading.settrace(None)
+        shutil.rmtree(cache, ignore_errors=True)
+    t1, c1 = time.perf_counter(), _cpu()
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    print(f"{args.trace.name}: {os.cpu_count()} cores; load {t_loaded - t0:.2f} s, "
+          f"all {t1 - t0:.2f} s, {c1 - c0:.1f} CPU-s, peak RSS {peak / 2**20:.0f} MiB")
+    print(f"{'call':<60} {'wall s':>7} {'CPU s':>7} {'cores':>5} {'peak MiB':>8} {'at s':>6}")
+    for name, s, e, a, b in sorted(lines.stages, key=lambda r: r[1]):
+        print(f"{name:<60} {e - s:7.2f} {b - a:7.1f} {(b - a) / max(e - s, 1e-9):5.1f} "
+              f"{rss.peak(s, e) / 2**20:8.0f} {s - t0:6.2f}")
+    print()
+    order = 1 if args.by_cpu else 0
+    for name, (wall, cpu, first, last) in sorted(lines.lines.items(),
+                                                 key=lambda kv: -kv[1][order])[: args.top]:
+        print(f"{name[:60]:<60} {wall:7.2f} {cpu:7.1f} {cpu / max(wall, 1e-9):5.1f} "
+              f"{rss.peak(first, last) / 2**20:8.0f} {first - t0:6.2f}")
+
+
+if __name__ == "__main__":
+    main()
