@@ -165,7 +165,9 @@ def test_every_sample_cut_into_parts_reads_as_its_events(tmp_path: Path, name: s
     whole = extract_events(plain, tmp_path / "whole.json", 1).paths[0].read_bytes()
     for source in (plain, sample(name)):
         read = extract_events(source, tmp_path / "events.json", 7)
-        assert len(read.paths) == 7
+        # where the scan can prove no event start in a range, its cut moves on to the next
+        # one it can (fewer parts, never a wrong one)
+        assert 2 <= len(read.paths) <= 7
         texts = [part.read_bytes() for part in read.paths]
         assert b"[" + b",".join(text[1:-1] for text in texts) + b"]" == whole
         for text in texts:
