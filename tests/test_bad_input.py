@@ -764,7 +764,23 @@ def test_duckdb_runs_a_thread_for_each_250mb_of_the_budget(budget: str, cores: i
     from tui import db
 
     monkeypatch.setenv("TUI_MEMORY", budget)
+    monkeypatch.delenv("TUI_THREADS", raising=False)
     monkeypatch.setattr(db.os, "sched_getaffinity", lambda _pid: set(range(cores)),
+                        raising=False)
+    setting = db.connect().execute("SELECT current_setting('threads')").fetchone()[0]
+    assert db.duckdb_threads() == setting == threads
+
+
+@pytest.mark.parametrize(("cap", "threads"), [("2", 2), ("64", 16), ("0", 16), ("many", 16),
+                                              ("", 16)])
+def test_tui_threads_caps_duckdb_s_threads(cap: str, threads: int, monkeypatch) -> None:
+    """Several tui processes sharing the cores each keep to TUI_THREADS; a value that is
+    not a positive number is ignored."""
+    from tui import db
+
+    monkeypatch.setenv("TUI_MEMORY", "8GB")
+    monkeypatch.setenv("TUI_THREADS", cap)
+    monkeypatch.setattr(db.os, "sched_getaffinity", lambda _pid: set(range(16)),
                         raising=False)
     setting = db.connect().execute("SELECT current_setting('threads')").fetchone()[0]
     assert db.duckdb_threads() == setting == threads

@@ -115,6 +115,7 @@ def test_a_split_inside_an_event_is_undone(tmp_path: Path, monkeypatch) -> None:
 def test_small_traces_are_one_part_and_big_ones_one_per_core(tmp_path: Path,
                                                              monkeypatch) -> None:
     monkeypatch.setattr(db.os, "sched_getaffinity", lambda _pid: {0, 1, 2, 3}, raising=False)
+    monkeypatch.delenv("TUI_THREADS", raising=False)
     monkeypatch.setenv("TUI_MEMORY", "1GB")  # a DuckDB thread (so a part) for each 250 MB
     assert kineto.reader_parts(sample("gappy_training.pt.trace.json.gz")) == 1
     big = tmp_path / "big.json"

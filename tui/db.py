@@ -79,8 +79,14 @@ def memory_budget_bytes() -> int:
 
 def duckdb_threads() -> int:
     """DuckDB's threads: one a core this process may run on, one for each
-    BYTES_PER_THREAD of the budget at most, one at least."""
-    return max(1, min(available_cores(), memory_budget_bytes() // BYTES_PER_THREAD))
+    BYTES_PER_THREAD of the budget at most, TUI_THREADS at most where it is set (several
+    tui processes sharing the cores: a test runner's workers, a shared login node), one
+    at least."""
+    threads = min(available_cores(), memory_budget_bytes() // BYTES_PER_THREAD)
+    cap = os.environ.get("TUI_THREADS", "").strip()
+    if cap.isdigit() and int(cap) > 0:
+        threads = min(threads, int(cap))
+    return max(1, threads)
 
 
 def available_cores() -> int:
