@@ -19,9 +19,10 @@ settings.load_profile("ci" if IN_CI else "local")
 
 def examples(local: int) -> int:
     """max_examples for a property test that loads a trace per example: a local run draws
-    `local` fresh examples; CI replays a fixed third of that (at least 20), which keeps
+    `local` fresh examples; CI replays a fixed quarter of that (at least 15), which keeps
     the whole suite within a few minutes on two cores."""
-    return max(20, local // 3) if IN_CI else local
+    return max(15, local // 4) if IN_CI else local
+
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_traces"
