@@ -101,3 +101,20 @@ def test_jax_mesh_in_one_process_has_each_gpu() -> None:
                                                              for i in range(5)]
     for p in figures["critical_path"]:
         assert p["by_kind"]["cpu_ns"] > 0.9 * p["length_ns"]
+
+
+def test_an_nsys_report_names_the_host_it_was_taken_on(nsys) -> None:
+    """A straggler group's host comes from each rank's trace: nsys keeps it in
+    TARGET_INFO_SYSTEM_ENV (read here with sqlite3)."""
+    import sqlite3
+
+    from tui.analysis.distributed.stragglers import rank_host
+
+    path = sample("ddp4_nsys.sqlite")
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        expected = db.execute("SELECT value FROM TARGET_INFO_SYSTEM_ENV "
+                              "WHERE name = 'Hostname'").fetchone()[0]
+    trace, _figures = nsys
+    meta = dict(trace.con.execute("SELECT key, value FROM trace_meta").fetchall())
+    assert meta["hostname"] == expected == "vm"
+    assert rank_host(meta, path.name) == "vm"

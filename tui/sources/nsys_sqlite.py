@@ -396,6 +396,18 @@ def _load_meta(path: Path, schema: dict[str, set[str]], con: duckdb.DuckDBPyConn
             pass  # versions are only shown; a damaged table leaves them out
         finally:
             db.close()
+    if {"name", "value"} <= schema.get("TARGET_INFO_SYSTEM_ENV", set()):
+        # the host the report was taken on: names the host a group of straggling ranks share
+        db = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)
+        try:
+            row = db.execute("SELECT value FROM TARGET_INFO_SYSTEM_ENV "
+                             "WHERE name = 'Hostname' LIMIT 1").fetchone()
+            if row and row[0]:
+                meta["hostname"] = str(row[0])
+        except sqlite3.Error:
+            pass
+        finally:
+            db.close()
     con.executemany("INSERT OR REPLACE INTO trace_meta VALUES (?, ?)", list(meta.items()))
 
 
