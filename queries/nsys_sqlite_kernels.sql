@@ -3,14 +3,15 @@
 -- SQLite hands over costs about a second). The brace-named fields are column expressions
 -- chosen after probing the export's schema, because columns differ between nsys
 -- versions; {name} is the name as its StringIds id (name_id, resolved in DuckDB once per
--- distinct name) or, when the export has no StringIds, as text (name).
+-- distinct name) or, when the export has no StringIds, as text (name). Each process
+-- numbers its own correlation ids: {process} (its pid) makes them one process's alone.
 SELECT
     CAST(k.deviceId AS INTEGER) AS device,
     CAST(k.streamId AS INTEGER) AS stream,
     CAST(k.start AS INTEGER) AS start_ns,
     CAST(k."end" AS INTEGER) AS end_ns,
     {name},
-    CAST(k.correlationId AS INTEGER) AS correlation,
+    CAST(k.correlationId AS INTEGER) + ({process} << 32) AS correlation,
     CAST({grid_x} AS INTEGER) AS grid_x, CAST({grid_y} AS INTEGER) AS grid_y,
     CAST({grid_z} AS INTEGER) AS grid_z,
     CAST({block_x} AS INTEGER) AS block_x, CAST({block_y} AS INTEGER) AS block_y,

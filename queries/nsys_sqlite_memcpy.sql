@@ -2,7 +2,8 @@
 -- columns only kernels have are left out).
 -- copyKind and srcKind/dstKind are CUPTI enum values (stable across versions), spelt
 -- the way Kineto names copies, e.g. 'Memcpy HtoD (Pageable -> Device)'. srcDeviceId and
--- dstDeviceId (peer copies; NULL otherwise) come when the export has them.
+-- dstDeviceId (peer copies; NULL otherwise) come when the export has them. The correlation
+-- id is made the process's own as in nsys_sqlite_kernels.sql.
 WITH copies AS (
     SELECT
         m.*,
@@ -38,7 +39,7 @@ SELECT
     'Memcpy ' || copy_kind
         || CASE WHEN src_kind IS NOT NULL AND dst_kind IS NOT NULL
                 THEN ' (' || src_kind || ' -> ' || dst_kind || ')' ELSE '' END AS name,
-    CAST(correlationId AS INTEGER) AS correlation,
+    CAST(correlationId AS INTEGER) + ({process} << 32) AS correlation,
     CAST(bytes AS INTEGER) AS bytes,
     copy_kind,
     src_kind,

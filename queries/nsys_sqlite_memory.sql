@@ -8,6 +8,6 @@ SELECT
     CAST(m.bytes AS INTEGER) AS bytes,
     CAST(m.memKind AS INTEGER) AS mem_kind,
     CAST(m.memoryOperationType AS INTEGER) AS operation,
-    CAST(m.correlationId AS INTEGER) AS correlation,
+    CAST(m.correlationId AS INTEGER) + ({process} << 32) AS correlation,  -- as the API calls'
     CAST(m.globalPid AS INTEGER) AS global_pid
 FROM CUDA_GPU_MEMORY_USAGE_EVENTS AS m

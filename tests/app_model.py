@@ -324,7 +324,8 @@ def check_model(driver: Driver, before: Before, action: Action) -> None:
     elif what == "key" and arg == "escape" and before.focused_timeline:
         assert timeline.hits is None and timeline.mark_t is None
         assert not any(lane.kind == LANE_OPENED for lane in timeline.lanes)
-    elif what == "click" and arg[2] == 1 and arg[1] < before.rows:
+    elif (what == "click" and arg[2] == 1 and arg[1] < before.rows
+          and arg[0] < timeline.scrollable_content_region.width):  # not on the scrollbar
         index = before.top_lane + arg[1]  # a click on a lane: the cursor goes to it
         if index < len(timeline.lanes):
             assert timeline.lane_index == index

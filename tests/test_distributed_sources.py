@@ -118,3 +118,24 @@ def test_an_nsys_report_names_the_host_it_was_taken_on(nsys) -> None:
     meta = dict(trace.con.execute("SELECT key, value FROM trace_meta").fetchall())
     assert meta["hostname"] == expected == "vm"
     assert rank_host(meta, path.name) == "vm"
+
+
+def test_each_kernel_is_linked_to_a_call_of_its_own_process(nsys) -> None:
+    """Each process of the report numbers its own correlation ids (the four share 1, 2,
+    …): every kernel's launch call is one of the process nsys names in the kernel's
+    globalPid (read here with sqlite3), for the launch stacks, gap causes and rules too."""
+    import sqlite3
+
+    path = sample("ddp4_nsys.sqlite")
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        expected = db.execute(
+            "SELECT deviceId, (globalPid >> 24) & 16777215, count(*) "
+            "FROM CUPTI_ACTIVITY_KIND_KERNEL GROUP BY 1, 2 ORDER BY 1, 2").fetchall()
+    trace, _figures = nsys
+    linked = trace.con.execute(
+        "SELECT g.device, h.pid, count(*) FROM launches AS l "
+        "JOIN gpu_activities AS g ON g.id = l.gpu_id "
+        "JOIN host_activities AS h ON h.id = l.runtime_id "
+        "WHERE g.kind = 'kernel' GROUP BY 1, 2 ORDER BY 1, 2").fetchall()
+    assert linked == expected
+    assert len({pid for _, pid, _ in expected}) == 4

@@ -19,9 +19,11 @@ COLUMNS = {"start", "deviceId", "address", "bytes", "memKind", "memoryOperationT
 
 
 def load_nsys_memory(path: Path, schema: dict[str, set[str]],
-                     con: duckdb.DuckDBPyConnection) -> list[str]:
+                     con: duckdb.DuckDBPyConnection, process: str = "0") -> list[str]:
     """Fill memory_events from the export (after host_activities, whose API calls give
-    each event its thread); warnings. An export without the table adds nothing."""
+    each event its thread); warnings. An export without the table adds nothing.
+    `process`: the expression of an event's pid that makes its correlation id its
+    process's own, as the API calls' are (0: ids left as they are)."""
     if MEMORY_TABLE not in schema:
         return []
     if not COLUMNS <= schema[MEMORY_TABLE]:
@@ -30,7 +32,7 @@ def load_nsys_memory(path: Path, schema: dict[str, set[str]],
     try:
         cursor = source.cursor()
         try:
-            cursor.execute(load_query("nsys_sqlite_memory"))
+            cursor.execute(load_query("nsys_sqlite_memory").format(process=process))
             events = cursor.fetch_arrow_table()
         finally:
             cursor.close()

@@ -80,7 +80,7 @@ def load_nsys_sqlite(path: Path, con: duckdb.DuckDBPyConnection) -> list[str]:
         warnings.append(f"could not read the GPUs' names ({first_line(exc, 300)})")
     _load_meta(path, schema, con)
     _load_threads(path, schema, con)
-    warnings += load_nsys_memory(path, schema, con)
+    warnings += load_nsys_memory(path, schema, con, _process(schema, "m.globalPid"))
     gpu_rows, host_rows = con.execute(
         "SELECT (SELECT count(*) FROM gpu_activities), (SELECT count(*) FROM host_activities)"
     ).fetchone() or (0, 0)
@@ -188,6 +188,22 @@ def _column(schema: dict[str, set[str]], table: str, column: str, default: str =
     return column if column in schema.get(table, set()) else default
 
 
+GPU_TABLES = (KERNEL_TABLE, "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET")
+
+
+def _per_process(schema: dict[str, set[str]]) -> bool:
+    """Do the GPU tables say which process launched each row (globalPid)? Then every
+    correlation id is made its process's own: pid * 2^32 + nsys's CorrId."""
+    present = [t for t in GPU_TABLES if t in schema]
+    return bool(present) and all("globalPid" in schema[t] for t in present)
+
+
+def _process(schema: dict[str, set[str]], column: str) -> str:
+    """The pid out of `column` (a globalPid or globalTid), the high half of a correlation
+    id; 0 where the GPU tables do not say their process."""
+    return f"(({column} >> 24) & 16777215)" if _per_process(schema) else "0"
+
+
 def _gpu_queries(schema: dict[str, set[str]], warnings: list[str]) -> list[tuple[str, str]]:
     """(query, kind of its rows) for the GPU tables present."""
     queries = []
@@ -204,7 +220,7 @@ def _gpu_queries(schema: dict[str, set[str]], warnings: list[str]) -> list[tuple
         static = _column(schema, KERNEL_TABLE, "staticSharedMemory", "0")
         dynamic = _column(schema, KERNEL_TABLE, "dynamicSharedMemory", "0")
         queries.append((load_query("nsys_sqlite_kernels").format(
-            name=name,
+            name=name, process=_process(schema, "k.globalPid"),
             grid_x=_column(schema, KERNEL_TABLE, "gridX"),
             grid_y=_column(schema, KERNEL_TABLE, "gridY"),
             grid_z=_column(schema, KERNEL_TABLE, "gridZ"),
@@ -217,6 +233,7 @@ def _gpu_queries(schema: dict[str, set[str]], warnings: list[str]) -> list[tuple
     if "CUPTI_ACTIVITY_KIND_MEMCPY" in schema:
         table = "CUPTI_ACTIVITY_KIND_MEMCPY"
         queries.append((load_query("nsys_sqlite_memcpy").format(
+            process=_process(schema, "globalPid"),
             src_kind=_column(schema, table, "srcKind"),
             dst_kind=_column(schema, table, "dstKind"),
             src_device=_column(schema, table, "srcDeviceId"),
@@ -224,6 +241,7 @@ def _gpu_queries(schema: dict[str, set[str]], warnings: list[str]) -> list[tuple
         ), "memcpy"))
     if "CUPTI_ACTIVITY_KIND_MEMSET" in schema:
         queries.append((load_query("nsys_sqlite_memset").format(
+            process=_process(schema, "globalPid"),
             mem_kind=_column(schema, "CUPTI_ACTIVITY_KIND_MEMSET", "memKind"),
         ), "memset"))
     return queries
@@ -237,7 +255,8 @@ def _host_queries(schema: dict[str, set[str]]) -> list[tuple[str, str]]:
         chains = (CALLCHAINS_TABLE in schema
                   and "callchainId" in schema["CUPTI_ACTIVITY_KIND_RUNTIME"])
         callchain = ",\n    CAST(r.callchainId AS INTEGER) AS callchain" if chains else ""
-        queries.append((load_query("nsys_sqlite_runtime").format(callchain=callchain),
+        queries.append((load_query("nsys_sqlite_runtime").format(
+            callchain=callchain, process=_process(schema, "r.globalTid")),
                         "runtime"))
     if "NVTX_EVENTS" in schema:
         text_id = "n.textId" if "textId" in schema["NVTX_EVENTS"] else "NULL"
