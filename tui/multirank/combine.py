@@ -66,24 +66,38 @@ def combine(stores: list[TraceStore], ranks: list[int]) -> duckdb.DuckDBPyConnec
 def summarize_stores(con: duckdb.DuckDBPyConnection, stores: list[TraceStore],
                      min_gap_ns: int) -> None:
     """Fill in the summary of every store that came without one (from the cache, or a
-    Parquet store): `USE` points the summary's unqualified table names at one store at a
-    time, so nothing is opened twice."""
+    Parquet store), on `con`, an in-memory connection of its own: each store is mounted
+    there in turn, `USE` points the summary's unqualified table names at it, and it is
+    unmounted again. One at a time because an attached cache file holds 256 KiB of
+    DuckDB's memory while attached: 1,024 of them took all of a 1GB budget's summary
+    share."""
     from tui.analysis.summary import rank_summary
 
-    try:
-        for index, store in enumerate(stores):
-            if store.summary is not None:
-                continue
+    for index, store in enumerate(stores):
+        if store.summary is not None:
+            continue
+        _mount(con, index, store)
+        try:
             con.execute(f"USE {_alias(index) if store.db_path else 'memory.' + _alias(index)}")
             view = Trace(store.path, store.format, con, list(store.warnings),
                          from_cache=store.from_cache, cache_path=store.db_path)
             store.summary = rank_summary(view, min_gap_ns)
-    finally:
-        con.execute("USE memory.main")
+        finally:
+            con.execute("USE memory.main")
+            _unmount(con, index, store)
 
 
 def _alias(index: int) -> str:
     return f"store{index}"
+
+
+def _unmount(con: duckdb.DuckDBPyConnection, index: int, store: TraceStore) -> None:
+    """Undo _mount."""
+    alias = _alias(index)
+    if store.db_path is not None:
+        con.execute(f"DETACH {alias}")
+    else:
+        con.execute(f"DROP SCHEMA {alias} CASCADE")
 
 
 def _mount(con: duckdb.DuckDBPyConnection, index: int, store: TraceStore) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import duckdb
 
+from tui.db import connect
 from tui.load_progress import LoadStopped
 from tui.multirank.combine import RankSet, combine, summarize_stores
 from tui.multirank.load import STOP_POLL_S, LoadJob, StopFlag, load_stores
@@ -43,10 +44,10 @@ def open_run(paths: list[Path], use_cache: bool = True, workers: int | None = No
         order = sorted(range(len(stores)), key=lambda i: ranks[i])
         stores = [stores[i] for i in order]
         ranks = [ranks[i] for i in order]
+        if min_gap_ns is not None and any(store.summary is None for store in stores):
+            with contextlib.closing(connect(":memory:")) as alone, stopped_by(alone, stop):
+                summarize_stores(alone, stores, min_gap_ns)  # 1,024 from the cache: ~50 s
         con = combine(stores, ranks)
-        if min_gap_ns is not None:
-            with stopped_by(con, stop):  # 1,024 ranks from the cache: ~50 s of summaries
-                summarize_stores(con, stores, min_gap_ns)
     except BaseException:
         if con is not None:
             con.close()
