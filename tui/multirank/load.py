@@ -112,8 +112,10 @@ def _load_in_pool(jobs: list[LoadJob], pending: list[int], count: int,
     context = multiprocessing.get_context("spawn")
     _start_resource_tracker()
     stop_workers = context.Event()
+    # the processes share the cores: each one's DuckDB keeps to its share of them
+    threads = max(1, available_cores() // count)
     with ProcessPoolExecutor(max_workers=count, mp_context=context, initializer=_worker_start,
-                             initargs=(stop_workers,)) as pool:
+                             initargs=(stop_workers, threads)) as pool:
         futures = {pool.submit(_load_in_worker, jobs[i]): i for i in pending}
         try:
             for future in _as_done(list(futures), stop):
@@ -152,12 +154,17 @@ def _start_resource_tracker() -> None:
 _worker_stop: StopFlag | None = None  # in a pool's process: set when loads must stop
 
 
-def _worker_start(stop: StopFlag) -> None:
+def _worker_start(stop: StopFlag, threads: int) -> None:
     """A pool process's start. Ctrl-C in the terminal reaches it too, but it is the parent
-    that stops the loads (through `stop`): an idle process would die of the signal."""
+    that stops the loads (through `stop`): an idle process would die of the signal.
+    `threads`: its share of the cores, DuckDB's threads at most (TUI_THREADS; a lower one
+    the user set stays)."""
     global _worker_stop
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _worker_stop = stop
+    cap = os.environ.get("TUI_THREADS", "")
+    if not (cap.isdigit() and 0 < int(cap) <= threads):
+        os.environ["TUI_THREADS"] = str(threads)
 
 
 def _load_in_worker(job: LoadJob) -> TraceStore:
