@@ -23,7 +23,7 @@ def queue_series(con: duckdb.DuckDBPyConnection, whole_trace: bool = False) -> N
 def queue_summary(con: duckdb.DuckDBPyConnection) -> list[dict]:
     """Per (device, stream): changes, mean and median over the changes (HTA's), max, and
     time_mean (the mean over time), over the figures' window."""
-    prepare(con)
+    queue_series(con)
     cursor = con.execute(load_query("dist_queue_summary"))
     names = [d[0] for d in cursor.description]
     out = []
