@@ -14,17 +14,17 @@ FileLocation, StackFrame) are declared flat: only the wire format has to match.
 
 from __future__ import annotations
 
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
-from google.protobuf.message import Message
+from google.protobuf import descriptor_pb2
+
+from tui.sources.proto_schema import Fields, message_classes
 
 _F = descriptor_pb2.FieldDescriptorProto
 INT32, INT64, BOOL = _F.TYPE_INT32, _F.TYPE_INT64, _F.TYPE_BOOL
 STRING, BYTES, MESSAGE = _F.TYPE_STRING, _F.TYPE_BYTES, _F.TYPE_MESSAGE
 PACKAGE = "tui.hlo"
 
-# name, number, type, then "[]" (repeated), "map" (map<int64, message>) or "" (singular);
-# the message type's name, for a message or a map's value.
-MESSAGES: dict[str, list[tuple[str, int, int, str, str]]] = {
+# (name, number, type, label, message type name), as proto_schema reads them
+MESSAGES: dict[str, Fields] = {
     "HloProto": [
         ("hlo_module", 1, MESSAGE, "", "HloModuleProto"),
     ],
@@ -88,38 +88,6 @@ MESSAGES: dict[str, list[tuple[str, int, int, str, str]]] = {
 }
 
 
-def file_descriptor() -> descriptor_pb2.FileDescriptorProto:
-    """MESSAGES as a proto3 file."""
-    file = descriptor_pb2.FileDescriptorProto(
-        name="tui/hlo.proto", package=PACKAGE, syntax="proto3")
-    for message_name, fields in MESSAGES.items():
-        message = file.message_type.add(name=message_name)
-        for name, number, kind, label, type_name in fields:
-            field = message.field.add(name=name, number=number, type=kind,
-                                      label=_F.LABEL_OPTIONAL)
-            if type_name:
-                field.type_name = f".{PACKAGE}.{type_name}"
-            if label == "[]":
-                field.label = _F.LABEL_REPEATED
-            elif label == "map":  # repeated entries of a nested message {key, value}
-                entry = message.nested_type.add(
-                    name="".join(w.capitalize() for w in name.split("_")) + "Entry")
-                entry.options.map_entry = True
-                entry.field.add(name="key", number=1, type=INT64, label=_F.LABEL_OPTIONAL)
-                entry.field.add(name="value", number=2, type=MESSAGE, label=_F.LABEL_OPTIONAL,
-                                type_name=field.type_name)
-                field.label = _F.LABEL_REPEATED
-                field.type_name = f".{PACKAGE}.{message_name}.{entry.name}"
-    return file
-
-
-def _classes() -> dict[str, type[Message]]:
-    pool = descriptor_pool.DescriptorPool()
-    pool.Add(file_descriptor())
-    return {name: message_factory.GetMessageClass(pool.FindMessageTypeByName(
-        f"{PACKAGE}.{name}")) for name in MESSAGES}
-
-
-_ALL = _classes()
+_ALL = message_classes("tui/hlo.proto", PACKAGE, MESSAGES)
 HloProto = _ALL["HloProto"]
 HloModuleProto = _ALL["HloModuleProto"]

@@ -14,17 +14,19 @@ the same wire format), left for proto_wire to decode all at once.
 
 from __future__ import annotations
 
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from google.protobuf import descriptor_pb2
 from google.protobuf.message import Message
+
+from tui.sources import proto_schema
+from tui.sources.proto_schema import Fields
 
 _F = descriptor_pb2.FieldDescriptorProto
 INT64, UINT64, DOUBLE = _F.TYPE_INT64, _F.TYPE_UINT64, _F.TYPE_DOUBLE
 STRING, BYTES, MESSAGE = _F.TYPE_STRING, _F.TYPE_BYTES, _F.TYPE_MESSAGE
 PACKAGE = "tui.xspace"
 
-# name, number, type, then: "[]" (repeated), "map" (map<int64, message>), "oneof:NAME",
-# or "" (a singular field); the message type's name, for a message or a map's value.
-MESSAGES: dict[str, list[tuple[str, int, int, str, str]]] = {
+# (name, number, type, label, message type name), as proto_schema reads them
+MESSAGES: dict[str, Fields] = {
     "XSpace": [
         ("planes", 1, MESSAGE, "[]", "XPlane"),
         ("hostnames", 4, STRING, "[]", ""),
@@ -73,47 +75,11 @@ MESSAGES: dict[str, list[tuple[str, int, int, str, str]]] = {
 }
 
 
-def file_descriptor(events_as_bytes: bool = False) -> descriptor_pb2.FileDescriptorProto:
-    """MESSAGES as a proto3 file; with `events_as_bytes`, XLine.events is `repeated bytes`."""
-    file = descriptor_pb2.FileDescriptorProto(
-        name="tui/xspace.proto", package=PACKAGE, syntax="proto3")
-    for message_name, fields in MESSAGES.items():
-        message = file.message_type.add(name=message_name)
-        oneofs: list[str] = []
-        for name, number, kind, label, type_name in fields:
-            field = message.field.add(name=name, number=number, type=kind,
-                                      label=_F.LABEL_OPTIONAL)
-            if type_name:
-                field.type_name = f".{PACKAGE}.{type_name}"
-            if label == "[]":
-                field.label = _F.LABEL_REPEATED
-            elif label == "map":  # repeated entries of a nested message {key, value}
-                entry = message.nested_type.add(
-                    name="".join(w.capitalize() for w in name.split("_")) + "Entry")
-                entry.options.map_entry = True
-                entry.field.add(name="key", number=1, type=INT64, label=_F.LABEL_OPTIONAL)
-                entry.field.add(name="value", number=2, type=MESSAGE, label=_F.LABEL_OPTIONAL,
-                                type_name=field.type_name)
-                field.label = _F.LABEL_REPEATED
-                field.type_name = f".{PACKAGE}.{message_name}.{entry.name}"
-            elif label.startswith("oneof:"):
-                oneof = label.removeprefix("oneof:")
-                if oneof not in oneofs:
-                    oneofs.append(oneof)
-                    message.oneof_decl.add(name=oneof)
-                field.oneof_index = oneofs.index(oneof)
-            if events_as_bytes and (message_name, name) == ("XLine", "events"):
-                field.type = BYTES
-                field.ClearField("type_name")
-    return file
-
-
 def message_classes(events_as_bytes: bool = False) -> dict[str, type[Message]]:
-    """Each message name's class, built in a descriptor pool of its own."""
-    pool = descriptor_pool.DescriptorPool()
-    pool.Add(file_descriptor(events_as_bytes))
-    return {name: message_factory.GetMessageClass(pool.FindMessageTypeByName(
-        f"{PACKAGE}.{name}")) for name in MESSAGES}
+    """Each message name's class, built in a descriptor pool of its own; with
+    `events_as_bytes`, XLine.events is `repeated bytes`."""
+    return proto_schema.message_classes("tui/xspace.proto", PACKAGE, MESSAGES,
+                                        {("XLine", "events")} if events_as_bytes else ())
 
 
 _FULL = message_classes()
