@@ -1,17 +1,17 @@
 -- The training steps of one trace for its critical paths (tui/analysis/distributed/
 -- critical_path.py): Kineto `ProfilerStep#N` annotations, else annotation (NVTX, JAX
--- StepTraceAnnotation) ranges named like a step: 'step 3', 'step_3', 'Step#3',
--- 'train_step 3', 'iteration 3', 'iter_3' (as goto_step.sql), the outermost; only those
+-- StepTraceAnnotation) ranges named like a step ($profiler_step, $step_name: tui/steps.py),
+-- the outermost; only those
 -- that began before $cutoff_ns (dist_window.sql's cut; NULL: every step). An nsys report of
 -- several processes has each process's steps.
 -- Columns: name, start_ns, end_ns, pid, tid (of the step's range).
 WITH candidates AS (
     SELECT name, start_ns, end_ns, pid, tid, depth,
-           regexp_matches(name, '^ProfilerStep#\d+$') AS profiler_step
+           regexp_matches(name, $profiler_step) AS profiler_step
     FROM host_activities
     WHERE kind = 'annotation'
-      AND (regexp_matches(name, '^ProfilerStep#\d+$')
-           OR regexp_matches(name, '^(?i)(train[ _-]?)?(step|iteration|iter)[ _#:-]?\d+\b'))
+      AND (regexp_matches(name, $profiler_step)
+           OR regexp_matches(name, $step_name))
 ), family AS (
     SELECT * FROM candidates QUALIFY profiler_step = max(profiler_step) OVER ()
 )

@@ -1,8 +1,8 @@
 -- Every training step of every rank of a combined run (views with a `rank` column,
 -- tui/multirank/combine.py): its host range and the launches made in it.
 -- A step is a Kineto `ProfilerStep#N` annotation; a rank without those uses annotation
--- (NVTX) ranges named like a step: 'step 3', 'step_3', 'Step#3', 'train_step 3',
--- 'iteration 3', 'iter_3' (anything may follow the number), the outermost such ranges.
+-- (NVTX) ranges named like a step, the outermost such ranges ($profiler_step, $step_name:
+-- tui/steps.py).
 -- A step's launches are the CUDA runtime calls that began inside its host range, on any
 -- thread; first/last_correlation bound their correlation ids (CUPTI numbers launches in
 -- order), so GPU work whose launch call the trace lost still falls in its step.
@@ -10,11 +10,11 @@
 --          first_correlation, last_correlation (NULL: the step launched nothing).
 WITH candidates AS (
     SELECT rank, name, start_ns, end_ns, depth, duration_ns,
-           regexp_matches(name, '^ProfilerStep#\d+$') AS profiler_step
+           regexp_matches(name, $profiler_step) AS profiler_step
     FROM host_activities
     WHERE kind = 'annotation'
-      AND (regexp_matches(name, '^ProfilerStep#\d+$')
-           OR regexp_matches(name, '^(?i)(train[ _-]?)?(step|iteration|iter)[ _#:-]?\d+\b'))
+      AND (regexp_matches(name, $profiler_step)
+           OR regexp_matches(name, $step_name))
 ), family AS (  -- ProfilerStep#N wins where a rank has both
     SELECT * FROM candidates
     QUALIFY profiler_step = max(profiler_step) OVER (PARTITION BY rank)

@@ -22,6 +22,7 @@ import duckdb
 import pyarrow as pa
 
 from tui.queries import load_query
+from tui.steps import step_patterns
 
 RANK_KEYS = ("rank", "busy_pct", "comm_ns", "compute_ns", "wait_ns")
 MATERIAL_PCT = 5.0  # a straggler holds the others up >= this % of the median step
@@ -132,11 +133,11 @@ def waiting_kernels(con: duckdb.DuckDBPyConnection, waited_for: int | None = Non
 def ensure_rank_tables(con: duckdb.DuckDBPyConnection) -> None:
     """Match the collectives and find the steps once per connection, into temporary
     tables (collective_instances, step_ranges, step_work) that the rank_* queries read."""
-    for table, query in (("collective_instances", "rank_collectives"),
-                         ("step_ranges", "rank_step_ranges"),
-                         ("step_work", "rank_step_work")):
+    for table, query, params in (("collective_instances", "rank_collectives", {}),
+                                 ("step_ranges", "rank_step_ranges", step_patterns()),
+                                 ("step_work", "rank_step_work", {})):
         con.execute(f"CREATE TEMP TABLE IF NOT EXISTS {table} AS "
-                    + load_query(query).rstrip().rstrip(";"))
+                    + load_query(query).rstrip().rstrip(";"), params or None)
 
 
 def _per_step_waits(rows: list[dict]) -> None:

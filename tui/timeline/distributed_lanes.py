@@ -15,6 +15,7 @@ import numpy as np
 from tui.analysis.distributed import critical_paths, queue_series
 from tui.analysis.distributed.critical_path import Segment
 from tui.queries import load_query
+from tui.steps import step_patterns
 from tui.timeline.bins import Cell, View
 from tui.timeline.lanes import LANE_CRITICAL, LANE_QUEUE, Lane, LaneKey
 
@@ -44,7 +45,8 @@ class DistributedLanes:
                 return
             self.streams = cur.execute(load_query("timeline_queue_lanes")).fetchall()
             self.has_steps = bool(cur.execute(load_query("dist_steps"),
-                                              {"cutoff_ns": None}).fetchone())
+                                              {"cutoff_ns": None, **step_patterns()}
+                                              ).fetchone())
             self.discovered = True
 
     def lanes(self) -> list[Lane]:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import duckdb
 
 from tui.queries import load_query
+from tui.steps import STEP_NAME
 
 UNITS = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "µs": 1_000, "ns": 1}
 _TIME = re.compile(r"^([+-])?\s*(\d+(?:\.\d*)?|\.\d+)\s*(s|ms|us|µs|ns)$", re.IGNORECASE)
@@ -50,7 +51,7 @@ def find(cur: duckdb.DuckDBPyConnection, text: str, origin: int, cursor: int) ->
         t = cursor + ns if sign == "+" else cursor - ns if sign == "-" else origin + ns
         return Place(t, t, text)
     step = _STEP.match(text)
-    query, params = (("goto_step", {"step": step.group(1)}) if step else
+    query, params = (("goto_step", {"step": step.group(1), "step_name": STEP_NAME}) if step else
                      ("goto_range", {"name": text, "t": cursor}))
     row = cur.execute(load_query(query), params).fetchone()
     if row is None:

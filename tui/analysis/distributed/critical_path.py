@@ -38,6 +38,7 @@ import duckdb
 
 from tui.analysis.distributed.window import prepare
 from tui.queries import load_query
+from tui.steps import step_patterns
 
 KINDS = ("cpu", "launch_delay", "kernel", "communication", "waiting")
 KERNEL_WAIT_NS = 30_000  # HTA's consecutive_kernel_delay: shorter gaps are launch overhead
@@ -99,7 +100,8 @@ def critical_paths(con: duckdb.DuckDBPyConnection,
     long gap on a stream is never followed to another stream's work (the path HTA finds
     in a trace without CUDA synchronisation events, torch's default)."""
     window = prepare(con)
-    steps = con.execute(load_query("dist_steps"), {"cutoff_ns": window.cutoff_ns}).fetchall()
+    steps = con.execute(load_query("dist_steps"),
+                        {"cutoff_ns": window.cutoff_ns, **step_patterns()}).fetchall()
     if not steps:
         return []
     first, last = steps[0][1], max(step[2] for step in steps)
