@@ -404,27 +404,24 @@ def _load_devices(path: Path, schema: dict[str, set[str]], con: duckdb.DuckDBPyC
 
 
 def _load_meta(path: Path, schema: dict[str, set[str]], con: duckdb.DuckDBPyConnection) -> None:
+    """The export's versions (only shown) and the host the report was taken on (it names
+    the host a group of straggling ranks share); a damaged table leaves its part out."""
     meta = {"format": "nsys"}
+    reads = []
     if "META_DATA_EXPORT" in schema:
-        db = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)
-        try:
-            for key, value in db.execute("SELECT name, value FROM META_DATA_EXPORT"):
-                if key in ("EXPORT_PRODUCT_VERSION", "EXPORT_SCHEMA_VERSION"):
-                    meta[key.lower()] = str(value)
-        except sqlite3.Error:
-            pass  # versions are only shown; a damaged table leaves them out
-        finally:
-            db.close()
+        reads.append(("SELECT lower(name), value FROM META_DATA_EXPORT WHERE name IN "
+                      "('EXPORT_PRODUCT_VERSION', 'EXPORT_SCHEMA_VERSION')"))
     if {"name", "value"} <= schema.get("TARGET_INFO_SYSTEM_ENV", set()):
-        # the host the report was taken on: names the host a group of straggling ranks share
+        reads.append("SELECT 'hostname', value FROM TARGET_INFO_SYSTEM_ENV "
+                     "WHERE name = 'Hostname' AND value <> '' LIMIT 1")
+    if reads:
         db = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)
         try:
-            row = db.execute("SELECT value FROM TARGET_INFO_SYSTEM_ENV "
-                             "WHERE name = 'Hostname' LIMIT 1").fetchone()
-            if row and row[0]:
-                meta["hostname"] = str(row[0])
-        except sqlite3.Error:
-            pass
+            for query in reads:
+                try:
+                    meta.update((key, str(value)) for key, value in db.execute(query))
+                except sqlite3.Error:
+                    pass
         finally:
             db.close()
     con.executemany("INSERT OR REPLACE INTO trace_meta VALUES (?, ?)", list(meta.items()))
