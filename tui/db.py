@@ -83,10 +83,21 @@ def duckdb_threads() -> int:
     tui processes sharing the cores: a test runner's workers, a shared login node), one
     at least."""
     threads = min(available_cores(), memory_budget_bytes() // BYTES_PER_THREAD)
+    cap = thread_cap()
+    return max(1, threads if cap is None else min(threads, cap))
+
+
+def thread_cap() -> int | None:
+    """TUI_THREADS, where it is a positive number."""
     cap = os.environ.get("TUI_THREADS", "").strip()
-    if cap.isdigit() and int(cap) > 0:
-        threads = min(threads, int(cap))
-    return max(1, threads)
+    return int(cap) if cap.isdigit() and int(cap) > 0 else None
+
+
+def cap_threads(threads: int) -> None:
+    """Keep this process's DuckDB to `threads` at most (a lower TUI_THREADS stays)."""
+    cap = thread_cap()
+    if cap is None or cap > threads:
+        os.environ["TUI_THREADS"] = str(threads)
 
 
 def available_cores() -> int:

@@ -32,7 +32,7 @@ from typing import Protocol
 import duckdb
 
 from tui import cache
-from tui.db import available_cores, connect, sql_string
+from tui.db import available_cores, cap_threads, connect, sql_string
 from tui.errors import TraceError
 from tui.load_progress import LoadMeter, LoadStopped, start_watching, stop_watching
 from tui.multirank.locations import fetch, is_remote
@@ -162,9 +162,7 @@ def _worker_start(stop: StopFlag, threads: int) -> None:
     global _worker_stop
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _worker_stop = stop
-    cap = os.environ.get("TUI_THREADS", "")
-    if not (cap.isdigit() and 0 < int(cap) <= threads):
-        os.environ["TUI_THREADS"] = str(threads)
+    cap_threads(threads)
 
 
 def _load_in_worker(job: LoadJob) -> TraceStore:
