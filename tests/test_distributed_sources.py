@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import re
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -106,8 +107,6 @@ def test_jax_mesh_in_one_process_has_each_gpu() -> None:
 def test_an_nsys_report_names_the_host_it_was_taken_on(nsys) -> None:
     """A straggler group's host comes from each rank's trace: nsys keeps it in
     TARGET_INFO_SYSTEM_ENV (read here with sqlite3)."""
-    import sqlite3
-
     from tui.analysis.distributed.stragglers import rank_host
 
     path = sample("ddp4_nsys.sqlite")
@@ -124,8 +123,6 @@ def test_each_kernel_is_linked_to_a_call_of_its_own_process(nsys) -> None:
     """Each process of the report numbers its own correlation ids (the four share 1, 2,
     …): every kernel's launch call is one of the process nsys names in the kernel's
     globalPid (read here with sqlite3), for the launch stacks, gap causes and rules too."""
-    import sqlite3
-
     path = sample("ddp4_nsys.sqlite")
     with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
         expected = db.execute(
