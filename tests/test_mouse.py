@@ -74,3 +74,25 @@ async def test_drag_pans_click_selects_double_click_zooms_to_the_kernel() -> Non
         await pilot.click(timeline, offset=(5, 1))  # on a label: that lane, same time
         timeline = await settle(pilot)
         assert timeline.lane_index == 1
+
+
+@sync
+async def test_lanes_scrolled_by_the_wheel_or_the_scrollbar_keep_the_cursor_in_sight() -> None:
+    app = TraceApp(sample("ddp4_nsys.sqlite"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        timeline = await settle(pilot)
+        rows = timeline.scrollable_content_region.height
+        assert len(timeline.lanes) > rows + 3  # more lanes than rows: they scroll
+        assert timeline.lane_index == 0
+        for _ in range(4):  # the wheel over the labels scrolls the lanes, not the window
+            timeline = await wheel(pilot, timeline, 2, 1, up=False)
+        top = timeline.scroll_offset.y
+        assert top > 0
+        assert timeline.lane_index == top  # the cursor came along, to the first lane in sight
+        # a click low on the scrollbar pages down: the cursor to a lane still shown
+        before = top
+        await pilot.click(timeline, offset=(timeline.size.width - 1, rows - 1))
+        timeline = await settle(pilot)
+        top = timeline.scroll_offset.y
+        assert top > before
+        assert top <= timeline.lane_index < top + rows

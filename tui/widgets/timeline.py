@@ -222,13 +222,26 @@ class Timeline(TimelineMouse, TimelineGoto, TimelineSearch, TimelineSelect, Time
         self.current_gap = self.current_gap if self._in_current_gap() else None
         height = self.scrollable_content_region.height
         if self.lane_index < self.scroll_y:
-            self.scroll_to(y=self.lane_index, animate=False)
+            self.scroll_to(y=self.lane_index, animate=False, immediate=True)
         elif height and self.lane_index >= self.scroll_y + height:
-            self.scroll_to(y=self.lane_index - height + 1, animate=False)
+            self.scroll_to(y=self.lane_index - height + 1, animate=False, immediate=True)
         if not self.pending:  # else the new window's arrival redraws everything once
             self.refresh()
             self.post_message(self.ViewChanged(self))
         self.locate()
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        """Lanes scrolled by the scrollbar or the wheel: the cursor stays on a lane in sight,
+        as a text view keeps its cursor on screen."""
+        super().watch_scroll_y(old_value, new_value)
+        height = self.scrollable_content_region.height
+        if not height or not self.lanes:
+            return
+        top = round(new_value)
+        lane = min(max(self.lane_index, top), top + height - 1, len(self.lanes) - 1)
+        if lane != self.lane_index:
+            self.lane_index = lane
+            self.cursor_changed()
 
     def _in_current_gap(self) -> bool:
         gap = self.current_gap
