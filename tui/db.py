@@ -17,6 +17,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Protocol
 
 import duckdb
+import pyarrow as pa
 
 from tui.errors import TraceError
 
@@ -285,6 +286,16 @@ def _spill_dir() -> str:
         _spill_root = tempfile.mkdtemp(prefix="tui-spill-")
         atexit.register(shutil.rmtree, _spill_root, True)
     return _spill_root
+
+
+def insert_rows(con: duckdb.DuckDBPyConnection, insert: str, rows: list[tuple]) -> None:
+    """`insert` ("INSERT INTO threads", "INSERT OR REPLACE INTO trace_meta") of Python rows
+    in one statement: executemany runs a statement a row, ~0.3 ms each."""
+    if not rows:
+        return
+    columns = {f"c{i}": list(values) for i, values in enumerate(zip(*rows, strict=True))}
+    with registered(con, "_python_rows", pa.table(columns)):
+        con.execute(f"{insert} SELECT * FROM _python_rows")
 
 
 @contextlib.contextmanager

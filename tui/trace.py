@@ -24,6 +24,7 @@ from tui.db import (
     close_when_stopped,
     connect,
     duckdb_share_of,
+    insert_rows,
     memory_budget,
     memory_budget_bytes,
     sql_string,
@@ -209,7 +210,7 @@ def _build(path: Path, kind: str, target: Path | None, warnings: list[str]) -> T
             warnings += tie_gpu_work_to_hlo(con)
             con.execute(load_query("devices_from_activities"))
             build_gpu_idle(con)
-        con.executemany("INSERT OR REPLACE INTO trace_meta VALUES (?, ?)", [
+        insert_rows(con, "INSERT OR REPLACE INTO trace_meta", [
             ("source_path", str(path.resolve())),
             ("warnings", json.dumps(warnings)),
             ("tui_cache_version", cache.CACHE_VERSION),

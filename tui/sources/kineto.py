@@ -11,7 +11,7 @@ from pathlib import Path
 
 import duckdb
 
-from tui.db import duckdb_threads
+from tui.db import duckdb_threads, insert_rows
 from tui.errors import TraceError, first_line
 from tui.interrupt import is_interrupt
 from tui.queries import load_query
@@ -258,7 +258,7 @@ def _load_devices(con: duckdb.DuckDBPyConnection, metadata: dict) -> None:
             f"{major}.{minor}" if major is not None and minor is not None else None,
         ))
     if rows:
-        con.executemany("INSERT OR IGNORE INTO devices VALUES (?, ?, ?, ?, ?)", rows)
+        insert_rows(con, "INSERT OR IGNORE INTO devices", rows)
 
 
 def _load_meta(con: duckdb.DuckDBPyConnection, path: Path, metadata: dict) -> None:
@@ -274,6 +274,6 @@ def _load_meta(con: duckdb.DuckDBPyConnection, path: Path, metadata: dict) -> No
         for key in ("rank", "world_size", "backend"):
             if key in dist:
                 meta[key] = str(dist[key])
-    con.executemany("INSERT OR REPLACE INTO trace_meta VALUES (?, ?)", list(meta.items()))
+    insert_rows(con, "INSERT OR REPLACE INTO trace_meta", list(meta.items()))
 
 

@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from adbc_driver_sqlite import StatementOptions
 
+from tui.db import insert_rows
 from tui.errors import TraceError, first_line
 from tui.interrupt import is_interrupt
 from tui.queries import load_query
@@ -393,8 +394,7 @@ def _load_devices(path: Path, schema: dict[str, set[str]], con: duckdb.DuckDBPyC
         ).fetchall()
     finally:
         db.close()
-    con.executemany(
-        "INSERT OR IGNORE INTO devices VALUES (?, ?, ?, ?, ?)",
+    insert_rows(con, "INSERT OR IGNORE INTO devices",
         [
             (dev, name or f"GPU {dev}", sm, mem,
              f"{major}.{minor}" if major is not None and minor is not None else None)
@@ -424,7 +424,7 @@ def _load_meta(path: Path, schema: dict[str, set[str]], con: duckdb.DuckDBPyConn
                     pass
         finally:
             db.close()
-    con.executemany("INSERT OR REPLACE INTO trace_meta VALUES (?, ?)", list(meta.items()))
+    insert_rows(con, "INSERT OR REPLACE INTO trace_meta", list(meta.items()))
 
 
 def _load_threads(path: Path, schema: dict[str, set[str]],
@@ -440,6 +440,6 @@ def _load_threads(path: Path, schema: dict[str, set[str]],
         return
     finally:
         db.close()
-    con.executemany("INSERT INTO threads VALUES (?, ?, ?, ?)", rows)
+    insert_rows(con, "INSERT INTO threads", rows)
 
 

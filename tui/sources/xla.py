@@ -13,7 +13,7 @@ from pathlib import Path
 
 import duckdb
 
-from tui.db import registered
+from tui.db import insert_rows, registered
 from tui.errors import TraceError
 from tui.queries import load_query
 from tui.sources.kineto import parse_chrome_events
@@ -80,7 +80,7 @@ def _map_events(con: duckdb.DuckDBPyConnection, path: Path, warnings: list[str],
     devices = {pid: int(m.group(1)) for pid, name in processes.items()
                if name and (m := GPU_PROCESS.fullmatch(name))}
     hosts = [pid for pid, name in processes.items() if name and name.startswith("/host:")]
-    con.executemany("INSERT INTO xla_pids VALUES (?, ?, ?)",
+    insert_rows(con, "INSERT INTO xla_pids",
                     [(pid, "gpu", device) for pid, device in devices.items()]
                     + [(pid, "host", None) for pid in hosts])
     _count_events(con, path, warnings, processes, devices, hosts, cut_off)
@@ -98,7 +98,7 @@ def _map_events(con: duckdb.DuckDBPyConnection, path: Path, warnings: list[str],
     con.execute(load_query("xla_thread_names"))
     con.execute("DROP TABLE xla_events")
     number_host_rows(con)
-    con.executemany("INSERT OR REPLACE INTO trace_meta VALUES (?, ?)",
+    insert_rows(con, "INSERT OR REPLACE INTO trace_meta",
                     [("format", "xla"), ("xla_form", form)])
 
 

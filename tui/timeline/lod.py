@@ -15,7 +15,7 @@ from pathlib import Path
 
 import duckdb
 
-from tui.db import sql_string
+from tui.db import insert_rows, sql_string
 from tui.queries import load_query
 
 LOD_VERSION = "1"  # bump when timeline_bins.sql or the summary's tables change meaning
@@ -75,5 +75,5 @@ def _build(con: duckdb.DuckDBPyConnection, span: tuple[int, int], min_gap_ns: in
         widths.append(widths[-1] * LOD_FACTOR)
         bins //= LOD_FACTOR
     con.execute(f"CREATE OR REPLACE TABLE {ALIAS}.levels (level INTEGER, width BIGINT)")
-    con.executemany(f"INSERT INTO {ALIAS}.levels VALUES (?, ?)", list(enumerate(widths)))
+    insert_rows(con, f"INSERT INTO {ALIAS}.levels", list(enumerate(widths)))
     return widths
