@@ -20,7 +20,7 @@ from textual.app import App, ComposeResult
 from textual.containers import Vertical
 from textual.notifications import SeverityLevel
 from textual.widget import Widget
-from textual.widgets import Footer, TabbedContent, TabPane
+from textual.widgets import TabbedContent, TabPane
 
 from tui import load_progress
 from tui.analysis.gaps import DEFAULT_MIN_GAP_MS
@@ -38,6 +38,7 @@ from tui.widgets.app_commands import CommandsApp
 from tui.widgets.copy import copy_text
 from tui.widgets.details import DetailsPanel
 from tui.widgets.help import HelpScreen
+from tui.widgets.key_footer import KeyFooter
 from tui.widgets.layout import lane_rows
 from tui.widgets.load_bar import LoadBar
 from tui.widgets.ncu_attach import NcuAttachment
@@ -96,7 +97,7 @@ class TraceApp(CommandsApp):
             for title, widget in self.panels():
                 with TabPane(title):
                     yield widget
-        yield Footer()
+        yield KeyFooter()
 
     def panels(self) -> Iterator[tuple[str, Widget]]:
         """More tabs beside "Details" (kernel stats, gaps, ...): yield (title, widget)."""

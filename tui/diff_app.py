@@ -12,12 +12,13 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from tui.safe_text import plain
 from tui.units import format_ns
 from tui.widgets import keymap
 from tui.widgets.diff_tables import KernelDiffTable, TotalsTable
+from tui.widgets.key_footer import KeyFooter
 
 
 def header_text(diff: dict) -> Text:
@@ -72,7 +73,7 @@ class DiffApp(App[int]):
                 yield Static(findings_text(self.diff), id="diff-findings")
         yield Static("", id="kernels-title", classes="diff-title")
         yield KernelDiffTable(id="kernels")
-        yield Footer()
+        yield KeyFooter()
 
     @property
     def kernels(self) -> KernelDiffTable:

@@ -11,11 +11,11 @@ import duckdb
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import BindingType
-from textual.widgets import Footer
 
 from tui.errors import TraceError
 from tui.ncu.session import NcuSession, open_ncu
 from tui.widgets import keymap
+from tui.widgets.key_footer import KeyFooter
 from tui.widgets.ncu_progress import NcuProgress
 from tui.widgets.ncu_screen import NcuBrowser
 
@@ -35,7 +35,7 @@ class NcuApp(App[int]):
     def compose(self) -> ComposeResult:
         yield NcuBrowser(id="ncu")
         yield NcuProgress(f"Nsight Compute: reading {self.path.name} …")
-        yield Footer()
+        yield KeyFooter()
 
     @property
     def browser(self) -> NcuBrowser:

@@ -26,7 +26,7 @@ from textual.app import App, ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.widgets import DataTable, Footer, Label, ProgressBar, Static
+from textual.widgets import DataTable, Label, ProgressBar, Static
 
 from tui.analysis.distributed.stragglers import ranks_text
 from tui.analysis.rank_findings import straggler_headline
@@ -39,6 +39,7 @@ from tui.report_ranks import cache_text
 from tui.safe_text import plain
 from tui.units import format_ns
 from tui.widgets import keymap
+from tui.widgets.key_footer import KeyFooter
 from tui.widgets.rank_breakdown import breakdown_text
 from tui.widgets.run_tables import CollectiveTable, RankTable
 
@@ -179,7 +180,7 @@ class RunApp(App[Path | None]):
             yield Static("", id="run-findings")
             yield Static("Waits per collective", id="collectives-title", classes="run-title")
             yield CollectiveTable(id="collectives")
-        yield Footer()
+        yield KeyFooter()
 
     @property
     def ranks(self) -> RankTable:

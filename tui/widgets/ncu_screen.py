@@ -14,13 +14,14 @@ from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from tui.messages import JumpToTime
 from tui.ncu.session import NcuSession
 from tui.safe_text import plain
 from tui.timeline.lookup import StackFrame
 from tui.widgets import keymap
+from tui.widgets.key_footer import KeyFooter
 from tui.widgets.ncu_list import NcuLaunchList
 from tui.widgets.ncu_panel import NcuPanel
 from tui.widgets.ncu_source import NcuSourceScreen
@@ -135,7 +136,7 @@ class NcuScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield NcuBrowser(id="ncu")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         browser = self.query_one(NcuBrowser)
