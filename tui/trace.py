@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -191,20 +192,21 @@ def _build(path: Path, kind: str, target: Path | None, warnings: list[str]) -> T
         raise _CacheWriteError(first_line(exc)) from None
     try:
         load_progress.stage(path, load_progress.READING, con)
-        work = None
-        try:  # the loader's scratch files go in a folder of this load's own, always removed
-            work = Path(tempfile.mkdtemp(prefix="tui-load-",
-                                         dir=target.parent if target is not None else None))
+        # the loader's scratch files go in a folder of this load's own, always removed: its
+        # name is known before it exists, so a Ctrl-C just after its creation removes it too
+        work = Path(target.parent if target is not None else tempfile.gettempdir(),
+                    f"tui-load-{os.getpid()}-{secrets.token_hex(6)}")
+        try:
+            work.mkdir(mode=0o700)
             con.execute(f"ATTACH {sql_string(_scratch_database(path, work))} AS scratch")
             warnings += _load_into(path, kind, con, target.parent if target else None, work)
             load_progress.stage(path, load_progress.BUILDING, con)
             warnings += finalize_activities(con, host_written=kind in HOST_ROWS_WRITTEN,
                                             events_work=BESIDE_FINALIZE.get(kind))
         finally:
-            if work is not None:
-                with contextlib.suppress(duckdb.Error):
-                    con.execute("DETACH DATABASE IF EXISTS scratch")
-                shutil.rmtree(work, ignore_errors=True)
+            with contextlib.suppress(duckdb.Error):
+                con.execute("DETACH DATABASE IF EXISTS scratch")
+            shutil.rmtree(work, ignore_errors=True)
         with duckdb_share_of(con, DERIVE_SHARE):
             warnings += build_stacks(con)
             warnings += tie_gpu_work_to_hlo(con)
