@@ -6,7 +6,16 @@ import os
 from pathlib import Path
 
 import pytest
+import textual.screen
 from hypothesis import settings
+
+# The apps under test draw at most 20 frames a second, not 60: the frames between two
+# checks are never looked at, and drawing them was a sixth of an app test's time. The
+# pytest-textual-snapshot plugin imports Textual before this file, so its setting
+# (TEXTUAL_FPS, read at import) is set here for subprocesses and patched in for this one.
+TEST_FPS = 20
+os.environ["TEXTUAL_FPS"] = str(TEST_FPS)
+textual.screen.UPDATE_PERIOD = 1 / TEST_FPS
 
 # CI replays the same generated examples on every run, so a red build can be reproduced;
 # a local run draws fresh ones and keeps looking for new failures. No deadline in either:
