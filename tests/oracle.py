@@ -6,6 +6,7 @@ code with tui's DuckDB path.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 from decimal import Decimal
@@ -15,6 +16,14 @@ GPU_CATS = {"kernel", "gpu_memcpy", "gpu_memset"}
 
 
 def chrome_events(path: Path) -> list[dict]:
+    """The trace's events, decoded once per test process and shared by every caller (a
+    test that changes them changes copies)."""
+    stat = path.stat()
+    return _chrome_events(path.resolve(), stat.st_size, stat.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=8)
+def _chrome_events(path: Path, _size: int, _mtime_ns: int) -> list[dict]:
     opener = gzip.open if path.read_bytes()[:2] == b"\x1f\x8b" else open
     with opener(path, "rt") as f:
         data = json.load(f, parse_float=Decimal)

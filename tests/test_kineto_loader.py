@@ -167,9 +167,8 @@ def test_old_kineto_category_names_load(tmp_path: Path) -> None:
     expected = _expected_gpu(events)
     renamed = {"kernel": "Kernel", "gpu_memcpy": "Memcpy", "gpu_memset": "Memset",
                "cuda_runtime": "Runtime"}
-    for e in events:
-        if e.get("cat") in renamed:
-            e["cat"] = renamed[e["cat"]]
+    events = [{**e, "cat": renamed.get(e.get("cat"), e.get("cat"))} if "cat" in e else e
+              for e in events]
     path = tmp_path / "old.json"
     path.write_text(json.dumps({"traceEvents": events}, default=float))
     assert _loaded_gpu(path) == expected
