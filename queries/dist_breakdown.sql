@@ -7,6 +7,8 @@
 -- copies, sets); comm_ns: the union of communication kernels; overlap_ns: the time both a
 -- communication and a compute kernel run (|comm| + |compute| - |comm ∪ compute|).
 -- With one device, that device's row is the whole trace's; with several, device -1 is.
+-- Each union is measured in one pass over the activities in order of start: an interval
+-- adds what it reaches past the latest end of the set's earlier intervals.
 -- Columns: device, kernel_ns, busy_ns, idle_ns, compute_ns, non_compute_ns, comm_ns,
 --          overlap_ns, activities.
 WITH scoped AS (  -- each activity for its device, and for the whole trace (scope -1)
@@ -14,44 +16,38 @@ WITH scoped AS (  -- each activity for its device, and for the whole trace (scop
     UNION ALL
     SELECT -1 AS scope, class, start_ns, end_ns FROM dist_work
     WHERE (SELECT count(DISTINCT device) FROM dist_work) > 1
-), sets AS (  -- the interval sets whose unions are measured
-    SELECT scope, 'all' AS part, start_ns, end_ns FROM scoped
-    UNION ALL
-    SELECT scope, class AS part, start_ns, end_ns FROM scoped WHERE class IN ('compute', 'comm')
-    UNION ALL
-    SELECT scope, 'comm+compute' AS part, start_ns, end_ns FROM scoped
-    WHERE class IN ('compute', 'comm')
-), covered AS (  -- each interval adds what it reaches past every earlier one's end
-    SELECT scope, part, start_ns, end_ns,
-           greatest(end_ns - greatest(start_ns, coalesce(max(end_ns) OVER (
-               PARTITION BY scope, part ORDER BY start_ns, end_ns
-               ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), start_ns)), 0) AS adds_ns
-    FROM sets
-), unions AS (
-    SELECT scope, part, sum(adds_ns) AS union_ns, min(start_ns) AS first_ns,
-           max(end_ns) AS last_ns
-    FROM covered
-    GROUP BY scope, part
-), counts AS (
-    SELECT scope, count(*) AS activities FROM scoped GROUP BY scope
-), figures AS (
+), reach AS (  -- in one order by start: the latest end before each activity, of all the
+               -- work, of the compute, of the communication, and of either
+    SELECT scope, class, start_ns, end_ns,
+           max(end_ns) OVER w AS all_ns,
+           max(end_ns) FILTER (WHERE class = 'compute') OVER w AS compute_ns,
+           max(end_ns) FILTER (WHERE class = 'comm') OVER w AS comm_ns,
+           max(end_ns) FILTER (WHERE class IN ('compute', 'comm')) OVER w AS either_ns
+    FROM scoped
+    WINDOW w AS (PARTITION BY scope ORDER BY start_ns, end_ns
+                 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+), figures AS (  -- each interval adds to a union what it reaches past every earlier end
     SELECT scope,
-           max(last_ns - first_ns) FILTER (WHERE part = 'all') AS kernel_ns,
-           max(union_ns) FILTER (WHERE part = 'all') AS busy_ns,
-           coalesce(max(union_ns) FILTER (WHERE part = 'compute'), 0) AS compute_ns,
-           coalesce(max(union_ns) FILTER (WHERE part = 'comm'), 0) AS comm_ns,
-           coalesce(max(union_ns) FILTER (WHERE part = 'comm+compute'), 0) AS either_ns
-    FROM unions GROUP BY scope
+           max(end_ns) - min(start_ns) AS kernel_ns,
+           sum(greatest(end_ns - greatest(start_ns, coalesce(all_ns, start_ns)), 0)) AS busy_ns,
+           coalesce(sum(greatest(end_ns - greatest(start_ns, coalesce(compute_ns, start_ns)), 0))
+                    FILTER (WHERE class = 'compute'), 0) AS compute_ns,
+           coalesce(sum(greatest(end_ns - greatest(start_ns, coalesce(comm_ns, start_ns)), 0))
+                    FILTER (WHERE class = 'comm'), 0) AS comm_ns,
+           coalesce(sum(greatest(end_ns - greatest(start_ns, coalesce(either_ns, start_ns)), 0))
+                    FILTER (WHERE class IN ('compute', 'comm')), 0) AS either_ns,
+           count(*) AS activities
+    FROM reach
+    GROUP BY scope
 )
-SELECT p.scope AS device,
-       p.kernel_ns::BIGINT AS kernel_ns,
-       p.busy_ns::BIGINT AS busy_ns,
-       (p.kernel_ns - p.busy_ns)::BIGINT AS idle_ns,
-       p.compute_ns::BIGINT AS compute_ns,
-       (p.busy_ns - p.compute_ns)::BIGINT AS non_compute_ns,
-       p.comm_ns::BIGINT AS comm_ns,
-       (p.comm_ns + p.compute_ns - p.either_ns)::BIGINT AS overlap_ns,
-       c.activities
-FROM figures AS p
-JOIN counts AS c USING (scope)
-ORDER BY p.scope;
+SELECT scope AS device,
+       kernel_ns::BIGINT AS kernel_ns,
+       busy_ns::BIGINT AS busy_ns,
+       (kernel_ns - busy_ns)::BIGINT AS idle_ns,
+       compute_ns::BIGINT AS compute_ns,
+       (busy_ns - compute_ns)::BIGINT AS non_compute_ns,
+       comm_ns::BIGINT AS comm_ns,
+       (comm_ns + compute_ns - either_ns)::BIGINT AS overlap_ns,
+       activities
+FROM figures
+ORDER BY scope;
