@@ -1,11 +1,11 @@
--- Each GPU activity's launch call, into the temp table dist_links (dist_work.sql reads
+-- Each GPU activity's launch call, as the temp view dist_links (dist_work.sql reads
 -- it), where the trace may hold several processes (an nsys report of a multi-process
 -- job, an XLA trace): a correlation id names one call in a process, and each process
 -- numbers its own, so the ids meet. A device's work is linked to the calls of the process
 -- whose calls always began before the work they name (another's, in lockstep, as often
 -- after), and among those to the one that began last before it.
 -- Columns: gpu_id (gpu_activities.id), call_id (host_activities.id).
-CREATE OR REPLACE TEMP TABLE dist_links AS
+CREATE OR REPLACE TEMP VIEW dist_links AS
 WITH candidates AS (  -- each activity with every runtime call of its correlation id
     SELECT g.id AS gpu_id, g.device, g.start_ns AS gpu_start_ns, r.id AS call_id, r.pid,
            r.start_ns, r.end_ns

@@ -1,5 +1,5 @@
 -- Queue length per stream over time, as Holistic Trace Analysis 0.5.0's
--- get_queue_length_time_series (trace_counters.py) defines it, into the temp table
+-- get_queue_length_time_series (trace_counters.py) defines it, as the temp view
 -- dist_queue_series, over dist_work (dist_work.sql): the work launched on a stream and not
 -- yet started there. It goes up by one when a launch call that dist_work marks `queued`
 -- begins (on a Kineto trace, HTA's: cudaLaunchKernel, cudaLaunchKernelExC, cuLaunchKernel,
@@ -7,7 +7,7 @@
 -- on the GPU; at one instant, ups first.
 -- Columns: device, stream, t_ns (a change), queue (the length from then on), next_ns (the
 --          next change on that stream; NULL at the last).
-CREATE OR REPLACE TEMP TABLE dist_queue_series AS
+CREATE OR REPLACE TEMP VIEW dist_queue_series AS
 WITH launched AS (
     SELECT device, stream, call_start_ns, start_ns
     FROM dist_work
@@ -24,5 +24,4 @@ WITH launched AS (
 )
 SELECT device, stream, t_ns, queue::INTEGER AS queue,
        lead(t_ns) OVER (PARTITION BY device, stream ORDER BY t_ns, tie) AS next_ns
-FROM series
-ORDER BY device, stream, t_ns;
+FROM series;

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 import duckdb
 
-from tui.analysis.distributed.window import prepare
+from tui.analysis.distributed.window import Window, prepare
 from tui.queries import load_query
 from tui.steps import step_patterns
 
@@ -93,13 +93,14 @@ class _Work:
     call_pid: int | None = None
 
 
-def critical_paths(con: duckdb.DuckDBPyConnection,
-                   other_streams: bool = True) -> list[StepPath]:
+def critical_paths(con: duckdb.DuckDBPyConnection, other_streams: bool = True,
+                   window: Window | None = None) -> list[StepPath]:
     """One StepPath per step in the figures' window (dist_steps.sql), by start. The steps'
     work and blocking calls are read once, then cut per step. `other_streams` False: a
     long gap on a stream is never followed to another stream's work (the path HTA finds
-    in a trace without CUDA synchronisation events, torch's default)."""
-    window = prepare(con)
+    in a trace without CUDA synchronisation events, torch's default). `window`: dist_work
+    is prepared already."""
+    window = window or prepare(con)
     steps = con.execute(load_query("dist_steps"),
                         {"cutoff_ns": window.cutoff_ns, **step_patterns()}).fetchall()
     if not steps:

@@ -32,9 +32,9 @@ def trace_figures(con: duckdb.DuckDBPyConnection) -> dict:
     whole = _entry(parts.get(whole_key), launches.get(None), window.steps)
     figures = {
         **whole,
-        "idle_breakdown": [c.as_dict() for c in idle_categories(con)],
-        "queue_length": queue_summary(con),
-        "critical_path": [p.as_dict() for p in critical_paths(con)],
+        "idle_breakdown": [c.as_dict() for c in idle_categories(con, window=window)],
+        "queue_length": queue_summary(con, window=window),
+        "critical_path": [p.as_dict() for p in critical_paths(con, window=window)],
         "window": window.as_dict(),
     }
     if len(devices) > 1:

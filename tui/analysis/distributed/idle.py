@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass
 
 import duckdb
 
-from tui.analysis.distributed.window import prepare
+from tui.analysis.distributed.window import Window, prepare
 from tui.queries import load_query
 
 # HTA's consecutive_kernel_delay default (30, in its microseconds): a shorter gap between
@@ -32,10 +32,11 @@ class IdleCategories:
         return asdict(self)
 
 
-def idle_categories(con: duckdb.DuckDBPyConnection,
-                    kernel_wait_ns: int = KERNEL_WAIT_NS) -> list[IdleCategories]:
-    """Per (device, stream), by device then stream."""
-    prepare(con)
+def idle_categories(con: duckdb.DuckDBPyConnection, kernel_wait_ns: int = KERNEL_WAIT_NS,
+                    window: Window | None = None) -> list[IdleCategories]:
+    """Per (device, stream), by device then stream; `window`: dist_work is prepared."""
+    if window is None:
+        prepare(con)
     rows = con.execute(load_query("dist_idle_categories"),
                        {"kernel_wait_ns": kernel_wait_ns}).fetchall()
     return [IdleCategories(*row) for row in rows]

@@ -4,26 +4,24 @@ from __future__ import annotations
 
 import duckdb
 
-from tui.analysis.distributed.window import prepare
+from tui.analysis.distributed.window import Window, prepare
 from tui.queries import load_query
 
 
-def queue_series(con: duckdb.DuckDBPyConnection, whole_trace: bool = False) -> None:
-    """Fill the temp table dist_queue_series (queries/dist_queue_series.sql), once; over
-    the figures' window, or with `whole_trace` every launch (the timeline's lanes)."""
-    prepare(con, whole_trace=whole_trace)  # a change of window drops the series
-    try:
-        con.execute("SELECT 1 FROM dist_queue_series LIMIT 0")
-        return
-    except duckdb.CatalogException:
-        pass
+def queue_series(con: duckdb.DuckDBPyConnection, whole_trace: bool = False,
+                 window: Window | None = None) -> None:
+    """The temp view dist_queue_series (queries/dist_queue_series.sql) over dist_work: the
+    figures' window, or with `whole_trace` every launch (the timeline's lanes); `window`:
+    dist_work is prepared already."""
+    if window is None:
+        prepare(con, whole_trace=whole_trace)
     con.execute(load_query("dist_queue_series"))
 
 
-def queue_summary(con: duckdb.DuckDBPyConnection) -> list[dict]:
+def queue_summary(con: duckdb.DuckDBPyConnection, window: Window | None = None) -> list[dict]:
     """Per (device, stream): changes, mean and median over the changes (HTA's), max, and
     time_mean (the mean over time), over the figures' window."""
-    queue_series(con)
+    queue_series(con, window=window)
     cursor = con.execute(load_query("dist_queue_summary"))
     names = [d[0] for d in cursor.description]
     out = []

@@ -37,13 +37,11 @@ def prepare(con: duckdb.DuckDBPyConnection, fresh: bool = False,
             pass
     if row is not None and row[2] == whole_trace:
         return Window(row[0], row[1])
-    con.execute("DROP TABLE IF EXISTS temp.main.dist_queue_series")
-    _names, cutoff, steps = con.execute(load_query("dist_window")).fetchone()
+    _names, cutoff, steps, fmt = con.execute(load_query("dist_window")).fetchone()
     if whole_trace:
         cutoff, steps = None, 0
-    fmt = con.execute("SELECT value FROM trace_meta WHERE key = 'format'").fetchone()
     # HTA reads Kineto traces: there its launch calls are counted; elsewhere every linked call
-    hta_calls = fmt is None or fmt[0] == "kineto"
+    hta_calls = fmt is None or fmt == "kineto"
     # a Kineto trace is one process's; nsys and XLA traces may hold several
     con.execute(load_query("dist_links" if hta_calls else "dist_links_processes"))
     con.execute(load_query("dist_work"), {"cutoff_ns": cutoff, "hta_calls": hta_calls})
@@ -56,7 +54,9 @@ def prepare(con: duckdb.DuckDBPyConnection, fresh: bool = False,
 
 
 def release(con: duckdb.DuckDBPyConnection) -> None:
-    """Drop the temp tables prepare() and the queue series made: a run sums up each of its
-    1,024 ranks on one connection, and each rank's tables go once its figures are out."""
-    for table in ("dist_links", "dist_work", "dist_queue_series", _PREPARED):
+    """Drop what prepare() and the queue series made: a run sums up each of its 1,024
+    ranks on one connection, and each rank's tables go once its figures are out."""
+    for view in ("dist_queue_series", "dist_links"):
+        con.execute(f"DROP VIEW IF EXISTS temp.main.{view}")
+    for table in ("dist_work", _PREPARED):
         con.execute(f"DROP TABLE IF EXISTS temp.main.{table}")
