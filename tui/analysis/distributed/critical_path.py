@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import duckdb
 
@@ -80,8 +81,7 @@ class StepPath:
                 "segments": len(self.segments)}
 
 
-@dataclass(frozen=True)
-class _Work:
+class _Work(NamedTuple):  # a tuple: a step's hundreds of rows are made quickly
     device: int
     stream: int
     start_ns: int

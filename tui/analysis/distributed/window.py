@@ -54,9 +54,8 @@ def prepare(con: duckdb.DuckDBPyConnection, fresh: bool = False,
 
 
 def release(con: duckdb.DuckDBPyConnection) -> None:
-    """Drop what prepare() and the queue series made: a run sums up each of its 1,024
-    ranks on one connection, and each rank's tables go once its figures are out."""
-    for view in ("dist_queue_series", "dist_links"):
-        con.execute(f"DROP VIEW IF EXISTS temp.main.{view}")
+    """Drop the work prepare() read: a run sums up each of its 1,024 ranks on one
+    connection, and each rank's work goes once its figures are out. (The views over it
+    hold nothing; the next prepare() replaces them.)"""
     for table in ("dist_work", _PREPARED):
         con.execute(f"DROP TABLE IF EXISTS temp.main.{table}")
