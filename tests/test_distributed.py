@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from tests.conftest import sample
@@ -418,3 +419,39 @@ def test_a_run_reads_each_rank_s_figures_back_from_beside_its_cache(tmp_path,
     assert calls == [1]  # rank 0's read back, rank 1's worked out again
     assert json.loads(json.dumps(again)) == json.loads(json.dumps(first))
     assert first[1]["overlap_pct"] == 73.93
+
+
+def test_a_run_of_converted_stores_reads_the_figures_convert_kept(tmp_path, monkeypatch) -> None:
+    """`tui convert` keeps each rank's figures in its store: a run over the stores reads
+    them back (the same as worked out from the traces), and works them out again for a
+    store whose tables changed since (here: its trace_meta rewritten)."""
+    from tui.analysis.distributed import memo
+    from tui.cli import main
+    from tui.multirank.run import open_run
+
+    monkeypatch.setenv("TUI_CACHE_DIR", str(tmp_path / "cache"))
+    paths = [sample(name) for name in DDP.values()]
+    with open_run(paths, min_gap_ns=1_000_000, workers=1) as run:
+        from_traces = {r: s.summary["distributed"] for r, s in zip(run.ranks, run.stores,
+                                                                   strict=True)}
+    out = tmp_path / "stores"
+    assert main(["convert", "--no-cache", "--workers", "1", "--out", str(out),
+                 *map(str, paths)]) == 0
+    stores = sorted(out.iterdir())
+    assert all(memo.store_figures_file(store).is_file() for store in stores)
+    calls = []
+    worked_out = memo.trace_figures
+    monkeypatch.setattr(memo, "trace_figures", lambda con: calls.append(1) or worked_out(con))
+    with open_run(stores, min_gap_ns=1_000_000, workers=1) as run:
+        from_stores = {r: s.summary["distributed"] for r, s in zip(run.ranks, run.stores,
+                                                                   strict=True)}
+    assert calls == []
+    assert json.loads(json.dumps(from_stores)) == json.loads(json.dumps(from_traces))
+    meta = stores[0] / "trace_meta.parquet"  # rewritten with a row more: a changed store
+    rows = duckdb.execute(f"SELECT * FROM read_parquet('{meta}')").fetchall()
+    duckdb.execute(f"COPY (SELECT * FROM (VALUES {', '.join(['(?, ?)'] * (len(rows) + 1))}) "
+                   f"AS t(key, value)) TO '{meta}' (FORMAT parquet)",
+                   [v for row in [*rows, ("note", "rewritten")] for v in row])
+    with open_run(stores, min_gap_ns=1_000_000, workers=1):
+        pass
+    assert calls == [1]

@@ -71,6 +71,7 @@ class Trace:
     warnings: list[str] = field(default_factory=list)
     from_cache: bool = False
     cache_path: Path | None = None
+    store_dir: Path | None = None  # a store of it `tui convert` wrote (its figures kept there)
     cache_note: str = ""  # whether the cache was used, and if not why (tui.cache_reason)
     # the memory budget the trace was loaded with, where the load needed more than the
     # one given (None: the one given); what is worked out from it later gets it too

@@ -80,7 +80,8 @@ def summarize_stores(con: duckdb.DuckDBPyConnection, stores: list[TraceStore],
         try:
             con.execute(f"USE {_alias(index) if store.db_path else 'memory.' + _alias(index)}")
             view = Trace(store.path, store.format, con, list(store.warnings),
-                         from_cache=store.from_cache, cache_path=store.db_path)
+                         from_cache=store.from_cache, cache_path=store.db_path,
+                         store_dir=store.parquet_dir)
             store.summary = rank_summary(view, min_gap_ns)
         finally:
             con.execute("USE memory.main")

@@ -199,7 +199,9 @@ def load_store(job: LoadJob) -> TraceStore:
         store = TraceStore(job.path, trace.format, meta, from_cache=trace.from_cache,
                            cache_note=trace.cache_note, warnings=list(trace.warnings))
         if job.export_to is not None:
-            store.parquet_dir = export_parquet(trace, job.export_to)
+            store.parquet_dir = export_parquet(trace, job.export_to, figures=True)
+            if not is_remote(store.parquet_dir):  # its summary reads the figures kept there
+                trace.store_dir = store.parquet_dir
         elif trace.cache_path is not None:
             store.db_path = trace.cache_path
         else:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import duckdb
 
+from tui.analysis.distributed.memo import cached_figures
 from tui.db import connect, sql_string
 from tui.errors import TraceError, first_line
 from tui.multirank.locations import is_remote, upload
@@ -18,15 +19,16 @@ from tui.multirank.store import RUN_TABLES, STORE_TABLES, TraceStore
 from tui.trace import Trace, open_trace
 
 
-def export_parquet(trace: Trace, folder: Path) -> Path:
+def export_parquet(trace: Trace, folder: Path, figures: bool = False) -> Path:
     """The trace's tables as `<table>.parquet` files in `folder` (made if missing; a local
-    folder, or an object-store prefix: written here, then uploaded).
+    folder, or an object-store prefix: written here, then uploaded); `figures`: its
+    distributed figures too (a run that reads the store then needs not work them out).
 
     A reader never sees a half-written table: each local file is written under a temporary
     name and renamed; an object appears only once it is whole."""
     if is_remote(folder):
         with tempfile.TemporaryDirectory(prefix="tui-upload-") as local:
-            upload(export_parquet(trace, Path(local) / folder.name), folder)
+            upload(export_parquet(trace, Path(local) / folder.name, figures), folder)
         return folder
     folder.mkdir(parents=True, exist_ok=True)
     for table in STORE_TABLES:
@@ -34,6 +36,8 @@ def export_parquet(trace: Trace, folder: Path) -> Path:
         partial = folder / f".{table}.parquet.partial-{os.getpid()}"
         trace.con.execute(f"COPY (FROM {table}) TO {sql_string(str(partial))} (FORMAT parquet)")
         os.replace(partial, final)
+    if figures:
+        cached_figures(trace.con, None, folder)
     return folder
 
 
