@@ -151,9 +151,12 @@ class NcuSourceScreen(Screen[None]):
         table = self.main
         table.move_cursor(row=row, animate=False, scroll=False)
 
-        def center() -> None:
-            table.scroll_to(y=max(0, row - table.scrollable_content_region.height // 2),
-                            animate=False)
+        def center(tries: int = 10) -> None:
+            height = table.scrollable_content_region.height
+            if not height and tries:  # not laid out yet (a screen just opened): wait for it
+                table.call_after_refresh(center, tries - 1)
+                return
+            table.scroll_to(y=max(0, row - height // 2), animate=False, immediate=True)
 
         table.call_after_refresh(center)
 
