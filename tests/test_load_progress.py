@@ -8,6 +8,7 @@ to be stopped in each of its stages.
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import gzip
 import io
 import json
@@ -42,17 +43,24 @@ COPIES = 6
 
 @pytest.fixture(scope="module")
 def scaled(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
-    """The scaled trace, and its kernel count read independently (json: cat 'kernel')."""
-    folder = tmp_path_factory.mktemp("scaled")
-    plain = folder / "source.json"
-    with gzip.open(sample(SOURCE), "rb") as f:
-        plain.write_bytes(f.read())
-    kernels = sum(1 for e in json.loads(plain.read_bytes())["traceEvents"]
-                  if e.get("cat") == "kernel" and e.get("ph") == "X")
-    trace = folder / f"scaled_x{COPIES}.json"
-    subprocess.run([sys.executable, str(ROOT / "benchmarks" / "scale_trace.py"), str(plain),
-                    str(trace), str(COPIES)], check=True)
-    return trace, kernels * COPIES
+    """The scaled trace, and its kernel count read independently (json: cat 'kernel'):
+    made once per test run, in the folder pytest-xdist's workers share, under a lock."""
+    root = tmp_path_factory.getbasetemp()  # under xdist a worker's; its parent, the run's
+    folder = (root.parent if os.environ.get("PYTEST_XDIST_WORKER") else root) / "scaled"
+    folder.mkdir(exist_ok=True)
+    trace, count = folder / f"scaled_x{COPIES}.json", folder / "kernels"
+    with open(folder / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not count.is_file():
+            plain = folder / "source.json"
+            with gzip.open(sample(SOURCE), "rb") as f:
+                plain.write_bytes(f.read())
+            kernels = sum(1 for e in json.loads(plain.read_bytes())["traceEvents"]
+                          if e.get("cat") == "kernel" and e.get("ph") == "X")
+            subprocess.run([sys.executable, str(ROOT / "benchmarks" / "scale_trace.py"),
+                            str(plain), str(trace), str(COPIES)], check=True)
+            count.write_text(str(kernels * COPIES))
+    return trace, int(count.read_text())
 
 
 def _summary_process(trace: Path, cache: Path) -> subprocess.Popen:
