@@ -37,7 +37,7 @@ def export_parquet(trace: Trace, folder: Path, figures: bool = False) -> Path:
         trace.con.execute(f"COPY (FROM {table}) TO {sql_string(str(partial))} (FORMAT parquet)")
         os.replace(partial, final)
     if figures:
-        cached_figures(trace.con, None, folder)
+        cached_figures(trace.con, trace.cache_path, folder)  # a cached trace's are kept
     return folder
 
 

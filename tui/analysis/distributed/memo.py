@@ -38,27 +38,42 @@ def store_figures_file(store_dir: Path) -> Path:
 def cached_figures(con: duckdb.DuckDBPyConnection, cache_path: Path | None,
                    store_dir: Path | None = None) -> dict:
     """trace_figures(con), read from beside `cache_path` or from the store `store_dir`
-    where stored for this very cache file or store, else worked out (and stored in both)."""
+    where stored for this very cache file or store, else worked out; then stored in
+    whichever of the two lacks them."""
     places = []
     if cache_path is not None:
         places.append((figures_file(cache_path), _stamp([cache_path], mtime=True)))
     if store_dir is not None:
         places.append((store_figures_file(store_dir),
                        _stamp([store_dir / f"{table}.parquet" for table in STAMPED_TABLES])))
+    figures, lacking = None, []
     for path, stamp in places:
-        try:
-            stored = json.loads(path.read_text(encoding="utf-8"))
-            if (stored.get("cache_file") == stamp and stamp is not None
-                    and stored.get("tui_version") == __version__):
-                return stored["figures"]
-        except (OSError, ValueError, AttributeError, KeyError):
-            pass
-    figures = trace_figures(con)
-    for path, stamp in places:
+        stored = _read(path, stamp)
+        if stored is None:
+            lacking.append((path, stamp))
+        elif figures is None:
+            figures = stored
+    if figures is None:
+        figures = trace_figures(con)
+    for path, stamp in lacking:
         if stamp is not None:
+            # "cache_file": the stamp's key since figures were kept only beside caches
             _write(path, {"cache_file": stamp, "tui_version": __version__,
                           "figures": figures})
     return figures
+
+
+def _read(path: Path, stamp: list[int] | None) -> dict | None:
+    """The figures kept at `path` for `stamp` and this version of tui, if they are."""
+    if stamp is None:
+        return None
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+        if stored.get("cache_file") == stamp and stored.get("tui_version") == __version__:
+            return stored["figures"]
+    except (OSError, ValueError, AttributeError, KeyError):
+        pass
+    return None
 
 
 # a store's files the figures' stamp is made of: rewritten, they change size
