@@ -834,3 +834,29 @@ def test_a_load_that_outgrows_the_budget_is_tried_with_twice_it(monkeypatch, cap
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "loading needs more memory than 20MB" in err
     assert "not valid JSON" not in err
+
+
+def test_a_summary_that_outgrows_its_share_is_tried_with_twice_the_budget(tmp_path: Path,
+                                                                       monkeypatch) -> None:
+    """A launch-bound trace's summary (every idle interval classified) needs more than 30%
+    of 50MB: summed up again with 100MB, the same summary, with a warning that says so;
+    under 20MB, then 40MB, it is a TraceError (one line, exit 2 from the command)."""
+    from tui.analysis.summary import trace_summary
+    from tui.db import budget_of
+    from tui.errors import TraceError
+    from tui.trace import open_trace
+
+    monkeypatch.setenv("TUI_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("TUI_MEMORY", "1GB")
+    with open_trace(sample("launch_bound_inference.pt.trace.json.gz")) as trace:
+        whole = trace_summary(trace, 1_000_000)
+        with budget_of("50MB"):
+            again = trace_summary(trace, 1_000_000)
+        assert trace.warnings[-1] == ("summing up needed more memory than the budget (50MB): "
+                                      "summed up with 100MB; give it with --memory 100MB "
+                                      "next time")
+        assert again["diagnosis"] == whole["diagnosis"]
+        assert len(list(again["gaps"])) == len(list(whole["gaps"])) > 0
+        with budget_of("20MB"), pytest.raises(TraceError,
+                                              match="summing it up needs more memory than 40MB"):
+            trace_summary(trace, 1_000_000)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 
 import duckdb
 
@@ -18,7 +19,8 @@ from tui.analysis.kernels import device_busy, kernel_stats
 from tui.analysis.memory import memory_peaks
 from tui.analysis.row_sets import GapRows, RowSet, add_offsets
 from tui.analysis.xla_ops import command_buffer_stats, xla_module_stats, xla_op_stats
-from tui.db import SUMMARY_SHARE, budget_of, duckdb_share_of
+from tui.db import SUMMARY_SHARE, budget_of, duckdb_share_of, memory_budget, memory_budget_bytes
+from tui.errors import TraceError
 from tui.queries import load_query
 from tui.trace import Trace
 
@@ -31,10 +33,30 @@ def trace_summary(trace: Trace, min_gap_ns: int) -> dict:
     the trace could not be checked against, GPU time by Python frame and memory peaks
     (where the trace has stacks and memory). The gaps and the rules' rows are RowSets:
     write the summary out with tui.json_stream."""
-    # DuckDB gets a smaller share meanwhile: the gaps and rule rows (hundreds of MB on a
-    # big trace) are held in Python beside it
-    with _loaded_budget(trace), duckdb_share_of(trace.con, SUMMARY_SHARE):
-        return _summary(trace, min_gap_ns)
+    return _within_budget(trace, lambda: _summary(trace, min_gap_ns))
+
+
+def _within_budget(trace: Trace, sum_up: Callable[[], dict]) -> dict:
+    """sum_up() with DuckDB at the summary's share of the budget (the gaps and rule rows,
+    hundreds of MB on a big trace, are held in Python beside it). A summary that outgrew
+    it is tried once more with twice the budget, with a warning, as a load is
+    (tui/trace.py); past that it is a TraceError."""
+    with _loaded_budget(trace):
+        budget, larger = memory_budget(), f"{2 * memory_budget_bytes() // 1_000_000}MB"
+        try:
+            with duckdb_share_of(trace.con, SUMMARY_SHARE):
+                return sum_up()
+        except duckdb.OutOfMemoryException:
+            pass
+    trace.warnings.append(f"summing up needed more memory than the budget ({budget}): "
+                          f"summed up with {larger}; give it with --memory {larger} next time")
+    with budget_of(larger), duckdb_share_of(trace.con, SUMMARY_SHARE):
+        try:
+            return sum_up()
+        except duckdb.OutOfMemoryException:
+            raise TraceError(f"{trace.path}: summing it up needs more memory than {larger}; "
+                             "give a larger budget with --memory (e.g. --memory 8GB) or "
+                             "TUI_MEMORY") from None
 
 
 def _loaded_budget(trace: Trace) -> contextlib.AbstractContextManager[None]:
@@ -51,15 +73,18 @@ def rank_summary(trace: Trace, min_gap_ns: int) -> dict:
     converted store for the next run). The kernels and
     findings are worked out over the traces together, so none is worked out here: 30 ms
     instead of 70 on a DDP rank, 0.11 s instead of 0.24 on a 700 MB trace."""
-    with _loaded_budget(trace), duckdb_share_of(trace.con, SUMMARY_SHARE):
-        con = trace.con
-        devices = device_busy(con)
-        gaps, times = gaps_and_times(con, min_gap_ns)
-        diagnosis = diagnose(times, trace.format).to_json()
-        origin = con.execute(load_query("trace_origin")).fetchone()[0]
-        return {"devices": [d.as_dict() for d in devices], "gaps": GapRows(gaps, origin),
-                "diagnosis": diagnosis, "warnings": list(trace.warnings),
-                "distributed": cached_figures(con, trace.cache_path, trace.store_dir)}
+    return _within_budget(trace, lambda: _rank_summary(trace, min_gap_ns))
+
+
+def _rank_summary(trace: Trace, min_gap_ns: int) -> dict:
+    con = trace.con
+    devices = device_busy(con)
+    gaps, times = gaps_and_times(con, min_gap_ns)
+    diagnosis = diagnose(times, trace.format).to_json()
+    origin = con.execute(load_query("trace_origin")).fetchone()[0]
+    return {"devices": [d.as_dict() for d in devices], "gaps": GapRows(gaps, origin),
+            "diagnosis": diagnosis, "warnings": list(trace.warnings),
+            "distributed": cached_figures(con, trace.cache_path, trace.store_dir)}
 
 
 def _summary(trace: Trace, min_gap_ns: int) -> dict:
