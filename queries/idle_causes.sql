@@ -69,18 +69,27 @@ WITH gaps AS (
     ASOF JOIN (SELECT * FROM gaps WHERE after_copy = 'HtoD') AS g
       ON g.pid = s.pid AND g.tid = s.tid AND s.start_ns <= g.start_ns
     WHERE s.end_ns > g.start_ns
+), next_launch AS (
+    -- each blocking call's first launch after it returned, where that came within
+    -- $reaction_ns: the earliest of its thread's launches (idle_launches.sql) in that
+    -- time, found through the two time buckets $reaction_ns wide that hold it (an equal
+    -- join from the few calls; an as-of join sorted every launch and ran out of a
+    -- summary's memory on 5M of them)
+    SELECT b.pid, b.tid, b.start_ns, b.end_ns, b.what, b.name, min(l.start_ns) AS launch_ns
+    FROM (SELECT *, unnest([end_ns // $reaction_ns, end_ns // $reaction_ns + 1]) AS bucket
+          FROM blocking) AS b
+    JOIN idle_launches AS l
+      ON l.pid = b.pid AND l.tid = b.tid AND l.start_ns // $reaction_ns = b.bucket
+    WHERE l.start_ns >= b.end_ns AND l.start_ns - b.end_ns <= $reaction_ns
+    GROUP BY b.pid, b.tid, b.start_ns, b.end_ns, b.what, b.name
 ), waited AS (
-    -- each blocking call's first interval ending with a launch after it returned; it
-    -- holds that interval up if it was running as the GPU ran dry, and the launch came
-    -- first thing after it (no launch between), within $reaction_ns
+    -- a blocking call holds up the interval its next launch ends if it was running as
+    -- the GPU ran dry (that launch came first thing after it: no launch between)
     SELECT g.device, g.start_ns, arg_max(b.what, b.start_ns) AS blocked_what,
            arg_max(b.name, b.start_ns) AS blocked_name
-    FROM blocking AS b
-    ASOF JOIN gaps AS g
-      ON g.pid = b.pid AND g.tid = b.tid AND b.end_ns <= g.launch_ns
+    FROM next_launch AS b
+    JOIN gaps AS g ON g.pid = b.pid AND g.tid = b.tid AND g.launch_ns = b.launch_ns
     WHERE b.start_ns <= g.start_ns AND b.end_ns > g.start_ns
-      AND g.launch_ns - b.end_ns <= $reaction_ns
-      AND (g.previous_ns IS NULL OR g.previous_ns < b.end_ns)
     GROUP BY g.device, g.start_ns
 ), marked AS (
     SELECT g.*, w.blocked_what, w.blocked_name, w.blocked_what IS NOT NULL AS blocked,
