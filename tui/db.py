@@ -14,7 +14,7 @@ import time
 import weakref
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import duckdb
 import pyarrow as pa
@@ -156,6 +156,31 @@ def budget_of(size: str) -> Iterator[None]:
             os.environ.pop("TUI_MEMORY", None)
         else:
             os.environ["TUI_MEMORY"] = before
+
+
+T = TypeVar("T")
+
+
+def twice_the_budget_if_short(work: Callable[[], T], warnings: list[str], doing: str,
+                              done: str, failing: str) -> tuple[T, str | None]:
+    """work(); where DuckDB ran out of memory, once more with twice the budget (work that
+    fails helps no one), after a warning in `warnings` ("{doing} needed more memory than
+    the budget (1GB): {done} with 2000MB; ..."); past that a TraceError ("{failing} needs
+    more memory than 2000MB; ..."). Returns work's result and the larger budget it took
+    (None: the budget as given)."""
+    try:
+        return work(), None
+    except duckdb.OutOfMemoryException:
+        budget = memory_budget()
+    larger = f"{2 * memory_budget_bytes() // 1_000_000}MB"
+    warnings.append(f"{doing} needed more memory than the budget ({budget}): {done} with "
+                    f"{larger}; give it with --memory {larger} next time")
+    with budget_of(larger):
+        try:
+            return work(), larger
+        except duckdb.OutOfMemoryException:
+            raise TraceError(f"{failing} needs more memory than {larger}; give a larger "
+                             "budget with --memory (e.g. --memory 8GB) or TUI_MEMORY") from None
 
 
 def set_memory_budget(size: str) -> None:

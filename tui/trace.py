@@ -21,14 +21,13 @@ from tui.db import (
     OUTSIDE_DUCKDB,
     Cursors,
     beside,
-    budget_of,
     close_when_stopped,
     connect,
     duckdb_share_of,
     insert_rows,
-    memory_budget,
     memory_budget_bytes,
     sql_string,
+    twice_the_budget_if_short,
 )
 from tui.errors import TraceError, first_line
 from tui.queries import load_query
@@ -137,23 +136,12 @@ def open_trace(path: Path, use_cache: bool = True) -> Trace:
 def _build_within_budget(path: Path, kind: str, target: Path | None,
                          warnings: list[str]) -> Trace:
     """_build; a load that outgrew the memory budget is tried once more with twice the
-    budget, with a warning (a load that fails helps no one), else it is a TraceError."""
-    try:
-        return _build(path, kind, target, list(warnings))
-    except duckdb.OutOfMemoryException:
-        budget = memory_budget()
-    larger = f"{2 * memory_budget_bytes() // 1_000_000}MB"
-    warnings.append(f"loading needed more memory than the budget ({budget}): loaded with "
-                    f"{larger}; give it with --memory {larger} next time")
-    with budget_of(larger):
-        try:
-            built = _build(path, kind, target, warnings)
-            built.budget = larger
-            return built
-        except duckdb.OutOfMemoryException:
-            raise TraceError(f"{path}: loading needs more memory than {larger}; give a "
-                             "larger budget with --memory (e.g. --memory 8GB) or "
-                             "TUI_MEMORY") from None
+    budget, with a warning, else it is a TraceError (db.twice_the_budget_if_short)."""
+    built, larger = twice_the_budget_if_short(
+        lambda: _build(path, kind, target, list(warnings)), warnings,
+        "loading", "loaded", f"{path}: loading")
+    built.budget = larger
+    return built
 
 
 # Cache files this process opened: DuckDB checks a block's checksum only when it reads the

@@ -19,8 +19,7 @@ from tui.analysis.kernels import device_busy, kernel_stats
 from tui.analysis.memory import memory_peaks
 from tui.analysis.row_sets import GapRows, RowSet, add_offsets
 from tui.analysis.xla_ops import command_buffer_stats, xla_module_stats, xla_op_stats
-from tui.db import SUMMARY_SHARE, budget_of, duckdb_share_of, memory_budget, memory_budget_bytes
-from tui.errors import TraceError
+from tui.db import SUMMARY_SHARE, budget_of, duckdb_share_of, twice_the_budget_if_short
 from tui.queries import load_query
 from tui.trace import Trace
 
@@ -37,26 +36,18 @@ def trace_summary(trace: Trace, min_gap_ns: int) -> dict:
 
 
 def _within_budget(trace: Trace, sum_up: Callable[[], dict]) -> dict:
-    """sum_up() with DuckDB at the summary's share of the budget (the gaps and rule rows,
-    hundreds of MB on a big trace, are held in Python beside it). A summary that outgrew
-    it is tried once more with twice the budget, with a warning, as a load is
-    (tui/trace.py); past that it is a TraceError."""
-    with _loaded_budget(trace):
-        budget, larger = memory_budget(), f"{2 * memory_budget_bytes() // 1_000_000}MB"
-        try:
-            with duckdb_share_of(trace.con, SUMMARY_SHARE):
-                return sum_up()
-        except duckdb.OutOfMemoryException:
-            pass
-    trace.warnings.append(f"summing up needed more memory than the budget ({budget}): "
-                          f"summed up with {larger}; give it with --memory {larger} next time")
-    with budget_of(larger), duckdb_share_of(trace.con, SUMMARY_SHARE):
-        try:
+    """sum_up() with DuckDB at the summary's share of the budget the trace was loaded with
+    (the gaps and rule rows, hundreds of MB on a big trace, are held in Python beside it);
+    one that outgrew it is tried once more with twice the budget, with a warning, as a
+    load is (db.twice_the_budget_if_short)."""
+    def at_share() -> dict:
+        with duckdb_share_of(trace.con, SUMMARY_SHARE):
             return sum_up()
-        except duckdb.OutOfMemoryException:
-            raise TraceError(f"{trace.path}: summing it up needs more memory than {larger}; "
-                             "give a larger budget with --memory (e.g. --memory 8GB) or "
-                             "TUI_MEMORY") from None
+
+    with _loaded_budget(trace):
+        summary, _larger = twice_the_budget_if_short(
+            at_share, trace.warnings, "summing up", "summed up", f"{trace.path}: summing it up")
+    return summary
 
 
 def _loaded_budget(trace: Trace) -> contextlib.AbstractContextManager[None]:
