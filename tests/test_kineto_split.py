@@ -125,11 +125,18 @@ def test_small_traces_are_one_part_and_big_ones_one_per_core(tmp_path: Path,
     with open(big, "wb") as f:
         f.truncate(20 * kineto.MIN_PART_BYTES)
     assert kineto.reader_parts(big) == 4
-    monkeypatch.setenv("TUI_MEMORY", "500MB")  # two threads' worth, on four cores
+    # the parse runs a thread a core whatever the budget (two threads' worth here)...
+    monkeypatch.setenv("TUI_MEMORY", "500MB")
+    assert kineto.reader_parts(big) == 4
+    monkeypatch.setenv("TUI_THREADS", "2")  # ... but no more than TUI_THREADS
     assert kineto.reader_parts(big) == 2
+    monkeypatch.delenv("TUI_THREADS")
+    monkeypatch.setattr(db.os, "sched_getaffinity", lambda _pid: set(range(64)), raising=False)
+    assert kineto.reader_parts(big) == kineto.MAX_PARSE_THREADS == 16
+    monkeypatch.setattr(db.os, "sched_getaffinity", lambda _pid: {0, 1, 2, 3}, raising=False)
     monkeypatch.setenv("TUI_MEMORY", "1GB")
     # a .json.gz is parsed while it is inflated, in more parts (up to 8), planned on its
-    # inflated size
+    # inflated size, at the budget's threads (500MB: two)
     gz = tmp_path / "big.json.gz"
     with open(gz, "wb") as f:
         f.write(b"\x1f\x8b")
@@ -139,6 +146,9 @@ def test_small_traces_are_one_part_and_big_ones_one_per_core(tmp_path: Path,
         f.write(b"\x1f\x8b")
         f.truncate(20 * kineto.MIN_PART_BYTES // kineto.GZIP_RATIO)
     assert kineto.reader_parts(gz) == 8
+    assert kineto.parse_threads(gz) == 4
+    monkeypatch.setenv("TUI_MEMORY", "500MB")
+    assert kineto.parse_threads(gz) == 2 and kineto.parse_threads(big) == 4
 
 
 def test_a_gz_split_inside_an_event_is_undone(tmp_path: Path, monkeypatch) -> None:
@@ -221,3 +231,26 @@ def test_gz_parts_are_parsed_a_thread_s_worth_at_a_time() -> None:
             time.sleep(0.05)  # the thread takes each part before the next comes
     assert con.queries == [["a", "b"], ["c", "d"], ["e"]]
     assert parser.ok
+
+
+def test_the_parse_runs_a_thread_a_part_and_the_budget_threads_come_back(
+        tmp_path: Path, monkeypatch) -> None:
+    # the budget allows DuckDB one thread (300MB); the parse of a plain file runs three
+    monkeypatch.setenv("TUI_MEMORY", "300MB")
+    monkeypatch.delenv("TUI_THREADS", raising=False)
+    monkeypatch.setattr(kineto, "parse_threads", lambda _path: 3)
+    plain = tmp_path / "trace.json"
+    plain.write_text(_text("multistream.pt.trace.json.gz"))
+    seen: list[str] = []
+    run = kineto._PartParser._run
+
+    def recording_run(self) -> None:
+        seen.append(self._con.execute("SELECT current_setting('threads')").fetchone()[0])
+        run(self)
+
+    monkeypatch.setattr(kineto._PartParser, "_run", recording_run)
+    whole = _content(plain)
+    assert _content_in_parts(plain, 3, monkeypatch) == whole
+    assert seen == [3]
+    with open_trace(plain, use_cache=False) as trace:
+        assert trace.con.execute("SELECT current_setting('threads')").fetchone()[0] == 1

@@ -121,7 +121,7 @@ def _memory_limit(share: float) -> str:
 @contextlib.contextmanager
 def setting_in_block(con: duckdb.DuckDBPyConnection, name: str, value: str) -> Iterator[None]:
     """DuckDB's setting `name` is `value` in the block, as it was after."""
-    before = con.execute("SELECT current_setting(?)", [name]).fetchone()[0]
+    before = str(con.execute("SELECT current_setting(?)", [name]).fetchone()[0])
     con.execute(f"SET {name} = {sql_string(value)}")
     try:
         yield
