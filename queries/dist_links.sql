@@ -1,10 +1,17 @@
 -- Each GPU activity's launch call, as the temp view dist_links (dist_work.sql reads
 -- it), for a trace of one process (Kineto): the runtime or driver call of its correlation
--- id (the store of a rank in a run may lack the launches table).
--- Columns: gpu_id (gpu_activities.id), call_id (host_activities.id).
+-- id (the store of a rank in a run may lack the launches table); of several, the first.
+-- Columns: gpu_id (gpu_activities.id), call (id, name, start_ns, end_ns, pid, tid: the
+--          call's host_activities row).
 CREATE OR REPLACE TEMP VIEW dist_links AS
-SELECT g.id AS gpu_id, min(r.id) AS call_id
-FROM gpu_activities AS g
-JOIN host_activities AS r ON r.correlation = g.correlation AND r.kind = 'runtime'
-WHERE g.correlation IS NOT NULL
-GROUP BY g.id;
+SELECT l.gpu_id,
+       {'id': r.id, 'name': r.name, 'start_ns': r.start_ns, 'end_ns': r.end_ns,
+        'pid': r.pid, 'tid': r.tid} AS call
+FROM (
+    SELECT g.id AS gpu_id, min(r.id) AS call_id
+    FROM gpu_activities AS g
+    JOIN host_activities AS r ON r.correlation = g.correlation AND r.kind = 'runtime'
+    WHERE g.correlation IS NOT NULL
+    GROUP BY g.id
+) AS l
+JOIN host_activities AS r ON r.id = l.call_id;

@@ -8,17 +8,18 @@
 -- all-reduce, all-gather, reduce-scatter, all-to-all, collective-permute, and their
 -- -start/-done halves); 'memory' names start Memcpy, Memset or dma; 'other' names hold
 -- Memcpy or Sync elsewhere; every other activity is 'compute'.
--- The launching call: dist_links' (dist_links.sql, dist_links_processes.sql). Its name
--- loses nsys' API version suffix ('cudaLaunchKernel_v7000').
+-- The launching call: dist_links' (dist_links.sql, dist_links_processes.sql), fields and
+-- all (one join of the GPU rows, not two: an nsys export's 13.6M ran out of memory); its
+-- name only where HTA's launch calls are counted.
 -- Which launches the launch statistics count (stat_launch) and the queue lengths follow
 -- (queued): with $hta_calls (Kineto traces), HTA's API names: cudaLaunchKernel,
 -- cudaLaunchKernelExC, cudaMemcpyAsync and cudaMemsetAsync, and for the queue also
 -- cuLaunchKernel (so not NCCL's cuLaunchKernelEx, nor cudaGraphLaunch); otherwise (nsys,
 -- XLA: HTA reads neither) every activity whose launch call the trace links it to.
 -- $cutoff_ns: dist_window.sql's cut (NULL: none).
--- Columns: id, device, stream, start_ns, end_ns, kind, class, call_name, call_start_ns,
---          call_end_ns (NULL: no launch call in the trace), call_pid, call_tid, stat_launch,
---          queued.
+-- Columns: id, device, stream, start_ns, end_ns, kind, class, call_id (host_activities.id),
+--          call_start_ns, call_end_ns (NULL: no launch call in the trace), call_pid,
+--          call_tid, stat_launch, queued.
 CREATE OR REPLACE TEMP TABLE dist_work AS
 SELECT g.id, g.device, g.stream, g.start_ns, g.end_ns, g.kind,
        CASE
@@ -30,19 +31,18 @@ SELECT g.id, g.device, g.stream, g.start_ns, g.end_ns, g.kind,
            WHEN contains(g.name, 'Memcpy') OR contains(g.name, 'Sync') THEN 'other'
            ELSE 'compute'
        END AS class,
-       regexp_replace(r.name, '_v[0-9]+$', '') AS call_name,
-       r.start_ns AS call_start_ns, r.end_ns AS call_end_ns, r.pid AS call_pid,
-       r.tid AS call_tid,
+       l.call.id AS call_id, l.call.start_ns AS call_start_ns, l.call.end_ns AS call_end_ns,
+       l.call.pid AS call_pid, l.call.tid AS call_tid,
        CASE WHEN $hta_calls
-            THEN coalesce(call_name IN ('cudaLaunchKernel', 'cudaLaunchKernelExC',
-                                        'cudaMemcpyAsync', 'cudaMemsetAsync'), FALSE)
-            ELSE r.id IS NOT NULL END AS stat_launch,
+            THEN coalesce(regexp_replace(l.call.name, '_v[0-9]+$', '')
+                          IN ('cudaLaunchKernel', 'cudaLaunchKernelExC', 'cudaMemcpyAsync',
+                              'cudaMemsetAsync'), FALSE)
+            ELSE l.call.id IS NOT NULL END AS stat_launch,
        CASE WHEN $hta_calls
-            THEN coalesce(call_name IN ('cudaLaunchKernel', 'cudaLaunchKernelExC',
-                                        'cuLaunchKernel', 'cudaMemcpyAsync',
-                                        'cudaMemsetAsync'), FALSE)
-            ELSE r.id IS NOT NULL END AS queued
+            THEN coalesce(regexp_replace(l.call.name, '_v[0-9]+$', '')
+                          IN ('cudaLaunchKernel', 'cudaLaunchKernelExC', 'cuLaunchKernel',
+                              'cudaMemcpyAsync', 'cudaMemsetAsync'), FALSE)
+            ELSE l.call.id IS NOT NULL END AS queued
 FROM gpu_activities AS g
 LEFT JOIN dist_links AS l ON l.gpu_id = g.id
-LEFT JOIN host_activities AS r ON r.id = l.call_id
-WHERE $cutoff_ns IS NULL OR r.start_ns < $cutoff_ns;
+WHERE $cutoff_ns IS NULL OR l.call.start_ns < $cutoff_ns;
