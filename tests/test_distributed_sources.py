@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import sample
-from tui.analysis.distributed import prepare, trace_figures
+from tui.analysis.distributed import critical_path, prepare, trace_figures
+from tui.analysis.distributed.critical_path import critical_paths
 from tui.analysis.distributed.queues import queue_series
 from tui.trace import open_trace
 
@@ -160,3 +161,16 @@ def test_quantiles_from_counts_equal_quantile_cont(nsys) -> None:
     assert [(q["device"], q["stream"], q["median"]) for q in figures["queue_length"]] == [
         (device, stream, round(median, 3)) for device, stream, median in medians]
     assert len(medians) >= 4
+
+
+def test_critical_paths_walk_the_steps_whose_work_fits(nsys, monkeypatch) -> None:
+    """The walk holds each step's GPU work in Python: past MAX_WORK_ROWS activities from
+    the first step on, the later steps are left without a path, the first ones unchanged."""
+    trace, _figures = nsys
+    every = critical_paths(trace.con)
+    work = trace.con.execute("SELECT count(*) FROM dist_work WHERE call_start_ns >= ?",
+                             [every[0].start_ns]).fetchone()[0]
+    monkeypatch.setattr(critical_path, "MAX_WORK_ROWS", work // 2)
+    fewer = critical_paths(trace.con)
+    assert 0 < len(fewer) < len(every)
+    assert [p.as_dict() for p in fewer] == [p.as_dict() for p in every[:len(fewer)]]
