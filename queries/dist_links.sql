@@ -2,11 +2,12 @@
 -- it), for a trace of one process (Kineto): the runtime or driver call of its correlation
 -- id (the store of a rank in a run may lack the launches table); of several, the first.
 -- Columns: gpu_id (gpu_activities.id), call (id, name, start_ns, end_ns, pid, tid: the
---          call's host_activities row).
+--          call's host_activities row; the name without an nsys-style API version
+--          suffix, 'cudaLaunchKernel_v7000').
 CREATE OR REPLACE TEMP VIEW dist_links AS
 SELECT l.gpu_id,
-       {'id': r.id, 'name': r.name, 'start_ns': r.start_ns, 'end_ns': r.end_ns,
-        'pid': r.pid, 'tid': r.tid} AS call
+       {'id': r.id, 'name': regexp_replace(r.name, '_v[0-9]+$', ''), 'start_ns': r.start_ns,
+        'end_ns': r.end_ns, 'pid': r.pid, 'tid': r.tid} AS call
 FROM (
     SELECT g.id AS gpu_id, min(r.id) AS call_id
     FROM gpu_activities AS g

@@ -34,14 +34,13 @@ SELECT g.id, g.device, g.stream, g.start_ns, g.end_ns, g.kind,
        l.call.id AS call_id, l.call.start_ns AS call_start_ns, l.call.end_ns AS call_end_ns,
        l.call.pid AS call_pid, l.call.tid AS call_tid,
        CASE WHEN $hta_calls
-            THEN coalesce(regexp_replace(l.call.name, '_v[0-9]+$', '')
-                          IN ('cudaLaunchKernel', 'cudaLaunchKernelExC', 'cudaMemcpyAsync',
-                              'cudaMemsetAsync'), FALSE)
+            THEN coalesce(l.call.name IN ('cudaLaunchKernel', 'cudaLaunchKernelExC',
+                                          'cudaMemcpyAsync', 'cudaMemsetAsync'), FALSE)
             ELSE l.call.id IS NOT NULL END AS stat_launch,
        CASE WHEN $hta_calls
-            THEN coalesce(regexp_replace(l.call.name, '_v[0-9]+$', '')
-                          IN ('cudaLaunchKernel', 'cudaLaunchKernelExC', 'cuLaunchKernel',
-                              'cudaMemcpyAsync', 'cudaMemsetAsync'), FALSE)
+            THEN coalesce(l.call.name IN ('cudaLaunchKernel', 'cudaLaunchKernelExC',
+                                          'cuLaunchKernel', 'cudaMemcpyAsync',
+                                          'cudaMemsetAsync'), FALSE)
             ELSE l.call.id IS NOT NULL END AS queued
 FROM gpu_activities AS g
 LEFT JOIN dist_links AS l ON l.gpu_id = g.id
