@@ -6,9 +6,14 @@ from dataclasses import dataclass
 
 import duckdb
 
+from tui.db import SUMMARY_SHARE, memory_budget_bytes
 from tui.queries import load_query
 
-_PREPARED = "dist_window_prepared"  # a temp table's name: the window, once per connection
+_PREPARED = "dist_window_prepared"
+# What a GPU activity's join with its launch calls holds (dist_work_part.sql): a 3 GB nsys
+# export under the summary's 286 MiB took 14.7 s in parts of 1M, 15.7 s of 2M, and
+# spilled at 4M (23.5 s; all 15.7M at once, 36 s).
+WORK_JOIN_BYTES = 250  # a temp table's name: the window, once per connection
 
 
 @dataclass(frozen=True)
@@ -42,15 +47,33 @@ def prepare(con: duckdb.DuckDBPyConnection, fresh: bool = False,
         cutoff, steps = None, 0
     # HTA reads Kineto traces: there its launch calls are counted; elsewhere every linked call
     hta_calls = fmt is None or fmt == "kineto"
-    # a Kineto trace is one process's; nsys and XLA traces may hold several
-    con.execute(load_query("dist_links" if hta_calls else "dist_links_processes"))
-    con.execute(load_query("dist_work"), {"cutoff_ns": cutoff, "hta_calls": hta_calls})
+    parts = _id_parts(con)
+    if hta_calls:  # a Kineto trace is one process's
+        con.execute(load_query("dist_links"))
+    else:  # nsys and XLA traces may hold several
+        con.execute(load_query("dist_owner_counts"))
+        for since, until in parts:
+            con.execute(load_query("dist_owner_counts_part"), {"since": since, "until": until})
+        con.execute(load_query("dist_links_processes"))
+    con.execute(load_query("dist_work"))
+    for since, until in parts:
+        con.execute(load_query("dist_work_part"), {"since": since, "until": until,
+                                                   "cutoff_ns": cutoff, "hta_calls": hta_calls})
     con.execute(f"CREATE OR REPLACE TEMP TABLE {_PREPARED} AS "
                 "SELECT $cutoff::BIGINT AS cutoff_ns, $steps::BIGINT AS steps, "
                 "$whole::BOOLEAN AS whole",
                 {"cutoff": cutoff, "steps": steps if cutoff is not None else 0,
                  "whole": whole_trace})
     return Window(cutoff, steps if cutoff is not None else 0)
+
+
+def _id_parts(con: duckdb.DuckDBPyConnection) -> list[tuple[int, int]]:
+    """The GPU activities' ids in parts [since, until) of WORK_JOIN_BYTES each within the
+    summary's share of the budget (one part, at least, for a trace with no activity)."""
+    row = con.execute(load_query("gpu_id_span")).fetchone()
+    span = row[0] if row else 0
+    per_part = max(int(memory_budget_bytes() * SUMMARY_SHARE) // WORK_JOIN_BYTES, 1 << 16)
+    return [(since, since + per_part) for since in range(0, max(span, 1), per_part)]
 
 
 def release(con: duckdb.DuckDBPyConnection) -> None:
