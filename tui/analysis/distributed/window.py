@@ -9,11 +9,11 @@ import duckdb
 from tui.db import SUMMARY_SHARE, memory_budget_bytes
 from tui.queries import load_query
 
-_PREPARED = "dist_window_prepared"
+_PREPARED = "dist_window_prepared"  # a temp table's name: the window, once per connection
 # What a GPU activity's join with its launch calls holds (dist_work_part.sql): a 3 GB nsys
-# export under the summary's 286 MiB took 14.7 s in parts of 1M, 15.7 s of 2M, and
-# spilled at 4M (23.5 s; all 15.7M at once, 36 s).
-WORK_JOIN_BYTES = 250  # a temp table's name: the window, once per connection
+# export under the summary's 286 MiB took 16.5 s in parts of 1M, 16.9 s of 2M, and
+# spilled at 4M (24.8 s; all 15.7M at once, 36 s).
+WORK_JOIN_BYTES = 250
 
 
 @dataclass(frozen=True)
@@ -68,8 +68,8 @@ def prepare(con: duckdb.DuckDBPyConnection, fresh: bool = False,
 
 
 def _id_parts(con: duckdb.DuckDBPyConnection) -> list[tuple[int, int]]:
-    """The GPU activities' ids in parts [since, until) of WORK_JOIN_BYTES each within the
-    summary's share of the budget (one part, at least, for a trace with no activity)."""
+    """The GPU activities' ids in parts [since, until), each as many as the summary's share
+    of the budget holds at WORK_JOIN_BYTES an activity (one part for a trace with none)."""
     row = con.execute(load_query("gpu_id_span")).fetchone()
     span = row[0] if row else 0
     per_part = max(int(memory_budget_bytes() * SUMMARY_SHARE) // WORK_JOIN_BYTES, 1 << 16)
