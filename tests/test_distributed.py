@@ -455,3 +455,26 @@ def test_a_run_of_converted_stores_reads_the_figures_convert_kept(tmp_path, monk
     with open_run(stores, min_gap_ns=1_000_000, workers=1):
         pass
     assert calls == [1]
+
+
+@pytest.mark.parametrize("name", ["ddp_rank0.pt.trace.json.gz", "ddp4_nsys.sqlite"])
+def test_the_work_read_in_parts_gives_the_same_figures(monkeypatch, name: str) -> None:
+    """dist_work is filled a part of the GPU ids at a time (a big trace's join within the
+    summary's memory): five parts give every figure one part gives, for one process's
+    trace (Kineto) and for four processes' (nsys: each device's owner counted by parts)."""
+    from tui.analysis.distributed import window
+
+    def figures() -> dict:
+        with open_trace(sample(name)) as trace:
+            return trace_figures(trace.con)
+
+    def five_parts(con: duckdb.DuckDBPyConnection) -> list[tuple[int, int]]:
+        span = con.execute("SELECT max(id) + 1 FROM gpu_activities").fetchone()[0]
+        size = span // 5 + 1
+        return [(since, since + size) for since in range(0, span, size)]
+
+    whole = figures()
+    monkeypatch.setattr(window, "_id_parts", five_parts)
+    parted = figures()
+    assert whole["launch_stats"] and whole["queue_length"]
+    assert parted == whole
