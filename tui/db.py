@@ -20,6 +20,7 @@ import duckdb
 import pyarrow as pa
 
 from tui.errors import TraceError
+from tui.queries import load_query
 
 # The memory budget of a tui process: `--memory`, else TUI_MEMORY (TUI_MEMORY_LIMIT, its
 # older name), e.g. '1GB' or '800MB'. DuckDB's memory_limit is the budget less a share
@@ -311,6 +312,15 @@ def _spill_dir() -> str:
         _spill_root = tempfile.mkdtemp(prefix="tui-spill-")
         atexit.register(shutil.rmtree, _spill_root, True)
     return _spill_root
+
+
+def gpu_id_parts(con: duckdb.DuckDBPyConnection, per_part: int) -> list[tuple[int, int]]:
+    """The GPU activities' ids (0, 1, ...) in parts [since, until) of `per_part`, for the
+    queries that take a part of them at a time (gpu_id_span.sql); none for a trace
+    without GPU work."""
+    row = con.execute(load_query("gpu_id_span")).fetchone()
+    span = row[0] if row else 0
+    return [(since, since + per_part) for since in range(0, span, per_part)]
 
 
 def insert_rows(con: duckdb.DuckDBPyConnection, insert: str, rows: list[tuple]) -> None:

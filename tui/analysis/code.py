@@ -7,6 +7,7 @@ import duckdb
 from tui.analysis.code_hlo import hlo_frame_times, hlo_op_path_tree, hlo_unattributed
 from tui.analysis.code_types import CodeNode, FrameTime, Unattributed
 from tui.analysis.xla_ops import has_hlo_tables
+from tui.db import gpu_id_parts
 from tui.queries import load_query
 
 __all__ = ["CodeNode", "FrameTime", "Unattributed", "code_source", "code_tree",
@@ -74,10 +75,9 @@ def code_source(con: duckdb.DuckDBPyConnection) -> str:
 def unattributed(con: duckdb.DuckDBPyConnection) -> Unattributed:
     if code_source(con) == "hlo":
         return hlo_unattributed(con)
-    span = con.execute(load_query("gpu_id_span")).fetchone()
     totals = [0, 0, 0]
-    for since in range(0, span[0] if span else 0, UNATTRIBUTED_PART):
+    for since, until in gpu_id_parts(con, UNATTRIBUTED_PART):
         row = con.execute(load_query("code_unattributed"),
-                          {"since": since, "until": since + UNATTRIBUTED_PART}).fetchone()
+                          {"since": since, "until": until}).fetchone()
         totals = [total + value for total, value in zip(totals, row or (0, 0, 0), strict=True)]
     return Unattributed(*totals)

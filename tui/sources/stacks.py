@@ -10,7 +10,14 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from tui.db import DERIVE_SHARE, beside, joins_as_written, memory_budget_bytes, registered
+from tui.db import (
+    DERIVE_SHARE,
+    beside,
+    gpu_id_parts,
+    joins_as_written,
+    memory_budget_bytes,
+    registered,
+)
 from tui.queries import load_query
 from tui.sources.backtrace_frames import build_backtrace_frames, has_backtraces
 from tui.sources.nesting import HostNesting, rows_per_window, time_windows
@@ -78,11 +85,8 @@ def _stage_points(con: duckdb.DuckDBPyConnection) -> None:
     """The temp table stacks_points: the GPU activities' launching calls, a part of the
     activities at a time (each part's join within DuckDB's memory), and the memory events."""
     con.execute(load_query("stacks_points"))
-    row = con.execute(load_query("gpu_id_span")).fetchone()
-    assert row is not None
-    per_part = points_per_part()
-    for since in range(0, row[0], per_part):
-        part = {"since": since, "until": since + per_part}
+    for since, until in gpu_id_parts(con, points_per_part()):
+        part = {"since": since, "until": until}
         con.execute(load_query("stacks_points_launches"), part)
         if _came_twice(con, part):  # a correlation id two calls share
             con.execute(load_query("stacks_points_part_delete"), part)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from tui.db import SUMMARY_SHARE, memory_budget_bytes
+from tui.db import SUMMARY_SHARE, gpu_id_parts, memory_budget_bytes
 from tui.queries import load_query
 
 _PREPARED = "dist_window_prepared"  # a temp table's name: the window, once per connection
@@ -68,12 +68,10 @@ def prepare(con: duckdb.DuckDBPyConnection, fresh: bool = False,
 
 
 def _id_parts(con: duckdb.DuckDBPyConnection) -> list[tuple[int, int]]:
-    """The GPU activities' ids in parts [since, until), each as many as the summary's share
-    of the budget holds at WORK_JOIN_BYTES an activity (one part for a trace with none)."""
-    row = con.execute(load_query("gpu_id_span")).fetchone()
-    span = row[0] if row else 0
+    """The GPU activities' ids in parts, each as many as the summary's share of the budget
+    holds at WORK_JOIN_BYTES an activity."""
     per_part = max(int(memory_budget_bytes() * SUMMARY_SHARE) // WORK_JOIN_BYTES, 1 << 16)
-    return [(since, since + per_part) for since in range(0, max(span, 1), per_part)]
+    return gpu_id_parts(con, per_part)
 
 
 def release(con: duckdb.DuckDBPyConnection) -> None:
