@@ -58,7 +58,7 @@ def figures_time(con) -> float:
 
 
 def trace_cost(trace: Path, workdir: Path, repeat: int) -> None:
-    from tui.trace import open_trace
+    from tui.loading.trace import open_trace
 
     cache = workdir / "cache-trace"
     colds = []
@@ -66,7 +66,7 @@ def trace_cost(trace: Path, workdir: Path, repeat: int) -> None:
         shutil.rmtree(cache, ignore_errors=True)
         env = {**os.environ, "TUI_CACHE_DIR": str(cache)}
         started = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "tui.cli", "--summary", "--json", str(trace)],
+        subprocess.run([sys.executable, "-m", "tui", "--summary", "--json", str(trace)],
                        env=env, check=True, stdout=subprocess.DEVNULL)
         colds.append(time.perf_counter() - started)
     os.environ["TUI_CACHE_DIR"] = str(cache)
@@ -86,8 +86,8 @@ def run_cost(count: int, workers: int, workdir: Path) -> None:
     from multirank_bench import rank_files
 
     from tui.analysis.distributed.memo import figures_file
-    from tui.multirank.combine import _alias
-    from tui.multirank.run import open_run
+    from tui.runs.combine import _alias
+    from tui.runs.run import open_run
 
     files = rank_files(count, 1, workdir)
     cache = workdir / "cache-run"

@@ -1,4 +1,4 @@
-"""Tying an XLA trace's command-buffer work to its HLO ops (tui/sources/xla_hlo_match.py),
+"""Tying an XLA trace's command-buffer work to its HLO ops (tui/derived/xla_hlo_match.py),
 beside a baseline measured in the same run.
 
 The real jax_train recording (8 replays of a 36-activity command buffer) is loaded, then
@@ -20,8 +20,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from tui.sources.xla_hlo_match import tie_gpu_work_to_hlo
-from tui.trace import open_trace
+from tui.derived.xla_hlo_match import tie_gpu_work_to_hlo
+from tui.loading.trace import open_trace
 
 RUN = Path(__file__).resolve().parent.parent / "sample_traces" / "jax_train" / "plugins" / \
     "profile" / "2026_11_24_13_14_53" / "perfetto_trace.json.gz"

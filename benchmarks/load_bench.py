@@ -105,13 +105,13 @@ def median_run(run: Callable[[], tuple]) -> tuple:
 
 def summary_cmd(trace: Path) -> list[str]:
     """What is timed: `tui --summary --json TRACE`, as its own process."""
-    return [sys.executable, "-m", "tui.cli", "--summary", "--json", str(trace)]
+    return [sys.executable, "-m", "tui", "--summary", "--json", str(trace)]
 
 
 def cold_and_warm(cmd: list[str], cache: Path,
                   cwd: Path | None = None) -> tuple[tuple, tuple]:
     """Median cold run (the cache emptied before each) and median warm run of `cmd` (from
-    the cache the last cold run left), run in `cwd` (whose tui `-m tui.cli` runs)."""
+    the cache the last cold run left), run in `cwd` (whose tui `-m tui` runs)."""
     env = {**os.environ, "TUI_CACHE_DIR": str(cache)}
 
     def cold() -> tuple:

@@ -129,11 +129,11 @@ def main() -> None:
     os.environ["TUI_CACHE_DIR"] = str(cache)
     sys.path.insert(0, str(ROOT))
     if args.threads:
-        import tui.db
+        import tui.core.db
 
-        tui.db.BYTES_PER_THREAD = max(1, tui.db.memory_budget_bytes() // args.threads)
+        tui.core.db.BYTES_PER_THREAD = max(1, tui.core.db.memory_budget_bytes() // args.threads)
     from tui.analysis.summary import trace_summary
-    from tui.trace import open_trace
+    from tui.loading.trace import open_trace
 
     rss = _Rss()
     rss.start()

@@ -74,7 +74,7 @@ def main() -> None:
     args.workdir.mkdir(parents=True, exist_ok=True)
     sys.path.insert(0, str(ROOT))
     from tui.analysis.ranks import rank_analysis
-    from tui.multirank.run import open_run
+    from tui.runs.run import open_run
 
     print(f"ranks: copies of the real DDP rank traces, scale x{args.scale}; "
           f"machine: {os.cpu_count()} cores"
@@ -114,9 +114,9 @@ def main() -> None:
 
 def converted_on_cluster(files: list[Path], out: Path, scheduler: str, workers: int) -> list:
     """`tui convert FILES --out OUT --scheduler S --workers W`, as a function: the stores."""
-    from tui.multirank.cluster import load_stores_on_cluster
-    from tui.multirank.load import LoadJob
-    from tui.multirank.store import STORE_SUFFIX
+    from tui.loading.store import STORE_SUFFIX
+    from tui.runs.cluster import load_stores_on_cluster
+    from tui.runs.load import LoadJob
 
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)

@@ -28,9 +28,9 @@ sys.path.insert(0, str(HERE))
 
 from timeline_bench import SAMPLE, scaled_trace  # noqa: E402
 
-from tui.timeline import TimelineData, View  # noqa: E402
-from tui.timeline.search import Query  # noqa: E402
-from tui.trace import open_trace  # noqa: E402
+from tui.loading.trace import open_trace  # noqa: E402
+from tui.views.timeline import TimelineData, View  # noqa: E402
+from tui.views.timeline.search import Query  # noqa: E402
 
 SEARCHES = ("gemm", "re:^(void )?at::native::.*elementwise")
 

@@ -14,10 +14,10 @@ import sys
 import time
 from pathlib import Path
 
-from tui.queries import load_query
-from tui.trace import open_trace
+from tui.core.queries import load_query
+from tui.loading.trace import open_trace
+from tui.views.table_model import Query, TableModel
 from tui.widgets.tables.base import PAGE_ROWS, SqlTable
-from tui.widgets.tables.model import Query, TableModel
 
 KEYS = ("id", "start_ns", "duration_ns", "stream", "grid", "block", "launch_name")
 
@@ -63,7 +63,7 @@ def model_figures(path: Path) -> str:
 async def app_figures(path: Path) -> None:
     from tests.test_app import settle
     from tests.test_tables import ready
-    from tui.app import TraceApp
+    from tui.apps.trace_app import TraceApp
 
     app = TraceApp(path)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -127,7 +127,7 @@ class Clock:
 async def _drive(path: Path, size: tuple[int, int], rounds: int,
                  summary: bool = True, process_start: float | None = None
                  ) -> dict[str, object]:
-    from tui.timeline import bins
+    from tui.views.timeline import bins
 
     min_rows = bins.LOD_MIN_ROWS
     if not summary:  # the baseline: every window binned from the activity tables
@@ -140,7 +140,7 @@ async def _drive(path: Path, size: tuple[int, int], rounds: int,
 
 async def _drive_app(path: Path, size: tuple[int, int], rounds: int,
                      process_start: float | None) -> dict[str, object]:
-    from tui.app import TraceApp
+    from tui.apps.trace_app import TraceApp
     from tui.widgets.timeline import Timeline
 
     start = time.perf_counter()
@@ -190,9 +190,9 @@ def _keys_line(times: list[float], sources: list[str]) -> str:
 
 def bench(label: str, path: Path, size: tuple[int, int], rounds: int,
           baseline: bool = False) -> None:
-    from tui.app import DEFAULT_MIN_GAP_NS
-    from tui.timeline import TimelineData
-    from tui.trace import open_trace
+    from tui.apps.trace_app import DEFAULT_MIN_GAP_NS
+    from tui.loading.trace import open_trace
+    from tui.views.timeline import TimelineData
 
     t = time.perf_counter()
     trace = open_trace(path)  # warm the cache and the timeline's summary (untimed below)

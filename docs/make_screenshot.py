@@ -15,7 +15,7 @@ import argparse
 import asyncio
 from pathlib import Path
 
-from tui.app import TraceApp
+from tui.apps.trace_app import TraceApp
 from tui.sources.xla_logdir import open_profile_run
 from tui.widgets.timeline import Timeline
 

@@ -1,5 +1,5 @@
 -- Kernels of two traces side by side: rank 0 of a combined pair is BEFORE, rank 1 AFTER
--- (tui/multirank/combine.py). Kernels are matched by kernel_key(name), a Python function
+-- (tui/runs/combine.py). Kernels are matched by kernel_key(name), a Python function
 -- registered on the connection (tui/analysis/kernel_names.py), so a Kineto trace and an
 -- nsys export of one program match. A status compares the average duration per launch:
 -- 'same' when it moved by less than the noise, max($noise_pct percent, $noise_ns), else

@@ -1,6 +1,6 @@
 -- The training steps of one trace for its critical paths (tui/analysis/distributed/
 -- critical_path.py): Kineto `ProfilerStep#N` annotations, else annotation (NVTX, JAX
--- StepTraceAnnotation) ranges named like a step ($profiler_step, $step_name: tui/steps.py),
+-- StepTraceAnnotation) ranges named like a step ($profiler_step, $step_name: tui/core/steps.py),
 -- the outermost; only those
 -- that began before $cutoff_ns (dist_window.sql's cut; NULL: every step). An nsys report of
 -- several processes has each process's steps.

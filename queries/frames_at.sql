@@ -1,5 +1,5 @@
 -- The frames at a point on a thread, innermost first: the Python frames open on thread
--- ($pid, $tid) at $t (the frames tui/sources/nesting.py finds), or, where an nsys report's
+-- ($pid, $tid) at $t (the frames tui/derived/nesting.py finds), or, where an nsys report's
 -- CUDA backtraces are the frames, the frame $frame_id and those above it. None where NVTX
 -- ranges stand in for frames (the details show those as the nvtx path). For a launch the
 -- point is its API call's start (launch_call.sql); for a memory event, its time.

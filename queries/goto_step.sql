@@ -1,6 +1,6 @@
 -- `@ step N` on the timeline: the range of training step N. A Kineto `ProfilerStep#N`
 -- annotation, else an annotation (NVTX) range named like a step ($step_name, whose group 1
--- is the number: tui/steps.py); the outermost.
+-- is the number: tui/core/steps.py); the outermost.
 -- Params:  $step (the step number, as text), $step_name
 -- Columns: start_ns, end_ns, pid, tid, depth, name, id (host_activities.id)
 SELECT start_ns, end_ns, pid, tid, depth, name, id

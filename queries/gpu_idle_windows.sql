@@ -1,7 +1,7 @@
 -- Every stretch on a device where no kernel, copy or set runs on any stream: the gaps
 -- in the union of all GPU activity intervals, from the device's first activity to its
 -- last. For each gap: the activity that was last to finish before it (before_id) and the
--- one that ends it (after_id). tui/sources/gpu_idle.py finds the same rows in NumPy, a
+-- one that ends it (after_id). tui/derived/gpu_idle.py finds the same rows in NumPy, a
 -- batch at a time; this is for activities not stored in id order (no loader's).
 --
 -- A gap opens where an activity starts after everything before it (in id order, which

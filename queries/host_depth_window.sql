@@ -1,5 +1,5 @@
 -- The staged host rows that start in [$since, $until): row id, group (host_depth_groups),
--- start and end, in no particular order (tui/sources/host_depth.py sorts them).
+-- start and end, in no particular order (tui/derived/host_depth.py sorts them).
 SELECT h.rowid AS row, g.g, h.start_ns, h.end_ns
 FROM finalize.host_rows AS h
 JOIN host_depth_groups AS g

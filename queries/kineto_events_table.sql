@@ -4,7 +4,7 @@
 -- the `[memory]` events' figures are read too; their "Bytes" is not: a struct's field
 -- names are case-insensitive, so it cannot sit beside the copies' "bytes"
 -- (kineto_memory_events.sql derives it).
--- The table lives in the load's scratch database (tui/trace.py): in memory for a small
+-- The table lives in the load's scratch database (tui/loading/trace.py): in memory for a small
 -- trace, else a file whose blocks are written compressed as they fill; either way a
 -- second connection can read it.
 DROP TABLE IF EXISTS scratch.kineto_events;  -- made again empty: its type cannot be replaced under it

@@ -1,4 +1,4 @@
--- All metrics of one profiled launch (input for tui/ncu/figures.py).
+-- All metrics of one profiled launch (input for tui/analysis/ncu/figures.py).
 -- Parameters: $launch_id INTEGER.
 -- Columns: section VARCHAR (NULL for raw metric names), name VARCHAR, unit VARCHAR (base
 --          unit), value DOUBLE (NULL if not a number), text VARCHAR (non-numeric value).

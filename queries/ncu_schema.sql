@@ -1,5 +1,5 @@
 -- Nsight Compute results: one report per connection (load_ncu replaces what was there).
--- Filled by tui/ncu/load.py from a .ncu-rep or an `ncu --csv --page details|raw` export.
+-- Filled by tui/sources/ncu/load.py from a .ncu-rep or an `ncu --csv --page details|raw` export.
 -- Values are in base units whatever the input printed (ns, byte, byte/s, hz), like
 -- `ncu --print-units base`, so the three input forms give the same numbers.
 

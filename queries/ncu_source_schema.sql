@@ -1,5 +1,5 @@
 -- Nsight Compute per-instruction results (the SourceCounters section) of a loaded report.
--- Filled by tui/ncu/load_source.py, a launch at a time, from a .ncu-rep only (the CSV
+-- Filled by tui/sources/ncu/load_source.py, a launch at a time, from a .ncu-rep only (the CSV
 -- pages have no instruction-level data). Addresses are the GPU virtual addresses ncu
 -- recorded; `line` is the CUDA source line the compiler's line table (-lineinfo) gives.
 
@@ -42,7 +42,7 @@ CREATE TABLE IF NOT EXISTS ncu_sass_metrics (
 );
 
 -- Scoreboard-stall samples on a consumer, attributed to the load (or other
--- variable-latency producer) whose register it waits for (tui/ncu/sass.py); a consumer
+-- variable-latency producer) whose register it waits for (tui/sources/ncu/sass.py); a consumer
 -- waiting on several producers shares its samples out evenly.
 CREATE TABLE IF NOT EXISTS ncu_sass_waits (
     launch_id INTEGER,

@@ -1,5 +1,5 @@
 -- The trace's kernels grouped by name and launch configuration: the candidates that
--- tui/ncu/match.py compares profiled launches against (names are normalised in Python,
+-- tui/analysis/ncu/match.py compares profiled launches against (names are normalised in Python,
 -- once per distinct name, not per launch).
 -- Parameters: none.
 -- Columns: name, grid_x, grid_y, grid_z, block_x, block_y, block_z, launches BIGINT,

@@ -1,4 +1,4 @@
--- Stage an nsys report's CUDA API backtraces for tui/sources/backtrace_frames.py, in temp
+-- Stage an nsys report's CUDA API backtraces for tui/derived/backtrace_frames.py, in temp
 -- tables (they are not part of the schema): stacks_input_backtrace_calls (call_id:
 -- host_activities.id of an API call, chain) and stacks_input_backtrace_frames (chain, depth: 0 =
 -- innermost, symbol, module), named through nsys_strings. Registered: nsys_calls

@@ -1,4 +1,4 @@
--- Nesting depth of the nsys host ranges, as tui/sources/host_depth.py defines it: how many
+-- Nesting depth of the nsys host ranges, as tui/derived/host_depth.py defines it: how many
 -- ranges of the same kind on the same thread are open when a range starts, by a running
 -- sum over start (+1) and end (-1) points where, at equal times, ends close before starts
 -- open and longer ranges open first.

@@ -1,4 +1,4 @@
--- Per rank of a combined run (views with a `rank` column, tui/multirank/combine.py): GPU
+-- Per rank of a combined run (views with a `rank` column, tui/runs/combine.py): GPU
 -- span and busy time summed over the rank's devices, and kernel time split into NCCL
 -- communication (kernel names containing 'nccl', any case) and everything else (compute).
 -- Kernel times are summed durations: a compute kernel overlapping a NCCL kernel on another

@@ -1,8 +1,8 @@
 -- Every training step of every rank of a combined run (views with a `rank` column,
--- tui/multirank/combine.py): its host range and the launches made in it.
+-- tui/runs/combine.py): its host range and the launches made in it.
 -- A step is a Kineto `ProfilerStep#N` annotation; a rank without those uses annotation
 -- (NVTX) ranges named like a step, the outermost such ranges ($profiler_step, $step_name:
--- tui/steps.py).
+-- tui/core/steps.py).
 -- A step's launches are the CUDA runtime calls that began inside its host range, on any
 -- thread; first/last_correlation bound their correlation ids (CUPTI numbers launches in
 -- order), so GPU work whose launch call the trace lost still falls in its step.

@@ -59,7 +59,7 @@ CREATE TABLE IF NOT EXISTS host_activities (
 );
 
 -- Every stretch on a device with no GPU activity on any stream (filled at load by
--- tui/sources/gpu_idle.py; a "gap" in the summary is a row longer than --min-gap-ms).
+-- tui/derived/gpu_idle.py; a "gap" in the summary is a row longer than --min-gap-ms).
 CREATE TABLE IF NOT EXISTS gpu_idle (
     device      INTEGER,
     start_ns    BIGINT,

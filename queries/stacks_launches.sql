@@ -1,5 +1,5 @@
 -- Write launches from stacks_points (stacks_points.sql) and what
--- tui/sources/nesting.py found for them (kind 'cpu_op', and $frame_kind: the kind
+-- tui/derived/nesting.py found for them (kind 'cpu_op', and $frame_kind: the kind
 -- python_frames was filled from). stacks_found holds at most one row for each point and
 -- kind, so each kind is one join, not a grouping: grouping 15.7M launches (a 3 GB nsys
 -- export) took 4.0 s, the joins 2.0 s.

@@ -1,5 +1,5 @@
 -- Rewrite memory_events with each event's op and Python frame (of $frame_kind, see
--- stacks_launches.sql) from what tui/sources/nesting.py found for it: a table written
+-- stacks_launches.sql) from what tui/derived/nesting.py found for it: a table written
 -- again in id order is quicker in DuckDB than an UPDATE of most of its rows.
 CREATE OR REPLACE TEMP TABLE stacks_memory AS
 SELECT m.* REPLACE (f.op_id AS op_id, f.frame_id AS frame_id)

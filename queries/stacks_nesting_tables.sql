@@ -1,4 +1,4 @@
--- The temp tables tui/sources/stacks.py fills a window of time at a time from the nesting
+-- The temp tables tui/derived/stacks.py fills a window of time at a time from the nesting
 -- of the host ranges, made empty: stacks_nesting_parents (id, parent_id: each frame's
 -- enclosing frame, NULL at the top) and stacks_found (what, point_id, kind, host_id: each
 -- point's innermost range of each kind, one row at most for each, added by

@@ -1,7 +1,7 @@
--- The points tui/sources/nesting.py looks up, into the temp table stacks_points (what,
+-- The points tui/derived/nesting.py looks up, into the temp table stacks_points (what,
 -- point_id, runtime_id, pid, tid, t): each GPU activity ('launch') with the host call its
 -- correlation id names (the first, should two share one), at that call's start; and each
--- memory event ('memory') at its time. tui/sources/stacks.py fills it: the launches a part
+-- memory event ('memory') at its time. tui/derived/stacks.py fills it: the launches a part
 -- at a time (stacks_points_launches.sql), then the memory events
 -- (stacks_points_memory.sql).
 CREATE OR REPLACE TEMP TABLE stacks_points (

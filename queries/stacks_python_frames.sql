@@ -4,9 +4,9 @@
 -- frame one level up that was open when it started on its thread: the one the trace's own
 -- "Python parent id" names where that is the enclosing frame (the table
 -- stacks_work.frame_ids, stacks_python_ids.sql; empty for traces without ids), else the one
--- its nesting gives (the temp table stacks_nesting_parents, tui/sources/nesting.py).
+-- its nesting gives (the temp table stacks_nesting_parents, tui/derived/nesting.py).
 -- The frames are the left side of the joins after, the ids' tables (a few numbers a frame)
--- the right, which tui/sources/stacks.py has DuckDB build its hash tables from as written:
+-- the right, which tui/derived/stacks.py has DuckDB build its hash tables from as written:
 -- left to itself it built them from the frames, names and all (twice the time).
 -- Names are parsed once per distinct name (a trace repeats a few thousand names over
 -- millions of frames), with string functions rather than a regexp with groups.

@@ -4,7 +4,7 @@
 -- rows); parent_by_id is the frame the "Python parent id" names where that frame is one
 -- level up on the thread and encloses it, else NULL (ids that disagree: missing, cyclic).
 -- Empty for traces that staged no ids, and then cheap.
--- stacks_work is an in-memory database tui/sources/stacks.py attaches: unlike a temp
+-- stacks_work is an in-memory database tui/derived/stacks.py attaches: unlike a temp
 -- table, this runs on a second connection while the first finds the frames' nesting.
 CREATE OR REPLACE TABLE stacks_work.frame_ids AS
 WITH frames AS MATERIALIZED (

@@ -1,6 +1,6 @@
 -- The temporary views, tables and types a loader left behind (staged rows, parsed events,
 -- the types they were read as), views first: a view may read a table. Tables named
--- stacks_input_* are kept: they are input for the stacks built after (tui/sources/stacks.py
+-- stacks_input_* are kept: they are input for the stacks built after (tui/derived/stacks.py
 -- drops them).
 -- Columns: kind ('VIEW' | 'TABLE' | 'TYPE'), name
 SELECT kind, name

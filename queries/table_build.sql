@@ -1,4 +1,4 @@
--- A table of the TUI (tui/widgets/tables/model.py) materialised once: the rows of a
+-- A table of the TUI (tui/views/table_model.py) materialised once: the rows of a
 -- source query (a `table_*.sql` file) in a temp table of the table's own connection,
 -- numbered so that every later page has a stable order. Sorting, filtering and paging
 -- then run on this small table instead of re-running the source query for each page.

@@ -1,5 +1,5 @@
 -- The kernel table grouped by category (`kernel_names`: name, short, category, from
--- tui/categories.py): per category the same statistics as table_kernels.sql over all its
+-- tui/core/categories.py): per category the same statistics as table_kernels.sql over all its
 -- kernels, and how many names it holds.
 -- Columns: category, names, count, total_ns, avg_ns, median_ns, min_ns, max_ns, percent.
 SELECT

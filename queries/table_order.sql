@@ -1,4 +1,4 @@
--- A TUI table (tui/widgets/tables/model.py) in one order with one filter: the rows of
+-- A TUI table (tui/views/table_model.py) in one order with one filter: the rows of
 -- temp table <table> that pass <where>, numbered by <order> from 0 (pos; row_no breaks
 -- ties), into temp table <view>. Sorting once here makes every page a range of pos
 -- (table_page.sql): scrolling to row 100,000 costs what scrolling to row 0 does.

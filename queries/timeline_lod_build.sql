@@ -1,5 +1,5 @@
 -- Level 0 of the level-of-detail summary: timeline_bins.sql over the whole trace at a
--- fixed fine width (its text is appended below this statement by tui/timeline/bins.py;
+-- fixed fine width (its text is appended below this statement by tui/views/timeline/bins.py;
 -- DuckDB cannot include one file in another). Rows are kept sorted by column so that
 -- timeline_lod_bins.sql's column range skips row groups.
 -- Params:  those of timeline_bins.sql

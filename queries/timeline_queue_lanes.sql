@@ -1,4 +1,4 @@
--- The timeline's queue-length lanes (tui/timeline/distributed_lanes.py): each stream with
+-- The timeline's queue-length lanes (tui/views/timeline/distributed_lanes.py): each stream with
 -- launches the queue length follows (dist_work.sql's `queued`: on a Kineto trace HTA's
 -- launch calls, elsewhere every call the trace links to its GPU work).
 -- Columns: device, stream, launches.

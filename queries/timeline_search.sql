@@ -7,7 +7,7 @@
 -- Params:  $pattern (a substring, any case; or a regular expression when $regex),
 --          $regex (bool), $max_depth (annotation depths shown: 0 .. $max_depth - 1)
 -- Columns: lane_kind, k1, k2, k3 (as timeline_lanes.sql; an opened lane's k3 is
---          kind number * 65536 + depth, the kinds numbered as tui/timeline/lanes.py's
+--          kind number * 65536 + depth, the kinds numbered as tui/views/timeline/lanes.py's
 --          HOST_KINDS), id (gpu_activities.id for lane_kind 0, else host_activities.id),
 --          start_ns, end_ns (as recorded: equal to start_ns for a zero-length one)
 WITH matched_host AS (

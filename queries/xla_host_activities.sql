@@ -1,7 +1,7 @@
 -- Host work in an XLA profile's staged events (xla_events), written straight into
 -- host_activities in the events' order (a parallel scan; no staging copy): the complete
 -- events of the '/host:...' processes ($host_pids: their pids; a list lookup, not a join,
--- which could reorder the rows). Until tui/sources/xla_depth.py numbers the rows and sets
+-- which could reorder the rows). Until tui/derived/xla_depth.py numbers the rows and sets
 -- their depths from that order, `id` holds the event's row in xla_events and `depth` is
 -- NULL. The events carry no category, so the kind is read from what the profiler
 -- attaches to each (checked against real JAX 0.11 profiles):
@@ -39,7 +39,7 @@ SELECT
         ELSE name || ' step ' || args.step_num
     END, '(no name)') AS name,
     TRY_CAST(args.correlation_id AS BIGINT) AS correlation,
-    NULL::INTEGER AS depth  -- set by tui/sources/xla_depth.py
+    NULL::INTEGER AS depth  -- set by tui/derived/xla_depth.py
 -- (no window over the events for the next one: a window runs on one thread, and this
 -- scan is most of the load's host work)
 FROM xla_events

@@ -16,15 +16,15 @@ from typing import Any
 import duckdb
 from textual.pilot import Pilot
 
-from tui.app import TraceApp
-from tui.clipboard import clean
-from tui.timeline import GapInfo, HostInfo, KernelInfo
-from tui.timeline.goto import parse_time
-from tui.timeline.lanes import LANE_GPU, LANE_HOST, LANE_MEMORY, LANE_NVTX, LANE_OPENED, Lane
-from tui.timeline.memory import MemoryInfo
-from tui.timeline.search import Query
-from tui.units import format_offset
+from tui.apps.trace_app import TraceApp
+from tui.core.units import format_offset
+from tui.views.timeline import GapInfo, HostInfo, KernelInfo
+from tui.views.timeline.goto import parse_time
+from tui.views.timeline.lanes import LANE_GPU, LANE_HOST, LANE_MEMORY, LANE_NVTX, LANE_OPENED, Lane
+from tui.views.timeline.memory import MemoryInfo
+from tui.views.timeline.search import Query
 from tui.widgets import theme
+from tui.widgets.clipboard import clean
 from tui.widgets.details import DetailsPanel, describe
 from tui.widgets.tables.base import SqlTable
 from tui.widgets.timeline import Timeline

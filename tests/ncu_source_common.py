@@ -21,8 +21,8 @@ import duckdb
 import pytest
 
 from tests.conftest import sample
-from tui.ncu.load import load_ncu
-from tui.ncu.load_source import load_source
+from tui.sources.ncu.load import load_ncu
+from tui.sources.ncu.load_source import load_source
 
 DATA = Path(__file__).resolve().parent / "data" / "ncu_source"
 KERNELS = ["strided_load", "gather", "shared_walk", "fma_chain", "divergent", "sass_only"]

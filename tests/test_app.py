@@ -13,8 +13,8 @@ import pytest
 from textual.pilot import Pilot
 
 from tests.conftest import sample
-from tui.app import TraceApp
-from tui.timeline import GapInfo, KernelInfo
+from tui.apps.trace_app import TraceApp
+from tui.views.timeline import GapInfo, KernelInfo
 from tui.widgets import theme
 from tui.widgets.details import DetailsPanel
 from tui.widgets.help import HelpScreen

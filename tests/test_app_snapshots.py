@@ -12,7 +12,7 @@ from textual.pilot import Pilot
 
 from tests.conftest import sample
 from tests.test_app import settle
-from tui.app import TraceApp
+from tui.apps.trace_app import TraceApp
 
 
 def keys_then_settle(*keys: str) -> Callable[[Pilot], Awaitable[None]]:

@@ -12,9 +12,9 @@ import pytest
 from tests.conftest import sample
 from tests.stacks_oracle import nsys_backtrace_stacks, nsys_gpu_time_by_backtrace_frame
 from tui.analysis.code import code_tree, frame_times, unattributed
-from tui.sources.backtrace_frames import DROPPED_MODULES, LIBRARY_MODULES, path_nodes
-from tui.timeline.lookup import frames_at, launch_stack
-from tui.trace import open_trace
+from tui.derived.backtrace_frames import DROPPED_MODULES, LIBRARY_MODULES, path_nodes
+from tui.loading.trace import open_trace
+from tui.views.timeline.lookup import frames_at, launch_stack
 
 BACKTRACES = "backtraces_training.sqlite"
 
@@ -75,7 +75,7 @@ def test_allocation_stack_starts_at_cuda_malloc(trace) -> None:
 
 
 def test_summary_json_and_text(capsys) -> None:
-    from tui.cli import main
+    from tui.cli.main import main
 
     assert main(["--summary", "--json", str(sample(BACKTRACES))]) == 0
     summary = json.loads(capsys.readouterr().out)

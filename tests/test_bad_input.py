@@ -23,7 +23,7 @@ import pytest
 
 from tests import oracle
 from tests.conftest import sample
-from tui.cli import main
+from tui.cli.main import main
 
 KINETO = "multistream.pt.trace.json.gz"  # real: 571 events, 45 kernels, 40 memsets, 5 copies
 # the first read's limit on one event where tests scale it down: DuckDB's least (its reader
@@ -405,7 +405,7 @@ def test_gzip_bomb_inflates_in_bounded_memory(tmp_path: Path, monkeypatch) -> No
     """Python-side memory stays at a few chunks while 64 MiB are inflated and refused."""
     import tracemalloc
 
-    from tui.errors import TraceError
+    from tui.core.errors import TraceError
     from tui.sources.chrome_json import extract_events
 
     monkeypatch.setenv("TUI_MAX_INFLATED_BYTES", "64M")
@@ -421,7 +421,7 @@ def test_gzip_bomb_inflates_in_bounded_memory(tmp_path: Path, monkeypatch) -> No
 
 
 def test_inflate_limit_policy(tmp_path: Path, monkeypatch) -> None:
-    from tui.errors import TraceError
+    from tui.core.errors import TraceError
     from tui.sources import limits
 
     trace = _write(tmp_path / "t.json.gz", b"\x1f\x8b" + b"\0" * 10_000_000)
@@ -675,7 +675,7 @@ def test_damaged_ncu_rep(damage: str, tmp_path: Path, capsys) -> None:
     # the loader itself: results, or its own error type, never another exception
     import duckdb
 
-    from tui.ncu.load import NcuInputError, load_ncu
+    from tui.sources.ncu.load import NcuInputError, load_ncu
 
     try:
         load_ncu(path, duckdb.connect())
@@ -692,7 +692,7 @@ def test_ncu_report_given_where_a_timeline_is_needed(capsys) -> None:
 
 
 def _tui(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tui.cli", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "tui", *args], capture_output=True,
                           text=True, env={**os.environ, **(env or {})}, timeout=120)
 
 
@@ -740,7 +740,7 @@ def test_a_memory_budget_that_is_not_a_size_is_one_line(given: list[str], capsys
 
 
 def test_the_memory_budget_reaches_duckdb(monkeypatch, capsys) -> None:
-    from tui.db import connect
+    from tui.core.db import connect
 
     monkeypatch.setenv("TUI_MEMORY", "1500MB")  # restored after: main() sets it
     assert main(["--summary", "--no-cache", "--memory", "300MB", str(sample(NSYS))]) == 0
@@ -761,7 +761,7 @@ def test_duckdb_runs_a_thread_for_each_250mb_of_the_budget(budget: str, cores: i
                                                            threads: int, monkeypatch) -> None:
     # DuckDB's threads hold memory its limit does not count: on a 16-core host, 16 of them
     # took a 1GB load past the budget, and the summary's medians ran out of memory
-    from tui import db
+    from tui.core import db
 
     monkeypatch.setenv("TUI_MEMORY", budget)
     monkeypatch.delenv("TUI_THREADS", raising=False)
@@ -776,7 +776,7 @@ def test_duckdb_runs_a_thread_for_each_250mb_of_the_budget(budget: str, cores: i
 def test_tui_threads_caps_duckdb_s_threads(cap: str, threads: int, monkeypatch) -> None:
     """Several tui processes sharing the cores each keep to TUI_THREADS; a value that is
     not a positive number is ignored."""
-    from tui import db
+    from tui.core import db
 
     monkeypatch.setenv("TUI_MEMORY", "8GB")
     monkeypatch.setenv("TUI_THREADS", cap)
@@ -787,20 +787,20 @@ def test_tui_threads_caps_duckdb_s_threads(cap: str, threads: int, monkeypatch) 
 
 
 def _memory_limit_in(step: str, monkeypatch) -> tuple[list[str], str, int]:
-    """DuckDB's memory_limit each time tui.trace calls `step` while loading a trace under
+    """DuckDB's memory_limit each time tui.loading.trace calls `step` while loading a trace under
     the 1GB budget, the limit after the load, and the host rows it loaded."""
-    import tui.trace
-    from tui.trace import open_trace
+    import tui.loading.trace
+    from tui.loading.trace import open_trace
 
     seen: list[str] = []
-    real = getattr(tui.trace, step)
+    real = getattr(tui.loading.trace, step)
 
     def spying(con):
         seen.append(con.execute("SELECT current_setting('memory_limit')").fetchone()[0])
         return real(con)
 
     monkeypatch.setenv("TUI_MEMORY", "1GB")
-    monkeypatch.setattr(tui.trace, step, spying)
+    monkeypatch.setattr(tui.loading.trace, step, spying)
     with open_trace(sample("stacks_training.pt.trace.json.gz"), use_cache=False) as trace:
         after = trace.con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
         rows = trace.con.execute("SELECT count(*) FROM host_activities").fetchone()[0]
@@ -842,9 +842,9 @@ def test_a_summary_that_outgrows_its_share_is_tried_with_twice_the_budget(tmp_pa
     of 50MB: summed up again with 100MB, the same summary, with a warning that says so;
     under 20MB, then 40MB, it is a TraceError (one line, exit 2 from the command)."""
     from tui.analysis.summary import trace_summary
-    from tui.db import budget_of
-    from tui.errors import TraceError
-    from tui.trace import open_trace
+    from tui.core.db import budget_of
+    from tui.core.errors import TraceError
+    from tui.loading.trace import open_trace
 
     monkeypatch.setenv("TUI_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("TUI_MEMORY", "1GB")

@@ -19,10 +19,10 @@ import pytest
 
 from tests.conftest import sample
 from tests.test_app import settle, sync
-from tui import cache
-from tui.app import TraceApp
-from tui.cli import main
-from tui.trace import open_trace
+from tui.apps.trace_app import TraceApp
+from tui.cli.main import main
+from tui.loading import cache
+from tui.loading.trace import open_trace
 
 TRACE = "multistream.pt.trace.json.gz"
 

@@ -20,8 +20,8 @@ import duckdb
 import pytest
 
 from tests.conftest import sample
-from tui import cache
-from tui.cli import main
+from tui.cli.main import main
+from tui.loading import cache
 
 TRACE = "multistream.pt.trace.json.gz"  # 45 kernels
 KERNELS = 45
@@ -70,7 +70,7 @@ def test_a_load_that_fails_midway_leaves_no_cache(fault: BaseException, trace: P
                                                   cache_dir: Path, monkeypatch, capsys) -> None:
     """The loader has written rows into the partial cache file when the fault hits (as the
     idle intervals are written, after the activities and stacks)."""
-    from tui.sources import gpu_idle
+    from tui.derived import gpu_idle
 
     real = gpu_idle.load_query
 
@@ -95,8 +95,8 @@ def test_a_killed_load_is_never_trusted(trace: Path, cache_dir: Path, capsys) ->
     script = f"""
 import os, signal
 from pathlib import Path
-from tui import trace as t
-from tui.sources import gpu_idle as g
+from tui.loading import trace as t
+from tui.derived import gpu_idle as g
 real = g.load_query
 def dying(name):
     if name == "gpu_idle_write":
@@ -120,7 +120,7 @@ t.open_trace(Path({str(trace)!r}))
 def test_a_cache_that_cannot_be_completed_falls_back_to_memory(trace: Path, cache_dir: Path,
                                                                monkeypatch, capsys) -> None:
     """E.g. the disk fills up while the cache is written: the trace still opens."""
-    from tui import trace as trace_module
+    from tui.loading import trace as trace_module
 
     def no_space(*_args):
         raise OSError(28, "No space left on device")
@@ -208,7 +208,7 @@ def test_rebuilt_when_the_cache_is_from_another_tui_version(trace: Path, cache_d
 
 def test_a_warm_summary_comes_from_the_memo_and_equals_the_cold_one(
         trace: Path, cache_dir: Path, monkeypatch, capsys) -> None:
-    import tui.trace
+    import tui.loading.trace
 
     cold = _loaded(capsys, trace)
     assert not cold["source"]["from_cache"]
@@ -219,7 +219,7 @@ def test_a_warm_summary_comes_from_the_memo_and_equals_the_cold_one(
         raise AssertionError("a warm --summary opened the database")
 
     with monkeypatch.context() as patch:
-        patch.setattr(tui.trace, "open_trace", no_database)
+        patch.setattr(tui.loading.trace, "open_trace", no_database)
         warm = _loaded(capsys, trace)
     assert warm["source"].pop("from_cache") and cold["source"].pop("from_cache") is False
     assert warm["source"].pop("cache_note") != cold["source"].pop("cache_note")
@@ -233,19 +233,19 @@ def test_a_warm_summary_comes_from_the_memo_and_equals_the_cold_one(
 
 def test_the_memo_is_not_trusted_once_its_cache_file_changed(
         trace: Path, cache_dir: Path, monkeypatch, capsys) -> None:
-    import tui.trace
+    import tui.loading.trace
 
     _loaded(capsys, trace)
     (db,) = cache_dir.glob("*.duckdb")
     os.utime(db, ns=(db.stat().st_atime_ns, db.stat().st_mtime_ns + 10**9))
     opened: list[Path] = []
-    real_open = tui.trace.open_trace
+    real_open = tui.loading.trace.open_trace
 
     def counting_open(path, **kwargs):
         opened.append(path)
         return real_open(path, **kwargs)
 
-    monkeypatch.setattr(tui.trace, "open_trace", counting_open)
+    monkeypatch.setattr(tui.loading.trace, "open_trace", counting_open)
     assert _loaded(capsys, trace)["source"]["from_cache"]
     assert opened == [trace]  # the database was read again, the memo written anew
     assert _loaded(capsys, trace)["source"]["from_cache"] and opened == [trace]
@@ -317,7 +317,7 @@ def test_loading_never_writes_or_deletes_beside_the_trace(tmp_path: Path, cache_
 
 
 def test_in_memory_databases_spill_to_a_private_dir(monkeypatch, tmp_path: Path) -> None:
-    from tui.db import connect
+    from tui.core.db import connect
 
     monkeypatch.chdir(tmp_path)
     con = connect()

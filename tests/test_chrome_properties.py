@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 from tests import oracle
 from tests.conftest import examples, sample
 from tui.analysis.summary import trace_summary
-from tui.errors import TraceError
-from tui.trace import open_trace
+from tui.core.errors import TraceError
+from tui.loading.trace import open_trace
 
 TEXT = gzip.decompress(sample("multistream.pt.trace.json.gz").read_bytes()).decode()
 DOC = json.loads(TEXT)

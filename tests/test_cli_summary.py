@@ -14,13 +14,13 @@ import pytest
 
 from tests.conftest import NSYS_REFERENCE, sample
 from tests.oracle import chrome_events
-from tui.cli import main
+from tui.cli.main import main
 
 
 def _run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     """The installed console entry point, as a user runs it (no terminal attached)."""
     return subprocess.run(
-        [sys.executable, "-m", "tui.cli", *args], capture_output=True, text=True,
+        [sys.executable, "-m", "tui", *args], capture_output=True, text=True,
         env={**os.environ, **(env or {})}, timeout=120,
     )
 
@@ -213,7 +213,7 @@ def test_output_whose_reader_has_gone_ends_quietly(tmp_path: Path, args: list[st
     copied the stored one; a summary cut short is not stored, and a stored one is not
     reported damaged."""
     env = {**os.environ, "TUI_CACHE_DIR": str(tmp_path)}
-    command = [sys.executable, "-m", "tui.cli", *args, str(sample("backtraces_training.sqlite"))]
+    command = [sys.executable, "-m", "tui", *args, str(sample("backtraces_training.sqlite"))]
 
     def run(read: bool) -> tuple[int, bytes, bytes]:
         proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -10,8 +10,8 @@ import duckdb
 import pytest
 
 from tests.conftest import SAMPLES, sample
-from tui.cli import main
-from tui.multirank.store import STORE_SUFFIX, STORE_TABLES
+from tui.cli.main import main
+from tui.loading.store import STORE_SUFFIX, STORE_TABLES
 
 # Three formats: the two real DDP ranks (Kineto), an nsys export, an XLA .xplane.pb.
 TRACES = ("ddp_rank0.pt.trace.json.gz", "ddp_rank1.pt.trace.json.gz", "sync_habits.sqlite")
@@ -81,7 +81,7 @@ def test_a_bad_trace_on_the_cluster_is_one_line(tmp_path: Path, capsys) -> None:
 
 def test_an_unreachable_scheduler_is_one_line(tmp_path: Path, capsys,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("tui.multirank.cluster.CONNECT_TIMEOUT_S", 1)
+    monkeypatch.setattr("tui.runs.cluster.CONNECT_TIMEOUT_S", 1)
     rc = main(["convert", str(sample(TRACES[0])), "--out", str(tmp_path / "out"),
                "--scheduler", "tcp://127.0.0.1:9"])
     err = capsys.readouterr().err

@@ -8,8 +8,8 @@ import subprocess
 
 import pytest
 
-from tui.cli import SUBCOMMANDS, main
-from tui.commands.completion import OPTIONS, bash_script
+from tui.cli.commands.completion import OPTIONS, bash_script
+from tui.cli.main import SUBCOMMANDS, main
 
 
 def _help_options(capsys, argv: list[str]) -> set[str]:

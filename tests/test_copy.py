@@ -9,8 +9,8 @@ from pathlib import Path
 
 from tests.conftest import sample
 from tests.test_app import GAPPY, evil_trace, settle, sync
-from tui.app import TraceApp
-from tui.clipboard import arrow_tsv, clean
+from tui.apps.trace_app import TraceApp
+from tui.widgets.clipboard import arrow_tsv, clean
 from tui.widgets.tables.base import SqlTable
 
 OSC52 = re.compile(r"\x1b\]52;c;([A-Za-z0-9+/=]*)\x07")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from tests.conftest import sample
 from tests.test_app import settle, sync
 from tests.test_search_goto import type_in
-from tui.app import TraceApp
+from tui.apps.trace_app import TraceApp
 
 SIZE = (80, 24)
 TRACE = sample("small_kernels.sqlite")

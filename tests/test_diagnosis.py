@@ -16,9 +16,9 @@ from tui.analysis.diagnosis import diagnose, gaps_and_times, with_ncu
 from tui.analysis.findings import trace_findings
 from tui.analysis.idle_causes import CAUSES, GAP_KIND, tally
 from tui.analysis.kernels import device_busy
-from tui.app import TraceApp
-from tui.ncu.attach import ncu_for_trace
-from tui.trace import open_trace
+from tui.analysis.ncu.attach import ncu_for_trace
+from tui.apps.trace_app import TraceApp
+from tui.loading.trace import open_trace
 from tui.widgets.tables.findings import FindingPanel
 
 

@@ -11,7 +11,7 @@ import pytest
 from tests import oracle
 from tests.conftest import sample
 from tui.analysis.kernel_names import kernel_key
-from tui.cli import main
+from tui.cli.main import main
 
 GAPPY = "gappy_training.pt.trace.json.gz"
 TUNED = "tuned_training.pt.trace.json.gz"
@@ -299,8 +299,8 @@ def test_kernel_key_keeps_different_kernels_apart() -> None:
 
 def test_the_plain_functions_can_be_called_again_on_one_connection() -> None:
     """What the app will call: kernel_diff on an open pair, more than once."""
-    from tui.analysis.diff import kernel_diff
-    from tui.multirank.run import open_run
+    from tui.runs.diff import kernel_diff
+    from tui.runs.run import open_run
 
     with open_run([sample(GAPPY), sample(TUNED)], by_order=True) as pair:
         first = kernel_diff(pair.con)

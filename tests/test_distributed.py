@@ -12,8 +12,8 @@ import pytest
 
 from tests.conftest import sample
 from tui.analysis.distributed import idle_categories, trace_figures
-from tui.trace import open_trace
-from tui.units import format_ns
+from tui.core.units import format_ns
+from tui.loading.trace import open_trace
 
 REFERENCE = Path(__file__).parent / "data" / "distributed"
 DDP = {0: "ddp_rank0.pt.trace.json.gz", 1: "ddp_rank1.pt.trace.json.gz"}
@@ -111,7 +111,7 @@ def test_idle_categories_kernel_wait_threshold_moves_gaps() -> None:
 
 
 def test_single_trace_summary_has_one_rank_with_the_figures(capsys, ddp_figures) -> None:
-    from tui.cli import main
+    from tui.cli.main import main
 
     assert main(["--summary", "--json", str(sample(DDP[1]))]) == 0
     summary = json.loads(capsys.readouterr().out)
@@ -132,7 +132,7 @@ def test_single_trace_summary_has_one_rank_with_the_figures(capsys, ddp_figures)
 
 @pytest.fixture(scope="module")
 def ddp_run():
-    from tui.multirank.run import open_run
+    from tui.runs.run import open_run
 
     with open_run([sample(name) for name in DDP.values()]) as run:
         yield run
@@ -222,7 +222,7 @@ def test_the_group_finding_names_every_straggler(ddp_run, ddp_rows) -> None:
 
 
 def test_run_summary_json_has_the_group_and_every_rank_figure(capsys, hta) -> None:
-    from tui.cli import main
+    from tui.cli.main import main
 
     assert main(["--summary", "--json", *(str(sample(n)) for n in DDP.values())]) == 0
     summary = json.loads(capsys.readouterr().out)
@@ -258,7 +258,7 @@ def test_run_summary_json_has_the_group_and_every_rank_figure(capsys, hta) -> No
 def test_no_deep_queue_finding_where_the_gpu_idles(capsys) -> None:
     """gappy_then_tuned: launches wait 1.7 ms on average, in bursts after the host's long
     pauses, while the GPU idles 97% of the time: not a deep queue."""
-    from tui.cli import main
+    from tui.cli.main import main
 
     assert main(["--summary", "--json", str(sample("gappy_then_tuned.sqlite"))]) == 0
     summary = json.loads(capsys.readouterr().out)
@@ -337,7 +337,7 @@ def test_p_shows_the_critical_path_and_queue_lanes() -> None:
     import asyncio
 
     from tests.test_app import lane_text, settle
-    from tui.app import TraceApp
+    from tui.apps.trace_app import TraceApp
 
     async def run() -> None:
         app = TraceApp(sample(DDP[0]))
@@ -366,7 +366,7 @@ def test_p_shows_the_critical_path_and_queue_lanes() -> None:
 def test_the_commands_docs_distributed_shows_run(capsys, monkeypatch) -> None:
     import shlex
 
-    from tui.cli import main
+    from tui.cli.main import main
 
     monkeypatch.chdir(Path(__file__).parent.parent)
     page = (Path(__file__).parent.parent / "docs" / "distributed.md").read_text()
@@ -381,8 +381,8 @@ def test_the_commands_docs_distributed_shows_run(capsys, monkeypatch) -> None:
 
 
 def test_the_ranks_app_header_names_the_group(ddp_run) -> None:
-    from tui.multirank.summary import run_summary
-    from tui.run_app import header_text
+    from tui.apps.run_app import header_text
+    from tui.runs.summary import run_summary
 
     summary = run_summary(ddp_run, 1_000_000, "run")
     assert "stragglers:" not in header_text(summary).plain  # one straggler: named alone
@@ -400,7 +400,7 @@ def test_a_run_reads_each_rank_s_figures_back_from_beside_its_cache(tmp_path,
     kept beside its cache file; the next open of the run reads them back, and works them
     out again where the file is stale (here: damaged)."""
     from tui.analysis.distributed import memo
-    from tui.multirank.run import open_run
+    from tui.runs.run import open_run
 
     monkeypatch.setenv("TUI_CACHE_DIR", str(tmp_path))
     paths = [sample(name) for name in DDP.values()]
@@ -426,8 +426,8 @@ def test_a_run_of_converted_stores_reads_the_figures_convert_kept(tmp_path, monk
     them back (the same as worked out from the traces), and works them out again for a
     store whose tables changed since (here: its trace_meta rewritten)."""
     from tui.analysis.distributed import memo
-    from tui.cli import main
-    from tui.multirank.run import open_run
+    from tui.cli.main import main
+    from tui.runs.run import open_run
 
     monkeypatch.setenv("TUI_CACHE_DIR", str(tmp_path / "cache"))
     paths = [sample(name) for name in DDP.values()]

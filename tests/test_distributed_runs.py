@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import sample
 from tui.analysis.distributed import trace_figures
-from tui.trace import open_trace
+from tui.loading.trace import open_trace
 
 REFERENCE = Path(__file__).parent / "data" / "distributed"
 RUNS = {"ddp_4rank": "ddp4/ddp_rank{}.pt.trace.json.gz",

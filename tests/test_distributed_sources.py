@@ -17,7 +17,7 @@ from tests.conftest import sample
 from tui.analysis.distributed import critical_path, prepare, trace_figures
 from tui.analysis.distributed.critical_path import critical_paths
 from tui.analysis.distributed.queues import queue_series
-from tui.trace import open_trace
+from tui.loading.trace import open_trace
 
 NSYS_STATS = Path(__file__).parent / "data" / "distributed" / "nsys"
 JAX_DP = "jax_dp/plugins/profile/2026_11_27_05_46_00/vm.xplane.pb"

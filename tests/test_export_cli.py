@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.conftest import sample
-from tui.cli import main
+from tui.cli.main import main
 
 GAPPY = "gappy_training.pt.trace.json.gz"
 

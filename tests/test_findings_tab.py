@@ -9,9 +9,9 @@ from tests.test_app import settle, sync
 from tests.test_ncu_app import messages
 from tests.test_tables import SIZE, all_rows, ready
 from tui.analysis.summary import trace_summary
-from tui.app import TraceApp
-from tui.timeline.lanes import LANE_HOST
-from tui.trace import open_trace
+from tui.apps.trace_app import TraceApp
+from tui.loading.trace import open_trace
+from tui.views.timeline.lanes import LANE_HOST
 
 RULES = "rules.sqlite"  # recordings/rules.cu under nsys: every nsys rule finds rows
 

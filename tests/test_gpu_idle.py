@@ -1,4 +1,4 @@
-"""The idle intervals (tui/sources/gpu_idle.py, a batch at a time; gpu_idle_windows.sql,
+"""The idle intervals (tui/derived/gpu_idle.py, a batch at a time; gpu_idle_windows.sql,
 in blocks of 65,536 ids) on more activities than a batch or a block holds.
 
 The sample traces have at most a few thousand activities a device, so their gaps never
@@ -16,13 +16,13 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-import tui.sources.gpu_idle
+import tui.derived.gpu_idle
 from tests import oracle
 from tests.conftest import sample
-from tui.db import connect, registered
-from tui.queries import load_query
-from tui.sources.gpu_idle import build_gpu_idle
-from tui.trace import open_trace
+from tui.core.db import connect, registered
+from tui.core.queries import load_query
+from tui.derived.gpu_idle import build_gpu_idle
+from tui.loading.trace import open_trace
 
 BLOCK = 65_536
 
@@ -44,7 +44,7 @@ def windows(con) -> None:
                                                          ("launch_bound_inference", 24, 3)])
 def test_gaps_across_blocks_equal_a_plain_sweep(name: str, copies: int, eighths: int, build,
                                                 monkeypatch) -> None:
-    monkeypatch.setattr(tui.sources.gpu_idle, "batch_rows", lambda: 50_000)  # batches end mid-gap
+    monkeypatch.setattr(tui.derived.gpu_idle, "batch_rows", lambda: 50_000)  # batches end mid-gap
     intervals = shifted_copies(name, copies, eighths)
     devices = {device for device, *_ in intervals}
     assert len(intervals) > 3 * BLOCK and len(devices) == 1
@@ -82,7 +82,7 @@ def test_gaps_across_blocks_equal_a_plain_sweep(name: str, copies: int, eighths:
 def test_batches_give_the_rows_of_the_windows_in_their_order(trace: str, monkeypatch) -> None:
     """On real traces (several streams; nsys and Kineto), in small batches:
     the same rows in the same order (device, start_ns) as the window functions."""
-    monkeypatch.setattr(tui.sources.gpu_idle, "batch_rows", lambda: 16)
+    monkeypatch.setattr(tui.derived.gpu_idle, "batch_rows", lambda: 16)
     with open_trace(sample(trace), use_cache=False) as opened:
         con = opened.con
         batches = con.execute("SELECT * FROM gpu_idle").fetchall()
@@ -114,7 +114,7 @@ def test_activities_stored_out_of_id_order_get_the_windows_rows() -> None:
 def test_several_devices_and_a_null_device_in_batches(monkeypatch) -> None:
     """Devices in order, NULL last (a Kineto event whose device could not be read: no
     gaps), each with a gap that runs across a batch's end: the windows' rows."""
-    monkeypatch.setattr(tui.sources.gpu_idle, "batch_rows", lambda: 7)
+    monkeypatch.setattr(tui.derived.gpu_idle, "batch_rows", lambda: 7)
     con = connect()
     con.execute(load_query("schema"))
     con.execute("""
@@ -124,7 +124,7 @@ def test_several_devices_and_a_null_device_in_batches(monkeypatch) -> None:
                      CASE WHEN k % 4 = 0 THEN 25 ELSE 5 END AS dur
               FROM range(3) AS a(d), range(10) AS b(k)
               ORDER BY d, start_ns)""")
-    tui.sources.gpu_idle._from_batches(con)  # no fallback: it would raise
+    tui.derived.gpu_idle._from_batches(con)  # no fallback: it would raise
     batches = con.execute("SELECT * FROM gpu_idle").fetchall()
     windows(con)
     assert batches == con.execute("SELECT * FROM gpu_idle").fetchall()

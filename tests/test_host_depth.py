@@ -1,4 +1,4 @@
-"""Host depths (tui/sources/host_depth.py), a window of start times at a time, against the
+"""Host depths (tui/derived/host_depth.py), a window of start times at a time, against the
 definition (tests/depth_oracle.py)."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from hypothesis import strategies as st
 
 from tests.conftest import examples, sample
 from tests.depth_oracle import depth_mismatches
-from tui.db import connect
-from tui.queries import load_query
-from tui.sources import host_depth
-from tui.trace import finalize_activities, open_trace
+from tui.core.db import connect
+from tui.core.queries import load_query
+from tui.derived import host_depth
+from tui.loading.trace import finalize_activities, open_trace
 
 # (kind, tid, start, duration): small times so that ties, zero-length ranges and ranges
 # open across many windows are common; NULL threads are a group of their own

@@ -7,7 +7,7 @@ from textual.widgets._footer import FooterKey
 from tests.conftest import sample
 from tests.test_app import GAPPY, settle, sync
 from tests.test_tables import ready
-from tui.app import TraceApp
+from tui.apps.trace_app import TraceApp
 from tui.widgets.key_footer import KeyFooter
 
 

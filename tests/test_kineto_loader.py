@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-import tui.trace as trace_module
+import tui.loading.trace as trace_module
 from tests import oracle
 from tests.conftest import sample
 from tui.analysis.gaps import explained_gaps
 from tui.analysis.kernels import kernel_stats
-from tui.trace import open_trace
+from tui.loading.trace import open_trace
 
 TORCH_TRACES = ["gappy_training", "tuned_training", "multistream", "cuda_graphs",
                 "launch_bound_inference"]
@@ -226,7 +226,7 @@ def test_time_text_forms(tmp_path: Path, ts: object, start_ns: int | None) -> No
 
 def test_events_parsed_into_a_scratch_file_load_the_same_rows(monkeypatch) -> None:
     """A big trace's parsed events go to a scratch database file, a small one's stay in
-    memory (tui/trace.py): both give the same rows, here the file by a share of 0."""
+    memory (tui/loading/trace.py): both give the same rows, here the file by a share of 0."""
     path = sample("stacks_training.pt.trace.json.gz")
     tables = ("gpu_activities", "host_activities", "python_frames", "launches",
               "memory_events", "threads")

@@ -21,7 +21,7 @@ import pytest
 
 from tests.conftest import sample
 from tui.analysis.summary import trace_summary
-from tui.trace import open_trace
+from tui.loading.trace import open_trace
 
 TRACES = ("sync_habits.pt.trace.json.gz", "gappy_training.pt.trace.json.gz")
 GPU_CATS = ("kernel", "gpu_memcpy", "gpu_memset")

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import sample
-from tui import db
+from tui.core import db
+from tui.loading.trace import open_trace
 from tui.sources import chrome_json, kineto
 from tui.sources.chrome_json import extract_events
-from tui.trace import open_trace
 
 TABLES = ("gpu_activities", "host_activities", "devices", "gpu_idle")
 
@@ -170,7 +170,7 @@ def test_a_gz_refused_while_its_first_parts_are_parsed(tmp_path: Path, monkeypat
     load ends with the one-line refusal, and the parsing thread does not outlive it."""
     import threading
 
-    from tui.cli import main
+    from tui.cli.main import main
 
     # GENERATED: a real trace's events, then 64 MiB of blanks inside the array
     text = _text("multistream.pt.trace.json.gz")

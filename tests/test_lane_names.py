@@ -12,10 +12,10 @@ from tests.conftest import sample
 from tests.oracle import chrome_events
 from tests.screen import screen_text
 from tests.test_app import settle, sync
-from tui.app import TraceApp
-from tui.timeline import HostInfo, TimelineData
-from tui.timeline.lanes import LABEL_CHARS, LANE_GPU, LANE_HOST, LANE_NVTX, thread_labels
-from tui.trace import open_trace
+from tui.apps.trace_app import TraceApp
+from tui.loading.trace import open_trace
+from tui.views.timeline import HostInfo, TimelineData
+from tui.views.timeline.lanes import LABEL_CHARS, LANE_GPU, LANE_HOST, LANE_NVTX, thread_labels
 from tui.widgets.details import describe
 
 

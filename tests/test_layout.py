@@ -6,7 +6,7 @@ from __future__ import annotations
 from tests.conftest import sample
 from tests.screen import screen_text
 from tests.test_app import GAPPY, settle, sync
-from tui.app import TraceApp
+from tui.apps.trace_app import TraceApp
 from tui.widgets.layout import lane_rows
 
 

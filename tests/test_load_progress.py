@@ -26,15 +26,16 @@ import pytest
 
 from tests.conftest import ROOT, sample
 from tests.test_app import settle, sync
-from tui import app as app_module
-from tui import load_progress, progress_line
-from tui import trace as trace_module
-from tui.app import TraceApp
-from tui.cli import main
-from tui.load_progress import size_text
-from tui.multirank.store import TraceStore
-from tui.progress_line import TracesProgress
+from tui.apps import trace_app as app_module
+from tui.apps.trace_app import TraceApp
+from tui.cli.main import main
+from tui.core import load_progress
+from tui.core.load_progress import size_text
+from tui.loading import trace as trace_module
+from tui.loading.store import TraceStore
 from tui.sources import nsys_sqlite
+from tui.views import progress_line
+from tui.views.progress_line import TracesProgress
 from tui.widgets.load_bar import LoadBar
 
 SOURCE = "launch_bound_inference.pt.trace.json.gz"
@@ -67,7 +68,7 @@ def _summary_process(trace: Path, cache: Path) -> subprocess.Popen:
     # Ctrl-C's default action in the child, as in a terminal: a test run started in the
     # background of a shell (`pytest &`) hands its children SIGINT ignored, and Python
     # then raises no KeyboardInterrupt
-    return subprocess.Popen([sys.executable, "-m", "tui.cli", "--summary", "--json", str(trace)],
+    return subprocess.Popen([sys.executable, "-m", "tui", "--summary", "--json", str(trace)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "TUI_CACHE_DIR": str(cache)}, cwd=ROOT,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
@@ -154,7 +155,7 @@ def test_quitting_the_app_stops_its_load(scaled: tuple[Path, int], tmp_path: Pat
 RANKS_APP = """
 import asyncio, json, sys, time
 from pathlib import Path
-from tui.run_app import RunApp
+from tui.apps.run_app import RunApp
 
 class Recorded(RunApp):
     lines = []

@@ -7,8 +7,8 @@ from textual.events import MouseScrollDown, MouseScrollUp
 
 from tests.conftest import sample
 from tests.test_app import GAPPY, settle, sync
-from tui.app import TraceApp
-from tui.timeline import KernelInfo
+from tui.apps.trace_app import TraceApp
+from tui.views.timeline import KernelInfo
 from tui.widgets import theme
 from tui.widgets.timeline import Timeline
 

@@ -13,8 +13,8 @@ import pytest
 from tests import oracle
 from tests.conftest import sample
 from tui.analysis.ranks import collective_instances, rank_analysis, rank_rows
-from tui.cli import main
-from tui.multirank.run import open_run
+from tui.cli.main import main
+from tui.runs.run import open_run
 
 DDP = ("ddp_rank0.pt.trace.json.gz", "ddp_rank1.pt.trace.json.gz")
 
@@ -381,8 +381,8 @@ def test_a_run_s_queries_stop_when_asked() -> None:
 
     import duckdb
 
-    from tui.load_progress import LoadStopped
-    from tui.multirank.run import stopped_by
+    from tui.core.load_progress import LoadStopped
+    from tui.runs.run import stopped_by
 
     con = duckdb.connect()
     stop = threading.Event()

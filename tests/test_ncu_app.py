@@ -14,13 +14,13 @@ from textual.pilot import Pilot
 from tests.conftest import sample
 from tests.test_app import SIZE, settle, sync
 from tests.test_ncu_common import SHARED
-from tui.app import TraceApp
-from tui.db import connect
-from tui.messages import DrillDown
-from tui.ncu.load import load_ncu
-from tui.ncu.summary import ncu_summary
-from tui.ncu_app import NcuApp
-from tui.timeline import KernelInfo
+from tui.analysis.ncu.summary import ncu_summary
+from tui.apps.ncu_app import NcuApp
+from tui.apps.trace_app import TraceApp
+from tui.core.db import connect
+from tui.sources.ncu.load import load_ncu
+from tui.views.timeline import KernelInfo
+from tui.widgets.messages import DrillDown
 from tui.widgets.ncu_list import NcuLaunchList
 from tui.widgets.ncu_panel import NcuPanel
 from tui.widgets.ncu_screen import NcuScreen

@@ -9,9 +9,9 @@ import pytest
 from textual.app import App
 
 from tests.conftest import sample
-from tui.app import TraceApp
-from tui.cli import main
-from tui.ncu_app import NcuApp
+from tui.apps.ncu_app import NcuApp
+from tui.apps.trace_app import TraceApp
+from tui.cli.main import main
 
 TRACE, REPORT = "small_kernels.sqlite", "small_kernels.ncu-rep"
 

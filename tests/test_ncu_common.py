@@ -11,7 +11,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tui.ncu.load import load_ncu
+from tui.sources.ncu.load import load_ncu
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_traces"

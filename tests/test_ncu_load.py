@@ -10,8 +10,8 @@ import duckdb
 import pytest
 
 from tests.test_ncu_common import FORMS, loaded, ncu_input
-from tui.ncu.load import NcuInputError, detect_format, is_ncu_input, load_ncu
-from tui.ncu.parsed import KERNEL_COLUMNS, METRIC_COLUMNS, RULE_COLUMNS
+from tui.sources.ncu.load import NcuInputError, detect_format, is_ncu_input, load_ncu
+from tui.sources.ncu.parsed import KERNEL_COLUMNS, METRIC_COLUMNS, RULE_COLUMNS
 
 STEMS = ("small_kernels", "kernels")
 KERNEL_QUERY = """SELECT launch_id, short_name, grid_x, grid_y, grid_z, block_x, block_y,

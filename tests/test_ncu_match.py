@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterable
 import duckdb
 
 from tests.test_ncu_common import loaded
-from tui.ncu.match import match_ncu_kernels
-from tui.queries import load_query
+from tui.analysis.ncu.match import match_ncu_kernels
+from tui.core.queries import load_query
 
 Row = tuple[str, tuple[int, int, int], tuple[int, int, int]]  # name, grid, block
 

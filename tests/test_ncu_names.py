@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tui.ncu.names import canonical_name, mangled_short_name, short_name
-from tui.ncu.units import parse_number, to_base
+from tui.sources.ncu.names import canonical_name, mangled_short_name, short_name
+from tui.sources.ncu.units import parse_number, to_base
 
 # One kernel (torch's direct-copy elementwise_kernel) as each tool spells it: ncu's CSV,
 # the .ncu-rep's demangled name, and Kineto (sample_traces/ddp_rank0.pt.trace.json.gz).

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tui.ncu.sass import ControlFlow, parse, producer_kind, waits_on
+from tui.sources.ncu.sass import ControlFlow, parse, producer_kind, waits_on
 
 
 @pytest.mark.parametrize(("text", "writes", "reads"), [

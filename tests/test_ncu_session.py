@@ -1,4 +1,4 @@
-"""The report as the app holds it (tui.ncu.session): which launch a trace kernel is, and the
+"""The report as the app holds it (tui.views.ncu_session): which launch a trace kernel is, and the
 drill-down's text (tui.widgets.ncu_text). Real reports; the ambiguous and template cases
 use a CONSTRUCTED trace table, built from the report's own launches as test_ncu_match does."""
 
@@ -14,9 +14,9 @@ from rich.console import Console, RenderableType
 from tests.conftest import sample
 from tests.test_ncu_common import ncu_input
 from tests.test_ncu_match import _add_trace
-from tui.ncu.session import NcuSession, open_ncu
-from tui.ncu.summary import ncu_summary
-from tui.trace import open_trace
+from tui.analysis.ncu.summary import ncu_summary
+from tui.loading.trace import open_trace
+from tui.views.ncu_session import NcuSession, open_ncu
 from tui.widgets import ncu_text
 
 
@@ -56,7 +56,7 @@ def test_a_memset_or_a_missing_id_is_not_a_kernel(small: NcuSession) -> None:
 
 def test_the_summary_is_ncu_summarys(small: NcuSession) -> None:
     con = duckdb.connect()
-    from tui.ncu.load import load_ncu
+    from tui.sources.ncu.load import load_ncu
 
     load_ncu(sample("small_kernels.ncu-rep"), con)
     expected = ncu_summary(con)["kernels"]

@@ -9,8 +9,8 @@ from textual.pilot import Pilot
 from tests.conftest import sample
 from tests.test_app import settle
 from tests.test_ncu_app import drilled, ncu_app_ready, ncu_ready
-from tui.app import TraceApp
-from tui.ncu_app import NcuApp
+from tui.apps.ncu_app import NcuApp
+from tui.apps.trace_app import TraceApp
 
 
 def test_drill_down_over_the_timeline(snap_compare) -> None:

@@ -10,9 +10,9 @@ from tests.conftest import sample
 from tests.ncu_source_common import hot_report_path
 from tests.test_app import SIZE, sync
 from tests.test_ncu_app import messages, ncu_app_ready, until
-from tui.ncu.session import NcuSession, open_ncu
-from tui.ncu.source import NO_LINES, NOT_A_REPORT
-from tui.ncu_app import NcuApp
+from tui.analysis.ncu.source import NO_LINES, NOT_A_REPORT
+from tui.apps.ncu_app import NcuApp
+from tui.views.ncu_session import NcuSession, open_ncu
 from tui.widgets.ncu_screen import NcuScreen
 from tui.widgets.ncu_source import NcuSourceScreen
 

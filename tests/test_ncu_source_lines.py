@@ -23,11 +23,11 @@ from tests.ncu_source_common import (
     hot_loaded,
     ncu_lines,
 )
-from tui.cli import main
-from tui.ncu.load import load_ncu
-from tui.ncu.load_source import load_source
-from tui.ncu.source import NO_COUNTERS, SourceView, explain_line, source_view
-from tui.ncu.summary import ncu_summary, render_ncu_summary
+from tui.analysis.ncu.source import NO_COUNTERS, SourceView, explain_line, source_view
+from tui.analysis.ncu.summary import ncu_summary, render_ncu_summary
+from tui.cli.main import main
+from tui.sources.ncu.load import load_ncu
+from tui.sources.ncu.load_source import load_source
 from tui.widgets.ncu_source_text import line_cells
 
 RECORDINGS = Path(__file__).resolve().parent.parent / "recordings" / "source_view"

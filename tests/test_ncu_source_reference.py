@@ -19,10 +19,10 @@ from tests.ncu_source_common import (
     ncu_sass,
     number,
 )
-from tui.ncu.load import load_ncu
-from tui.ncu.load_source import load_source
-from tui.ncu.source import NO_COUNTERS, SourceView, source_view
-from tui.queries import load_query
+from tui.analysis.ncu.source import NO_COUNTERS, SourceView, source_view
+from tui.core.queries import load_query
+from tui.sources.ncu.load import load_ncu
+from tui.sources.ncu.load_source import load_source
 
 
 @pytest.fixture(scope="module")

@@ -12,12 +12,12 @@ import pytest
 from rich.console import Console
 
 from tests.conftest import sample
-from tui.cli import main
-from tui.ncu.load import load_ncu
-from tui.ncu.load_source import load_source
-from tui.ncu.source import NO_LINES, NOT_A_REPORT, SourceView, source_view
-from tui.ncu.summary import render_ncu_summary
-from tui.queries import load_query
+from tui.analysis.ncu.source import NO_LINES, NOT_A_REPORT, SourceView, source_view
+from tui.analysis.ncu.summary import render_ncu_summary
+from tui.cli.main import main
+from tui.core.queries import load_query
+from tui.sources.ncu.load import load_ncu
+from tui.sources.ncu.load_source import load_source
 
 REPORT = "small_kernels.ncu-rep"
 KERNELS = ["saxpy", "naive_sgemm", "strided_read", "transpose_bank_conflicts", "tiny_grid"]

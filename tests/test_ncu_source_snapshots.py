@@ -9,7 +9,7 @@ from textual.pilot import Pilot
 from tests.ncu_source_common import hot_report_path
 from tests.test_ncu_app import ncu_app_ready
 from tests.test_ncu_source_app import source_shown
-from tui.ncu_app import NcuApp
+from tui.apps.ncu_app import NcuApp
 
 
 def test_source_view_of_the_bank_conflicted_walk(snap_compare) -> None:

@@ -9,8 +9,8 @@ import pytest
 from rich.console import Console
 
 from tests.test_ncu_common import FORMS, loaded
-from tui.ncu.summary import ncu_summary, render_ncu_summary
-from tui.ncu.verdict import VERDICTS
+from tui.analysis.ncu.summary import ncu_summary, render_ncu_summary
+from tui.analysis.ncu.verdict import VERDICTS
 
 
 @pytest.mark.parametrize("form", FORMS)

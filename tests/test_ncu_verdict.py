@@ -10,10 +10,10 @@ import duckdb
 import pytest
 
 from tests.test_ncu_common import FORMS, SHARED, loaded
-from tui.ncu.figures import KernelFigures, Metrics, kernel_figures
-from tui.ncu.nvidia import sol_kind, sol_unit
-from tui.ncu.verdict import decide, memory_unit
-from tui.queries import load_query
+from tui.analysis.ncu.figures import KernelFigures, Metrics, kernel_figures
+from tui.analysis.ncu.nvidia import sol_kind, sol_unit
+from tui.analysis.ncu.verdict import decide, memory_unit
+from tui.core.queries import load_query
 
 # ../shared/realtraces/kernels.cu, in launch order, with what the source says:
 SMALL_KERNELS = [

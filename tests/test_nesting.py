@@ -1,4 +1,4 @@
-"""Nesting of host ranges (tui/sources/nesting.py): parents and the innermost range open at
+"""Nesting of host ranges (tui/derived/nesting.py): parents and the innermost range open at
 a time, against a brute-force search on generated ranges, and the launch stacks of a real
 JAX recording against an independent reading of its events."""
 
@@ -14,9 +14,9 @@ import pytest
 from tests import xla_oracle
 from tests.conftest import sample
 from tests.test_xla import SAMPLE_FILES
-from tui.sources import stacks
-from tui.sources.nesting import HostNesting
-from tui.trace import open_trace
+from tui.derived import stacks
+from tui.derived.nesting import HostNesting
+from tui.loading.trace import open_trace
 
 
 def generated_ranges(seed: int) -> list[tuple[int, int, int]]:

@@ -12,10 +12,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.conftest import sample
-from tui.db import connect
-from tui.queries import load_query
+from tui.core.db import connect
+from tui.core.queries import load_query
+from tui.loading.trace import finalize_activities, open_trace
 from tui.sources.nsys_nesting import Nesting
-from tui.trace import finalize_activities, open_trace
 
 THREADS = (None, 5, (1 << 24) | 7, (1 << 24) | 8, (3 << 48) | 7)
 # (globalTid, start, duration): small times so that ties and zero-length ranges are common
@@ -24,7 +24,7 @@ RANGES = st.lists(st.tuples(st.sampled_from(THREADS), st.integers(0, 60),
 
 
 def _definition_depths(rows: list[tuple]) -> list[int]:
-    """Depths as finalize_activities (tui/sources/host_depth.py) computes them for
+    """Depths as finalize_activities (tui/derived/host_depth.py) computes them for
     staged rows."""
     con = connect()
     con.execute(load_query("schema"))

@@ -9,7 +9,7 @@ import pytest
 from tests.conftest import NSYS_REFERENCE, NSYS_TRACES, sample
 from tui.analysis.gaps import explained_gaps
 from tui.analysis.kernels import kernel_stats
-from tui.trace import open_trace
+from tui.loading.trace import open_trace
 
 
 def _reference(trace: str, report: str) -> list[dict]:

@@ -15,7 +15,7 @@ import pytest
 
 from tests.conftest import sample
 from tui.analysis.summary import trace_summary
-from tui.trace import open_trace
+from tui.loading.trace import open_trace
 
 RULES_DIR = Path(__file__).parent / "data" / "nsys_rules"
 # How many rows NVIDIA's rule lists for each export (rules: memcpy_async, memcpy_sync,

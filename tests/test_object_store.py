@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import sample
-from tui.cli import main
+from tui.cli.main import main
 
 pytest.importorskip("upath")
 

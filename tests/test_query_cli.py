@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.conftest import sample
-from tui.cli import main
+from tui.cli.main import main
 
 TRACE = "gappy_training.sqlite"
 

@@ -8,7 +8,7 @@ import threading
 import pyarrow as pa
 import pytest
 
-from tui.db import connect
+from tui.core.db import connect
 from tui.sources.read_ahead import ReadAhead
 
 

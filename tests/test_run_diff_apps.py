@@ -13,8 +13,8 @@ from textual.widgets import Static
 
 from tests.conftest import ROOT, sample
 from tests.test_app import SIZE, sync
-from tui.diff_app import DiffApp
-from tui.run_app import RunApp
+from tui.apps.diff_app import DiffApp
+from tui.apps.run_app import RunApp
 from tui.widgets.diff_tables import KernelDiffTable, TotalsTable
 from tui.widgets.run_tables import CollectiveTable, RankTable
 
@@ -92,7 +92,7 @@ async def test_run_app_reports_a_bad_path() -> None:
 
 
 def _diff() -> dict:
-    from tui.analysis.diff import diff_traces
+    from tui.runs.diff import diff_traces
 
     return diff_traces(sample(GAPPY), sample(TUNED), 1_000_000)
 
@@ -140,7 +140,7 @@ async def test_diff_app_shows_idle_change_and_kernel_changes() -> None:
 
 
 def test_diff_off_a_terminal_prints_text(capsys) -> None:
-    from tui.cli import main
+    from tui.cli.main import main
 
     assert main(["diff", str(sample(GAPPY)), str(sample(TUNED))]) == 0
     out = capsys.readouterr().out
@@ -150,9 +150,9 @@ def test_diff_off_a_terminal_prints_text(capsys) -> None:
 def test_several_traces_without_summary_open_run_app(monkeypatch) -> None:
     """`tui r0 r1`: RunApp; Enter on a rank runs TraceApp on its file, q there comes back,
     q in RunApp ends."""
-    import tui.app
-    import tui.run_app
-    from tui.cli import main
+    import tui.apps.run_app
+    import tui.apps.trace_app
+    from tui.cli.main import main
 
     shown: list[str] = []
     runs: list[object] = []
@@ -181,8 +181,8 @@ def test_several_traces_without_summary_open_run_app(monkeypatch) -> None:
         def run(self) -> None:
             shown.append(self.path.name)
 
-    monkeypatch.setattr(tui.run_app, "RunApp", FakeRunApp)
-    monkeypatch.setattr(tui.app, "TraceApp", FakeTraceApp)
+    monkeypatch.setattr(tui.apps.run_app, "RunApp", FakeRunApp)
+    monkeypatch.setattr(tui.apps.trace_app, "TraceApp", FakeTraceApp)
     assert main([str(p) for p in RANKS]) == 0
     assert shown == ["ranks", RANKS[1].name, "ranks"]
 
@@ -191,19 +191,19 @@ def test_several_traces_without_summary_open_run_app(monkeypatch) -> None:
 async def test_run_app_does_not_list_the_traces_again(tmp_path: Path, monkeypatch) -> None:
     """run_run_app lists a folder (an object store's prefix: a request per entry) to check
     it before the app starts; the app loads the traces of that listing."""
-    import tui.run_app
+    import tui.apps.run_app
 
     folder = tmp_path / "run"
     folder.mkdir()
     for rank in RANKS:
         (folder / rank.name).symlink_to(rank)
-    files = tui.run_app.expand_paths([folder])
+    files = tui.apps.run_app.expand_paths([folder])
     assert [f.name for f in files] == [r.name for r in RANKS]
 
     def listed_again(_paths):
         raise AssertionError("the folder was listed again")
 
-    monkeypatch.setattr(tui.run_app, "expand_paths", listed_again)
+    monkeypatch.setattr(tui.apps.run_app, "expand_paths", listed_again)
     app = RunApp([folder], files=files)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.run_data is not None)
@@ -215,7 +215,7 @@ async def test_run_app_does_not_list_the_traces_again(tmp_path: Path, monkeypatc
 @sync
 async def test_run_app_shows_a_run_loaded_before_without_loading_it(monkeypatch) -> None:
     """Back from a rank's timeline, RunApp shows the run as it was loaded."""
-    import tui.run_app
+    import tui.apps.run_app
 
     first = RunApp(RANKS)
     async with first.run_test(size=SIZE) as pilot:
@@ -225,7 +225,7 @@ async def test_run_app_shows_a_run_loaded_before_without_loading_it(monkeypatch)
     def loaded_again(*_args, **_kwargs):
         raise AssertionError("the run was loaded again")
 
-    monkeypatch.setattr(tui.run_app, "load_run", loaded_again)
+    monkeypatch.setattr(tui.apps.run_app, "load_run", loaded_again)
     again = RunApp(RANKS, loaded=first.run_data)
     async with again.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -235,18 +235,18 @@ async def test_run_app_shows_a_run_loaded_before_without_loading_it(monkeypatch)
 
 
 def test_several_traces_with_a_missing_one_fail_before_the_app(capsys) -> None:
-    from tui.cli import main
+    from tui.cli.main import main
 
     assert main([str(RANKS[0]), str(RANKS[0].with_name("nope.pt.trace.json.gz"))]) == 2
     assert "tui: error" in capsys.readouterr().err
 
 
 def test_diff_on_a_terminal_opens_the_app(monkeypatch, capsys) -> None:
-    import tui.diff_app
-    from tui.cli import main
+    import tui.apps.diff_app
+    from tui.cli.main import main
 
     ran: list[dict] = []
-    monkeypatch.setattr(tui.diff_app.DiffApp, "run", lambda self: ran.append(self.diff))
+    monkeypatch.setattr(tui.apps.diff_app.DiffApp, "run", lambda self: ran.append(self.diff))
     monkeypatch.setattr("sys.stdout.isatty", lambda: True)
     assert main(["diff", str(sample(GAPPY)), str(sample(TUNED))]) == 0
     assert len(ran) == 1 and ran[0]["kernel_changes"]["vanished"] == 19
@@ -281,7 +281,7 @@ def test_run_app_snapshot(snap_compare, monkeypatch) -> None:
 
 
 def test_diff_app_snapshot(snap_compare, monkeypatch) -> None:
-    from tui.analysis.diff import diff_traces
+    from tui.runs.diff import diff_traces
 
     monkeypatch.chdir(ROOT)
     diff = diff_traces(_relative(sample(GAPPY)), _relative(sample(TUNED)), 1_000_000)

@@ -10,10 +10,10 @@ from tests.conftest import ROOT, sample
 from tests.oracle import chrome_events
 from tests.screen import screen_text
 from tests.test_app import GAPPY, details_text, settle, sync
-from tui.app import TraceApp
-from tui.timeline import HostInfo
-from tui.timeline.goto import parse_time
-from tui.timeline.lanes import LANE_NVTX, LANE_OPENED
+from tui.apps.trace_app import TraceApp
+from tui.views.timeline import HostInfo
+from tui.views.timeline.goto import parse_time
+from tui.views.timeline.lanes import LANE_NVTX, LANE_OPENED
 from tui.widgets import theme
 
 TRACE = sample(GAPPY)
@@ -154,9 +154,9 @@ async def test_at_goes_to_times_steps_and_ranges() -> None:
 def test_at_step_finds_a_jax_step_trace_annotation() -> None:
     """jax.profiler.StepTraceAnnotation("train", step_num=i) is `train` with args.step_num
     in XLA's JSON: `@ step 3` goes to the fourth one, named 'train step 3' in the lanes."""
+    from tui.loading.trace import open_trace
     from tui.sources.xla_logdir import open_profile_run
-    from tui.timeline.goto import find
-    from tui.trace import open_trace
+    from tui.views.timeline.goto import find
 
     path = open_profile_run(ROOT / "sample_traces" / "jax_train").files[0]
     steps = [e for e in chrome_events(path)

@@ -13,9 +13,9 @@ from tests.conftest import SAMPLES, sample
 from tests.oracle import chrome_events
 from tests.test_app import details_text, settle, sync
 from tests.test_search_goto import type_in
-from tui.app import TraceApp
-from tui.timeline import HostInfo, KernelInfo
-from tui.timeline.lanes import LANE_GPU, LANE_OPENED
+from tui.apps.trace_app import TraceApp
+from tui.views.timeline import HostInfo, KernelInfo
+from tui.views.timeline.lanes import LANE_GPU, LANE_OPENED
 from tui.widgets.timeline import Timeline
 
 SIZE = (80, 24)

@@ -14,8 +14,8 @@ from textual.widgets import DataTable, Input, Static, TextArea
 
 from tests.conftest import sample
 from tests.test_app import GAPPY, SIZE, settle, sync
-from tui.app import TraceApp
-from tui.cli import main as cli_main
+from tui.apps.trace_app import TraceApp
+from tui.cli.main import main as cli_main
 from tui.widgets.export_dialog import ExportDialog
 from tui.widgets.help import help_text
 from tui.widgets.sql_screen import SqlScreen

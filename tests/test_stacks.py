@@ -19,7 +19,7 @@ from tests.stacks_oracle import (
 from tui.analysis.code import code_tree, frame_times, unattributed
 from tui.analysis.memory import largest_allocations
 from tui.analysis.memory import memory_peaks as tui_memory_peaks
-from tui.trace import open_trace
+from tui.loading.trace import open_trace
 
 STACKS = "stacks_training.pt.trace.json.gz"
 
@@ -155,7 +155,7 @@ def test_summary_json_and_export_code(tmp_path: Path, capsys) -> None:
     """`--summary --json` carries code and memory; `tui export TRACE code` the same rows."""
     import pyarrow.csv as pa_csv
 
-    from tui.cli import main
+    from tui.cli.main import main
 
     assert main(["--summary", "--json", str(sample(STACKS))]) == 0
     summary = json.loads(capsys.readouterr().out)
@@ -184,7 +184,7 @@ def test_joins_as_written_build_on_the_right_hand_side_in_the_block_only() -> No
     """stacks_python_frames.sql relies on it: outside the block DuckDB builds the hash
     table from the side it estimates smaller (here the left: a RIGHT join), in it from
     the right as written (a LEFT join); the setting is as before after the block."""
-    from tui.db import connect, joins_as_written
+    from tui.core.db import connect, joins_as_written
 
     con = connect()
     con.execute("CREATE TABLE frames AS SELECT range AS id, repeat('x', 50) AS name "
@@ -208,8 +208,8 @@ def test_launch_points_in_many_parts_give_the_same_stacks(trace: str, monkeypatc
     """The launching calls are joined a part of the GPU activities at a time (a 3 GB trace's
     would not fit DuckDB's memory at once): in parts of 7 activities, every launch,
     frame and memory event's context is the same as in one part."""
-    import tui.sources.stacks
-    from tui.trace import open_trace
+    import tui.derived.stacks
+    from tui.loading.trace import open_trace
 
     tables = ("SELECT * FROM launches ORDER BY gpu_id",
               "SELECT * FROM memory_events ORDER BY id",
@@ -220,7 +220,7 @@ def test_launch_points_in_many_parts_give_the_same_stacks(trace: str, monkeypatc
             return [opened.con.execute(query).fetchall() for query in tables]
 
     whole = stacks()
-    monkeypatch.setattr(tui.sources.stacks, "points_per_part", lambda: 7)
+    monkeypatch.setattr(tui.derived.stacks, "points_per_part", lambda: 7)
     assert stacks() == whole
     launches = whole[0]
     assert len(launches) > 7 * 20 and sum(1 for row in launches if row[1] is not None) > 100
@@ -230,8 +230,8 @@ def test_a_correlation_id_two_calls_share_names_the_first_call(monkeypatch) -> N
     """Two processes' correlation ids can meet in one report: an activity whose id two
     runtime calls share gets the first call (the lower id), once, in whichever part it
     falls, as the grouped query over all activities gives it."""
-    import tui.sources.stacks as stacks
-    from tui.queries import load_query
+    import tui.derived.stacks as stacks
+    from tui.core.queries import load_query
 
     with open_trace(sample(STACKS), use_cache=False) as opened:
         con = opened.con

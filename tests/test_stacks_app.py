@@ -11,8 +11,8 @@ from tests.oracle import chrome_events
 from tests.stacks_oracle import gpu_time_by_frame, memory_peaks
 from tests.test_app import settle, sync
 from tests.test_tables import SIZE, all_rows, ready, shown
-from tui.app import TraceApp
-from tui.units import format_ns
+from tui.apps.trace_app import TraceApp
+from tui.core.units import format_ns
 from tui.widgets.tables.code import CodePanel, CodeTree
 from tui.widgets.tables.memory import MemoryPanel
 

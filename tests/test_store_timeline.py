@@ -14,12 +14,12 @@ import pytest
 from tests.conftest import sample
 from tests.test_app import SIZE, settle, sync
 from tests.test_run_diff_apps import until
-from tui.app import TraceApp
-from tui.cli import main
-from tui.multirank.parquet_store import is_parquet_store, open_store_trace
-from tui.multirank.store import STORE_TABLES
-from tui.run_app import RunApp, _local_copy
-from tui.trace import open_trace
+from tui.apps.run_app import RunApp, _local_copy
+from tui.apps.trace_app import TraceApp
+from tui.cli.main import main
+from tui.loading.parquet_store import is_parquet_store, open_store_trace
+from tui.loading.store import STORE_TABLES
+from tui.loading.trace import open_trace
 
 DDP = [sample(f"ddp_rank{rank}.pt.trace.json.gz") for rank in (0, 1)]
 RANK1 = "ddp_rank1.pt.trace.tui-store"
@@ -94,7 +94,7 @@ async def test_a_store_of_an_older_tui_says_to_convert_again(tmp_path: Path) -> 
 def test_a_store_at_a_url_is_fetched_while_its_timeline_is_open(tmp_path: Path,
                                                                 capsys) -> None:
     pytest.importorskip("upath")
-    from tui.multirank.locations import location
+    from tui.loading.locations import location
 
     prefix = _converted(tmp_path, f"memory://tui-test-{uuid.uuid4().hex}/run")
     with _local_copy(location(f"{prefix}/{RANK1}")) as local:
@@ -136,11 +136,11 @@ def test_tui_export_reads_a_store_as_its_trace(converted: Path, tmp_path: Path,
 def test_tui_on_one_store_opens_its_timeline(converted: Path, monkeypatch, capsys) -> None:
     """`tui NAME.tui-store` opens the app on the store as `tui TRACE` does on a trace;
     `--summary` of it stays a run of one rank."""
-    import tui.app
+    import tui.apps.trace_app
 
     store = converted / RANK1
     opened: list[Path] = []
-    monkeypatch.setattr(tui.app, "run_app", lambda path, **_: opened.append(path) or 0)
+    monkeypatch.setattr(tui.apps.trace_app, "run_app", lambda path, **_: opened.append(path) or 0)
     assert main([str(store)]) == 0
     assert opened == [store]
     capsys.readouterr()

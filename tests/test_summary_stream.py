@@ -14,11 +14,11 @@ from tests.conftest import sample
 from tui.analysis.gaps import explained_gaps
 from tui.analysis.row_sets import CHUNK_ROWS, ArrowRows, GapRows, RowSet
 from tui.analysis.summary import trace_summary
-from tui.cli import main
-from tui.db import connect
-from tui.json_stream import iter_json
-from tui.queries import load_query
-from tui.trace import open_trace
+from tui.cli.main import main
+from tui.core.db import connect
+from tui.core.queries import load_query
+from tui.loading.trace import open_trace
+from tui.views.reports.json_stream import iter_json
 
 
 def _plain(value):
@@ -114,8 +114,8 @@ def test_the_summary_gives_duckdb_a_smaller_share_meanwhile(monkeypatch) -> None
 
 def test_a_warm_json_summary_is_copied_from_the_memo_undecoded(
         tmp_path: Path, monkeypatch, capsys) -> None:
-    import tui.summary_memo
-    import tui.trace
+    import tui.analysis.summary_memo
+    import tui.loading.trace
 
     monkeypatch.setenv("TUI_CACHE_DIR", str(tmp_path / "cache"))
     trace = str(sample("gappy_then_tuned.sqlite"))
@@ -126,8 +126,8 @@ def test_a_warm_json_summary_is_copied_from_the_memo_undecoded(
         raise AssertionError("decoded or computed again")
 
     with monkeypatch.context() as patch:
-        patch.setattr(tui.trace, "open_trace", refused)
-        patch.setattr(tui.summary_memo, "read_memo", refused)
+        patch.setattr(tui.loading.trace, "open_trace", refused)
+        patch.setattr(tui.analysis.summary_memo, "read_memo", refused)
         assert main(["--summary", "--json", trace]) == 0
     warm = capsys.readouterr().out
     assert warm.endswith("}\n") and warm != cold
@@ -174,8 +174,8 @@ def test_the_text_summary_from_the_memo_is_the_computed_one(tmp_path: Path, monk
                                                              capsys) -> None:
     """The text report reads the memo's brief (long row lists cut to BRIEF_ROWS) and
     prints what it prints from the database: counts and first rows alike."""
-    import tui.trace
-    from tui.summary_memo import BRIEF_ROWS
+    import tui.loading.trace
+    from tui.analysis.summary_memo import BRIEF_ROWS
 
     monkeypatch.setenv("TUI_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("COLUMNS", "150")
@@ -191,7 +191,7 @@ def test_the_text_summary_from_the_memo_is_the_computed_one(tmp_path: Path, monk
     def refused(*_args, **_kwargs):
         raise AssertionError("computed again")
 
-    monkeypatch.setattr(tui.trace, "open_trace", refused)
+    monkeypatch.setattr(tui.loading.trace, "open_trace", refused)
     assert main([*flags, trace]) == 0
     from_memo = capsys.readouterr().out
     assert "from cache (summary stored)" in from_memo

@@ -14,10 +14,10 @@ from tests.conftest import sample
 from tests.test_app import evil_trace, settle, sync
 from tui.analysis.gaps import explained_gaps
 from tui.analysis.summary import trace_summary
-from tui.app import TraceApp
-from tui.categories import categorize
-from tui.timeline import GapInfo, KernelInfo
-from tui.units import format_ns
+from tui.apps.trace_app import TraceApp
+from tui.core.categories import categorize
+from tui.core.units import format_ns
+from tui.views.timeline import GapInfo, KernelInfo
 from tui.widgets.tables.base import SqlTable
 
 SIZE = (120, 40)

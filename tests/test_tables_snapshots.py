@@ -13,7 +13,7 @@ from textual.pilot import Pilot
 from tests.conftest import sample
 from tests.test_app import settle
 from tests.test_tables import ready
-from tui.app import TraceApp
+from tui.apps.trace_app import TraceApp
 
 
 def keys_then_ready(table_id: str, *keys: str) -> Callable[[Pilot], Awaitable[None]]:

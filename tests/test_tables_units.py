@@ -7,8 +7,8 @@ import time
 import duckdb
 import pytest
 
-from tui.categories import OTHER, categorize, names, rules
-from tui.widgets.tables.model import Query, TableModel, like_pattern
+from tui.core.categories import OTHER, categorize, names, rules
+from tui.views.table_model import Query, TableModel, like_pattern
 from tui.widgets.tables.names import shorten
 
 

@@ -7,8 +7,9 @@ from collections.abc import Iterator
 import pytest
 
 from tests.conftest import sample
-from tui.timeline import KernelInfo, TimelineData, View, bins, lod
-from tui.timeline.lanes import (
+from tui.loading.trace import Trace, open_trace
+from tui.views.timeline import KernelInfo, TimelineData, View, bins, lod
+from tui.views.timeline.lanes import (
     LANE_CRITICAL,
     LANE_GPU,
     LANE_HOST,
@@ -16,8 +17,7 @@ from tui.timeline.lanes import (
     LANE_NVTX,
     LANE_QUEUE,
 )
-from tui.timeline.lookup import GapInfo
-from tui.trace import Trace, open_trace
+from tui.views.timeline.lookup import GapInfo
 
 MIN_GAP = 1_000_000
 

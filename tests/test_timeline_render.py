@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from tui.safe_text import printable
-from tui.timeline import Cell, View
-from tui.timeline.lanes import LANE_GPU
+from tui.core.safe_text import printable
+from tui.views.timeline import Cell, View
+from tui.views.timeline.lanes import LANE_GPU
 from tui.widgets import theme, viewport
 from tui.widgets.lane_render import lane_cells
 from tui.widgets.ruler import ticks

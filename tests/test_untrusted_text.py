@@ -20,8 +20,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.conftest import sample
-from tui.cli import main
-from tui.safe_text import printable
+from tui.cli.main import main
+from tui.core.safe_text import printable
 
 HOSTILE = [
     "[bold red]boom[/bold red]",

@@ -13,9 +13,9 @@ from tests import xla_oracle
 from tests.conftest import SAMPLES
 from tests.depth_oracle import depth_mismatches
 from tui.analysis.summary import trace_summary
-from tui.cli import main
+from tui.cli.main import main
+from tui.loading.trace import open_trace
 from tui.sources.detect import detect_format
-from tui.trace import open_trace
 
 MS = 1_000_000
 
@@ -137,7 +137,7 @@ def test_launch_configuration_copies_and_the_host_side() -> None:
             " WHERE g.kind = 'memcpy'").fetchone()
         assert tied == (16,)
         # the host thread XLA names 'python3' is a lane of that name
-        from tui.timeline.lanes import discover_lanes
+        from tui.views.timeline.lanes import discover_lanes
 
         assert "python3" in [lane.label for lane in discover_lanes(con)[0]]
         # a cuGraphLaunch launches a whole step: 36 GPU activities share its correlation
@@ -261,7 +261,7 @@ def test_the_app_draws_a_jax_profile_and_explains_its_largest_gap() -> None:
     import asyncio
 
     from tests.test_app import SIZE, details_text, settle
-    from tui.app import TraceApp
+    from tui.apps.trace_app import TraceApp
 
     async def run() -> None:
         app = TraceApp(SAMPLE_FILES["jax_train"])

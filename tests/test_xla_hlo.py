@@ -15,11 +15,11 @@ from tests.test_tables import SIZE, all_rows, ready
 from tui.analysis.code import code_source, code_tree, frame_times, unattributed
 from tui.analysis.summary import trace_summary
 from tui.analysis.xla_ops import command_buffer_stats, op_of_activity, xla_op_stats
-from tui.app import TraceApp
-from tui.cli import main
+from tui.apps.trace_app import TraceApp
+from tui.cli.main import main
+from tui.derived.xla_hlo_order import Op, kernel_name, place, stem
+from tui.loading.trace import Trace, open_trace
 from tui.sources.xla_hlo import read_programs, xplanes_beside
-from tui.sources.xla_hlo_order import Op, kernel_name, place, stem
-from tui.trace import Trace, open_trace
 from tui.widgets.details import describe
 from tui.widgets.tables.code import CodePanel, CodeTree
 
@@ -170,7 +170,7 @@ def test_a_kernels_details_name_its_op_line_and_path(train: Trace) -> None:
     op = op_of_activity(con, gemm_id)
     assert op is not None and (op.hlo_op, op.command_buffer, op.matched) == (
         "cublas-lt-matmul.2", "command_buffer_1", "order")
-    from tui.timeline.lookup import kernel_info
+    from tui.views.timeline.lookup import kernel_info
 
     text = describe(kernel_info(con, gemm_id), 0).plain
     assert ("op      cublas-lt-matmul.2 (__cublas$lt$matmul) · in command_buffer_1 · "

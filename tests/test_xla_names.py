@@ -8,9 +8,9 @@ from pathlib import Path
 
 from tests import xla_oracle
 from tests.conftest import SAMPLES
-from tui.timeline import HostInfo, TimelineData
-from tui.timeline.lanes import LABEL_CHARS, LANE_HOST
-from tui.trace import open_trace
+from tui.loading.trace import open_trace
+from tui.views.timeline import HostInfo, TimelineData
+from tui.views.timeline.lanes import LABEL_CHARS, LANE_HOST
 from tui.widgets.details import describe
 
 TRAIN = next((SAMPLES / "jax_train" / "plugins" / "profile").iterdir())

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, SAMPLES
-from tui.errors import TraceError
+from tui.core.errors import TraceError
 from tui.sources.xplane import read_xplane_events
 
 REAL = Path(os.environ.get("TUI_REAL_TRACES", ROOT / ".realtraces"))

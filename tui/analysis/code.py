@@ -7,8 +7,8 @@ import duckdb
 from tui.analysis.code_hlo import hlo_frame_times, hlo_op_path_tree, hlo_unattributed
 from tui.analysis.code_types import CodeNode, FrameTime, Unattributed
 from tui.analysis.xla_ops import has_hlo_tables
-from tui.db import gpu_id_parts
-from tui.queries import load_query
+from tui.core.db import gpu_id_parts
+from tui.core.queries import load_query
 
 __all__ = ["CodeNode", "FrameTime", "Unattributed", "code_source", "code_tree",
            "frame_times", "unattributed"]

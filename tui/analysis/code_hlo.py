@@ -13,7 +13,7 @@ from __future__ import annotations
 import duckdb
 
 from tui.analysis.code_types import CodeNode, FrameTime, Unattributed
-from tui.queries import load_query
+from tui.core.queries import load_query
 from tui.sources.xla_hlo import is_user_file
 
 

@@ -40,8 +40,8 @@ from tui.analysis.idle_causes import (
     every_interval_classified,
     idle_by_cause,
 )
-from tui.queries import load_query
-from tui.units import format_bytes, format_ns
+from tui.core.queries import load_query
+from tui.core.units import format_bytes, format_ns
 
 BOUNDS = ("compute", "memory", "launch", "host", "sync", "copy", "communication", "other")
 # The GPU computing at least this share of its span is compute-bound, whatever the rest.

@@ -11,7 +11,7 @@ from __future__ import annotations
 from tui.analysis.diff_noise import change, describe
 from tui.analysis.finding import Finding
 from tui.analysis.kernel_names import hinted_kernel_name, variant_label
-from tui.units import format_ns
+from tui.core.units import format_ns
 
 MAX_NAMED = 3  # variants named in a sentence; the rows hold every one
 

@@ -22,8 +22,8 @@ from tui.analysis.gaps import Gap
 from tui.analysis.kernels import DeviceBusy, KernelStats, device_busy, kernel_stats
 from tui.analysis.row_sets import ArrowRows
 from tui.analysis.rules import rule_findings, share
-from tui.queries import load_query
-from tui.units import format_bytes, format_ns
+from tui.core.queries import load_query
+from tui.core.units import format_bytes, format_ns
 
 # Kernels shorter than this are dominated by launch cost (~5-10 µs of host time each).
 TINY_KERNEL_NS = 10_000

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tui.analysis.idle_causes import COPY_PATTERN, GAP_KIND, SYNC_PATTERN, classify_idle
-from tui.queries import load_query
-from tui.units import format_ns
+from tui.core.queries import load_query
+from tui.core.units import format_ns
 
 if TYPE_CHECKING:  # not imported at run time: a warm `--summary --json` needs no DuckDB
     import duckdb

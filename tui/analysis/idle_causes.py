@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 import duckdb
 
-from tui.queries import load_query
+from tui.core.queries import load_query
 
 CAUSES = ("launch", "host", "sync", "copy", "communication", "other")
 # A queued launch's own latency (the work was issued before the GPU ran dry) is at most this.

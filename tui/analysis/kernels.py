@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass
 
 import duckdb
 
-from tui.queries import load_query
+from tui.core.queries import load_query
 
 
 @dataclass

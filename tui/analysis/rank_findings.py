@@ -17,7 +17,7 @@ import duckdb
 from tui.analysis.distributed.stragglers import ranks_text
 from tui.analysis.finding import Finding
 from tui.analysis.ranks import PER_STEP, waiting_kernels
-from tui.units import format_ns
+from tui.core.units import format_ns
 
 _NCCL_KERNEL = re.compile(r"nccl(?:Dev)?Kernel_([A-Za-z0-9_]+)")
 _GAP_ROW_KEYS = ("device", "start_ns", "duration_ns", "kind")

@@ -1,6 +1,6 @@
 """Per-rank figures of a distributed run, and whether one rank holds the others up.
 
-Works on a combined database (tui/multirank/combine.py: the schema's tables with a `rank`
+Works on a combined database (tui/runs/combine.py: the schema's tables with a `rank`
 column). Communication is every kernel whose name contains 'nccl' (any case); compute is
 every other kernel. A NCCL kernel's wait is how much longer it ran than the shortest
 kernel of the same collective instance on the other ranks (rank_collectives.sql says how
@@ -21,8 +21,8 @@ from __future__ import annotations
 import duckdb
 import pyarrow as pa
 
-from tui.queries import load_query
-from tui.steps import step_patterns
+from tui.core.queries import load_query
+from tui.core.steps import step_patterns
 
 RANK_KEYS = ("rank", "busy_pct", "comm_ns", "compute_ns", "wait_ns")
 MATERIAL_PCT = 5.0  # a straggler holds the others up >= this % of the median step

@@ -4,7 +4,7 @@ A rule can return hundreds of thousands of rows on a big trace (every synchronis
 every gap over 1 ms), and as a list of dicts each row costs half a kilobyte or more. A
 RowSet keeps them as Arrow columns (`ArrowRows`) or as the Gap objects they come from
 (`GapRows`), and makes a row's dict only when one is asked for: by indexing, iterating,
-or writing JSON a chunk at a time (`tui.json_stream`). Rows that have a start also get
+or writing JSON a chunk at a time (`tui.views.reports.json_stream`). Rows that have a start also get
 their offset from the trace's +0 (`offset_ns`) when an origin is given.
 """
 

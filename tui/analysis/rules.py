@@ -2,7 +2,7 @@
 
 Each rule is one query, `queries/rule_<name>.sql`, with NVIDIA's filters, thresholds and
 defaults, returning the rule's rows in its order (longest first; gpu_time_util lowest use
-first). `gpu_gaps` is the explained gaps (`tui/sources/gpu_idle.py`, strictly longer than the
+first). `gpu_gaps` is the explained gaps (`tui/derived/gpu_idle.py`, strictly longer than the
 threshold, as the rule). The same queries run on every source: on Kineto traces the
 runtime events (cudaMemcpyAsync, cudaStreamSynchronize, ...) and the memory kinds in the
 copies' names stand in for the nsys tables. A rule whose inputs the trace lacks is not run,
@@ -19,8 +19,8 @@ import duckdb
 from tui.analysis.finding import Finding
 from tui.analysis.gaps import Gap
 from tui.analysis.row_sets import ArrowRows, GapRows
-from tui.queries import load_query
-from tui.units import format_ns
+from tui.core.queries import load_query
+from tui.core.units import format_ns
 
 # nsys' defaults for gpu_time_util: 30 equal chunks per device, below 50% in use.
 TIME_UTIL_CHUNKS = 30

@@ -19,9 +19,9 @@ from tui.analysis.kernels import device_busy, kernel_stats
 from tui.analysis.memory import memory_peaks
 from tui.analysis.row_sets import GapRows, RowSet, add_offsets
 from tui.analysis.xla_ops import command_buffer_stats, xla_module_stats, xla_op_stats
-from tui.db import SUMMARY_SHARE, budget_of, duckdb_share_of, twice_the_budget_if_short
-from tui.queries import load_query
-from tui.trace import Trace
+from tui.core.db import SUMMARY_SHARE, budget_of, duckdb_share_of, twice_the_budget_if_short
+from tui.core.queries import load_query
+from tui.loading.trace import Trace
 
 
 def trace_summary(trace: Trace, min_gap_ns: int) -> dict:
@@ -31,7 +31,7 @@ def trace_summary(trace: Trace, min_gap_ns: int) -> dict:
     {rule, severity, text, cost_ns, rows}, most costly first), {rule: why} for the rules
     the trace could not be checked against, GPU time by Python frame and memory peaks
     (where the trace has stacks and memory). The gaps and the rules' rows are RowSets:
-    write the summary out with tui.json_stream."""
+    write the summary out with tui.views.reports.json_stream."""
     return _within_budget(trace, lambda: _summary(trace, min_gap_ns))
 
 
@@ -162,7 +162,7 @@ def code_and_memory(con: duckdb.DuckDBPyConnection) -> dict:
 def _with_offsets(finding: dict, origin: int | None, gap_rows: GapRows) -> dict:
     """Each row with a start also gets its offset from the trace's +0, as gaps do. The
     gpu_gaps finding's rows are the summary's gaps (`gap_rows`): the very same RowSet,
-    which tui.json_stream then encodes once."""
+    which tui.views.reports.json_stream then encodes once."""
     rows = finding["rows"]
     if isinstance(rows, GapRows) and rows.gaps is gap_rows.gaps:
         finding["rows"] = gap_rows

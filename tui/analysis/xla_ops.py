@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from tui.queries import load_query
+from tui.core.queries import load_query
 
 HLO_TABLES = ("hlo_ops", "hlo_schedule", "gpu_hlo_ops")
 

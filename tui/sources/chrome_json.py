@@ -26,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tui.errors import TraceError
+from tui.core.errors import TraceError
 from tui.sources.event_bounds import event_boundary, outside_strings
 from tui.sources.limits import max_inflated_bytes, size_text
 

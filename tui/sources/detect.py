@@ -7,7 +7,7 @@ import re
 import zlib
 from pathlib import Path
 
-from tui.errors import TraceError
+from tui.core.errors import TraceError
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 NSYS_REP_MAGIC = b"NVIDIA Tegra Profiler Report"  # what .nsys-rep files begin with
@@ -53,7 +53,7 @@ def detect_format(path: Path) -> str:
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if _looks_like_json_trace(text):
         return "xla" if XLA_PROCESS.search(text) else "kineto"
-    from tui.ncu.load import is_ncu_input
+    from tui.sources.ncu.load import is_ncu_input
 
     if is_ncu_input(path):  # ncu --csv exports, also live captures with ==PROF== lines
         return "ncu-csv"

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import duckdb
 
-from tui.db import available_cores, duckdb_threads, insert_rows, setting_in_block, thread_cap
-from tui.errors import TraceError, first_line
-from tui.interrupt import is_interrupt
-from tui.queries import load_query
+from tui.core.db import available_cores, duckdb_threads, insert_rows, setting_in_block, thread_cap
+from tui.core.errors import TraceError, first_line
+from tui.core.interrupt import is_interrupt
+from tui.core.queries import load_query
 from tui.sources.chrome_json import EventsFile, extract_events, is_gzip
 from tui.sources.text_repair import can_repair, repair_text
 
@@ -244,7 +244,7 @@ def _parse(con: duckdb.DuckDBPyConnection, path: Path, events: EventsFile,
                     raise
     except duckdb.Error as exc:
         if isinstance(exc, duckdb.OutOfMemoryException) or is_interrupt(exc):
-            raise  # the budget or Ctrl-C, not the file (tui/trace.py tries a larger budget)
+            raise  # the budget or Ctrl-C, not the file (tui/loading/trace.py tries a larger budget)
         if "maximum_object_size" in str(exc):
             raise TraceError(f"{path}: an event is larger than {HUGE_EVENT_BYTES >> 20} MB, "
                              "more than tui reads; the file is damaged or not a trace "

@@ -1,12 +1,12 @@
 """What a Kineto trace adds for memory: its `[memory]` events, staged from the parsed
-events before they are dropped (tui/trace.py runs this while a second connection writes
+events before they are dropped (tui/loading/trace.py runs this while a second connection writes
 the host rows)."""
 
 from __future__ import annotations
 
 import duckdb
 
-from tui.queries import load_query
+from tui.core.queries import load_query
 
 # A device's allocated or reserved total above this (1 PiB) is damage, not a reading.
 MAX_MEMORY_BYTES = 1 << 50

@@ -19,7 +19,7 @@ import re
 import shutil
 from pathlib import Path
 
-from tui.errors import TraceError
+from tui.core.errors import TraceError
 
 ENV = "TUI_MAX_INFLATED_BYTES"
 RATIO = 200

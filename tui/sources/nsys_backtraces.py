@@ -1,5 +1,5 @@
 """CUDA API backtraces of an nsys report (`nsys profile --cudabacktrace=...`): each API
-call's native call chain, staged for tui/sources/backtrace_frames.py, which turns them
+call's native call chain, staged for tui/derived/backtrace_frames.py, which turns them
 into the Code view's frames once the stacks are built."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import adbc_driver_sqlite.dbapi as adbc_sqlite
 import duckdb
 import pyarrow as pa
 
-from tui.db import registered
-from tui.errors import first_line
-from tui.queries import load_query
+from tui.core.db import registered
+from tui.core.errors import first_line
+from tui.core.queries import load_query
 
 CALLCHAINS_TABLE = "CUDA_CALLCHAINS"
 

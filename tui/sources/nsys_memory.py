@@ -9,8 +9,8 @@ from urllib.parse import quote
 import adbc_driver_sqlite.dbapi as adbc_sqlite
 import duckdb
 
-from tui.errors import first_line
-from tui.queries import load_query
+from tui.core.errors import first_line
+from tui.core.queries import load_query
 from tui.sources.kineto_memory import MAX_MEMORY_BYTES
 
 MEMORY_TABLE = "CUDA_GPU_MEMORY_USAGE_EVENTS"

@@ -1,6 +1,6 @@
 """Which nsys host ranges may nest, found while the rows stream in from the export.
 
-Host depth (tui/sources/host_depth.py's definition: how many ranges of the same kind on the
+Host depth (tui/derived/host_depth.py's definition: how many ranges of the same kind on the
 same thread are open when a range starts) needs the ranges of each thread in start order.
 nsys writes each thread's API calls in that order, and almost no call overlaps another:
 so while numbering the rows, a pass over each batch checks the order and keeps the few

@@ -6,7 +6,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from tui.errors import TraceError
+from tui.core.errors import TraceError
 
 
 def export_command(report: Path, output: Path) -> list[str]:

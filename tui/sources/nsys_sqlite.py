@@ -21,10 +21,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from adbc_driver_sqlite import StatementOptions
 
-from tui.db import insert_rows
-from tui.errors import TraceError, first_line
-from tui.interrupt import is_interrupt
-from tui.queries import load_query
+from tui.core.db import insert_rows
+from tui.core.errors import TraceError, first_line
+from tui.core.interrupt import is_interrupt
+from tui.core.queries import load_query
 from tui.sources.nsys_backtraces import CALLCHAINS_TABLE, stage_backtraces
 from tui.sources.nsys_memory import load_nsys_memory
 from tui.sources.nsys_nesting import Nesting
@@ -157,7 +157,7 @@ def _run_job(query: str, failed: list[str], copy: Callable[[str], None]) -> None
         copy(query)
     except Exception as exc:  # the driver raises its own error family
         if isinstance(exc, duckdb.OutOfMemoryException) or is_interrupt(exc):
-            raise  # the budget or Ctrl-C, not the table (tui/trace.py tries a larger budget)
+            raise  # the budget or Ctrl-C, not the table (loading/trace.py tries a larger budget)
         failed.append(f"{_table_of(query)} ({first_line(exc, 300)})")
 
 

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import duckdb
 
-from tui.db import insert_rows, registered
-from tui.errors import TraceError
-from tui.queries import load_query
+from tui.core.db import insert_rows, registered
+from tui.core.errors import TraceError
+from tui.core.queries import load_query
+from tui.derived.xla_depth import number_host_rows
 from tui.sources.kineto import parse_chrome_events
-from tui.sources.xla_depth import number_host_rows
 from tui.sources.xla_hlo import read_programs, stage_programs, xplanes_beside
 
 GPU_PROCESS = re.compile(r"/device:GPU:(\d+)")

@@ -12,7 +12,7 @@ them there too). From each we keep what ties GPU work to code:
 - the order the ops run in: the entry computation's schedule, with called computations
   (calls, async wrappers, branches) in place and a while loop's condition and body
   repeated by its known trip count. A command buffer replays its ops in this order,
-  which is what ties its library kernels to their ops (tui/sources/xla_hlo_match.py).
+  which is what ties its library kernels to their ops (tui/derived/xla_hlo_match.py).
 
 The rows go to the schema's `hlo_ops` and `hlo_schedule` tables. The trace viewer's
 JSON has no HLO: for it, the `.xplane.pb` of the same run is read (`xplanes_beside`).
@@ -31,9 +31,9 @@ import duckdb
 import pyarrow as pa
 from google.protobuf.message import DecodeError, Message
 
-from tui.db import registered
+from tui.core.db import registered
+from tui.derived.stacks import LIBRARIES
 from tui.sources.hlo_schema import HloProto
-from tui.sources.stacks import LIBRARIES
 from tui.sources.xspace_schema import XPlane
 
 METADATA_PLANE = "/host:metadata"

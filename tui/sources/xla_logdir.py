@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui.errors import TraceError
+from tui.core.errors import TraceError
 
 PROFILE_DIR = Path("plugins") / "profile"
 XPLANE = ".xplane.pb"

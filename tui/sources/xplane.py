@@ -33,7 +33,7 @@ import numpy as np
 import pyarrow as pa
 from google.protobuf.message import DecodeError, Message
 
-from tui.errors import TraceError
+from tui.core.errors import TraceError
 from tui.sources import proto_wire
 from tui.sources.xplane_stats import Lookup, PlaneStats
 from tui.sources.xspace_schema import RawXSpace

@@ -13,7 +13,7 @@ from textual.app import App, SystemCommand
 from textual.screen import Screen
 from textual.widget import Widget
 
-from tui.db import CursorSource
+from tui.core.db import CursorSource
 from tui.widgets.export_dialog import ExportDialog, find_source
 from tui.widgets.palette import binding_commands
 from tui.widgets.sql_screen import SqlScreen

@@ -1,15 +1,15 @@
 """`y`: what the focused widget has selected, as text for the clipboard.
 
 The timeline gives the full name under its cursor (a gap: its description), a table its
-highlighted row, the SQL prompt its whole result; all as `tui.clipboard` cleans them.
+highlighted row, the SQL prompt its whole result; all as `tui.widgets.clipboard` cleans them.
 """
 
 from __future__ import annotations
 
 from textual.widget import Widget
 
-from tui.clipboard import arrow_tsv, clean, tsv_row
-from tui.timeline import GapInfo, HostInfo, KernelInfo
+from tui.views.timeline import GapInfo, HostInfo, KernelInfo
+from tui.widgets.clipboard import arrow_tsv, clean, tsv_row
 from tui.widgets.details import describe
 from tui.widgets.sql_screen import SqlScreen
 from tui.widgets.tables.base import SqlTable

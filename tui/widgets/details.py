@@ -8,11 +8,11 @@ from textual.widgets import Static
 
 from tui.analysis.code_hlo import frame_is_user
 from tui.analysis.xla_ops import ActivityOp
-from tui.safe_text import printable
-from tui.timeline import GapInfo, HostInfo, KernelInfo
-from tui.timeline.lookup import Info, StackFrame
-from tui.timeline.memory import MemoryInfo
-from tui.units import format_bytes, format_ns, format_offset
+from tui.core.safe_text import printable
+from tui.core.units import format_bytes, format_ns, format_offset
+from tui.views.timeline import GapInfo, HostInfo, KernelInfo
+from tui.views.timeline.lookup import Info, StackFrame
+from tui.views.timeline.memory import MemoryInfo
 
 KEY_WIDTH = 8
 USER_FRAME = "bold yellow"  # the user's own code in a launch stack

@@ -5,9 +5,9 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import DataTable
 
-from tui.analysis.diff import kernel_label, signed_ns
-from tui.safe_text import plain
-from tui.units import format_ns
+from tui.core.safe_text import plain
+from tui.core.units import format_ns
+from tui.runs.diff import kernel_label, signed_ns
 
 STATUS_STYLE = {"appeared": "yellow", "vanished": "cyan", "variant": "magenta",
                 "faster": "green", "slower": "red", "same": "dim"}

@@ -31,9 +31,9 @@ from textual.dom import DOMNode
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from tui.errors import TraceError
-from tui.export import format_for, write_table
-from tui.safe_text import plain, printable
+from tui.core.errors import TraceError
+from tui.core.export import format_for, write_table
+from tui.core.safe_text import plain, printable
 
 
 @dataclass(frozen=True)

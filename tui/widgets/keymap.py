@@ -105,7 +105,7 @@ SQL: tuple[Key, ...] = (
 )
 
 
-# `tui DIR` / `tui r0.json r1.json ...`: the ranks of a distributed run (tui/run_app.py).
+# `tui DIR` / `tui r0.json r1.json ...`: the ranks of a distributed run (tui/apps/run_app.py).
 RUN: tuple[Key, ...] = (
     Key("enter", "open_rank", "open the rank under the cursor in the timeline app (q there: "
         "back to the ranks)", "Ranks", "Enter", "open rank"),
@@ -113,7 +113,7 @@ RUN: tuple[Key, ...] = (
     Key("q", "quit", "quit", "Ranks", "q", "quit"),
 )
 
-# `tui diff BEFORE AFTER` on a terminal (tui/diff_app.py).
+# `tui diff BEFORE AFTER` on a terminal (tui/apps/diff_app.py).
 DIFF: tuple[Key, ...] = (
     Key("s", "sort", "sort the kernels: by change in total time, biggest gain first, biggest "
         "loss first", "Diff", "s", "sort"),

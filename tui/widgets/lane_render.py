@@ -12,9 +12,9 @@ from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 
-from tui.safe_text import printable
-from tui.timeline import Cell
-from tui.timeline.lanes import LANE_GPU
+from tui.core.safe_text import printable
+from tui.views.timeline import Cell
+from tui.views.timeline.lanes import LANE_GPU
 from tui.widgets import theme
 from tui.widgets.text import short_name
 

@@ -6,7 +6,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Label, ProgressBar
 
-from tui.load_progress import LoadMeter
+from tui.core.load_progress import LoadMeter
 
 POLL_S = 0.25
 

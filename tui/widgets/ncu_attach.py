@@ -3,7 +3,7 @@
 The report loads in a worker beside the trace (a progress line shows it), is matched to
 the trace's kernels once both are in, and opens on Enter on a kernel (`drill_down`) or on
 `c` (`show_launches`). A kernel the report did not profile, or one whose match is
-ambiguous, is said plainly; widgets never see the SQL behind it (tui.ncu.session).
+ambiguous, is said plainly; widgets never see the SQL behind it (tui.views.ncu_session).
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from pathlib import Path
 import duckdb
 from textual.app import App
 
-from tui.db import CursorSource
-from tui.errors import TraceError
-from tui.ncu.session import NcuSession, open_ncu
-from tui.trace import Trace
+from tui.core.db import CursorSource
+from tui.core.errors import TraceError
+from tui.loading.trace import Trace
+from tui.views.ncu_session import NcuSession, open_ncu
 from tui.widgets.ncu_progress import NcuProgress
 from tui.widgets.ncu_screen import NcuScreen
 

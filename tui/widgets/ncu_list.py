@@ -6,9 +6,9 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import DataTable
 
-from tui.ncu.session import NcuSession
-from tui.safe_text import plain
-from tui.units import format_ns
+from tui.core.safe_text import plain
+from tui.core.units import format_ns
+from tui.views.ncu_session import NcuSession
 from tui.widgets.ncu_text import VERDICT_LABEL
 
 NAME_WIDTH = 48

@@ -16,8 +16,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Static
 
-from tui.ncu.match import KernelMatch
-from tui.timeline.lookup import StackFrame
+from tui.analysis.ncu.match import KernelMatch
+from tui.views.timeline.lookup import StackFrame
 from tui.widgets import ncu_text
 from tui.widgets.details import stack_text
 

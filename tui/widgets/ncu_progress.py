@@ -6,7 +6,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Label, ProgressBar
 
-from tui.safe_text import printable
+from tui.core.safe_text import printable
 
 
 class NcuProgress(Horizontal):

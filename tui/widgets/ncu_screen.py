@@ -16,12 +16,12 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from tui.messages import JumpToTime
-from tui.ncu.session import NcuSession
-from tui.safe_text import plain
-from tui.timeline.lookup import StackFrame
+from tui.core.safe_text import plain
+from tui.views.ncu_session import NcuSession
+from tui.views.timeline.lookup import StackFrame
 from tui.widgets import keymap
 from tui.widgets.key_footer import KeyFooter
+from tui.widgets.messages import JumpToTime
 from tui.widgets.ncu_list import NcuLaunchList
 from tui.widgets.ncu_panel import NcuPanel
 from tui.widgets.ncu_source import NcuSourceScreen

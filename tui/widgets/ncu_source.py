@@ -18,10 +18,10 @@ from textual.binding import BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from tui.errors import TraceError
-from tui.ncu.session import NcuSession
-from tui.ncu.source import SourceView, explain_line, explain_sass
-from tui.safe_text import plain
+from tui.analysis.ncu.source import SourceView, explain_line, explain_sass
+from tui.core.errors import TraceError
+from tui.core.safe_text import plain
+from tui.views.ncu_session import NcuSession
 from tui.widgets import keymap
 from tui.widgets import ncu_source_text as cells
 

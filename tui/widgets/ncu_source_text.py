@@ -8,15 +8,15 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from tui.ncu.sass import parse, producer_kind
-from tui.ncu.source import (
+from tui.analysis.ncu.source import (
     UNCOALESCED_RATIO,
     SassLine,
     SourceLine,
     SourceView,
     Wait,
 )
-from tui.safe_text import plain
+from tui.core.safe_text import plain
+from tui.sources.ncu.sass import parse, producer_kind
 
 HEAT_WIDTH = 8
 _EIGHTHS = " ▏▎▍▌▋▊▉"

@@ -14,10 +14,10 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from tui.ncu.match import KernelMatch
-from tui.ncu.session import candidate_text, dims_text
-from tui.safe_text import plain
-from tui.units import format_bytes, format_ns
+from tui.analysis.ncu.match import KernelMatch
+from tui.core.safe_text import plain
+from tui.core.units import format_bytes, format_ns
+from tui.views.ncu_session import candidate_text, dims_text
 
 BAR_WIDTH = 24
 KEY_WIDTH = 17

@@ -11,9 +11,9 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.worker import get_current_worker
 
-from tui.timeline import Bins, TimelineData, View
-from tui.timeline.lanes import LANE_GPU
-from tui.timeline.search import Hits
+from tui.views.timeline import Bins, TimelineData, View
+from tui.views.timeline.lanes import LANE_GPU
+from tui.views.timeline.search import Hits
 from tui.widgets import theme, viewport
 from tui.widgets.lane_render import Cells, to_segments
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from tui.units import format_ns
+from tui.core.units import format_ns
 
 BAR_WIDTH = 50
 # (breakdown key, label, bar character, style)

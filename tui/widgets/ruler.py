@@ -9,8 +9,8 @@ from rich.style import Style
 from textual.strip import Strip
 from textual.widget import Widget
 
-from tui.timeline import View
-from tui.units import format_ns
+from tui.core.units import format_ns
+from tui.views.timeline import View
 from tui.widgets import theme
 from tui.widgets.lane_render import Cells, to_segments
 

@@ -9,8 +9,8 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
 from tui.analysis.rank_findings import collective_label
-from tui.safe_text import plain
-from tui.units import format_ns
+from tui.core.safe_text import plain
+from tui.core.units import format_ns
 
 RANK_COLUMNS = ("rank", "steps", "host step", "GPU step", "busy %", "compute", "NCCL",
                 "NCCL wait", "waited-for", "longest-wait collective", "overlap %",
@@ -82,7 +82,7 @@ def _breakdown_cells(r: dict, style: str) -> list[Text]:
 
 
 class CollectiveTable(DataTable):
-    """Waits per NCCL kernel name (tui.run_app.collective_waits), most waited first."""
+    """Waits per NCCL kernel name (tui.apps.run_app.collective_waits), most waited first."""
 
     DEFAULT_CSS = "CollectiveTable { height: auto; max-height: 40%; }"
 

@@ -16,8 +16,8 @@ from textual.message import Message
 from textual.widgets import Static, Tree
 from textual.widgets.tree import TreeNode
 
-from tui.safe_text import plain
-from tui.schema_doc import describe
+from tui.core.safe_text import plain
+from tui.core.schema_doc import describe
 
 OPEN = ("gpu_activities",)  # expanded at first; the others are one Enter away
 

@@ -21,9 +21,9 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static, TextArea
 
-from tui.db import CursorSource
-from tui.safe_text import plain
-from tui.user_sql import MAX_ROWS, UserSqlError, run_user_sql
+from tui.core.db import CursorSource
+from tui.core.safe_text import plain
+from tui.core.user_sql import MAX_ROWS, UserSqlError, run_user_sql
 from tui.widgets import keymap
 from tui.widgets.export_dialog import ExportSource
 from tui.widgets.sql_schema import SchemaBrowser

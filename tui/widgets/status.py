@@ -10,9 +10,9 @@ from rich.text import Text
 from textual.timer import Timer
 from textual.widgets import Static
 
-from tui.safe_text import printable
-from tui.timeline import View
-from tui.units import format_offset
+from tui.core.safe_text import printable
+from tui.core.units import format_offset
+from tui.views.timeline import View
 
 NAME_WIDTH = 32
 NOTICE_SECONDS = 4.0

@@ -1,6 +1,6 @@
 """Kernel names made short enough for a block a few cells wide.
 
-Names are untrusted: they pass through `tui.safe_text.printable` and are drawn as plain
+Names are untrusted: they pass through `tui.core.safe_text.printable` and are drawn as plain
 segments, never as markup.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from tui.safe_text import printable
+from tui.core.safe_text import printable
 
 _BRACKETED = re.compile(r"<[^<>]*>|\([^()]*\)")
 

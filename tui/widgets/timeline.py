@@ -20,9 +20,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
-from tui.messages import ActivitySelected
-from tui.timeline import Bins, KernelInfo, Lane, TimelineData, View
-from tui.timeline.lanes import (
+from tui.views.timeline import Bins, KernelInfo, Lane, TimelineData, View
+from tui.views.timeline.lanes import (
     LANE_CRITICAL,
     LANE_GPU,
     LANE_HOST,
@@ -33,10 +32,11 @@ from tui.timeline.lanes import (
     MAX_NVTX_DEPTH,
     LaneKey,
 )
-from tui.timeline.lookup import GapSpan, Info
-from tui.timeline.memory import MemoryInfo
+from tui.views.timeline.lookup import GapSpan, Info
+from tui.views.timeline.memory import MemoryInfo
 from tui.widgets import keymap, theme, viewport
 from tui.widgets.lane_render import Cells, label_cells, lane_cells, mark_hits, to_segments
+from tui.widgets.messages import ActivitySelected
 from tui.widgets.timeline_actions import TimelineActions
 from tui.widgets.timeline_goto import TimelineGoto
 from tui.widgets.timeline_mouse import TimelineMouse

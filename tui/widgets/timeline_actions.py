@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 from textual.worker import get_current_worker
 
-from tui.messages import DrillDown
-from tui.timeline import KernelInfo, View
-from tui.timeline.lanes import LANE_GPU, LANE_HOST, LANE_NVTX
-from tui.timeline.lookup import GapSpan
-from tui.timeline.search import Hit
-from tui.units import format_ns
+from tui.core.units import format_ns
+from tui.views.timeline import KernelInfo, View
+from tui.views.timeline.lanes import LANE_GPU, LANE_HOST, LANE_NVTX
+from tui.views.timeline.lookup import GapSpan
+from tui.views.timeline.search import Hit
 from tui.widgets import viewport
+from tui.widgets.messages import DrillDown
 
 if TYPE_CHECKING:
     from tui.widgets.timeline import Timeline

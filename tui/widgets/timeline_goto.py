@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tui.timeline.goto import Place
-from tui.timeline.lanes import annotation_lane
-from tui.timeline.search import Hit
-from tui.units import format_offset
+from tui.core.units import format_offset
+from tui.views.timeline.goto import Place
+from tui.views.timeline.lanes import annotation_lane
+from tui.views.timeline.search import Hit
 from tui.widgets import viewport
 from tui.widgets.timeline_search import Ask
 

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 from textual import events
 
-from tui.timeline import GapInfo
-from tui.timeline.lookup import Info
+from tui.views.timeline import GapInfo
+from tui.views.timeline.lookup import Info
 from tui.widgets import theme, viewport
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from textual import work
 from textual.message import Message
 from textual.worker import get_current_worker
 
-from tui.timeline.search import Hits, Query
+from tui.views.timeline.search import Hits, Query
 
 if TYPE_CHECKING:
     from tui.widgets.timeline import Timeline

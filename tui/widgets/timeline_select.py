@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tui.timeline import View
-from tui.timeline.lanes import LANE_HOST, LANE_NVTX, LANE_OPENED, Lane, opened_lane
-from tui.timeline.search import Hit
+from tui.views.timeline import View
+from tui.views.timeline.lanes import LANE_HOST, LANE_NVTX, LANE_OPENED, Lane, opened_lane
+from tui.views.timeline.search import Hit
 from tui.widgets import viewport
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from tui.timeline import View
+from tui.views.timeline import View
 
 Snap = Callable[[int], int]
 

@@ -38,8 +38,8 @@ from typing import NamedTuple
 import duckdb
 
 from tui.analysis.distributed.window import Window, prepare
-from tui.queries import load_query
-from tui.steps import step_patterns
+from tui.core.queries import load_query
+from tui.core.steps import step_patterns
 
 KINDS = ("cpu", "launch_delay", "kernel", "communication", "waiting")
 KERNEL_WAIT_NS = 30_000  # HTA's consecutive_kernel_delay: shorter gaps are launch overhead

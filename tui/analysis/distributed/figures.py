@@ -8,7 +8,7 @@ from tui.analysis.distributed.critical_path import critical_paths
 from tui.analysis.distributed.idle import idle_categories
 from tui.analysis.distributed.queues import queue_summary
 from tui.analysis.distributed.window import prepare, release
-from tui.queries import load_query
+from tui.core.queries import load_query
 
 # HTA's launch-stats outlier cutoffs (runtime_cutoff=50, launch_delay_cutoff=100, in us)
 RUNTIME_CUTOFF_NS = 50_000

@@ -7,7 +7,7 @@ tui/analysis/distributed (trace_figures) as they are; rules: `exposed_communicat
 from __future__ import annotations
 
 from tui.analysis.finding import Finding
-from tui.units import format_ns
+from tui.core.units import format_ns
 
 EXPOSED_PCT = 5.0  # exposed communication worth a finding: >= this % of the kernel time
 IDLE_PCT = 10.0  # HTA's idle time worth a finding: >= this % of the kernel time

@@ -5,7 +5,7 @@ from __future__ import annotations
 import duckdb
 
 from tui.analysis.distributed.window import Window, prepare
-from tui.queries import load_query
+from tui.core.queries import load_query
 
 
 def queue_series(con: duckdb.DuckDBPyConnection, whole_trace: bool = False,

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import duckdb
 
-from tui.db import SUMMARY_SHARE, gpu_id_parts, memory_budget_bytes
-from tui.queries import load_query
+from tui.core.db import SUMMARY_SHARE, gpu_id_parts, memory_budget_bytes
+from tui.core.queries import load_query
 
 _PREPARED = "dist_window_prepared"  # a temp table's name: the window, once per connection
 # What a GPU activity's join with its launch calls holds (dist_work_part.sql): a 3 GB nsys

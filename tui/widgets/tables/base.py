@@ -23,10 +23,10 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from tui.safe_text import printable
+from tui.core.safe_text import printable
+from tui.views.table_model import Query, Row, TableModel
 from tui.widgets import keymap
 from tui.widgets.tables import keys
-from tui.widgets.tables.model import Query, Row, TableModel
 from tui.widgets.tables.table_actions import GUTTER, TableActions
 
 PAGE_ROWS = 100

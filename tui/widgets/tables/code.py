@@ -29,16 +29,16 @@ from tui.analysis.code import (
     frame_times,
     unattributed,
 )
-from tui.queries import load_query
-from tui.safe_text import printable
-from tui.trace import Trace
-from tui.units import format_ns
+from tui.core.queries import load_query
+from tui.core.safe_text import printable
+from tui.core.units import format_ns
+from tui.loading.trace import Trace
+from tui.views.table_model import TableModel
 from tui.widgets import keymap
 from tui.widgets.details import USER_FRAME
 from tui.widgets.tables import formats as f
 from tui.widgets.tables import keys
 from tui.widgets.tables.base import Column, SqlTable
-from tui.widgets.tables.model import TableModel
 from tui.widgets.tables.names import shorten
 from tui.widgets.tables.panel import TablePanel
 

@@ -19,13 +19,13 @@ from textual.widget import Widget
 from tui.analysis.diagnosis import Diagnosis, breakdown_text
 from tui.analysis.finding import Finding
 from tui.analysis.findings import trace_findings
-from tui.queries import load_query
-from tui.safe_text import plain
-from tui.trace import Trace
-from tui.units import format_bytes, format_ns
+from tui.core.queries import load_query
+from tui.core.safe_text import plain
+from tui.core.units import format_bytes, format_ns
+from tui.loading.trace import Trace
+from tui.views.table_model import TableModel
 from tui.widgets.tables import formats as f
 from tui.widgets.tables.base import Column, SqlTable
-from tui.widgets.tables.model import TableModel
 from tui.widgets.tables.panel import TablePanel, full_name_line
 
 ROW_FIELDS = ("device", "stream", "pid", "tid")

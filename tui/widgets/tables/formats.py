@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui.units import format_bytes, format_ns
+from tui.core.units import format_bytes, format_ns
 
 
 def duration(value: Any) -> str:

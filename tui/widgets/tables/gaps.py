@@ -13,15 +13,15 @@ from textual import on, work
 from textual.widget import Widget
 
 from tui.analysis.gaps import explained_gaps
-from tui.messages import GapThreshold
-from tui.queries import load_query
-from tui.trace import Trace
-from tui.units import format_ns
+from tui.core.queries import load_query
+from tui.core.units import format_ns
+from tui.loading.trace import Trace
+from tui.views.table_model import TableModel
 from tui.widgets import keymap
+from tui.widgets.messages import GapThreshold
 from tui.widgets.tables import formats as f
 from tui.widgets.tables import keys
 from tui.widgets.tables.base import Column, SqlTable
-from tui.widgets.tables.model import TableModel
 from tui.widgets.tables.names import shorten
 from tui.widgets.tables.panel import TablePanel, full_name_line
 

@@ -19,15 +19,15 @@ from textual import on, work
 from textual.binding import Binding
 from textual.widget import Widget
 
-from tui.categories import categorize
-from tui.messages import DrillDown
-from tui.queries import load_query
-from tui.trace import Trace
+from tui.core.categories import categorize
+from tui.core.queries import load_query
+from tui.loading.trace import Trace
+from tui.views.table_model import TableModel
 from tui.widgets import keymap
+from tui.widgets.messages import DrillDown
 from tui.widgets.tables import formats as f
 from tui.widgets.tables import keys
 from tui.widgets.tables.base import Column, SqlTable
-from tui.widgets.tables.model import TableModel
 from tui.widgets.tables.names import shorten
 from tui.widgets.tables.panel import TablePanel, full_name_line
 

@@ -11,12 +11,12 @@ from textual import on
 from textual.widget import Widget
 
 from tui.analysis.memory import MemoryPeak, memory_peaks
-from tui.queries import load_query
-from tui.trace import Trace
-from tui.units import format_bytes
+from tui.core.queries import load_query
+from tui.core.units import format_bytes
+from tui.loading.trace import Trace
+from tui.views.table_model import TableModel
 from tui.widgets.tables import formats as f
 from tui.widgets.tables.base import Column, SqlTable
-from tui.widgets.tables.model import TableModel
 from tui.widgets.tables.panel import TablePanel
 
 

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from tui.safe_text import printable
+from tui.core.safe_text import printable
 
 _CLOSE = {"<": ">", "(": ")", "[": "]", "{": "}"}
 # Scope markers that only add length: `(anonymous namespace)::`, `<unnamed>::`.

@@ -9,11 +9,11 @@ from rich.text import Text
 from textual import on
 from textual.widget import Widget
 
-from tui.queries import load_query
-from tui.trace import Trace
+from tui.core.queries import load_query
+from tui.loading.trace import Trace
+from tui.views.table_model import TableModel
 from tui.widgets.tables import formats as f
 from tui.widgets.tables.base import Column, SqlTable
-from tui.widgets.tables.model import TableModel
 from tui.widgets.tables.panel import TablePanel
 
 

@@ -18,11 +18,11 @@ from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
-from tui.errors import TraceError
-from tui.messages import JumpToTime
-from tui.safe_text import printable
-from tui.trace import Trace
+from tui.core.errors import TraceError
+from tui.core.safe_text import printable
+from tui.loading.trace import Trace
 from tui.widgets import keymap
+from tui.widgets.messages import JumpToTime
 from tui.widgets.tables import keys
 from tui.widgets.tables.base import SqlTable
 

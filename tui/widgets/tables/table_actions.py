@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from textual import events
 
-from tui.safe_text import printable
+from tui.core.safe_text import printable
 
 if TYPE_CHECKING:
     from tui.widgets.tables.base import Column, SqlTable

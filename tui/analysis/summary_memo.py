@@ -1,0 +1,192 @@
+"""The `--summary` of a cached trace, kept beside its cache file for the next warm open.
+
+A summary is a pure function of the cached database and the gap threshold, so once
+computed it is stored as `<cache file>.summary-<min_gap_ns>.v3.json` (written under a
+temporary name as it is printed, then renamed) and a later `tui --summary` of the
+unchanged trace prints it without opening the database. The cache file's name changes
+with the trace (path, size, mtime) and with CACHE_VERSION, and the memo is only trusted
+while its cache file is the very file it was computed from (same size and modification
+time) and names the same `tui` version, so it goes stale when the cache does: rebuilt,
+damaged, replaced. Its first line holds what it was computed from and the summary's
+source; the second a brief of the rest for the text report (long row lists cut short);
+the third the rest whole, which `--summary --json` copies out without decoding it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, BinaryIO, TextIO
+
+from tui import __version__
+from tui.analysis.row_sets import HeadRows, RowSet
+from tui.loading import cache
+
+_SLICE = 16 << 20  # characters copied at a time from a stored summary
+_SUFFIX = "v3.json"  # v3: the diagnosis
+# Long row lists (every gap, every row of a rule) are kept whole in the memo's JSON and
+# cut to this many in its brief, from which `--summary` prints text (it shows ten at most).
+BRIEF_ROWS = 20
+
+
+def memo_file(cache_path: Path, min_gap_ns: int) -> Path:
+    return cache_path.with_name(f"{cache_path.name}.summary-{min_gap_ns}.{_SUFFIX}")
+
+
+def read_memo(trace_path: Path, min_gap_ns: int) -> dict | None:
+    """The stored summary of `trace_path` as the text report reads it (its long row lists
+    cut to their first BRIEF_ROWS, as HeadRows), or None when there is none to trust."""
+    with _open_memo(trace_path, min_gap_ns) as found:
+        if found is None:
+            return None
+        source, rest = found
+        try:
+            brief = json.loads(rest.readline(), object_hook=_head_rows)
+        except (OSError, ValueError):
+            return None
+    return {"source": source, **brief} if isinstance(brief, dict) else None
+
+
+def copy_memo_json(trace_path: Path, min_gap_ns: int, out: TextIO) -> bool:
+    """Write the stored summary of `trace_path` to `out` as the JSON `--summary --json`
+    prints, without decoding it (a big one is 0.3 GB of text); False when none is stored."""
+    with _open_memo(trace_path, min_gap_ns) as found:
+        if found is None:
+            return False
+        source, rest = found
+        try:
+            rest.readline()  # the brief
+            opening = rest.read(2)
+            if not opening.startswith("{"):
+                return False
+            out.write('{"source": ' + json.dumps(source))
+            out.write(", " + opening[1:] if opening != "{}" else "}")
+            while piece := rest.read(_SLICE):
+                out.write(piece)
+        except BrokenPipeError:  # our reader went (`| head`), not the memo
+            raise
+        except OSError:  # the memo went while being read: the output is incomplete
+            raise OSError("the stored summary could not be read to its end; run again "
+                          "with --no-cache") from None
+    return True
+
+
+@contextlib.contextmanager
+def _open_memo(trace_path: Path, min_gap_ns: int) -> Iterator[tuple[dict, TextIO] | None]:
+    """The stored summary's source (as given this time) and its file, positioned at the
+    brief; None when there is none to trust."""
+    try:
+        cache_path = cache.cache_file(trace_path)
+        memo = open(memo_file(cache_path, min_gap_ns), encoding="utf-8")  # noqa: SIM115
+    except OSError:
+        yield None
+        return
+    with memo:
+        try:
+            head = memo.readline()
+            stored = json.loads(head)
+            cache_stamp = _stamp(cache_path)
+            complete = (os.fstat(memo.fileno()).st_size
+                        == len(head.encode()) + int(stored["rest_bytes"]))
+        except (OSError, ValueError, TypeError, KeyError):
+            stored, complete = None, False
+        if (not complete or not isinstance(stored, dict)
+                or stored.get("tui_version") != __version__
+                or stored.get("cache_file") != cache_stamp
+                or not isinstance(stored.get("source"), dict)):
+            yield None
+            return
+        source = stored["source"]
+        source["path"] = str(trace_path)  # as given this time
+        source["from_cache"] = True
+        source["cache_note"] = "from cache (summary stored)"
+        yield source, memo
+
+
+class MemoWriter:
+    """Takes a summary's JSON members (all but its source) as they are written out, and
+    stores them beside the cache once complete, after its brief. It never raises: a cache
+    dir that cannot take the memo only costs the next open time."""
+
+    # the length of what follows the first line, filled in once known: a memo cut short
+    # is never read
+    _UNKNOWN_LENGTH = "0" * 15
+
+    def __init__(self, cache_path: Path | None, min_gap_ns: int, summary: dict) -> None:
+        self._out: BinaryIO | None = None
+        if cache_path is None:
+            return
+        self._target = memo_file(cache_path, min_gap_ns)
+        self._partial = self._target.with_name(f"{self._target.name}.partial-{os.getpid()}")
+        try:
+            head = json.dumps({"tui_version": __version__, "cache_file": _stamp(cache_path),
+                               "rest_bytes": self._UNKNOWN_LENGTH,
+                               "source": summary["source"]}).encode()
+            self._length_at = head.index(f'"{self._UNKNOWN_LENGTH}"'.encode()) + 1
+            self._out = open(self._partial, "wb")  # noqa: SIM115
+            self._out.write(head + b"\n")
+            self._rest_bytes = 0
+            self.write(json.dumps(_brief({k: v for k, v in summary.items() if k != "source"}))
+                       + "\n{")
+        except (OSError, TypeError, ValueError):
+            self._fail()
+
+    def write(self, piece: str) -> None:
+        if self._out is not None:
+            try:
+                data = piece.encode()
+                self._out.write(data)
+                self._rest_bytes += len(data)
+            except OSError:
+                self._fail()
+
+    def finish(self) -> None:
+        """The summary is complete: store it."""
+        self.write("}")
+        if self._out is not None:
+            try:
+                self._out.seek(self._length_at)
+                self._out.write(f"{self._rest_bytes:0{len(self._UNKNOWN_LENGTH)}d}".encode())
+                self._out.close()
+                os.replace(self._partial, self._target)
+            except OSError:
+                self._fail()
+            self._out = None
+
+    def discard(self) -> None:
+        if self._out is not None:
+            self._fail()
+
+    def _fail(self) -> None:
+        if self._out is not None:
+            with contextlib.suppress(OSError):
+                self._out.close()
+        self._out = None
+        with contextlib.suppress(OSError):
+            self._partial.unlink(missing_ok=True)
+
+
+def _brief(value: Any) -> Any:
+    """`value` with each RowSet cut to its first BRIEF_ROWS and its count."""
+    if isinstance(value, RowSet):
+        return {"head_rows": value[:BRIEF_ROWS], "row_count": len(value)}
+    if isinstance(value, dict):
+        return {k: _brief(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_brief(v) for v in value]
+    return value
+
+
+def _head_rows(obj: dict) -> Any:
+    if obj.keys() == {"head_rows", "row_count"}:
+        return HeadRows(obj["head_rows"], obj["row_count"])
+    return obj
+
+
+def _stamp(cache_path: Path) -> list[int]:
+    """What identifies this cache file's content: its size and modification time."""
+    stat = cache_path.stat()
+    return [stat.st_size, stat.st_mtime_ns]

@@ -1,0 +1,351 @@
+"""The Textual app: the timeline in the middle, details and tables below it.
+
+Loading runs in a worker behind a loading indicator. Below the timeline sits a
+TabbedContent (`#panels`): "Details" first; table widgets add their tabs in `panels()`
+and, if they define `trace_loaded(trace, min_gap_ns)`, get the trace once it is open.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from rich.console import RenderableType
+from rich.errors import MarkupError
+from rich.text import Text
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.containers import Vertical
+from textual.notifications import SeverityLevel
+from textual.widget import Widget
+from textual.widgets import TabbedContent, TabPane
+
+from tui.analysis.gaps import DEFAULT_MIN_GAP_MS
+from tui.core import load_progress
+from tui.core.db import CursorSource
+from tui.core.errors import TraceError
+from tui.core.safe_text import plain
+from tui.core.samples import default_sample
+from tui.core.units import format_ns
+from tui.loading.parquet_store import open_trace_or_store
+from tui.loading.trace import Trace
+from tui.views.timeline import TimelineData
+from tui.widgets import keymap
+from tui.widgets.app_commands import CommandsApp
+from tui.widgets.copy import copy_text
+from tui.widgets.details import DetailsPanel
+from tui.widgets.help import HelpScreen
+from tui.widgets.key_footer import KeyFooter
+from tui.widgets.layout import lane_rows
+from tui.widgets.load_bar import LoadBar
+from tui.widgets.messages import DrillDown, GapThreshold, JumpToTime
+from tui.widgets.ncu_attach import NcuAttachment
+from tui.widgets.overview import Overview
+from tui.widgets.ruler import Ruler
+from tui.widgets.status import StatusBar
+from tui.widgets.tables import table_panels
+from tui.widgets.tables.findings import FindingPanel
+from tui.widgets.tables.keys import panel_bindings
+from tui.widgets.tables.panel import Prompt, TablePanel
+from tui.widgets.timeline import Timeline
+from tui.widgets.timeline_search import Ask
+
+DEFAULT_MIN_GAP_NS = round(DEFAULT_MIN_GAP_MS * 1_000_000)
+
+
+@runtime_checkable
+class TracePanel(Protocol):
+    """A tab below the timeline that wants the trace once it is loaded."""
+
+    def trace_loaded(self, trace: Trace, min_gap_ns: int) -> None: ...
+
+
+class TraceApp(CommandsApp):
+    CSS_PATH = "app.tcss"
+    TITLE = "tui"
+    BINDINGS = [*keymap.bindings(keymap.APP), *panel_bindings()]
+
+    def __init__(self, path: Path, use_cache: bool = True,
+                 min_gap_ns: int = DEFAULT_MIN_GAP_NS, ncu: Path | None = None) -> None:
+        super().__init__()
+        self.path = path
+        self.use_cache = use_cache
+        self.min_gap_ns = min_gap_ns
+        self.trace: Trace | None = None
+        self.ncu = NcuAttachment(self, ncu)  # the --ncu report, loaded beside the trace
+        self._meter: load_progress.LoadMeter | None = None  # the load's, once it starts
+
+    def compose(self) -> ComposeResult:
+        # kept as attributes: handlers may run while the screen is being torn down
+        self.status = StatusBar(id="status")
+        self.overview = Overview(id="overview")
+        self.ruler = Ruler(id="ruler")
+        self.timeline = Timeline(id="timeline")
+        self.details = DetailsPanel(id="details")
+        self.prompt = Prompt()  # a line under the lanes for / (search) and @ (go to)
+        yield self.status
+        with Vertical(id="timeline-area"):
+            yield self.overview
+            yield self.ruler
+            yield self.timeline
+            yield self.prompt
+        with TabbedContent(id="panels"):
+            with TabPane("Details", id="details-tab"):
+                yield self.details
+            for title, widget in self.panels():
+                with TabPane(title):
+                    yield widget
+        yield KeyFooter()
+
+    def panels(self) -> Iterator[tuple[str, Widget]]:
+        """More tabs beside "Details" (kernel stats, gaps, ...): yield (title, widget)."""
+        yield from table_panels()
+
+    def action_panel(self, index: int) -> None:
+        """Keys 1-9: show that tab below the timeline and give its table the keys."""
+        panes = list(self.query(TabPane).results())
+        if index < len(panes):
+            self.query_one("#panels", TabbedContent).active = panes[index].id or ""
+            focusable = [w for w in panes[index].query("*") if w.focusable and w.display]
+            (focusable[0] if focusable else self.timeline).focus()
+            building = [p for p in panes[index].query(TablePanel).results() if p.building]
+            if not focusable and building:  # its tables are being built: keys to them after
+                building[0].focus_when_built()
+
+    def on_mount(self) -> None:
+        self.status.update(plain(f"loading {self.path.name} …"))  # a name is no markup
+        timeline = self.timeline
+        timeline.loading = True
+        self._meter = load_progress.start_watching(self.path)
+        self.query_one("#timeline-area").mount(LoadBar(self._meter), before=timeline)
+        self._load()
+        self.ncu.start()
+
+    @work(thread=True, exclusive=True, group="load")
+    def _load(self) -> None:
+        meter = self._meter
+        assert meter is not None
+        try:
+            trace = open_trace_or_store(self.path, use_cache=self.use_cache)
+        except (TraceError, OSError) as exc:
+            if not meter.stopping:
+                self.call_from_thread(self._failed, str(exc))
+            return
+        except Exception:
+            if meter.stopping:  # the app quit: the load stopped and cleaned up after itself
+                return
+            raise
+        finally:
+            load_progress.stop_watching(meter)  # no more interrupts, whatever came of it
+        if meter.stopping:
+            trace.close()
+            return
+        try:
+            data = TimelineData(trace, self.min_gap_ns, trace.cache_path)
+            data.prepare()
+        except (TraceError, OSError) as exc:
+            self.call_from_thread(self._failed, str(exc))
+            return
+        self.call_from_thread(self._loaded, trace, data)
+
+    def _load_ended(self) -> None:
+        for bar in self.query(LoadBar):
+            bar.remove()
+
+    def _failed(self, message: str) -> None:
+        self._load_ended()
+        self.timeline.loading = False
+        self.status.update(plain(f"could not open {self.path.name}"))
+        self.notify(message, title="cannot open trace", severity="error", timeout=30,
+                    markup=False)
+
+    def _loaded(self, trace: Trace, data: TimelineData) -> None:
+        self._load_ended()
+        self.trace = trace
+        rank = trace.meta("rank")  # a rank of a distributed run says which
+        self.status.show_trace(self.path.name,
+                               trace.format + (f" · rank {rank}" if rank is not None else "")
+                               + f" · {trace.cache_note.split(':')[0]}")
+        self.sub_title = trace.cache_note  # the whole reason: "rebuilt: the trace changed …"
+        timeline = self.timeline
+        timeline.loading = False
+        timeline.set_data(data)
+        timeline.focus()
+        self.refresh_bindings()  # the footer: a widget's keys are hidden while it loads
+        self.overview.set_data(data)
+        for panel in self.query(TabPane).results():
+            for child in panel.children:
+                if isinstance(child, TracePanel):
+                    child.trace_loaded(trace, self.min_gap_ns)
+        for warning in trace.warnings:
+            self.notify(warning, title="while loading", severity="warning", markup=False)
+        self.ncu.trace_loaded(trace)
+
+    @on(Timeline.LanesChanged)
+    def fit_rows(self) -> None:
+        """The lanes take the rows they need, up to a share; the panels get the rest."""
+        rows = lane_rows(self.size.height, len(self.timeline.lanes))
+        if self.timeline.styles.height != rows:
+            self.timeline.styles.height = rows
+
+    def on_resize(self) -> None:
+        self.fit_rows()
+
+    @on(Timeline.ViewChanged)
+    def _view_changed(self, event: Timeline.ViewChanged) -> None:
+        timeline = event.timeline
+        if timeline.data is None:
+            return
+        extent = timeline.data.extent
+        shown = timeline.frame.view if timeline.frame is not None else timeline.view
+        self.ruler.show(shown, extent.gpu_start_ns, timeline.cursor_t,
+                                   timeline.mark_t)
+        self.overview.show(shown)
+        self.overview.show_hits(timeline.hits)
+        self.status.show_search(timeline.search_summary())
+        fit_npc = max(1, (extent.gpu_end_ns - extent.gpu_start_ns) // max(1, shown.ncols))
+        self.status.show_view(shown, extent.gpu_start_ns, fit_npc,
+                                            timeline.cursor_t)
+
+    @on(Timeline.CursorInfo)
+    def _cursor_info(self, event: Timeline.CursorInfo) -> None:
+        data = self.timeline.data
+        origin = data.extent.gpu_start_ns if data is not None else 0
+        self.details.show(event.info, origin, data.threads if data is not None else None)
+
+    @on(Ask)
+    def _ask(self, event: Ask) -> None:
+        timeline = self.timeline
+        before = event.value
+        if event.kind == "goto":
+            def went(text: str) -> None:
+                timeline.focus()
+                timeline.goto(text)
+
+            self.prompt.ask("go to: 1.25s · +10ms (from the cursor) · step 3 · an NVTX range's "
+                            "name (Esc: stay)", before, went, on_cancel=timeline.focus)
+            return
+
+        def done(text: str) -> None:
+            timeline.focus()
+            timeline.search(text, jump=True)
+
+        def cancel() -> None:
+            timeline.focus()
+            timeline.search(before)
+
+        self.prompt.ask("search names: a substring, or re:REGEX (Enter: the first hit from "
+                        "the cursor; Esc: undo)", before, done, on_change=timeline.search,
+                        on_cancel=cancel)
+
+    @on(JumpToTime)
+    def _jump(self, event: JumpToTime) -> None:
+        timeline = self.timeline
+        timeline.jump_to(event.start_ns, event.end_ns, event.device, event.stream,
+                         thread=event.thread, activity_id=event.activity_id)
+        if event.focus:
+            timeline.focus()
+
+    @on(DrillDown)
+    def _drill_down(self, event: DrillDown) -> None:
+        self.ncu.drill_down(event.activity_id, event.name)
+
+    @on(GapThreshold)
+    def _gap_threshold(self, event: GapThreshold) -> None:
+        if self.trace is None or event.min_gap_ns == self.min_gap_ns:
+            return
+        self.min_gap_ns = event.min_gap_ns
+        self._rethreshold(self.trace, event.min_gap_ns)
+        for panel in self.query(FindingPanel).results():  # gpu_gaps counts the same gaps
+            panel.trace_loaded(self.trace, event.min_gap_ns)
+
+    @work(thread=True, exclusive=True, group="gap-threshold")
+    def _rethreshold(self, trace: Trace, min_gap_ns: int) -> None:
+        """The timeline's data for another gap threshold (a big trace's zoom-out summary
+        is built again for it, in this worker; the old one stays on screen meanwhile)."""
+        data = TimelineData(trace, min_gap_ns, trace.cache_path)
+        data.prepare()
+        self.call_from_thread(self._rethresholded, data)
+
+    def _rethresholded(self, data: TimelineData) -> None:
+        if data.min_gap_ns != self.min_gap_ns:
+            return  # a later threshold is on its way
+        self.timeline.use_gap_threshold(data)
+        self.overview.set_data(data)
+        self.notify(f"the timeline now highlights gaps over {format_ns(data.min_gap_ns)}",
+                    timeout=3, markup=False)
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        """A passing notice goes to the status line, where it covers no data; warnings and
+        errors, and notices over another screen, stay toasts."""
+        status = getattr(self, "status", None)
+        if (severity == "information" and status is not None and status.is_attached
+                and self.screen is self.screen_stack[0]):
+            text = f"{title}: {message}" if title else message
+            if markup:
+                with contextlib.suppress(MarkupError):
+                    text = Text.from_markup(text).plain
+            status.say(text, timeout)
+            return
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    def sql_connection(self) -> CursorSource | None:
+        return self.trace
+
+    def palette_extras(self) -> Iterator[Widget]:
+        yield self.timeline
+
+    def action_copy(self) -> None:
+        found = copy_text(self.screen.focused)
+        if found is None:
+            self.notify("nothing to copy here: put the cursor on a kernel or a row", markup=False)
+            return
+        what, text = found
+        self.copy_to_clipboard(text)
+        size = len(text.encode("utf-8"))
+        self.notify(f"copied {what}: {size:,} bytes", markup=False)
+
+    def action_ncu_launches(self) -> None:
+        self.ncu.show_launches()
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen())
+
+    def exit(self, result: int | None = None, return_code: int = 0,
+             message: RenderableType | None = None) -> None:
+        # Queries still running in workers (a table's, the SQL prompt's) are stopped at
+        # once: closing their screens would wait for them, and the process's exit too.
+        if self.trace is not None:
+            self.trace.cursors.interrupt()
+        elif self._meter is not None and not self._meter.ended:
+            self._meter.stop()  # still loading: stop it (it removes what it built)
+        super().exit(result, return_code, message)
+
+    def on_unmount(self) -> None:
+        self.ncu.close()
+        if self.trace is not None:
+            self.trace.close()
+
+
+def run_app(path: Path | None, use_cache: bool = True,
+            min_gap_ns: int = DEFAULT_MIN_GAP_NS, ncu: Path | None = None) -> int:
+    """Run the TUI on `path` (None: the bundled sample), with the Nsight Compute report
+    `ncu` matched to it; an Nsight Compute report as `path` (or `ncu` alone) opens the
+    report on its own. Returns the exit status."""
+    from tui.sources.ncu.load import is_ncu_input
+
+    app: App[int]
+    if path is None and ncu is not None:
+        path, ncu = ncu, None
+    if path is not None and ncu is None and is_ncu_input(path):
+        from tui.apps.ncu_app import NcuApp
+
+        app = NcuApp(path)
+    else:
+        app = TraceApp(path if path is not None else default_sample(), use_cache, min_gap_ns,
+                       ncu)
+    app.run()
+    return app.return_code or 0

@@ -1,0 +1,204 @@
+"""Nesting of host ranges, in NumPy: each range's parent, and the innermost range open at
+given times, for launch stacks (tui/derived/stacks.py).
+
+The ranges of one kind on one thread nest, and host_activities.depth numbers their levels.
+Put in order by (kind and thread, start, depth), a range's parent is the last range one
+level up to come before it; the innermost range open at a time t (start <= t < end) is the
+last range to start at or before t if it is still open, else the deepest of the last ranges
+of each level above it to start by then that is still open. Each "last range of level l
+before position p" is one binary search over the ranges sorted by (group, level, position),
+so no range is compared with another one by one, and a few million ranges take a fraction
+of a second (the ASOF joins this replaces sorted every range again for each question).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+
+import duckdb
+import numpy as np
+
+from tui.core.db import ARRAYS_SHARE, memory_budget_bytes
+from tui.core.queries import load_query
+
+# The widest window of start times `HostNesting.read` takes: all of them.
+MIN_NS, MAX_NS = -(2**63), 2**63 - 1
+MIN_WINDOW_ROWS = 1 << 16
+
+
+def rows_per_window(bytes_per_row: int) -> int:
+    """How many rows a window of NumPy work over host ranges takes: the budget's share for
+    arrays (ARRAYS_SHARE), at `bytes_per_row` each; MIN_WINDOW_ROWS at least."""
+    return max(int(memory_budget_bytes() * ARRAYS_SHARE) // bytes_per_row, MIN_WINDOW_ROWS)
+
+
+def time_windows(con: duckdb.DuckDBPyConnection, rows: int, per_window: int,
+                 cuts_query: str, params: dict) -> list[tuple[int, int]]:
+    """Windows of time, [since, until), together every time there is, of about
+    `per_window` of `rows` each: cut at the times `cuts_query` (approximate quantiles)
+    gives for $fractions, with `params`."""
+    windows = -(-rows // per_window)
+    cuts: list[int] = []
+    if windows > 1:
+        fractions = [i / windows for i in range(1, windows)]
+        found = con.execute(load_query(cuts_query), {**params, "fractions": fractions}).fetchone()
+        assert found is not None
+        cuts = sorted(set(found[0]) - {MIN_NS})
+    return list(itertools.pairwise([MIN_NS, *cuts, MAX_NS]))
+
+
+class HostNesting:
+    """The host ranges of some kinds, in (group, start, depth, id) order; a group is a
+    (kind, pid, tid)."""
+
+    def __init__(self, ids: np.ndarray, group: np.ndarray, start: np.ndarray,
+                 end: np.ndarray, depth: np.ndarray, kind: np.ndarray | None = None,
+                 group_keys: np.ndarray | None = None) -> None:
+        self.ids, self.group, self.start, self.end = ids, group, start, end
+        self.depth = depth
+        self.kind = kind  # each range's kind: its place in the kinds read (1, 2, ...)
+        self.group_keys = group_keys  # ascending: group g has group_keys[g]
+        n = len(ids)
+        self.levels = int(depth.max()) + 1 if n else 1
+        segment = group * self.levels + depth
+        # every position, sorted by (group, level, position): a stable sort of the
+        # (group, level) numbers keeps each level's positions in order
+        small = segment.astype(np.uint16) if n and segment.max() < 2**16 else segment
+        self._by_level = np.argsort(small, kind="stable")  # a radix sort when small
+        self._keys = segment[self._by_level] * max(n, 1) + self._by_level
+        self._group_bounds = np.searchsorted(group, np.arange(int(group.max()) + 2 if n else 1))
+
+    @classmethod
+    def read(cls, con: duckdb.DuckDBPyConnection, kinds: list[str],
+             window: tuple[int, int] = (MIN_NS, MAX_NS),
+             carried: dict[str, np.ndarray] | None = None) -> HostNesting:
+        """The host ranges of `kinds` that start in `window` [since, until)
+        (stacks_nesting_ranges.sql), and before them `carried`: ranges from before the
+        window still open when it begins (`open_at` of the window before)."""
+        since, until = window
+        cols = con.execute(load_query("stacks_nesting_ranges"),
+                           {"kinds": kinds, "since": since, "until": until}).fetchnumpy()
+        names = ("group_key", "id", "k", "start_ns", "end_ns", "depth")
+        columns = [np.asarray(cols[name]) for name in names]
+        del cols
+        if carried is not None and len(carried["id"]):
+            columns = [np.concatenate([carried[name], column])
+                       for name, column in zip(names, columns, strict=True)]
+        key, ids, kind, start, end, depth = columns
+        if np.any(key[1:] < key[:-1]):  # each group's rows together, in their order
+            order = np.argsort(key, kind="stable")
+            key, ids, kind, start, end, depth = (
+                column[order] for column in (key, ids, kind, start, end, depth))
+            del order
+        new_group = np.empty(len(key), dtype=bool)
+        new_group[:1] = True
+        new_group[1:] = key[1:] != key[:-1]
+        firsts = np.flatnonzero(new_group)
+        group = np.cumsum(new_group, dtype=np.int64) - 1
+        if not _in_start_order(group, start, depth):
+            order = np.lexsort((ids, depth, start, group))
+            group, ids, kind, start, end, depth = (
+                column[order] for column in (group, ids, kind, start, end, depth))
+        return cls(ids, group, start, end, depth, kind, key[firsts])
+
+    def open_at(self, t: int) -> dict[str, np.ndarray]:
+        """The ranges not ended before `t`, as `read` takes them to carry into the next
+        window: those a point at t or later can be inside (and a child's parent)."""
+        still = self.end >= t
+        assert self.group_keys is not None and self.kind is not None
+        return {"group_key": self.group_keys[self.group[still]], "id": self.ids[still],
+                "k": self.kind[still], "start_ns": self.start[still],
+                "end_ns": self.end[still], "depth": self.depth[still]}
+
+    def groups_of(self, keys: np.ndarray) -> np.ndarray:
+        """The group number of each group key (-1: no ranges in that group)."""
+        assert self.group_keys is not None, "read() knows the groups' keys"
+        if not len(self.group_keys):
+            return np.full(len(keys), -1, dtype=np.int64)
+        at = np.searchsorted(self.group_keys, keys)
+        found = self.group_keys[np.minimum(at, len(self.group_keys) - 1)] == keys
+        return np.where(found, at, -1)
+
+    def _last_at(self, group: np.ndarray, level: np.ndarray, pos: np.ndarray) -> np.ndarray:
+        """The position of the last range of `level` in `group` at or before `pos`, or -1."""
+        n = max(len(self.ids), 1)
+        segment = group * self.levels + level
+        i = np.searchsorted(self._keys, segment * n + pos, side="right") - 1
+        safe = np.maximum(i, 0)
+        found = (i >= 0) & (level >= 0) & (self._keys[safe] // n == segment)
+        return np.where(found, self._by_level[safe], -1)
+
+    def parents(self) -> np.ndarray:
+        """Every range's parent position (-1 at the top). A range is one level deeper than
+        the range before it at most (depths count the ranges open as it starts), so all the
+        ranges between a parent and a child are deeper than the parent, and the range after
+        the parent opened the child's level: the parent is the range before the last
+        range of the child's level, up to the child, that opened its level (a forward fill
+        over each level's positions). Where depths step by more (odd data), each parent is
+        searched for: the last range one level up before the child."""
+        n = len(self.ids)
+        positions = np.arange(n)
+        steps = np.ones(n, dtype=bool)
+        steps[1:] = (self.group[1:] != self.group[:-1]) | (self.depth[1:] <= self.depth[:-1] + 1)
+        if not steps.all():
+            level = self.depth - 1
+            return np.where(level >= 0, self._last_at(self.group, level, positions - 1), -1)
+        at = self._by_level
+        opens_level = np.zeros(n, dtype=bool)  # in position order: sequential reads
+        opens_level[1:] = ((self.group[1:] == self.group[:-1])
+                           & (self.depth[:-1] == self.depth[1:] - 1))
+        # in place, as fresh arrays of this size cost more than the arithmetic
+        marks = self._keys - at  # each level's first key: "none yet" is one below it
+        marks -= 1
+        np.subtract(self._keys, 1, out=marks, where=opens_level[at])  # the range before
+        np.maximum.accumulate(marks, out=marks)
+        marks -= self._keys  # now the position found, or -1
+        marks += at
+        parent = np.empty(n, dtype=np.int64)
+        parent[at] = marks
+        return parent
+
+    def innermost(self, group: np.ndarray, t: np.ndarray) -> np.ndarray:
+        """For points in `group` (-1: a thread without ranges) at times `t`: the position of
+        the innermost range open at t, or -1."""
+        out = np.full(len(t), -1, dtype=np.int64)
+        last = np.full(len(t), -1, dtype=np.int64)
+        for points in rows_by_group(group):
+            g = group[points[0]]
+            if g < 0:
+                continue
+            lo, hi = self._group_bounds[g], self._group_bounds[g + 1]
+            last[points] = lo + np.searchsorted(self.start[lo:hi], t[points], side="right") - 1
+            last[points[last[points] < lo]] = -1
+        has = last >= 0
+        is_open = has.copy()
+        is_open[has] = self.end[last[has]] > t[has]
+        out[is_open] = last[is_open]
+        # the rest: the levels above the last-started range, deepest first, down to 0
+        pending = np.flatnonzero(has & ~is_open)
+        level = self.depth[last[pending]] - 1
+        while len(pending):
+            found = self._last_at(group[pending], level, last[pending])
+            hit = found >= 0
+            hit[hit] = self.end[found[hit]] > t[pending[hit]]
+            out[pending[hit]] = found[hit]
+            more = ~hit & (level > 0)
+            pending, level = pending[more], level[more] - 1
+        return out
+
+
+def _in_start_order(group: np.ndarray, start: np.ndarray, depth: np.ndarray) -> bool:
+    """Whether the rows are by (group, start, depth) already (XLA writes them so)."""
+    same = group[1:] == group[:-1]
+    later = start[1:] > start[:-1]
+    tie = start[1:] == start[:-1]
+    return bool(np.all(~same | later | (tie & (depth[1:] >= depth[:-1]))))
+
+
+def rows_by_group(group: np.ndarray) -> Iterator[np.ndarray]:
+    """The indices of each group's rows, in their order, group by group (none if no rows)."""
+    if not len(group):
+        return
+    order = np.argsort(group, kind="stable")
+    yield from np.split(order, np.flatnonzero(np.diff(group[order])) + 1)

@@ -1,0 +1,182 @@
+"""Launch stacks and memory context, built from the schema once a loader has filled it:
+Python frames with their parents, each GPU activity's launching call, CPU op and
+innermost Python frame, and each memory event's op and frame (queries/stacks_*.sql)."""
+
+from __future__ import annotations
+
+import sys
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+
+from tui.core.db import (
+    DERIVE_SHARE,
+    beside,
+    gpu_id_parts,
+    joins_as_written,
+    memory_budget_bytes,
+    registered,
+)
+from tui.core.queries import load_query
+from tui.derived.backtrace_frames import build_backtrace_frames, has_backtraces
+from tui.derived.nesting import HostNesting, rows_per_window, time_windows
+
+# Top-level packages that are libraries, not the user's own code. A trace names a frame
+# by its path below the sys.path entry it came from ('torch/nn/modules/module.py'), so
+# the first part of the path says whose code it is.
+LIBRARIES = (
+    "torch", "torchvision", "torchaudio", "torchtext", "functorch", "triton", "transformers",
+    "accelerate", "datasets", "tokenizers", "safetensors", "huggingface_hub", "peft", "trl",
+    "diffusers", "timm", "numpy", "scipy", "pandas", "sklearn", "jax", "jaxlib", "flax",
+    "optax", "apex", "deepspeed", "megatron", "lightning", "pytorch_lightning",
+    "lightning_fabric", "torchmetrics", "xformers", "flash_attn", "vllm", "bitsandbytes",
+    "einops", "tqdm", "typing_extensions", "sympy", "packaging", "wandb", "tensorboard",
+    "google", "absl", "hydra", "omegaconf", "yaml", "regex", "filelock", "fsspec",
+    "requests", "urllib3", "jinja2", "importlib_metadata", "setuptools", "pkg_resources",
+    "nvidia", "_pytest", "pytest", "pluggy",
+)
+# What the nesting's NumPy arrays cost for a range or a point looked up among them,
+# measured: 1.34M ranges and 384k points took 150 MB more at their peak (87 bytes each).
+NESTING_BYTES_PER_ROW = 110
+# What the join of a part of the GPU activities with their launching calls holds for each
+# activity (its hash table, the sort; the grouping, where two calls share a correlation
+# id): 4M a part at a 600 MB share took 1.4 s each with the grouping, nothing spilled.
+POINTS_JOIN_BYTES = 150
+
+
+def build_stacks(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Fill python_frames, launches and the memory events' context; returns warnings.
+
+    A trace without Python frames has, in their place, the native frames of an nsys
+    report's CUDA API backtraces (--cudabacktrace), else its NVTX / user annotation
+    ranges; trace_meta's `code_source` says which ('python' | 'cuda_backtrace' | 'nvtx' |
+    'none')."""
+    kind = _frame_kind(con)
+    con.execute(load_query("stacks_staged_python"))  # a loader without Python ids stages none
+    con.execute("ATTACH ':memory:' AS stacks_work")
+    # the frames' own ids are paired up on a second connection while this one finds the
+    # nesting (NumPy, mostly one core)
+    with beside(con, lambda other: other.execute(load_query("stacks_python_ids"),
+                                                 {"kind": kind})):
+        _stage_points(con)
+        _stage_nesting(con, ["cpu_op", kind])
+    with joins_as_written(con):  # 1.2M frames: 0.87 -> 0.47 s
+        con.execute(load_query("stacks_python_frames"),
+                    {"libraries": list(LIBRARIES), "stdlib": sorted(sys.stdlib_module_names),
+                     "kind": kind})
+    con.execute("DROP TABLE stacks_staged_python")
+    con.execute("DETACH stacks_work")
+    con.execute("DROP TABLE stacks_nesting_parents")
+    con.execute(load_query("stacks_launches"), {"frame_kind": kind})
+    con.execute(load_query("stacks_memory_context"), {"frame_kind": kind})
+    con.execute(load_query("stacks_memory_write"))
+    con.execute("DROP TABLE stacks_points")
+    con.execute("DROP TABLE stacks_found")
+    has_frames = con.execute("SELECT 1 FROM python_frames LIMIT 1").fetchone() is not None
+    source = "none" if not has_frames else "python" if kind == "python" else "nvtx"
+    if kind != "python" and has_backtraces(con) and build_backtrace_frames(con):
+        source = "cuda_backtrace"
+    con.execute("INSERT OR REPLACE INTO trace_meta VALUES ('code_source', ?)", [source])
+    return _frame_warnings(con)
+
+
+def _stage_points(con: duckdb.DuckDBPyConnection) -> None:
+    """The temp table stacks_points: the GPU activities' launching calls, a part of the
+    activities at a time (each part's join within DuckDB's memory), and the memory events."""
+    con.execute(load_query("stacks_points"))
+    for since, until in gpu_id_parts(con, points_per_part()):
+        part = {"since": since, "until": until}
+        con.execute(load_query("stacks_points_launches"), part)
+        if _came_twice(con, part):  # a correlation id two calls share
+            con.execute(load_query("stacks_points_part_delete"), part)
+            con.execute(load_query("stacks_points_launches_first"), part)
+    con.execute(load_query("stacks_points_memory"))
+
+
+def _came_twice(con: duckdb.DuckDBPyConnection, part: dict[str, int]) -> bool:
+    """Whether an activity of the part's ids [since, until) is in stacks_points twice."""
+    ids = con.execute(load_query("stacks_points_part_ids"), part).fetchnumpy()["point_id"]
+    return len(ids) > 0 and int(np.bincount(np.asarray(ids) - part["since"]).max()) > 1
+
+
+def points_per_part() -> int:
+    """GPU activities a part of stacks_points_launches.sql takes: DuckDB's share of the
+    budget while the stacks are built, at POINTS_JOIN_BYTES each (3.3M at the 1GB default)."""
+    return max(int(memory_budget_bytes() * DERIVE_SHARE) // POINTS_JOIN_BYTES, 1 << 16)
+
+
+def _stage_nesting(con: duckdb.DuckDBPyConnection, kinds: list[str]) -> None:
+    """Into temp tables, from the nesting of the host ranges of `kinds` (cpu ops, then the
+    frames' kind): stacks_nesting_parents (id, parent_id: the enclosing frame of each
+    frame, NULL at the top) and stacks_found (each point's innermost range of each kind).
+
+    The ranges that start in a window of time and the points in it are taken a window at
+    a time, with the ranges from before the window still open as it begins, so the arrays
+    stay within the budget's share for arrays (a 10 GB trace has 19M cpu ops)."""
+    con.execute(load_query("stacks_nesting_tables"))
+    carried = None
+    for window in _nesting_windows(con, kinds):
+        nesting = HostNesting.read(con, kinds, window, carried)
+        # the frames read for this window (those carried in start before it): their parents
+        frames = np.flatnonzero((nesting.kind == len(kinds)) & (nesting.start >= window[0]))
+        parents = nesting.parents()[frames]
+        parent_ids = pa.array(nesting.ids[np.maximum(parents, 0)], mask=parents < 0)
+        with registered(con, "stacks_nesting_parents_arrow",
+                        pa.table({"id": nesting.ids[frames], "parent_id": parent_ids})):
+            con.execute("INSERT INTO stacks_nesting_parents "
+                        "SELECT * FROM stacks_nesting_parents_arrow")
+        del frames, parents, parent_ids
+        for k in range(1, len(kinds) + 1):
+            if not np.any(nesting.kind == k):  # no range of this kind can hold a point
+                continue
+            points = con.execute(load_query("stacks_nesting_points"),
+                                 {"k": k, "since": window[0], "until": window[1]}).fetchnumpy()
+            innermost = nesting.innermost(nesting.groups_of(np.asarray(points["group_key"])),
+                                          np.asarray(points["t"], dtype=np.int64))
+            hit = innermost >= 0
+            found = pa.table({"is_memory": np.asarray(points["is_memory"])[hit],
+                              "point_id": np.asarray(points["point_id"])[hit],
+                              "k": np.full(int(hit.sum()), k, dtype=np.int32),
+                              "host_id": nesting.ids[innermost[hit]]})
+            del points, innermost, hit
+            with registered(con, "stacks_nesting_found", found):
+                con.execute(load_query("stacks_found_write"), {"kinds": kinds})
+        carried = nesting.open_at(window[1])
+        del nesting
+
+
+def _nesting_windows(con: duckdb.DuckDBPyConnection, kinds: list[str]) -> list[tuple[int, int]]:
+    """Windows of time of about `nesting_window_rows()` ranges (by their start) and points
+    each (nesting.time_windows)."""
+    row = con.execute(load_query("stacks_nesting_count"), {"kinds": kinds}).fetchone()
+    assert row is not None
+    return time_windows(con, row[0], nesting_window_rows(), "stacks_nesting_cuts",
+                        {"kinds": kinds})
+
+
+def nesting_window_rows() -> int:
+    """How many ranges and points a window of the nesting takes: the arrays cost about
+    NESTING_BYTES_PER_ROW each."""
+    return rows_per_window(NESTING_BYTES_PER_ROW)
+
+
+def _frame_kind(con: duckdb.DuckDBPyConnection) -> str:
+    """'python' when the trace has Python frames, else 'annotation' (NVTX ranges)."""
+    row = con.execute("SELECT 1 FROM host_activities WHERE kind = 'python' LIMIT 1").fetchone()
+    return "python" if row is not None else "annotation"
+
+
+def _frame_warnings(con: duckdb.DuckDBPyConnection) -> list[str]:
+    row = con.execute(load_query("stacks_frame_checks")).fetchone()
+    assert row is not None
+    _, missing, other = row
+    warnings = []
+    if missing:
+        warnings.append(f"{missing:,} Python frames name a parent id no frame has: each is "
+                        "placed under the frame that encloses it in time")
+    if other:
+        warnings.append(f"{other:,} Python frames name a parent id other than the frame "
+                        "enclosing them (a cycle, or clocks out of step): the enclosing "
+                        "frame is used")
+    return warnings

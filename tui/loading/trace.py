@@ -1,0 +1,383 @@
+"""Open a trace: from the cache when it is there, else through its loader into DuckDB."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+
+from tui.core import load_progress
+from tui.core.db import (
+    DERIVE_SHARE,
+    FINALIZE_SHARE,
+    OUTSIDE_DUCKDB,
+    Cursors,
+    beside,
+    close_when_stopped,
+    connect,
+    duckdb_share_of,
+    insert_rows,
+    memory_budget_bytes,
+    sql_string,
+    twice_the_budget_if_short,
+)
+from tui.core.errors import TraceError, first_line
+from tui.core.queries import load_query
+from tui.derived.gpu_idle import build_gpu_idle
+from tui.derived.host_depth import write_host_depths
+from tui.derived.stacks import build_stacks
+from tui.derived.xla_hlo_match import tie_gpu_work_to_hlo
+from tui.loading import cache, cache_reason
+from tui.sources.chrome_json import is_gzip
+from tui.sources.detect import detect_format
+from tui.sources.kineto import GZIP_RATIO
+from tui.sources.kineto_memory import stage_kineto_memory
+
+# Kineto's parsed events (tui/sources/kineto.py) take about this many bytes of memory a
+# byte of JSON, and stay in memory while they take under this share of DuckDB's part of
+# the budget. Bigger, they go to a database file, written compressed as it fills: in
+# memory, a 3 GB trace's events took 1.3 GB and spilled half of it; for a small trace the
+# file costs more (0.5 s more to write at 600 MB).
+SCRATCH_BYTES_PER_BYTE = 0.45
+SCRATCH_IN_MEMORY_SHARE = 0.5
+TRACE_FORMATS = ("kineto", "xla", "xplane", "nsys-sqlite", "nsys-rep")
+# Loaders that write host_activities themselves, numbered and with their depths
+# (tui/derived/xla_depth.py, nsys_sqlite.py); the others stage every host row
+HOST_ROWS_WRITTEN = ("xla", "xplane", "nsys-sqlite", "nsys-rep")
+# Work on a loader's parsed events (its scratch database) done while the host rows are
+# written on a second connection, returning warnings: Kineto's memory events
+EventsWork = Callable[[duckdb.DuckDBPyConnection], list[str]]
+BESIDE_FINALIZE: dict[str, EventsWork] = {"kineto": stage_kineto_memory}
+# A cache file missing one of these is not trusted (see _open_cached).
+CACHED_TABLES = {"trace_meta", "devices", "gpu_activities", "host_activities", "gpu_idle",
+                 "python_frames", "launches", "memory_events"}
+
+
+@dataclass
+class Trace:
+    """A loaded trace: a DuckDB connection holding the schema, and what loading said."""
+
+    path: Path
+    format: str  # 'kineto' | 'xla' | 'nsys'
+    con: duckdb.DuckDBPyConnection
+    warnings: list[str] = field(default_factory=list)
+    from_cache: bool = False
+    cache_path: Path | None = None
+    store_dir: Path | None = None  # a store of it `tui convert` wrote (its figures kept there)
+    cache_note: str = ""  # whether the cache was used, and if not why (tui.loading.cache_reason)
+    # the memory budget the trace was loaded with, where the load needed more than the
+    # one given (None: the one given); what is worked out from it later gets it too
+    budget: str | None = None
+    cursors: Cursors = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.cursors = Cursors(self.con)
+
+    def meta(self, key: str) -> str | None:
+        row = self.con.execute("SELECT value FROM trace_meta WHERE key = ?", [key]).fetchone()
+        return row[0] if row else None
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        """A connection of its own for another thread (closing the trace stops its query)."""
+        return self.cursors.cursor()
+
+    def close(self) -> None:
+        self.cursors.close()
+
+    def __enter__(self) -> Trace:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_trace(path: Path, use_cache: bool = True) -> Trace:
+    """Load `path` (or reuse its cache). Raises TraceError with a user-facing message."""
+    kind = detect_format(path)
+    if kind not in TRACE_FORMATS:
+        raise TraceError(f"{path}: is an Nsight Compute report, not a timeline trace")
+    warnings: list[str] = []
+    target = cache.cache_file(path) if use_cache else None
+    note = cache_reason.NOT_CACHED_FLAG
+    if target is not None and not cache.writable_dir(target.parent):
+        warnings.append(f"cache dir {target.parent} is not writable: loading into memory")
+        note = f"not cached: cache dir {target.parent} not writable"
+        target = None
+    if target is not None and target.is_file():
+        cached = _open_cached(path, target)
+        if isinstance(cached, Trace):
+            return cached
+        note = cached
+        if note.startswith("not cached"):  # in use by another program: leave it be
+            target = None
+    elif target is not None:
+        note = cache_reason.why_missing(path, target)
+    if target is not None:
+        try:
+            built = _build_within_budget(path, kind, target, list(warnings))
+            built.cache_note = note
+            return built
+        except _CacheWriteError as exc:  # e.g. a full disk or a read-only file system
+            warnings.append(f"cannot write the cache in {target.parent} ({exc}): "
+                            "loading into memory")
+            note = f"not cached: cannot write the cache ({exc})"
+    built = _build_within_budget(path, kind, None, warnings)
+    built.cache_note = note
+    return built
+
+
+def _build_within_budget(path: Path, kind: str, target: Path | None,
+                         warnings: list[str]) -> Trace:
+    """_build; a load that outgrew the memory budget is tried once more with twice the
+    budget, with a warning, else it is a TraceError (db.twice_the_budget_if_short)."""
+    built, larger = twice_the_budget_if_short(
+        lambda: _build(path, kind, target, list(warnings)), warnings,
+        "loading", "loaded", f"{path}: loading")
+    built.budget = larger
+    return built
+
+
+# Cache files this process opened: DuckDB checks a block's checksum only when it reads the
+# block, so a damaged cache can open fine and fail a later query (see discard_damaged_cache).
+_opened_caches: set[Path] = set()
+
+
+def discard_damaged_cache(exc: BaseException) -> bool:
+    """If `exc` is DuckDB finding a damaged file, remove the cache files opened so far.
+
+    True when one was removed: the caller may run again, and the trace is loaded afresh.
+    """
+    text = str(exc)
+    if not isinstance(exc, duckdb.Error) or not (
+        "Corrupt database file" in text or "checksum" in text
+    ):
+        return False
+    removed = False
+    while _opened_caches:
+        with contextlib.suppress(OSError):
+            _opened_caches.pop().unlink()
+            removed = True
+    return removed
+
+
+class _CacheWriteError(Exception):
+    """The cache file could not be created or completed; the trace itself is fine."""
+
+
+def _build(path: Path, kind: str, target: Path | None, warnings: list[str]) -> Trace:
+    """Load `path` into a new database: in memory, or built beside `target` and renamed."""
+    try:
+        con, partial = _new_database(target)
+    except duckdb.InterruptException:
+        raise  # Ctrl-C, not the cache dir
+    except (duckdb.Error, OSError) as exc:
+        raise _CacheWriteError(first_line(exc)) from None
+    try:
+        load_progress.stage(path, load_progress.READING, con)
+        # the loader's scratch files go in a folder of this load's own, always removed: its
+        # name is known before it exists, so a Ctrl-C just after its creation removes it too
+        work = Path(target.parent if target is not None else tempfile.gettempdir(),
+                    f"tui-load-{os.getpid()}-{secrets.token_hex(6)}")
+        try:
+            work.mkdir(mode=0o700)
+            con.execute(f"ATTACH {sql_string(_scratch_database(path, work))} AS scratch")
+            warnings += _load_into(path, kind, con, target.parent if target else None, work)
+            load_progress.stage(path, load_progress.BUILDING, con)
+            warnings += finalize_activities(con, host_written=kind in HOST_ROWS_WRITTEN,
+                                            events_work=BESIDE_FINALIZE.get(kind))
+        finally:
+            with contextlib.suppress(duckdb.Error):
+                con.execute("DETACH DATABASE IF EXISTS scratch")
+            shutil.rmtree(work, ignore_errors=True)
+        with duckdb_share_of(con, DERIVE_SHARE):
+            warnings += build_stacks(con)
+            warnings += tie_gpu_work_to_hlo(con)
+            con.execute(load_query("devices_from_activities"))
+            build_gpu_idle(con)
+        insert_rows(con, "INSERT OR REPLACE INTO trace_meta", [
+            ("source_path", str(path.resolve())),
+            ("warnings", json.dumps(warnings)),
+            ("tui_cache_version", cache.CACHE_VERSION),
+            # what the cache was built from: a later miss can say what changed
+            ("source_size", str(path.stat().st_size)),
+            ("source_mtime_ns", str(path.stat().st_mtime_ns)),
+        ])
+        fmt = _format_of(con)
+        if target is None or partial is None:
+            return Trace(path, fmt, con, warnings)
+        try:
+            con.execute("CHECKPOINT")
+            con.close()
+            os.replace(partial, target)  # only a complete cache file has the trusted name
+        except duckdb.InterruptException:
+            raise  # Ctrl-C during the checkpoint: not a cache that cannot be written
+        except (duckdb.Error, OSError) as exc:
+            raise _CacheWriteError(first_line(exc)) from None
+    except BaseException:  # Ctrl-C included, at any point: no partial file is left
+        _discard(con, partial)
+        raise
+    return Trace(path, fmt, connect(str(target), read_only=True), warnings,
+                 cache_path=target)
+
+
+def _scratch_database(path: Path, work: Path) -> str:
+    """Where a loader's scratch tables go (the database attached as `scratch`): in memory
+    while they are small (SCRATCH_IN_MEMORY_SHARE), else a database file in the load's
+    work folder."""
+    try:
+        size = path.stat().st_size * (GZIP_RATIO if is_gzip(path) else 1)
+    except OSError:
+        size = 0
+    duckdb_share = memory_budget_bytes() * (1 - OUTSIDE_DUCKDB)
+    if size * SCRATCH_BYTES_PER_BYTE < duckdb_share * SCRATCH_IN_MEMORY_SHARE:
+        return ":memory:"
+    return str(work / "scratch.duckdb")
+
+
+def _discard(con: duckdb.DuckDBPyConnection | None, partial: Path | None) -> None:
+    """Close a database whose load stopped, and remove its file. A loader's thread may
+    still be running a query on it (Ctrl-C reaches only the main thread): stop that
+    first; the connection refuses to close until the query has returned."""
+    if con is not None:
+        close_when_stopped(con, con.interrupt, 30)
+    if partial is not None:
+        for leftover in (partial, partial.with_name(f"{partial.name}.wal")):
+            leftover.unlink(missing_ok=True)
+
+
+def finalize_activities(con: duckdb.DuckDBPyConnection, host_written: bool = False,
+                        events_work: EventsWork | None = None) -> list[str]:
+    """Write the rows a loader staged into gpu_activities / host_activities, numbered;
+    run `events_work` on the loader's parsed events meanwhile and return its warnings.
+
+    The host rows are copied out first; then a second connection computes their depths
+    (tui/derived/host_depth.py: NumPy, a window at a time, set on the copied rows) and
+    writes them while this one sorts and writes the GPU rows, the Python frames' own ids
+    and `events_work`. A loader that wrote host_activities itself (`host_written`) has only
+    its GPU rows written here.
+    """
+    if host_written:
+        con.execute(load_query("finalize_activities"))
+        warnings = events_work(con) if events_work else []
+    else:
+        with duckdb_share_of(con, FINALIZE_SHARE):  # the depths' arrays sit beside DuckDB
+            con.execute(load_query("finalize_host_rows"))
+            with beside(con, write_host_depths):
+                con.execute(load_query("finalize_activities"))
+                con.execute(load_query("finalize_python_ids"))
+                warnings = events_work(con) if events_work else []
+            con.execute("DETACH finalize")
+    _drop_staging(con)
+    return warnings
+
+
+def _drop_staging(con: duckdb.DuckDBPyConnection) -> None:
+    """Drop what the loader staged (temp tables and views): only the schema is kept."""
+    for kind, name in con.execute(load_query("staging_objects")).fetchall():
+        con.execute(f'DROP {kind} "{name}"')
+
+
+def _open_cached(path: Path, target: Path) -> Trace | str:
+    """The cached database, or why it cannot be used (a note for Trace.cache_note).
+
+    An unreadable file, or one from another tui version (always one of ours, in the cache
+    dir), is removed so it is built again; one another program holds locked is left be.
+    """
+    con = None
+    why = ""
+    try:
+        con = connect(str(target), read_only=True)
+        rows = dict(con.execute("SELECT key, value FROM trace_meta").fetchall())
+        tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+        warnings = json.loads(rows.get("warnings") or "[]")
+    except (duckdb.Error, ValueError) as exc:  # not DuckDB, damaged, or half-written meta
+        if isinstance(exc, duckdb.IOException) and "lock" in str(exc):
+            # another program has it open for writing: not ours to remove
+            return f"not cached: the cache file is locked ({first_line(exc)})"
+        rows, tables, warnings = {}, set(), []
+        why = f"rebuilt: the cache was unreadable ({first_line(exc)})"
+    if not why and rows.get("tui_cache_version") != cache.CACHE_VERSION:
+        why = "rebuilt: cache from an older tui"
+    elif not why and not (CACHED_TABLES <= tables and isinstance(warnings, list)):
+        why = "rebuilt: the cache was incomplete"
+    if why:
+        if con is not None:
+            con.close()
+        with contextlib.suppress(OSError):
+            target.unlink(missing_ok=True)
+        return why
+    assert con is not None
+    _opened_caches.add(target)
+    return Trace(path, rows.get("format", "?"), con, warnings, from_cache=True,
+                 cache_path=target, cache_note=cache_reason.FROM_CACHE)
+
+
+def _new_database(target: Path | None) -> tuple[duckdb.DuckDBPyConnection, Path | None]:
+    partial = None
+    if target is not None:
+        partial = target.with_name(f"{target.name}.partial-{os.getpid()}")
+        _remove_stale_partials(target)
+        partial.unlink(missing_ok=True)
+    con = None
+    try:
+        con = connect(str(partial) if partial is not None else ":memory:")
+        con.execute(load_query("schema"))
+        con.execute(load_query("staging_tables"))
+    except BaseException:  # Ctrl-C this early too leaves no partial file
+        _discard(con, partial)
+        raise
+    return con, partial
+
+
+def _remove_stale_partials(target: Path) -> None:
+    """Partial files of loads whose process died (killed mid-load): never trusted, only litter."""
+    prefix = f"{target.name}.partial-"
+    for stale in target.parent.iterdir():
+        pid = stale.name[len(prefix):].split(".")[0] if stale.name.startswith(prefix) else ""
+        if pid.isdigit() and not cache_reason.alive(int(pid)) and stale.is_file():
+            stale.unlink(missing_ok=True)
+
+
+
+
+def _load_into(path: Path, kind: str, con: duckdb.DuckDBPyConnection,
+               cache_dir: Path | None, scratch: Path) -> list[str]:
+    if kind == "kineto":
+        from tui.sources.kineto import load_kineto
+
+        return load_kineto(path, con, scratch)
+    if kind == "xla":
+        from tui.sources.xla import load_xla_json
+
+        return load_xla_json(path, con, scratch)
+    if kind == "xplane":
+        from tui.sources.xla import load_xplane
+
+        return load_xplane(path, con)
+    from tui.sources.nsys_sqlite import load_nsys_sqlite
+
+    if kind == "nsys-rep":
+        from tui.sources.nsys_rep import export_to_sqlite
+
+        if cache_dir is not None:
+            return load_nsys_sqlite(export_to_sqlite(path, cache_dir), con)
+        # No cache: export into a private directory that goes away after loading (a fixed
+        # name in the shared temp dir could be planted by another user, or pile up).
+        with tempfile.TemporaryDirectory(prefix="tui-nsys-") as tmp:
+            return load_nsys_sqlite(export_to_sqlite(path, Path(tmp)), con)
+    return load_nsys_sqlite(path, con)
+
+
+def _format_of(con: duckdb.DuckDBPyConnection) -> str:
+    row = con.execute("SELECT value FROM trace_meta WHERE key = 'format'").fetchone()
+    if row is None:
+        raise TraceError("internal: the loader recorded no format")
+    return row[0]

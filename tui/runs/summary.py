@@ -1,0 +1,104 @@
+"""The `tui --summary` dict of a distributed run: the usual keys over every rank, plus
+"ranks" (each with its own "diagnosis", decided with its NCCL waits), "straggler" and
+"balance" (the straggler verdict's figures), "stragglers" (the group of ranks that arrive
+last) and "straggler_group" (with their hosts and what they share). "findings" holds
+Finding objects (`tui.analysis.finding`), written as their to_json() by --json.
+
+Each rank's own summary (devices, gaps with their causes) is built in the process that
+loaded it (LoadJob.min_gap_ns); kernel statistics are computed over the combined tables,
+so a kernel's count, total and median cover every rank.
+"""
+
+from __future__ import annotations
+
+from tui.analysis.diagnosis import rank_diagnosis, run_diagnosis
+from tui.analysis.distributed.findings import distributed_findings
+from tui.analysis.distributed.idle import gap_classes
+from tui.analysis.distributed.stragglers import rank_host, shared_traits, straggler_group
+from tui.analysis.kernels import kernel_stats
+from tui.analysis.rank_findings import rank_findings
+from tui.analysis.ranks import rank_analysis
+from tui.core.queries import load_query
+from tui.runs.combine import RankSet
+
+
+def run_summary(run: RankSet, min_gap_ns: int, label: str) -> dict:
+    """`label` names the run: the directory, or the first file given."""
+    analysis = rank_analysis(run.con)
+    per_rank = {rank: store.summary or {} for rank, store in zip(run.ranks, run.stores,
+                                                                  strict=True)}
+    for row in analysis["ranks"]:
+        store = run.store(row["rank"])
+        row["path"] = str(store.path)
+        row["format"] = store.format
+        row["diagnosis"] = rank_diagnosis(per_rank[row["rank"]].get("diagnosis"),
+                                          row["rank"], row["wait_ns"], store.format)
+        row.update(per_rank[row["rank"]].get("distributed") or {})
+        row["gap_classes"] = gap_classes(per_rank[row["rank"]].get("gaps", []))
+    analysis["straggler_group"] = _group(run, analysis, per_rank)
+    span = run.con.execute(load_query("trace_span")).fetchall()[0]
+    formats = sorted({store.format for store in run.stores})
+    source = {
+        "path": label,
+        "paths": [str(store.path) for store in run.stores],
+        "format": formats[0] if len(formats) == 1 else "mixed",
+        "first_ns": span[0],
+        "last_ns": span[1],
+        "span_ns": (span[1] - span[0]) if span[0] is not None else 0,
+        "from_cache": all(store.from_cache for store in run.stores),
+        "cache_notes": [store.cache_note for store in run.stores],
+        "min_gap_ns": min_gap_ns,
+        "ranks": len(run.ranks),
+        "load_s": [round(store.load_s, 3) for store in run.stores],
+    }
+    world = {store.meta.get("world_size") for store in run.stores} - {None}
+    if len(world) == 1:
+        source["world_size"] = world.pop()
+    gaps = sorted(
+        ({"rank": rank, **gap} for rank, s in per_rank.items() for gap in s.get("gaps", [])),
+        key=lambda g: (-g["duration_ns"], g["rank"], g["start_ns"]),
+    )
+    return {
+        "source": source,
+        "diagnosis": run_diagnosis(
+            {r["rank"]: r["diagnosis"] for r in analysis["ranks"]}, source["format"],
+            _stragglers(analysis),
+            sum(r["wait_ns"] or 0 for r in analysis["ranks"])),
+        "devices": [{"rank": rank, **d} for rank, s in per_rank.items()
+                    for d in s.get("devices", [])],
+        "kernels": [k.as_dict() for k in kernel_stats(run.con)],
+        "gaps": gaps,
+        "findings": rank_findings(
+            run.con, analysis, {rank: s.get("gaps", []) for rank, s in per_rank.items()},
+        ) + distributed_findings(analysis["ranks"]),
+        "warnings": list(run.warnings) + [
+            f"rank {rank}: {w}" for rank, s in per_rank.items() for w in s.get("warnings", [])
+        ],
+        "ranks": analysis["ranks"],
+        "straggler": analysis["straggler"],
+        "stragglers": analysis["straggler_group"]["ranks"],
+        "straggler_group": analysis["straggler_group"],
+        "balance": analysis["balance"],
+    }
+
+
+def _group(run: RankSet, analysis: dict, per_rank: dict[int, dict]) -> dict:
+    """{"ranks": the stragglers (tui/analysis/distributed/stragglers.py), "hosts": each
+    one's host where its trace says (None where not), "shared": what they share}."""
+    group = straggler_group(analysis["ranks"], analysis["balance"])
+    hosts = {rank: rank_host(store.meta, store.path.name)
+             for rank, store in zip(run.ranks, run.stores, strict=True)}
+    devices = {rank: sorted(d["id"] for d in s.get("devices", []))
+               for rank, s in per_rank.items()}
+    for row in analysis["ranks"]:
+        row["host"] = hosts.get(row["rank"])
+    return {"ranks": group, "hosts": [hosts.get(r) for r in group],
+            "shared": shared_traits(group, list(run.ranks), hosts, devices)}
+
+
+def _stragglers(analysis: dict) -> list[int]:
+    """The ranks the run waits for: the group that arrives last, else the straggler."""
+    group = (analysis.get("straggler_group") or {}).get("ranks") or []
+    if group:
+        return list(group)
+    return [] if analysis.get("straggler") is None else [analysis["straggler"]]
