@@ -10,8 +10,9 @@
 # A quick probe first records a one-second program with every option: should the GPU
 # metrics (or CPU sampling) fail there, the loops are recorded without them (logged).
 # Run from the repository root:   OUT=/some/dir bash recordings/record_loops.sh
-# Env: OUT (a folder), GPUS (the first is used), BUDGET (seconds, 470), SAMPLING_HZ (500),
-# GPU_METRICS_HZ (2000). Outputs, each under 16 MB: $OUT/loops.tgz (Kineto traces, the
+# Env: OUT (a folder), GPUS (the first is used), BUDGET (seconds, 470), SAMPLING_HZ (500:
+# --sampling-frequency where nsys offers it, else --sampling-period=1e9/HZ, CPU-clock ns;
+# 2025.3.1 has only the period), GPU_METRICS_HZ (2000). Outputs, each under 16 MB: $OUT/loops.tgz (Kineto traces, the
 # reference scripts, logs, a summary of every export), $OUT/loops_nsys_<loop>.tgz (the
 # SQLite export, the .nsys-rep when it fits, NVIDIA's CSVs, logs), $OUT/run.log.
 # nsys: the one bundled with Nsight Compute, which needs the libdw1/libelf1 .deb files in

@@ -79,3 +79,26 @@ def sample(name: str) -> Path:
     assert path.is_file(), f"missing sample trace {path}"
     return path
 
+
+def inflated(name: str) -> Path:
+    """A sample kept xz-compressed (`NAME.xz` in sample_traces/: the whole-program nsys
+    exports of sample_traces/loops/ are 12-35 MB as SQLite), inflated once into the
+    temporary folder, shared by every test process: named by the compressed file's size
+    and time, written under a private name and renamed, so a reader never sees half."""
+    import lzma
+    import os
+    import tempfile
+
+    packed = sample(name + ".xz")
+    stat = packed.stat()
+    folder = Path(tempfile.gettempdir()) / f"tui-samples-{stat.st_size}-{stat.st_mtime_ns}"
+    path = folder / Path(name).name
+    if not path.is_file():
+        folder.mkdir(parents=True, exist_ok=True)
+        partial = folder / f".{path.name}.{os.getpid()}"
+        with lzma.open(packed) as source, open(partial, "wb") as target:
+            while chunk := source.read(1 << 20):
+                target.write(chunk)
+        os.replace(partial, path)
+    return path
+
