@@ -140,7 +140,8 @@ def test_tui_on_one_store_opens_its_timeline(converted: Path, monkeypatch, capsy
 
     store = converted / RANK1
     opened: list[Path] = []
-    monkeypatch.setattr(tui.apps.trace_app, "run_app", lambda path, **_: opened.append(path) or 0)
+    monkeypatch.setattr(tui.apps.trace_app, "run_app",
+                        lambda target, **_: opened.append(target.path) or 0)
     assert main([str(store)]) == 0
     assert opened == [store]
     capsys.readouterr()

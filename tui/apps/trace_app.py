@@ -27,9 +27,9 @@ from tui.core import load_progress
 from tui.core.db import CursorSource
 from tui.core.errors import TraceError
 from tui.core.safe_text import plain
-from tui.core.samples import default_sample
 from tui.core.units import format_ns
 from tui.loading.parquet_store import open_trace_or_store
+from tui.loading.resolve import Target
 from tui.loading.trace import Trace
 from tui.views.timeline import TimelineData
 from tui.widgets import keymap
@@ -330,22 +330,17 @@ class TraceApp(CommandsApp):
             self.trace.close()
 
 
-def run_app(path: Path | None, use_cache: bool = True,
+def run_app(target: Target, use_cache: bool = True,
             min_gap_ns: int = DEFAULT_MIN_GAP_NS, ncu: Path | None = None) -> int:
-    """Run the TUI on `path` (None: the bundled sample), with the Nsight Compute report
-    `ncu` matched to it; an Nsight Compute report as `path` (or `ncu` alone) opens the
+    """Run the TUI on `target` (a trace, or a store `tui convert` wrote), with the Nsight
+    Compute report `ncu` matched to it; an Nsight Compute report as the target opens the
     report on its own. Returns the exit status."""
-    from tui.sources.ncu.load import is_ncu_input
-
     app: App[int]
-    if path is None and ncu is not None:
-        path, ncu = ncu, None
-    if path is not None and ncu is None and is_ncu_input(path):
+    if target.kind == "ncu" and ncu is None:
         from tui.apps.ncu_app import NcuApp
 
-        app = NcuApp(path)
+        app = NcuApp(target.path)
     else:
-        app = TraceApp(path if path is not None else default_sample(), use_cache, min_gap_ns,
-                       ncu)
+        app = TraceApp(target.path, use_cache, min_gap_ns, ncu)
     app.run()
     return app.return_code or 0

@@ -7,12 +7,16 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tui import __version__
 from tui.analysis.gaps import DEFAULT_MIN_GAP_MS
 from tui.core.console import summary_console
 from tui.core.errors import TraceError
-from tui.loading.locations import is_remote, location
+from tui.loading.locations import location
+
+if TYPE_CHECKING:
+    from tui.loading.resolve import Target
 
 # The exit status of `tui ... | head` once head stops reading, as a shell reports a
 # command that SIGPIPE ended: 128 + 13.
@@ -128,54 +132,31 @@ def _run(args: argparse.Namespace) -> int:
         from tui.core.db import set_memory_budget
 
         set_memory_budget(args.memory)
-    args.trace = _profile_run(args.trace, args.run)
-    # several traces, a folder, or a URL (an object store's stores, never a trace); but
-    # one local store `tui convert` wrote opens in the app as its trace would
-    many = len(args.trace) > 1 or bool(args.trace) and (args.trace[0].is_dir()
-                                                        or is_remote(args.trace[0]))
-    if many and (args.summary or not _one_local_store(args.trace)):
+    from tui.loading.resolve import resolve
+
+    target = resolve(args.trace, args.run)
+    if target.note:
+        print(f"tui: {target.note}", file=sys.stderr)
+    # a run of several ranks; one local store `tui convert` wrote opens in the app as its
+    # trace would, and is summed up as a run of one
+    if target.kind == "run" or (target.kind == "store" and args.summary):
         from tui.cli.ranks import run_many
 
-        return run_many(args.trace, args.summary, args.json, min_gap_ns, not args.no_cache,
-                        args.ncu)
-    path = args.trace[0] if args.trace else None
+        return run_many(list(target.paths), args.summary, args.json, min_gap_ns,
+                        not args.no_cache, args.ncu)
     if args.summary:
-        return _summary(path, args.json, min_gap_ns, not args.no_cache, args.ncu)
+        return _summary(target, args.json, min_gap_ns, not args.no_cache, args.ncu)
     from tui.apps.trace_app import run_app
 
-    run_app(path, use_cache=not args.no_cache, min_gap_ns=min_gap_ns, ncu=args.ncu)
-    return 0
+    if not args.trace and args.ncu is not None:  # `tui --ncu REPORT`: the report alone
+        target, args.ncu = resolve([args.ncu]), None
+    return run_app(target, use_cache=not args.no_cache, min_gap_ns=min_gap_ns, ncu=args.ncu)
 
 
-def _one_local_store(paths: list[Path]) -> bool:
-    from tui.loading.parquet_store import is_parquet_store
-
-    return len(paths) == 1 and not is_remote(paths[0]) and is_parquet_store(paths[0])
-
-
-def _profile_run(paths: list[Path], run: str | None) -> list[Path]:
-    """A JAX/TensorFlow LOGDIR (or one of its runs) given alone: the files of the run to
-    open, said on stderr; other paths as given."""
-    from tui.sources.xla_logdir import is_logdir, open_profile_run
-
-    if len(paths) == 1 and (is_logdir(paths[0]) or (run is not None and paths[0].is_dir())):
-        chosen = open_profile_run(paths[0], run)
-        print(f"tui: {chosen.note()}", file=sys.stderr)
-        return chosen.files
-    if run is not None:
-        raise TraceError("--run goes with a JAX/TensorFlow profile LOGDIR (the folder "
-                         "holding plugins/profile/<run>/), given alone")
-    return paths
-
-
-def _summary(path: Path | None, as_json: bool, min_gap_ns: int, use_cache: bool,
+def _summary(target: Target, as_json: bool, min_gap_ns: int, use_cache: bool,
              ncu: Path | None = None) -> int:
-    from tui.core.samples import default_sample
-    from tui.sources.detect import detect_format
-
-    path = path if path is not None else default_sample()
-    kind = detect_format(path)
-    if kind in ("ncu-rep", "ncu-csv"):
+    path = target.path
+    if target.kind == "ncu":
         from tui.views.reports.json_stream import write_json
 
         summary, render = _ncu_summary(path)

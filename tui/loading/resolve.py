@@ -1,0 +1,75 @@
+"""What the paths on a command line are, and how to open them: the one place that says.
+
+  trace  one trace file (its format decided from its content)      -> a trace app / summary
+  ncu    an Nsight Compute report or `ncu --csv` export            -> the report on its own
+  store  one local store `tui convert` wrote (NAME.tui-store)      -> opens as its trace
+  run    several traces or stores, a folder of them, a URL of      -> the ranks of one run
+         stores, or a JAX/TensorFlow LOGDIR run with several hosts
+
+A LOGDIR (or `--run NAME` of one) becomes the files of the chosen run, said in `note`.
+Bad input raises TraceError with a one-line message, before anything is loaded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from tui.core.errors import TraceError
+from tui.core.samples import default_sample
+from tui.loading.locations import is_remote
+from tui.loading.parquet_store import is_parquet_store
+from tui.sources.detect import detect_format
+from tui.sources.xla_logdir import is_logdir, open_profile_run
+
+TargetKind = Literal["trace", "ncu", "store", "run"]
+NCU_FORMATS = ("ncu-rep", "ncu-csv")
+
+
+@dataclass(frozen=True)
+class Target:
+    """What to open: its kind, its paths (one, except for a run), a single file's format,
+    and what was chosen for the user (a LOGDIR's run), if anything."""
+
+    kind: TargetKind
+    paths: tuple[Path, ...]
+    format: str | None = None
+    note: str | None = None
+
+    @property
+    def path(self) -> Path:
+        return self.paths[0]
+
+
+def resolve(paths: Sequence[Path], run: str | None = None) -> Target:
+    """The target `paths` name (none: the bundled sample trace); `run` picks a run of a
+    JAX/TensorFlow LOGDIR given alone."""
+    if len(paths) == 1 and _is_profile_logdir(paths[0], run):
+        chosen = open_profile_run(paths[0], run)
+        if len(chosen.files) > 1:  # several hosts: the ranks of one run
+            return Target("run", tuple(chosen.files), note=chosen.note())
+        return _file(chosen.files[0], note=chosen.note())
+    if run is not None:
+        raise TraceError("--run goes with a JAX/TensorFlow profile LOGDIR (the folder "
+                         "holding plugins/profile/<run>/), given alone")
+    if not paths:
+        return _file(default_sample())
+    if len(paths) > 1 or is_remote(paths[0]):
+        return Target("run", tuple(paths))
+    path = paths[0]
+    if is_parquet_store(path):
+        return Target("store", (path,))
+    if path.is_dir():
+        return Target("run", (path,))
+    return _file(path)
+
+
+def _is_profile_logdir(path: Path, run: str | None) -> bool:
+    return not is_remote(path) and (is_logdir(path) or (run is not None and path.is_dir()))
+
+
+def _file(path: Path, note: str | None = None) -> Target:
+    kind = detect_format(path)  # reads the file's first bytes; raises on bad input
+    return Target("ncu" if kind in NCU_FORMATS else "trace", (path,), kind, note)
