@@ -19,7 +19,13 @@ from tui.analysis.kernels import device_busy, kernel_stats
 from tui.analysis.memory import memory_peaks
 from tui.analysis.row_sets import GapRows, RowSet, add_offsets
 from tui.analysis.xla_ops import command_buffer_stats, xla_module_stats, xla_op_stats
-from tui.core.db import SUMMARY_SHARE, budget_of, duckdb_share_of, twice_the_budget_if_short
+from tui.core.db import (
+    SUMMARY_SHARE,
+    budget_of,
+    duckdb_share_of,
+    memory_budget,
+    twice_the_budget_if_short,
+)
 from tui.core.queries import load_query
 from tui.loading.trace import Trace
 
@@ -98,6 +104,7 @@ def _summary(trace: Trace, min_gap_ns: int) -> dict:
         "from_cache": trace.from_cache,
         "cache_note": trace.cache_note,
         "min_gap_ns": min_gap_ns,
+        "memory_budget": memory_budget(),  # what the figures were worked out under
     }
     for key in ("rank", "world_size", "nsys_product_version", "export_product_version",
                 "cuda_runtime_version", "cuda_driver_version"):

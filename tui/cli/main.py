@@ -73,7 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-cache", action="store_true",
                         help="load into memory; neither read nor write the cache")
     parser.add_argument("--memory", metavar="SIZE",
-                        help="memory budget, e.g. 2GB (default: TUI_MEMORY, else 1GB); DuckDB "
+                        help="memory budget, e.g. 2GB (default: TUI_MEMORY, else 250 MB a core "
+                        "between 1GB and 8GB, at most a quarter of the memory); DuckDB "
                         "takes at most 70%% of it, beyond that spills to disk beside the "
                         "cache, and runs a thread for each 250 MB of it (up to the cores "
                         "there are)")
@@ -128,10 +129,12 @@ def _run(args: argparse.Namespace) -> int:
     if args.min_gap_ms < 0:
         return fail("--min-gap-ms must be 0 or more")
     min_gap_ns = round(args.min_gap_ms * 1_000_000)
-    if args.memory is not None:
-        from tui.core.db import set_memory_budget
+    from tui.core.db import budget_source, memory_budget, set_memory_budget
 
+    if args.memory is not None:
         set_memory_budget(args.memory)
+    if args.debug:
+        print(f"tui: memory budget {memory_budget()} ({budget_source()})", file=sys.stderr)
     from tui.loading.resolve import resolve
 
     target = resolve(args.trace, args.run)

@@ -18,6 +18,7 @@ from tui.analysis.distributed.stragglers import rank_host, shared_traits, stragg
 from tui.analysis.kernels import kernel_stats
 from tui.analysis.rank_findings import rank_findings
 from tui.analysis.ranks import rank_analysis
+from tui.core.db import memory_budget
 from tui.core.queries import load_query
 from tui.runs.combine import RankSet
 
@@ -50,6 +51,7 @@ def run_summary(run: RankSet, min_gap_ns: int, label: str) -> dict:
         "min_gap_ns": min_gap_ns,
         "ranks": len(run.ranks),
         "load_s": [round(store.load_s, 3) for store in run.stores],
+        "memory_budget": memory_budget(),
     }
     world = {store.meta.get("world_size") for store in run.stores} - {None}
     if len(world) == 1:
