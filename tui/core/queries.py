@@ -1,4 +1,8 @@
-"""Named SQL queries: one `.sql` file a query, in the `queries/` folder."""
+"""Named SQL queries: one `.sql` file a query, under `queries/<layer>/`, loaded by name.
+
+A query's folder is the layer of the modules that run it (queries/README.md); its name
+is unique across the folders, so callers name it alone.
+"""
 
 from __future__ import annotations
 
@@ -15,9 +19,20 @@ def queries_dir() -> Path:
 
 
 @cache
+def query_paths() -> dict[str, Path]:
+    """Every query's file by name, from every folder under `queries/`."""
+    paths: dict[str, Path] = {}
+    for path in sorted(queries_dir().rglob("*.sql")):
+        if path.stem in paths:
+            raise RuntimeError(f"two queries named {path.stem!r}: {paths[path.stem]} and {path}")
+        paths[path.stem] = path
+    return paths
+
+
+@cache
 def load_query(name: str) -> str:
-    """The text of `queries/<name>.sql`."""
-    path = queries_dir() / f"{name}.sql"
-    if not path.is_file():
+    """The text of the query `name` (`queries/<layer>/<name>.sql`)."""
+    path = query_paths().get(name)
+    if path is None:
         raise KeyError(f"no query named {name!r} in {queries_dir()}")
     return path.read_text(encoding="utf-8")
