@@ -77,7 +77,8 @@ def build_stacks(con: duckdb.DuckDBPyConnection) -> list[str]:
     source = "none" if not has_frames else "python" if kind == "python" else "nvtx"
     if kind != "python" and has_backtraces(con) and build_backtrace_frames(con):
         source = "cuda_backtrace"
-    con.execute("INSERT OR REPLACE INTO trace_meta VALUES ('code_source', ?)", [source])
+    con.execute("INSERT OR REPLACE INTO trace_meta VALUES ('code_source', $source)",
+                {"source": source})
     return _frame_warnings(con)
 
 
