@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: temp table code_origin
 -- The frames above each frame that launched GPU work, after code_origin.sql: the temp
 -- table code_chain (origin_id: a frame of code_origin, frame_id: it or one of its
 -- ancestors).

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- Every Python frame's link to its parent and its name as a key, for GPU time by frame
 -- (tui/analysis/frame_walk.py, which walks the links in NumPy), in id order.
 -- Columns: id, parent_id (the frame's own id where it has none), top (no parent),

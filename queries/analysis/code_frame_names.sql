@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- Each frame name's key (code_frame_links.sql), the name, and whether any frame of that
 -- name is the user's own code.
 -- Columns: name_key, name, user_code

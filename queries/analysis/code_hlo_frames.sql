@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- GPU time by line of code for XLA traces (code_source 'hlo'): each GPU activity counts
 -- for every frame of the Python stack that made its HLO op (hlo_ops.stack; an op with a
 -- source line but no stack: that line alone), once per frame; self: the innermost frame.

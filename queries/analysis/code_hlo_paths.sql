@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- GPU time per framework op path for XLA traces (hlo_ops.op_name, e.g.
 -- 'jit(step)/transpose(jvp(LM))/Dense_0/dot_general'; of an op fused from several, the
 -- first), for the Code view's tree. Columns: path, gpu_ns, launches

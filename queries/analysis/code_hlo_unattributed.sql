@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- GPU work of an XLA trace with no line of code (code_source 'hlo'): no HLO op was found
 -- for it, or its op records neither a stack nor a source line.
 -- Columns: gpu_ns, launches, linked (GPU activities tied to an HLO op at all)

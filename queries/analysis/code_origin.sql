@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- GPU work per innermost Python frame: the temp table code_origin (frame_id, gpu_ns,
 -- launches: what a frame that launched GPU work itself launched).
 -- GPU work is every kernel, copy and set the launches table links to a frame.

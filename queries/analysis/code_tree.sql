@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: temp table code_chain, temp table code_origin
 -- GPU time by call path (top-down), after code_origin.sql and code_chain.sql: one row per
 -- distinct path of frame names from a thread's outermost frame that led to GPU work. node
 -- and parent are hashes of the path (parent NULL at the top).

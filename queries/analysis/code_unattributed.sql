@@ -1,3 +1,5 @@
+-- Params: $since, $until
+-- Needs: schema
 -- GPU work no Python frame launched (a launch on a thread with no frame open, e.g. the
 -- autograd engine's, or a trace recorded without stacks), among the activities of ids
 -- [$since, $until): tui/analysis/code.py adds the parts up. A part of 1M ids at a time,

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- Per device: span from first activity start to last activity end, and the time some
 -- kernel, copy or set was running (span minus every idle gap).
 -- Columns: device, name, span_ns, busy_ns, first_ns, last_ns, kernels.

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- Per device: how its busy time splits by what ran, each instant counted once, in the
 -- order compute > copy > communication: compute_ns is the union of its kernels that are
 -- not NCCL's; copy_ns the time copies or sets ran with no such kernel; comm_ns the time

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: temp table dist_work
 -- Temporal breakdown and communication/computation overlap over dist_work (dist_work.sql),
 -- as Holistic Trace Analysis 0.5.0 defines them (breakdown_analysis.py
 -- get_temporal_breakdown, communication_analysis.py get_comm_comp_overlap), per device and,

@@ -1,3 +1,5 @@
+-- Params: $end_ns, $start_ns
+-- Needs: schema
 -- Host calls that block until the GPU is done, in [$start_ns, $end_ns) (critical paths,
 -- tui/analysis/distributed/critical_path.py): stream, device, context and event
 -- synchronisation, and synchronous copies (cudaMemcpy without Async; `.item()` is an

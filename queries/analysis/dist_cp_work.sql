@@ -1,3 +1,5 @@
+-- Params: $end_ns, $start_ns
+-- Needs: temp table dist_work
 -- The GPU work of one step for its critical path (tui/analysis/distributed/
 -- critical_path.py): the dist_work rows (dist_work.sql) whose launch call began in
 -- [$start_ns, $end_ns), on any thread, by device, stream and start.

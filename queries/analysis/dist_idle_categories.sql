@@ -1,3 +1,5 @@
+-- Params: $kernel_wait_ns
+-- Needs: temp table dist_work
 -- Idle time per stream in Holistic Trace Analysis 0.5.0's categories (breakdown_analysis.py
 -- get_idle_time_breakdown) over dist_work (dist_work.sql): on each stream, the time from
 -- one activity's end to the next one's start (activities by start). Host wait: the next

@@ -1,3 +1,5 @@
+-- Params: $delay_cutoff_ns, $runtime_cutoff_ns
+-- Needs: temp table dist_work
 -- CUDA launch statistics over dist_work (dist_work.sql), as Holistic Trace Analysis 0.5.0's
 -- get_cuda_kernel_launch_stats (cuda_kernel_analysis.py) computes them: every activity
 -- dist_work marks stat_launch (on a Kineto trace, as HTA: launched by cudaLaunchKernel,

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- Each GPU activity's launch call, as the table macro dist_links(since, until) over the
 -- activities of ids [since, until) (dist_work.sql reads it a part of the ids at a time),
 -- for a trace of one process (Kineto): the runtime or driver call of its correlation id

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: temp table dist_owner_counts
 -- Each GPU activity's launch call, as the table macro dist_links(since, until) over the
 -- activities of ids [since, until) (dist_work.sql reads it a part of the ids at a time),
 -- where the trace may hold several processes (an nsys report of a multi-process job, an

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- For dist_links_processes.sql: the table macro dist_owner_counts_rows(since, until) over
 -- the GPU activities of ids [since, until), and the temp table dist_owner_counts, empty:
 -- tui/analysis/distributed/window.py fills it a part of the ids at a time

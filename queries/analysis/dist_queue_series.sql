@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: temp table dist_work
 -- Queue length per stream over time, as Holistic Trace Analysis 0.5.0's
 -- get_queue_length_time_series (trace_counters.py) defines it, as the temp view
 -- dist_queue_series, over dist_work (dist_work.sql): the work launched on a stream and not

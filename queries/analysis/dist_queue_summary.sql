@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: temp table dist_queue_series
 -- Queue length per stream, summed up from the temp table dist_queue_series
 -- (dist_queue_series.sql): over its changes, as Holistic Trace Analysis 0.5.0's
 -- get_queue_length_summary describes them (count, mean, median, max), and its mean over

@@ -1,3 +1,5 @@
+-- Params: $cutoff_ns, $profiler_step, $step_name
+-- Needs: schema
 -- The training steps of one trace for its critical paths (tui/analysis/distributed/
 -- critical_path.py): Kineto `ProfilerStep#N` annotations, else annotation (NVTX, JAX
 -- StepTraceAnnotation) ranges named like a step ($profiler_step, $step_name: tui/core/steps.py),

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- The window of dist_work.sql: with two or more `ProfilerStep` names among the host's
 -- annotations (Kineto writes them so), Holistic Trace Analysis leaves the last profiler
 -- step out; its start on the host is the cut. Without, no cut (NULL).

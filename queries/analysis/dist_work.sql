@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: temp macro dist_links
 -- The GPU work the distributed figures read (tui/analysis/distributed/), as the table
 -- macro dist_work_rows(since, until, cutoff_ns, hta_calls) over the GPU activities of ids
 -- [since, until), and the temp table dist_work, empty: tui/analysis/distributed/window.py

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: temp table gap_call_parents, temp table gap_ranges, temp table gap_top_calls, temp table selected_gaps
 -- What the host was doing during each gap of `selected_gaps` (all gaps; the longest of
 -- them, `context_gaps`, also have host context), from the temp tables
 -- gap_top_calls / gap_call_parents / gap_ranges that gap_overlaps.sql fills. One row per gap:

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: temp table selected_gaps
 -- Host activity overlapping each gap of `context_gaps` (the longest gaps of selected_gaps,
 -- gaps_selected.sql), into temp tables read by gap_host_context.sql.
 -- Host rows number in the millions (10M+ API calls in a big nsys export) and are not

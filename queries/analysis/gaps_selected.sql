@@ -1,3 +1,5 @@
+-- Params: $context_gaps, $device, $limit, $min_gap_ns, $start_ns
+-- Needs: schema
 -- The gaps explained_gaps() explains, into the temp table selected_gaps: GPU-idle gaps
 -- longer than $min_gap_ns (strictly, as `nsys analyze -r gpu_gaps`), longest first and
 -- numbered so (gap_no), with the names of the activities before and after each; $device

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: temp table idle_causes, temp table selected_gaps
 -- The gaps gaps_selected.sql picked, in their order, with the idle cause idle_causes.sql
 -- gave each (the temp table idle_causes, filled for at least these gaps).
 -- Columns: device, start_ns, end_ns, duration_ns, before_name, after_name,

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: temp table idle_causes
 -- Per device and cause: the idle time and the number of intervals, from the temp table
 -- idle_causes (idle_causes.sql), with the call the blocked intervals waited in most.
 -- Columns: device, cause, idle_ns, gaps, top_call (NULL when none).

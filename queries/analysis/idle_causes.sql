@@ -1,3 +1,5 @@
+-- Params: $back_to_back_ns, $collective_pattern, $copy_pattern, $launch_ns, $reaction_ns, $staging_pattern, $sync_pattern
+-- Needs: temp table idle_gaps, temp table idle_launches
 -- The cause of every interval in the temp table idle_gaps (idle_gaps.sql: the intervals
 -- asked about, with the launch of the work ending each; idle_launches.sql: the launching
 -- threads' launches, each with the one before), into the temp table idle_causes.

@@ -1,3 +1,5 @@
+-- Params: $device, $min_ns, $start_ns
+-- Needs: schema
 -- The GPU-idle intervals (gpu_idle) longer than $min_ns (-1: all), or the one at
 -- ($device, $start_ns) when those are not NULL, into the temp table idle_gaps, each with
 -- what idle_causes.sql judges it by: the copy kinds of the activities before and after it,

@@ -1,3 +1,5 @@
+-- Params: $back_to_back_ns
+-- Needs: temp table idle_gaps
 -- The launching threads of the intervals in idle_gaps (idle_gaps.sql): their runtime calls
 -- that launched GPU work, each with the thread's launch before it, into the temp table
 -- idle_launches, from $back_to_back_ns before the first interval's launch (an earlier one

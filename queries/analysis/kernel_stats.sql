@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- Per kernel name: count and duration statistics, total time descending, as
 -- `nsys stats -r cuda_gpu_kern_sum` groups them (by the full demangled name).
 -- percent: share of the summed time of all kernels.

@@ -1,3 +1,5 @@
+-- Params: $limit
+-- Needs: schema
 -- Allocations, largest first, each with its free (the next event at its address on its
 -- device that frees memory), the op and the innermost Python frame it was made in.
 -- Columns: id, device_type, device, ts_ns, bytes, freed_ns, lifetime_ns (NULL: never

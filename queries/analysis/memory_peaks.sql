@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- Peak memory per device, GPU devices first, then the host's allocator. peak_ns: when the
 -- allocated total first reached its peak.
 -- Columns: device_type, device, peak_allocated_bytes, peak_ns, peak_reserved_bytes, events

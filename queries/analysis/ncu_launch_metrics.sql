@@ -1,3 +1,5 @@
+-- Params: $launch_id
+-- Needs: table ncu_metrics
 -- All metrics of one profiled launch (input for tui/analysis/ncu/figures.py).
 -- Parameters: $launch_id INTEGER.
 -- Columns: section VARCHAR (NULL for raw metric names), name VARCHAR, unit VARCHAR (base

@@ -1,3 +1,5 @@
+-- Params: $launch_id
+-- Needs: table ncu_rules
 -- NVIDIA's rule findings for one profiled launch, in the report's order.
 -- Parameters: $launch_id INTEGER.
 -- Columns: rule, section, type ('OPT'|'WRN'|'INF'|'ERR'), title, description,

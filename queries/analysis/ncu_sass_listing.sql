@@ -1,3 +1,5 @@
+-- Params: $launch_id
+-- Needs: table ncu_sass, table ncu_sass_metrics, table ncu_sass_stalls, table ncu_sass_waits
 -- One launch's SASS in address order, each instruction with its counts, its biggest stall
 -- reason (issuing, 'selected', is not a stall) and the load it waits on most, if any, with
 -- the samples of that wait.

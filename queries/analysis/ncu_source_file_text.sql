@@ -1,3 +1,5 @@
+-- Params: $launch_id
+-- Needs: table ncu_sass, table ncu_source_text
 -- The text of every source file one launch's instructions name, line by line.
 -- Parameters: $launch_id.
 -- Columns: file, line, text.

@@ -1,3 +1,5 @@
+-- Params: $launch_id
+-- Needs: table ncu_sass, table ncu_sass_stalls
 -- One launch's warp samples by stall reason per CUDA line (NULL file and line: the
 -- instructions without line information), biggest first within a line.
 -- Parameters: $launch_id.

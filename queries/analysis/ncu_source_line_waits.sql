@@ -1,3 +1,5 @@
+-- Params: $launch_id
+-- Needs: table ncu_sass, table ncu_sass_waits
 -- One launch's scoreboard-stall samples per consumer line, by the line of the load they
 -- wait for (the producer instruction named is the one with the most of them); biggest
 -- first within a line.

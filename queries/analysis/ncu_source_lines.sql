@@ -1,3 +1,5 @@
+-- Params: $launch_id
+-- Needs: table ncu_sass, table ncu_sass_metrics, table ncu_source_text
 -- One launch's CUDA source lines that have SASS, each line's instructions summed: the
 -- numbers of Nsight Compute's Source page in its CUDA view. Memory traffic comes from
 -- the per-instruction metrics: the L1 tag requests and L2 sectors of the line's global

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- The trace's kernels grouped by name and launch configuration: the candidates that
 -- tui/analysis/ncu/match.py compares profiled launches against (names are normalised in Python,
 -- once per distinct name, not per launch).

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- Every NCCL kernel of a combined run, matched to its collective instance across ranks,
 -- with the time it spent waiting for the other ranks.
 --

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- Per rank of a combined run (views with a `rank` column, tui/runs/combine.py): GPU
 -- span and busy time summed over the rank's devices, and kernel time split into NCCL
 -- communication (kernel names containing 'nccl', any case) and everything else (compute).

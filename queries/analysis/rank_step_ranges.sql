@@ -1,3 +1,5 @@
+-- Params: $profiler_step, $step_name
+-- Needs: schema
 -- Every training step of every rank of a combined run (views with a `rank` column,
 -- tui/runs/combine.py): its host range and the launches made in it.
 -- A step is a Kineto `ProfilerStep#N` annotation; a rank without those uses annotation

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: temp table collective_instances, temp table step_ranges
 -- Per step of every rank: the GPU work it launched (by correlation id, within the step's
 -- first..last_correlation) and how long that work's NCCL kernels waited for other ranks.
 -- Reads the temporary tables `step_ranges` (rank_step_ranges.sql) and

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: temp table step_ranges, temp table step_work
 -- Per rank of a combined run: its training steps, their time from the host ranges and on
 -- the GPU, and the NCCL waiting done in them. Reads the temporary table `step_work`
 -- (rank_step_work.sql, one row per step). Ranks without steps are absent.

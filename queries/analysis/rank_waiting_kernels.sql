@@ -1,3 +1,5 @@
+-- Params: $rank, $waited_for
+-- Needs: temp table collective_instances
 -- The NCCL kernels that waited for another rank, and how long: the rows behind the
 -- straggler and collective-wait findings. Reads the temporary table
 -- `collective_instances` (rank_collectives.sql).

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: temp table collective_instances
 -- Per rank of a combined run: how long its NCCL kernels waited for other ranks, the
 -- collective (kernel name) it waited in longest, and how long the others waited for it.
 -- Reads the temporary table `collective_instances` (rank_collectives.sql), which holds

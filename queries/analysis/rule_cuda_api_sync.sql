@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- Nsight Systems' cuda_api_sync rule: cudaDeviceSynchronize and cudaStreamSynchronize
 -- calls, which block the host until the device's or stream's work is done. Names match
 -- case-insensitively, as the rule's SQLite LIKE does. Longest first.

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- Nsight Systems' cuda_memcpy_async rule: copies issued by an asynchronous call
 -- (cudaMemcpy*Async*) from or to pageable host memory, which the driver stages through a
 -- pinned buffer, so the call blocks the host as a synchronous one would. Names match

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- Nsight Systems' cuda_memcpy_sync rule: copies issued by a synchronous call (cudaMemcpy*
 -- without Async), which blocks the host until the copy is done; host-to-device copies of
 -- 64,000 bytes or less are left out (the driver returns before they finish), and so are

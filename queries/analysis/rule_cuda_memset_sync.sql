@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- Nsight Systems' cuda_memset_sync rule: sets of pinned or managed memory issued by a
 -- synchronous call (cudaMemset* without Async), which blocks the host. Names match
 -- case-insensitively, as the rule's SQLite LIKE does. Each row is the set on the GPU;

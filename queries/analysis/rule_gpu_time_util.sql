@@ -1,3 +1,5 @@
+-- Params: $chunks, $threshold
+-- Needs: schema
 -- Nsight Systems' gpu_time_util rule: each device's span, from its first activity's start
 -- to its last one's end, cut into $chunks equal chunks (the size rounded up to a whole ns,
 -- the last chunk clipped to the span); a chunk's use is the time its kernels, copies and

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- What the rules need and whether this trace has it: CUDA runtime calls (which call issued
 -- a copy or set, which calls synchronise), copies whose memory kinds are known, sets whose
 -- memory kind is known, and GPU work at all. Then, for the copy and set rules, how many

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- What was worked out for the work of each XLA command buffer (gpu_hlo_ops), checked
 -- against the counts: per module and buffer, how often it was replayed (launches: distinct
 -- correlation ids), its activities in all and per replay, the distinct ops they were tied

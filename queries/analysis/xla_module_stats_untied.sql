@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- GPU time per XLA module (XLA traces: gpu_activities.hlo_module, a jitted computation),
 -- total time descending. percent: share of the summed time of all GPU activities that
 -- name a module. Columns: hlo_module, ops (distinct hlo_op), count, kernels, total_ns, percent

@@ -1,3 +1,5 @@
+-- Params: $id
+-- Needs: schema
 -- The HLO op a GPU activity ran for (gpu_hlo_ops), with its line of code and op path:
 -- for the details of a kernel. $id: gpu_activities.id. No row: not tied to an op.
 -- Columns: hlo_module, hlo_op, command_buffer, matched, category, op_name, source_file,

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- GPU time per XLA op, like XProf's hlo_stats: every kernel, copy and set an HLO op ran on
 -- a GPU, total time descending. The op is the one gpu_hlo_ops ties the activity to (so
 -- work replayed in a command buffer counts for its own op), else the trace's hlo_op

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- GPU time per XLA op (XLA traces: gpu_activities.hlo_op), like XProf's op profile:
 -- every kernel, copy and set the op ran on a GPU, total time descending.
 -- percent: share of the summed time of all GPU activities that name an op.

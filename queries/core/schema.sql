@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: none
 -- The one schema every loader fills, whatever the source (Kineto JSON or Nsight Systems).
 -- Times are integer nanoseconds in the trace's own clock; durations are end_ns - start_ns.
 

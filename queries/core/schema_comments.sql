@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- What each table and column means, for `tui schema` (applied to an empty database).
 COMMENT ON TABLE trace_meta IS 'Facts about the trace: format, source path, tool versions, rank, warnings';
 COMMENT ON TABLE devices IS 'One row per GPU';

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: none
 -- The documented tables and columns, for `tui schema`. Columns: table_name, table_comment,
 -- column_name, data_type, column_comment.
 SELECT t.table_name, t.comment AS table_comment, c.column_name, c.data_type,

@@ -1,3 +1,5 @@
+-- Params: $libraries
+-- Needs: temp table backtrace_keys, arrow backtrace_nodes, arrow backtrace_rows, temp table stacks_input_backtrace_calls
 -- The CUDA backtraces' frames into python_frames (emptied first; tui/sources/
 -- backtrace_frames.py). Registered: backtrace_nodes (node,
 -- parent, level, frame_key: one per distinct path of frames from the outermost),

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: temp table backtrace_keys, temp table stacks_input_backtrace_frames
 -- The shown frames of each staged CUDA backtrace, outermost first (after
 -- backtrace_keys.sql): chain, level (0 = outermost, consecutive within a chain), frame_key.
 CREATE OR REPLACE TEMP TABLE backtrace_kept AS

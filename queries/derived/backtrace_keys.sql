@@ -1,3 +1,5 @@
+-- Params: $dropped, $libraries
+-- Needs: temp table stacks_input_backtrace_frames
 -- One row per distinct frame of the staged CUDA backtraces (nsys_backtraces_stage.sql)
 -- that the Code view shows: frame_key, symbol, module. Frames whose module matches
 -- $dropped are left out: the profiler's own (CUPTI, its injection library), the Python

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: arrow backtrace_inner, temp table stacks_input_backtrace_calls
 -- Each launch's and memory event's frame from the CUDA backtraces, after
 -- backtrace_frames_write.sql (same registered tables): the innermost frame of the
 -- launching API call's chain; NULL for a call without one.

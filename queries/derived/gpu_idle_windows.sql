@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- Every stretch on a device where no kernel, copy or set runs on any stream: the gaps
 -- in the union of all GPU activity intervals, from the device's first activity to its
 -- last. For each gap: the activity that was last to finish before it (before_id) and the

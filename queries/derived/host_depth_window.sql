@@ -1,3 +1,5 @@
+-- Params: $since, $until
+-- Needs: table finalize.host_rows, temp table host_depth_groups
 -- The staged host rows that start in [$since, $until): row id, group (host_depth_groups),
 -- start and end, in no particular order (tui/derived/host_depth.py sorts them).
 SELECT h.rowid AS row, g.g, h.start_ns, h.end_ns

@@ -1,3 +1,5 @@
+-- Params: $kinds
+-- Needs: temp table stacks_found, arrow stacks_nesting_found
 -- What tui/derived/nesting.py found for some points of stacks_points (stacks_nesting_found:
 -- is_memory, point_id, k, host_id), added to the temp table stacks_found (what, point_id,
 -- kind: $kinds[k], host_id) that stacks_launches.sql and stacks_memory_context.sql read.

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- What the trace's own Python ids say against the frames' nesting, for warnings.
 -- Columns: frames, missing_parent (a "Python parent id" no frame has), other_parent (a
 -- parent id that is not the enclosing frame's id: the enclosing frame is used).

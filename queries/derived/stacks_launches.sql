@@ -1,3 +1,5 @@
+-- Params: $frame_kind
+-- Needs: temp table stacks_found, temp table stacks_points
 -- Write launches from stacks_points (stacks_points.sql) and what
 -- tui/derived/nesting.py found for them (kind 'cpu_op', and $frame_kind: the kind
 -- python_frames was filled from). stacks_found holds at most one row for each point and

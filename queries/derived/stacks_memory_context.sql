@@ -1,3 +1,5 @@
+-- Params: $frame_kind
+-- Needs: temp table stacks_found
 -- Rewrite memory_events with each event's op and Python frame (of $frame_kind, see
 -- stacks_launches.sql) from what tui/derived/nesting.py found for it: a table written
 -- again in id order is quicker in DuckDB than an UPDATE of most of its rows.

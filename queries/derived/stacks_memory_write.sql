@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: temp table stacks_memory
 -- Replace memory_events' rows with stacks_memory (stacks_memory_context.sql).
 DELETE FROM memory_events;
 

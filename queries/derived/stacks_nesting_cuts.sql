@@ -1,3 +1,5 @@
+-- Params: $fractions, $kinds
+-- Needs: temp table stacks_points
 -- Times that cut the host ranges of the kinds in $kinds (by start) and the points of
 -- stacks_points together into windows of about equal counts, at $fractions of them
 -- (approximate quantiles: one pass, little memory).

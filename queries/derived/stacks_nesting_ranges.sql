@@ -1,3 +1,5 @@
+-- Params: $kinds, $since, $until
+-- Needs: schema
 -- The host ranges of each kind in $kinds that start in [$since, $until), for
 -- tui/derived/nesting.py, in id order: k is the kind's place in $kinds, group_key stands
 -- for (k, pid, tid) (stacks_nesting_points.sql keys a point the same way), depth as

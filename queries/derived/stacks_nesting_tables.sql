@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: none
 -- The temp tables tui/derived/stacks.py fills a window of time at a time from the nesting
 -- of the host ranges, made empty: stacks_nesting_parents (id, parent_id: each frame's
 -- enclosing frame, NULL at the top) and stacks_found (what, point_id, kind, host_id: each

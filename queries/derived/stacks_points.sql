@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: none
 -- The points tui/derived/nesting.py looks up, into the temp table stacks_points (what,
 -- point_id, runtime_id, pid, tid, t): each GPU activity ('launch') with the host call its
 -- correlation id names (the first, should two share one), at that call's start; and each

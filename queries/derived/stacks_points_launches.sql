@@ -1,3 +1,5 @@
+-- Params: $since, $until
+-- Needs: temp table stacks_points
 -- The GPU activities of ids [$since, $until) into stacks_points (stacks_points.sql), each
 -- with the host call its correlation id names, at that call's start. A correlation id
 -- names one call in a process, so no grouping: tui/derived/stacks.py checks the part's

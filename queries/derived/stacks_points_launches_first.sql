@@ -1,3 +1,5 @@
+-- Params: $since, $until
+-- Needs: temp table stacks_points
 -- The GPU activities of ids [$since, $until) into stacks_points (stacks_points.sql), each
 -- with the host call its correlation id names, the first where two calls share one, at
 -- that call's start: for a part where stacks_points_launches.sql found an activity twice

@@ -1,3 +1,5 @@
+-- Params: $since, $until
+-- Needs: temp table stacks_points
 -- Drop the activities of ids [$since, $until) from stacks_points, to be taken again with
 -- stacks_points_launches_first.sql.
 DELETE FROM stacks_points

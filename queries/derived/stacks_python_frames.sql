@@ -1,3 +1,5 @@
+-- Params: $kind, $libraries, $stdlib
+-- Needs: temp table stacks_nesting_parents, table stacks_work.frame_ids
 -- Fill python_frames from the host_activities rows of kind $kind ('python'; 'annotation'
 -- for a trace without Python frames, whose NVTX ranges then stand in): each frame's name
 -- parsed ('file.py(123): func'), whether it is the user's own code, and its parent, the

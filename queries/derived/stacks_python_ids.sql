@@ -1,3 +1,5 @@
+-- Params: $kind
+-- Needs: table stacks_staged_python
 -- The trace's own Python ids of the frames of kind $kind, into the table
 -- stacks_work.frame_ids (id, python_id, python_parent_id, parent_by_id) for
 -- stacks_python_frames.sql: the ids are stacks_staged_python's (written with the host

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: none
 -- The Python frames' own ids by their host ids, as finalize writes them
 -- (finalize_python_ids.sql), for stacks_python_ids.sql: made empty here for a trace whose
 -- loader wrote its host rows itself (none has such ids), so the stacks are built the same

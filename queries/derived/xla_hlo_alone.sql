@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- The ops each module's GPU work names itself (launched alone, not in a command buffer):
 -- no command buffer ran them. Columns: hlo_module, hlo_op
 SELECT DISTINCT g.hlo_module, k.hlo_op

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- A row when some GPU work tied to an HLO op (gpu_hlo_ops) has a line of code.
 SELECT 1
 FROM gpu_hlo_ops AS k

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- GPU work of an XLA trace whose hlo_op is an op of a program of its module (work
 -- launched alone, not in a command buffer) into gpu_hlo_ops, matched 'op'. The trace
 -- names the module, not the program: where several programs share the module's name (JAX

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- The work of XLA command buffers, to be placed on ops: GPU activities of a module with
 -- known programs whose hlo_op is none of their ops ('command_buffer_1') and that no op was
 -- found for yet (gpu_hlo_ops), in id order, which on a device is the order they started

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- GPU work of modules with known programs that no op was found for (gpu_hlo_ops).
 -- Columns: activities, total_ns, command_buffers (their hlo_op names, comma-separated)
 SELECT count(*), coalesce(sum(g.duration_ns), 0)::BIGINT,

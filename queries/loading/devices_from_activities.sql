@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- Every device the GPU activities mention gets a row, named 'GPU n' when the
 -- source described no such device.
 INSERT OR IGNORE INTO devices

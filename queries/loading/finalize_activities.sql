@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: temp table staged_gpu
 -- After a loader staged its rows in staged_gpu / staged_host (temp tables, or views over
 -- the events it parsed) and finalize_host_rows.sql copied the host rows out: write the GPU
 -- activities, numbered. They are stored sorted by time so the timeline's range scans skip

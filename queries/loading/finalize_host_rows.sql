@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: temp table staged_host
 -- After a loader staged its rows (staged_host: a temp table, or a view over the events it
 -- parsed): copy the host rows, in their order, into finalize.host_rows, whose row ids
 -- become the host ids. `finalize` is an in-memory database attached for the purpose:

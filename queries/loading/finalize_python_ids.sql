@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: table finalize.host_rows
 -- The Python frames' own ids ("Python id", "Python parent id": Kineto's frames have
 -- them) by their host ids, from the staged host rows finalize_host_rows.sql copied out
 -- (each row's id is its row id), for the stacks (stacks_python_ids.sql). A table of the

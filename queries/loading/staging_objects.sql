@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: none
 -- The temporary views, tables and types a loader left behind (staged rows, parsed events,
 -- the types they were read as), views first: a view may read a table. Tables named
 -- stacks_input_* are kept: they are input for the stacks built after (tui/derived/stacks.py

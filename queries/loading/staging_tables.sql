@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- Temporary tables each loader fills in whatever order its source has; finalize_activities.sql
 -- then writes them into gpu_activities / host_activities sorted by time, with row ids.
 CREATE OR REPLACE TEMP TABLE staged_gpu AS

@@ -1,3 +1,5 @@
+-- Params: $noise_ns, $noise_pct
+-- Needs: schema
 -- Kernels of two traces side by side: rank 0 of a combined pair is BEFORE, rank 1 AFTER
 -- (tui/runs/combine.py). Kernels are matched by kernel_key(name), a Python function
 -- registered on the connection (tui/analysis/kernel_names.py), so a Kineto trace and an

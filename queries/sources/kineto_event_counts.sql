@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: table scratch.kineto_events
 -- What the staged Kineto events hold, for warnings: complete events without a usable
 -- time (none, a negative duration, or a start or end beyond ±2^62 ns, where times could
 -- overflow int64 when subtracted),

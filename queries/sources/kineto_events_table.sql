@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: none
 -- The complete and begin/end events of a Kineto trace (and its process/thread names),
 -- parsed and typed, in the file's order; filled by kineto_stage_events.sql, whose reader
 -- reads `args` as kineto_event_args (the fields a loader reads). The Python frame ids and

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: table scratch.kineto_events
 -- GPU work in the parsed Kineto events, as the view staged_gpu (finalize_activities.sql
 -- writes it out sorted; a view, not a table: the rows are read once, not copied twice).
 -- Kineto writes pid = device and tid = stream; args.device/args.stream say the same

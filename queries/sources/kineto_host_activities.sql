@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: temp macro kineto_int_id, table scratch.kineto_events
 -- Host work in the parsed Kineto events, as the view staged_host (written out, with each
 -- range's nesting depth, by finalize_activities.sql).
 CREATE TEMP VIEW staged_host (

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: none
 -- Macros of the Kineto loader's queries (kineto_host_activities.sql, kineto_threads.sql,
 -- kineto_memory_events.sql), for this connection.
 -- kineto_int_id: a pid or tid as Kineto writes it (text: nearly always an integer, at

@@ -1,3 +1,5 @@
+-- Params: $max_bytes
+-- Needs: table scratch.kineto_events
 -- What the Kineto `[memory]` events held that memory_events could not take, for warnings
 -- (see kineto_memory_events.sql). $max_bytes: the largest total believed.
 -- Columns: events, unusable (no time, device or total, or a total out of range),

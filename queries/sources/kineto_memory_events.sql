@@ -1,3 +1,5 @@
+-- Params: $max_bytes
+-- Needs: temp macro kineto_int_id, table scratch.kineto_events
 -- Kineto `[memory]` instant events (profile_memory=True) into memory_events, numbered in
 -- time order per device. "Device Type" 1 is CUDA ('gpu'), 0 the host's allocator ('host'),
 -- any other value 'other' (the loader warns). Each event's size is the step in "Total

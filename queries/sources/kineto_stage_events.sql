@@ -1,3 +1,5 @@
+-- Params: $max_object_bytes, $path
+-- Needs: table scratch.kineto_events
 -- Parse Chrome-trace event arrays into kineto_events (kineto_events_table.sql), appended
 -- in the events' order. $path: JSON files (a list), each one array of trace events, read
 -- in parallel and in order (see tui/sources/chrome_json.py); a big trace's parts may come

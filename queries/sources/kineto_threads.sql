@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: temp macro kineto_int_id, table scratch.kineto_events
 -- Kineto's process_name / thread_name metadata events (staged in kineto_events) into
 -- threads: one row per named thread, with its process's name. pid/tid are read as
 -- kineto_host_activities.sql reads them (kineto_macros.sql).

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: table ncu_kernels
 -- Every profiled kernel launch, in the report's order.
 -- Parameters: none.
 -- Columns: launch_id, name, short_name, mangled_name, grid_x, grid_y, grid_z, block_x,

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: none
 -- Nsight Compute results: one report per connection (load_ncu replaces what was there).
 -- Filled by tui/sources/ncu/load.py from a .ncu-rep or an `ncu --csv --page details|raw` export.
 -- Values are in base units whatever the input printed (ns, byte, byte/s, hz), like

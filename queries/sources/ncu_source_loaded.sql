@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: table ncu_source_launches
 -- The launches whose per-instruction results are loaded, and which have source counters.
 -- Parameters: none.
 -- Columns: launch_id, has_counters.

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: none
 -- Nsight Compute per-instruction results (the SourceCounters section) of a loaded report.
 -- Filled by tui/sources/ncu/load_source.py, a launch at a time, from a .ncu-rep only (the CSV
 -- pages have no instruction-level data). Addresses are the GPU virtual addresses ncu

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: arrow nsys_strings
 -- API names by StringIds id (nsys_strings). nsys suffixes API names with the version they
 -- appeared in (cudaMalloc_v3020): drop it so names read the same as in Kineto traces.
 -- Columns: id, name.

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: arrow nsys_calls, arrow nsys_chain_frames, arrow nsys_strings
 -- Stage an nsys report's CUDA API backtraces for tui/derived/backtrace_frames.py, in temp
 -- tables (they are not part of the schema): stacks_input_backtrace_calls (call_id:
 -- host_activities.id of an API call, chain) and stacks_input_backtrace_frames (chain, depth: 0 =

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- Kernels, copies and sets read from the nsys export, before sorting: names stay StringIds
 -- ids (name_id) so the rows carry no strings until they are written in order.
 CREATE OR REPLACE TEMP TABLE nsys_gpu AS

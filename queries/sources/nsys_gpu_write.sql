@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: temp table nsys_gpu, arrow nsys_strings
 -- Write the staged nsys GPU rows (nsys_gpu) into gpu_activities, in the order and with
 -- the ids finalize_activities.sql gives every loader's rows: sorted by (device, start_ns,
 -- end_ns, stream, name), NULL names last, each numbered by its row id. Names are resolved

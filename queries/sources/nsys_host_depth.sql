@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: temp table nsys_touching
 -- Nesting depth of the nsys host ranges, as tui/derived/host_depth.py defines it: how many
 -- ranges of the same kind on the same thread are open when a range starts, by a running
 -- sum over start (+1) and end (-1) points where, at equal times, ends close before starts

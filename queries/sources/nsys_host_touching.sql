@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- The nsys host ranges that may nest, when they could not be found while loading (some
 -- thread's rows came out of start order): ranges starting no later than an earlier range
 -- of their kind and thread ends, and the ranges just before those. One sort of the

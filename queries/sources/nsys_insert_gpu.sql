@@ -1,3 +1,5 @@
+-- Params: $kind
+-- Needs: arrow nsys_batch, temp table nsys_gpu
 -- Move GPU rows of one $kind fetched from the nsys export (registered as nsys_batch) into
 -- the staging table nsys_gpu, by column name: each query reads only the columns its
 -- table has, the others stay NULL. Inserting casts names to text: an empty result set

@@ -1,3 +1,5 @@
+-- Params: $kind
+-- Needs: arrow nsys_batch
 -- Move host rows of one $kind fetched from the nsys export (registered as nsys_batch, rows
 -- already checked, numbered in the export's order and named) into host_activities.
 -- globalTid packs the process id in bits 24..47 and the thread id in bits 0..23. Names are

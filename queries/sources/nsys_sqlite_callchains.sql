@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: sqlite CUDA_CALLCHAINS
 -- Run inside the Nsight Systems SQLite export (a report recorded with --cudabacktrace): the
 -- frames of every CUDA API call's native backtrace, stackDepth 0 = innermost. Only
 -- integer columns; symbol and module (ids into StringIds) are named by the loader.

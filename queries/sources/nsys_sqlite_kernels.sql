@@ -1,3 +1,5 @@
+-- Params: {block_x}, {block_y}, {block_z}, {grid_x}, {grid_y}, {grid_z}, {name}, {process}, {registers}, {shared_memory}
+-- Needs: sqlite CUPTI_ACTIVITY_KIND_KERNEL
 -- Run inside the Nsight Systems SQLite export: CUDA kernels in our column shape, with
 -- plain columns only (no constant kind, no NULL text: over 3M+ rows each text column
 -- SQLite hands over costs about a second). The brace-named fields are column expressions

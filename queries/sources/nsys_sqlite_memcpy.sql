@@ -1,3 +1,5 @@
+-- Params: {dst_device}, {dst_kind}, {process}, {src_device}, {src_kind}
+-- Needs: sqlite CUPTI_ACTIVITY_KIND_MEMCPY
 -- Run inside the Nsight Systems SQLite export: memory copies in our column shape (the
 -- columns only kernels have are left out).
 -- copyKind and srcKind/dstKind are CUPTI enum values (stable across versions), spelt

@@ -1,3 +1,5 @@
+-- Params: {process}
+-- Needs: sqlite CUDA_GPU_MEMORY_USAGE_EVENTS
 -- Run inside the Nsight Systems SQLite export (recorded with --cuda-memory-usage=true):
 -- CUDA memory allocations and frees. memoryOperationType: 0 allocation, 1 deallocation;
 -- memKind: 0 pageable, 1 pinned (host memory), others device-side (ENUM_CUDA_MEM_KIND).

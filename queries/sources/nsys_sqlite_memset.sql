@@ -1,3 +1,5 @@
+-- Params: {mem_kind}, {process}
+-- Needs: sqlite CUPTI_ACTIVITY_KIND_MEMSET
 -- Run inside the Nsight Systems SQLite export: memsets in our column shape (the columns
 -- only kernels or copies have are left out). memKind, the memory set, is also kept in
 -- dst_kind (NULL when the export has no memKind). The correlation id is made the

@@ -1,3 +1,5 @@
+-- Params: {text_id}
+-- Needs: sqlite NVTX_EVENTS, sqlite StringIds
 -- Run inside the Nsight Systems SQLite export: NVTX push/pop and start/end ranges
 -- (marks, which have no end, are left out). Text is inline or an id into StringIds.
 SELECT

@@ -1,3 +1,5 @@
+-- Params: {callchain}, {process}
+-- Needs: sqlite CUPTI_ACTIVITY_KIND_RUNTIME
 -- Run inside the Nsight Systems SQLite export: CUDA runtime/driver API calls. Only plain
 -- integer columns: over 10M+ rows, every text column SQLite hands over (even a constant
 -- kind) costs seconds. The thread is split out of globalTid and the name (nameId, an id

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: sqlite PROCESSES, sqlite StringIds, sqlite ThreadNames
 -- Run inside the Nsight Systems SQLite export: each named thread (ThreadNames) with its
 -- process's name (PROCESSES), pid and tid split out of globalTid as host rows are
 -- (nsys_insert_host.sql). Columns: pid, tid, process_name, thread_name

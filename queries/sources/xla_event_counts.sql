@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: temp table xla_events, temp macro xla_ns
 -- Complete events per process of an XLA profile, and how many have no usable ts/dur
 -- (skipped), for the loader's warnings: one scan of the events.
 -- Columns: pid, complete, unusable

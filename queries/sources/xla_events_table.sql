@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: none
 -- The one staging relation of an XLA (JAX / TensorFlow) profile, whatever its form: the
 -- trace viewer's JSON (xla_stage_json.sql) or the XSpace .xplane.pb decoded to the same
 -- events (xla_stage_arrow.sql). xla_gpu_activities.sql and xla_host_activities.sql map it

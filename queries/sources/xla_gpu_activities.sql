@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: temp table staged_gpu, temp table xla_events, temp macro xla_ns, temp table xla_pids
 -- GPU work in an XLA profile's staged events (xla_events), into the temp table staged_gpu
 -- (staging_tables.sql) that finalize_activities.sql writes out. GPU work is the complete events of the processes
 -- named '/device:GPU:<N>' (xla_pids, role 'gpu'): a thread per stream, tid = the stream

@@ -1,3 +1,5 @@
+-- Params: $host_pids
+-- Needs: temp table xla_events, temp macro xla_ns
 -- Host work in an XLA profile's staged events (xla_events), written straight into
 -- host_activities in the events' order (a parallel scan; no staging copy): the complete
 -- events of the '/host:...' processes ($host_pids: their pids; a list lookup, not a join,

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: temp table xla_events
 -- The TraceMes opened from Python among the 'cpu_op' host rows (see
 -- xla_host_activities.sql): no source location (_src), and the next event in the file is a
 -- Python function on the same thread that starts inside it. The next event is found by

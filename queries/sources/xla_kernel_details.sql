@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: temp table staged_gpu
 -- The GPU kernels an XLA profile staged (staged_gpu), and how many of them carried no
 -- kernel_details (no launch configuration: grid, block and registers all unknown).
 -- Columns: kernels, without_details

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: temp table xla_events
 -- The processes of an XLA profile, as its 'process_name' metadata events name them.
 -- Columns: pid, name
 SELECT pid, any_value(args.name) AS name

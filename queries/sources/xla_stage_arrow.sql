@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: temp table xla_events, arrow xplane_arrow
 -- Append the events decoded from an XSpace .xplane.pb (tui/sources/xplane.py: an Arrow
 -- table registered as xplane_arrow, `args` as JSON text) to xla_events
 -- (xla_events_table.sql), the relation the trace viewer's JSON is staged into: from here

@@ -1,3 +1,5 @@
+-- Params: $max_object_bytes, $path
+-- Needs: temp table xla_events
 -- Parse trace-viewer JSON event arrays (cut out of the file by tui/sources/chrome_json.py)
 -- into xla_events (xla_events_table.sql), appended in the events' order.
 -- $path: JSON files (a list), each one array of events, read in parallel and in order;

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: temp table xla_events, temp table xla_pids
 -- The names an XLA profile gives its host threads and processes ('thread_name' /
 -- 'process_name' metadata events of the '/host:' processes in xla_pids), e.g. 'python3',
 -- 'pjrt_async_work_runner/…' of '/host:CPU', into threads (lane labels). GPU streams keep

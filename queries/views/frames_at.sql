@@ -1,9 +1,11 @@
+-- Params: $frame_id, $pid, $t, $tid
+-- Needs: schema
 -- The frames at a point on a thread, innermost first: the Python frames open on thread
 -- ($pid, $tid) at $t (the frames tui/derived/nesting.py finds), or, where an nsys report's
 -- CUDA backtraces are the frames, the frame $frame_id and those above it. None where NVTX
 -- ranges stand in for frames (the details show those as the nvtx path). For a launch the
 -- point is its API call's start (launch_call.sql); for a memory event, its time.
--- Params: $pid, $tid, $t, $frame_id. Columns: id, name, user_code, depth
+-- Columns: id, name, user_code, depth
 WITH RECURSIVE source AS (
     SELECT value FROM trace_meta WHERE key = 'code_source'
 ), chain(id) AS (

@@ -1,7 +1,9 @@
+-- Params: $step, $step_name
+-- Needs: schema
 -- `@ step N` on the timeline: the range of training step N. A Kineto `ProfilerStep#N`
 -- annotation, else an annotation (NVTX) range named like a step ($step_name, whose group 1
 -- is the number: tui/core/steps.py); the outermost.
--- Params:  $step (the step number, as text), $step_name
+-- Given:  $step (the step number, as text), $step_name
 -- Columns: start_ns, end_ns, pid, tid, depth, name, id (host_activities.id)
 SELECT start_ns, end_ns, pid, tid, depth, name, id
 FROM host_activities

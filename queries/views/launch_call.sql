@@ -1,3 +1,5 @@
+-- Params: $id
+-- Needs: schema
 -- The API call that launched one GPU activity, for frames_at.sql: its thread, its start and
 -- the innermost frame launches links it to. Params: $id (gpu_activities.id).
 -- Columns: pid, tid, start_ns, frame_id

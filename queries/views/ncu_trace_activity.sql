@@ -1,3 +1,5 @@
+-- Params: $id
+-- Needs: schema
 -- One GPU activity of the trace as the Nsight Compute drill-down needs it: the name and
 -- launch configuration it is matched on, and where it sits (to show it on the timeline).
 -- Parameters: $id BIGINT (gpu_activities.id).

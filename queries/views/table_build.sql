@@ -1,3 +1,5 @@
+-- Params: {source}, {table}
+-- Needs: none
 -- A table of the TUI (tui/views/table_model.py) materialised once: the rows of a
 -- source query (a `table_*.sql` file) in a temp table of the table's own connection,
 -- numbered so that every later page has a stable order. Sorting, filtering and paging

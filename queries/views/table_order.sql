@@ -1,3 +1,5 @@
+-- Params: {columns}, {order}, {table}, {view}, {where}
+-- Needs: temp table {table}
 -- A TUI table (tui/views/table_model.py) in one order with one filter: the rows of
 -- temp table <table> that pass <where>, numbered by <order> from 0 (pos; row_no breaks
 -- ties), into temp table <view>. Sorting once here makes every page a range of pos

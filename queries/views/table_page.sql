@@ -1,3 +1,5 @@
+-- Params: $limit, $offset, {columns}, {view}
+-- Needs: temp table {view}
 -- One page of a TUI table: rows [$offset, $offset + $limit) of its sorted, filtered view
 -- <view> (made by table_order.sql). Columns: the table's own.
 SELECT {columns}

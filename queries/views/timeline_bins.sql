@@ -1,3 +1,5 @@
+-- Params: $host, $min_gap_ns, $npc, $nvtx_depths, $t_hi, $t_lo
+-- Needs: schema
 -- The timeline's window binned to screen columns, straight from the activity tables.
 -- Column c covers [c * $npc, (c + 1) * $npc) ns. For every lane and column: how long
 -- something ran there (busy_ns, summed; the caller clamps to the column width) and the
@@ -5,7 +7,7 @@
 -- each slice was and which kernel dominated it, never a sample. Only intervals that
 -- overlap [$t_lo, $t_hi) are read: the tables are stored sorted by start time, so the
 -- start_ns/end_ns filters skip row groups by their min/max.
--- Params:  $npc (ns per column), $t_lo, $t_hi (= first column * $npc, end column * $npc),
+-- Given:  $npc (ns per column), $t_lo, $t_hi (= first column * $npc, end column * $npc),
 --          $min_gap_ns (GPU-idle gaps longer than this get lane_kind 3 rows),
 --          $nvtx_depths (annotation depths 0 .. n-1 are read; 0 = none), $host (bool)
 -- Columns: lane_kind (0 GPU stream, 1 annotation, 2 host thread, 3 GPU-idle gap),

@@ -1,6 +1,8 @@
+-- Params: $device, $min_gap_ns, $t, $t_hi, $t_lo
+-- Needs: schema
 -- The GPU-idle gap over the threshold (as in gpu_idle) on a device that the cursor's
 -- column touches, with the names of the activities either side of it.
--- Params:  $device, $t (cursor time), $t_lo, $t_hi (its column), $min_gap_ns
+-- Given:  $device, $t (cursor time), $t_lo, $t_hi (its column), $min_gap_ns
 -- Columns: device, start_ns, end_ns, duration_ns, before_name, after_name
 SELECT i.device, i.start_ns, i.end_ns, i.duration_ns, b.name AS before_name,
        a.name AS after_name

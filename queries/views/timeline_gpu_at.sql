@@ -1,7 +1,9 @@
+-- Params: $device, $prefer, $stream, $t, $t_hi, $t_lo
+-- Needs: schema
 -- The GPU activity under the timeline cursor on one (device, stream) lane: $prefer if it
 -- is in the cursor's column (the one selected), else the one running at $t if any, else
 -- the one with the largest piece of the column.
--- Params:  $device, $stream, $t (cursor time), $t_lo, $t_hi (the cursor's column),
+-- Given:  $device, $stream, $t (cursor time), $t_lo, $t_hi (the cursor's column),
 --          $prefer (gpu_activities.id or NULL)
 -- Columns: id
 SELECT id

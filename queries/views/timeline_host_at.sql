@@ -1,9 +1,11 @@
+-- Params: $annotation, $depth, $kind, $pid, $prefer, $t, $t_hi, $t_lo, $tid
+-- Needs: schema
 -- The host interval under the timeline cursor on an annotation lane (one depth of one
 -- thread's ranges), a host-thread lane (its outermost CPU ops, API calls and Python
 -- frames) or an opened lane (one kind at one depth): $prefer if it is in the cursor's
 -- column (the one selected), else the one running at $t if any, else the one with the
 -- largest piece of the column.
--- Params:  $pid, $tid, $annotation (bool: an annotation lane), $kind (an opened lane's
+-- Given:  $pid, $tid, $annotation (bool: an annotation lane), $kind (an opened lane's
 --          host kind; NULL for the other lanes), $depth, $t, $t_lo, $t_hi,
 --          $prefer (host_activities.id or NULL)
 -- Columns: id

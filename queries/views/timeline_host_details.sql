@@ -1,6 +1,8 @@
+-- Params: $id
+-- Needs: schema
 -- What the details panel shows about one host interval: its own columns, the ranges of
 -- the same kind that enclose it on its thread, and how many GPU activities it launched.
--- Params:  $id (host_activities.id)
+-- Given:  $id (host_activities.id)
 -- Columns: kind, name, pid, tid, start_ns, duration_ns, depth, parents (outermost first,
 --          joined by ' > '), launched (GPU activities with its correlation id)
 WITH h AS (

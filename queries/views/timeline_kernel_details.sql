@@ -1,7 +1,9 @@
+-- Params: $id
+-- Needs: schema
 -- Everything the details panel shows about one GPU activity: its own columns, the host
 -- call that launched it (same correlation id), and on the launching thread the innermost
 -- CPU op and the annotation (NVTX) ranges open when the launch call started.
--- Params:  $id (gpu_activities.id)
+-- Given:  $id (gpu_activities.id)
 -- Columns: kind, name, device, stream, start_ns, duration_ns, grid_x/y/z, block_x/y/z,
 --          registers_per_thread, shared_memory_bytes, bytes, copy_kind, src_kind,
 --          dst_kind, correlation, launch_name, launch_pid, launch_tid, launch_start_ns,

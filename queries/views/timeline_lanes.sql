@@ -1,7 +1,9 @@
+-- Params: $max_depth
+-- Needs: schema
 -- The timeline's lanes, in display order: one per (device, stream) with GPU work, one
 -- per annotation (NVTX / user_annotation) nesting depth on each host thread, up to
 -- $max_depth levels, and one per host thread with CPU ops or API calls.
--- Params:  $max_depth (annotation depths shown: 0 .. $max_depth - 1)
+-- Given:  $max_depth (annotation depths shown: 0 .. $max_depth - 1)
 -- Columns: lane_kind (0 GPU stream, 1 annotation depth, 2 host thread),
 --          k1, k2, k3 (the lane's key: device, stream, 0 | pid, tid, depth | pid, tid, 0),
 --          activities (how many intervals the lane holds)

@@ -1,7 +1,9 @@
+-- Params: $device, $t, $t_hi, $t_lo
+-- Needs: schema
 -- The memory event the cursor points at on a GPU's memory lane: the largest allocation
 -- in the cursor's column [$t_lo, $t_hi), else the last event at or before $t, with its op
 -- and innermost Python frame.
--- Params: $device, $t, $t_lo, $t_hi. Columns: id, ts_ns, bytes, total_allocated,
+-- Columns: id, ts_ns, bytes, total_allocated,
 --         total_reserved, pid, tid, op, frame, frame_id
 WITH pick AS (
     SELECT * FROM (

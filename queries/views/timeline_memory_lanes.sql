@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- The memory lanes: one per GPU with memory events, with the scale its step lines are
 -- drawn against (the larger of its peak allocated and reserved totals) and the time the
 -- allocated total first reached its peak.

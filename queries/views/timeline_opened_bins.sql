@@ -1,7 +1,9 @@
+-- Params: $depth, $k3, $kind, $npc, $pid, $t_hi, $t_lo, $tid
+-- Needs: schema
 -- An opened lane's window binned to screen columns (as timeline_bins.sql bins the other
 -- lanes): one kind of one host thread's ranges at one depth, which no other lane shows.
 -- Column c covers [c * $npc, (c + 1) * $npc) ns.
--- Params:  $npc, $t_lo, $t_hi (= first column * $npc, end column * $npc),
+-- Given:  $npc, $t_lo, $t_hi (= first column * $npc, end column * $npc),
 --          $pid, $tid, $kind (host_activities.kind), $depth, $k3 (the lane's k3)
 -- Columns: as timeline_bins.sql (lane_kind 7)
 WITH clipped AS (

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- The timeline's queue-length lanes (tui/views/timeline/distributed_lanes.py): each stream with
 -- launches the queue length follows (dist_work.sql's `queued`: on a Kineto trace HTA's
 -- launch calls, elsewhere every call the trace links to its GPU work).

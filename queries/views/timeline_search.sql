@@ -1,10 +1,12 @@
+-- Params: $max_depth, $pattern, $regex
+-- Needs: schema
 -- Every interval whose name matches a search, with the timeline lane that shows it, in
 -- time order. Kernels, copies and memsets: their stream's GPU lane. NVTX / user
 -- annotations: the lane of their depth; deeper than the lanes shown, a lane opened for
 -- their depth (lane_kind 7). Host ops, API calls and Python frames: their thread's lane
 -- when they are outermost and the only kind outermost on the thread (else that lane shows
 -- another kind over them); otherwise a lane opened for their kind and depth.
--- Params:  $pattern (a substring, any case; or a regular expression when $regex),
+-- Given:  $pattern (a substring, any case; or a regular expression when $regex),
 --          $regex (bool), $max_depth (annotation depths shown: 0 .. $max_depth - 1)
 -- Columns: lane_kind, k1, k2, k3 (as timeline_lanes.sql; an opened lane's k3 is
 --          kind number * 65536 + depth, the kinds numbered as tui/views/timeline/lanes.py's

@@ -1,5 +1,7 @@
+-- Params: $forward, $min_gap_ns, $t
+-- Needs: schema
 -- The next (or previous) GPU-idle gap over the threshold, on any device, from a time.
--- Params:  $t, $forward (bool: the first gap starting after $t, else the last before),
+-- Given:  $t, $forward (bool: the first gap starting after $t, else the last before),
 --          $min_gap_ns
 -- Columns: device, start_ns, end_ns, duration_ns
 SELECT device, start_ns, end_ns, duration_ns

@@ -1,5 +1,7 @@
+-- Params: $device, $forward, $stream, $t
+-- Needs: schema
 -- The next (or previous) GPU activity on one (device, stream) lane from a time.
--- Params:  $device, $stream, $t, $forward (bool: first starting after $t, else last
+-- Given:  $device, $stream, $t, $forward (bool: first starting after $t, else last
 --          starting before it)
 -- Columns: id, start_ns, end_ns
 SELECT id, start_ns, end_ns

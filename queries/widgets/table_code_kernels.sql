@@ -1,3 +1,5 @@
+-- Params: $ids, $name
+-- Needs: schema
 -- The GPU work launched under some Python frames (each frame, or any frame it called),
 -- by kernel name: for the Code tab's Enter. $name: every frame of that name; $ids: these
 -- python_frames ids (a call path's frames). The first launch is where Enter jumps.

@@ -1,3 +1,5 @@
+-- Params: $frame, $path
+-- Needs: schema
 -- The GPU work of an XLA trace under a line of code or an op path (code_source 'hlo'), by
 -- kernel name: for the Code tab's Enter. $frame: work whose op's stack holds that frame
 -- ('' for none); $path: work whose op path is it or below it ('' for none). The first

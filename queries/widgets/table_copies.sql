@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- Copies and sets by kind, direction and memory kinds: how many, how much, how fast, and
 -- the longest one (for Enter to jump to). Throughput is bytes / busy time: bytes per ns
 -- is GB/s. host_memory says pageable or pinned for host-side copies when the source says.

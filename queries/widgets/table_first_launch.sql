@@ -1,5 +1,6 @@
+-- Params: $name
+-- Needs: schema
 -- The first launch of a kernel name (the Kernels tab's `d` on a name).
--- Params:  $name
 -- Columns: id (gpu_activities.id)
 SELECT id
 FROM gpu_activities

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: arrow explained
 -- The gap table's rows, from the registered Arrow table `explained` (the Gap records of
 -- tui.analysis.gaps.explained_gaps, so the table shows exactly what --summary reports)
 -- plus each gap's end and rank by length (1 = longest).

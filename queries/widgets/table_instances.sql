@@ -1,7 +1,9 @@
+-- Params: $name
+-- Needs: schema
 -- Every launch of one kernel name, for the instance list: where and when it ran, its
 -- shape, and the host call that launched it (same correlation id, the latest such call
 -- starting before the kernel, as timeline_kernel_details.sql picks it).
--- Params:  $name (gpu_activities.name)
+-- Given:  $name (gpu_activities.name)
 -- Columns: id, device, stream, start_ns, end_ns, duration_ns, grid, block, threads,
 --          registers_per_thread, launch_name, launch_tid
 WITH k AS (

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: arrow kernel_names
 -- The kernel table grouped by category (`kernel_names`: name, short, category, from
 -- tui/core/categories.py): per category the same statistics as table_kernels.sql over all its
 -- kernels, and how many names it holds.

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: arrow kernel_names
 -- The kernel table's rows: per kernel name the statistics of kernel_stats.sql (what
 -- `--summary --json` reports, the same aggregates), plus its short name and category
 -- from the registered Arrow table `kernel_names` (name, short, category).

@@ -1,3 +1,5 @@
+-- Params: {allocations}
+-- Needs: schema
 -- The Memory tab: every allocation of memory_allocations.sql (its text goes in below,
 -- run with $limit NULL), with where it is ('GPU 0' | 'host' | 'other 3'), end_ns (the
 -- free, else the allocation) and the nearest frame of the user's own code above its

@@ -1,3 +1,5 @@
+-- Params: none
+-- Needs: schema
 -- NVTX ranges / user annotations per name: how many, their total and the GPU time inside
 -- them, i.e. for each range instance the time some kernel ran on the GPU during it (the
 -- union of the kernels overlapping the range, clipped to it, per device so that
