@@ -1,6 +1,6 @@
 """Launch stacks and memory context, built from the schema once a loader has filled it:
 Python frames with their parents, each GPU activity's launching call, CPU op and
-innermost Python frame, and each memory event's op and frame (queries/stacks_*.sql)."""
+innermost Python frame, and each memory event's op and frame (queries/derived/stacks_*.sql)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
 """XLA profiles (JAX, TensorFlow) into the schema: the trace viewer's JSON and .xplane.pb.
 
-Both forms are staged into one relation, xla_events (queries/xla_events_table.sql): the
+Both forms are staged into one relation, xla_events (queries/sources/xla_events_table.sql): the
 JSON (`perfetto_trace.json.gz`, `<host>.trace.json.gz`) by DuckDB's JSON reader, in parts
 like a Kineto trace; the XSpace protobuf by tui/sources/xplane.py as an Arrow table of
-the same events. From there one set of queries (queries/xla_*.sql) maps them.
+the same events. From there one set of queries (queries/sources/xla_*.sql) maps them.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The SQL side of a TUI table: a source query materialised once, then read in pages.
 
-A table's rows are built once (a `queries/table_*.sql` query into a temp table on a
+A table's rows are built once (a `queries/widgets/table_*.sql` query into a temp table on a
 connection of the table's own). A sort or filter is one query that numbers the passing
 rows in order into a second temp table (the view); a page is then a range of those
 numbers, so row 100,000 comes as fast as row 0. Queries run in workers; nothing but the
