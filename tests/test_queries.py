@@ -14,7 +14,15 @@ import pytest
 from tui.analysis.idle_causes import CAUSES
 from tui.analysis.nsys_rules import LACKING, RULES, Rule
 from tui.core.db import connect
-from tui.core.queries import load_query, parameters, queries_dir, query_paths, slots
+from tui.core.queries import (
+    Sql,
+    fill,
+    load_query,
+    parameters,
+    queries_dir,
+    query_paths,
+    slots,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 # Lowest first, as the import contract in pyproject.toml orders them
@@ -32,8 +40,9 @@ _MADE = re.compile(rf"(?i)\bCREATE\s+(?:OR\s+REPLACE\s+)?(?:TEMP\s+|TEMPORARY\s+
 _WHOLE = r"(?![\w.(])(?!\s*\()"  # the whole name, not a function's
 _READ = re.compile(rf"(?i)(?<!DISTINCT\s)\b(?:FROM|JOIN)\s+({_NAME}){_WHOLE}")
 _COMMA_READ = re.compile(rf"(?i)\bFROM\s+{_NAME}(?:\s+(?:AS\s+)?\w+)?\s*,\s*({_NAME}){_WHOLE}")
-_WRITE = re.compile(rf"(?i)\b(?:INSERT\s+(?:OR\s+REPLACE\s+)?INTO|UPDATE|COMMENT\s+ON\s+TABLE)"
-                    rf"\s+({_NAME})|\bCOMMENT\s+ON\s+COLUMN\s+(\w+)")
+_WRITE = re.compile(rf"(?i)\b(?:INSERT\s+(?:OR\s+REPLACE\s+)?INTO|UPDATE|COMMENT\s+ON\s+TABLE"
+                    rf"|DROP\s+(?:TABLE|VIEW)(?!\s+IF\s+EXISTS))\s+({_NAME})"
+                    rf"|\bCOMMENT\s+ON\s+COLUMN\s+(\w+)")
 _KEYWORDS = {"select", "values", "lateral"}
 
 
@@ -111,8 +120,10 @@ def test_needs_line_is_what_the_body_uses_beyond_the_schema(name: str) -> None:
     assert all(parsed), f"{name}: each need is '<{kinds}> <name>': {needs}"
     assert ", ".join(m.group(2) for m in parsed if m) == needs_line(load_query(name)), name
     for m in parsed:
-        if m and m.group(1) == "temp macro":
-            assert m.group(2) in macros(), f"{name}: no query makes the macro {m.group(2)}"
+        assert m and (m.group(1) == "temp macro") == (m.group(2) in macros()), \
+            f"{name}: {m and m.group(0)} (temp macros: those a query makes)"
+        # only the queries run inside the nsys export read its tables
+        assert (m.group(1) == "sqlite") == name.startswith("nsys_sqlite_"), m.group(0)
 
 
 def _layer(path: Path) -> str:
@@ -167,3 +178,18 @@ def test_a_rule_record_agrees_with_its_query(rule: Rule) -> None:
         con.execute(load_query("schema"))
         columns = [d[0] for d in con.execute(load_query("rule_inputs")).description]
         assert rule.gpu_rows in columns
+
+
+def test_fill_takes_names_or_sql_for_every_slot_and_nothing_else() -> None:
+    page = fill("table_page", columns='"name", "a ""quoted"" one"', view="tui_table_0_view")
+    assert 'SELECT "name", "a ""quoted"" one"\nFROM tui_table_0_view\n' in page
+    assert "-- Needs: temp table {view}" in page  # comments keep their slots
+    with pytest.raises(ValueError, match="columns"):
+        fill("table_page", columns="name; DROP TABLE gpu_activities", view="v")
+    with pytest.raises(KeyError):
+        fill("table_page", columns="name")
+    with pytest.raises(KeyError):
+        fill("table_page", columns="name", view="v", extra="x")
+    # DuckDB's struct literal is no slot; the text fills its slot as it is
+    bins = fill("timeline_lod_build", bins_query=Sql("SELECT 1"))
+    assert "{'id': top_id" in bins and "FROM (SELECT 1)" in bins

@@ -1,5 +1,5 @@
 -- Params: none
--- Needs: table finalize.host_rows
+-- Needs: table finalize.host_rows, temp table host_depth_groups
 -- Write the staged host rows out, numbered by their row id, with the depths
 -- tui/derived/host_depth.py set (host_depth_update.sql). A plain copy in row id order,
 -- which DuckDB writes on every core (pairing the rows with a separate table of depths by
