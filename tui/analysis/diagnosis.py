@@ -3,7 +3,7 @@ e.g. "Launch-bound: GPU 0 ran 38,400 kernels of 2.6 µs median and waited 1.04 s
 back-to-back launches (…); replay the step as a CUDA graph or compile it".
 
 A device's span is its busy time (split by what ran, each instant once: compute kernels,
-then copies, then NCCL kernels; queries/device_time_split.sql) plus its idle time (split by
+then copies, then NCCL kernels; queries/analysis/device_time_split.sql) plus its idle time (split by
 cause, adding up exactly: tui/analysis/idle_causes.py). Each bound claims a part:
 
   compute        the compute kernels' time; the bound when it is at least COMPUTE_MOST of

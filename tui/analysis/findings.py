@@ -20,6 +20,7 @@ from tui.analysis.diagnosis import DeviceTime, Diagnosis, diagnose, gaps_and_tim
 from tui.analysis.finding import Finding
 from tui.analysis.gaps import Gap
 from tui.analysis.kernels import DeviceBusy, KernelStats, device_busy, kernel_stats
+from tui.analysis.nsys_rules import RULES
 from tui.analysis.row_sets import ArrowRows
 from tui.analysis.rules import rule_findings, share
 from tui.core.queries import load_query
@@ -104,8 +105,7 @@ def _idle(dev: DeviceBusy, gaps: list[Gap], min_gap_ns: int, time: DeviceTime | 
                    idle_ns if time is None else None, rows)
 
 
-# NVIDIA's rules whose cause is an idle cause: each also says the GPU idle it led to
-_RULE_CAUSE = {"cuda_api_sync": "sync", "cuda_memcpy_async": "copy", "cuda_memcpy_sync": "copy"}
+# How a rule whose cause is an idle cause (nsys_rules.RULES) says the GPU idle it led to
 _RULE_IDLE = {"sync": "the GPU idled {} after the host's waits on it, until it issued more work",
               "copy": "the GPU idled {} while the host staged copies"}
 
@@ -113,7 +113,8 @@ _RULE_IDLE = {"sync": "the GPU idled {} after the host's waits on it, until it i
 def _with_idle(finding: Finding, times: list[DeviceTime]) -> Finding:
     """A rule's finding with the GPU idle time of its cause added to its text (its cost
     stays the rule's own: the host time in those calls)."""
-    cause = _RULE_CAUSE.get(finding.rule)
+    rule = RULES.get(finding.rule)
+    cause = rule.cause if rule is not None else None
     idle = sum(t.idle.by_cause[cause] for t in times) if cause else 0
     if not idle:
         return finding

@@ -4,7 +4,7 @@ of a device add up exactly to its idle time.
 
 The causes, decided per interval from the host call that issued the work ending it (its
 launch, by correlation id) and from what that call's thread was doing when the GPU ran dry
-(queries/idle_causes.sql has the rules in order):
+(queries/analysis/idle_causes.sql has the rules in order):
 
   launch         gaps between back-to-back launches (within BACK_TO_BACK_NS of each other
                  on the issuing thread): the host issues work no faster than the GPU runs

@@ -1,7 +1,8 @@
 """Nsight Systems' expert rules (`nsys analyze`) over the loaded schema, as findings.
 
-Each rule is one query, `queries/rule_<name>.sql`, with NVIDIA's filters, thresholds and
-defaults, returning the rule's rows in its order (longest first; gpu_time_util lowest use
+Each rule is one record (tui.analysis.nsys_rules) and one query,
+`queries/analysis/rule_<name>.sql`, with NVIDIA's filters, thresholds and defaults,
+returning the rule's rows in its order (longest first; gpu_time_util lowest use
 first). `gpu_gaps` is the explained gaps (`tui/derived/gpu_idle.py`, strictly longer than the
 threshold, as the rule). The same queries run on every source: on Kineto traces the
 runtime events (cudaMemcpyAsync, cudaStreamSynchronize, ...) and the memory kinds in the
@@ -18,53 +19,51 @@ import duckdb
 
 from tui.analysis.finding import Finding
 from tui.analysis.gaps import Gap
+from tui.analysis.nsys_rules import LACKING, RULES, TIME_UTIL_CHUNKS, TIME_UTIL_THRESHOLD
 from tui.analysis.row_sets import ArrowRows, GapRows
 from tui.core.queries import load_query
 from tui.core.units import format_ns
 
-# nsys' defaults for gpu_time_util: 30 equal chunks per device, below 50% in use.
-TIME_UTIL_CHUNKS = 30
-TIME_UTIL_THRESHOLD = 50
-API_RULES = ("cuda_memcpy_async", "cuda_memcpy_sync", "cuda_memset_sync", "cuda_api_sync")
-GPU_RULES = ("gpu_gaps", "gpu_time_util")
 # The rules whose GPU rows rule_inputs.sql counts: with none, each has no rows (its join
 # with every runtime call took 0.4-0.5 s for nothing on a 3 GB nsys export).
-GPU_SIDE_RULES = ("cuda_memcpy_sync", "cuda_memcpy_async", "cuda_memset_sync")
+GPU_SIDE_RULES = tuple(rule.name for rule in RULES.values() if rule.gpu_rows)
 
 
 def rule_rows(con: duckdb.DuckDBPyConnection, rule: str) -> ArrowRows:
     """Every row of one rule's query (not gpu_gaps), in the rule's order."""
-    params = ({"chunks": TIME_UTIL_CHUNKS, "threshold": TIME_UTIL_THRESHOLD}
-              if rule == "gpu_time_util" else None)
-    return ArrowRows.of_query(con, load_query(f"rule_{rule}"), params)
+    record = RULES[rule]
+    if record.query is None:
+        raise ValueError(f"rule {rule!r} has no query of its own")
+    return ArrowRows.of_query(con, load_query(record.query), record.params or None)
 
 
 def rule_inputs(con: duckdb.DuckDBPyConnection) -> tuple[dict[str, str], set[str]]:
     """{rule: why it was not run} for the rules whose inputs this trace lacks, and the
-    copy and set rules that no GPU row could pass (queries/rule_inputs.sql)."""
-    (runtime, copies, copies_kinds, memsets, memsets_kinds, gpu_rows, *candidates) = (
-        con.execute(load_query("rule_inputs")).fetchone() or (0,) * 9)
-    empty = {rule for rule, rows in zip(GPU_SIDE_RULES, candidates, strict=True) if not rows}
-    return _why_not_checked(runtime, copies, copies_kinds, memsets, memsets_kinds,
-                            gpu_rows), empty
+    copy and set rules that no GPU row could pass (queries/analysis/rule_inputs.sql)."""
+    cursor = con.execute(load_query("rule_inputs"))
+    names = [d[0] for d in cursor.description]
+    counts = dict(zip(names, cursor.fetchone() or (0,) * len(names), strict=True))
+    empty = {rule.name for rule in RULES.values() if rule.gpu_rows and not counts[rule.gpu_rows]}
+    return _why_not_checked(lacking(counts)), empty
 
 
-def _why_not_checked(runtime: int, copies: int, copies_kinds: int, memsets: int,
-                     memsets_kinds: int, gpu_rows: int) -> dict[str, str]:
+def lacking(counts: dict[str, int]) -> dict[str, bool]:
+    """Which of a rule's possible needs (nsys_rules.LACKING) the trace lacks, from
+    rule_inputs.sql's counts. Copies or sets of unknown memory kind matter only when the
+    trace has some."""
+    return {"runtime": not counts["runtime_calls"],
+            "copy_kinds": bool(counts["copies"]) and not counts["copies_with_kinds"],
+            "set_kinds": bool(counts["memsets"]) and not counts["memsets_with_kinds"],
+            "gpu": not counts["gpu_rows"]}
+
+
+def _why_not_checked(lacks: dict[str, bool]) -> dict[str, str]:
+    """{rule: the first of its needs that the trace lacks}, in the rules' order."""
     out: dict[str, str] = {}
-    if not runtime:
-        for rule in API_RULES:
-            out[rule] = ("the trace has no CUDA runtime calls, so which call issued a copy, "
-                         "a set or a wait is unknown (record them: nsys -t cuda, or the "
-                         "PyTorch profiler's CUDA activity)")
-        return out | ({r: "the trace has no GPU activity" for r in GPU_RULES}
-                      if not gpu_rows else {})
-    if copies and not copies_kinds:
-        out["cuda_memcpy_async"] = "the trace does not say which copies use pageable memory"
-    if memsets and not memsets_kinds:
-        out["cuda_memset_sync"] = "the trace does not say what kind of memory each set is in"
-    if not gpu_rows:
-        out |= {r: "the trace has no GPU activity" for r in GPU_RULES}
+    for rule in RULES.values():
+        missing = next((need for need in rule.needs if lacks[need]), None)
+        if missing is not None:
+            out[rule.name] = LACKING[missing]
     return out
 
 
@@ -73,12 +72,12 @@ def rule_findings(con: duckdb.DuckDBPyConnection, span_ns: int, gaps: list[Gap],
     """One finding per rule that found rows, and {rule: why} for those not run."""
     skipped, empty = rule_inputs(con)
     out: list[Finding] = []
-    for rule in (*API_RULES, "gpu_time_util"):
-        if rule in skipped or rule in empty:
+    for rule in RULES.values():
+        if rule.query is None or rule.name in skipped or rule.name in empty:
             continue
-        rows = rule_rows(con, rule)
+        rows = rule_rows(con, rule.name)
         if rows:
-            out.append(_TEXT[rule](rows, span_ns))
+            out.append(_TEXT[rule.name](rows, span_ns))
     if "gpu_gaps" not in skipped and gaps:
         out.append(gaps_finding(gaps, span_ns, min_gap_ns))
     return out, skipped
@@ -87,6 +86,10 @@ def rule_findings(con: duckdb.DuckDBPyConnection, span_ns: int, gaps: list[Gap],
 def share(ns: int, span_ns: int) -> str:
     """`ns` as a share of the trace's span, for a finding's cost."""
     return f"{100 * ns / span_ns:.1f}% of the trace's span" if span_ns else "of an empty span"
+
+
+def _advice(rule: str) -> str:
+    return RULES[rule].advice or ""
 
 
 def _apis(rows: ArrowRows) -> str:
@@ -100,9 +103,8 @@ def _memcpy_async(rows: ArrowRows, span_ns: int) -> Finding:
     return Finding("cuda_memcpy_async", "warning", (
         f"{len(rows):,} asynchronous copies ({_apis(rows)}) use pageable host memory, so "
         f"each blocks the host like a synchronous copy: {format_ns(host)} of host time in "
-        f"those calls ({share(host, span_ns)}), {format_ns(gpu)} copying on the GPU. Pin the "
-        "host buffers (cudaHostAlloc; in PyTorch pin_memory=True with non_blocking=True)."
-    ), host, rows)
+        f"those calls ({share(host, span_ns)}), {format_ns(gpu)} copying on the GPU. "
+        + _advice("cuda_memcpy_async")), host, rows)
 
 
 def _memcpy_sync(rows: ArrowRows, span_ns: int) -> Finding:
@@ -110,18 +112,15 @@ def _memcpy_sync(rows: ArrowRows, span_ns: int) -> Finding:
     return Finding("cuda_memcpy_sync", "warning", (
         f"{len(rows):,} synchronous copies ({_apis(rows)}; host-to-device ones of 64 kB or "
         f"less left out) block the host until they finish: {format_ns(host)} in those calls "
-        f"({share(host, span_ns)}). Use cudaMemcpyAsync on a stream, from pinned memory, "
-        "and synchronise once where the result is needed."
-    ), host, rows)
+        f"({share(host, span_ns)}). " + _advice("cuda_memcpy_sync")), host, rows)
 
 
 def _memset_sync(rows: ArrowRows, span_ns: int) -> Finding:
     host = sum(rows.column("api_duration_ns"))
     return Finding("cuda_memset_sync", "warning", (
         f"{len(rows):,} synchronous sets of pinned or managed memory ({_apis(rows)}) block "
-        f"the host: {format_ns(host)} in those calls ({share(host, span_ns)}). Use "
-        "cudaMemsetAsync on a stream."
-    ), host, rows)
+        f"the host: {format_ns(host)} in those calls ({share(host, span_ns)}). "
+        + _advice("cuda_memset_sync")), host, rows)
 
 
 def _api_sync(rows: ArrowRows, span_ns: int) -> Finding:
@@ -129,10 +128,7 @@ def _api_sync(rows: ArrowRows, span_ns: int) -> Finding:
     return Finding("cuda_api_sync", "warning", (
         f"{len(rows):,} synchronisation calls ({_apis(rows)}) block the host for "
         f"{format_ns(host)} ({share(host, span_ns)}); the longest waits "
-        f"{format_ns(rows[0]['duration_ns'])}. Synchronise only where the host needs a result "
-        "(.item(), .cpu() and printing a GPU tensor synchronise too); order GPU work with "
-        "events (cudaStreamWaitEvent) instead."
-    ), host, rows)
+        f"{format_ns(rows[0]['duration_ns'])}. " + _advice("cuda_api_sync")), host, rows)
 
 
 def _time_util(rows: ArrowRows, span_ns: int) -> Finding:
@@ -146,9 +142,8 @@ def _time_util(rows: ArrowRows, span_ns: int) -> Finding:
         f"{len(rows):,} {stretch} where the GPU is in use under {TIME_UTIL_THRESHOLD}% of the "
         f"time (each device's span in {TIME_UTIL_CHUNKS} chunks, as nsys cuts it): "
         f"{format_ns(length)}, {format_ns(idle)} of it idle ({share(idle, span_ns)}); the "
-        f"lowest {low['in_use_pct']:.1f}% over {format_ns(low['duration_ns'])}. Why the GPU "
-        "idles there: the gpu_idle finding of each device, by cause."
-    ), None, rows)
+        f"lowest {low['in_use_pct']:.1f}% over {format_ns(low['duration_ns'])}. "
+        + _advice("gpu_time_util")), None, rows)
 
 
 _TEXT = {"cuda_memcpy_async": _memcpy_async, "cuda_memcpy_sync": _memcpy_sync,

@@ -28,7 +28,7 @@ def has_hlo_tables(con: duckdb.DuckDBPyConnection) -> bool:
 
 def xla_op_stats(con: duckdb.DuckDBPyConnection) -> list[dict]:
     """Per (hlo_module, hlo_op, program_id): category, tf_op, op_name, source, user_code,
-    command_buffer, matched, count, kernels, total_ns, avg_ns, percent (queries/
+    command_buffer, matched, count, kernels, total_ns, avg_ns, percent (queries/analysis/
     xla_op_stats.sql); [] when the trace names no XLA op (every source but XLA)."""
     if not has_hlo_tables(con):
         return _rows(con, "xla_op_stats_untied")
@@ -54,7 +54,7 @@ class ActivityOp:
     hlo_module: str
     hlo_op: str
     command_buffer: str | None  # the command buffer it was replayed in; None: launched alone
-    matched: str  # how it was tied: op, name, reuse, order, guess (queries/schema.sql)
+    matched: str  # how it was tied: op, name, reuse, order, guess (queries/core/schema.sql)
     category: str | None
     op_name: str | None
     source_file: str | None

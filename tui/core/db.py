@@ -379,9 +379,11 @@ def insert_rows(con: duckdb.DuckDBPyConnection, insert: str, rows: list[tuple]) 
     if not rows:
         return
     if len(rows) <= 32:
-        row = f"({', '.join('?' * len(rows[0]))})"
-        con.execute(f"{insert} VALUES {', '.join([row] * len(rows))}",
-                    [value for values in rows for value in values])
+        values = ", ".join("(" + ", ".join(f"$v{i}_{j}" for j in range(len(row))) + ")"
+                           for i, row in enumerate(rows))
+        con.execute(f"{insert} VALUES {values}",
+                    {f"v{i}_{j}": value for i, row in enumerate(rows)
+                     for j, value in enumerate(row)})
         return
     columns = {f"c{i}": list(values) for i, values in enumerate(zip(*rows, strict=True))}
     with registered(con, "_python_rows", pa.table(columns)):

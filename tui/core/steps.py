@@ -1,5 +1,5 @@
 """What names a training step's host range, for every query that finds steps: `@ step N`
-on the timeline (queries/goto_step.sql), the steps' critical paths (dist_steps.sql) and a
+on the timeline (queries/views/goto_step.sql), the steps' critical paths (dist_steps.sql) and a
 run's steps (rank_step_ranges.sql) take these patterns as $profiler_step and $step_name,
 so the three agree on what a step is."""
 

@@ -1,6 +1,6 @@
 """Launch stacks and memory context, built from the schema once a loader has filled it:
 Python frames with their parents, each GPU activity's launching call, CPU op and
-innermost Python frame, and each memory event's op and frame (queries/stacks_*.sql)."""
+innermost Python frame, and each memory event's op and frame (queries/derived/stacks_*.sql)."""
 
 from __future__ import annotations
 
@@ -77,7 +77,8 @@ def build_stacks(con: duckdb.DuckDBPyConnection) -> list[str]:
     source = "none" if not has_frames else "python" if kind == "python" else "nvtx"
     if kind != "python" and has_backtraces(con) and build_backtrace_frames(con):
         source = "cuda_backtrace"
-    con.execute("INSERT OR REPLACE INTO trace_meta VALUES ('code_source', ?)", [source])
+    con.execute("INSERT OR REPLACE INTO trace_meta VALUES ('code_source', $source)",
+                {"source": source})
     return _frame_warnings(con)
 
 

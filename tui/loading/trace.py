@@ -82,7 +82,8 @@ class Trace:
         self.cursors = Cursors(self.con)
 
     def meta(self, key: str) -> str | None:
-        row = self.con.execute("SELECT value FROM trace_meta WHERE key = ?", [key]).fetchone()
+        row = self.con.execute("SELECT value FROM trace_meta WHERE key = $key",
+                               {"key": key}).fetchone()
         return row[0] if row else None
 
     def cursor(self) -> duckdb.DuckDBPyConnection:

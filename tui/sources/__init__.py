@@ -1,1 +1,1 @@
-"""Loaders: one module per trace source, each filling the schema in `queries/schema.sql`."""
+"""Loaders: one module per trace source, each filling the schema in `queries/core/schema.sql`."""

@@ -10,7 +10,7 @@ import adbc_driver_sqlite.dbapi as adbc_sqlite
 import duckdb
 
 from tui.core.errors import first_line
-from tui.core.queries import load_query
+from tui.core.queries import Sql, fill, load_query
 from tui.sources.kineto_memory import MAX_MEMORY_BYTES
 
 MEMORY_TABLE = "CUDA_GPU_MEMORY_USAGE_EVENTS"
@@ -32,7 +32,7 @@ def load_nsys_memory(path: Path, schema: dict[str, set[str]],
     try:
         cursor = source.cursor()
         try:
-            cursor.execute(load_query("nsys_sqlite_memory").format(process=process))
+            cursor.execute(fill("nsys_sqlite_memory", process=Sql(process)))
             events = cursor.fetch_arrow_table()
         finally:
             cursor.close()

@@ -24,7 +24,7 @@ from adbc_driver_sqlite import StatementOptions
 from tui.core.db import insert_rows
 from tui.core.errors import TraceError, first_line
 from tui.core.interrupt import is_interrupt
-from tui.core.queries import load_query
+from tui.core.queries import Sql, fill, load_query
 from tui.sources.nsys_backtraces import CALLCHAINS_TABLE, stage_backtraces
 from tui.sources.nsys_memory import load_nsys_memory
 from tui.sources.nsys_nesting import Nesting
@@ -199,10 +199,10 @@ def _per_process(schema: dict[str, set[str]]) -> bool:
     return bool(present) and all("globalPid" in schema[t] for t in present)
 
 
-def _process(schema: dict[str, set[str]], column: str) -> str:
+def _process(schema: dict[str, set[str]], column: str) -> Sql:
     """The pid out of `column` (a globalPid or globalTid), the high half of a correlation
     id; 0 where the GPU tables do not say their process."""
-    return f"(({column} >> 24) & 16777215)" if _per_process(schema) else "0"
+    return Sql(f"(({column} >> 24) & 16777215)" if _per_process(schema) else "0")
 
 
 def _gpu_queries(schema: dict[str, set[str]], warnings: list[str]) -> list[tuple[str, str]]:
@@ -220,8 +220,8 @@ def _gpu_queries(schema: dict[str, set[str]], warnings: list[str]) -> list[tuple
             name = f"CAST(k.{name_col} AS TEXT) AS name"
         static = _column(schema, KERNEL_TABLE, "staticSharedMemory", "0")
         dynamic = _column(schema, KERNEL_TABLE, "dynamicSharedMemory", "0")
-        queries.append((load_query("nsys_sqlite_kernels").format(
-            name=name, process=_process(schema, "k.globalPid"),
+        queries.append((fill(
+            "nsys_sqlite_kernels", name=Sql(name), process=_process(schema, "k.globalPid"),
             grid_x=_column(schema, KERNEL_TABLE, "gridX"),
             grid_y=_column(schema, KERNEL_TABLE, "gridY"),
             grid_z=_column(schema, KERNEL_TABLE, "gridZ"),
@@ -229,20 +229,20 @@ def _gpu_queries(schema: dict[str, set[str]], warnings: list[str]) -> list[tuple
             block_y=_column(schema, KERNEL_TABLE, "blockY"),
             block_z=_column(schema, KERNEL_TABLE, "blockZ"),
             registers=_column(schema, KERNEL_TABLE, "registersPerThread"),
-            shared_memory=f"({static} + {dynamic})",
+            shared_memory=Sql(f"({static} + {dynamic})"),
         ), "kernel"))
     if "CUPTI_ACTIVITY_KIND_MEMCPY" in schema:
         table = "CUPTI_ACTIVITY_KIND_MEMCPY"
-        queries.append((load_query("nsys_sqlite_memcpy").format(
-            process=_process(schema, "globalPid"),
+        queries.append((fill(
+            "nsys_sqlite_memcpy", process=_process(schema, "globalPid"),
             src_kind=_column(schema, table, "srcKind"),
             dst_kind=_column(schema, table, "dstKind"),
             src_device=_column(schema, table, "srcDeviceId"),
             dst_device=_column(schema, table, "dstDeviceId"),
         ), "memcpy"))
     if "CUPTI_ACTIVITY_KIND_MEMSET" in schema:
-        queries.append((load_query("nsys_sqlite_memset").format(
-            process=_process(schema, "globalPid"),
+        queries.append((fill(
+            "nsys_sqlite_memset", process=_process(schema, "globalPid"),
             mem_kind=_column(schema, "CUPTI_ACTIVITY_KIND_MEMSET", "memKind"),
         ), "memset"))
     return queries
@@ -256,12 +256,12 @@ def _host_queries(schema: dict[str, set[str]]) -> list[tuple[str, str]]:
         chains = (CALLCHAINS_TABLE in schema
                   and "callchainId" in schema["CUPTI_ACTIVITY_KIND_RUNTIME"])
         callchain = ",\n    CAST(r.callchainId AS INTEGER) AS callchain" if chains else ""
-        queries.append((load_query("nsys_sqlite_runtime").format(
-            callchain=callchain, process=_process(schema, "r.globalTid")),
+        queries.append((fill("nsys_sqlite_runtime", callchain=Sql(callchain),
+                             process=_process(schema, "r.globalTid")),
                         "runtime"))
     if "NVTX_EVENTS" in schema:
         text_id = "n.textId" if "textId" in schema["NVTX_EVENTS"] else "NULL"
-        queries.append((load_query("nsys_sqlite_nvtx").format(text_id=text_id), "annotation"))
+        queries.append((fill("nsys_sqlite_nvtx", text_id=text_id), "annotation"))
     return queries
 
 

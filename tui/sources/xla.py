@@ -1,9 +1,9 @@
 """XLA profiles (JAX, TensorFlow) into the schema: the trace viewer's JSON and .xplane.pb.
 
-Both forms are staged into one relation, xla_events (queries/xla_events_table.sql): the
+Both forms are staged into one relation, xla_events (queries/sources/xla_events_table.sql): the
 JSON (`perfetto_trace.json.gz`, `<host>.trace.json.gz`) by DuckDB's JSON reader, in parts
 like a Kineto trace; the XSpace protobuf by tui/sources/xplane.py as an Arrow table of
-the same events. From there one set of queries (queries/xla_*.sql) maps them.
+the same events. From there one set of queries (queries/sources/xla_*.sql) maps them.
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ def load_xla_json(path: Path, con: duckdb.DuckDBPyConnection, scratch_dir: Path)
     _map_events(con, path, warnings, "xla-json", cut_off=events.truncated)
     _stage_hlo(con, path, xplanes_beside(path), warnings)
     if isinstance(display_unit, str):
-        con.execute("INSERT OR REPLACE INTO trace_meta VALUES ('displayTimeUnit', ?)",
-                    [display_unit])
+        con.execute("INSERT OR REPLACE INTO trace_meta VALUES ('displayTimeUnit', $unit)",
+                    {"unit": display_unit})
     return warnings
 
 
@@ -58,8 +58,8 @@ def _stage_hlo(con: duckdb.DuckDBPyConnection, path: Path, xplanes: list[Path],
     programs = [program for xplane in xplanes for program in read_programs(xplane)]
     if programs:
         stage_programs(con, programs)
-        con.execute("INSERT OR REPLACE INTO trace_meta VALUES ('hlo_source', ?)",
-                    [", ".join(x.name for x in xplanes)])
+        con.execute("INSERT OR REPLACE INTO trace_meta VALUES ('hlo_source', $source)",
+                    {"source": ", ".join(x.name for x in xplanes)})
         return
     row = next(iter(con.execute(load_query("xla_command_buffer_work")).fetchall()), None)
     if not row or not row[0]:

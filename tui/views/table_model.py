@@ -1,6 +1,6 @@
 """The SQL side of a TUI table: a source query materialised once, then read in pages.
 
-A table's rows are built once (a `queries/table_*.sql` query into a temp table on a
+A table's rows are built once (a `queries/widgets/table_*.sql` query into a temp table on a
 connection of the table's own). A sort or filter is one query that numbers the passing
 rows in order into a second temp table (the view); a page is then a range of those
 numbers, so row 100,000 comes as fast as row 0. Queries run in workers; nothing but the
@@ -22,7 +22,7 @@ import duckdb
 import pyarrow as pa
 
 from tui.core.db import CursorSource, registered
-from tui.core.queries import load_query
+from tui.core.queries import Sql, fill, load_query
 
 _ids = itertools.count()
 Row = tuple[Any, ...]
@@ -68,8 +68,8 @@ class TableModel:
               arrow: Mapping[str, pa.Table] | None = None) -> None:
         """(Re)fill the table from the query `source` (its text); `arrow` tables are
         registered under their names for it to read."""
-        sql = load_query("table_build").format(
-            table=ident(self._table), source=source.strip().rstrip(";"))
+        sql = fill("table_build", table=ident(self._table),
+                   source=Sql(source.strip().rstrip(";")))
         with self._lock, contextlib.ExitStack() as registrations:
             for name, table in (arrow or {}).items():
                 registrations.enter_context(registered(self._cur, name, table))
@@ -96,10 +96,10 @@ class TableModel:
             raise ValueError(f"not a column of this table: {query.sort!r}")
         where, params = self._where(query)
         direction = "DESC" if query.descending else "ASC"
-        self._cur.execute(load_query("table_order").format(
-            view=ident(self._view), table=ident(self._table), where=where,
+        self._cur.execute(fill(
+            "table_order", view=ident(self._view), table=ident(self._table), where=Sql(where),
             columns=", ".join(ident(k) for k in self.keys),
-            order=f"{ident(query.sort)} {direction} NULLS LAST"), params).fetchall()
+            order=Sql(f"{ident(query.sort)} {direction} NULLS LAST")), params).fetchall()
         # Every result on this cursor is fetched to the end: DuckDB refuses a new .sql()
         # beside an unfinished one.
         self._prepared = (self.generation, query)
@@ -108,29 +108,29 @@ class TableModel:
         """How many rows pass the query's filter."""
         with self._lock:
             self._prepare(query)
-            rows = self._cur.execute(load_query("table_count").format(
-                view=ident(self._view))).fetchall()
+            rows = self._cur.execute(fill("table_count", view=ident(self._view))).fetchall()
         return int(rows[0][0]) if rows else 0
 
     def page(self, query: Query, offset: int, limit: int) -> list[Row]:
         """Rows [offset, offset + limit) of the filtered, sorted table, as `keys` tuples."""
         with self._lock:
             self._prepare(query)
-            return self._cur.execute(load_query("table_page").format(
-                columns=", ".join(ident(k) for k in self.keys), view=ident(self._view)),
+            return self._cur.execute(fill(
+                "table_page", columns=", ".join(ident(k) for k in self.keys),
+                view=ident(self._view)),
                 {"limit": limit, "offset": offset}).fetchall()
 
     def arrow(self, query: Query) -> pa.Table:
         """Every row that passes the query, in its order, as Arrow (for export)."""
         with self._lock:
             self._prepare(query)
-            return self._cur.sql(load_query("table_all").format(
-                columns=", ".join(ident(k) for k in self.keys),
+            return self._cur.sql(fill(
+                "table_all", columns=", ".join(ident(k) for k in self.keys),
                 view=ident(self._view))).to_arrow_table()
 
     def max_length(self, key: str) -> int:
         """The longest text in column `key` (how wide "full names" make it)."""
-        sql = load_query("table_max_length").format(column=ident(key), table=ident(self._table))
+        sql = fill("table_max_length", column=ident(key), table=ident(self._table))
         with self._lock:
             rows = self._cur.execute(sql).fetchall()
         return int(rows[0][0] or 0) if rows else 0

@@ -118,7 +118,7 @@ def _kernel(k: KernelInfo, origin: int,
     return lines
 
 
-# How an XLA kernel was tied to its op, where that is worth saying (queries/schema.sql).
+# How an XLA kernel was tied to its op, where that is worth saying (queries/core/schema.sql).
 HOW_TIED = {"reuse": "the kernel of an identical op, placed by the command buffer's order",
             "order": "placed by the command buffer's order",
             "guess": "a guess: placed by the command buffer's order among several ops"}

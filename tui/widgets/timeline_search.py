@@ -1,6 +1,6 @@
 """`/`, `n`, `N` on the timeline: search names, count the hits, step through them.
 
-A mixin of `Timeline`. The search runs in a worker (one query, `queries/timeline_search.sql`);
+A mixin of `Timeline`. The search runs in a worker (one query, `queries/views/timeline_search.sql`);
 its hits are marked on the lanes and the overview, and `n`/`N` select the next or previous
 hit in time, on whichever lane shows it (timeline_select.py: shown, opened, zoomed to).
 """

@@ -13,9 +13,9 @@ trace's):
   ``overlap_pct``, ``communication``, ``launch_stats``, ``idle_breakdown``,
   ``queue_length``, ``critical_path``, ``window``, and ``per_device`` where the trace has
   several GPUs.
-- ``prepare(con) -> Window``: fills the temp table ``dist_work`` (queries/dist_work.sql), the
-  GPU work in HTA's window with its class and launch call, which the figures read; every
-  function below calls it once per connection.
+- ``prepare(con) -> Window``: fills the temp table ``dist_work``
+  (queries/analysis/dist_work.sql), the GPU work in HTA's window with its class and launch
+  call, which the figures read; every function below calls it once per connection.
 - ``idle_categories(con) -> list[IdleCategories]``: idle time per (device, stream) in HTA's
   categories: host wait, kernel wait, other (tui/analysis/distributed/idle.py).
 - ``queue_series(con)``: the temp table ``dist_queue_series`` (queue length per stream over

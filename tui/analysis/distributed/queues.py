@@ -10,7 +10,7 @@ from tui.core.queries import load_query
 
 def queue_series(con: duckdb.DuckDBPyConnection, whole_trace: bool = False,
                  window: Window | None = None) -> None:
-    """The temp view dist_queue_series (queries/dist_queue_series.sql) over dist_work: the
+    """The temp view dist_queue_series (queries/analysis/dist_queue_series.sql) over dist_work: the
     figures' window, or with `whole_trace` every launch (the timeline's lanes); `window`:
     dist_work is prepared already."""
     if window is None:

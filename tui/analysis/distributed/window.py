@@ -31,7 +31,7 @@ class Window:
 
 def prepare(con: duckdb.DuckDBPyConnection, fresh: bool = False,
             whole_trace: bool = False) -> Window:
-    """Fill the temp table dist_work (queries/dist_work.sql) once per connection; `fresh`:
+    """Fill the temp table dist_work (queries/analysis/dist_work.sql) once per connection; `fresh`:
     again (the connection now reads another trace's tables: `USE` of another store);
     `whole_trace`: every activity, the last profiler step too (the timeline's lanes)."""
     row = None

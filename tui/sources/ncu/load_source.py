@@ -1,4 +1,4 @@
-"""A `.ncu-rep`'s per-instruction results -> DuckDB tables (queries/ncu_source_schema.sql),
+"""A `.ncu-rep`'s per-instruction results -> DuckDB tables (queries/sources/ncu_source_schema.sql),
 with each scoreboard stall traced to the load it waits for, and the CUDA source text:
 from the report when it was imported (`--import-source yes`), else from disk.
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-# Column order of the tables in queries/ncu_schema.sql.
+# Column order of the tables in queries/sources/ncu_schema.sql.
 KERNEL_COLUMNS = (
     "launch_id", "name", "short_name", "mangled_name",
     "grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z",

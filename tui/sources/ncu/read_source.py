@@ -32,7 +32,7 @@ _KEPT_PREFIXES = ("memory_", "derived__memory_", "smsp__branch_targets",
 _INSTRUCTION_BYTES = 16  # every SASS instruction since Volta
 _MAX_INSTRUCTIONS = 1_000_000  # per function: a guard against a walk that never ends
 
-# Columns of the rows below, in the order of queries/ncu_source_schema.sql.
+# Columns of the rows below, in the order of queries/sources/ncu_source_schema.sql.
 SASS_COLUMNS = ("launch_id", "address", "function", "file", "line", "instruction",
                 "inst_executed", "thread_inst_executed", "stall_samples",
                 "stall_samples_not_issued")

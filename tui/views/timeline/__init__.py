@@ -1,6 +1,6 @@
 """What the timeline view asks of a loaded trace: lanes, binned windows, point lookups.
 
-Views call these; nothing here draws. Every query is a file in `queries/timeline_*.sql`.
+Views call these; nothing here draws. Every query is a file in `queries/views/timeline_*.sql`.
 """
 
 from tui.views.timeline.bins import Bins, BinSource, Cell, View

@@ -19,7 +19,7 @@ MAX_NVTX_DEPTH = 4  # deeper annotation ranges are rarely worth a row of an 80x2
 
 LANE_OPENED = 7  # one kind of a host thread's ranges at one depth: opened to show one
 # host_activities' kinds, numbered in an opened lane's key: k3 = number * DEPTHS + depth
-# (queries/timeline_search.sql numbers them so too)
+# (queries/views/timeline_search.sql numbers them so too)
 HOST_KINDS = ("annotation", "python", "cpu_op", "runtime")
 DEPTHS = 1 << 16
 _OPENED_NAMES = {"annotation": "NVTX", "python": "python", "cpu_op": "cpu op",

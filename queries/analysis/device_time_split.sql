@@ -1,0 +1,76 @@
+-- Params: none
+-- Needs: schema
+-- Per device: how its busy time splits by what ran, each instant counted once, in the
+-- order compute > copy > communication: compute_ns is the union of its kernels that are
+-- not NCCL's; copy_ns the time copies or sets ran with no such kernel; comm_ns the time
+-- only NCCL kernels ran. all_ns, the union of everything, equals device_busy's busy_ns.
+-- Also the kernel count, their median duration, the NCCL kernels' count and summed time,
+-- and the copies' count and bytes.
+-- A union's length is the sum over activities in start order of the part of each past the
+-- latest end before it. "Before it" is a running max, taken in blocks of 65,536 ids (id
+-- order is (device, start_ns, end_ns) order): within a block by a window, across blocks
+-- from each block's max, as gpu_idle_windows.sql does, so that no window holds a whole
+-- device's activities (15M of them ran out of memory under the 1GB budget).
+-- Columns: device, compute_ns, copy_ns, comm_ns, all_ns, kernels, kernel_median_ns,
+--          comm_kernels, comm_kernel_ns, copies, copy_bytes.
+WITH acts AS (
+    SELECT id, device, start_ns, end_ns, id // 65536 AS block,
+           CASE WHEN kind = 'kernel' AND NOT contains(lower(name), 'nccl') THEN 1
+                WHEN kind IN ('memcpy', 'memset') THEN 2
+                ELSE 3 END AS what
+    FROM gpu_activities
+    WHERE device IS NOT NULL AND start_ns IS NOT NULL AND end_ns > start_ns
+), ends AS (
+    SELECT *, CASE WHEN what = 1 THEN end_ns END AS end1,
+              CASE WHEN what <= 2 THEN end_ns END AS end2
+    FROM acts
+), block_last AS (
+    SELECT device, block, max(end1) AS end1, max(end2) AS end2, max(end_ns) AS end3
+    FROM ends
+    GROUP BY device, block
+), before_block AS (
+    SELECT device, block,
+           max(end1) OVER earlier AS end1, max(end2) OVER earlier AS end2,
+           max(end3) OVER earlier AS end3
+    FROM block_last
+    WINDOW earlier AS (PARTITION BY device ORDER BY block
+                       ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+), within_block AS (
+    SELECT device, block, start_ns, end_ns, what,
+           max(end1) OVER earlier AS end1, max(end2) OVER earlier AS end2,
+           max(end_ns) OVER earlier AS end3
+    FROM ends
+    WINDOW earlier AS (PARTITION BY device, block ORDER BY id
+                       ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+), unions AS (
+    -- greatest() skips NULLs: nothing of the kind has ended before
+    SELECT w.device,
+           sum(CASE WHEN what = 1 THEN greatest(0, end_ns - greatest(start_ns, w.end1, b.end1))
+                    ELSE 0 END) AS u1,
+           sum(CASE WHEN what <= 2 THEN greatest(0, end_ns - greatest(start_ns, w.end2, b.end2))
+                    ELSE 0 END) AS u2,
+           sum(greatest(0, end_ns - greatest(start_ns, w.end3, b.end3))) AS u3
+    FROM within_block AS w JOIN before_block AS b USING (device, block)
+    GROUP BY w.device
+), counts AS (
+    SELECT device,
+           count(*) FILTER (WHERE kind = 'kernel') AS kernels,
+           median(duration_ns) FILTER (WHERE kind = 'kernel')::DOUBLE AS kernel_median_ns,
+           count(*) FILTER (WHERE kind = 'kernel' AND contains(lower(name), 'nccl'))
+               AS comm_kernels,
+           coalesce(sum(duration_ns) FILTER (WHERE kind = 'kernel'
+                                             AND contains(lower(name), 'nccl')), 0)::BIGINT
+               AS comm_kernel_ns,
+           count(*) FILTER (WHERE kind = 'memcpy') AS copies,
+           coalesce(sum(bytes) FILTER (WHERE kind = 'memcpy'), 0)::BIGINT AS copy_bytes
+    FROM gpu_activities
+    WHERE device IS NOT NULL
+    GROUP BY device
+)
+SELECT c.device, coalesce(u.u1, 0)::BIGINT AS compute_ns,
+       coalesce(u.u2 - u.u1, 0)::BIGINT AS copy_ns, coalesce(u.u3 - u.u2, 0)::BIGINT AS comm_ns,
+       coalesce(u.u3, 0)::BIGINT AS all_ns, c.kernels, c.kernel_median_ns, c.comm_kernels,
+       c.comm_kernel_ns, c.copies, c.copy_bytes
+FROM counts AS c
+LEFT JOIN unions AS u USING (device)
+ORDER BY c.device;

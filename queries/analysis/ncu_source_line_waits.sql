@@ -1,0 +1,18 @@
+-- Params: $launch_id
+-- Needs: table ncu_sass, table ncu_sass_waits
+-- One launch's scoreboard-stall samples per consumer line, by the line of the load they
+-- wait for (the producer instruction named is the one with the most of them); biggest
+-- first within a line.
+-- Parameters: $launch_id.
+-- Columns: file, line, reason, producer_file, producer_line, producer_address,
+--          producer_instruction, samples.
+SELECT c.file, c.line, w.reason, p.file AS producer_file, p.line AS producer_line,
+       arg_max(p.address, w.samples) AS producer_address,
+       arg_max(p.instruction, w.samples) AS producer_instruction,
+       sum(w.samples) AS samples
+FROM ncu_sass_waits AS w
+JOIN ncu_sass AS c ON c.launch_id = w.launch_id AND c.address = w.address
+JOIN ncu_sass AS p ON p.launch_id = w.launch_id AND p.address = w.producer
+WHERE w.launch_id = $launch_id
+GROUP BY c.file, c.line, w.reason, p.file, p.line
+ORDER BY c.file NULLS FIRST, c.line NULLS FIRST, samples DESC, producer_address;

@@ -1,5 +1,0 @@
--- The groups whose ranges nest (tui/derived/host_depth.py): each (kind, pid, tid) of the
--- host rows a loader staged, numbered 0, 1, ...
-CREATE OR REPLACE TEMP TABLE host_depth_groups AS
-SELECT kind, pid, tid, CAST(row_number() OVER () - 1 AS INTEGER) AS g
-FROM (SELECT DISTINCT kind, pid, tid FROM finalize.host_rows);

@@ -1,0 +1,63 @@
+-- Params: $max_object_bytes, $path
+-- Needs: table scratch.kineto_events
+-- Parse Chrome-trace event arrays into kineto_events (kineto_events_table.sql), appended
+-- in the events' order. $path: JSON files (a list), each one array of trace events, read
+-- in parallel and in order (see tui/sources/chrome_json.py); a big trace's parts may come
+-- in several calls, in order. $max_object_bytes: the largest event accepted.
+-- Fields are read as text (times as DOUBLE) and cast with TRY_CAST, so one odd event (a
+-- string number, a missing ts) cannot fail the whole load; such events end up with NULLs
+-- and are counted and dropped later. Only complete ('X') events, `[memory]` instants and
+-- the few process and thread name 'M' events are kept, and of `args` only the fields a
+-- loader reads, and only where it reads them (GPU work, API calls, Python frames, memory,
+-- names): flow and other instant events and CPU-op argument lists are most of a trace's
+-- bytes. The reader picks those fields out while it parses, as json_transform
+-- would, leniently: a field of another JSON type reads as its JSON text (VARCHAR) or NULL
+-- (lists), and `args` that is no object as all-NULL fields.
+INSERT INTO scratch.kineto_events
+SELECT
+    ph,
+    cat,
+    name,
+    pid,
+    tid,
+    -- DuckDB's JSON reader parses every number into a double (a time read as text is that
+    -- double printed back), so times are read as DOUBLE and scaled to ns here, the whole
+    -- µs and the fraction apart (each exact in a double): a time written with three
+    -- decimals comes out exact wherever a double holds its ns, below 2^43 µs (101 days of
+    -- clock). NaN, Infinity, values beyond int64 ns and text that is no number become
+    -- NULL, i.e. unusable.
+    CASE WHEN abs(ts) < 9007199254740992
+         THEN CAST(floor(ts) AS BIGINT) * 1000 + CAST(round((ts - floor(ts)) * 1000) AS BIGINT)
+         ELSE TRY_CAST(round(ts * 1000) AS BIGINT) END AS start_ns,
+    CASE WHEN abs(dur) < 9007199254740992
+         THEN CAST(floor(dur) AS BIGINT) * 1000 + CAST(round((dur - floor(dur)) * 1000) AS BIGINT)
+         ELSE TRY_CAST(round(dur * 1000) AS BIGINT) END AS duration_ns,
+    -- Comparisons, not `cat IN (...)`: DuckDB turns an IN list into a join, after which
+    -- the parallel readers' rows may land out of file order (and that order gives ids);
+    -- nor a regexp, which costs more on every event.
+    CASE WHEN cat = 'kernel' OR cat = 'gpu_memcpy' OR cat = 'gpu_memset' OR cat = 'memcpy'
+           OR cat = 'memset' OR cat = 'cuda_runtime' OR cat = 'cuda_driver'
+           OR cat = 'runtime' OR cat = 'driver' OR cat = 'python_function'
+           OR cat = 'cpu_instant_event'
+           OR (ph = 'M' AND name IN ('process_name', 'thread_name'))
+         THEN args END AS args
+FROM (
+    SELECT ph, lower(cat) AS cat, name, pid, tid, ts, dur, args
+    FROM read_json(
+        $path,
+        format = 'array',
+        -- an element that is no object (a number, null, a list) reads as an all-NULL row,
+        -- dropped by the ph filter below, instead of failing the whole file; malformed
+        -- JSON still fails (DuckDB cannot skip parse errors in an array)
+        ignore_errors = true,
+        -- the largest event: the reader sizes its buffers by it (see kineto.py)
+        maximum_object_size = $max_object_bytes,
+        columns = {
+            ph: 'VARCHAR', cat: 'VARCHAR', name: 'VARCHAR', pid: 'VARCHAR', tid: 'VARCHAR',
+            ts: 'DOUBLE', dur: 'DOUBLE',
+            args: 'kineto_event_args'  -- kineto_events_table.sql
+        }
+    )
+    WHERE ph IN ('X', 'B', 'E') OR (ph = 'i' AND name = '[memory]')
+       OR (ph = 'M' AND name IN ('process_name', 'thread_name'))  -- lanes' names: a few rows
+);

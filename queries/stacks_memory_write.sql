@@ -1,6 +1,0 @@
--- Replace memory_events' rows with stacks_memory (stacks_memory_context.sql).
-DELETE FROM memory_events;
-
-INSERT INTO memory_events SELECT * FROM stacks_memory;
-
-DROP TABLE stacks_memory;

@@ -1,5 +1,0 @@
--- Every row of a TUI table's sorted, filtered view <view> (table_order.sql), in order:
--- what export writes. Columns: the table's own.
-SELECT {columns}
-FROM {view}
-ORDER BY pos

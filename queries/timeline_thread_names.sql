@@ -1,4 +1,0 @@
--- The names the timeline gives host lanes: each named thread, its process's name.
--- Params:  none
--- Columns: pid, tid, process_name, thread_name
-SELECT pid, tid, process_name, thread_name FROM threads

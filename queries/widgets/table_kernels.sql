@@ -1,0 +1,22 @@
+-- Params: none
+-- Needs: arrow kernel_names
+-- The kernel table's rows: per kernel name the statistics of kernel_stats.sql (what
+-- `--summary --json` reports, the same aggregates), plus its short name and category
+-- from the registered Arrow table `kernel_names` (name, short, category).
+-- Columns: name, short, category, count, total_ns, avg_ns, median_ns, min_ns, max_ns,
+--          percent.
+SELECT
+    k.name,
+    n.short,
+    n.category,
+    count(*) AS count,
+    sum(k.duration_ns)::BIGINT AS total_ns,
+    avg(k.duration_ns) AS avg_ns,
+    median(k.duration_ns)::DOUBLE AS median_ns,
+    min(k.duration_ns) AS min_ns,
+    max(k.duration_ns) AS max_ns,
+    100.0 * sum(k.duration_ns) / sum(sum(k.duration_ns)) OVER () AS percent
+FROM gpu_activities AS k
+JOIN kernel_names AS n USING (name)
+WHERE k.kind = 'kernel'
+GROUP BY k.name, n.short, n.category
