@@ -90,7 +90,7 @@ def _explained(con: duckdb.DuckDBPyConnection, params: dict,
             con.execute(f"DROP TABLE IF EXISTS {table}")
     if not rows:
         return []
-    gaps = []
+    gaps: list[Gap] = []
     for (device, start, _end, duration, before, after, _corr, _kind, cause, blocked_in), ctx \
             in zip(rows, context, strict=True):
         _, call, call_overlap, call_parent, range_name, op_name, op_overlap, launch_start = ctx

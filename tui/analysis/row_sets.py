@@ -175,14 +175,14 @@ class HeadRows(RowSet):
     def __init__(self, head: list[Row], count: int) -> None:
         super().__init__(None)  # the head's rows have their offsets already
         self.head = head
-        self.count = count
+        self.row_count = count  # not `count`: Sequence.count is a method
 
     def __len__(self) -> int:
-        return self.count
+        return self.row_count
 
     def _dicts(self, start: int, stop: int) -> list[Row]:
         if stop > len(self.head):
-            raise LookupError(f"only the first {len(self.head)} of {self.count:,} rows "
+            raise LookupError(f"only the first {len(self.head)} of {self.row_count:,} rows "
                               "were stored")
         return [dict(row) for row in self.head[start:stop]]
 

@@ -19,7 +19,13 @@ from tui.analysis.kernels import device_busy, kernel_stats
 from tui.analysis.memory import memory_peaks
 from tui.analysis.row_sets import GapRows, RowSet, add_offsets
 from tui.analysis.xla_ops import command_buffer_stats, xla_module_stats, xla_op_stats
-from tui.core.db import SUMMARY_SHARE, budget_of, duckdb_share_of, twice_the_budget_if_short
+from tui.core.db import (
+    SUMMARY_SHARE,
+    budget_of,
+    duckdb_share_of,
+    one_row,
+    twice_the_budget_if_short,
+)
 from tui.core.queries import load_query
 from tui.loading.trace import Trace
 
@@ -72,7 +78,7 @@ def _rank_summary(trace: Trace, min_gap_ns: int) -> dict:
     devices = device_busy(con)
     gaps, times = gaps_and_times(con, min_gap_ns)
     diagnosis = diagnose(times, trace.format).to_json()
-    origin = con.execute(load_query("trace_origin")).fetchone()[0]
+    origin = one_row(con, load_query("trace_origin"))[0]
     return {"devices": [d.as_dict() for d in devices], "gaps": GapRows(gaps, origin),
             "diagnosis": diagnosis, "warnings": list(trace.warnings),
             "distributed": cached_figures(con, trace.cache_path, trace.store_dir)}
@@ -86,7 +92,7 @@ def _summary(trace: Trace, min_gap_ns: int) -> dict:
     kernels = kernel_stats(con)
     gaps, times = gaps_and_times(con, min_gap_ns)
     span = con.execute(load_query("trace_span")).fetchone() or (None, None)
-    origin = con.execute(load_query("trace_origin")).fetchone()[0]
+    origin = one_row(con, load_query("trace_origin"))[0]
     meta = dict(con.execute("SELECT key, value FROM trace_meta").fetchall())
     source = {
         "path": str(trace.path),
