@@ -13,6 +13,7 @@ from __future__ import annotations
 import duckdb
 
 from tui.analysis.code_types import CodeNode, FrameTime, Unattributed
+from tui.analysis.summary_types import CodePath
 from tui.core.queries import load_query
 from tui.sources.xla_hlo import is_user_file
 
@@ -79,7 +80,7 @@ def hlo_unattributed(con: duckdb.DuckDBPyConnection) -> Unattributed:
     return Unattributed(*(int(v or 0) for v in row))
 
 
-def op_path_rows(con: duckdb.DuckDBPyConnection) -> list[dict]:
+def op_path_rows(con: duckdb.DuckDBPyConnection) -> list[CodePath]:
     """The op path tree as records, each node's full path: the `--summary --json`
     `code_paths` and `tui export TRACE op_paths`; [] for a trace without HLO ops."""
     try:
@@ -89,7 +90,7 @@ def op_path_rows(con: duckdb.DuckDBPyConnection) -> list[dict]:
     children: dict[int | None, list[CodeNode]] = {}
     for node in nodes:  # by depth, then GPU time: each child list comes in that order
         children.setdefault(node.parent, []).append(node)
-    rows: list[dict] = []
+    rows: list[CodePath] = []
     stack = list(reversed(children.get(None, [])))
     while stack:  # depth first: each node followed by the scopes under it
         node = stack.pop()

@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
+from typing import Any
 
 import duckdb
 
@@ -40,6 +41,7 @@ from tui.analysis.idle_causes import (
     every_interval_classified,
     idle_by_cause,
 )
+from tui.analysis.summary_types import Diagnosis as DiagnosisJson
 from tui.core.queries import load_query
 from tui.core.units import format_bytes, format_ns
 
@@ -127,7 +129,7 @@ class DeviceTime:
                       "top_call": dict(self.idle.top_call)}
 
     @classmethod
-    def from_json(cls, entry: dict) -> DeviceTime:
+    def from_json(cls, entry: Mapping[str, Any]) -> DeviceTime:
         """From a diagnosis' JSON (Diagnosis.to_json): its figures and idle split."""
         figures = entry["figures"]
         names = {f.name for f in fields(cls)} - {"idle"}
@@ -144,11 +146,11 @@ class Diagnosis:
     time: DeviceTime | None  # the figures it was decided from
     devices: list[Diagnosis] = field(default_factory=list)  # one per device, when several
 
-    def to_json(self) -> dict:
+    def to_json(self) -> DiagnosisJson:
         """{bound, text, idle_ns, idle_by_cause {<cause>_ns}, parts {<bound>: ns}, figures,
         devices: [the same per device] (when the trace has several)}."""
         t = self.time
-        out: dict = {
+        out: DiagnosisJson = {
             "bound": self.bound, "text": self.text, "idle_ns": t.idle_ns if t else 0,
             "idle_by_cause": {f"{c}_ns": (t.idle.by_cause[c] if t else 0) for c in CAUSES},
             "parts": t.parts() if t else {},
@@ -349,7 +351,8 @@ def breakdown_text(t: DeviceTime) -> str:
             + (f": {listed}" if listed else ""))
 
 
-def with_ncu(diagnosis: dict, ncu: dict, source_format: str | None = None) -> dict:
+def with_ncu(diagnosis: DiagnosisJson, ncu: dict,
+             source_format: str | None = None) -> DiagnosisJson:
     """The diagnosis JSON decided again with an attached Nsight Compute report's verdicts
     (`tui TRACE --ncu REPORT`): the trace kernels that a profiled launch matched count as
     memory-bound when its verdict is memory (each trace kernel once)."""
@@ -374,7 +377,7 @@ def _memory_ns(ncu: dict) -> int:
 
 
 def rank_diagnosis(entry: dict | None, rank: int, wait_ns: int | None,
-                   source_format: str | None = None) -> dict | None:
+                   source_format: str | None = None) -> DiagnosisJson | None:
     """One rank's diagnosis (JSON) decided again over the run: with how long its NCCL
     kernels waited for the other ranks (`wait_ns`, tui.analysis.ranks), said of
     "rank R's GPU". `entry` is the rank's own diagnosis JSON (rank_summary)."""
@@ -389,7 +392,7 @@ def rank_diagnosis(entry: dict | None, rank: int, wait_ns: int | None,
 
 
 def run_diagnosis(by_rank: dict[int, dict | None], source_format: str | None = None,
-                  stragglers: Sequence[int] = (), wait_ns: int = 0) -> dict:
+                  stragglers: Sequence[int] = (), wait_ns: int = 0) -> DiagnosisJson:
     """The diagnosis of a run (JSON). `by_rank`: rank_diagnosis() of each rank. With
     stragglers (the ranks the others wait for in collectives, `wait_ns` in all), the run is
     bound by what bounds the first of them; else by every rank's devices summed. Each
@@ -398,7 +401,8 @@ def run_diagnosis(by_rank: dict[int, dict | None], source_format: str | None = N
     if not times:
         return Diagnosis(None, "No GPU activity: nothing bounds the GPUs of this run.",
                          None).to_json()
-    bounds = {rank: by_rank[rank]["bound"] for rank in times}  # type: ignore[index]
+    bounds = {rank: by_rank[rank]["bound"]  # type: ignore[index]  # in times: not None
+              for rank in times}
     slow = [rank for rank in stragglers if rank in times]
     if slow:
         first = times[slow[0]]
