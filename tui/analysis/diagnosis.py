@@ -30,7 +30,7 @@ import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import duckdb
 
@@ -161,6 +161,22 @@ class Diagnosis:
         return out
 
 
+class TimeSplit(NamedTuple):
+    """A row of device_time_split.sql."""
+
+    device: int
+    compute_ns: int
+    copy_ns: int
+    comm_ns: int
+    all_ns: int  # the union of everything: device_busy's busy_ns
+    kernels: int
+    kernel_median_ns: float | None
+    comm_kernels: int
+    comm_kernel_ns: int
+    copies: int
+    copy_bytes: int
+
+
 def device_times(con: duckdb.DuckDBPyConnection, gaps: Sequence[Gap],
                  classified: bool = False) -> list[DeviceTime]:
     """Every device's figures; `gaps` (explained, longest first) name what the host was
@@ -171,12 +187,15 @@ def device_times(con: duckdb.DuckDBPyConnection, gaps: Sequence[Gap],
     idle = {i.device: i for i in idle_by_cause(con, classified)}
     busy_in = _host_busy_in(gaps)
     out = []
-    for (device, compute, copy, comm, _all, kernels, median, comm_kernels, _comm_ns,
-         copies, copy_bytes) in con.execute(load_query("device_time_split")).fetchall():
-        span_ns, busy_ns = span.get(device, (0, 0))
+    for row in map(TimeSplit._make, con.execute(load_query("device_time_split")).fetchall()):
+        span_ns, busy_ns = span.get(row.device, (0, 0))
         out.append(DeviceTime(
-            device, span_ns, busy_ns, compute, copy, comm, kernels, median, comm_kernels,
-            copies, copy_bytes, idle.get(device, IdleByCause(device)), busy_in.get(device)))
+            device=row.device, span_ns=span_ns, busy_ns=busy_ns, compute_ns=row.compute_ns,
+            copy_ns=row.copy_ns, comm_ns=row.comm_ns, kernels=row.kernels,
+            kernel_median_ns=row.kernel_median_ns, comm_kernels=row.comm_kernels,
+            copies=row.copies, copy_bytes=row.copy_bytes,
+            idle=idle.get(row.device, IdleByCause(row.device)),
+            host_busy_in=busy_in.get(row.device)))
     return out
 
 
@@ -211,13 +230,14 @@ def combined(times: Sequence[DeviceTime]) -> DeviceTime:
         return sum(values) if values else None
 
     return DeviceTime(
-        None, sum(t.span_ns for t in times), sum(t.busy_ns for t in times),
-        sum(t.compute_ns for t in times), sum(t.copy_ns for t in times),
-        sum(t.comm_ns for t in times), sum(t.kernels for t in times), main.kernel_median_ns,
-        sum(t.comm_kernels for t in times), sum(t.copies for t in times),
-        sum(t.copy_bytes for t in times), idle,
-        next((t.host_busy_in for t in times if t.host_busy_in), None),
-        total("comm_wait_ns"), total("memory_ns"))
+        device=None, span_ns=sum(t.span_ns for t in times),
+        busy_ns=sum(t.busy_ns for t in times), compute_ns=sum(t.compute_ns for t in times),
+        copy_ns=sum(t.copy_ns for t in times), comm_ns=sum(t.comm_ns for t in times),
+        kernels=sum(t.kernels for t in times), kernel_median_ns=main.kernel_median_ns,
+        comm_kernels=sum(t.comm_kernels for t in times),
+        copies=sum(t.copies for t in times), copy_bytes=sum(t.copy_bytes for t in times),
+        idle=idle, host_busy_in=next((t.host_busy_in for t in times if t.host_busy_in), None),
+        comm_wait_ns=total("comm_wait_ns"), memory_ns=total("memory_ns"))
 
 
 def decide(t: DeviceTime) -> str | None:
