@@ -65,8 +65,9 @@ def hlo_op_path_tree(con: duckdb.DuckDBPyConnection) -> list[CodeNode]:
             node = nodes.get(key)
             if node is None:
                 parent = nodes[key[:-1]].node if depth > 1 else None
-                node = CodeNode(len(nodes) + 1, parent, depth - 1, key[-1], False, 0, 0, 0,
-                                [], path="/".join(key))
+                node = CodeNode(node=len(nodes) + 1, parent=parent, depth=depth - 1,
+                                frame=key[-1], user_code=False, gpu_ns=0, self_gpu_ns=0,
+                                launches=0, frame_ids=[], path="/".join(key))
                 nodes[key] = node
             node.gpu_ns += int(gpu_ns)
             node.launches += int(launches)

@@ -47,7 +47,8 @@ class DeviceBusy:
 def kernel_stats(con: duckdb.DuckDBPyConnection) -> list[KernelStats]:
     """Every kernel name, total time descending."""
     return [
-        KernelStats(name, count, total, avg, median, low, high, pct)
+        KernelStats(name=name, count=count, total_ns=total, avg_ns=avg, median_ns=median,
+                    min_ns=low, max_ns=high, percent=pct)
         for name, count, total, avg, median, low, high, _std, pct in con.execute(
             load_query("kernel_stats")
         ).fetchall()

@@ -76,5 +76,6 @@ def op_of_activity(con: duckdb.DuckDBPyConnection, activity_id: int) -> Activity
     if not row:
         return None
     module, op, buffer, matched, category, op_name, file, line, user, stack = row[0]
-    return ActivityOp(module, op, buffer, matched, category, op_name or None, file, line,
-                      bool(user), tuple(stack or ()))
+    return ActivityOp(hlo_module=module, hlo_op=op, command_buffer=buffer, matched=matched,
+                      category=category, op_name=op_name or None, source_file=file,
+                      source_line=line, user_code=bool(user), stack=tuple(stack or ()))
