@@ -20,10 +20,12 @@ from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
 import pytest
 
 from tests.conftest import SAMPLES
-from tui.analysis.summary_types import TraceSummary
+from tui.analysis.finding import Finding
+from tui.analysis.summary_types import RunSummary, TraceSummary
 from tui.cli.main import main
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "summary.md"
+MULTIRANK = DOCS.with_name("multirank.md")
 
 _CONTAINERS = (list, collections.abc.Sequence, Union, types.UnionType)
 Keys = dict[str, bool]  # key: required
@@ -90,7 +92,8 @@ def _typeddicts_in(hint: Any) -> list[type]:
 def typed(td: type, path: str = "", above: tuple[type, ...] = ()) -> Objects:
     """The objects the TypedDict `td` spells out, by path; one met again below itself (a
     diagnosis' per-device diagnoses) is not spelt out again."""
-    hints = get_type_hints(td, include_extras=True)
+    # FindingRecord: summary_types imports it for the checker only
+    hints = get_type_hints(td, localns={"FindingRecord": Finding}, include_extras=True)
     out: Objects = {path: {k: k in td.__required_keys__ for k in hints}}
     for key, hint in hints.items():
         for inner in _typeddicts_in(hint):
@@ -173,3 +176,32 @@ def test_a_real_summary_has_the_typed_keys(trace: str,
     if trace == "jax_train":  # the XLA keys, spelt out
         assert {"code_paths", "xla_ops", "xla_modules", "xla_command_buffers"} <= summary.keys()
         assert found["xla_ops"] and found["xla_command_buffers"]
+
+
+def test_what_a_run_adds_and_drops_is_in_multirank_md() -> None:
+    """A run's summary (RunSummary) against a trace's, at the levels both spell out: each
+    key the run adds, and each the trace always has and the run lacks, is named in
+    multirank.md's JSON section (keys only some traces have may go by their group)."""
+    page = MULTIRANK.read_text()
+    section = page[page.index("## JSON"):page.index("## How it is built")]
+    run, trace = typed(RunSummary), typed(TraceSummary)
+    differ = {(path, key) for path in run.keys() & trace.keys()
+              for key in (run[path].keys() - trace[path].keys())
+              | {k for k, required in trace[path].items() if required} - run[path].keys()}
+    assert ("", "straggler_group") in differ and ("source", "origin_ns") in differ
+    assert [(path, key) for path, key in sorted(differ)
+            if f'"{key}"' not in section and f"`{key}`" not in section] == []
+
+
+def test_a_real_run_summary_has_the_typed_keys(capsys: pytest.CaptureFixture[str]) -> None:
+    ranks = [str(SAMPLES / f"ddp_rank{r}.pt.trace.json.gz") for r in (0, 1)]
+    assert main(["--summary", "--json", *ranks]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    found: dict[str, list[set[str]]] = {}
+    _json_objects(summary, "", found)
+    types = typed(RunSummary)
+    assert {"", "source", "devices", "gaps", "straggler_group"} <= found.keys()
+    for path, keys in types.items():
+        required = {k for k, needed in keys.items() if needed}
+        for present in found.get(path, []):
+            assert required <= present <= keys.keys(), (path, present ^ keys.keys())
