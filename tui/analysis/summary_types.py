@@ -1,6 +1,7 @@
 """The shape of `tui --summary --json`: one TypedDict per object of the contract that
 docs/summary.md writes out (tests/test_summary_types.py holds the two to each other, key
-for key, both ways).
+for key, both ways), and of a run's (`RunSummary`: multirank.md names what it adds and
+lacks).
 
 A key in a `total=False` class may be missing (docs/summary.md marks it `"key"?:`). A value
 typed as a plain `dict` or `list[dict[str, Any]]` is not spelt out here: its keys are

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Callable, Iterator
-from functools import partial
 from pathlib import Path
 from urllib.parse import quote
 
@@ -109,7 +108,10 @@ def _load_gpu(source: adbc_sqlite.Connection, con: duckdb.DuckDBPyConnection,
     go first: their sort needs the most memory, best while the buffer pool is empty."""
     _run(con, "nsys_gpu_staging")
     for query, kind in jobs:
-        _run_job(query, failed, partial(_copy, source, con=con, kind=kind))
+        def copy(q: str, k: str = kind) -> None:
+            _copy(source, q, con, k)
+
+        _run_job(query, failed, copy)
     _run(con, "nsys_gpu_write")
 
 
