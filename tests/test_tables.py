@@ -49,7 +49,7 @@ async def kernel_names_matching(pilot: Pilot, text: str) -> SqlTable:
 
 def all_rows(table: SqlTable) -> list[dict[str, Any]]:
     assert table.model is not None and table.total is not None
-    rows = table.model.page(table.query, 0, table.total + 1)
+    rows = table.model.page(table.table_query, 0, table.total + 1)
     return [dict(zip(table.keys, row, strict=True)) for row in rows]
 
 
@@ -89,7 +89,7 @@ async def test_sort_keys_header_click_and_filter() -> None:
         kernels = trace_summary(app.trace, app.min_gap_ns)["kernels"]
         await pilot.press("s")  # total -> count, largest first
         table = await ready(pilot, "kernel-names")
-        assert (table.query.sort, table.query.descending) == ("count", True)
+        assert (table.table_query.sort, table.table_query.descending) == ("count", True)
         assert all_rows(table)[0]["count"] == max(k["count"] for k in kernels)
         await pilot.press("r")
         table = await ready(pilot, "kernel-names")
@@ -100,10 +100,10 @@ async def test_sort_keys_header_click_and_filter() -> None:
         x = sum(w + 2 for w in table.widths()[:6]) + 1
         await pilot.click(table, offset=(x, 0))
         table = await ready(pilot, "kernel-names")
-        assert (table.query.sort, table.query.descending) == ("max_ns", True)
+        assert (table.table_query.sort, table.table_query.descending) == ("max_ns", True)
         await pilot.click(table, offset=(x, 0))
         table = await ready(pilot, "kernel-names")
-        assert (table.query.sort, table.query.descending) == ("max_ns", False)
+        assert (table.table_query.sort, table.table_query.descending) == ("max_ns", False)
         # "/" filters on a substring of the name (or category), any case
         await pilot.press("slash", *"GEMM", "enter")
         table = await ready(pilot, "kernel-names")
@@ -358,7 +358,7 @@ async def test_a_page_asked_for_a_table_since_re_sorted_is_forgotten() -> None:
         await pilot.press("2")
         table = await ready(pilot, "kernel-names")
         assert table.model is not None
-        stale = (table.model.generation - 1, table.query, 0)
+        stale = (table.model.generation - 1, table.table_query, 0)
         table._asked.add(stale)
         table._fetch(table.model, stale)
         await ready(pilot, "kernel-names")

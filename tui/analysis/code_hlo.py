@@ -13,6 +13,7 @@ from __future__ import annotations
 import duckdb
 
 from tui.analysis.code_types import CodeNode, FrameTime, Unattributed
+from tui.analysis.summary_types import CodePath
 from tui.core.queries import load_query
 from tui.sources.xla_hlo import is_user_file
 
@@ -64,8 +65,9 @@ def hlo_op_path_tree(con: duckdb.DuckDBPyConnection) -> list[CodeNode]:
             node = nodes.get(key)
             if node is None:
                 parent = nodes[key[:-1]].node if depth > 1 else None
-                node = CodeNode(len(nodes) + 1, parent, depth - 1, key[-1], False, 0, 0, 0,
-                                [], path="/".join(key))
+                node = CodeNode(node=len(nodes) + 1, parent=parent, depth=depth - 1,
+                                frame=key[-1], user_code=False, gpu_ns=0, self_gpu_ns=0,
+                                launches=0, frame_ids=[], path="/".join(key))
                 nodes[key] = node
             node.gpu_ns += int(gpu_ns)
             node.launches += int(launches)
@@ -79,7 +81,7 @@ def hlo_unattributed(con: duckdb.DuckDBPyConnection) -> Unattributed:
     return Unattributed(*(int(v or 0) for v in row))
 
 
-def op_path_rows(con: duckdb.DuckDBPyConnection) -> list[dict]:
+def op_path_rows(con: duckdb.DuckDBPyConnection) -> list[CodePath]:
     """The op path tree as records, each node's full path: the `--summary --json`
     `code_paths` and `tui export TRACE op_paths`; [] for a trace without HLO ops."""
     try:
@@ -89,7 +91,7 @@ def op_path_rows(con: duckdb.DuckDBPyConnection) -> list[dict]:
     children: dict[int | None, list[CodeNode]] = {}
     for node in nodes:  # by depth, then GPU time: each child list comes in that order
         children.setdefault(node.parent, []).append(node)
-    rows: list[dict] = []
+    rows: list[CodePath] = []
     stack = list(reversed(children.get(None, [])))
     while stack:  # depth first: each node followed by the scopes under it
         node = stack.pop()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tui.analysis import summary_types
+
 
 @dataclass
 class FrameTime:
@@ -14,7 +16,7 @@ class FrameTime:
     launches: int
     self_launches: int
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> summary_types.Frame:
         """The `--summary --json` record of a frame."""
         return {"frame": self.frame, "gpu_ns": self.gpu_ns, "self_gpu_ns": self.self_gpu_ns,
                 "launches": self.launches}

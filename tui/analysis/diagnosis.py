@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
+from typing import Any, NamedTuple
 
 import duckdb
 
@@ -40,6 +41,7 @@ from tui.analysis.idle_causes import (
     every_interval_classified,
     idle_by_cause,
 )
+from tui.analysis.summary_types import Diagnosis as DiagnosisJson
 from tui.core.queries import load_query
 from tui.core.units import format_bytes, format_ns
 
@@ -127,7 +129,7 @@ class DeviceTime:
                       "top_call": dict(self.idle.top_call)}
 
     @classmethod
-    def from_json(cls, entry: dict) -> DeviceTime:
+    def from_json(cls, entry: Mapping[str, Any]) -> DeviceTime:
         """From a diagnosis' JSON (Diagnosis.to_json): its figures and idle split."""
         figures = entry["figures"]
         names = {f.name for f in fields(cls)} - {"idle"}
@@ -144,11 +146,11 @@ class Diagnosis:
     time: DeviceTime | None  # the figures it was decided from
     devices: list[Diagnosis] = field(default_factory=list)  # one per device, when several
 
-    def to_json(self) -> dict:
+    def to_json(self) -> DiagnosisJson:
         """{bound, text, idle_ns, idle_by_cause {<cause>_ns}, parts {<bound>: ns}, figures,
         devices: [the same per device] (when the trace has several)}."""
         t = self.time
-        out: dict = {
+        out: DiagnosisJson = {
             "bound": self.bound, "text": self.text, "idle_ns": t.idle_ns if t else 0,
             "idle_by_cause": {f"{c}_ns": (t.idle.by_cause[c] if t else 0) for c in CAUSES},
             "parts": t.parts() if t else {},
@@ -157,6 +159,22 @@ class Diagnosis:
         if self.devices:
             out["devices"] = [d.to_json() for d in self.devices]
         return out
+
+
+class TimeSplit(NamedTuple):
+    """A row of device_time_split.sql."""
+
+    device: int
+    compute_ns: int
+    copy_ns: int
+    comm_ns: int
+    all_ns: int  # the union of everything: device_busy's busy_ns
+    kernels: int
+    kernel_median_ns: float | None
+    comm_kernels: int
+    comm_kernel_ns: int
+    copies: int
+    copy_bytes: int
 
 
 def device_times(con: duckdb.DuckDBPyConnection, gaps: Sequence[Gap],
@@ -169,12 +187,15 @@ def device_times(con: duckdb.DuckDBPyConnection, gaps: Sequence[Gap],
     idle = {i.device: i for i in idle_by_cause(con, classified)}
     busy_in = _host_busy_in(gaps)
     out = []
-    for (device, compute, copy, comm, _all, kernels, median, comm_kernels, _comm_ns,
-         copies, copy_bytes) in con.execute(load_query("device_time_split")).fetchall():
-        span_ns, busy_ns = span.get(device, (0, 0))
+    for row in map(TimeSplit._make, con.execute(load_query("device_time_split")).fetchall()):
+        span_ns, busy_ns = span.get(row.device, (0, 0))
         out.append(DeviceTime(
-            device, span_ns, busy_ns, compute, copy, comm, kernels, median, comm_kernels,
-            copies, copy_bytes, idle.get(device, IdleByCause(device)), busy_in.get(device)))
+            device=row.device, span_ns=span_ns, busy_ns=busy_ns, compute_ns=row.compute_ns,
+            copy_ns=row.copy_ns, comm_ns=row.comm_ns, kernels=row.kernels,
+            kernel_median_ns=row.kernel_median_ns, comm_kernels=row.comm_kernels,
+            copies=row.copies, copy_bytes=row.copy_bytes,
+            idle=idle.get(row.device, IdleByCause(row.device)),
+            host_busy_in=busy_in.get(row.device)))
     return out
 
 
@@ -209,13 +230,14 @@ def combined(times: Sequence[DeviceTime]) -> DeviceTime:
         return sum(values) if values else None
 
     return DeviceTime(
-        None, sum(t.span_ns for t in times), sum(t.busy_ns for t in times),
-        sum(t.compute_ns for t in times), sum(t.copy_ns for t in times),
-        sum(t.comm_ns for t in times), sum(t.kernels for t in times), main.kernel_median_ns,
-        sum(t.comm_kernels for t in times), sum(t.copies for t in times),
-        sum(t.copy_bytes for t in times), idle,
-        next((t.host_busy_in for t in times if t.host_busy_in), None),
-        total("comm_wait_ns"), total("memory_ns"))
+        device=None, span_ns=sum(t.span_ns for t in times),
+        busy_ns=sum(t.busy_ns for t in times), compute_ns=sum(t.compute_ns for t in times),
+        copy_ns=sum(t.copy_ns for t in times), comm_ns=sum(t.comm_ns for t in times),
+        kernels=sum(t.kernels for t in times), kernel_median_ns=main.kernel_median_ns,
+        comm_kernels=sum(t.comm_kernels for t in times),
+        copies=sum(t.copies for t in times), copy_bytes=sum(t.copy_bytes for t in times),
+        idle=idle, host_busy_in=next((t.host_busy_in for t in times if t.host_busy_in), None),
+        comm_wait_ns=total("comm_wait_ns"), memory_ns=total("memory_ns"))
 
 
 def decide(t: DeviceTime) -> str | None:
@@ -349,7 +371,8 @@ def breakdown_text(t: DeviceTime) -> str:
             + (f": {listed}" if listed else ""))
 
 
-def with_ncu(diagnosis: dict, ncu: dict, source_format: str | None = None) -> dict:
+def with_ncu(diagnosis: DiagnosisJson, ncu: dict,
+             source_format: str | None = None) -> DiagnosisJson:
     """The diagnosis JSON decided again with an attached Nsight Compute report's verdicts
     (`tui TRACE --ncu REPORT`): the trace kernels that a profiled launch matched count as
     memory-bound when its verdict is memory (each trace kernel once)."""
@@ -374,7 +397,7 @@ def _memory_ns(ncu: dict) -> int:
 
 
 def rank_diagnosis(entry: dict | None, rank: int, wait_ns: int | None,
-                   source_format: str | None = None) -> dict | None:
+                   source_format: str | None = None) -> DiagnosisJson | None:
     """One rank's diagnosis (JSON) decided again over the run: with how long its NCCL
     kernels waited for the other ranks (`wait_ns`, tui.analysis.ranks), said of
     "rank R's GPU". `entry` is the rank's own diagnosis JSON (rank_summary)."""
@@ -389,7 +412,7 @@ def rank_diagnosis(entry: dict | None, rank: int, wait_ns: int | None,
 
 
 def run_diagnosis(by_rank: dict[int, dict | None], source_format: str | None = None,
-                  stragglers: Sequence[int] = (), wait_ns: int = 0) -> dict:
+                  stragglers: Sequence[int] = (), wait_ns: int = 0) -> DiagnosisJson:
     """The diagnosis of a run (JSON). `by_rank`: rank_diagnosis() of each rank. With
     stragglers (the ranks the others wait for in collectives, `wait_ns` in all), the run is
     bound by what bounds the first of them; else by every rank's devices summed. Each
@@ -398,7 +421,8 @@ def run_diagnosis(by_rank: dict[int, dict | None], source_format: str | None = N
     if not times:
         return Diagnosis(None, "No GPU activity: nothing bounds the GPUs of this run.",
                          None).to_json()
-    bounds = {rank: by_rank[rank]["bound"] for rank in times}  # type: ignore[index]
+    bounds = {rank: by_rank[rank]["bound"]  # type: ignore[index]  # in times: not None
+              for rank in times}
     slow = [rank for rank in stragglers if rank in times]
     if slow:
         first = times[slow[0]]

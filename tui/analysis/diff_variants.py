@@ -32,7 +32,8 @@ def _pair_on(rows: list[dict], key: Callable[[str], str | None]) -> list[dict]:
     for i, k in enumerate(rows):
         if k["status"] in ("appeared", "vanished"):
             groups[key(k["name"]) or k["name"]][k["status"]].append(i)
-    merged, used = [], set()
+    merged: list[dict] = []
+    used: set[int] = set()
     for sides in groups.values():
         gone, new = sides["vanished"], sides["appeared"]
         if len(gone) == len(new) == 1:

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tui.analysis import summary_types
+
 SEVERITIES = ("error", "warning", "info")
 
 
@@ -25,6 +27,6 @@ class Finding:
     # a RowSet (tui.analysis.row_sets) where there can be many
     rows: Sequence[dict[str, Any]] = field(default_factory=list)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> summary_types.Finding:
         return {"rule": self.rule, "severity": self.severity, "text": self.text,
                 "cost_ns": self.cost_ns, "rows": self.rows}

@@ -90,21 +90,23 @@ def _explained(con: duckdb.DuckDBPyConnection, params: dict,
             con.execute(f"DROP TABLE IF EXISTS {table}")
     if not rows:
         return []
-    gaps = []
+    gaps: list[Gap] = []
     for (device, start, _end, duration, before, after, _corr, _kind, cause, blocked_in), ctx \
             in zip(rows, context, strict=True):
         _, call, call_overlap, call_parent, range_name, op_name, op_overlap, launch_start = ctx
         if (op_overlap or 0) < DOMINANT_SHARE * duration:
             op_name = None  # a brief op that merely touches the gap explains nothing
         text = _describe(
-            cause or "other", start, duration, call, call_overlap or 0, call_parent,
-            range_name, op_name, launch_start, blocked_in,
+            cause or "other", start, duration, call=call, call_overlap=call_overlap or 0,
+            call_parent=call_parent, range_name=range_name, op_name=op_name,
+            launch_start=launch_start, blocked_in=blocked_in,
         )
         if cause == "other" and len(gaps) >= MAX_CONTEXT_GAPS:
             text = f"host activity not looked up (only for the {MAX_CONTEXT_GAPS:,} longest gaps)"
-        gaps.append(Gap(device, start, duration, before or "", after or "", text,
-                        GAP_KIND.get(cause or "other", "other"),
-                        (range_name or op_name) if cause == "host" else None))
+        gaps.append(Gap(device=device, start_ns=start, duration_ns=duration,
+                        before=before or "", after=after or "", cause=text,
+                        kind=GAP_KIND.get(cause or "other", "other"),
+                        busy_in=(range_name or op_name) if cause == "host" else None))
     return gaps
 
 
@@ -113,7 +115,7 @@ _HELD = {"sync": "waited in", "copy": "blocked in", "communication": "waited in"
 
 
 def _describe(
-    cause: str, start: int, duration: int, call: str | None, call_overlap: int,
+    cause: str, start: int, duration: int, *, call: str | None, call_overlap: int,
     call_parent: str | None, range_name: str | None, op_name: str | None,
     launch_start: int | None, blocked_in: str | None,
 ) -> str:

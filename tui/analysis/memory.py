@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import duckdb
 
+from tui.analysis import summary_types
 from tui.core.queries import load_query
 
 
@@ -18,7 +19,7 @@ class MemoryPeak:
     peak_reserved_bytes: int | None
     events: int
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> summary_types.MemoryPeak:
         """The `--summary --json` record of a device."""
         return {"device": self.device, "peak_allocated_bytes": self.peak_allocated_bytes,
                 "peak_ns": self.peak_ns, "peak_reserved_bytes": self.peak_reserved_bytes}
@@ -29,6 +30,7 @@ def memory_peaks(con: duckdb.DuckDBPyConnection) -> list[MemoryPeak]:
     return [MemoryPeak(*row) for row in con.execute(load_query("memory_peaks")).fetchall()]
 
 
-def largest_allocations(con: duckdb.DuckDBPyConnection, limit: int = 1000) -> list[tuple]:
-    """Rows of memory_allocations.sql, largest first."""
+def largest_allocations(con: duckdb.DuckDBPyConnection,
+                        limit: int | None = 1000) -> list[tuple]:
+    """Rows of memory_allocations.sql, largest first (limit None: all of them)."""
     return con.execute(load_query("memory_allocations"), {"limit": limit}).fetchall()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import warnings
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 if TYPE_CHECKING:  # kept out of the imports: JSON of a stored summary needs neither
     import duckdb
@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # kept out of the imports: JSON of a stored summary needs nei
     from tui.analysis.gaps import Gap
 
 Row = dict[str, Any]
+RowsT = TypeVar("RowsT", bound=Sequence[Row])
 CHUNK_ROWS = 8192  # rows made into dicts at a time when iterating or writing JSON
 ARROW_JSON_ROWS = 65536  # rows written as JSON at a time, column by column
 
@@ -110,7 +111,7 @@ class RowSet(Sequence[Row]):
         return add_offsets(rows, self.origin)
 
 
-def add_offsets(rows: list[Row], origin: int | None) -> list[Row]:
+def add_offsets(rows: RowsT, origin: int | None) -> RowsT:
     """Give each of `rows` that has a start its offset from `origin` (in place)."""
     if origin is not None:
         for row in rows:
@@ -175,14 +176,14 @@ class HeadRows(RowSet):
     def __init__(self, head: list[Row], count: int) -> None:
         super().__init__(None)  # the head's rows have their offsets already
         self.head = head
-        self.count = count
+        self.row_count = count  # not `count`: Sequence.count is a method
 
     def __len__(self) -> int:
-        return self.count
+        return self.row_count
 
     def _dicts(self, start: int, stop: int) -> list[Row]:
         if stop > len(self.head):
-            raise LookupError(f"only the first {len(self.head)} of {self.count:,} rows "
+            raise LookupError(f"only the first {len(self.head)} of {self.row_count:,} rows "
                               "were stored")
         return [dict(row) for row in self.head[start:stop]]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
+from typing import TypeVar
 
 import duckdb
 
@@ -18,19 +19,29 @@ from tui.analysis.findings import findings
 from tui.analysis.kernels import device_busy, kernel_stats
 from tui.analysis.memory import memory_peaks
 from tui.analysis.row_sets import GapRows, RowSet, add_offsets
+from tui.analysis.summary_types import CodeAndMemory, Source, SourceMetaKey, TraceSummary
+from tui.analysis.summary_types import Finding as FindingJson
 from tui.analysis.xla_ops import command_buffer_stats, xla_module_stats, xla_op_stats
 from tui.core.db import (
     SUMMARY_SHARE,
     budget_of,
     duckdb_share_of,
     memory_budget,
+    one_row,
     twice_the_budget_if_short,
 )
 from tui.core.queries import load_query
 from tui.loading.trace import Trace
 
+S = TypeVar("S")
+# what the trace's metadata may add to `source`: its rank and tools' versions; for XLA
+# profiles which file of which run
+_META_KEYS: tuple[SourceMetaKey, ...] = (
+    "rank", "world_size", "nsys_product_version", "export_product_version",
+    "cuda_runtime_version", "cuda_driver_version", "xla_form", "run", "host", "hlo_source")
 
-def trace_summary(trace: Trace, min_gap_ns: int) -> dict:
+
+def trace_summary(trace: Trace, min_gap_ns: int) -> TraceSummary:
     """Source, the diagnosis (what bounds the run, its idle time by cause: see
     tui.analysis.diagnosis), devices, every kernel name, every gap over the threshold,
     findings (each
@@ -41,12 +52,12 @@ def trace_summary(trace: Trace, min_gap_ns: int) -> dict:
     return _within_budget(trace, lambda: _summary(trace, min_gap_ns))
 
 
-def _within_budget(trace: Trace, sum_up: Callable[[], dict]) -> dict:
+def _within_budget(trace: Trace, sum_up: Callable[[], S]) -> S:
     """sum_up() with DuckDB at the summary's share of the budget the trace was loaded with
     (the gaps and rule rows, hundreds of MB on a big trace, are held in Python beside it);
     one that outgrew it is tried once more with twice the budget, with a warning, as a
     load is (db.twice_the_budget_if_short)."""
-    def at_share() -> dict:
+    def at_share() -> S:
         with duckdb_share_of(trace.con, SUMMARY_SHARE):
             return sum_up()
 
@@ -78,13 +89,13 @@ def _rank_summary(trace: Trace, min_gap_ns: int) -> dict:
     devices = device_busy(con)
     gaps, times = gaps_and_times(con, min_gap_ns)
     diagnosis = diagnose(times, trace.format).to_json()
-    origin = con.execute(load_query("trace_origin")).fetchone()[0]
+    origin = one_row(con, load_query("trace_origin"))[0]
     return {"devices": [d.as_dict() for d in devices], "gaps": GapRows(gaps, origin),
             "diagnosis": diagnosis, "warnings": list(trace.warnings),
             "distributed": cached_figures(con, trace.cache_path, trace.store_dir)}
 
 
-def _summary(trace: Trace, min_gap_ns: int) -> dict:
+def _summary(trace: Trace, min_gap_ns: int) -> TraceSummary:
     con = trace.con
     # first, while few Python objects are held
     code_memory = code_and_memory(con)
@@ -92,9 +103,9 @@ def _summary(trace: Trace, min_gap_ns: int) -> dict:
     kernels = kernel_stats(con)
     gaps, times = gaps_and_times(con, min_gap_ns)
     span = con.execute(load_query("trace_span")).fetchone() or (None, None)
-    origin = con.execute(load_query("trace_origin")).fetchone()[0]
+    origin = one_row(con, load_query("trace_origin"))[0]
     meta = dict(con.execute("SELECT key, value FROM trace_meta").fetchall())
-    source = {
+    source: Source = {
         "path": str(trace.path),
         "format": trace.format,
         "first_ns": span[0],
@@ -106,11 +117,7 @@ def _summary(trace: Trace, min_gap_ns: int) -> dict:
         "min_gap_ns": min_gap_ns,
         "memory_budget": memory_budget(),  # what the figures were worked out under
     }
-    for key in ("rank", "world_size", "nsys_product_version", "export_product_version",
-                "cuda_runtime_version", "cuda_driver_version"):
-        if key in meta:
-            source[key] = meta[key]
-    for key in ("xla_form", "run", "host", "hlo_source"):  # XLA profiles: which file of which run
+    for key in _META_KEYS:
         if key in meta:
             source[key] = meta[key]
     found, skipped = findings(con, devices, kernels, gaps, min_gap_ns, source["span_ns"],
@@ -121,7 +128,7 @@ def _summary(trace: Trace, min_gap_ns: int) -> dict:
     found += distributed_findings([rank], run=False)
     gap_rows = GapRows(gaps, origin)
     rank["diagnosis"] = diagnose(times, trace.format).to_json()
-    summary = {
+    summary: TraceSummary = {
         "source": source,
         "diagnosis": rank["diagnosis"],
         "devices": [d.as_dict() for d in devices],
@@ -140,7 +147,7 @@ def _summary(trace: Trace, min_gap_ns: int) -> dict:
     return summary
 
 
-def code_and_memory(con: duckdb.DuckDBPyConnection) -> dict:
+def code_and_memory(con: duckdb.DuckDBPyConnection) -> CodeAndMemory:
     """`code`: every frame that launched GPU work, by gpu_ns; `memory`: GPU peaks;
     `host_memory`: the host allocator's; `code_user`: which frames are the user's own;
     `code_unattributed`: GPU work with no frame; `code_source`: 'python' (Python frames),
@@ -153,10 +160,8 @@ def code_and_memory(con: duckdb.DuckDBPyConnection) -> dict:
     except duckdb.CatalogException:  # a database without the stacks' tables
         return {"code_source": "none", "code": [], "memory": []}
     source = code_source(con)
-    paths = {"code_paths": op_path_rows(con)} if source == "hlo" else {}
-    return {
+    out: CodeAndMemory = {
         "code_source": source,
-        **paths,
         "code": [f.as_dict() for f in frames],
         "code_user": [f.frame for f in frames if f.user_code],
         "code_unattributed": {"gpu_ns": rest.gpu_ns, "launches": rest.launches,
@@ -164,9 +169,12 @@ def code_and_memory(con: duckdb.DuckDBPyConnection) -> dict:
         "memory": [p.as_dict() for p in peaks if p.device_type == "gpu"],
         "host_memory": [p.as_dict() for p in peaks if p.device_type != "gpu"],
     }
+    if source == "hlo":  # the op paths next to the source, as the JSON lists them
+        out = {"code_source": source, "code_paths": op_path_rows(con), **out}
+    return out
 
 
-def _with_offsets(finding: dict, origin: int | None, gap_rows: GapRows) -> dict:
+def _with_offsets(finding: FindingJson, origin: int | None, gap_rows: GapRows) -> FindingJson:
     """Each row with a start also gets its offset from the trace's +0, as gaps do. The
     gpu_gaps finding's rows are the summary's gaps (`gap_rows`): the very same RowSet,
     which tui.views.reports.json_stream then encodes once."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
@@ -115,7 +115,8 @@ class MemoWriter:
     # is never read
     _UNKNOWN_LENGTH = "0" * 15
 
-    def __init__(self, cache_path: Path | None, min_gap_ns: int, summary: dict) -> None:
+    def __init__(self, cache_path: Path | None, min_gap_ns: int,
+                 summary: Mapping[str, Any]) -> None:
         self._out: BinaryIO | None = None
         if cache_path is None:
             return

@@ -4,9 +4,11 @@ op's line of code and framework op path, and what was worked out for command buf
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import duckdb
 
+from tui.analysis.summary_types import CommandBuffer, XlaModule, XlaOp
 from tui.core.queries import load_query
 
 HLO_TABLES = ("hlo_ops", "hlo_schedule", "gpu_hlo_ops")
@@ -26,25 +28,26 @@ def has_hlo_tables(con: duckdb.DuckDBPyConnection) -> bool:
     return set(HLO_TABLES) <= names
 
 
-def xla_op_stats(con: duckdb.DuckDBPyConnection) -> list[dict]:
+def xla_op_stats(con: duckdb.DuckDBPyConnection) -> list[XlaOp]:
     """Per (hlo_module, hlo_op, program_id): category, tf_op, op_name, source, user_code,
     command_buffer, matched, count, kernels, total_ns, avg_ns, percent (queries/analysis/
     xla_op_stats.sql); [] when the trace names no XLA op (every source but XLA)."""
-    if not has_hlo_tables(con):
-        return _rows(con, "xla_op_stats_untied")
-    return _rows(con, "xla_op_stats")
+    rows = _rows(con, "xla_op_stats" if has_hlo_tables(con) else "xla_op_stats_untied")
+    return cast(list[XlaOp], rows)  # the query's columns
 
 
-def xla_module_stats(con: duckdb.DuckDBPyConnection) -> list[dict]:
+def xla_module_stats(con: duckdb.DuckDBPyConnection) -> list[XlaModule]:
     """Per hlo_module: ops, count, kernels, total_ns, percent; [] for other sources."""
-    return _rows(con, "xla_module_stats" if has_hlo_tables(con) else "xla_module_stats_untied")
+    rows = _rows(con, "xla_module_stats" if has_hlo_tables(con) else "xla_module_stats_untied")
+    return cast(list[XlaModule], rows)  # the query's columns
 
 
-def command_buffer_stats(con: duckdb.DuckDBPyConnection) -> list[dict]:
+def command_buffer_stats(con: duckdb.DuckDBPyConnection) -> list[CommandBuffer]:
     """Per (hlo_module, command_buffer): replays, activities, per_replay, ops,
     program_ops, and how many were tied by name, reuse, order, guess or not at all
     (untied), total_ns; [] without command buffers or HLO programs."""
-    return _rows(con, "xla_command_buffers") if has_hlo_tables(con) else []
+    rows = _rows(con, "xla_command_buffers") if has_hlo_tables(con) else []
+    return cast(list[CommandBuffer], rows)  # the query's columns
 
 
 @dataclass(frozen=True)
@@ -73,5 +76,6 @@ def op_of_activity(con: duckdb.DuckDBPyConnection, activity_id: int) -> Activity
     if not row:
         return None
     module, op, buffer, matched, category, op_name, file, line, user, stack = row[0]
-    return ActivityOp(module, op, buffer, matched, category, op_name or None, file, line,
-                      bool(user), tuple(stack or ()))
+    return ActivityOp(hlo_module=module, hlo_op=op, command_buffer=buffer, matched=matched,
+                      category=category, op_name=op_name or None, source_file=file,
+                      source_line=line, user_code=bool(user), stack=tuple(stack or ()))

@@ -30,6 +30,7 @@ from textual.widgets import DataTable, Label, ProgressBar, Static
 
 from tui.analysis.distributed.stragglers import ranks_text
 from tui.analysis.rank_findings import straggler_headline
+from tui.analysis.summary_types import RunSummary
 from tui.core.errors import TraceError
 from tui.core.load_progress import LoadStopped
 from tui.core.safe_text import plain
@@ -63,7 +64,7 @@ def collective_waits(con: duckdb.DuckDBPyConnection) -> list[dict]:
 
 @dataclass
 class LoadedRun:
-    summary: dict
+    summary: RunSummary
     collectives: list[dict] = field(default_factory=list)
     # the ranks read from Parquet stores (`tui convert`): where each store is, for its
     # timeline to open from it, not from its trace parsed again
@@ -89,7 +90,7 @@ def load_run(paths: list[Path], use_cache: bool, min_gap_ns: int,
         return LoadedRun(summary, collective_waits(run.con), stores)
 
 
-def header_text(summary: dict) -> Text:
+def header_text(summary: RunSummary) -> Text:
     source = summary["source"]
     text = plain(f"{source['path']}  ({source['format']}, {source['ranks']} ranks"
                  + (f" of {source['world_size']}" if "world_size" in source else "")
@@ -122,7 +123,7 @@ def header_text(summary: dict) -> Text:
     return text
 
 
-def findings_text(summary: dict) -> Text:
+def findings_text(summary: RunSummary) -> Text:
     text = Text("Findings", style="bold")
     for finding in summary["findings"]:
         text.append("\n  • ")

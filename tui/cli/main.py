@@ -18,6 +18,9 @@ from tui.loading.locations import location
 if TYPE_CHECKING:
     from tui.loading.resolve import Target
 
+if TYPE_CHECKING:
+    from tui.analysis.summary_types import TraceSummary
+
 # The exit status of `tui ... | head` once head stops reading, as a shell reports a
 # command that SIGPIPE ended: 128 + 13.
 EXIT_BROKEN_PIPE = 141
@@ -186,7 +189,7 @@ def _summary(target: Target, as_json: bool, min_gap_ns: int, use_cache: bool,
 
 
 def _write_summary(path: Path, min_gap_ns: int, use_cache: bool, ncu: Path | None,
-                   as_json: bool) -> dict:
+                   as_json: bool) -> TraceSummary:
     """The summary computed; written to stdout as JSON if `as_json`, and stored beside the
     cache (unless with --ncu or --no-cache)."""
     from tui.analysis import summary_memo
@@ -214,7 +217,7 @@ def _write_summary(path: Path, min_gap_ns: int, use_cache: bool, ncu: Path | Non
 
 
 def _trace_summary(path: Path, min_gap_ns: int, use_cache: bool,
-                   ncu: Path | None) -> tuple[dict, Path | None]:
+                   ncu: Path | None) -> tuple[TraceSummary, Path | None]:
     """The summary dict, computed; and the cache file to store it beside (None: not to
     be)."""
     from tui.analysis.summary import trace_summary

@@ -8,14 +8,15 @@ order, first match wins, "other" when none matches.
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from importlib import resources
 
-try:
+if sys.version_info >= (3, 11):
     import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib  # type: ignore[no-redef]
+else:  # Python 3.10
+    import tomli as tomllib
 
 OTHER = "other"
 

@@ -15,7 +15,7 @@ import weakref
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import duckdb
 import pyarrow as pa
@@ -118,7 +118,9 @@ def machine_memory_bytes() -> int:
 
 
 def _size_bytes(size: str) -> int:
-    number, _, prefix, binary = _SIZE.fullmatch(size).groups()  # type: ignore[union-attr]
+    match = _SIZE.fullmatch(size)
+    assert match is not None  # sizes are checked where they are read (memory_budget)
+    number, _, prefix, binary = match.groups()
     scale = (1024 if binary else 1000) ** _POWERS[prefix.upper()] if prefix else 1
     return int(float(number) * scale)
 
@@ -171,7 +173,7 @@ def _memory_limit(share: float) -> str:
 @contextlib.contextmanager
 def setting_in_block(con: duckdb.DuckDBPyConnection, name: str, value: str) -> Iterator[None]:
     """DuckDB's setting `name` is `value` in the block, as it was after."""
-    before = str(con.execute("SELECT current_setting(?)", [name]).fetchone()[0])
+    before = str(one_row(con, "SELECT current_setting(?)", [name])[0])
     con.execute(f"SET {name} = {sql_string(value)}")
     try:
         yield
@@ -361,6 +363,15 @@ def _spill_dir() -> str:
         _spill_root = tempfile.mkdtemp(prefix="tui-spill-")
         atexit.register(shutil.rmtree, _spill_root, True)
     return _spill_root
+
+
+def one_row(con: duckdb.DuckDBPyConnection, sql: str,
+            params: object = None) -> tuple[Any, ...]:
+    """The row of a query that always returns one (an aggregate, a setting)."""
+    row = con.execute(sql, params).fetchone()
+    if row is None:
+        raise TypeError(f"no row from a query that returns one: {sql[:60]!r}")
+    return row
 
 
 def gpu_id_parts(con: duckdb.DuckDBPyConnection, per_part: int) -> list[tuple[int, int]]:

@@ -167,7 +167,9 @@ def batch_gaps(batch: pa.RecordBatch, carry: _Carry) -> pa.Table | None:
 
 def _ascending(before: object, after: object) -> bool:
     """Devices in the order ORDER BY device puts them: ascending, NULL last."""
-    return before is not None and (after is None or after > before)  # type: ignore[operator]
+    if before is None:
+        return False
+    return after is None or after > before  # type: ignore[operator]  # ints here, or None
 
 
 def _runs(values: pa.Array) -> list[tuple[int, int]]:

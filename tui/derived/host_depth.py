@@ -99,6 +99,6 @@ def group_depths(row: np.ndarray, group: np.ndarray, start: np.ndarray, end: np.
         # every later range starts at `until` or after: an end up to it has closed by then
         closed = np.searchsorted(ends, until, side="right")
         carry.started += len(members)
-        carry.ended += closed + len(zero_ends)
+        carry.ended += int(closed) + len(zero_ends)
         carry.open_ends = ends[closed:]
     return depth

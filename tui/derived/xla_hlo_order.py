@@ -132,8 +132,8 @@ def _anchors(names: list[str], event_class: list[str],
         if cls == "xla":
             events_of.setdefault(nm, []).append(e)
     items_of: dict[str, list[int]] = {}
-    for i, k in enumerate(item_kernel):
-        items_of.setdefault(k, []).append(i)
+    for i, kernel in enumerate(item_kernel):
+        items_of.setdefault(kernel, []).append(i)
     pairs = sorted((e, i) for nm, es in events_of.items()
                    if len(es) == len(items_of.get(nm, ()))
                    for e, i in zip(es, items_of[nm], strict=True))

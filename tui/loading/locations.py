@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import uuid
 from pathlib import Path
+from typing import Any
 
 from tui.core.errors import TraceError
 
@@ -36,7 +37,12 @@ def location(text: str) -> Path:
         path.fs  # noqa: B018 -- the store's filesystem now: a missing package said here
     except (ImportError, ValueError) as exc:
         raise TraceError(f"{text}: cannot reach it ({exc}); {INSTALL_HINT}") from None
-    return path
+    return path  # type: ignore[return-value]  # a UPath: not a Path subclass, has its API
+
+
+def _filesystem(path: Path) -> Any:
+    """The fsspec filesystem of a path from a URL (a UPath, typed Path as `location` says)."""
+    return path.fs  # type: ignore[attr-defined]  # a UPath's; see location()
 
 
 def is_remote(path: Path) -> bool:
@@ -49,8 +55,8 @@ def upload(local: Path, remote: Path) -> None:
     appears only once it is whole: a reader never sees a half-written table."""
     try:
         remote.mkdir(parents=True, exist_ok=True)  # a folder on some stores, on others none
-        remote.fs.put([str(f) for f in sorted(local.iterdir())],  # type: ignore[attr-defined]
-                      str(remote).rstrip("/") + "/")
+        _filesystem(remote).put([str(f) for f in sorted(local.iterdir())],
+                                str(remote).rstrip("/") + "/")
     except OSError as exc:
         raise TraceError(f"{remote}: cannot be written ({exc})") from None
 
@@ -60,8 +66,8 @@ def fetch(remote: Path, into: Path) -> Path:
     local = into / f"fetched-{uuid.uuid4().hex}" / remote.name
     local.mkdir(parents=True)
     try:
-        remote.fs.get([str(f) for f in remote.iterdir()],  # type: ignore[attr-defined]
-                      str(local) + "/")
+        _filesystem(remote).get([str(f) for f in remote.iterdir()],
+                                str(local) + "/")
     except OSError as exc:
         raise TraceError(f"{remote}: cannot be read ({exc})") from None
     return local

@@ -20,7 +20,7 @@ from tui.loading.trace import Trace, open_trace
 
 
 def export_parquet(trace: Trace, folder: Path,
-                   also: Callable[[Path], None] | None = None) -> Path:
+                   also: Callable[[Path], object] | None = None) -> Path:
     """The trace's tables as `<table>.parquet` files in `folder` (made if missing; a local
     folder, or an object-store prefix: written here, then uploaded); `also(local_folder)`
     writes more files into the store before it is uploaded (the distributed figures, so

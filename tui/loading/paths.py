@@ -6,12 +6,11 @@ import re
 from pathlib import Path
 
 from tui.core.errors import TraceError
+from tui.core.formats import TIMELINE_FORMATS
 from tui.loading.locations import is_remote
 from tui.loading.parquet_store import is_parquet_store
 from tui.loading.store import STORE_SUFFIX
 from tui.sources.detect import detect_format
-
-TIMELINE_FORMATS = ("kineto", "xla", "xplane", "nsys-sqlite", "nsys-rep")
 
 
 def expand_paths(paths: list[Path]) -> list[Path]:

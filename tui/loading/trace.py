@@ -30,6 +30,7 @@ from tui.core.db import (
     twice_the_budget_if_short,
 )
 from tui.core.errors import TraceError, first_line
+from tui.core.formats import TIMELINE_FORMATS, TraceFormat
 from tui.core.queries import load_query
 from tui.derived.gpu_idle import build_gpu_idle
 from tui.derived.host_depth import write_host_depths
@@ -48,10 +49,9 @@ from tui.sources.kineto_memory import stage_kineto_memory
 # file costs more (0.5 s more to write at 600 MB).
 SCRATCH_BYTES_PER_BYTE = 0.45
 SCRATCH_IN_MEMORY_SHARE = 0.5
-TRACE_FORMATS = ("kineto", "xla", "xplane", "nsys-sqlite", "nsys-rep")
 # Loaders that write host_activities themselves, numbered and with their depths
 # (tui/derived/xla_depth.py, nsys_sqlite.py); the others stage every host row
-HOST_ROWS_WRITTEN = ("xla", "xplane", "nsys-sqlite", "nsys-rep")
+HOST_ROWS_WRITTEN: tuple[TraceFormat, ...] = ("xla", "xplane", "nsys-sqlite", "nsys-rep")
 # Work on a loader's parsed events (its scratch database) done while the host rows are
 # written on a second connection, returning warnings: Kineto's memory events
 EventsWork = Callable[[duckdb.DuckDBPyConnection], list[str]]
@@ -103,7 +103,7 @@ class Trace:
 def open_trace(path: Path, use_cache: bool = True) -> Trace:
     """Load `path` (or reuse its cache). Raises TraceError with a user-facing message."""
     kind = detect_format(path)
-    if kind not in TRACE_FORMATS:
+    if kind not in TIMELINE_FORMATS:
         raise TraceError(f"{path}: is an Nsight Compute report, not a timeline trace")
     warnings: list[str] = []
     target = cache.cache_file(path) if use_cache else None
@@ -135,7 +135,7 @@ def open_trace(path: Path, use_cache: bool = True) -> Trace:
     return built
 
 
-def _build_within_budget(path: Path, kind: str, target: Path | None,
+def _build_within_budget(path: Path, kind: TraceFormat, target: Path | None,
                          warnings: list[str]) -> Trace:
     """_build; a load that outgrew the memory budget is tried once more with twice the
     budget, with a warning, else it is a TraceError (db.twice_the_budget_if_short)."""
@@ -173,7 +173,8 @@ class _CacheWriteError(Exception):
     """The cache file could not be created or completed; the trace itself is fine."""
 
 
-def _build(path: Path, kind: str, target: Path | None, warnings: list[str]) -> Trace:
+def _build(path: Path, kind: TraceFormat, target: Path | None,
+           warnings: list[str]) -> Trace:
     """Load `path` into a new database: in memory, or built beside `target` and renamed."""
     try:
         con, partial = _new_database(target)
@@ -349,7 +350,7 @@ def _remove_stale_partials(target: Path) -> None:
 
 
 
-def _load_into(path: Path, kind: str, con: duckdb.DuckDBPyConnection,
+def _load_into(path: Path, kind: TraceFormat, con: duckdb.DuckDBPyConnection,
                cache_dir: Path | None, scratch: Path) -> list[str]:
     if kind == "kineto":
         from tui.sources.kineto import load_kineto

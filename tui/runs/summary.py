@@ -11,6 +11,8 @@ so a kernel's count, total and median cover every rank.
 
 from __future__ import annotations
 
+from typing import cast
+
 from tui.analysis.diagnosis import rank_diagnosis, run_diagnosis
 from tui.analysis.distributed.findings import distributed_findings
 from tui.analysis.distributed.idle import gap_classes
@@ -18,12 +20,13 @@ from tui.analysis.distributed.stragglers import rank_host, shared_traits, stragg
 from tui.analysis.kernels import kernel_stats
 from tui.analysis.rank_findings import rank_findings
 from tui.analysis.ranks import rank_analysis
+from tui.analysis.summary_types import RunDevice, RunGap, RunSource, RunSummary, StragglerGroup
 from tui.core.db import memory_budget
 from tui.core.queries import load_query
 from tui.runs.combine import RankSet
 
 
-def run_summary(run: RankSet, min_gap_ns: int, label: str) -> dict:
+def run_summary(run: RankSet, min_gap_ns: int, label: str) -> RunSummary:
     """`label` names the run: the directory, or the first file given."""
     analysis = rank_analysis(run.con)
     per_rank = {rank: store.summary or {} for rank, store in zip(run.ranks, run.stores,
@@ -39,7 +42,7 @@ def run_summary(run: RankSet, min_gap_ns: int, label: str) -> dict:
     analysis["straggler_group"] = _group(run, analysis, per_rank)
     span = run.con.execute(load_query("trace_span")).fetchall()[0]
     formats = sorted({store.format for store in run.stores})
-    source = {
+    source: RunSource = {
         "path": label,
         "paths": [str(store.path) for store in run.stores],
         "format": formats[0] if len(formats) == 1 else "mixed",
@@ -53,21 +56,24 @@ def run_summary(run: RankSet, min_gap_ns: int, label: str) -> dict:
         "load_s": [round(store.load_s, 3) for store in run.stores],
         "memory_budget": memory_budget(),
     }
-    world = {store.meta.get("world_size") for store in run.stores} - {None}
+    world = {w for store in run.stores if (w := store.meta.get("world_size")) is not None}
     if len(world) == 1:
         source["world_size"] = world.pop()
-    gaps = sorted(
+    # the ranks' own summaries (rank_summary) come untyped through the stores: their
+    # devices and gaps are summary_types.Device and Gap
+    gaps = cast(list[RunGap], sorted(
         ({"rank": rank, **gap} for rank, s in per_rank.items() for gap in s.get("gaps", [])),
         key=lambda g: (-g["duration_ns"], g["rank"], g["start_ns"]),
-    )
+    ))
+    devices = cast(list[RunDevice], [{"rank": rank, **d} for rank, s in per_rank.items()
+                                     for d in s.get("devices", [])])
     return {
         "source": source,
         "diagnosis": run_diagnosis(
             {r["rank"]: r["diagnosis"] for r in analysis["ranks"]}, source["format"],
             _stragglers(analysis),
             sum(r["wait_ns"] or 0 for r in analysis["ranks"])),
-        "devices": [{"rank": rank, **d} for rank, s in per_rank.items()
-                    for d in s.get("devices", [])],
+        "devices": devices,
         "kernels": [k.as_dict() for k in kernel_stats(run.con)],
         "gaps": gaps,
         "findings": rank_findings(
@@ -84,7 +90,7 @@ def run_summary(run: RankSet, min_gap_ns: int, label: str) -> dict:
     }
 
 
-def _group(run: RankSet, analysis: dict, per_rank: dict[int, dict]) -> dict:
+def _group(run: RankSet, analysis: dict, per_rank: dict[int, dict]) -> StragglerGroup:
     """{"ranks": the stragglers (tui/analysis/distributed/stragglers.py), "hosts": each
     one's host where its trace says (None where not), "shared": what they share}."""
     group = straggler_group(analysis["ranks"], analysis["balance"])

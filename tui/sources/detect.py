@@ -8,6 +8,7 @@ import zlib
 from pathlib import Path
 
 from tui.core.errors import TraceError
+from tui.core.formats import TraceFormat
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 NSYS_REP_MAGIC = b"NVIDIA Tegra Profiler Report"  # what .nsys-rep files begin with
@@ -22,7 +23,7 @@ XPLANE_HEAD = re.compile(
     re.DOTALL)
 
 
-def detect_format(path: Path) -> str:
+def detect_format(path: Path) -> TraceFormat:
     """One of 'kineto', 'xla', 'xplane', 'nsys-sqlite', 'nsys-rep', 'ncu-rep', 'ncu-csv'."""
     if not path.exists():
         raise TraceError(f"{path}: no such file")

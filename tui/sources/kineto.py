@@ -224,17 +224,18 @@ def _parse(con: duckdb.DuckDBPyConnection, path: Path, events: EventsFile,
     """Parse the events into kineto_events, with room for huge events and replacing bytes
     DuckDB cannot read, if it must."""
     stage = load_query(stage_query)
-    params = {"path": _names(events), "max_object_bytes": MAX_EVENT_BYTES}
+    names = _names(events)
+    max_object_bytes = MAX_EVENT_BYTES
     repaired = False
     try:
         while True:
             try:
-                con.execute(stage, params)
+                con.execute(stage, {"path": names, "max_object_bytes": max_object_bytes})
                 return
             except duckdb.Error as exc:
                 if ("maximum_object_size" in str(exc)
-                        and params["max_object_bytes"] < HUGE_EVENT_BYTES):
-                    params["max_object_bytes"] = HUGE_EVENT_BYTES
+                        and max_object_bytes < HUGE_EVENT_BYTES):
+                    max_object_bytes = HUGE_EVENT_BYTES
                 elif can_repair(exc) and not repaired:
                     replaced = sum(repair_text(part) for part in events.paths)  # not UTF-8
                     repaired = True

@@ -54,7 +54,7 @@ def max_inflated_bytes(source: Path, scratch_dir: Path) -> tuple[int, str]:
     return limit, why
 
 
-def size_text(n: int) -> str:
+def size_text(n: float) -> str:
     for unit in ("B", "KiB", "MiB", "GiB"):
         if n < 1024:
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"

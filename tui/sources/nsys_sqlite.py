@@ -108,7 +108,10 @@ def _load_gpu(source: adbc_sqlite.Connection, con: duckdb.DuckDBPyConnection,
     go first: their sort needs the most memory, best while the buffer pool is empty."""
     _run(con, "nsys_gpu_staging")
     for query, kind in jobs:
-        _run_job(query, failed, lambda q, k=kind: _copy(source, q, con, k))
+        def copy(q: str, k: str = kind) -> None:
+            _copy(source, q, con, k)
+
+        _run_job(query, failed, copy)
     _run(con, "nsys_gpu_write")
 
 
@@ -120,8 +123,10 @@ def _load_host(source: adbc_sqlite.Connection, con: duckdb.DuckDBPyConnection,
     nested: list[Nesting] = []
     calls: list[pa.Table] = []
     for query, kind in jobs:
-        _run_job(query, failed, lambda q, k=kind: nested.append(
-            _copy_numbered(source, q, con, k, api_names, calls)))
+        def copy(q: str, k: str = kind) -> None:
+            nested.append(_copy_numbered(source, q, con, k, api_names, calls))
+
+        _run_job(query, failed, copy)
     _host_depth(con, nested)
     return pa.concat_tables(calls) if calls else pa.table(
         {"call_id": pa.array([], pa.int64()), "chain": pa.array([], pa.int64())})

@@ -115,7 +115,7 @@ def by_message(fields: list[tuple[np.ndarray, ...]], n: int,
     msgs = [f[0] for f in fields]
     counts = np.bincount(np.concatenate(msgs), minlength=n) if msgs else np.zeros(n, np.int64)
     slot = np.cumsum(counts) - counts
-    out = [np.empty(int(counts.sum()), dtype) for dtype in dtypes]
+    out: list[np.ndarray] = [np.empty(int(counts.sum()), dtype) for dtype in dtypes]
     for msg, *columns in fields:
         at = slot[msg]
         for target, column in zip(out, columns, strict=True):

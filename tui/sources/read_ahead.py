@@ -67,4 +67,4 @@ class ReadAhead:
                 return
             if isinstance(item, BaseException):
                 raise item
-            yield item  # type: ignore[misc]
+            yield item

@@ -38,9 +38,10 @@ def repair_text(path: Path) -> int:
     """Rewrite `path` in place with the replacements above; how many were made."""
     bad = 0
 
-    def replace(error: UnicodeDecodeError) -> tuple[str, int]:
+    def replace(error: UnicodeError) -> tuple[str | bytes, int]:
         nonlocal bad
         bad += 1
+        assert isinstance(error, UnicodeDecodeError)  # registered for a decoder only
         return "\ufffd", error.end
 
     def escape(match: re.Match[bytes]) -> bytes:

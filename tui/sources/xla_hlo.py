@@ -266,8 +266,10 @@ def _op_of(inst: Message, frames: _Frames) -> HloOp:
     source_line: int | None = meta.source_line or None
     if source_file is None and stack:
         source_file, source_line = frames.location(meta.stack_frame_id)
-    return HloOp(inst.name, inst.opcode, category or "", meta.op_name, source_file,
-                 source_line, tuple(stack), source_file is not None and is_user_file(source_file))
+    return HloOp(name=inst.name, opcode=inst.opcode, category=category or "",
+                 op_name=meta.op_name, source_file=source_file, source_line=source_line,
+                 stack=tuple(stack),
+                 user_code=source_file is not None and is_user_file(source_file))
 
 
 class _Frames:

@@ -119,8 +119,9 @@ class NcuSession:
         if row is None:
             return None
         kind, name, gx, gy, gz, bx, by, bz, start, end, device, stream = row
-        return TraceActivity(activity_id, kind, name, (gx, gy, gz), (bx, by, bz), start, end,
-                             device, stream)
+        return TraceActivity(id=activity_id, kind=kind, name=name, grid=(gx, gy, gz),
+                             block=(bx, by, bz), start_ns=start, end_ns=end, device=device,
+                             stream=stream)
 
     def profile_of(self, activity_id: int, name: str = "") -> KernelProfile:
         """Which profiled launch(es) the trace's activity `activity_id` is, in plain words."""

@@ -50,14 +50,15 @@ class TotalsTable(DataTable):
 
 
 class KernelDiffTable(DataTable):
-    """diff["kernels"], sorted by `sort` (an index into SORTS), only `status` if set."""
+    """diff["kernels"], sorted by `sort_index` (into SORTS; not `sort`: DataTable.sort is a
+    method), only `status` if set."""
 
     DEFAULT_CSS = "KernelDiffTable { height: 1fr; min-height: 8; }"
 
     def __init__(self, **kwargs) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
         self.kernels: list[dict] = []
-        self.sort = 0
+        self.sort_index = 0
         self.status: str | None = None
 
     def show(self, kernels: list[dict]) -> None:
@@ -66,12 +67,12 @@ class KernelDiffTable(DataTable):
 
     def shown(self) -> list[dict]:
         rows = [k for k in self.kernels if self.status is None or k["status"] == self.status]
-        return sorted(rows, key=SORTS[self.sort][1])
+        return sorted(rows, key=SORTS[self.sort_index][1])
 
     def describe(self) -> str:
         what = self.status or "all"
         return (f"Kernels ({what}: {len(self.shown())} of {len(self.kernels)}), "
-                f"{SORTS[self.sort][0]}")
+                f"{SORTS[self.sort_index][0]}")
 
     def refill(self) -> None:
         self.clear(columns=True)
@@ -91,7 +92,7 @@ class KernelDiffTable(DataTable):
             )
 
     def next_sort(self) -> None:
-        self.sort = (self.sort + 1) % len(SORTS)
+        self.sort_index = (self.sort_index + 1) % len(SORTS)
         self.refill()
 
     def next_filter(self) -> None:

@@ -10,7 +10,7 @@ widget to the first one with a source and opens `ExportDialog` on it:
             model = self.table.model
             if model is None:
                 return None
-            return ExportSource("kernels", lambda: model.arrow(self.table.query))
+            return ExportSource("kernels", lambda: model.arrow(self.table.table_query))
 
 `rows` runs in a worker thread, so it may run a query; the file is written there too.
 """

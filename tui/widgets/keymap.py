@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
 
 @dataclass(frozen=True)
@@ -124,6 +124,6 @@ DIFF: tuple[Key, ...] = (
 )
 
 
-def bindings(keys: tuple[Key, ...]) -> list[Binding]:
+def bindings(keys: tuple[Key, ...]) -> list[BindingType]:
     return [Binding(k.keys, k.action, k.footer or k.description, show=bool(k.footer),
                     key_display=k.display, tooltip=k.description) for k in keys]

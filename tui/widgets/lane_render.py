@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
+import numpy as np
 from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
@@ -82,7 +83,7 @@ def _column(cell: Cell | None, gap: float, kind: int) -> tuple[str, Style | None
     return theme.BARS[level], Style(color=theme.colour_for(cell.top_name, cell.top_kind))
 
 
-def mark_hits(cells: Cells, hit: Sequence[bool]) -> Cells:
+def mark_hits(cells: Cells, hit: Sequence[bool] | np.ndarray) -> Cells:
     """The columns where a search hit falls, in the hit style (the name stays legible)."""
     return [(ch, (style or Style()) + theme.HIT_STYLE) if hit[x] else (ch, style)
             for x, (ch, style) in enumerate(cells)]
@@ -92,7 +93,8 @@ def label_cells(label: str, selected: bool) -> Cells:
     """The lane's name, padded into the label column, then the separator."""
     text = printable(label)[: theme.LABEL_WIDTH - 2].ljust(theme.LABEL_WIDTH - 1)
     style = theme.LABEL_SELECTED if selected else theme.LABEL_STYLE
-    return [(ch, style) for ch in text] + [("│", theme.SEPARATOR_STYLE)]
+    cells: Cells = [(ch, style) for ch in text]
+    return cells + [("│", theme.SEPARATOR_STYLE)]
 
 
 def to_segments(cells: Cells, base: Style) -> list[Segment]:

@@ -13,6 +13,7 @@ from typing import ClassVar
 
 import duckdb
 import pyarrow as pa
+from rich.console import JustifyMethod
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -46,10 +47,10 @@ def is_numeric(field: pa.Field) -> bool:
     return pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind)
 
 
-def cell(value: object, justify: str) -> Text:
+def cell(value: object, justify: JustifyMethod) -> Text:
     """A value as plain text (never markup), cut with … past the column's width."""
     text = Text("NULL", style="dim") if value is None else plain(value)
-    text.justify = justify  # type: ignore[assignment]
+    text.justify = justify
     text.overflow, text.no_wrap = "ellipsis", True
     return text
 
@@ -152,10 +153,10 @@ class SqlScreen(Screen[None]):
         shown = result.slice(0, SHOWN_ROWS)
         columns = []
         for field, column in zip(result.schema, shown.columns, strict=True):
-            side = "right" if is_numeric(field) else "left"
+            side: JustifyMethod = "right" if is_numeric(field) else "left"
             texts = [cell(value, side) for value in column.to_pylist()]
             width = max([len(field.name), *(t.cell_len for t in texts)])
-            table.add_column(Text(field.name, style="bold", justify=side),  # type: ignore[arg-type]
+            table.add_column(Text(field.name, style="bold", justify=side),
                              width=min(width, MAX_WIDTH))
             columns.append(texts)
         for row in zip(*columns, strict=True):

@@ -21,9 +21,7 @@ from tui.widgets import viewport
 from tui.widgets.messages import DrillDown
 
 if TYPE_CHECKING:
-    from tui.widgets.timeline import Timeline
-
-    _Base = Timeline
+    from tui.widgets.timeline_host import TimelineHost as _Base
 else:
     _Base = object
 

@@ -16,9 +16,7 @@ from tui.widgets import viewport
 from tui.widgets.timeline_search import Ask
 
 if TYPE_CHECKING:
-    from tui.widgets.timeline import Timeline
-
-    _Base = Timeline
+    from tui.widgets.timeline_host import TimelineHost as _Base
 else:
     _Base = object
 

@@ -14,9 +14,7 @@ from tui.views.timeline.lookup import Info
 from tui.widgets import theme, viewport
 
 if TYPE_CHECKING:
-    from tui.widgets.timeline import Timeline
-
-    _Base = Timeline
+    from tui.widgets.timeline_host import TimelineHost as _Base
 else:
     _Base = object
 

@@ -18,9 +18,7 @@ from textual.worker import get_current_worker
 from tui.views.timeline.search import Hits, Query
 
 if TYPE_CHECKING:
-    from tui.widgets.timeline import Timeline
-
-    _Base = Timeline
+    from tui.widgets.timeline_host import TimelineHost as _Base
 else:
     _Base = object
 
@@ -90,6 +88,7 @@ class TimelineSearch(_Base):
             self.notify(f"no name matches {hits.query.text}", markup=False)
             return
         current = self._current_hit()
+        index: int | None
         if current is not None:  # hits that start together are stepped through one by one
             index = current + (1 if forward else -1)
             index = index if 0 <= index < len(hits) else None

@@ -18,9 +18,7 @@ from tui.views.timeline.search import Hit
 from tui.widgets import viewport
 
 if TYPE_CHECKING:
-    from tui.widgets.timeline import Timeline
-
-    _Base = Timeline
+    from tui.widgets.timeline_host import TimelineHost as _Base
 else:
     _Base = object
 

@@ -91,7 +91,7 @@ class _Work(NamedTuple):  # a tuple: a step's hundreds of rows are made quickly
     end_ns: int
     comm: bool
     call_tid: int | None
-    call_start_ns: int | None
+    call_start_ns: int  # dist_cp_work.sql keeps launched work only
     call_end_ns: int | None
     call_pid: int | None = None
 
@@ -186,11 +186,10 @@ class _Walk:
 
     def run(self) -> StepPath:
         path = StepPath(self.name, self.start, self.stop)
-        state: tuple | None
-        if self.by_end and self.by_end[-1].end_ns >= self.host_end:
-            state = ("gpu", self.by_end[-1])
-        else:
-            state = ("host", self.tid, self.host_end)
+        start: tuple = ("gpu", self.by_end[-1]) \
+            if self.by_end and self.by_end[-1].end_ns >= self.host_end \
+            else ("host", self.tid, self.host_end)
+        state: tuple | None = start
         while state is not None:  # a loop, not recursion: a step may sync thousands of times
             state = self._from_gpu(state[1]) if state[0] == "gpu" \
                 else self._from_host(state[1], state[2])

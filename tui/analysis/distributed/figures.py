@@ -61,7 +61,7 @@ def _entry(part: dict | None, launch: dict | None, steps: int) -> dict:
     }
 
 
-def _breakdown(con: duckdb.DuckDBPyConnection) -> dict[int | None, dict]:
+def _breakdown(con: duckdb.DuckDBPyConnection) -> dict[int, dict]:
     cursor = con.execute(load_query("dist_breakdown"))
     names = [d[0] for d in cursor.description]
     return {row[0]: dict(zip(names, row, strict=True)) for row in cursor.fetchall()}

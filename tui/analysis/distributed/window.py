@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from tui.core.db import SUMMARY_SHARE, gpu_id_parts, memory_budget_bytes
+from tui.core.db import SUMMARY_SHARE, gpu_id_parts, memory_budget_bytes, one_row
 from tui.core.queries import load_query
 
 _PREPARED = "dist_window_prepared"  # a temp table's name: the window, once per connection
@@ -42,7 +42,7 @@ def prepare(con: duckdb.DuckDBPyConnection, fresh: bool = False,
             pass
     if row is not None and row[2] == whole_trace:
         return Window(row[0], row[1])
-    _names, cutoff, steps, fmt = con.execute(load_query("dist_window")).fetchone()
+    _names, cutoff, steps, fmt = one_row(con, load_query("dist_window"))
     if whole_trace:
         cutoff, steps = None, 0
     # HTA reads Kineto traces: there its launch calls are counted; elsewhere every linked call

@@ -128,12 +128,13 @@ def roofline(m: Metrics) -> Roofline | None:
     peak_bytes = m.raw("dram__bytes.sum.peak_sustained")
     best: Roofline | None = None
     for precision, p in (("fp32", "f"), ("fp64", "d")):
-        rate = [m.raw(f"smsp__sass_thread_inst_executed_op_{p}{op}_pred_on.sum.per_cycle_elapsed")
-                for op in ("fma", "add", "mul")]
+        rates = [m.raw(f"smsp__sass_thread_inst_executed_op_{p}{op}_pred_on.sum.per_cycle_elapsed")
+                 for op in ("fma", "add", "mul")]
+        rate = [r for r in rates if r is not None]
         peak = m.raw(f"sm__sass_thread_inst_executed_op_{p}fma_pred_on.sum.peak_sustained")
-        if None in rate or not (hz and dram_hz and bytes_per_s and peak_bytes and peak):
+        if len(rate) < 3 or not (hz and dram_hz and bytes_per_s and peak_bytes and peak):
             continue
-        flops = (2 * rate[0] + rate[1] + rate[2]) * hz  # type: ignore[operator]
+        flops = (2 * rate[0] + rate[1] + rate[2]) * hz
         if flops <= 0 or (best is not None and flops <= best.flop_per_s):
             continue
         peak_flops, peak_bw = 2 * peak * hz, peak_bytes * dram_hz

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import duckdb
-from rich.console import Console, Group
+from rich.console import Console, Group, JustifyMethod
 from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
@@ -119,10 +119,11 @@ def _pct(value: float | None) -> str:
 def _kernels_table(kernels: list[dict[str, Any]]) -> Table:
     table = Table(title="Nsight Compute: profiled kernels (report order)", title_justify="left")
     with_sol = any(k["nvidia_sol"] for k in kernels)  # a raw page has no rule rows
-    for header, justify in (("#", "right"), ("kernel", "left"), ("duration", "right"),
-                            ("SM %", "right"), ("memory %", "right"), ("verdict", "left"),
-                            ("NVIDIA SOL", "left"))[: 7 if with_sol else 6]:
-        table.add_column(header, justify=justify,  # type: ignore[arg-type]
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
+        ("#", "right"), ("kernel", "left"), ("duration", "right"), ("SM %", "right"),
+        ("memory %", "right"), ("verdict", "left"), ("NVIDIA SOL", "left"))
+    for header, justify in columns[: 7 if with_sol else 6]:
+        table.add_column(header, justify=justify,
                          overflow="fold" if header == "kernel" else "ellipsis")
     for k in kernels:
         verdict = k["verdict"] or "?"

@@ -60,9 +60,9 @@ def main(argv: list[str]) -> int:
     if args.scheduler is not None:  # a worker elsewhere has its own working directory
         files = [f.resolve() for f in files]
         args.out = args.out if is_remote(args.out) else args.out.resolve()
-    stores = [f for f in files if is_parquet_store(f)]
-    if stores:
-        raise TraceError(f"{stores[0]}: is already a store")
+    converted = [f for f in files if is_parquet_store(f)]
+    if converted:
+        raise TraceError(f"{converted[0]}: is already a store")
     try:
         args.out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

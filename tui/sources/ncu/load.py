@@ -13,6 +13,7 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
+from tui.core.formats import NcuFormat
 from tui.core.queries import load_query
 from tui.sources.ncu.errors import NcuInputError
 from tui.sources.ncu.parsed import KERNEL_COLUMNS, ParsedReport
@@ -50,7 +51,7 @@ _SCHEMAS = {
 }
 
 
-def detect_format(path: Path) -> str | None:
+def detect_format(path: Path) -> NcuFormat | None:
     """'ncu-rep', 'ncu-details-csv', 'ncu-raw-csv', or None when it is none of them."""
     try:
         with open(path, "rb") as f:

@@ -85,13 +85,15 @@ def _files(launches: list[LaunchSource], report: Path,
     named = {row[3] for launch in launches for row in launch.sass if row[3]} - known
     imported: dict[str, str] = {}
     for launch in launches:
-        for name, text in launch.files.items():
-            if text and name not in imported:
-                imported[name] = text
+        for name, content in launch.files.items():
+            if content and name not in imported:
+                imported[name] = content
     text_rows: list[tuple[Any, ...]] = []
     origin_rows: list[tuple[Any, ...]] = []
     for name in sorted(named):
-        text, origin, where = imported.get(name), "report", None
+        text = imported.get(name)
+        origin: str | None = "report"
+        where: str | None = None
         if text is None:
             found = find_on_disk(name, report)
             origin, where = ("disk", str(found)) if found else (None, None)

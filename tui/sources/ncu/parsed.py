@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from tui.core.formats import NcuFormat
+
 # Column order of the tables in queries/sources/ncu_schema.sql.
 KERNEL_COLUMNS = (
     "launch_id", "name", "short_name", "mangled_name",
@@ -24,7 +26,7 @@ RULE_COLUMNS = (
 class ParsedReport:
     """One input file's launches, metrics and rule findings, plus what went wrong."""
 
-    format: str  # 'ncu-rep' | 'ncu-details-csv' | 'ncu-raw-csv'
+    format: NcuFormat
     kernels: list[dict[str, Any]] = field(default_factory=list)
     metrics: list[tuple[Any, ...]] = field(default_factory=list)  # METRIC_COLUMNS
     rules: list[tuple[Any, ...]] = field(default_factory=list)  # RULE_COLUMNS

@@ -15,6 +15,7 @@ import io
 from pathlib import Path
 from typing import Any
 
+from tui.core.formats import NcuFormat
 from tui.sources.ncu.errors import NcuInputError
 from tui.sources.ncu.names import short_name
 from tui.sources.ncu.parsed import ParsedReport, as_int
@@ -35,7 +36,7 @@ def _header_at(lines: list[str]) -> int:
     return -1
 
 
-def sniff_csv(head: str) -> str | None:
+def sniff_csv(head: str) -> NcuFormat | None:
     """'ncu-details-csv', 'ncu-raw-csv' or None from the first bytes of a file."""
     lines = head.splitlines()
     at = _header_at(lines)

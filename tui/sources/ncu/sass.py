@@ -99,7 +99,9 @@ def _registers(operand: str, width: int = 1) -> list[str]:
 
 def _operands(text: str) -> list[str]:
     """Split on the commas between operands, not those inside brackets."""
-    parts, depth, current = [], 0, []
+    parts: list[str] = []
+    current: list[str] = []
+    depth = 0
     for ch in text:
         if ch == "[":
             depth += 1
@@ -165,7 +167,7 @@ class ControlFlow:
             if falls and i + 1 < len(self.addresses):
                 self.predecessors[i + 1].append(i)
             if ins.opcode in ("BRA", "JMP") and ins.target in index:
-                self.predecessors[index[ins.target]].append(i)  # type: ignore[index]
+                self.predecessors[index[ins.target]].append(i)
 
     def producers(self, at: int, register: str) -> list[int]:
         """Indices of the instructions that last wrote `register` before instruction `at`,

@@ -65,7 +65,7 @@ class RepeatedTexts:
         if kept is not None:
             yield from kept
             return
-        keep = [] if id(rows) in self._repeated else None
+        keep: list[str] | None = [] if id(rows) in self._repeated else None
         for i, text in enumerate(rows.json_chunks()):
             piece = text if i == 0 else ", " + text
             if keep is not None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from rich.console import Console
 from rich.table import Table
 
@@ -14,7 +17,7 @@ from tui.views.reports.summary import TOP_GAPS, _fit, _kernels_table, idle_line
 MAX_RANK_ROWS = 64  # beyond this, the ranks that wait or are waited for most
 
 
-def print_run_summary(summary: dict, console: Console) -> None:
+def print_run_summary(summary: Mapping[str, Any], console: Console) -> None:
     source = summary["source"]
     console.print(plain(
         f"{source['path']}  ({source['format']}, {source['ranks']} ranks"
@@ -42,7 +45,7 @@ def print_run_summary(summary: dict, console: Console) -> None:
 MAX_RANK_DIAGNOSES = 8  # beyond this, the ranks are listed by bound
 
 
-def diagnosis_lines(summary: dict) -> list[tuple[str, str]]:
+def diagnosis_lines(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
     """(line, style): the run's diagnosis, then each rank's (with where its idle time
     went), or with many ranks which ranks have which bound."""
     if not summary.get("diagnosis"):
@@ -109,7 +112,7 @@ def _gaps_table(gaps: list[dict], min_gap_ns: int, text_width: int) -> Table:
     return table
 
 
-def cache_text(source: dict) -> str:
+def cache_text(source: Mapping[str, Any]) -> str:
     """Whether the ranks came from their caches; each other reason once, with its count."""
     if source.get("from_cache"):
         return " — from cache"

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from rich.console import Console
 from rich.table import Table
 
@@ -12,7 +15,7 @@ from tui.core.units import format_bytes, format_ns
 TOP_FRAMES = 10
 
 
-def print_code_and_memory(summary: dict, console: Console) -> None:
+def print_code_and_memory(summary: Mapping[str, Any], console: Console) -> None:
     """Nothing for a trace without stacks or memory events."""
     source = summary.get("code_source")
     user = set(summary.get("code_user") or ())

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from rich.console import Console
 from rich.table import Table
 
@@ -15,7 +18,7 @@ TOP_GAPS = 10
 TOP_FINDING_ROWS = 3
 
 
-def print_summary(summary: dict, console: Console) -> None:
+def print_summary(summary: Mapping[str, Any], console: Console) -> None:
     source = summary["source"]
     console.print(plain(f"{source['path']}  ({source['format']})", style="bold"))
     console.print(plain(  # rank and world size come from the trace: plain text

@@ -128,8 +128,8 @@ class BinSource:
             bins = _to_bins(view, rows, source)
             if self.memory is not None:
                 bins.lanes.update(self.memory.cells(cur, view))
-            for source in self.extra if extra else ():
-                bins.lanes.update(source.cells(cur, view))
+            for lanes in self.extra if extra else ():
+                bins.lanes.update(lanes.cells(cur, view))
         return bins
 
     def _level_for(self, npc: int) -> int | None:

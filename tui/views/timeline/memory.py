@@ -104,4 +104,6 @@ class MemoryLanes:
         _, ts, size, allocated, reserved, pid, tid, op, frame, frame_id = row
         stack = frames_at(cur, pid, tid, ts, frame_id)
         peak = self.devices[device].peak_allocated_bytes if device in self.devices else 0
-        return MemoryInfo(device, ts, size, allocated, reserved, op, frame, peak, stack)
+        return MemoryInfo(device=device, ts_ns=ts, bytes=size, total_allocated=allocated,
+                          total_reserved=reserved, op=op, frame=frame,
+                          peak_allocated_bytes=peak, stack=stack)

@@ -87,7 +87,7 @@ class SqlTable(TableActions, ScrollView, can_focus=True):
         shown = [k for c in self.columns for k in (c.key, c.full_key) if k]
         self.keys = tuple(dict.fromkeys([*shown, *hidden]))
         self.model: TableModel | None = None
-        self.query = Query(sort or self.columns[0].key, descending)
+        self.table_query = Query(sort or self.columns[0].key, descending)
         self.total: int | None = None  # rows that pass the filter; None: not counted yet
         self.cursor = 0
         self.full_names = False
@@ -106,7 +106,7 @@ class SqlTable(TableActions, ScrollView, can_focus=True):
         self._recount()
 
     def set_query(self, query: Query) -> None:
-        self.query = query
+        self.table_query = query
         self.cursor = 0
         self.scroll_to(y=0, animate=False)
         self._recount()
@@ -114,12 +114,12 @@ class SqlTable(TableActions, ScrollView, can_focus=True):
         self.post_message(self.Changed(self))
 
     def set_filter(self, text: str) -> None:
-        if text != self.query.text:
-            self.set_query(replace(self.query, text=text))
+        if text != self.table_query.text:
+            self.set_query(replace(self.table_query, text=text))
 
     def _recount(self) -> None:
         if self.model is not None:
-            self._count(self.model, self.model.generation, self.query)
+            self._count(self.model, self.model.generation, self.table_query)
 
     @work(thread=True, exclusive=True, group="table-count")
     def _count(self, model: TableModel, generation: int, query: Query) -> None:
@@ -135,7 +135,7 @@ class SqlTable(TableActions, ScrollView, can_focus=True):
 
     def _counted(self, generation: int, query: Query, total: int,
                  widths: dict[str, int]) -> None:
-        if self.model is None or (generation, query) != (self.model.generation, self.query):
+        if self.model is None or (generation, query) != (self.model.generation, self.table_query):
             return  # a newer count is on its way
         self.total, self._full_widths = total, widths
         self.cursor = max(0, min(self.cursor, total - 1))
@@ -149,7 +149,7 @@ class SqlTable(TableActions, ScrollView, can_focus=True):
         every column (full names, raw ns) included. An `ExportSource`, or None."""
         from tui.widgets.export_dialog import ExportSource
 
-        model, query = self.model, self.query
+        model, query = self.model, self.table_query
         if model is None:
             return None
         return ExportSource(self.id or "table", lambda: model.arrow(query))
@@ -158,7 +158,7 @@ class SqlTable(TableActions, ScrollView, can_focus=True):
         """Row `index` as a dict, or None while its page is being fetched."""
         if self.model is None or self.total is None or not 0 <= index < self.total:
             return None
-        key = (self.model.generation, self.query, index // PAGE_ROWS)
+        key = (self.model.generation, self.table_query, index // PAGE_ROWS)
         page = self._pages.get(key)
         if page is None:
             if key not in self._asked:
@@ -171,7 +171,7 @@ class SqlTable(TableActions, ScrollView, can_focus=True):
     @work(thread=True, group="table-page")
     def _fetch(self, model: TableModel, key: PageKey) -> None:
         generation, query, number = key
-        if (generation, query) != (model.generation, self.query):
+        if (generation, query) != (model.generation, self.table_query):
             # a lambda: Textual counts a callback's parameters, and a builtin method such
             # as set.discard has no signature to count (ValueError)
             self.app.call_from_thread(lambda: self._asked.discard(key))
@@ -239,8 +239,8 @@ class SqlTable(TableActions, ScrollView, can_focus=True):
         if y == 0:
             texts, styles = [], []
             for c, w in zip(self.columns, widths, strict=True):
-                arrow = (" ▼" if self.query.descending else " ▲") \
-                    if self.query.sort in (c.key, c.full_key) else ""
+                arrow = (" ▼" if self.table_query.descending else " ▲") \
+                    if self.table_query.sort in (c.key, c.full_key) else ""
                 texts.append(fit(c.title + arrow, w, c.numeric))
                 styles.append(SORTED if arrow else HEADER)
             segments = self._line(texts, styles)

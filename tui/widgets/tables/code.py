@@ -65,10 +65,10 @@ class CodeTree(Tree[CodeNode]):
         for node in nodes:
             self.children_of.setdefault(node.parent, []).append(node)
         self.clear()
-        self._add_children(self.root, None)
+        self._add_nodes(self.root, None)
         self.root.expand()
 
-    def _add_children(self, parent, key: int | None) -> None:
+    def _add_nodes(self, parent, key: int | None) -> None:  # (DOMNode has _add_children)
         for node in self.children_of.get(key, ()):
             leaf = node.node not in self.children_of
             parent.add(self.label_of(node), data=node, allow_expand=not leaf)
@@ -84,7 +84,7 @@ class CodeTree(Tree[CodeNode]):
     def on_tree_node_expanded(self, event: Tree.NodeExpanded[CodeNode]) -> None:
         node = event.node
         if node.data is not None and not node.children:
-            self._add_children(node, node.data.node)
+            self._add_nodes(node, node.data.node)
 
 
 class CodePanel(TablePanel):
@@ -202,6 +202,7 @@ class CodePanel(TablePanel):
         self.frame = frame
         self.kernels.loading = True
         self.show(self.kernels)
+        params: dict[str, object]
         if getattr(self, "source", "") == "hlo":  # an XLA trace: its ops' lines and paths
             query, params = "table_code_kernels_hlo", {
                 "frame": "" if path else frame, "path": path}

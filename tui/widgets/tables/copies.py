@@ -49,7 +49,7 @@ class CopyPanel(TablePanel):
                   row["longest_stream"], row["longest_id"])
 
     def caption_text(self, table: SqlTable) -> Text:
-        if table.total == 0 and not table.query.text:
+        if table.total == 0 and not table.table_query.text:
             return Text("no memory copies or sets in this trace")
         return Text(f"{table.caption()} · GB/s: bytes over busy time · host mem: pageable "
                     "copies are staged by the driver, pinned ones are not · Enter: the longest")

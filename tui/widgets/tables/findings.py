@@ -105,7 +105,8 @@ class FindingPanel(TablePanel):
                 self.notify("this finding has no rows to show", timeout=2, markup=False)
                 return
             self.opened = row["finding"]
-            self.rows.set_query(replace(self.rows.query, exact=(("finding", row["finding"]),)))
+            self.rows.set_query(replace(self.rows.table_query,
+                                        exact=(("finding", row["finding"]),)))
             self.show(self.rows)
         elif row["start_ns"] is None:
             self.notify("a kernel name, not a time: see the Kernels tab", timeout=2,

@@ -130,7 +130,7 @@ class KernelPanel(TablePanel):
             self.open_instances(row["name"])
         elif event.table is self.categories:
             self._from_category = True
-            self.names.set_query(replace(self.names.query, exact=(("category",
+            self.names.set_query(replace(self.names.table_query, exact=(("category",
                                                                    row["category"]),)))
             self.show(self.names)
         else:
@@ -201,16 +201,16 @@ class KernelPanel(TablePanel):
     def action_back(self) -> None:
         if self.instances.display:
             self.show(self.names)
-        elif self.names.display and self.names.query.exact:
-            self.names.set_query(replace(self.names.query, exact=()))
+        elif self.names.display and self.names.table_query.exact:
+            self.names.set_query(replace(self.names.table_query, exact=()))
             self.show(self.categories if self._from_category else self.names)
 
     # -- caption -------------------------------------------------------------------------
 
     def caption_text(self, table: SqlTable) -> Text:
         out = Text(table.caption())
-        if table is self.names and table.query.exact:
-            out.append(f" · category {table.query.exact[0][1]} (Esc: all)")
+        if table is self.names and table.table_query.exact:
+            out.append(f" · category {table.table_query.exact[0][1]} (Esc: all)")
         if table is self.categories:
             out.append(" · Enter: its kernels · c: by name")
             return out

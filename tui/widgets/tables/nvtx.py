@@ -44,7 +44,7 @@ class NvtxPanel(TablePanel):
         self.jump(event.row["longest_start_ns"], event.row["longest_end_ns"])
 
     def caption_text(self, table: SqlTable) -> Text:
-        if table.total == 0 and not table.query.text:
+        if table.total == 0 and not table.table_query.text:
             return Text("no NVTX ranges or user annotations in this trace")
         return Text(f"{table.caption()} · GPU inside: time some kernel ran during the range"
                     " · Enter: the longest one on the timeline")

@@ -40,11 +40,11 @@ class Prompt(Input):
         self.can_focus = False
         self.on_change: Callable[[str], None] | None = None
         self.on_done: Callable[[str], None] | None = None
-        self.on_cancel: Callable[[], None] | None = None
+        self.on_cancel: Callable[[], object] | None = None
 
     def ask(self, label: str, value: str, on_done: Callable[[str], None],
             on_change: Callable[[str], None] | None = None,
-            on_cancel: Callable[[], None] | None = None) -> None:
+            on_cancel: Callable[[], object] | None = None) -> None:
         self.on_done, self.on_change, self.on_cancel = None, None, None
         self.placeholder = label
         self.value = value
@@ -195,7 +195,7 @@ class TablePanel(Vertical):
 
     def action_filter(self) -> None:
         table = self.active
-        before = table.query.text
+        before = table.table_query.text
 
         def done(text: str) -> None:
             table.set_filter(text)

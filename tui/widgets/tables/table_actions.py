@@ -6,17 +6,38 @@ paging and drawing; this file holds what each key in keys.TABLE does.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual import events
 
 from tui.core.safe_text import printable
 
 if TYPE_CHECKING:
-    from tui.widgets.tables.base import Column, SqlTable
+    from textual.message import Message
+    from textual.scroll_view import ScrollView
 
-    _Base = SqlTable
+    from tui.views.table_model import Query
+    from tui.widgets.tables.base import Column
+
+    class _Base(ScrollView):
+        """What these actions use of the `SqlTable` they are mixed into, for the type
+        checker only (SqlTable derives from TableActions: naming it here is a cycle)."""
+
+        Changed: Callable[..., Message]
+        Selected: Callable[..., Message]
+        columns: tuple[Column, ...]
+        table_query: Query
+        total: int | None
+        cursor: int
+        full_names: bool
+        def set_query(self, query: Query) -> None: ...
+        def row_at(self, index: int) -> dict[str, Any] | None: ...
+        def widths(self) -> list[int]: ...
+        def _announce(self) -> None: ...
+        def _resize_virtual(self) -> None: ...
+        def _shown_key(self, column: Column) -> str: ...
 else:
     _Base = object
 
@@ -59,16 +80,17 @@ class TableActions(_Base):
         """Sort by `column`; again on the same column: the other way round."""
         key = self._shown_key(column)
         if descending is None:
-            descending = not self.query.descending if key == self.query.sort else column.numeric
-        self.set_query(replace(self.query, sort=key, descending=descending))
+            query = self.table_query
+            descending = not query.descending if key == query.sort else column.numeric
+        self.set_query(replace(self.table_query, sort=key, descending=descending))
 
     def action_sort_by(self, step: int) -> None:
         now = next((i for i, c in enumerate(self.columns)
-                    if self.query.sort in (c.key, c.full_key)), 0)
+                    if self.table_query.sort in (c.key, c.full_key)), 0)
         self.sort(self.columns[(now + step) % len(self.columns)])
 
     def action_reverse(self) -> None:
-        self.set_query(replace(self.query, descending=not self.query.descending))
+        self.set_query(replace(self.table_query, descending=not self.table_query.descending))
 
     def action_full_names(self) -> None:
         self.full_names = not self.full_names
@@ -93,12 +115,12 @@ class TableActions(_Base):
 
     def caption(self) -> str:
         """`row 3 of 1,204 · by total ▼ · "gemm"`: where the cursor is, sort, filter."""
-        column = next((c for c in self.columns if self.query.sort in (c.key, c.full_key)),
+        column = next((c for c in self.columns if self.table_query.sort in (c.key, c.full_key)),
                       None)
-        arrow = "▼" if self.query.descending else "▲"
+        arrow = "▼" if self.table_query.descending else "▲"
         count = "counting…" if self.total is None else (
             f"row {self.cursor + 1:,} of {self.total:,}" if self.total else "no rows")
-        text = f"{count} · by {column.title if column else self.query.sort} {arrow}"
-        if self.query.text:
-            text += f" · filter “{printable(self.query.text)}”"
+        text = f"{count} · by {column.title if column else self.table_query.sort} {arrow}"
+        if self.table_query.text:
+            text += f" · filter “{printable(self.table_query.text)}”"
         return text

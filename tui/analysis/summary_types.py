@@ -1,0 +1,265 @@
+"""The shape of `tui --summary --json`: one TypedDict per object of the contract that
+docs/summary.md writes out (tests/test_summary_types.py holds the two to each other, key
+for key, both ways), and of a run's (`RunSummary`: multirank.md names what it adds and
+lacks).
+
+A key in a `total=False` class may be missing (docs/summary.md marks it `"key"?:`). A value
+typed as a plain `dict` or `list[dict[str, Any]]` is not spelt out here: its keys are
+described where the docs point (the rules' rows in the Findings table, the distributed
+figures of `ranks` in multirank.md and distributed.md). Rows that come as a RowSet (made on
+demand as they are written out) carry their rows' TypedDict in `Annotated`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict
+
+from tui.analysis.row_sets import RowSet
+
+if TYPE_CHECKING:
+    from tui.analysis.finding import Finding as FindingRecord
+
+
+class _SourceKeys(TypedDict):
+    path: str
+    format: str
+    first_ns: int | None
+    last_ns: int | None
+    span_ns: int
+    origin_ns: int | None  # the first GPU activity: the app's +0
+    from_cache: bool
+    cache_note: str
+    min_gap_ns: int
+    memory_budget: str  # the budget the figures were worked out under
+
+
+class Source(_SourceKeys, total=False):
+    # from the trace's metadata, where it has them
+    rank: str
+    world_size: str
+    nsys_product_version: str
+    export_product_version: str
+    cuda_runtime_version: str
+    cuda_driver_version: str
+    xla_form: str  # XLA profiles: which file of which run
+    run: str
+    host: str
+    hlo_source: str
+
+
+SourceMetaKey = Literal[
+    "rank", "world_size", "nsys_product_version", "export_product_version",
+    "cuda_runtime_version", "cuda_driver_version", "xla_form", "run", "host", "hlo_source"]
+
+
+class _DiagnosisKeys(TypedDict):
+    bound: str | None  # None: no GPU work
+    text: str
+    idle_ns: int
+    idle_by_cause: dict[str, int]  # <cause>_ns
+    parts: dict[str, int]  # <bound>: ns
+    figures: dict[str, Any] | None  # docs/diagnosis.md
+
+
+class Diagnosis(_DiagnosisKeys, total=False):
+    devices: list[Diagnosis]  # the same per device, when the trace has several
+
+
+class Device(TypedDict):
+    id: int
+    name: str
+    busy_ns: int
+    span_ns: int
+
+
+class Kernel(TypedDict):
+    name: str
+    count: int
+    total_ns: int
+    avg_ns: float
+    median_ns: float
+    min_ns: int
+    max_ns: int
+    percent: float
+
+
+class Gap(TypedDict):
+    device: int
+    start_ns: int
+    offset_ns: int
+    duration_ns: int
+    before: str
+    after: str
+    cause: str
+    kind: str
+
+
+class Finding(TypedDict):
+    rule: str
+    severity: str
+    text: str
+    cost_ns: int | None
+    rows: Sequence[dict[str, Any]]  # a list or a RowSet; per rule: the Findings table
+
+
+class Frame(TypedDict):
+    frame: str
+    gpu_ns: int
+    self_gpu_ns: int
+    launches: int
+
+
+class CodePath(TypedDict):
+    path: str
+    depth: int
+    gpu_ns: int
+    self_gpu_ns: int
+    launches: int
+
+
+class Unattributed(TypedDict):
+    gpu_ns: int
+    launches: int
+    linked: int
+
+
+class MemoryPeak(TypedDict):
+    device: int
+    peak_allocated_bytes: int
+    peak_ns: int
+    peak_reserved_bytes: int | None
+
+
+class _CodeAndMemoryKeys(TypedDict):
+    code_source: str  # python | cuda_backtrace | nvtx | hlo | none
+    code: list[Frame]
+    memory: list[MemoryPeak]
+
+
+class CodeAndMemory(_CodeAndMemoryKeys, total=False):
+    # none of these for a database without the stacks' tables
+    code_paths: list[CodePath]  # XLA traces with HLO ops
+    code_user: list[str]
+    code_unattributed: Unattributed
+    host_memory: list[MemoryPeak]
+
+
+class XlaOp(TypedDict):
+    hlo_module: str
+    hlo_op: str
+    program_id: int | None
+    category: str | None
+    tf_op: str
+    op_name: str | None
+    source: str | None
+    user_code: bool | None
+    command_buffer: str | None
+    matched: str | None
+    count: int
+    kernels: int
+    total_ns: int
+    avg_ns: float
+    percent: float
+
+
+class XlaModule(TypedDict):
+    hlo_module: str
+    ops: int
+    count: int
+    kernels: int
+    total_ns: int
+    percent: float
+
+
+class CommandBuffer(TypedDict):
+    hlo_module: str
+    command_buffer: str
+    replays: int
+    activities: int
+    per_replay: int
+    ops: int
+    program_ops: int
+    name: int
+    reuse: int
+    order: int
+    guess: int
+    untied: int
+    total_ns: int
+
+
+class _TraceSummaryKeys(_CodeAndMemoryKeys):
+    source: Source
+    diagnosis: Diagnosis
+    devices: list[Device]
+    kernels: list[Kernel]
+    gaps: Annotated[RowSet, Gap]
+    findings: list[Finding]
+    rules_not_checked: dict[str, str]  # rule: why it was not run
+    warnings: list[str]
+    ranks: list[dict[str, Any]]  # the trace as one rank of a run: multirank.md
+
+
+class TraceSummary(_TraceSummaryKeys, total=False):
+    """`tui --summary --json TRACE` (tui.analysis.summary.trace_summary)."""
+
+    code_paths: list[CodePath]
+    code_user: list[str]
+    code_unattributed: Unattributed
+    host_memory: list[MemoryPeak]
+    xla_ops: list[XlaOp]  # XLA traces only
+    xla_modules: list[XlaModule]
+    xla_command_buffers: list[CommandBuffer]
+    ncu: dict[str, Any]  # with --ncu REPORT: its launches matched to the kernels (ncu.md)
+
+
+# -- a run of many traces: `tui --summary --json DIR` (tui.runs.summary.run_summary);
+# docs/multirank.md#json
+
+
+class _RunSourceKeys(TypedDict):
+    path: str  # the directory, or the first file given
+    paths: list[str]
+    format: str  # the ranks' format, or "mixed"
+    first_ns: int | None
+    last_ns: int | None
+    span_ns: int
+    from_cache: bool
+    cache_notes: list[str]
+    min_gap_ns: int
+    ranks: int
+    load_s: list[float]
+    memory_budget: str
+
+
+class RunSource(_RunSourceKeys, total=False):
+    world_size: str  # where the ranks agree on one
+
+
+class RunDevice(Device):
+    rank: int
+
+
+class RunGap(Gap):
+    rank: int
+
+
+class StragglerGroup(TypedDict):
+    ranks: list[int]
+    hosts: list[str | None]
+    shared: list[str]  # what they share, in words
+
+
+class RunSummary(TypedDict):
+    source: RunSource
+    diagnosis: Diagnosis
+    devices: list[RunDevice]
+    kernels: list[Kernel]
+    gaps: list[RunGap]
+    findings: list[FindingRecord]  # written as their to_json(): Finding above
+    warnings: list[str]
+    ranks: list[dict[str, Any]]  # docs/multirank.md#json
+    straggler: int | None
+    stragglers: list[int]
+    straggler_group: StragglerGroup
+    balance: dict[str, Any]  # the straggler verdict's figures
