@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import lzma
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -81,15 +83,13 @@ def sample(name: str) -> Path:
 
 
 def inflated(name: str) -> Path:
-    """A sample kept xz-compressed (`NAME.xz` in sample_traces/: the whole-program nsys
-    exports of sample_traces/loops/ are 12-35 MB as SQLite), inflated once into the
+    """A sample kept xz-compressed (`NAME.xz` in sample_traces/, a bare name in loops/: the
+    whole-program nsys exports there are 12-35 MB as SQLite), inflated once into the
     temporary folder, shared by every test process: named by the compressed file's size
     and time, written under a private name and renamed, so a reader never sees half."""
-    import lzma
     import os
-    import tempfile
 
-    packed = sample(name + ".xz")
+    packed = sample(name + ".xz" if "/" in name else f"loops/{name}.xz")
     stat = packed.stat()
     folder = Path(tempfile.gettempdir()) / f"tui-samples-{stat.st_size}-{stat.st_mtime_ns}"
     path = folder / Path(name).name

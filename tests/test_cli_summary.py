@@ -65,10 +65,17 @@ def test_json_contract_on_an_nsys_export() -> None:
         "gpu_time_util", "gpu_idle"]
     diagnosis = summary["diagnosis"]
     assert list(summary)[:2] == ["source", "diagnosis"]
-    assert diagnosis["bound"] == "host" and diagnosis["text"].startswith("Host-bound: GPU 0")
-    device = summary["devices"][0]
-    assert diagnosis["idle_ns"] == device["span_ns"] - device["busy_ns"] == sum(
+    # of the window of work, the NVTX range around the loop; the devices, the gaps and
+    # the findings stay of the whole capture
+    assert diagnosis["bound"] == "host" and diagnosis["text"].startswith(
+        "Host-bound in NVTX range `gappy_training`, 652 ms: GPU 0")
+    window = diagnosis["window"]
+    assert window["kind"] == "range" and window["name"] == "gappy_training"
+    assert diagnosis["setup_ns"] == window["start_ns"] - summary["source"]["first_ns"] > 0
+    figures, device = diagnosis["figures"], summary["devices"][0]
+    assert diagnosis["idle_ns"] == figures["span_ns"] - figures["busy_ns"] == sum(
         diagnosis["idle_by_cause"].values())
+    assert figures["span_ns"] < device["span_ns"]
     by_rule = {f["rule"]: f for f in findings}
     assert by_rule["gpu_gaps"]["rows"] == gaps  # every row, no cap
     assert by_rule["cuda_api_sync"]["rows"][0] == {

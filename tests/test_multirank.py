@@ -88,7 +88,8 @@ def test_ddp_straggler_is_rank_1_and_rank_0_waits_in_all_reduce(capsys) -> None:
     assert summary["diagnosis"]["bound"] == "host"
     assert summary["diagnosis"]["text"].startswith(
         "The run waits for its straggler, rank 1: the other ranks' NCCL kernels waited "
-        "61.7 ms for it. Host-bound: rank 1's GPU waited")
+        "61.7 ms for it. Host-bound in 4 profiler steps (ProfilerStep#3 … ProfilerStep#6), "
+        "80.2 ms: rank 1's GPU idled 46%")
     assert summary["diagnosis"]["text"].endswith("By rank: 0 communication; 1 host.")
 
 
@@ -253,7 +254,9 @@ def test_each_rank_s_own_summary_is_what_the_run_keeps(private_cache: Path) -> N
                                               "distributed"}
                 assert store.summary["devices"] and list(store.summary["gaps"])
             bounds.append([store.summary["diagnosis"]["bound"] for store in run.stores])
-    assert bounds == [["compute", "host"]] * 2
+    # alone, rank 0 computes 57% of its steps and runs NCCL kernels with nothing beside
+    # them 39%: under COMPUTE_MOST, its largest loss, communication, leads
+    assert bounds == [["communication", "host"]] * 2
 
 
 @pytest.mark.parametrize("name", DDP)

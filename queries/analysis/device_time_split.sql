@@ -11,15 +11,24 @@
 -- order is (device, start_ns, end_ns) order): within a block by a window, across blocks
 -- from each block's max, as gpu_idle_windows.sql does, so that no window holds a whole
 -- device's activities (15M of them ran out of memory under the 1GB budget).
+-- Within a window ($start_ns, $end_ns; NULL: the whole trace) each activity counts clipped
+-- to it, and the counts, median and bytes are those of the activities it overlaps.
 -- Columns: device, compute_ns, copy_ns, comm_ns, all_ns, kernels, kernel_median_ns,
 --          comm_kernels, comm_kernel_ns, copies, copy_bytes.
-WITH acts AS (
-    SELECT id, device, start_ns, end_ns, id // 65536 AS block,
+WITH inside AS (
+    SELECT * FROM gpu_activities
+    WHERE device IS NOT NULL
+      AND ($start_ns IS NULL OR end_ns > $start_ns)
+      AND ($end_ns IS NULL OR start_ns < $end_ns)
+), acts AS (
+    -- clipping keeps the id order a start order (greatest/least skip a NULL bound)
+    SELECT id, device, greatest(start_ns, $start_ns) AS start_ns,
+           least(end_ns, $end_ns) AS end_ns, id // 65536 AS block,
            CASE WHEN kind = 'kernel' AND NOT contains(lower(name), 'nccl') THEN 1
                 WHEN kind IN ('memcpy', 'memset') THEN 2
                 ELSE 3 END AS what
-    FROM gpu_activities
-    WHERE device IS NOT NULL AND start_ns IS NOT NULL AND end_ns > start_ns
+    FROM inside
+    WHERE start_ns IS NOT NULL AND end_ns > start_ns
 ), ends AS (
     SELECT *, CASE WHEN what = 1 THEN end_ns END AS end1,
               CASE WHEN what <= 2 THEN end_ns END AS end2
@@ -63,8 +72,7 @@ WITH acts AS (
                AS comm_kernel_ns,
            count(*) FILTER (WHERE kind = 'memcpy') AS copies,
            coalesce(sum(bytes) FILTER (WHERE kind = 'memcpy'), 0)::BIGINT AS copy_bytes
-    FROM gpu_activities
-    WHERE device IS NOT NULL
+    FROM inside
     GROUP BY device
 )
 SELECT c.device, coalesce(u.u1, 0)::BIGINT AS compute_ns,

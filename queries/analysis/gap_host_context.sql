@@ -8,6 +8,10 @@
 --                around a sync);
 --   range_name / op_name (op_overlap_ns): the innermost NVTX range or user annotation,
 --           and CPU op, covering at least 30% of the gap (else the one overlapping longest);
+--   range_path: the NVTX ranges or user annotations covering at least 30% of the gap,
+--           outermost first, joined by ' › ' (e.g. 'host › step 3 › prepare › linalg');
+--   frame_name: the innermost Python frame (Kineto's with_stack) covering at least 30%
+--           of the gap (e.g. '<built-in function sleep>'), else NULL;
 --   launch_start_ns: when the host issued the call that launched the activity ending
 --                    the gap (NULL when no launch call is correlated).
 WITH ranked AS (
@@ -19,7 +23,11 @@ WITH ranked AS (
     SELECT gap_no,
            arg_max(name, rank_key) FILTER (WHERE kind = 'annotation') AS range_name,
            arg_max(name, rank_key) FILTER (WHERE kind = 'cpu_op') AS op_name,
-           arg_max(overlap_ns, rank_key) FILTER (WHERE kind = 'cpu_op') AS op_overlap_ns
+           arg_max(overlap_ns, rank_key) FILTER (WHERE kind = 'cpu_op') AS op_overlap_ns,
+           string_agg(name, ' › ' ORDER BY depth, overlap_ns DESC)
+               FILTER (WHERE kind = 'annotation' AND rank_key[1] = 1) AS range_path,
+           arg_max(name, rank_key) FILTER (WHERE kind = 'python' AND rank_key[1] = 1)
+               AS frame_name
     FROM ranked
     GROUP BY gap_no
 ), launches AS (
@@ -33,7 +41,7 @@ SELECT
     g.gap_no,
     d.call_name, d.call_overlap_ns, p.call_parent,
     r.range_name, r.op_name, r.op_overlap_ns,
-    l.launch_start_ns
+    l.launch_start_ns, r.range_path, r.frame_name
 FROM selected_gaps AS g
 LEFT JOIN gap_top_calls AS d USING (gap_no)
 LEFT JOIN gap_call_parents AS p USING (gap_no)

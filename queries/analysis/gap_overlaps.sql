@@ -39,13 +39,13 @@ WITH gap_buckets AS (
 SELECT gap_no, id, kind, pid, tid, start_ns, end_ns, name, depth,
        least(end_ns, gap_end) - greatest(start_ns, gap_start) AS overlap_ns,
        gap_end - gap_start AS gap_ns
-FROM (SELECT * FROM short_ranges UNION ALL SELECT * FROM long_ranges)
-WHERE kind <> 'python';  -- what gap_ranges and gap_top_calls read: calls, ops, annotations
+FROM (SELECT * FROM short_ranges UNION ALL SELECT * FROM long_ranges);
 
+-- annotations, CPU ops and Python frames (Kineto's with_stack: a sleep, Python between ops)
 CREATE OR REPLACE TEMP TABLE gap_ranges AS
 SELECT gap_no, kind, name, depth, overlap_ns, gap_ns
 FROM gap_overlapping
-WHERE kind IN ('annotation', 'cpu_op');
+WHERE kind IN ('annotation', 'cpu_op', 'python');
 
 -- The longest-overlapping call of each gap (of equals, the first by id).
 CREATE OR REPLACE TEMP TABLE gap_top_calls AS

@@ -1,10 +1,13 @@
-"""What bounds a run: per device, one sentence naming the limit, the evidence and a remedy,
-e.g. "Launch-bound: GPU 0 ran 38,400 kernels of 2.6 µs median and waited 1.04 s between
-back-to-back launches (…); replay the step as a CUDA graph or compile it".
+"""What bounds a run: per device, one sentence naming the limit, where, the evidence and a
+remedy, e.g. "Launch-bound in 5 profiler steps (…), 224 ms: GPU 0 idled 92% of its 224 ms
+(206 ms) between back-to-back launches of 9,600 kernels (…); it computed 7%; replay the step
+as a CUDA graph or compile it".
 
-A device's span is its busy time (split by what ran, each instant once: compute kernels,
-then copies, then NCCL kernels; queries/analysis/device_time_split.sql) plus its idle time (split by
-cause, adding up exactly: tui/analysis/idle_causes.py). Each bound claims a part:
+The diagnosis is of the window of work (tui/analysis/window.py: the profiler steps, the
+NVTX range around the loop, ...), not of the start-up before it. A device's span there is
+its busy time (split by what ran, each instant once: compute kernels, then copies, then
+NCCL kernels; queries/analysis/device_time_split.sql) plus its idle time (split by cause,
+adding up exactly: tui/analysis/idle_causes.py). Each bound claims a part:
 
   compute        the compute kernels' time; the bound when it is at least COMPUTE_MOST of
                  the span (memory instead when Nsight Compute, attached, puts at least
@@ -16,8 +19,8 @@ cause, adding up exactly: tui/analysis/idle_causes.py). Each bound claims a part
                  waited for other ranks), and the idle while the host was in a collective
   other          idle of no known cause
 
-Below COMPUTE_MOST the GPU is held back more than it computes, and the largest of the
-other parts is the bound. On a run, a rank whose NCCL kernels waited for the other ranks
+Below COMPUTE_MOST the largest of the other parts is the bound: the loss leads, the
+compute share said beside it. On a run, a rank whose NCCL kernels waited for the other ranks
 WAIT_MOST of its span or more is communication-bound whatever it computed beside them (its
 step ends when the last rank arrives), and the run is bound by what bounds its stragglers.
 The figures (`DeviceTime`) are kept as JSON, so that a run decides each rank again with
@@ -41,47 +44,22 @@ from tui.analysis.idle_causes import (
     every_interval_classified,
     idle_by_cause,
 )
+from tui.analysis.remedies import host_work, remedy
 from tui.analysis.summary_types import Diagnosis as DiagnosisJson
+from tui.analysis.window import Window, merged, work_window
 from tui.core.queries import load_query
 from tui.core.units import format_bytes, format_ns
 
 BOUNDS = ("compute", "memory", "launch", "host", "sync", "copy", "communication", "other")
-# The GPU computing at least this share of its span is compute-bound, whatever the rest.
-COMPUTE_MOST = 0.5
+# The GPU computing at least this share of its window is compute-bound; below it, the
+# largest loss leads (docs/diagnosis.md: chosen from the designed loops, against XProf's
+# 5% / 50% input-bound thresholds).
+COMPUTE_MOST = 0.9
 # Nsight Compute's memory verdict on at least this share of the compute time: memory-bound.
 MEMORY_MOST = 0.5
 # A rank's NCCL kernels waiting for other ranks this share of its span: communication-bound.
 WAIT_MOST = 0.5
 
-# What to do about each bound, by the framework that made the trace (default: PyTorch).
-REMEDY = {
-    "compute": "speed up the kernels themselves: lower precision (bf16, TF32), fused or "
-               "better-tuned kernels; Nsight Compute shows what limits the top ones",
-    "memory": "cut memory traffic: fuse element-wise ops into their neighbours, use lower "
-              "precision, and make accesses contiguous",
-    "launch": "replay the step as a CUDA graph or compile it (torch.compile) so that fewer, "
-              "larger launches do the work",
-    "host": "overlap the host's work with the GPU's: prepare batches in DataLoader workers "
-            "with pinned memory and prefetching, and keep other host work off the step",
-    "sync": "read results back (.item(), .cpu(), printing a tensor) every few steps, not "
-            "every step, and order streams with events rather than synchronising",
-    "copy": "pin the host buffers (pin_memory=True) and copy with non_blocking=True, so "
-            "that copies overlap compute",
-    "communication": "overlap communication with compute (gradient bucketing, async "
-                     "collectives) and even out the ranks' work",
-    "other": "record the CUDA runtime calls (nsys -t cuda, ProfilerActivity.CUDA) so "
-             "that each gap's launch is known",
-}
-REMEDY_XLA = {
-    "launch": "jit more of the loop (jax.jit) so that XLA fuses the ops, or let XLA "
-              "replay them as CUDA graphs",
-    "host": "prepare the next batch while the step runs (device_put ahead of time, a "
-            "prefetching input pipeline) and keep other host work off the step",
-    "sync": "read values back (float(), np.asarray, block_until_ready) every few steps, "
-            "not every step",
-    "copy": "put batches on the device ahead of the step that uses them, so that copies "
-            "overlap compute",
-}
 _TITLE = {"compute": "Compute-bound", "memory": "Memory-bound", "launch": "Launch-bound",
           "host": "Host-bound", "sync": "Sync-bound", "copy": "Copy-bound",
           "communication": "Communication-bound", "other": "Idle for causes the trace "
@@ -107,6 +85,7 @@ class DeviceTime:
     host_busy_in: str | None = None  # what the host was busy in, in the longest host gaps
     comm_wait_ns: int | None = None  # a run: NCCL kernels waiting for other ranks
     memory_ns: int | None = None  # --ncu: compute time of kernels at their memory ceiling
+    window: Window | None = None  # the window of work the figures are of (None: the span)
 
     @property
     def idle_ns(self) -> int:
@@ -124,19 +103,22 @@ class DeviceTime:
     def figures(self) -> dict:
         """The figures beside the idle split (which a diagnosis' JSON holds itself): what
         `from_json` needs to decide again."""
-        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "idle"}
+        out = {f.name: getattr(self, f.name) for f in fields(self)
+               if f.name not in ("idle", "window")}
         return out | {"gaps_by_cause": dict(self.idle.gaps),
-                      "top_call": dict(self.idle.top_call)}
+                      "top_call": dict(self.idle.top_call),
+                      "window": self.window.as_dict() if self.window else None}
 
     @classmethod
     def from_json(cls, entry: Mapping[str, Any]) -> DeviceTime:
         """From a diagnosis' JSON (Diagnosis.to_json): its figures and idle split."""
         figures = entry["figures"]
-        names = {f.name for f in fields(cls)} - {"idle"}
+        names = {f.name for f in fields(cls)} - {"idle", "window"}
         idle = IdleByCause.from_dict({"device": figures["device"], **entry,
                                       "gaps_by_cause": figures.get("gaps_by_cause", {}),
                                       "top_call": figures.get("top_call", {})})
-        return cls(**{k: v for k, v in figures.items() if k in names}, idle=idle)
+        return cls(**{k: v for k, v in figures.items() if k in names}, idle=idle,
+                   window=Window.from_dict(figures.get("window")))
 
 
 @dataclass
@@ -147,11 +129,19 @@ class Diagnosis:
     devices: list[Diagnosis] = field(default_factory=list)  # one per device, when several
 
     def to_json(self) -> DiagnosisJson:
-        """{bound, text, idle_ns, idle_by_cause {<cause>_ns}, parts {<bound>: ns}, figures,
-        devices: [the same per device] (when the trace has several)}."""
+        """{bound, text, window {kind, name, start_ns, end_ns}, setup_ns, setup_text,
+        idle_ns, idle_by_cause {<cause>_ns}, parts {<bound>: ns}, figures, devices: [the
+        same per device] (when the trace has several)}. The figures are the window's."""
         t = self.time
+        window = t.window if t else None
         out: DiagnosisJson = {
-            "bound": self.bound, "text": self.text, "idle_ns": t.idle_ns if t else 0,
+            "bound": self.bound, "text": self.text,
+            "window": ({"kind": window.kind, "name": window.name,
+                        "start_ns": window.start_ns, "end_ns": window.end_ns}
+                       if window else None),
+            "setup_ns": window.setup_ns if window else 0,
+            "setup_text": window.setup_text() if window else None,
+            "idle_ns": t.idle_ns if t else 0,
             "idle_by_cause": {f"{c}_ns": (t.idle.by_cause[c] if t else 0) for c in CAUSES},
             "parts": t.parts() if t else {},
             "figures": t.figures() if t else None,
@@ -178,39 +168,62 @@ class TimeSplit(NamedTuple):
 
 
 def device_times(con: duckdb.DuckDBPyConnection, gaps: Sequence[Gap],
-                 classified: bool = False) -> list[DeviceTime]:
-    """Every device's figures; `gaps` (explained, longest first) name what the host was
-    busy in while the GPU waited for it. `classified`: idle_causes holds every interval's
-    cause already (idle_causes.every_interval_classified)."""
-    span = {row[0]: (row[2], row[3]) for row in con.execute(load_query("device_busy"))
-            .fetchall()}
-    idle = {i.device: i for i in idle_by_cause(con, classified)}
-    busy_in = _host_busy_in(gaps)
+                 classified: bool = False, window: Window | None = None,
+                 ) -> list[DeviceTime]:
+    """Every device's figures, over the whole trace or within `window` (a device with no
+    work in it has none); `gaps` (explained, longest first) name what the host was busy in
+    while the GPU waited for it. `classified`: idle_causes holds every interval's cause
+    already (idle_causes.every_interval_classified)."""
+    bounds = {"start_ns": window.start_ns if window else None,
+              "end_ns": window.end_ns if window else None}
+    span = {row[0]: (row[1], row[2]) for row in con.execute(
+        load_query("device_window_busy"), bounds).fetchall()}
+    idle = {i.device: i for i in idle_by_cause(con, classified, **bounds)}
+    busy_in = _host_busy_in(gaps, window)
     out = []
-    for row in map(TimeSplit._make, con.execute(load_query("device_time_split")).fetchall()):
-        span_ns, busy_ns = span.get(row.device, (0, 0))
+    for row in map(TimeSplit._make,
+                   con.execute(load_query("device_time_split"), bounds).fetchall()):
+        if row.device not in span:
+            continue
+        span_ns, busy_ns = span[row.device]
         out.append(DeviceTime(
             device=row.device, span_ns=span_ns, busy_ns=busy_ns, compute_ns=row.compute_ns,
             copy_ns=row.copy_ns, comm_ns=row.comm_ns, kernels=row.kernels,
             kernel_median_ns=row.kernel_median_ns, comm_kernels=row.comm_kernels,
             copies=row.copies, copy_bytes=row.copy_bytes,
             idle=idle.get(row.device, IdleByCause(row.device)),
-            host_busy_in=busy_in.get(row.device)))
+            host_busy_in=busy_in.get(row.device), window=window))
     return out
 
 
-# The profilers' own step ranges, which say nothing of what the host was doing
-_STEP_MARKERS = ("ProfilerStep#",)
-
-
-def _host_busy_in(gaps: Sequence[Gap]) -> dict[int, str]:
+def _host_busy_in(gaps: Sequence[Gap], window: Window | None = None) -> dict[int, str]:
     """Per device, the op or range the host was busy in over the most host-wait time
-    (numbered names such as step_3 and step_4 counted as one, step_N)."""
+    (not the most gaps) of the gaps in `window` (numbered names such as batch_3 and
+    batch_4 counted as one, batch_N)."""
     totals: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for gap in gaps:
-        if gap.busy_in and not gap.busy_in.startswith(_STEP_MARKERS):
-            totals[gap.device][re.sub(r"\d+", "N", gap.busy_in)] += gap.duration_ns
+        ns = gap.duration_ns
+        if window:  # the gap's time in the window
+            ns = (min(gap.start_ns + gap.duration_ns, window.end_ns)
+                  - max(gap.start_ns, window.start_ns))
+        busy_in = _inside(gap.busy_in, window)
+        if busy_in and ns > 0:
+            totals[gap.device][_numbered(busy_in)] += ns
     return {device: max(names, key=lambda n: names[n]) for device, names in totals.items()}
+
+
+def _numbered(name: str) -> str:
+    """batch_3 and batch_4 as batch_N; a Python frame keeps its line ('train.py(42): f')."""
+    return name if ".py(" in name else re.sub(r"\d+", "N", name)
+
+
+def _inside(busy_in: str | None, window: Window | None) -> str | None:
+    """A gap's ranges less the window's own range, which says nothing of the host's work
+    ('host › prepare' in the window `host`: 'prepare')."""
+    if busy_in and window and window.kind == "range" and window.name:
+        names = busy_in.split(" › ")
+        return " › ".join(names[1:] if names[0] == window.name else names) or None
+    return busy_in
 
 
 def combined(times: Sequence[DeviceTime]) -> DeviceTime:
@@ -236,8 +249,16 @@ def combined(times: Sequence[DeviceTime]) -> DeviceTime:
         kernels=sum(t.kernels for t in times), kernel_median_ns=main.kernel_median_ns,
         comm_kernels=sum(t.comm_kernels for t in times),
         copies=sum(t.copies for t in times), copy_bytes=sum(t.copy_bytes for t in times),
-        idle=idle, host_busy_in=next((t.host_busy_in for t in times if t.host_busy_in), None),
-        comm_wait_ns=total("comm_wait_ns"), memory_ns=total("memory_ns"))
+        idle=idle, host_busy_in=_busiest_host(times),
+        comm_wait_ns=total("comm_wait_ns"), memory_ns=total("memory_ns"),
+        window=merged([t.window for t in times]))
+
+
+def _busiest_host(times: Sequence[DeviceTime]) -> str | None:
+    """What the host was busy in, of the device that waited for its host the longest."""
+    waiting = [t for t in times if t.host_busy_in]
+    return (max(waiting, key=lambda t: t.idle.by_cause["host"]).host_busy_in
+            if waiting else None)
 
 
 def decide(t: DeviceTime) -> str | None:
@@ -276,9 +297,13 @@ def _one(t: DeviceTime, source_format: str | None, subject: str | None) -> Diagn
         return Diagnosis(None, "No GPU activity: nothing bounds the GPU in this trace.", t)
     who = subject or ("the GPUs" if t.device is None else f"GPU {t.device}")
     its = "their" if who.endswith("GPUs") else "its"
-    remedy = (REMEDY_XLA if source_format == "xla" else {}).get(bound, REMEDY[bound])
-    return Diagnosis(bound, f"{_TITLE[bound]}: {_EVIDENCE[bound](t, who, its)}; {remedy}.",
-                     t)
+    advice = remedy(bound, t.host_busy_in, source_format)
+    where = f" {t.window.phrase(source_format)}" if t.window else ""
+    context = ("" if bound in ("compute", "memory") else
+               f"; {'they' if its == 'their' else 'it'} computed "
+               f"{_pct(t.compute_ns, t.span_ns)}")
+    return Diagnosis(bound, f"{_TITLE[bound]}{where}: {_EVIDENCE[bound](t, who, its)}"
+                            f"{context}; {advice}.", t)
 
 
 def _pct(ns: int, of: int) -> str:
@@ -313,23 +338,26 @@ def _launch(t: DeviceTime, who: str, its: str) -> str:
     median = (f" of {format_ns(round(t.kernel_median_ns))} median"
               if t.kernel_median_ns is not None else "")
     ns = t.idle.by_cause["launch"]
-    return (f"{who} ran {t.kernels:,} kernels{median} and waited {format_ns(ns)} between "
-            f"back-to-back launches ({_of_span(ns, t, its)}; issue rate "
+    return (f"{who} idled {_of_span(ns, t, its)} ({format_ns(ns)}) between back-to-back "
+            f"launches of {t.kernels:,} kernels{median} (issue rate "
             f"{_rate(t.kernels + t.copies, t.span_ns)} on the host)")
 
 
 def _host(t: DeviceTime, who: str, its: str) -> str:
     ns = t.idle.by_cause["host"]
-    busy = f", busy in {t.host_busy_in}" if t.host_busy_in else ""
-    return (f"{who} waited {format_ns(ns)} ({_of_span(ns, t, its)}) for the host to issue work "
-            f"({t.idle.gaps['host']:,} gaps{busy})")
+    work = host_work(t.host_busy_in)
+    busy = (f"; the host busy most in {t.host_busy_in}" + (f": {work.what}" if work else "")
+            if t.host_busy_in else "")
+    return (f"{who} idled {_of_span(ns, t, its)} ({format_ns(ns)}) waiting for the host to "
+            f"issue work ({t.idle.gaps['host']:,} gaps{busy})")
 
 
 def _sync(t: DeviceTime, who: str, its: str) -> str:
     ns = t.idle.by_cause["sync"]
     call = t.idle.top_call.get("sync")
-    return (f"{who} idled {format_ns(ns)} ({_of_span(ns, t, its)}) after the host waited on it "
-            f"({t.idle.gaps['sync']:,} times" + (f", most in {call}" if call else "") + ")")
+    return (f"{who} idled {_of_span(ns, t, its)} ({format_ns(ns)}) after "
+            f"{t.idle.gaps['sync']:,} synchronisations, the host waiting on it"
+            + (f" (most in {call})" if call else ""))
 
 
 def _copy(t: DeviceTime, who: str, its: str) -> str:
@@ -352,7 +380,7 @@ def _communication(t: DeviceTime, who: str, its: str) -> str:
 
 def _other(t: DeviceTime, who: str, its: str) -> str:
     ns = t.idle.by_cause["other"]
-    return (f"{who} idled {format_ns(ns)} ({_of_span(ns, t, its)}) with its next work already "
+    return (f"{who} idled {_of_span(ns, t, its)} ({format_ns(ns)}) with its next work already "
             "queued (a wait on another stream or an event) or with no host call linked "
             "to it")
 
@@ -452,8 +480,23 @@ def _times(entry: dict | None) -> list[DeviceTime] | None:
 
 def gaps_and_times(con: duckdb.DuckDBPyConnection, min_gap_ns: int,
                    ) -> tuple[list[Gap], list[DeviceTime]]:
-    """The gaps over `min_gap_ns`, explained, and every device's figures, with every idle
-    interval classified once for both."""
+    """The gaps over `min_gap_ns`, explained, and every device's figures over the whole
+    trace, with every idle interval classified once for both."""
     with every_interval_classified(con):
         gaps = explained_gaps(con, min_gap_ns, classified=True)
         return gaps, device_times(con, gaps, classified=True)
+
+
+def gaps_and_work(con: duckdb.DuckDBPyConnection, min_gap_ns: int,
+                  ) -> tuple[list[Gap], list[DeviceTime], list[DeviceTime]]:
+    """The gaps over `min_gap_ns` (explained), every device's figures over the whole trace
+    (for the findings, beside NVIDIA's rules) and within the window of work (for the
+    diagnosis: tui/analysis/window.py), with every idle interval classified once."""
+    window = work_window(con)
+    with every_interval_classified(con):
+        gaps = explained_gaps(con, min_gap_ns, classified=True)
+        whole = device_times(con, gaps, classified=True)
+        work = device_times(con, gaps, classified=True, window=window) if window else []
+        # a window without GPU work in it (profiler steps the GPU ran nothing in) says
+        # nothing: the whole trace is judged instead
+        return gaps, whole, work or whole

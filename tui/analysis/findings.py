@@ -16,7 +16,7 @@ from dataclasses import replace
 
 import duckdb
 
-from tui.analysis.diagnosis import DeviceTime, Diagnosis, diagnose, gaps_and_times
+from tui.analysis.diagnosis import DeviceTime, Diagnosis, diagnose, gaps_and_work
 from tui.analysis.finding import Finding
 from tui.analysis.gaps import Gap
 from tui.analysis.kernels import DeviceBusy, KernelStats, device_busy, kernel_stats
@@ -35,13 +35,13 @@ IDLE_WARNING_PCT = 50.0
 def trace_findings(con: duckdb.DuckDBPyConnection, min_gap_ns: int,
                    ) -> tuple[list[Finding], dict[str, str], int, Diagnosis]:
     """`findings` with its inputs read from the trace (for the app), the trace's span and
-    its diagnosis."""
+    its diagnosis (of the window of work; the findings are of the whole trace)."""
     first, last = con.execute(load_query("trace_span")).fetchone() or (None, None)
     span_ns = last - first if first is not None and last is not None else 0
-    gaps, times = gaps_and_times(con, min_gap_ns)
+    gaps, times, work = gaps_and_work(con, min_gap_ns)
     found, skipped = findings(con, device_busy(con), kernel_stats(con), gaps, min_gap_ns,
                               span_ns, times)
-    return found, skipped, span_ns, diagnose(times, _source_format(con))
+    return found, skipped, span_ns, diagnose(work, _source_format(con))
 
 
 def findings(

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from tui.analysis.idle_causes import COPY_PATTERN, GAP_KIND, SYNC_PATTERN, classify_idle
 from tui.core.queries import load_query
+from tui.core.steps import PROFILER_STEP, STEP_NAME
 from tui.core.units import format_ns
 
 if TYPE_CHECKING:  # not imported at run time: a warm `--summary --json` needs no DuckDB
@@ -45,7 +46,7 @@ class Gap:
     cause: str
     # 'sync' | 'copy' | 'host-wait' | 'launch-overhead' | 'communication' | 'other'
     kind: str
-    busy_in: str | None = None  # a host-wait's range (else op) the host was busy in
+    busy_in: str | None = None  # a host-wait's ranges (outer › inner; else op) the host was in
 
     def as_dict(self) -> dict:
         # not dataclasses.asdict: its deep copy costs seconds over 50k+ gaps
@@ -93,7 +94,8 @@ def _explained(con: duckdb.DuckDBPyConnection, params: dict,
     gaps: list[Gap] = []
     for (device, start, _end, duration, before, after, _corr, _kind, cause, blocked_in), ctx \
             in zip(rows, context, strict=True):
-        _, call, call_overlap, call_parent, range_name, op_name, op_overlap, launch_start = ctx
+        (_, call, call_overlap, call_parent, range_name, op_name, op_overlap, launch_start,
+         range_path, frame_name) = ctx
         if (op_overlap or 0) < DOMINANT_SHARE * duration:
             op_name = None  # a brief op that merely touches the gap explains nothing
         text = _describe(
@@ -106,8 +108,25 @@ def _explained(con: duckdb.DuckDBPyConnection, params: dict,
         gaps.append(Gap(device=device, start_ns=start, duration_ns=duration,
                         before=before or "", after=after or "", cause=text,
                         kind=GAP_KIND.get(cause or "other", "other"),
-                        busy_in=(range_name or op_name) if cause == "host" else None))
+                        busy_in=_busy_in(range_path, op_name, frame_name)
+                        if cause == "host" else None))
     return gaps
+
+
+# Ranges that mark steps say nothing of what the host was doing in them (Kineto's
+# ProfilerStep#N, NVTX `step 3`): the op beneath is named instead
+_STEP_RANGES = (re.compile(PROFILER_STEP),
+                re.compile("^" + STEP_NAME.removeprefix("^(?i)"), re.IGNORECASE))
+
+
+def _busy_in(range_path: str | None, op_name: str | None,
+             frame_name: str | None = None) -> str | None:
+    """What the host was busy in during a host-caused gap: the ranges covering it (outer ›
+    inner) but those that only mark steps, else its op, else its innermost Python frame."""
+    # each name once: the same range of several threads or processes may cover a gap
+    named = dict.fromkeys(name for name in (range_path or "").split(" › ")
+                          if name and not any(p.search(name) for p in _STEP_RANGES))
+    return " › ".join(named) if named else (op_name or frame_name)
 
 
 # How the host's part in each cause is said

@@ -118,13 +118,16 @@ def every_interval_classified(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
 
 
 def idle_by_cause(con: duckdb.DuckDBPyConnection, classified: bool = False,
+                  start_ns: int | None = None, end_ns: int | None = None,
                   ) -> list[IdleByCause]:
     """Every device's idle time by cause, by device (`classified`: idle_causes holds
-    every interval already)."""
+    every interval already), within `start_ns`..`end_ns` where given (each interval
+    clipped to them, so that the causes add up to the idle time in the window)."""
+    params = {"start_ns": start_ns, "end_ns": end_ns}
     if classified:
-        return tally(con.execute(load_query("idle_cause_totals")).fetchall())
+        return tally(con.execute(load_query("idle_cause_totals"), params).fetchall())
     with every_interval_classified(con):
-        return tally(con.execute(load_query("idle_cause_totals")).fetchall())
+        return tally(con.execute(load_query("idle_cause_totals"), params).fetchall())
 
 
 def tally(rows: Iterable[tuple[int, str, int, int, str | None]]) -> list[IdleByCause]:

@@ -10,7 +10,7 @@ import duckdb
 
 from tui.analysis.code import code_source, frame_times, unattributed
 from tui.analysis.code_hlo import op_path_rows
-from tui.analysis.diagnosis import diagnose, gaps_and_times
+from tui.analysis.diagnosis import diagnose, gaps_and_work
 from tui.analysis.distributed import trace_figures
 from tui.analysis.distributed.findings import distributed_findings
 from tui.analysis.distributed.idle import gap_classes
@@ -87,8 +87,8 @@ def rank_summary(trace: Trace, min_gap_ns: int) -> dict:
 def _rank_summary(trace: Trace, min_gap_ns: int) -> dict:
     con = trace.con
     devices = device_busy(con)
-    gaps, times = gaps_and_times(con, min_gap_ns)
-    diagnosis = diagnose(times, trace.format).to_json()
+    gaps, _times, work = gaps_and_work(con, min_gap_ns)
+    diagnosis = diagnose(work, trace.format).to_json()
     origin = one_row(con, load_query("trace_origin"))[0]
     return {"devices": [d.as_dict() for d in devices], "gaps": GapRows(gaps, origin),
             "diagnosis": diagnosis, "warnings": list(trace.warnings),
@@ -101,7 +101,7 @@ def _summary(trace: Trace, min_gap_ns: int) -> TraceSummary:
     code_memory = code_and_memory(con)
     devices = device_busy(con)
     kernels = kernel_stats(con)
-    gaps, times = gaps_and_times(con, min_gap_ns)
+    gaps, times, work = gaps_and_work(con, min_gap_ns)
     span = con.execute(load_query("trace_span")).fetchone() or (None, None)
     origin = one_row(con, load_query("trace_origin"))[0]
     meta = dict(con.execute("SELECT key, value FROM trace_meta").fetchall())
@@ -127,7 +127,7 @@ def _summary(trace: Trace, min_gap_ns: int) -> TraceSummary:
             **trace_figures(con), "gap_classes": gap_classes(GapRows(gaps, origin))}
     found += distributed_findings([rank], run=False)
     gap_rows = GapRows(gaps, origin)
-    rank["diagnosis"] = diagnose(times, trace.format).to_json()
+    rank["diagnosis"] = diagnose(work, trace.format).to_json()
     summary: TraceSummary = {
         "source": source,
         "diagnosis": rank["diagnosis"],

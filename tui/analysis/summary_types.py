@@ -53,9 +53,21 @@ SourceMetaKey = Literal[
     "cuda_runtime_version", "cuda_driver_version", "xla_form", "run", "host", "hlo_source"]
 
 
+class WorkWindow(TypedDict):
+    """The window of work the diagnosis describes (tui/analysis/window.py)."""
+
+    kind: str  # tui/analysis/window.py KINDS: profiler_steps, range, steps, profiler_range, ...
+    name: str | None
+    start_ns: int
+    end_ns: int
+
+
 class _DiagnosisKeys(TypedDict):
     bound: str | None  # None: no GPU work
     text: str
+    window: WorkWindow | None
+    setup_ns: int  # before the window
+    setup_text: str | None
     idle_ns: int
     idle_by_cause: dict[str, int]  # <cause>_ns
     parts: dict[str, int]  # <bound>: ns

@@ -56,6 +56,8 @@ def diagnosis_lines(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
         for r in ranks:
             out.append((f"  rank {r['rank']}: {r['diagnosis']['text']}", ""))
             out.append((f"    {idle_line(r['diagnosis'])}", "dim"))
+            if r["diagnosis"].get("setup_text"):  # the rank's start-up, told apart
+                out.append((f"    {r['diagnosis']['setup_text']}", "dim"))
         return out
     by_bound: dict[str, list[int]] = {}
     for r in ranks:

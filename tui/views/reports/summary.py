@@ -66,6 +66,8 @@ def print_diagnosis(diagnosis: dict, console: Console, indent: str = "") -> None
             who = (f"GPU {entry['figures']['device']}: " if diagnosis.get("devices")
                    and entry.get("figures") else "")
             console.print(plain(f"{indent}  {who}{line}", style="dim"))
+    if diagnosis.get("setup_text"):  # the start-up before the window, told apart
+        console.print(plain(f"{indent}  {diagnosis['setup_text']}", style="dim"))
 
 
 def idle_line(entry: dict) -> str:

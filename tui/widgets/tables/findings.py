@@ -126,8 +126,12 @@ class FindingPanel(TablePanel):
         out = Text()
         if self.diagnosis is not None and table is self.findings:
             out.append_text(plain(self.diagnosis.text, style="bold"))
-            if self.diagnosis.time is not None:
-                out.append_text(plain(f" ({breakdown_text(self.diagnosis.time)})"))
+            time = self.diagnosis.time
+            if time is not None:
+                out.append_text(plain(f" ({breakdown_text(time)})"))
+                setup = time.window.setup_text() if time.window else None
+                if setup:  # the start-up before the window, told apart
+                    out.append_text(plain(f" {setup}"))
             out.append("\n")
         out.append(table.caption())
         if table is self.rows:

@@ -1,0 +1,52 @@
+-- The iteration that repeats in the kernel sequence, for a trace with no steps, ranges or
+-- capture range to mark its work (work_window.sql). The sequence is the kernels of the
+-- device with the most, in start order. Its anchor is a kernel name that comes at the same
+-- distance (in kernels) at least $regular of its $min_repeats or more repeats, those repeats
+-- covering half the sequence or more; of several, the longest period (a kernel that comes
+-- once an iteration). The sequence from the anchor's first regular repeat must repeat with
+-- that period at least $regular of the time.
+-- Params:  $min_repeats (3), $regular (a share, 0.9)
+-- Columns: start_ns (the first regular repeat's first kernel), name (the anchor's),
+--          repeats, period (kernels an iteration); no row: no iteration found
+WITH seq AS (
+    -- the kernel sequence of the device with the most kernels, numbered in start order
+    SELECT row_number() OVER (ORDER BY start_ns, id) - 1 AS i, name, start_ns
+    FROM gpu_activities
+    WHERE kind = 'kernel' AND device = (SELECT device FROM gpu_activities
+                                        WHERE kind = 'kernel' AND device IS NOT NULL
+                                        GROUP BY device ORDER BY count(*) DESC, device
+                                        LIMIT 1)
+), spacing AS (
+    -- each kernel's distance (in kernels) to the next of its name
+    SELECT name, i, start_ns, lead(i) OVER (PARTITION BY name ORDER BY i) - i AS step
+    FROM seq
+), modes AS (
+    SELECT name, mode(step) AS period, count(step) AS steps
+    FROM spacing
+    WHERE step IS NOT NULL
+    GROUP BY name
+    HAVING count(step) >= $min_repeats
+), anchor AS (
+    -- a kernel that comes once an iteration: its spacing regular (at least $regular of
+    -- it the same), its iterations covering at least half the sequence; the longest such
+    SELECT m.name, m.period, count(*) FILTER (WHERE s.step = m.period) AS regular,
+           min(s.i) FILTER (WHERE s.step = m.period) AS first_i
+    FROM modes AS m
+    JOIN spacing AS s USING (name)
+    GROUP BY m.name, m.period, m.steps
+    HAVING count(*) FILTER (WHERE s.step = m.period) >= $regular * m.steps
+       AND (count(*) FILTER (WHERE s.step = m.period)) * m.period
+           >= 0.5 * (SELECT count(*) FROM seq)
+    ORDER BY m.period DESC, regular DESC, m.name
+    LIMIT 1
+), repeats AS (
+    -- the sequence from the anchor's first regular start repeats with its period
+    SELECT avg(CASE WHEN a.name = b.name THEN 1.0 ELSE 0.0 END) AS same
+    FROM anchor AS x
+    JOIN seq AS a ON a.i >= x.first_i
+    JOIN seq AS b ON b.i = a.i + x.period
+)
+SELECT (SELECT start_ns FROM seq WHERE i = x.first_i) AS start_ns, x.name,
+       x.regular + 1 AS repeats, x.period
+FROM anchor AS x
+WHERE (SELECT same FROM repeats) >= $regular;

@@ -1,0 +1,114 @@
+"""What to do about what bounds the work, in one place: a remedy for each bound, and for a
+GPU waiting on its host, the table of what the host was busy in (the ranges, op or Python
+frame holding the most host-caused idle time in the window, `host_busy_in`) and the remedy
+that fits it. The first row whose pattern matches the name decides; a name no row matches,
+or none, gets the general advice.
+
+Each row of the table is checked on a real trace in tests/test_remedies.py.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# What to do about each bound, by the framework that made the trace (default: PyTorch).
+REMEDY = {
+    "compute": "speed up the kernels themselves: lower precision (bf16, TF32), fused or "
+               "better-tuned kernels; Nsight Compute shows what limits the top ones",
+    "memory": "cut memory traffic: fuse element-wise ops into their neighbours, use lower "
+              "precision, and make accesses contiguous",
+    "launch": "replay the step as a CUDA graph or compile it (torch.compile) so that fewer, "
+              "larger launches do the work",
+    "sync": "read results back (.item(), .cpu(), printing a tensor) every few steps, not "
+            "every step, and order streams with events rather than synchronising",
+    "copy": "pin the host buffers (pin_memory=True) and copy with non_blocking=True, so "
+            "that copies overlap compute",
+    "communication": "overlap communication with compute (gradient bucketing, async "
+                     "collectives) and even out the ranks' work",
+    "other": "record the CUDA runtime calls (nsys -t cuda, ProfilerActivity.CUDA) so "
+             "that each gap's launch is known",
+}
+REMEDY_XLA = {
+    "launch": "jit more of the loop (jax.jit) so that XLA fuses the ops, or let XLA "
+              "replay them as CUDA graphs",
+    "sync": "read values back (float(), np.asarray, block_until_ready) every few steps, "
+            "not every step",
+    "copy": "put batches on the device ahead of the step that uses them, so that copies "
+            "overlap compute",
+}
+
+
+@dataclass(frozen=True)
+class HostWork:
+    key: str
+    what: str  # said after the name: "busy most in aten::normal_: data preparation"
+    pattern: re.Pattern[str]
+    remedy: str
+    remedy_xla: str | None = None
+
+
+HOST_WORK = (
+    HostWork(
+        "init", "one-time initialisation",
+        re.compile(r"(?i)^nccl(Comm)?Init|CommInit|^cu(da)?(Init|SetDevice|DeviceReset)\b"
+                   r"|^cu(Module|Library)Load|^(cudnn|cublas|cublasLt)Create|initiali[sz]"
+                   r"|warm.?up|compil|autotun"),
+        "it is paid once, not every step: start the profile after warm-up (a profiler "
+        "schedule with warmup, or NVTX step ranges) and judge the steps alone"),
+    HostWork(
+        "sleep", "a sleep",
+        re.compile(r"(?i)sleep"),
+        "the thread that issues GPU work sleeps while the GPU waits: remove the sleep or "
+        "move it (throttling, polling) to another thread"),
+    HostWork(
+        "data", "data preparation",
+        re.compile(r"(?i)data|loader|batch|collate|prefetch|prepar|preprocess|augment"
+                   r"|tokeni[sz]|decode|^aten::(normal_|uniform_|randn?|randint|random_"
+                   r"|randperm|bernoulli_|from_numpy)$|numpy"),
+        "prepare batches ahead of the step: DataLoader workers (num_workers > 0) with "
+        "pinned memory and prefetching, random or synthetic inputs made on the GPU "
+        "(device='cuda'), and no other host work on the step",
+        "prepare the next batch while the step runs (device_put ahead of time, a "
+        "prefetching input pipeline) and keep other host work off the step"),
+    HostWork(
+        "python", "Python between the GPU's ops",
+        re.compile(r"(?i)\.py\b|<built-in|^python"),
+        "move that Python off the step, vectorise it, or compile the step "
+        "(torch.compile) so that less Python runs per launch",
+        "move that Python off the step or into the jitted function (jax.jit)"),
+    HostWork(
+        "host_op", "a framework op's host side",
+        re.compile(r"^(aten|at|c10|torch|cudnn|cublas)[:_.]"),
+        "its host side takes longer than its kernels: replay the loop as a CUDA graph "
+        "(torch.compile(mode='reduce-overhead'), torch.cuda.graphs) or give each call more "
+        "work (a larger batch) so that the GPU runs longer per host call"),
+)
+# Where the host's work is unknown or of no row's kind
+GENERAL = ("overlap the host's work with the GPU's: prepare batches in DataLoader workers "
+           "with pinned memory and prefetching, and keep other host work off the step")
+GENERAL_XLA = ("prepare the next batch while the step runs (device_put ahead of time, a "
+               "prefetching input pipeline) and keep other host work off the step")
+
+
+def host_work(busy_in: str | None) -> HostWork | None:
+    """The row of the table that `busy_in` (a range or op name) matches; None: no row."""
+    if not busy_in:
+        return None
+    return next((row for row in HOST_WORK if row.pattern.search(busy_in)), None)
+
+
+def host_remedy(busy_in: str | None, source_format: str | None = None) -> str:
+    """What to do when the GPU waits for a host busy in `busy_in`."""
+    row = host_work(busy_in)
+    xla = source_format == "xla"
+    if row is None:
+        return GENERAL_XLA if xla else GENERAL
+    return (row.remedy_xla or row.remedy) if xla else row.remedy
+
+
+def remedy(bound: str, busy_in: str | None = None, source_format: str | None = None) -> str:
+    """What to do about `bound`; a host-bound GPU's by what its host was busy in."""
+    if bound == "host":
+        return host_remedy(busy_in, source_format)
+    return (REMEDY_XLA if source_format == "xla" else {}).get(bound, REMEDY[bound])

@@ -1,0 +1,128 @@
+"""The window of the work: the stretch of a trace that its diagnosis describes, so that a
+whole-program capture is judged by its loop, not by its imports and CUDA set-up.
+
+The first that the trace has (queries/work_window.sql): the profiler's steps (Kineto's
+`ProfilerStep#N`); else an outermost NVTX range or user annotation holding at least
+MOST_WORK of the GPU work (`compute`, `train`); else the ranges named like steps (`step 3`,
+JAX's `train step 3`) holding any; else a cudaProfilerStart/Stop capture range; else the iteration
+that repeats in the kernel sequence (from the first regular repeat of a kernel that comes
+once an iteration); else the first GPU activity to the last.
+
+What comes before the window is the set-up, reported apart with how much of it the GPU
+idled. The gaps table and NVIDIA's rules stay over the whole capture.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import duckdb
+
+from tui.core.queries import load_query
+from tui.core.steps import step_patterns
+from tui.core.units import format_ns
+
+# Ranges holding at least this share of the GPU work (summed activity time) are the work.
+MOST_WORK = 0.5
+# A set-up shorter than this share of the window goes unsaid in the text (a profiler's own
+# start, a few hundred µs before its first step); its length is in the JSON all the same.
+SETUP_SAID = 0.05
+# The kernel sequence's iteration: a kernel that repeats at least this many times, at the
+# same distance (in kernels) this share of them, and the sequence repeating as often.
+MIN_REPEATS = 3
+REGULAR = 0.9
+KINDS = ("profiler_steps", "range", "steps", "profiler_range", "iteration", "gpu_span")
+
+
+@dataclass(frozen=True)
+class Window:
+    kind: str  # one of KINDS
+    name: str | None  # the range's name, or the first and last step's: 'step 0 … step 79'
+    start_ns: int
+    end_ns: int
+    ranges: int = 0  # the ranges (steps) that make it up
+    setup_ns: int = 0  # the trace's first event to the window's start
+    setup_busy_ns: int = 0  # of that, the time some GPU activity ran
+
+    @property
+    def duration_ns(self) -> int:
+        return self.end_ns - self.start_ns
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict | None) -> Window | None:
+        if not data:
+            return None
+        names = set(cls.__dataclass_fields__)
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+    def phrase(self, source_format: str | None = None) -> str:
+        """'in NVTX range `compute`, 1.63 s' (trace text in backquotes, never markup)."""
+        length = format_ns(self.duration_ns)
+        if self.kind == "profiler_steps":
+            return f"in {self.ranges:,} profiler steps ({self.name}), {length}"
+        if self.kind == "range":
+            what = "NVTX range" if source_format == "nsys" else "range"
+            return f"in {what} `{self.name}`, {length}"
+        if self.kind == "steps":
+            return f"in {self.ranges:,} step ranges ({self.name}), {length}"
+        if self.kind == "profiler_range":
+            return f"between cudaProfilerStart and cudaProfilerStop, {length}"
+        if self.kind == "iteration":
+            name = self.name or ""
+            short = name if len(name) <= 40 else name[:39] + "…"
+            return (f"in {self.ranges:,} repeats of its kernel sequence (from `{short}`), "
+                    f"{length}")
+        if self.kind == "mixed":
+            return f"in each one's window of work, {length} in all"
+        return f"from the first GPU activity to the last, {length}"
+
+    def setup_text(self) -> str | None:
+        """'Set-up: 1.95 s before the first step (no GPU work 78% of it), not part of the
+        diagnosis.'; None when it is under SETUP_SAID of the window."""
+        if self.setup_ns < SETUP_SAID * self.duration_ns or self.kind == "gpu_span":
+            return None
+        before = {"profiler_steps": "the first profiler step", "steps": "the first step",
+                  "range": f"the range `{self.name}`",
+                  "profiler_range": "cudaProfilerStart",
+                  "iteration": "the repeating kernels"}.get(self.kind, "the work")
+        idle = 100 * (self.setup_ns - self.setup_busy_ns) / self.setup_ns
+        return (f"Set-up: {format_ns(self.setup_ns)} before {before} (no GPU work "
+                f"{idle:.0f}% of it), not part of the diagnosis.")
+
+
+def work_window(con: duckdb.DuckDBPyConnection) -> Window | None:
+    """The trace's window of work; None without GPU activity. The kernel sequence is
+    searched for its iteration only where nothing marks the work (a pass over every
+    kernel that the others do not need)."""
+    params = {**step_patterns(), "most": MOST_WORK, "iteration_start": None,
+              "iteration_name": None, "iteration_repeats": None}
+    row = con.execute(load_query("work_window"), params).fetchone()
+    if row is not None and row[0] == "gpu_span":
+        found = con.execute(load_query("work_iteration"),
+                            {"min_repeats": MIN_REPEATS, "regular": REGULAR}).fetchone()
+        if found is not None:
+            start, name, repeats, _period = found
+            params |= {"iteration_start": start, "iteration_name": name,
+                       "iteration_repeats": repeats}
+            row = con.execute(load_query("work_window"), params).fetchone()
+    if row is None:
+        return None
+    kind, name, start, end, ranges, _first, setup, setup_busy = row
+    return Window(kind, name, start, end, ranges, setup, setup_busy)
+
+
+def merged(windows: list[Window | None]) -> Window | None:
+    """One window over several (devices or ranks summed): from the first start to the last
+    end, its kind and name where all agree; the longest set-up."""
+    known = [w for w in windows if w is not None]
+    if not known:
+        return None
+    first = known[0]
+    same = all((w.kind, w.name) == (first.kind, first.name) for w in known)
+    longest = max(known, key=lambda w: w.setup_ns)
+    return Window(first.kind if same else "mixed", first.name if same else None,
+                  min(w.start_ns for w in known), max(w.end_ns for w in known),
+                  first.ranges if same else 0, longest.setup_ns, longest.setup_busy_ns)
