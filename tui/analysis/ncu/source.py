@@ -85,6 +85,16 @@ class Memory:
         return self.global_sectors / self.global_inst_executed
 
     @property
+    def bank_conflict_ways(self) -> float | None:
+        """ncu's n-way figure where it costs wavefronts: a 64-bit load spans 2 wavefronts by
+        design (n-way 2, none excessive), which is no conflict."""
+        ways = self.shared_conflict_ways
+        if ways is None or ways < 2:
+            return None
+        waves, ideal = self.shared_wavefronts, self.shared_wavefronts_ideal
+        return None if waves is not None and ideal is not None and waves <= ideal else ways
+
+    @property
     def ideal_sectors_per_request(self) -> float | None:
         if not self.global_inst_executed or self.global_sectors_ideal is None:
             return None
@@ -282,8 +292,8 @@ def explain_line(line: SourceLine, total: int) -> str:
     if sectors is not None and ideal is not None and sectors > ideal * UNCOALESCED_RATIO:
         parts.append(f"its global accesses touch {sectors:.1f} sectors per request where "
                      f"{ideal:.1f} would do (uncoalesced)")
-    ways = line.memory.shared_conflict_ways
-    if ways is not None and ways >= 2:
+    ways = line.memory.bank_conflict_ways
+    if ways is not None:
         parts.append(f"{ways:.0f}-way shared-memory bank conflicts")
     return "; ".join(parts)
 
