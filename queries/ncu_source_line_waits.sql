@@ -1,6 +1,7 @@
 -- One launch's scoreboard-stall samples per consumer line, by the line of the load they
 -- wait for (the producer instruction named is the one with the most of them); biggest
--- first within a line.
+-- first within a line. A consumer counts under every line its line table gives it; the
+-- producer is named by its own line (ncu_sass).
 -- Parameters: $launch_id.
 -- Columns: file, line, reason, producer_file, producer_line, producer_address,
 --          producer_instruction, samples.
@@ -9,7 +10,7 @@ SELECT c.file, c.line, w.reason, p.file AS producer_file, p.line AS producer_lin
        arg_max(p.instruction, w.samples) AS producer_instruction,
        sum(w.samples) AS samples
 FROM ncu_sass_waits AS w
-JOIN ncu_sass AS c ON c.launch_id = w.launch_id AND c.address = w.address
+JOIN ncu_sass_lines AS c ON c.launch_id = w.launch_id AND c.address = w.address
 JOIN ncu_sass AS p ON p.launch_id = w.launch_id AND p.address = w.producer
 WHERE w.launch_id = $launch_id
 GROUP BY c.file, c.line, w.reason, p.file, p.line

@@ -133,6 +133,10 @@ def flat_launch(kernel: dict[str, Any]) -> dict[str, Any]:
             out[key] = ", ".join(str(v) for v in value or ())
         elif key == "nvidia_rules":
             out[key] = len(value or ())
+        elif key == "advice":
+            out[key] = ", ".join(a["condition"] for a in value or ())
+        elif key == "memory_instructions":
+            out.update({f"{space}_instructions": n for space, n in (value or {}).items()})
         else:
             out[key] = value
     return out
