@@ -153,3 +153,15 @@ def test_nvidias_rules_on_its_details_page_back_the_advice() -> None:
     assert agreeing["thread-divergence"].startswith("ThreadDivergence")
     assert agreeing["uncoalesced-global"].startswith("UncoalescedGlobalAccess")
     assert agreeing["texture-throughput"].startswith("CPIStall")
+
+
+def test_on_nvidias_details_page_the_rules_are_the_evidence() -> None:
+    """The details page has no per-space counts or stall breakdown: NVIDIA's findings on
+    it (local loads, MIO, texture queue, barrier, excessive sectors) lead to the same
+    conditions. Only the atomics have no rule to go by."""
+    details = _nvidia_rules("before")
+    for launch_id, kernel in enumerate(KERNELS):
+        found = [a.condition for a in advise(_figures(details, launch_id),
+                                             _rules(details, launch_id))]
+        expected = [] if kernel == "atomic_hist" else EXPECTED[kernel]
+        assert found == expected, kernel

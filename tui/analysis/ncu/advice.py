@@ -7,11 +7,13 @@ wants tiling through shared memory. ADVICE below is the one table of those condi
 each row says when it applies (a test on the launch's figures), what it found, and what
 an expert would do, with NVIDIA's rules that speak of the same thing. The rows are tried
 in order, most specific first; every row that holds is reported, the first is the next
-step.
+step. A details-page CSV has no per-space instruction counts or stall breakdown: there
+NVIDIA's own rule findings are the evidence (`from_rules`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -57,6 +59,10 @@ class Condition:
     rules: tuple[tuple[str, str], ...] = ()
     # a unit's throughput means little while most SMs idle: skipped under one full wave
     needs_full_grid: bool = False
+    # where the per-space counts are missing (a details-page CSV): NVIDIA's findings as the
+    # evidence, and what they show
+    from_rules: Callable[[KernelFigures, Sequence[dict[str, Any]]], bool] | None = None
+    rule_finding: str = ""
 
 
 @dataclass(frozen=True)
@@ -143,6 +149,29 @@ def _divergent(f: KernelFigures) -> bool:
     return threads is not None and threads < DIVERGENT_THREADS
 
 
+def _said(rules: Sequence[dict[str, Any]], rule: str, phrase: str) -> bool:
+    """NVIDIA's finding `rule` (OPT or WRN) says `phrase`."""
+    return any(r.get("rule") == rule and r.get("type") in ("OPT", "WRN")
+               and phrase in (r.get("description") or "") for r in rules)
+
+
+def _local_said(rules: Sequence[dict[str, Any]]) -> bool:
+    return (_said(rules, "MemoryCacheAccessPattern", "local loads")
+            or _said(rules, "MemoryCacheAccessPattern", "local stores"))
+
+
+_EXCESSIVE = re.compile(r"excessive sectors \((\d+)% of the total")
+
+
+def _uncoalesced_said(rules: Sequence[dict[str, Any]]) -> bool:
+    """UncoalescedGlobalAccess: half or more of the global sectors are excessive."""
+    for r in rules:
+        found = _EXCESSIVE.search(r.get("description") or "")
+        if r.get("rule") == "UncoalescedGlobalAccess" and found and int(found.group(1)) >= 50:
+            return True
+    return False
+
+
 def _memory_mix(f: KernelFigures) -> str:
     parts = sorted(((s, f.memory_share(s)) for s in f.memory_instructions), key=lambda x: -x[1])
     return ", ".join(f"{s} {_pct(v)}" for s, v in parts if v >= 0.01)
@@ -164,7 +193,10 @@ ADVICE: Sequence[Condition] = (
         "figure in __launch_bounds__, or a larger -maxrregcount), or keep fewer values live "
         "at once (smaller per-thread arrays, recompute instead of keeping); `nvcc -Xptxas -v` "
         "reports the spill stores and loads.",
-        (("MemoryCacheAccessPattern", "local"), ("CPIStall", "L1TEX"))),
+        (("MemoryCacheAccessPattern", "local"), ("CPIStall", "L1TEX")),
+        from_rules=lambda f, rules: _local_said(rules) and bool(f.spill_requests),
+        rule_finding=("NVIDIA finds local loads and stores, and the details page counts "
+                      "register spills among the local requests")),
     Condition(
         "local-array", _local_array,
         lambda f: (f"{_pct(f.memory_share('local'))} of the memory instructions are local "
@@ -174,7 +206,10 @@ ADVICE: Sequence[Condition] = (
         "Keep the array in registers by making every index a compile-time constant (fully "
         "unroll the loops over it; replace a[i] by selects or a switch), or move it to shared "
         "memory with one column per thread.",
-        (("MemoryCacheAccessPattern", "local"),)),
+        (("MemoryCacheAccessPattern", "local"),),
+        from_rules=lambda f, rules: _local_said(rules) and not f.spill_requests,
+        rule_finding=("NVIDIA finds local loads and stores that are not register spills: a "
+                      "per-thread array indexed at run time lives in local memory")),
     Condition(
         "shared-bank-conflicts", _conflicts,
         lambda f: (f"shared-memory loads are {f.shared_load_ways:.0f}-way bank conflicted "
@@ -194,7 +229,11 @@ ADVICE: Sequence[Condition] = (
         "registers), load 8 or 16 bytes at a time (float2/float4), and pad the tile where "
         "the wavefronts show bank conflicts.",
         (("CPIStall", "MIO"),),
-        needs_full_grid=True),
+        needs_full_grid=True,
+        from_rules=lambda f, rules: _said(rules, "CPIStall", "MIO") and (
+            f["l1_pct"] or 0) >= L1_BUSY_PCT,
+        rule_finding=("L1 is busy and warps stall on the MIO queue (NVIDIA's CPIStall): "
+                      "shared-memory (or special-function) instructions saturate it")),
     Condition(
         "texture-throughput", _texture_bound,
         lambda f: (f"L1 is busy with texture fetches: {_pct(f.memory_share('texture'))} of "
@@ -202,8 +241,10 @@ ADVICE: Sequence[Condition] = (
         "Fetch fewer texels per output (share taps between neighbouring threads through "
         "shared memory), let neighbouring threads fetch neighbouring texels, or read a plain "
         "1-D array with coalesced global loads instead of tex1Dfetch.",
-        (("CPIStall", "texture"),),
-        needs_full_grid=True),
+        (("CPIStall", "queue for texture operations"),),
+        needs_full_grid=True,
+        from_rules=lambda f, rules: _said(rules, "CPIStall", "queue for texture operations"),
+        rule_finding=("warps stall on a full texture queue (NVIDIA's CPIStall)")),
     Condition(
         "contended-atomics", _atomics,
         lambda f: (f"{f.atomic_instructions:,.0f} global atomic instructions, "
@@ -219,7 +260,10 @@ ADVICE: Sequence[Condition] = (
                    "sectors per request, 4 for coalesced 4-byte loads)"),
         "Make neighbouring threads read neighbouring addresses (change the layout, or stage "
         "through shared memory).",
-        (("UncoalescedGlobalAccess", ""), ("MemoryCacheAccessPattern", "global"))),
+        (("UncoalescedGlobalAccess", ""), ("MemoryCacheAccessPattern", "global")),
+        from_rules=lambda f, rules: _uncoalesced_said(rules),
+        rule_finding=("half or more of the global sectors are excessive (NVIDIA's "
+                      "UncoalescedGlobalAccess): the accesses are not coalesced")),
     Condition(
         "global-reuse-in-l1", _global_l1,
         lambda f: (f"L1 is the busiest unit ({f['l1_pct'] or 0:.0f}%) and its traffic is "
@@ -238,7 +282,9 @@ ADVICE: Sequence[Condition] = (
         "use fewer barriers per step (double-buffer the shared data), or exchange data "
         "within a warp with shuffles and __syncwarp() where a block-wide barrier is not "
         "needed.",
-        (("CPIStall", "barrier"),)),
+        (("CPIStall", "CTA barrier"),),
+        from_rules=lambda f, rules: _said(rules, "CPIStall", "CTA barrier"),
+        rule_finding=("warps wait at a barrier for their siblings (NVIDIA's CPIStall)")),
     Condition(
         "thread-divergence", _divergent,
         lambda f: (f"only {f['active_threads_per_warp'] or 0:.0f} of 32 threads per warp are "
@@ -276,8 +322,16 @@ def advise(f: KernelFigures, rules: Sequence[dict[str, Any]] = ()) -> list[Advic
     """Every row of ADVICE that holds for the launch, in table order."""
     waves = f["waves_per_sm"]
     small = waves is not None and waves < FULL_WAVE
-    return [Advice(c.name, c.finding(f), c.step, _nvidia(c, rules))
-            for c in ADVICE if not (small and c.needs_full_grid) and c.holds(f)]
+    counted = bool(f.memory_instructions) or bool(f.stalls)  # raw metrics, not details
+    out: list[Advice] = []
+    for c in ADVICE:
+        if small and c.needs_full_grid:
+            continue
+        if c.holds(f):
+            out.append(Advice(c.name, c.finding(f), c.step, _nvidia(c, rules)))
+        elif not counted and c.from_rules is not None and c.from_rules(f, rules):
+            out.append(Advice(c.name, c.rule_finding, c.step, _nvidia(c, rules)))
+    return out
 
 
 def conditions() -> list[str]:

@@ -216,5 +216,8 @@ def kernel_figures(m: Metrics) -> KernelFigures:
     atomics = [v for name in _ATOMICS if (v := m.raw(name)) is not None]
     figures.atomic_instructions = sum(atomics) if atomics else None
     figures.spill_requests = m.raw("derived__local_spilling_requests")
+    if figures.spill_requests is None:  # the details page names it by its label
+        figures.spill_requests = m.by_label.get(
+            ("Memory Workload Analysis", "Local Memory Spilling Requests"))
     figures.roofline = roofline(m)
     return figures
