@@ -103,3 +103,19 @@ async def test_the_roofline_screen_selects_launches() -> None:
         await pilot.pause(0.2)
         assert app.screen is not screen
         assert app.browser.launches.launch_id == 2  # back on the launch chosen there
+
+
+@sync
+async def test_the_drill_down_shows_the_advice_and_nvidias_agreement() -> None:
+    from tui.apps.ncu_app import NcuApp
+
+    app = NcuApp(report("before"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ncu_app_ready(pilot)
+        app.browser.launches.select_launch(8)  # register_heavy: two conditions
+        await until(pilot, lambda: app.browser.panel.launch is not None
+                    and app.browser.panel.launch["launch_id"] == 8)
+        text = app.browser.panel.plain_text()
+        assert "Global loads are uncoalesced" in text
+        assert "NVIDIA agrees: UncoalescedGlobalAccess" in text
+        assert "also: theoretical occupancy is 31%, limited by registers" in text
