@@ -4,13 +4,22 @@
 -- producer is named by its own line (ncu_sass).
 -- Parameters: $launch_id.
 -- Columns: file, line, reason, producer_file, producer_line, producer_address,
---          producer_instruction, samples.
+--          producer_instruction, samples, once (the samples shared out among the lines of
+--          a consumer that has several: summed over lines, each consumer counts once).
+WITH lines_of AS (
+    SELECT address, count(*) AS n
+    FROM ncu_sass_lines
+    WHERE launch_id = $launch_id
+    GROUP BY address
+)
 SELECT c.file, c.line, w.reason, p.file AS producer_file, p.line AS producer_line,
        arg_max(p.address, w.samples) AS producer_address,
        arg_max(p.instruction, w.samples) AS producer_instruction,
-       sum(w.samples) AS samples
+       sum(w.samples) AS samples,
+       sum(w.samples / n.n) AS once
 FROM ncu_sass_waits AS w
 JOIN ncu_sass_lines AS c ON c.launch_id = w.launch_id AND c.address = w.address
+JOIN lines_of AS n ON n.address = w.address
 JOIN ncu_sass AS p ON p.launch_id = w.launch_id AND p.address = w.producer
 WHERE w.launch_id = $launch_id
 GROUP BY c.file, c.line, w.reason, p.file, p.line

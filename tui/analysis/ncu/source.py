@@ -262,8 +262,8 @@ def _lines(con: duckdb.DuckDBPyConnection, params: dict[str, Any]) -> list[Sourc
     for r in _rows(con.execute(load_query("ncu_source_line_waits"), params)):
         consumer = lines.get((r["file"], r["line"]))
         producer = lines.get((r["producer_file"], r["producer_line"]))
-        if producer is not None:
-            producer.dependent_stall_samples += r["samples"]
+        if producer is not None:  # a consumer on several lines counts once
+            producer.dependent_stall_samples += r["once"]
         if (consumer is not None and consumer.waits_on is None  # biggest first
                 and r["samples"] >= WAIT_SHARE * consumer.stall_samples):
             consumer.waits_on = Wait(r["producer_file"], r["producer_line"],
