@@ -6,6 +6,7 @@ letters), the selected one highlighted. Also the SVG of the same chart for `tui 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from html import escape
 
 from rich.text import Text
@@ -92,11 +93,13 @@ def render(chart: Chart, width: int, height: int, selected: int | None = None,
         style = "bold reverse" if point.launch_id == selected else \
             f"bold {_SIDE_STYLE.get(point.side, '')}"
         grid.put(col_of(point.intensity), row_of(point.flop_per_s), mark(point), style)
-    return _frame(grid, chart, (lx0, lx1, ly0, ly1), col_of, row_of, width)
+    return _frame(grid, (lx0, lx1, ly0, ly1), col_of, row_of, width)
 
 
-def _frame(grid: _Grid, chart: Chart, logs: tuple[float, float, float, float],
-           col_of, row_of, width: int) -> Text:  # noqa: ANN001 (two local mappings)
+def _frame(grid: _Grid, logs: tuple[float, float, float, float],
+           col_of: Callable[[float], int], row_of: Callable[[float], int],
+           width: int) -> Text:
+    """The plot cells with the y labels and axis on the left, the x axis and labels below."""
     lx0, lx1, ly0, ly1 = logs
     labels = {row_of(10.0 ** d): si(10.0 ** d) for d in range(int(ly0), int(ly1) + 1)}
     out = Text(no_wrap=True, overflow="crop")

@@ -172,11 +172,6 @@ def _uncoalesced_said(rules: Sequence[dict[str, Any]]) -> bool:
     return False
 
 
-def _memory_mix(f: KernelFigures) -> str:
-    parts = sorted(((s, f.memory_share(s)) for s in f.memory_instructions), key=lambda x: -x[1])
-    return ", ".join(f"{s} {_pct(v)}" for s, v in parts if v >= 0.01)
-
-
 def _stall_text(f: KernelFigures) -> str:
     stall = _top_stall(f)
     return "" if stall is None else f"; the top stall is {stall.replace('_', ' ')}"
