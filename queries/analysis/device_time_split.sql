@@ -1,4 +1,4 @@
--- Params: none
+-- Params: $end_ns, $start_ns
 -- Needs: schema
 -- Per device: how its busy time splits by what ran, each instant counted once, in the
 -- order compute > copy > communication: compute_ns is the union of its kernels that are

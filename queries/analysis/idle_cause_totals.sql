@@ -1,4 +1,4 @@
--- Params: none
+-- Params: $end_ns, $start_ns
 -- Needs: temp table idle_causes
 -- Per device and cause: the idle time and the number of intervals, from the temp table
 -- idle_causes (idle_causes.sql), with the call the blocked intervals waited in most.

@@ -1,12 +1,14 @@
 -- Params: $launch_id
--- Needs: table ncu_sass, table ncu_sass_metrics, table ncu_source_text
+-- Needs: table ncu_sass, table ncu_sass_lines, table ncu_sass_metrics, table ncu_source_text
 -- One launch's CUDA source lines that have SASS, each line's instructions summed: the
 -- numbers of Nsight Compute's Source page in its CUDA view. Memory traffic comes from
 -- the per-instruction metrics: the L1 tag requests and L2 sectors of the line's global
 -- instructions (ideal: what fully coalesced accesses would need) and the warp-level
 -- executions of those instructions (a "request" in ncu's sectors-per-request), the
 -- shared-memory bank conflicts as the largest n-way conflict among the line's shared
--- instructions and as ncu's column, the sum of those n-ways.
+-- instructions and as ncu's column, the sum of those n-ways. An instruction counts under
+-- every line its line table gives (ncu_sass_lines): code inlined from a header under the
+-- header's line and, where the table says so, under its call site too.
 -- Parameters: $launch_id.
 -- Columns: file, line, text, instructions, inst_executed, thread_inst_executed,
 --          stall_samples, stall_samples_not_issued, global_requests, global_sectors,
@@ -26,7 +28,7 @@ WITH per_instruction AS (
     WHERE launch_id = $launch_id
     GROUP BY address
 )
-SELECT s.file, s.line, any_value(t.text) AS text, count(*) AS instructions,
+SELECT l.file, l.line, any_value(t.text) AS text, count(*) AS instructions,
        sum(s.inst_executed) AS inst_executed,
        sum(s.thread_inst_executed) AS thread_inst_executed,
        sum(s.stall_samples) AS stall_samples,
@@ -41,8 +43,9 @@ SELECT s.file, s.line, any_value(t.text) AS text, count(*) AS instructions,
        sum(m.shared_wavefronts_ideal) AS shared_wavefronts_ideal,
        sum(m.divergent_branches) AS divergent_branches
 FROM ncu_sass AS s
-LEFT JOIN per_instruction AS m USING (address)
-LEFT JOIN ncu_source_text AS t ON t.file = s.file AND t.line = s.line
-WHERE s.launch_id = $launch_id AND s.line IS NOT NULL
-GROUP BY s.file, s.line
-ORDER BY s.file, s.line;
+JOIN ncu_sass_lines AS l ON l.launch_id = s.launch_id AND l.address = s.address
+LEFT JOIN per_instruction AS m ON m.address = s.address
+LEFT JOIN ncu_source_text AS t ON t.file = l.file AND t.line = l.line
+WHERE s.launch_id = $launch_id AND l.line IS NOT NULL
+GROUP BY l.file, l.line
+ORDER BY l.file, l.line;

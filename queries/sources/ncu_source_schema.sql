@@ -25,6 +25,17 @@ CREATE TABLE IF NOT EXISTS ncu_sass (
     stall_samples_not_issued BIGINT    -- of those, samples when no warp issued
 );
 
+-- Every source line of each instruction: the rows of the compiler's line table that cover
+-- it, inlined frames included (a header's line and its call site may share an
+-- instruction), as Nsight Compute's Source page counts them; where the report holds no
+-- line table, the one line `ncu_sass` names.
+CREATE TABLE IF NOT EXISTS ncu_sass_lines (
+    launch_id INTEGER,
+    address   UBIGINT,
+    file      VARCHAR,
+    line      INTEGER
+);
+
 -- Warp samples by reason (smsp__pcsamp_warps_issue_stalled_<reason>[_not_issued]).
 CREATE TABLE IF NOT EXISTS ncu_sass_stalls (
     launch_id          INTEGER,

@@ -1,6 +1,6 @@
 """`tui REPORT`: an Nsight Compute report on its own (no trace): its profiled launches in
 report order, and the drill-down of the one under the cursor; Enter (or `s`) opens its
-Source view. Loads in a worker, with a progress line."""
+Source view, `r` the roofline of all of them. Loads in a worker, with a progress line."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from tui.widgets.ncu_progress import NcuProgress
 from tui.widgets.ncu_screen import NcuBrowser
 
 _KEYS = (*(k for k in keymap.APP if k.action in ("focus_next", "quit")),
-         *(k for k in keymap.NCU if k.action == "source"))
+         *(k for k in keymap.NCU if k.action in ("source", "roofline")))
 
 
 class NcuApp(App[int]):
@@ -84,8 +84,11 @@ class NcuApp(App[int]):
     def action_source(self) -> None:
         self.browser.open_source()
 
+    def action_roofline(self) -> None:
+        self.browser.open_roofline()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "source":  # the launches' key: not over a Source view
+        if action in ("source", "roofline"):  # the launches' keys: not over another view
             return self.screen is self.screen_stack[0]
         return True
 

@@ -83,6 +83,14 @@ NCU: tuple[Key, ...] = (
     Key("s", "source", "the launch's Source view: its hot CUDA lines, why they stall and "
         "their SASS (Enter on the list of a report opened alone)", "Nsight Compute", "s",
         "source"),
+    Key("r", "roofline", "the launches on a roofline: the device's ceilings and ridge, each "
+        "launch a point", "Nsight Compute", "r", "roofline"),
+)
+
+# On the roofline of a report (tui/widgets/ncu_roofline.py).
+ROOFLINE: tuple[Key, ...] = (
+    Key("escape", "close", "back to the launches, the one under the cursor selected",
+        "Roofline", "Esc", "back"),
 )
 
 # In the Source view of a launch (tui/widgets/ncu_source.py).

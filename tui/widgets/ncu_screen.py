@@ -24,6 +24,7 @@ from tui.widgets.key_footer import KeyFooter
 from tui.widgets.messages import JumpToTime
 from tui.widgets.ncu_list import NcuLaunchList
 from tui.widgets.ncu_panel import NcuPanel
+from tui.widgets.ncu_roofline import NcuRooflineScreen
 from tui.widgets.ncu_source import NcuSourceScreen
 
 
@@ -110,6 +111,18 @@ class NcuBrowser(Vertical):
         if self.session is not None and self.launches.launch_id is not None:
             self.app.push_screen(NcuSourceScreen(self.session, self.launches.launch_id))
 
+    def open_roofline(self) -> None:
+        """Every launch on a roofline, over this screen; back with a launch selected."""
+        if self.session is None:
+            return
+
+        def back(launch_id: int | None) -> None:
+            if launch_id is not None:
+                self.launches.select_launch(launch_id)
+                self._drill(launch_id)
+
+        self.app.push_screen(NcuRooflineScreen(self.session, self.launches.launch_id), back)
+
     def _drill(self, launch_id: int | None) -> None:
         session = self.session
         if session is None:
@@ -152,6 +165,9 @@ class NcuScreen(Screen[None]):
 
     def action_source(self) -> None:
         self.query_one(NcuBrowser).open_source()
+
+    def action_roofline(self) -> None:
+        self.query_one(NcuBrowser).open_roofline()
 
     def action_show_on_timeline(self) -> None:
         launch_id = self.query_one(NcuBrowser).launches.launch_id

@@ -87,8 +87,8 @@ def memory_cell(line: SourceLine | SassLine) -> Text:
     if sectors is not None:
         bad = ideal is not None and sectors > ideal * UNCOALESCED_RATIO
         parts.append((f"{sectors:.1f} sect/req", "bold yellow" if bad else ""))
-    ways = line.memory.shared_conflict_ways
-    if ways is not None and ways >= 2:
+    ways = line.memory.bank_conflict_ways
+    if ways is not None:
         parts.append((f"{ways:.0f}-way bank", "bold yellow"))
     out = Text()
     for i, part in enumerate(parts):

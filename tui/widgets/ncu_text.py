@@ -110,6 +110,13 @@ def verdict(k: dict[str, Any]) -> Text:
     out.append_text(plain(k["explanation"]))
     out.append("\nnext step: ", style="bold")
     out.append_text(plain(k["next_step"]))
+    advice = k.get("advice") or []
+    if advice and advice[0].get("nvidia"):
+        out.append_text(Text.assemble("\n", ("NVIDIA agrees: ", "bold"),
+                                      plain(advice[0]["nvidia"])))
+    for a in advice[1:]:
+        out.append_text(Text.assemble("\n", ("also: ", "bold"),
+                                      plain(f"{a['finding']}. {a['step']}")))
     return out
 
 

@@ -63,6 +63,24 @@ PIPES: dict[str, str] = {
     "lsu": "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active",
 }
 
+# Warp-level memory instructions by memory space (SASS counts; absent metrics are skipped).
+MEMORY_SPACES: dict[str, tuple[str, ...]] = {
+    "shared": ("smsp__sass_inst_executed_op_shared_ld.sum",
+               "smsp__sass_inst_executed_op_shared_st.sum",
+               "smsp__inst_executed_op_shared_atom.sum"),
+    "global": ("smsp__sass_inst_executed_op_global_ld.sum",
+               "smsp__sass_inst_executed_op_global_st.sum",
+               "smsp__inst_executed_op_global_red.sum",
+               "smsp__inst_executed_op_generic_atom_dot_alu.sum",
+               "smsp__inst_executed_op_generic_atom_dot_cas.sum"),
+    "local": ("smsp__sass_inst_executed_op_local_ld.sum",
+              "smsp__sass_inst_executed_op_local_st.sum"),
+    "texture": ("smsp__inst_executed_op_texture.sum",),
+}
+_ATOMICS = ("smsp__inst_executed_op_global_red.sum",
+            "smsp__inst_executed_op_generic_atom_dot_alu.sum",
+            "smsp__inst_executed_op_generic_atom_dot_cas.sum")
+
 # Warp-state breakdown: cycles per issued instruction spent in each stall reason.
 _STALL = re.compile(r"^smsp__average_warps_issue_stalled_(\w+)_per_issue_active\.ratio$")
 
@@ -153,7 +171,19 @@ class KernelFigures:
     pipes: dict[str, float] = field(default_factory=dict)
     global_load_sectors_per_request: float | None = None  # 4 = coalesced 4-byte loads
     shared_load_ways: float | None = None  # wavefronts per shared load: 1 = no conflict
+    # shared wavefronts over the ideal for the same accesses (SourceCounters): 1 = none
+    # wasted; a 64-bit load needs 2 wavefronts and is no conflict
+    shared_excess: float | None = None
+    # warp-level memory instructions by space ('shared', 'global', 'local', 'texture')
+    memory_instructions: dict[str, float] = field(default_factory=dict)
+    atomic_instructions: float | None = None  # global atomics and reductions (RED)
+    spill_requests: float | None = None  # local-memory requests that are register spills
     roofline: Roofline | None = None
+
+    def memory_share(self, space: str) -> float:
+        """The space's part of all memory instructions (0 when none are known)."""
+        total = sum(self.memory_instructions.values())
+        return self.memory_instructions.get(space, 0.0) / total if total else 0.0
 
     def __getitem__(self, key: str) -> float | None:
         return self.values.get(key)
@@ -178,5 +208,17 @@ def kernel_figures(m: Metrics) -> KernelFigures:
     figures.shared_load_ways = _ratio(
         m.raw("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"),
         m.raw("smsp__sass_inst_executed_op_shared_ld.sum"))
+    figures.shared_excess = _ratio(m.raw("memory_l1_wavefronts_shared"),
+                                   m.raw("memory_l1_wavefronts_shared_ideal"))
+    for space, names in MEMORY_SPACES.items():
+        found = [v for name in names if (v := m.raw(name)) is not None]
+        if found:
+            figures.memory_instructions[space] = sum(found)
+    atomics = [v for name in _ATOMICS if (v := m.raw(name)) is not None]
+    figures.atomic_instructions = sum(atomics) if atomics else None
+    figures.spill_requests = m.raw("derived__local_spilling_requests")
+    if figures.spill_requests is None:  # the details page names it by its label
+        figures.spill_requests = m.by_label.get(
+            ("Memory Workload Analysis", "Local Memory Spilling Requests"))
     figures.roofline = roofline(m)
     return figures

@@ -85,6 +85,16 @@ class Memory:
         return self.global_sectors / self.global_inst_executed
 
     @property
+    def bank_conflict_ways(self) -> float | None:
+        """ncu's n-way figure where it costs wavefronts: a 64-bit load spans 2 wavefronts by
+        design (n-way 2, none excessive), which is no conflict."""
+        ways = self.shared_conflict_ways
+        if ways is None or ways < 2:
+            return None
+        waves, ideal = self.shared_wavefronts, self.shared_wavefronts_ideal
+        return None if waves is not None and ideal is not None and waves <= ideal else ways
+
+    @property
     def ideal_sectors_per_request(self) -> float | None:
         if not self.global_inst_executed or self.global_sectors_ideal is None:
             return None
@@ -123,6 +133,8 @@ class SassLine:
     waits_on: int | None  # the address of the load it waits on most (WAIT_SHARE or more)
     memory: Memory
     wait_samples: float = 0.0
+    # every (file, line) its line table gives it, inlined frames included
+    locations: list[tuple[str, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -171,7 +183,10 @@ class SourceView:
         return next((x for x in self.lines if x.file == file and x.line == line), None)
 
     def sass_of(self, file: str | None, line: int | None) -> list[SassLine]:
-        return [s for s in self.sass if s.file == file and s.line == line]
+        """The instructions counted under a line: those its line table gives that line
+        (a header's line holds the code inlined from it)."""
+        return [s for s in self.sass if (file, line) in s.locations
+                or (not s.locations and s.file == file and s.line == line)]
 
 
 def _hot(rows: list[Any], total: int) -> list[Any]:
@@ -199,7 +214,8 @@ def source_view(con: duckdb.DuckDBPyConnection, launch_id: int, kernel: str) -> 
         return SourceView(launch_id, kernel, "unavailable", NOT_A_REPORT)
     if not loaded[launch_id]:
         return SourceView(launch_id, kernel, "no-counters", NO_COUNTERS)
-    sass = [SassLine(**{k: r[k] for k in SassLine.__dataclass_fields__ if k != "memory"},
+    sass = [SassLine(**{k: r[k] for k in SassLine.__dataclass_fields__
+                        if k not in ("memory", "locations")},
                      memory=_memory(r))
             for r in _rows(con.execute(load_query("ncu_sass_listing"), params))]
     for s in sass:
@@ -209,12 +225,17 @@ def source_view(con: duckdb.DuckDBPyConnection, launch_id: int, kernel: str) -> 
             s.waits_on = None  # a small part of its samples: not what it waits on
     view = SourceView(launch_id, kernel, "source", sass=sass,
                       total_samples=sum(s.stall_samples for s in sass))
+    by_address = {s.address: s for s in sass}
+    for address, file, line in con.execute(load_query("ncu_sass_line_rows"), params).fetchall():
+        if address in by_address:
+            by_address[address].locations.append((file, line))
     origins = {file: origin for file, origin, _ in
                con.execute(load_query("ncu_source_known_files")).fetchall()}
     texts: dict[str, list[str]] = {}
     for file, _, text in con.execute(load_query("ncu_source_file_text"), params).fetchall():
         texts.setdefault(file, []).append(text)
-    named = sorted({s.file for s in sass if s.file})
+    named = sorted({s.file for s in sass if s.file}
+                   | {f for s in sass for f, _ in s.locations if f})
     view.files = [SourceFile(f, origins.get(f), texts.get(f, [])) for f in named]
     view.lines = _lines(con, params)
     if not view.lines:
@@ -241,8 +262,8 @@ def _lines(con: duckdb.DuckDBPyConnection, params: dict[str, Any]) -> list[Sourc
     for r in _rows(con.execute(load_query("ncu_source_line_waits"), params)):
         consumer = lines.get((r["file"], r["line"]))
         producer = lines.get((r["producer_file"], r["producer_line"]))
-        if producer is not None:
-            producer.dependent_stall_samples += r["samples"]
+        if producer is not None:  # a consumer on several lines counts once
+            producer.dependent_stall_samples += r["once"]
         if (consumer is not None and consumer.waits_on is None  # biggest first
                 and r["samples"] >= WAIT_SHARE * consumer.stall_samples):
             consumer.waits_on = Wait(r["producer_file"], r["producer_line"],
@@ -282,8 +303,8 @@ def explain_line(line: SourceLine, total: int) -> str:
     if sectors is not None and ideal is not None and sectors > ideal * UNCOALESCED_RATIO:
         parts.append(f"its global accesses touch {sectors:.1f} sectors per request where "
                      f"{ideal:.1f} would do (uncoalesced)")
-    ways = line.memory.shared_conflict_ways
-    if ways is not None and ways >= 2:
+    ways = line.memory.bank_conflict_ways
+    if ways is not None:
         parts.append(f"{ways:.0f}-way shared-memory bank conflicts")
     return "; ".join(parts)
 

@@ -43,6 +43,10 @@ def _figures_dict(f: KernelFigures) -> dict[str, Any]:
     out["pipes_pct"] = {k: _finite(v) for k, v in f.pipes.items()}
     out["global_load_sectors_per_request"] = _finite(f.global_load_sectors_per_request)
     out["shared_load_ways"] = _finite(f.shared_load_ways)
+    out["shared_excess"] = _finite(f.shared_excess)
+    out["memory_instructions"] = {k: _finite(v) for k, v in f.memory_instructions.items()}
+    out["atomic_instructions"] = _finite(f.atomic_instructions)
+    out["spill_requests"] = _finite(f.spill_requests)
     r = f.roofline
     out["roofline"] = None if r is None else {
         "precision": r.precision, "flop_per_s": r.flop_per_s,
@@ -74,8 +78,8 @@ def ncu_summary(con: duckdb.DuckDBPyConnection,
         params = {"launch_id": k["launch_id"]}
         figures = kernel_figures(Metrics(con.execute(
             load_query("ncu_launch_metrics"), params).fetchall()))
-        verdict = decide(figures)
         rules = _rows(con.execute(load_query("ncu_launch_rules"), params))
+        verdict = decide(figures, rules)
         sol = next((r for r in rules if r["rule"] == "SOLBottleneck"), None)
         nvidia_kind = sol_kind(sol["description"]) if sol else None
         entry = {
@@ -89,6 +93,8 @@ def ncu_summary(con: duckdb.DuckDBPyConnection,
             "sm_pct": _finite(figures["sm_pct"]), "mem_pct": _finite(figures["mem_pct"]),
             "verdict": verdict.kind, "bottleneck": verdict.unit,
             "explanation": verdict.explanation, "next_step": verdict.next_step,
+            "advice": [{"condition": a.condition, "finding": a.finding, "step": a.step,
+                        "nvidia": a.nvidia} for a in verdict.advice],
             **{key: v for key, v in _figures_dict(figures).items()
                if key not in ("sm_pct", "mem_pct")},
             "nvidia_sol": sol["description"] if sol else None,
@@ -173,8 +179,12 @@ def _kernel_detail(k: dict[str, Any]) -> Group:
                            f"  {format_ns(k['duration_ns'])}")
     verdict = Text.assemble(("verdict: ", "bold"), (k["verdict"] or "none", "bold cyan"),
                             " — ", k["explanation"])
-    lines: list[Any] = [header, verdict, Text.assemble(("next: ", "bold"), k["next_step"]),
-                        _figures_text(k)]
+    lines: list[Any] = [header, verdict, Text.assemble(("next: ", "bold"), k["next_step"])]
+    for a in k.get("advice", [])[1:]:
+        lines.append(Text.assemble(("also: ", "bold"), f"{a['finding']}. {a['step']}"))
+    if k.get("advice") and k["advice"][0]["nvidia"]:
+        lines.append(Text.assemble(("NVIDIA agrees: ", "bold"), k["advice"][0]["nvidia"]))
+    lines.append(_figures_text(k))
     if k["nvidia_sol"]:
         lines.append(Text.assemble(("NVIDIA SpeedOfLight: ", "bold"), plain(k["nvidia_sol"])))
     shown = sorted((r for r in k["nvidia_rules"] if r["type"] in _SHOWN_RULE_TYPES

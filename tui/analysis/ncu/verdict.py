@@ -7,8 +7,11 @@ it works on a raw CSV too. All thresholds live in this block, each with its reas
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
+from tui.analysis.ncu.advice import Advice, advise
 from tui.analysis.ncu.figures import KernelFigures
 
 # A unit at >= 80% of its peak is at its practical ceiling: NVIDIA's "High Throughput",
@@ -82,6 +85,7 @@ class Verdict:
     explanation: str
     next_step: str
     unit: str | None = None  # memory: 'DRAM' | 'L2' | 'L1'; compute: the busiest pipe
+    advice: list[Advice] = field(default_factory=list)  # every condition that holds
 
 
 def memory_unit(f: KernelFigures) -> tuple[str, float] | None:
@@ -120,8 +124,9 @@ def _memory(f: KernelFigures, sm: float) -> Verdict:
         step = ("L2 is the busiest unit: improve locality so more loads hit L1, tile reused "
                 "data into shared memory, or fuse kernels that read the same data")
     else:
-        step = ("L1 is the busiest unit: stop re-reading the same data — keep reused values "
-                "in registers or shared-memory tiles (e.g. a tiled GEMM)")
+        step = ("L1 is the busiest unit: see what fills it (shared, global, local or texture "
+                "traffic: Memory Workload Analysis splits it by memory space) before choosing "
+                "a remedy")
     return Verdict("memory", text, step[0].upper() + step[1:] + ".", unit)
 
 
@@ -182,7 +187,19 @@ def _small_grid(f: KernelFigures) -> Verdict:
     return Verdict("small-grid", text, step + ".")
 
 
-def decide(f: KernelFigures) -> Verdict:
+def decide(f: KernelFigures, rules: Sequence[dict[str, Any]] = ()) -> Verdict:
+    """The verdict, its next step from the first condition of the advice table that holds
+    (tui/analysis/ncu/advice.py), else from the verdict alone."""
+    verdict = _decide(f)
+    found = advise(f, rules)
+    verdict.advice = found
+    if found and verdict.kind is not None:
+        first = found[0]
+        verdict.next_step = f"{first.finding[0].upper()}{first.finding[1:]}. {first.step}"
+    return verdict
+
+
+def _decide(f: KernelFigures) -> Verdict:
     """SOLBottleneck's order: both sides under LATENCY_PCT -> small grid (under a wave) or
     latency; sides within DOMINANCE_POINTS -> balanced; else the busier side."""
     sm, mem = f["sm_pct"], f["mem_pct"]

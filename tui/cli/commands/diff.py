@@ -23,6 +23,7 @@ examples:
   tui diff base.json.gz pr.json.gz --summary  the text report (the default off a terminal)
   tui diff base.json.gz pr.json.gz --fail-above 5
                                               CI gate: exit 1 when PR is >5% slower
+  tui diff before.ncu-rep after.ncu-rep       two Nsight Compute reports: per kernel
 
 "slower" compares the median step time (ProfilerStep#N, or NVTX ranges named like
 "step 3") when both traces have steps, else the GPU span (first to last GPU activity).
@@ -58,6 +59,14 @@ def main(argv: list[str]) -> int:
         return fail("--min-gap-ms must be 0 or more")
     if args.fail_above is not None and args.fail_above < 0:
         return fail("--fail-above must be 0 or more")
+    from tui.sources.ncu.load import is_ncu_input
+
+    ncu = [is_ncu_input(args.before), is_ncu_input(args.after)]
+    if all(ncu):
+        return _ncu_diff(args)
+    if any(ncu):
+        return fail("compare two Nsight Compute reports, or two traces: "
+                    f"{args.before if ncu[0] else args.after} is a report, the other is not")
     from tui.runs.diff import NotComparable, diff_traces
     from tui.views.progress_line import TracesProgress
 
@@ -100,5 +109,29 @@ def main(argv: list[str]) -> int:
         time = result["time"]
         print(f"tui diff: after is {time['change_pct']:.1f}% slower than before "
               f"({time['measure']}), above --fail-above {args.fail_above:g}%", file=sys.stderr)
+        return EXIT_SLOWER
+    return 0
+
+
+def _ncu_diff(args: argparse.Namespace) -> int:
+    """Two Nsight Compute reports: per kernel what changed, as text or JSON."""
+    from tui.analysis.ncu.compare import compare_reports
+
+    result = compare_reports(args.before, args.after)
+    if args.json:
+        from tui.views.reports.json_stream import write_json
+
+        write_json(sys.stdout, result)
+        sys.stdout.write("\n")
+    else:
+        from tui.core.console import summary_console
+        from tui.views.reports.ncu_diff import print_ncu_diff
+
+        print_ncu_diff(result, summary_console())
+    slower = [k for k in result["kernels"] if k["change_pct"] is not None
+              and args.fail_above is not None and k["change_pct"] > args.fail_above]
+    if slower:
+        print(f"tui diff: {len(slower)} kernel(s) slower by more than --fail-above "
+              f"{args.fail_above:g}%: {', '.join(k['name'] for k in slower)}", file=sys.stderr)
         return EXIT_SLOWER
     return 0

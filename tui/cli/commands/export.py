@@ -8,7 +8,8 @@ profile, by its ops' lines of code), `op_paths` (GPU time per framework op path 
 XLA profile: `jit(step)/transpose(jvp(LM))/Dense_0/dot_general` and each scope above
 it), `memory` (allocations, largest first) or
 `ncu` (one row per profiled launch of an Nsight Compute report: figures, verdict,
-NVIDIA's finding).
+NVIDIA's finding) or `roofline` (the report's launches on a roofline: an SVG chart to
+`--output FILE.svg`, else the points as a table).
 Any other table is one `tui query TRACE "SQL" --output FILE` away.
 """
 
@@ -33,6 +34,7 @@ examples:
   tui export run.pt.trace.json.gz instances --output launches.parquet
   tui export run.pt.trace.json.gz code --output code.csv
   tui export kernels.ncu-rep ncu --output verdicts.csv
+  tui export kernels.ncu-rep roofline --output roofline.svg
   tui export perfetto_trace.json.gz xla_ops --output ops.csv
   tui export perfetto_trace.json.gz op_paths --output paths.csv
 """
@@ -107,14 +109,42 @@ def _with_trace(path: Path, args: argparse.Namespace,
         return read(trace.con)
 
 
-def _ncu(path: Path, args: argparse.Namespace) -> pa.Table:
+def _ncu_summary(path: Path) -> dict[str, Any]:
     from tui.analysis.ncu.summary import ncu_summary
     from tui.core.db import connect
     from tui.sources.ncu.load import load_ncu
 
     con = connect(":memory:")
     load_ncu(path, con)
-    return pa.Table.from_pylist([flat_launch(k) for k in ncu_summary(con)["kernels"]])
+    return ncu_summary(con)
+
+
+def _ncu(path: Path, args: argparse.Namespace) -> pa.Table:
+    return pa.Table.from_pylist([flat_launch(k) for k in _ncu_summary(path)["kernels"]])
+
+
+def _roofline(path: Path, args: argparse.Namespace) -> pa.Table:
+    from dataclasses import asdict
+
+    from tui.analysis.ncu.roofline import chart
+
+    roof = chart(_ncu_summary(path))
+    rows = [{**asdict(p), "roof_flop_per_s": roof.roof(p.intensity, p.precision),
+             "peak_flop_per_s": roof.peaks.get(p.precision),
+             "dram_bytes_per_s": roof.bandwidth, "ridge": roof.ridge(p.precision)}
+            for p in roof.points]
+    return pa.Table.from_pylist(rows)
+
+
+def _write_roofline_svg(path: Path, output: Path) -> int:
+    from tui.analysis.ncu.roofline import chart
+    from tui.views.roofline_plot import svg
+
+    roof = chart(_ncu_summary(path))
+    precision = "fp64" if roof.peaks and "fp32" not in roof.peaks else "fp32"
+    output.write_text(svg(roof, precision), encoding="utf-8")
+    print(f"wrote a roofline of {len(roof.points)} launches to {output}", file=sys.stderr)
+    return 0
 
 
 def flat_launch(kernel: dict[str, Any]) -> dict[str, Any]:
@@ -133,6 +163,10 @@ def flat_launch(kernel: dict[str, Any]) -> dict[str, Any]:
             out[key] = ", ".join(str(v) for v in value or ())
         elif key == "nvidia_rules":
             out[key] = len(value or ())
+        elif key == "advice":
+            out[key] = ", ".join(a["condition"] for a in value or ())
+        elif key == "memory_instructions":
+            out.update({f"{space}_instructions": n for space, n in (value or {}).items()})
         else:
             out[key] = value
     return out
@@ -140,6 +174,7 @@ def flat_launch(kernel: dict[str, Any]) -> dict[str, Any]:
 
 WHAT: dict[str, Callable[[Path, argparse.Namespace], pa.Table]] = {
     "kernels": _kernels, "gaps": _gaps, "instances": _instances, "ncu": _ncu,
+    "roofline": _roofline,
     "xla_ops": _xla_ops, "code": _code, "op_paths": _op_paths, "memory": _memory,
 }
 
@@ -153,7 +188,8 @@ def main(argv: list[str]) -> int:
                         "or an Nsight Compute report for ncu")
     parser.add_argument("what", choices=sorted(WHAT))
     parser.add_argument("--output", "-o", type=Path, metavar="FILE", required=True,
-                        help=f"where to write ({', '.join(EXPORT_FORMATS)} by suffix)")
+                        help=f"where to write ({', '.join(EXPORT_FORMATS)} by suffix; "
+                        "roofline: svg too)")
     parser.add_argument("--min-gap-ms", type=float, default=DEFAULT_MIN_GAP_MS, metavar="MS",
                         help=f"gaps: longer than this (default {DEFAULT_MIN_GAP_MS:g} ms)")
     parser.add_argument("--no-cache", action="store_true")
@@ -161,6 +197,8 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     from tui.core.export import format_for
 
+    if args.what == "roofline" and args.output.suffix.lower() == ".svg":
+        return _write_roofline_svg(args.trace, args.output)
     format_for(args.output)  # a bad suffix fails before the trace is loaded
     table = WHAT[args.what](args.trace, args)
     write_table(table, args.output)

@@ -18,6 +18,7 @@ import pyarrow as pa
 
 from tui.core.queries import load_query
 from tui.sources.ncu.read_source import (
+    LINE_COLUMNS,
     METRIC_COLUMNS,
     SASS_COLUMNS,
     STALL_COLUMNS,
@@ -82,7 +83,9 @@ def find_on_disk(file: str, report: Path) -> Path | None:
 def _files(launches: list[LaunchSource], report: Path,
            known: set[str]) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
     """(text rows, origin rows) of the files the launches' instructions name."""
-    named = {row[3] for launch in launches for row in launch.sass if row[3]} - known
+    named = {row[2] for launch in launches for row in launch.lines if row[2]}
+    named |= {row[3] for launch in launches for row in launch.sass if row[3]}
+    named -= known
     imported: dict[str, str] = {}
     for launch in launches:
         for name, content in launch.files.items():
@@ -124,6 +127,7 @@ def load_source(path: Path, con: duckdb.DuckDBPyConnection,
         "ncu_sass": _table(SASS_COLUMNS, [r for ls in launches for r in ls.sass]),
         "ncu_sass_stalls": _table(STALL_COLUMNS, [r for ls in launches for r in ls.stalls]),
         "ncu_sass_metrics": _table(METRIC_COLUMNS, [r for ls in launches for r in ls.metrics]),
+        "ncu_sass_lines": _table(LINE_COLUMNS, [r for ls in launches for r in ls.lines]),
         "ncu_sass_waits": _table(WAIT_COLUMNS, [r for ls in launches for r in trace_waits(ls)]),
         "ncu_source_text": _table(("file", "line", "text"), text_rows),
         "ncu_source_files": _table(("file", "origin", "path"), origin_rows),

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tui.sources.ncu.line_table import Cubin, embedded_cubins, lines_by_offset
 from tui.sources.ncu.read_rep import action_at, actions, open_report
 
 SAMPLES = "smsp__pcsamp_sample_count"
@@ -38,13 +39,15 @@ SASS_COLUMNS = ("launch_id", "address", "function", "file", "line", "instruction
                 "stall_samples_not_issued")
 STALL_COLUMNS = ("launch_id", "address", "reason", "samples", "samples_not_issued")
 METRIC_COLUMNS = ("launch_id", "address", "metric", "value")
+LINE_COLUMNS = ("launch_id", "address", "file", "line")
 
 
 @dataclass
 class LaunchSource:
     """One launch's instructions (SASS_COLUMNS rows), stall samples by reason
     (STALL_COLUMNS), other per-instruction metrics (METRIC_COLUMNS) and the text of
-    each source file the report imported ('' for a file it only names)."""
+    each source file the report imported ('' for a file it only names). `lines`
+    (LINE_COLUMNS) gives every source line of each instruction, inlined frames included."""
 
     launch_id: int
     name: str
@@ -53,6 +56,7 @@ class LaunchSource:
     stalls: list[tuple[Any, ...]] = field(default_factory=list)
     metrics: list[tuple[Any, ...]] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)
+    lines: list[tuple[Any, ...]] = field(default_factory=list)
 
 
 def _getter(metric: Any, integers_only: bool = False) -> Any | None:
@@ -146,7 +150,24 @@ def _metric_rows(action: Any, launch_id: int, addresses: set[int]) -> list[tuple
     return rows
 
 
-def read_launch(ncu: Any, launch_id: int, action: Any) -> LaunchSource:
+def _line_table(action: Any, ncu: Any, cubins: list[Cubin], entry: int,
+                addresses: list[int]) -> dict[int, list[tuple[str, int]]]:
+    """address -> every (file, line) the kernel's line table gives it; empty when the
+    report holds no binary with the kernel's line table. The binary whose text section
+    is as long as the code walked wins (the same kernel may be built for several GPUs)."""
+    mangled = action.name(ncu.IAction.NameBase_MANGLED)
+    length = (max(addresses) - entry + _INSTRUCTION_BYTES) if addresses else 0
+    found = [c for c in cubins if c.text_size(mangled)]
+    found.sort(key=lambda c: c.text_size(mangled) != length)
+    rows = found[0].rows(mangled) if found else []
+    if not rows:
+        return {}
+    offsets = lines_by_offset(rows, [a - entry for a in addresses if a >= entry])
+    return {entry + offset: at for offset, at in offsets.items()}
+
+
+def read_launch(ncu: Any, launch_id: int, action: Any,
+                cubins: list[Cubin] | None = None) -> LaunchSource:
     kernel = action.name(ncu.IAction.NameBase_FUNCTION)
     executed = _instances(action, INST_EXECUTED)
     samples = _instances(action, SAMPLES)
@@ -159,7 +180,11 @@ def read_launch(ncu: Any, launch_id: int, action: Any) -> LaunchSource:
     for _, address, _, _, n in out.stalls:
         not_issued[address] = not_issued.get(address, 0) + n
     addresses: set[int] = set()
-    for function, code in _functions(action, kernel, set(executed) | set(samples)):
+    functions = _functions(action, kernel, set(executed) | set(samples))
+    entry = functions[0][1][0][0] if functions and functions[0][1] else 0
+    table = _line_table(action, ncu, cubins or [], entry,
+                        [a for a, _ in functions[0][1]] if functions else [])
+    for function, code in functions:
         for address, text in code:
             info = action.source_info(address)
             file, line = (info.file_name(), info.line()) if info is not None else (None, None)
@@ -167,6 +192,8 @@ def read_launch(ncu: Any, launch_id: int, action: Any) -> LaunchSource:
             out.sass.append((launch_id, address, function, file or None, line or None, text,
                              int(executed.get(address, 0)), int(threads.get(address, 0)),
                              int(samples.get(address, 0)), not_issued.get(address, 0)))
+            at = table.get(address) or ([(file, line)] if file and line else [])
+            out.lines.extend((launch_id, address, f, n) for f, n in at)
     out.metrics = _metric_rows(action, launch_id, addresses)
     out.files = {str(name): str(text or "") for name, text in action.source_files().items()}
     return out
@@ -175,11 +202,16 @@ def read_launch(ncu: Any, launch_id: int, action: Any) -> LaunchSource:
 def read_source(path: Path, launch_ids: Iterable[int] | None = None) -> list[LaunchSource]:
     """The per-instruction results of the launches `launch_ids` (all when None)."""
     ncu, context = open_report(path)
+    try:
+        cubins = embedded_cubins(Path(path).read_bytes())
+    except OSError:
+        cubins = []  # then each instruction has the one line source_info gives
     if launch_ids is None:
-        return [read_launch(ncu, launch_id, action) for launch_id, action in actions(context)]
+        return [read_launch(ncu, launch_id, action, cubins)
+                for launch_id, action in actions(context)]
     out: list[LaunchSource] = []
     for launch_id in sorted(set(launch_ids)):
         action = action_at(context, launch_id)
         if action is not None:
-            out.append(read_launch(ncu, launch_id, action))
+            out.append(read_launch(ncu, launch_id, action, cubins))
     return out

@@ -1,3 +1,5 @@
+-- Params: $min_repeats, $regular
+-- Needs: schema
 -- The iteration that repeats in the kernel sequence, for a trace with no steps, ranges or
 -- capture range to mark its work (work_window.sql). The sequence is the kernels of the
 -- device with the most, in start order. Its anchor is a kernel name that comes at the same
@@ -5,7 +7,6 @@
 -- covering half the sequence or more; of several, the longest period (a kernel that comes
 -- once an iteration). The sequence from the anchor's first regular repeat must repeat with
 -- that period at least $regular of the time.
--- Params:  $min_repeats (3), $regular (a share, 0.9)
 -- Columns: start_ns (the first regular repeat's first kernel), name (the anchor's),
 --          repeats, period (kernels an iteration); no row: no iteration found
 WITH seq AS (

@@ -1,3 +1,5 @@
+-- Params: $iteration_name, $iteration_repeats, $iteration_start, $most, $profiler_step, $step_name
+-- Needs: schema
 -- The window of the work: the stretch of the trace that the diagnosis describes, the
 -- steady state rather than the start-up. The first of these the trace has:
 --   profiler_steps  Kineto's `ProfilerStep#N` ranges ($profiler_step), first to last
@@ -18,7 +20,6 @@
 -- "GPU work" is the time of every GPU activity, summed over devices, clipped to the range.
 -- Also the set-up: the trace from its first recorded event to the window's start, and how
 -- much of it some GPU activity ran (the union over devices).
--- Params:  $profiler_step, $step_name (tui/core/steps.py), $most (a share, 0.5),
 --          $iteration_start, $iteration_name, $iteration_repeats (or NULL)
 -- Columns: kind, name, start_ns, end_ns, ranges (the ranges that make it up), first_ns
 --          (the trace's first event), setup_ns, setup_busy_ns

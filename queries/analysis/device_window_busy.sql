@@ -1,3 +1,5 @@
+-- Params: $end_ns, $start_ns
+-- Needs: schema
 -- Per device, within a window ($start_ns, $end_ns; NULL: the whole trace): its span, from
 -- its first activity to its last, clipped to the window, and the time some kernel, copy
 -- or set ran in it (the span less the idle intervals of gpu_idle, clipped to it). As
