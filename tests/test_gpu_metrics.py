@@ -1,0 +1,153 @@
+"""The GPUs' hardware counters of an nsys export (--gpu-metrics-devices=all): loaded into
+gpu_metrics, and their means per NVTX range, per kernel and over the busy span, checked
+against sqlite3 over the raw export."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import inflated, sample
+from tui.analysis.gpu_metrics import (
+    DRAM_READ,
+    DRAM_WRITE,
+    SM,
+    TENSOR,
+    kernel_means,
+    range_means,
+)
+from tui.analysis.summary import trace_summary
+from tui.loading.trace import open_trace
+from tui.sources.nsys_gpu_metrics import type_devices
+
+CHECKED = (SM, TENSOR, DRAM_READ, DRAM_WRITE)
+
+
+def _oracle_range(export: Path, range_name: str) -> dict[str, float]:
+    """sqlite3 over the export: each metric's mean over the samples inside the NVTX range
+    of that name (one instance in these loops), [start, end)."""
+    db = sqlite3.connect(export)
+    try:
+        rows = db.execute(
+            """
+            WITH r AS (
+                SELECT n.start AS s, n.end AS e
+                FROM NVTX_EVENTS AS n LEFT JOIN StringIds AS t ON t.id = n.textId
+                WHERE coalesce(n.text, t.value) = ?
+            )
+            SELECT i.metricName, avg(g.value)
+            FROM GPU_METRICS AS g
+            JOIN TARGET_INFO_GPU_METRICS AS i USING (typeId, metricId)
+            JOIN r ON g.timestamp >= r.s AND g.timestamp < r.e
+            GROUP BY i.metricName
+            """, (range_name,)).fetchall()
+    finally:
+        db.close()
+    return dict(rows)
+
+
+def _oracle_kernel(export: Path, kernel: str) -> dict[str, float]:
+    """sqlite3: each metric's mean over the samples inside any instance of the kernel."""
+    db = sqlite3.connect(export)
+    try:
+        rows = db.execute(
+            """
+            WITH k AS (
+                SELECT k.start AS s, k.end AS e
+                FROM CUPTI_ACTIVITY_KIND_KERNEL AS k JOIN StringIds AS t ON t.id = k.demangledName
+                WHERE t.value = ?
+            ),
+            inside AS (
+                SELECT DISTINCT g.metricId, g.timestamp, g.value
+                FROM GPU_METRICS AS g JOIN k ON g.timestamp >= k.s AND g.timestamp < k.e
+            )
+            SELECT i.metricName, avg(inside.value)
+            FROM inside JOIN TARGET_INFO_GPU_METRICS AS i USING (metricId)
+            GROUP BY i.metricName
+            """, (kernel,)).fetchall()
+    finally:
+        db.close()
+    return dict(rows)
+
+
+def test_every_sample_and_name_is_loaded() -> None:
+    export = inflated("loops/loop_memory.sqlite")
+    db = sqlite3.connect(export)
+    (samples,), = db.execute("SELECT count(*) FROM GPU_METRICS").fetchall()
+    names = sorted(n for (n,) in db.execute("SELECT metricName FROM TARGET_INFO_GPU_METRICS"))
+    db.close()
+    with open_trace(export) as trace:
+        assert trace.con.execute("SELECT count(*) FROM gpu_metrics").fetchone() == (samples,)
+        loaded = trace.con.execute(
+            "SELECT device, name FROM gpu_metric_names ORDER BY name").fetchall()
+    assert samples > 300_000 and len(names) == 22
+    assert loaded == [(0, n) for n in names]
+
+
+@pytest.mark.parametrize(("loop", "range_name", "expected"), [
+    ("memory", "memory", {DRAM_READ: 43.0, DRAM_WRITE: 43.0, TENSOR: 0.0}),
+    ("compute", "compute", {TENSOR: 93.5}),
+])
+def test_range_means_equal_sqlite(loop: str, range_name: str,
+                                  expected: dict[str, float]) -> None:
+    export = inflated(f"loops/loop_{loop}.sqlite")
+    oracle = _oracle_range(export, range_name)
+    with open_trace(export) as trace:
+        ours = range_means(trace.con)[(range_name, 0)]
+    for metric in CHECKED:
+        assert ours[metric] == pytest.approx(oracle[metric], abs=0.01), metric
+    for metric, value in expected.items():  # as measured by hand in each loop's range
+        assert ours[metric] == pytest.approx(value, abs=0.1), metric
+
+
+def test_kernel_means_equal_sqlite() -> None:
+    export = inflated("loops/loop_compute.sqlite")
+    with open_trace(export) as trace:
+        by_kernel = kernel_means(trace.con)
+        (top,), = trace.con.execute(
+            "SELECT name FROM gpu_activities WHERE kind = 'kernel' GROUP BY name "
+            "ORDER BY sum(duration_ns) DESC LIMIT 1").fetchall()
+    oracle = _oracle_kernel(export, top)
+    for metric in CHECKED:
+        assert by_kernel[(top, 0)][metric] == pytest.approx(oracle[metric], abs=0.01), metric
+    assert by_kernel[(top, 0)][TENSOR] > 85  # the bf16 GEMM keeps the tensor cores busy
+
+
+def test_summary_reports_the_counters_and_the_diagnosis_reads_them() -> None:
+    export = inflated("loops/loop_memory.sqlite")
+    with open_trace(export) as trace:
+        summary = trace_summary(trace, 1_000_000)
+    gm = summary["gpu_metrics"]
+    assert gm["sample_rate_hz"] == pytest.approx(2000, rel=0.05)
+    assert SM in gm["metrics"] and TENSOR in gm["metrics"]
+    assert [w["device"] for w in gm["whole"]] == [0]
+    memory = next(r for r in gm["by_range"] if r["range"] == "memory")
+    assert memory["mean"][DRAM_READ] == pytest.approx(43.0, abs=0.1)
+    assert {k["name"] for k in gm["by_kernel"]} == {k["name"] for k in summary["kernels"]}
+    text = summary["diagnosis"]["text"]
+    assert "Hardware counters" in text and "'memory' 86%" in text
+
+
+def test_compute_loop_reads_tensor_cores_busy() -> None:
+    with open_trace(inflated("loops/loop_compute.sqlite")) as trace:
+        summary = trace_summary(trace, 1_000_000)
+    assert summary["diagnosis"]["bound"] == "compute"
+    assert "the math runs on tensor cores" in summary["diagnosis"]["text"]
+
+
+def test_an_export_without_counters_has_none() -> None:
+    with open_trace(sample("small_kernels.sqlite")) as trace:
+        assert trace.con.execute("SELECT count(*) FROM gpu_metrics").fetchone() == (0,)
+        summary = trace_summary(trace, 1_000_000)
+    assert "gpu_metrics" not in summary
+    assert "Hardware counters" not in summary["diagnosis"]["text"]
+
+
+def test_a_type_id_names_its_gpu_by_the_low_byte() -> None:
+    # as a two-GPU H200 report wrote them: the source's id plus each GPU's PerfWorks id
+    source = 281479271677952
+    assert type_devices([source, source + 1], {0: 0, 1: 1}) == {source: 0, source + 1: 1}
+    assert type_devices([source + 1, source], {1: 3, 0: 2}) == {source: 2, source + 1: 3}
+    assert type_devices([source], {0: 5}) == {source: 5}  # one GPU: that one
