@@ -4,12 +4,14 @@ against sqlite3 over the raw export."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import inflated, sample
+from tests.test_app import details_text, lane_text, settle, sync
 from tui.analysis.gpu_metrics import (
     DRAM_READ,
     DRAM_WRITE,
@@ -19,6 +21,7 @@ from tui.analysis.gpu_metrics import (
     range_means,
 )
 from tui.analysis.summary import trace_summary
+from tui.apps.trace_app import TraceApp
 from tui.loading.trace import open_trace
 from tui.sources.nsys_gpu_metrics import type_devices
 
@@ -151,3 +154,43 @@ def test_a_type_id_names_its_gpu_by_the_low_byte() -> None:
     assert type_devices([source, source + 1], {0: 0, 1: 1}) == {source: 0, source + 1: 1}
     assert type_devices([source + 1, source], {1: 3, 0: 2}) == {source: 2, source + 1: 3}
     assert type_devices([source], {0: 5}) == {source: 5}  # one GPU: that one
+
+
+@sync
+async def test_metric_lanes_under_the_gpu_toggle_and_show_the_counters() -> None:
+    app = TraceApp(inflated("loops/loop_memory.sqlite"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        timeline = await settle(pilot)
+        labels = [lane.label for lane in timeline.lanes]
+        assert labels[:5] == ["GPU0 s7", "SM GPU0", "tensor GPU0", "DRAM GPU0", "PCIe GPU0"]
+        # the loop's range: SMs nearly all active, DRAM read + write at 86% of its peak
+        await pilot.press("at", *"memory", "enter")
+        timeline = await settle(pilot)
+        moves = timeline.lane_index - labels.index("SM GPU0")
+        await pilot.press(*(["up"] * moves if moves > 0 else ["down"] * -moves))
+        timeline = await settle(pilot)
+        assert timeline.lane is not None and timeline.lane.label == "SM GPU0"
+        for _ in range(100):
+            await pilot.pause()
+            if "counters" in details_text(pilot):
+                break
+            await asyncio.sleep(0.01)
+        text = details_text(pilot)
+        npc = timeline.view.npc
+        lo = timeline.cursor_t // npc * npc
+        db = sqlite3.connect(inflated("loops/loop_memory.sqlite"))
+        (dram_read,), = db.execute(
+            "SELECT avg(g.value) FROM GPU_METRICS AS g JOIN TARGET_INFO_GPU_METRICS AS i "
+            "USING (typeId, metricId) WHERE i.metricName = ? AND g.timestamp >= ? "
+            "AND g.timestamp < ?", (DRAM_READ, lo, lo + npc)).fetchall()
+        db.close()
+        assert dram_read > 40  # the loop's elementwise updates: DRAM read near 43% of peak
+        assert "GPU 0" in text and f"DRAM rd {dram_read:.0f}%" in text and "tensor 0%" in text
+        sm_row = lane_text(timeline, 1)
+        assert sm_row.startswith("SM GPU0") and "█" in sm_row
+        await pilot.press("m")
+        timeline = await settle(pilot)
+        assert [lane.label for lane in timeline.lanes][:2] == ["GPU0 s7", "NVTX 0"]
+        await pilot.press("m")
+        timeline = await settle(pilot)
+        assert [lane.label for lane in timeline.lanes][1] == "SM GPU0"
