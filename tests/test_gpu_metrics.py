@@ -12,6 +12,7 @@ import pytest
 
 from tests.conftest import inflated, sample
 from tests.test_app import details_text, lane_text, settle, sync
+from tests.test_tables import all_rows, ready
 from tui.analysis.gpu_metrics import (
     DRAM_READ,
     DRAM_WRITE,
@@ -194,3 +195,37 @@ async def test_metric_lanes_under_the_gpu_toggle_and_show_the_counters() -> None
         await pilot.press("m")
         timeline = await settle(pilot)
         assert [lane.label for lane in timeline.lanes][1] == "SM GPU0"
+
+
+@sync
+async def test_kernels_and_nvtx_tables_show_the_means() -> None:
+    export = inflated("loops/loop_compute.sqlite")
+    app = TraceApp(export)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("2")
+        kernels = await ready(pilot, "kernel-names")
+        top = kernels.row_at(0)
+        assert top is not None
+        oracle = _oracle_kernel(export, top["name"])
+        assert top["sm_pct"] == pytest.approx(oracle[SM], abs=0.01)
+        assert top["tensor_pct"] == pytest.approx(oracle[TENSOR], abs=0.01)
+        assert top["dram_pct"] == pytest.approx(oracle[DRAM_READ] + oracle[DRAM_WRITE],
+                                                abs=0.02)
+        assert "TC %" in kernels.render_line(0).text
+        await pilot.press("4")
+        ranges = await ready(pilot, "nvtx-table")
+        rows = {r["name"]: r for r in all_rows(ranges)}
+        oracle = _oracle_range(export, "compute")
+        assert rows["compute"]["tensor_pct"] == pytest.approx(oracle[TENSOR], abs=0.01)
+        assert rows["compute"]["tensor_pct"] == pytest.approx(93.5, abs=0.1)
+
+
+@sync
+async def test_tables_without_counters_keep_their_columns() -> None:
+    app = TraceApp(sample("gappy_training.sqlite"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("2")
+        kernels = await ready(pilot, "kernel-names")
+        assert "sm_pct" not in kernels.keys and "TC %" not in kernels.render_line(0).text

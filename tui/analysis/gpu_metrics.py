@@ -107,6 +107,28 @@ def range_means(con: duckdb.DuckDBPyConnection, names: list[str] | None = None
     return out
 
 
+TABLE_METRICS = (SM, TENSOR, DRAM_READ, DRAM_WRITE)
+
+
+def table_columns(con: duckdb.DuckDBPyConnection, ranges: bool = False
+                  ) -> dict[str, tuple[float | None, float | None, float | None]]:
+    """{kernel name (or NVTX range name): (SMs active %, tensor active %, DRAM read + write
+    %)} for the Kernels and NVTX tables: the means inside its instances, averaged over the
+    devices (empty without GPU metrics)."""
+    found = (range_means if ranges else kernel_means)(con, list(TABLE_METRICS))
+    per_name: dict[str, list[dict[str, float]]] = {}
+    for (name, _device), mean in found.items():
+        per_name.setdefault(name, []).append(mean)
+
+    def avg(values: list[float | None]) -> float | None:
+        known = [v for v in values if v is not None]
+        return sum(known) / len(known) if known else None
+
+    return {name: (avg([m.get(SM) for m in means]), avg([m.get(TENSOR) for m in means]),
+                   avg([dram(m) for m in means]))
+            for name, means in per_name.items()}
+
+
 def gpu_metrics_summary(con: duckdb.DuckDBPyConnection, min_gap_ns: int,
                         kernel_order: list[str]) -> dict | None:
     """The summary's `gpu_metrics` (None without hardware counters): {sample_rate_hz,
