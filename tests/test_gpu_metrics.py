@@ -19,10 +19,12 @@ from tui.analysis.gpu_metrics import (
     SM,
     TENSOR,
     kernel_means,
+    metric_devices,
     range_means,
 )
 from tui.analysis.summary import trace_summary
 from tui.apps.trace_app import TraceApp
+from tui.loading.parquet_store import export_parquet, open_store_trace
 from tui.loading.trace import open_trace
 from tui.sources.nsys_gpu_metrics import type_devices
 
@@ -229,3 +231,17 @@ async def test_tables_without_counters_keep_their_columns() -> None:
         await pilot.press("2")
         kernels = await ready(pilot, "kernel-names")
         assert "sm_pct" not in kernels.keys and "TC %" not in kernels.render_line(0).text
+
+
+def test_a_converted_store_keeps_the_counters(tmp_path: Path) -> None:
+    export = inflated("loops/loop_memory.sqlite")
+    with open_trace(export) as trace:
+        store = export_parquet(trace, tmp_path / "loop.tui-store")
+        samples = trace.con.execute("SELECT count(*) FROM gpu_metrics").fetchone()
+    with open_store_trace(store) as trace:
+        assert trace.con.execute("SELECT count(*) FROM gpu_metrics").fetchone() == samples
+        assert [d.device for d in metric_devices(trace.con)] == [0]
+    for table in ("gpu_metrics", "gpu_metric_names"):  # as a store written before them
+        (store / f"{table}.parquet").unlink()
+    with open_store_trace(store) as trace:
+        assert metric_devices(trace.con) == []
