@@ -132,6 +132,9 @@ def test_summary_reports_the_counters_and_the_diagnosis_reads_them() -> None:
     memory = next(r for r in gm["by_range"] if r["range"] == "memory")
     assert memory["mean"][DRAM_READ] == pytest.approx(43.0, abs=0.1)
     assert {k["name"] for k in gm["by_kernel"]} == {k["name"] for k in summary["kernels"]}
+    # each of the longest gaps: the GPU idle, so SMs nearly all idle too
+    assert {g["start_ns"] for g in gm["by_gap"]} == {g["start_ns"] for g in summary["gaps"]}
+    assert all(g["mean"][SM] < 10 for g in gm["by_gap"])
     text = summary["diagnosis"]["text"]
     assert "Hardware counters" in text and "'memory' 86%" in text
 

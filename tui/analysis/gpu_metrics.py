@@ -36,6 +36,7 @@ SHORT = {SM: "SM", SM_ISSUE: "issue", TENSOR: "tensor", WARPS: "warps", DRAM_REA
          DRAM_WRITE: "DRAM wr", PCIE_RX: "PCIe rx", PCIE_TX: "PCIe tx",
          "GR Active [Throughput %]": "GR"}
 TOP_KERNELS = 30  # kernel names with means in the summary, the longest first
+TOP_GAPS = 10  # gaps with means of their own in the summary, the longest first
 
 # The guides' reading of SM and tensor-core use (shared/reading: SM utilisation above 80%
 # good, below 50% poor; tensor cores above 50% expected under mixed precision).
@@ -133,15 +134,16 @@ def gpu_metrics_summary(con: duckdb.DuckDBPyConnection, min_gap_ns: int,
                         kernel_order: list[str]) -> dict | None:
     """The summary's `gpu_metrics` (None without hardware counters): {sample_rate_hz,
     metrics [names], whole [{device, mean {NAME: value}}] (the device's busy span),
-    gaps [{device, mean}] (its gaps of at least min_gap_ns), by_range [{range, device,
-    mean}], by_kernel [{name, device, mean}] (the TOP_KERNELS first of `kernel_order`)}."""
+    gaps [{device, mean}] (its gaps of at least min_gap_ns), by_gap [{device, start_ns,
+    mean}] (the TOP_GAPS longest of them), by_range [{range, device, mean}], by_kernel
+    [{name, device, mean}] (the TOP_KERNELS first of `kernel_order`)}."""
     devices = metric_devices(con)
     if not devices:
         return None
     top = set(kernel_order[:TOP_KERNELS])
     rank = {name: i for i, name in enumerate(kernel_order)}
     metrics: list[str] = []
-    whole, gaps, by_range, by_kernel = [], [], [], []
+    whole, gaps, by_gap, by_range, by_kernel = [], [], [], [], []
     for d in devices:
         names = reported_metrics(con, d.device)
         metrics += [n for n in names if n not in metrics]
@@ -150,6 +152,9 @@ def gpu_metrics_summary(con: duckdb.DuckDBPyConnection, min_gap_ns: int,
         for mean in means(con, d.device, names, "gpu_metric_gaps",
                           {"min_gap_ns": min_gap_ns}).values():
             gaps.append({"device": d.device, "mean": mean})
+        by_gap += [{"device": d.device, "start_ns": int(key), "mean": mean}
+                   for key, mean in means(con, d.device, names, "gpu_metric_gap_each",
+                                          {"min_gap_ns": min_gap_ns, "limit": TOP_GAPS}).items()]
         by_range += [{"range": key, "device": d.device, "mean": mean}
                      for key, mean in means(con, d.device, names, "gpu_metric_ranges").items()]
         by_kernel += [{"name": key, "device": d.device, "mean": mean}
@@ -158,7 +163,8 @@ def gpu_metrics_summary(con: duckdb.DuckDBPyConnection, min_gap_ns: int,
     by_kernel.sort(key=lambda k: (rank.get(k["name"], len(rank)), k["device"]))
     rates = [d.rate_hz for d in devices if d.rate_hz]
     return {"sample_rate_hz": round(sorted(rates)[len(rates) // 2]) if rates else None,
-            "metrics": metrics, "whole": whole, "gaps": gaps, "by_range": by_range,
+            "metrics": metrics, "whole": whole, "gaps": gaps, "by_gap": by_gap,
+            "by_range": by_range,
             "by_kernel": by_kernel}
 
 
