@@ -19,7 +19,7 @@ from adbc_driver_sqlite import StatementOptions
 
 from tui.core.errors import first_line
 from tui.core.interrupt import is_interrupt
-from tui.core.queries import load_query
+from tui.core.queries import Sql, fill, load_query
 from tui.sources.read_ahead import ReadAhead
 
 METRICS_TABLE = "GPU_METRICS"
@@ -51,11 +51,14 @@ def load_nsys_gpu_metrics(path: Path, schema: dict[str, set[str]],
         cursor.adbc_statement.set_options(
             **{StatementOptions.BATCH_ROWS.value: str(ROWS_PER_BATCH)})
         try:
-            cursor.execute(load_query("nsys_sqlite_gpu_metrics"))
+            one = next(iter(devices)) if len(devices) == 1 else None
+            cursor.execute(fill("nsys_sqlite_gpu_metrics",
+                                type_id=Sql("" if one is not None else ", typeId AS type_id")))
             with ReadAhead(cursor.fetch_record_batch()) as batches:
                 con.register("nsys_metric_batches", batches)
                 try:
-                    con.execute(load_query("nsys_gpu_metrics_write"),
+                    con.execute(fill("nsys_gpu_metrics_write", type_id=Sql(
+                        str(int(one)) if one is not None else "m.type_id")),
                                 {"time_limit": TIME_LIMIT_NS}).fetchall()
                 finally:
                     con.unregister("nsys_metric_batches")
