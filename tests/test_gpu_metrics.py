@@ -9,6 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from tests.conftest import inflated, sample
 from tests.test_app import details_text, lane_text, settle, sync
@@ -27,6 +28,7 @@ from tui.apps.trace_app import TraceApp
 from tui.loading.parquet_store import export_parquet, open_store_trace
 from tui.loading.trace import open_trace
 from tui.sources.nsys_gpu_metrics import type_devices
+from tui.views.reports.gpu_metrics import print_gpu_metrics
 
 CHECKED = (SM, TENSOR, DRAM_READ, DRAM_WRITE)
 
@@ -137,6 +139,14 @@ def test_summary_reports_the_counters_and_the_diagnosis_reads_them() -> None:
     assert all(g["mean"][SM] < 10 for g in gm["by_gap"])
     text = summary["diagnosis"]["text"]
     assert "Hardware counters" in text and "'memory' 86%" in text
+    console = Console(width=80, record=True)
+    print_gpu_metrics(gm, console)
+    lines = console.export_text().splitlines()
+    assert all(len(line) <= 80 for line in lines)
+    header = next(line for line in lines if "over" in line)
+    assert all(h in header for h in ("SM", "tensor", "DRAM rd", "DRAM wr"))
+    memory_row = next(line for line in lines if "NVTX memory" in line)
+    assert f"{memory['mean'][DRAM_READ]:.1f}" in memory_row
 
 
 def test_compute_loop_reads_tensor_cores_busy() -> None:

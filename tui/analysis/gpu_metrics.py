@@ -88,22 +88,23 @@ def means(con: duckdb.DuckDBPyConnection, device: int, names: list[str], interva
 
 def kernel_means(con: duckdb.DuckDBPyConnection, names: list[str] | None = None
                  ) -> dict[tuple[str, int], dict[str, float]]:
-    """{(kernel name, device): {metric: mean}} over the samples inside its instances."""
-    out = {}
-    for d in metric_devices(con):
-        wanted = names or reported_metrics(con, d.device)
-        for key, mean in means(con, d.device, wanted, "gpu_metric_kernels").items():
-            out[(key, d.device)] = mean
-    return out
+    """{(kernel name, device): {metric: mean}} over the samples inside its instances
+    (`names`: these metrics, else the reported ones)."""
+    return _every_device(con, names, "gpu_metric_kernels")
 
 
 def range_means(con: duckdb.DuckDBPyConnection, names: list[str] | None = None
                 ) -> dict[tuple[str, int], dict[str, float]]:
     """{(NVTX range name, device): {metric: mean}} over the samples inside its instances."""
+    return _every_device(con, names, "gpu_metric_ranges")
+
+
+def _every_device(con: duckdb.DuckDBPyConnection, names: list[str] | None,
+                  intervals: str) -> dict[tuple[str, int], dict[str, float]]:
     out = {}
     for d in metric_devices(con):
         wanted = names or reported_metrics(con, d.device)
-        for key, mean in means(con, d.device, wanted, "gpu_metric_ranges").items():
+        for key, mean in means(con, d.device, wanted, intervals).items():
             out[(key, d.device)] = mean
     return out
 
