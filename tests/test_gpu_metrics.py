@@ -17,6 +17,7 @@ from tests.test_tables import all_rows, ready
 from tui.analysis.gpu_metrics import (
     DRAM_READ,
     DRAM_WRITE,
+    PCIE_RX,
     SM,
     TENSOR,
     kernel_means,
@@ -154,6 +155,18 @@ def test_compute_loop_reads_tensor_cores_busy() -> None:
         summary = trace_summary(trace, 1_000_000)
     assert summary["diagnosis"]["bound"] == "compute"
     assert "the math runs on tensor cores" in summary["diagnosis"]["text"]
+
+
+def test_copy_loop_reads_the_pcie_throughput() -> None:
+    export = inflated("loops/loop_copy.sqlite")
+    oracle = _oracle_range(export, "copy")
+    with open_trace(export) as trace:
+        summary = trace_summary(trace, 1_000_000)
+    copy = next(r for r in summary["gpu_metrics"]["by_range"] if r["range"] == "copy")
+    assert copy["mean"][PCIE_RX] == pytest.approx(oracle[PCIE_RX], abs=0.01)
+    assert copy["mean"][PCIE_RX] == pytest.approx(10.4, abs=0.1)  # as measured by hand
+    assert summary["diagnosis"]["bound"] == "copy"
+    assert "PCIe into the GPU at only 10% of its peak" in summary["diagnosis"]["text"]
 
 
 def test_an_export_without_counters_has_none() -> None:

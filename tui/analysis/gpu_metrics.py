@@ -46,6 +46,7 @@ TENSOR_EXPECTED = 50.0
 # limit; NVLink at this share: the links are what the collectives wait on.
 DRAM_NEAR_PEAK = 70.0
 NVLINK_BUSY = 50.0
+PCIE_BUSY = 50.0  # PCIe at this share: copies at the link's limit
 
 
 @dataclass(frozen=True)
@@ -184,8 +185,8 @@ def nvlink(mean: dict[str, float]) -> float | None:
 
 def metrics_phrase(gm: dict | None, bound: str | None) -> str:
     """What the hardware counters add to a diagnosis of `bound` ("" without them): SM and
-    tensor-core use when compute-bound, the NVTX ranges that ran DRAM near its peak, and
-    the NVLink throughput when communication-bound."""
+    tensor-core use when compute-bound, the NVTX ranges that ran DRAM near its peak, the
+    NVLink throughput when communication-bound and PCIe's when copy-bound."""
     if not gm or not gm.get("whole") or bound is None:
         return ""
     parts = []
@@ -200,7 +201,20 @@ def metrics_phrase(gm: dict | None, bound: str | None) -> str:
         parts.append(f"NVLink carried {link:.0f}% of its peak over the busy span"
                      + (": the links are the limit" if link >= NVLINK_BUSY
                         else ": the links had room, the collectives waited on something else"))
+    if bound == "copy" and (PCIE_RX in whole or PCIE_TX in whole):
+        parts.append(_pcie_words(whole))
     return ("Hardware counters: " + "; ".join(parts) + ".") if parts else ""
+
+
+def _pcie_words(whole: dict[str, float]) -> str:
+    """PCIe's busier direction over the busy span (RX: into the GPU, TX: out of it)."""
+    rx, tx = whole.get(PCIE_RX, 0.0), whole.get(PCIE_TX, 0.0)
+    direction, use = ("into the GPU", rx) if rx >= tx else ("out of it", tx)
+    if use >= PCIE_BUSY:
+        return f"PCIe {direction} at {use:.0f}% of its peak: the copies run at the link's limit"
+    return (f"PCIe {direction} at only {use:.0f}% of its peak: the link had room, the "
+            "copies are held back on the host side (pageable memory, small or synchronous "
+            "copies)")
 
 
 def _compute_words(whole: dict[str, float]) -> str:
