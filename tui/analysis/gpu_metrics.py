@@ -145,7 +145,11 @@ def gpu_metrics_summary(con: duckdb.DuckDBPyConnection, min_gap_ns: int,
     top = set(kernel_order[:TOP_KERNELS])
     rank = {name: i for i, name in enumerate(kernel_order)}
     metrics: list[str] = []
-    whole, gaps, by_gap, by_range, by_kernel = [], [], [], [], []
+    whole: list[dict] = []
+    gaps: list[dict] = []
+    by_gap: list[dict] = []
+    by_range: list[dict] = []
+    by_kernel: list[dict] = []
     for d in devices:
         names = reported_metrics(con, d.device)
         metrics += [n for n in names if n not in metrics]
@@ -166,8 +170,7 @@ def gpu_metrics_summary(con: duckdb.DuckDBPyConnection, min_gap_ns: int,
     rates = [d.rate_hz for d in devices if d.rate_hz]
     return {"sample_rate_hz": round(sorted(rates)[len(rates) // 2]) if rates else None,
             "metrics": metrics, "whole": whole, "gaps": gaps, "by_gap": by_gap,
-            "by_range": by_range,
-            "by_kernel": by_kernel}
+            "by_range": by_range, "by_kernel": by_kernel}
 
 
 def dram(mean: dict[str, float]) -> float | None:

@@ -160,11 +160,8 @@ def _filled(cols: dict[int | None, tuple[float, int]], view: View,
     """A metric's mean per screen column; an empty column takes the value of the next
     column with a sample (or of the first sample after the window) within reach_cols."""
     out: list[float | None] = [None] * view.ncols
-    after = cols.get(None)
-    next_value: float | None = None
-    next_x = view.ncols + max(0, view.x_of(after[1]) - view.ncols) if after else None
-    if after is not None:
-        next_value = after[0]
+    after = cols.get(None)  # (value, time) of the first sample after the window
+    next_value, next_x = (after[0], view.x_of(after[1])) if after else (None, None)
     for x in range(view.ncols - 1, -1, -1):
         here = cols.get(view.c0 + x)
         if here is not None:
