@@ -165,3 +165,22 @@ CREATE TABLE IF NOT EXISTS gpu_hlo_ops (
                              -- 'guess' (placed by the order among several ops that could have run it;
                              -- or named, but programs of the module's name give the op different lines)
 );
+
+-- The GPUs' hardware counters, sampled at a fixed rate (nsys --gpu-metrics-devices): the
+-- metrics each device samples, as the source names them; empty for other sources.
+CREATE TABLE IF NOT EXISTS gpu_metric_names (
+    device    INTEGER,  -- CUDA device index
+    metric_id INTEGER,  -- the source's id of the metric on that device (gpu_metrics.metric_id)
+    name      VARCHAR   -- as the source writes it: 'SMs Active [Throughput %]',
+                        -- 'DRAM Read Bandwidth [Throughput %]', 'GPC Clock Frequency [MHz]'
+);
+
+-- One sample of one metric on one device, sorted by (device, metric_id, ts_ns). A sample
+-- tells the counter over the sampling period that ends at ts_ns.
+CREATE TABLE IF NOT EXISTS gpu_metrics (
+    device    INTEGER,
+    metric_id INTEGER,  -- gpu_metric_names.metric_id
+    ts_ns     BIGINT,
+    value     BIGINT    -- as nsys stores it: a percentage of peak for '[Throughput %]'
+                        -- metrics, warps for '[Avg]', Hz for the clocks named '[MHz]'
+);

@@ -2,13 +2,18 @@
 -- Needs: arrow kernel_names
 -- The kernel table's rows: per kernel name the statistics of kernel_stats.sql (what
 -- `--summary --json` reports, the same aggregates), plus its short name and category
--- from the registered Arrow table `kernel_names` (name, short, category).
--- Columns: name, short, category, count, total_ns, avg_ns, median_ns, min_ns, max_ns,
---          percent.
+-- from the registered Arrow table `kernel_names` (name, short, category, and where the
+-- trace has GPU metrics the means inside the name's instances: sm_pct, tensor_pct,
+-- dram_pct, from tui/analysis/gpu_metrics.py; NULL without).
+-- Columns: name, short, category, sm_pct, tensor_pct, dram_pct, count, total_ns, avg_ns,
+--          median_ns, min_ns, max_ns, percent.
 SELECT
     k.name,
     n.short,
     n.category,
+    any_value(n.sm_pct) AS sm_pct,
+    any_value(n.tensor_pct) AS tensor_pct,
+    any_value(n.dram_pct) AS dram_pct,
     count(*) AS count,
     sum(k.duration_ns)::BIGINT AS total_ns,
     avg(k.duration_ns) AS avg_ns,

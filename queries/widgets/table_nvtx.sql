@@ -1,11 +1,13 @@
 -- Params: none
--- Needs: schema
+-- Needs: arrow range_metrics
 -- NVTX ranges / user annotations per name: how many, their total and the GPU time inside
 -- them, i.e. for each range instance the time some kernel ran on the GPU during it (the
 -- union of the kernels overlapping the range, clipped to it, per device so that
--- concurrent streams count once), summed over the instances.
--- Columns: name, count, total_ns, avg_ns, max_ns, gpu_ns, gpu_pct, kernels,
---          longest_start_ns, longest_end_ns.
+-- concurrent streams count once), summed over the instances. Where the trace has GPU
+-- metrics, range_metrics (name, sm_pct, tensor_pct, dram_pct; tui/analysis/gpu_metrics.py)
+-- gives the means inside its instances; it is empty without.
+-- Columns: name, count, total_ns, avg_ns, max_ns, gpu_ns, gpu_pct, kernels, sm_pct,
+--          tensor_pct, dram_pct, longest_start_ns, longest_end_ns.
 -- A join of every range with the kernels it overlaps is quadratic where ranges nest
 -- over millions of kernels (minutes on a 3M-kernel export). Instead: the kernels' busy
 -- stretches per device, with the busy time before each; then B(t), the busy time before
@@ -76,8 +78,12 @@ SELECT
     CASE WHEN sum(r.duration_ns) > 0
          THEN 100.0 * coalesce(sum(b.busy_ns), 0) / sum(r.duration_ns) END AS gpu_pct,
     coalesce(sum(b.kernels), 0)::BIGINT AS kernels,
+    any_value(m.sm_pct) AS sm_pct,
+    any_value(m.tensor_pct) AS tensor_pct,
+    any_value(m.dram_pct) AS dram_pct,
     arg_max(r.start_ns, r.duration_ns) AS longest_start_ns,
     arg_max(r.end_ns, r.duration_ns) AS longest_end_ns
 FROM r
 LEFT JOIN busy AS b USING (id)
+LEFT JOIN range_metrics AS m USING (name)
 GROUP BY r.name

@@ -16,6 +16,7 @@ from tui.analysis.distributed.findings import distributed_findings
 from tui.analysis.distributed.idle import gap_classes
 from tui.analysis.distributed.memo import cached_figures
 from tui.analysis.findings import findings
+from tui.analysis.gpu_metrics import gpu_metrics_summary, with_metrics_phrase
 from tui.analysis.kernels import device_busy, kernel_stats
 from tui.analysis.memory import memory_peaks
 from tui.analysis.row_sets import GapRows, RowSet, add_offsets
@@ -127,7 +128,8 @@ def _summary(trace: Trace, min_gap_ns: int) -> TraceSummary:
             **trace_figures(con), "gap_classes": gap_classes(GapRows(gaps, origin))}
     found += distributed_findings([rank], run=False)
     gap_rows = GapRows(gaps, origin)
-    rank["diagnosis"] = diagnose(work, trace.format).to_json()
+    counters = gpu_metrics_summary(con, min_gap_ns, [k.name for k in kernels])
+    rank["diagnosis"] = with_metrics_phrase(diagnose(work, trace.format).to_json(), counters)
     summary: TraceSummary = {
         "source": source,
         "diagnosis": rank["diagnosis"],
@@ -140,6 +142,8 @@ def _summary(trace: Trace, min_gap_ns: int) -> TraceSummary:
         "ranks": [rank],
         **code_memory,
     }
+    if counters is not None:  # the GPUs' hardware counters (nsys --gpu-metrics-devices)
+        summary["gpu_metrics"] = counters
     if trace.format == "xla":  # GPU time per HLO op and module, as XProf's op profile
         summary["xla_ops"] = xla_op_stats(con)
         summary["xla_modules"] = xla_module_stats(con)

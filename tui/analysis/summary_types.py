@@ -212,6 +212,37 @@ class _TraceSummaryKeys(_CodeAndMemoryKeys):
     ranks: list[dict[str, Any]]  # the trace as one rank of a run: multirank.md
 
 
+class MetricMeans(TypedDict):
+    """The mean of each GPU hardware counter (its name as nsys writes it) over a stretch."""
+
+    device: int
+    mean: dict[str, float]
+
+
+class GapMetricMeans(MetricMeans):
+    start_ns: int
+
+
+class RangeMetricMeans(MetricMeans):
+    range: str
+
+
+class KernelMetricMeans(MetricMeans):
+    name: str
+
+
+class GpuMetrics(TypedDict):
+    """nsys --gpu-metrics-devices: the counters' means (tui/analysis/gpu_metrics.py)."""
+
+    sample_rate_hz: int
+    metrics: list[str]
+    whole: list[MetricMeans]  # each GPU's busy span
+    gaps: list[MetricMeans]  # its gaps over --min-gap-ms
+    by_gap: list[GapMetricMeans]  # the longest of them
+    by_range: list[RangeMetricMeans]  # NVTX range names, steps too
+    by_kernel: list[KernelMetricMeans]  # the longest kernel names
+
+
 class TraceSummary(_TraceSummaryKeys, total=False):
     """`tui --summary --json TRACE` (tui.analysis.summary.trace_summary)."""
 
@@ -222,6 +253,7 @@ class TraceSummary(_TraceSummaryKeys, total=False):
     xla_ops: list[XlaOp]  # XLA traces only
     xla_modules: list[XlaModule]
     xla_command_buffers: list[CommandBuffer]
+    gpu_metrics: GpuMetrics  # nsys reports recorded with GPU metrics
     ncu: dict[str, Any]  # with --ncu REPORT: its launches matched to the kernels (ncu.md)
 
 

@@ -15,7 +15,7 @@ import duckdb
 from tui.core.db import connect, sql_string
 from tui.core.errors import TraceError, first_line
 from tui.loading.locations import is_remote, upload
-from tui.loading.store import RUN_TABLES, STORE_TABLES, TraceStore
+from tui.loading.store import OPTIONAL_TABLES, RUN_TABLES, STORE_TABLES, TraceStore
 from tui.loading.trace import Trace, open_trace
 
 
@@ -33,7 +33,7 @@ def export_parquet(trace: Trace, folder: Path,
             upload(export_parquet(trace, Path(local) / folder.name, also), folder)
         return folder
     folder.mkdir(parents=True, exist_ok=True)
-    for table in STORE_TABLES:
+    for table in (*STORE_TABLES, *OPTIONAL_TABLES):
         final = folder / f"{table}.parquet"
         partial = folder / f".{table}.parquet.partial-{os.getpid()}"
         trace.con.execute(f"COPY (FROM {table}) TO {sql_string(str(partial))} (FORMAT parquet)")
@@ -78,7 +78,8 @@ def open_store_trace(folder: Path) -> Trace:
                          "older tui); convert its trace again to open its timeline")
     con = connect(":memory:")
     try:
-        for table in STORE_TABLES:
+        present = [t for t in OPTIONAL_TABLES if (folder / f"{t}.parquet").is_file()]
+        for table in (*STORE_TABLES, *present):
             source = sql_string(str(folder / f"{table}.parquet"))
             con.execute(f"CREATE VIEW {table} AS FROM read_parquet({source})")
         meta = dict(con.execute("SELECT key, value FROM trace_meta").fetchall())

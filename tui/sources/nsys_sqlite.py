@@ -26,6 +26,7 @@ from tui.core.errors import TraceError, first_line
 from tui.core.interrupt import is_interrupt
 from tui.core.queries import Sql, fill, load_query
 from tui.sources.nsys_backtraces import CALLCHAINS_TABLE, stage_backtraces
+from tui.sources.nsys_gpu_metrics import load_nsys_gpu_metrics
 from tui.sources.nsys_memory import load_nsys_memory
 from tui.sources.nsys_nesting import Nesting
 from tui.sources.read_ahead import ReadAhead
@@ -82,6 +83,7 @@ def load_nsys_sqlite(path: Path, con: duckdb.DuckDBPyConnection) -> list[str]:
     _load_meta(path, schema, con)
     _load_threads(path, schema, con)
     warnings += load_nsys_memory(path, schema, con, _process(schema, "m.globalPid"))
+    warnings += load_nsys_gpu_metrics(path, schema, con)
     gpu_rows, host_rows = con.execute(
         "SELECT (SELECT count(*) FROM gpu_activities), (SELECT count(*) FROM host_activities)"
     ).fetchone() or (0, 0)

@@ -11,6 +11,7 @@ from tui.analysis.xla_ops import ActivityOp
 from tui.core.safe_text import printable
 from tui.core.units import format_bytes, format_ns, format_offset
 from tui.views.timeline import GapInfo, HostInfo, KernelInfo
+from tui.views.timeline.gpu_metrics import MetricInfo, short_name
 from tui.views.timeline.lookup import Info, StackFrame
 from tui.views.timeline.memory import MemoryInfo
 
@@ -27,13 +28,13 @@ class DetailsPanel(Static):
 
     DEFAULT_CSS = "DetailsPanel { height: 1fr; }"
 
-    def show(self, info: Info | MemoryInfo | None, origin: int,
+    def show(self, info: Info | MemoryInfo | MetricInfo | None, origin: int,
              threads: Threads | None = None) -> None:
         # fixed size: no relayout
         self.update(describe(info, origin, threads or {}), layout=False)
 
 
-def describe(info: Info | MemoryInfo | None, origin: int,
+def describe(info: Info | MemoryInfo | MetricInfo | None, origin: int,
              threads: Threads | None = None) -> Text:
     out = Text(no_wrap=False, overflow="fold")
     lines: list[tuple[str, list[tuple[str, str]]]]
@@ -45,6 +46,8 @@ def describe(info: Info | MemoryInfo | None, origin: int,
         lines = _kernel(info, origin, threads)
     elif isinstance(info, MemoryInfo):
         lines = _memory(info, origin)
+    elif isinstance(info, MetricInfo):
+        lines = _metrics(info, origin)
     elif isinstance(info, HostInfo):
         lines = _host(info, origin, threads)
     else:
@@ -185,6 +188,16 @@ def _memory(m: MemoryInfo, origin: int) -> list[tuple[str, list[tuple[str, str]]
     if m.op:
         lines.append(("cpu op", [(m.op, "")]))
     lines += stack_lines(m.stack)
+    return lines
+
+
+def _metrics(m: MetricInfo, origin: int) -> list[tuple[str, list[tuple[str, str]]]]:
+    samples = max(n for _, _, n in m.values)
+    where = (f"mean of {samples} samples in the cursor's column" if samples > 1
+             else "the sample whose period holds the cursor")
+    lines = [("counters", [(f"GPU {m.device} · {_at(m.t_ns, origin)} · {where}", "bold")])]
+    values = " · ".join(f"{short_name(name)} {mean:.0f}%" for name, mean, _ in m.values)
+    lines.append(("% peak", [(values, "")]))
     return lines
 
 

@@ -54,6 +54,9 @@ TIMELINE: tuple[Key, ...] = (
         "fit", "Search", "@", "go to"),
     Key("a", "toggle_nvtx", "show/hide NVTX (annotation) lanes", "Lanes", "a", "NVTX"),
     Key("t", "toggle_host", "show/hide host-thread lanes", "Lanes", "t", "threads"),
+    Key("m", "toggle_metrics", "show/hide the GPU metric lanes under each GPU: SMs active, "
+        "tensor cores, DRAM, NVLink and PCIe throughput as % of peak (nsys "
+        "--gpu-metrics-devices)", "Lanes", "m"),
     Key("p", "toggle_distributed", "show/hide the critical path of each step and each "
         "stream's queue length (outstanding launches)", "Lanes", "p"),
     Key("enter", "drill_down", "open the kernel in Nsight Compute results", "Lanes", "Enter"),

@@ -27,6 +27,7 @@ MEMCPY_COLOUR = "#ffd75f"
 MEMSET_COLOUR = "#a8a8a8"
 MEMORY_COLOUR = "#5fafd7"  # a memory lane's step line
 MEMORY_PEAK_COLOUR = "#ff5f5f"  # the column where a GPU's allocated memory peaked
+METRIC_COLOUR = "#d7af5f"  # a GPU metric lane's bars (% of peak)
 
 GAP_STYLE = Style(color="#ff5f5f", bgcolor="#5f0000", bold=True)
 GAP_TOUCH_STYLE = Style(color="#ff5f5f", bold=True)  # a busy column that a gap also touches
@@ -53,6 +54,8 @@ def colour_for(name: str | None, kind: str | None) -> str:
         return MEMORY_COLOUR
     if kind == "memory_peak":
         return MEMORY_PEAK_COLOUR
+    if kind == "gpu_metric":
+        return METRIC_COLOUR
     palette = KERNEL_COLOURS if kind in (None, "kernel") else HOST_COLOURS
     return palette[zlib.crc32((name or "").encode("utf-8", "replace")) % len(palette)]
 

@@ -21,11 +21,13 @@ from textual.strip import Strip
 from textual.worker import get_current_worker
 
 from tui.views.timeline import Bins, KernelInfo, Lane, TimelineData, View
+from tui.views.timeline.gpu_metrics import MetricInfo
 from tui.views.timeline.lanes import (
     LANE_CRITICAL,
     LANE_GPU,
     LANE_HOST,
     LANE_MEMORY,
+    LANE_METRIC,
     LANE_NVTX,
     LANE_OPENED,
     LANE_QUEUE,
@@ -44,8 +46,8 @@ from tui.widgets.timeline_search import TimelineSearch
 from tui.widgets.timeline_select import TimelineSelect
 
 # (view, annotation depths shown, host lanes shown, critical-path and queue lanes shown,
-#  the opened lane's key)
-BinsKey = tuple[View, int, bool, bool, LaneKey | None]
+#  the opened lane's key, GPU metric lanes shown)
+BinsKey = tuple[View, int, bool, bool, LaneKey | None, bool]
 
 
 class Timeline(TimelineMouse, TimelineGoto, TimelineSearch, TimelineSelect, TimelineActions,
@@ -73,7 +75,7 @@ class Timeline(TimelineMouse, TimelineGoto, TimelineSearch, TimelineSelect, Time
     class CursorInfo(Message):
         """What is under the cursor now (None: nothing)."""
 
-        info: Info | MemoryInfo | None
+        info: Info | MemoryInfo | MetricInfo | None
 
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002 (Textual's name)
         super().__init__(id=id)
@@ -82,12 +84,13 @@ class Timeline(TimelineMouse, TimelineGoto, TimelineSearch, TimelineSelect, Time
         self.show_nvtx = True
         self.show_host = False
         self.show_distributed = False  # the critical path and queue-length lanes
+        self.show_metrics = True  # the GPUs' hardware counters, where the trace has them
         self.view = View(1, 0, 1)  # what the keys asked for
         self.frame: Bins | None = None  # what is on screen
         self.cursor_t = 0
         self.lane_index = 0
         self.mark_t: int | None = None
-        self.info: Info | MemoryInfo | None = None
+        self.info: Info | MemoryInfo | MetricInfo | None = None
         self.current_gap: GapSpan | None = None
         self.gap_rank = -1
         self._fitted = True
@@ -136,7 +139,7 @@ class Timeline(TimelineMouse, TimelineGoto, TimelineSearch, TimelineSelect, Time
         keep = self.lane
         shown = {LANE_GPU: True, LANE_NVTX: self.show_nvtx, LANE_HOST: self.show_host,
                  LANE_MEMORY: True, LANE_QUEUE: self.show_distributed,
-                 LANE_CRITICAL: self.show_distributed}
+                 LANE_CRITICAL: self.show_distributed, LANE_METRIC: self.show_metrics}
         extra = self.data.distributed_lanes() if self.show_distributed else []
         self.lanes = self.lanes_with_opened(
             [lane for lane in self.data.lanes + extra if shown[lane.kind]])
@@ -154,7 +157,8 @@ class Timeline(TimelineMouse, TimelineGoto, TimelineSearch, TimelineSelect, Time
 
     def _bins_key(self) -> BinsKey:
         return (self.view, MAX_NVTX_DEPTH if self.show_nvtx else 0, self.show_host,
-                self.show_distributed, self.opened.key if self.opened is not None else None)
+                self.show_distributed, self.opened.key if self.opened is not None else None,
+                self.show_metrics)
 
     def on_resize(self, event: events.Resize) -> None:
         if self.data is None:
@@ -262,8 +266,8 @@ class Timeline(TimelineMouse, TimelineGoto, TimelineSearch, TimelineSelect, Time
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._located, info)
 
-    def _located(self, info: Info | MemoryInfo | None) -> None:
-        self.zoom_to_info(None if isinstance(info, MemoryInfo) else info)
+    def _located(self, info: Info | MemoryInfo | MetricInfo | None) -> None:
+        self.zoom_to_info(None if isinstance(info, (MemoryInfo, MetricInfo)) else info)
         if info == self.info:
             return
         self.info = info

@@ -222,6 +222,15 @@ class TimelineActions(_Base):
         self.show_distributed = not self.show_distributed
         self._relayout()
 
+    def action_toggle_metrics(self) -> None:
+        """The GPUs' hardware counters under each GPU (nsys --gpu-metrics-devices)."""
+        if self.data is not None and not self.data.metrics.devices:
+            self.notify("this trace has no GPU metrics: record with nsys profile "
+                        "--gpu-metrics-devices=all", timeout=3, markup=False)
+            return
+        self.show_metrics = not self.show_metrics
+        self._relayout()
+
     def _close_hidden(self) -> None:
         """An opened lane goes with the lanes of its side (annotation or host)."""
         opened = self.opened

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from textual.scroll_view import ScrollView
 
     from tui.views.timeline import Bins, Lane, TimelineData, View
+    from tui.views.timeline.gpu_metrics import MetricInfo
     from tui.views.timeline.lookup import GapSpan, Info
     from tui.views.timeline.memory import MemoryInfo
     from tui.views.timeline.search import Hit, Hits
@@ -30,12 +31,13 @@ if TYPE_CHECKING:
         show_nvtx: bool
         show_host: bool
         show_distributed: bool
+        show_metrics: bool
         view: View
         frame: Bins | None
         cursor_t: int
         lane_index: int
         mark_t: int | None
-        info: Info | MemoryInfo | None
+        info: Info | MemoryInfo | MetricInfo | None
         current_gap: GapSpan | None
         gap_rank: int
         _fitted: bool

@@ -85,6 +85,7 @@ class BinSource:
         self._rows = rows
         self._widths: list[int] = []  # bin width of each summary level, finest first
         self.memory: MemoryCells | None = None  # the memory lanes, drawn beside the rest
+        self.metrics: MemoryCells | None = None  # the GPU metric lanes, when shown
         self.extra: list[MemoryCells] = []  # other lanes of their own (queue, critical path)
 
     @property
@@ -104,9 +105,9 @@ class BinSource:
         return npc
 
     def fetch(self, view: View, nvtx_depths: int, host: bool, extra: bool = False,
-              opened: LaneKey | None = None) -> Bins:
-        """The view's bins, from one query (with `extra`, the extra lanes' cells; one more
-        query for an `opened` lane)."""
+              opened: LaneKey | None = None, metrics: bool = False) -> Bins:
+        """The view's bins, from one query (with `extra`, the extra lanes' cells; with
+        `metrics`, the GPU metric lanes'; one more query for an `opened` lane)."""
         level = self._level_for(view.npc)
         params: dict[str, object] = {"nvtx_depths": nvtx_depths, "host": host}
         if level is None:
@@ -128,6 +129,8 @@ class BinSource:
             bins = _to_bins(view, rows, source)
             if self.memory is not None:
                 bins.lanes.update(self.memory.cells(cur, view))
+            if metrics and self.metrics is not None:
+                bins.lanes.update(self.metrics.cells(cur, view))
             for lanes in self.extra if extra else ():
                 bins.lanes.update(lanes.cells(cur, view))
         return bins

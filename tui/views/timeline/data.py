@@ -10,7 +10,16 @@ from tui.core.queries import load_query
 from tui.views.timeline import goto, lod, lookup, search
 from tui.views.timeline.bins import BinSource
 from tui.views.timeline.distributed_lanes import DistributedLanes
-from tui.views.timeline.lanes import LANE_CRITICAL, LANE_MEMORY, LANE_QUEUE, Lane, discover_lanes
+from tui.views.timeline.gpu_metrics import MetricInfo, MetricLanes
+from tui.views.timeline.lanes import (
+    LANE_CRITICAL,
+    LANE_GPU,
+    LANE_MEMORY,
+    LANE_METRIC,
+    LANE_QUEUE,
+    Lane,
+    discover_lanes,
+)
 from tui.views.timeline.memory import MemoryInfo, MemoryLanes
 
 
@@ -41,11 +50,14 @@ class TimelineData:
             self.lanes: list[Lane]
             self.lanes, self.threads = discover_lanes(cur)  # threads: (pid, tid) -> full name
             self.memory = MemoryLanes(cur)
+            self.metrics = MetricLanes(cur)
+        self.lanes = _under_gpus(self.lanes, self.metrics)
         self.lanes += self.memory.lanes()
         self.distributed = DistributedLanes()  # lanes of their own, read when first shown
         self.bins = BinSource(con, min_gap_ns, (self.extent.start_ns, self.extent.end_ns),
                               gpu_rows + host_rows)
         self.bins.memory = self.memory
+        self.bins.metrics = self.metrics
         self.bins.extra = [self.distributed]
 
     def distributed_lanes(self) -> list[Lane]:
@@ -60,10 +72,12 @@ class TimelineData:
             self.bins.build_lod(self._lod_path)
 
     def info_at(self, lane: Lane, t: int, t_lo: int, t_hi: int, prefer: int | None = None
-                ) -> lookup.Info | MemoryInfo | None:
+                ) -> lookup.Info | MemoryInfo | MetricInfo | None:
         with self._con.cursor() as cur:
             if lane.kind == LANE_MEMORY:
                 return self.memory.info_at(cur, lane.k1, t, t_lo, t_hi)
+            if lane.kind == LANE_METRIC:
+                return self.metrics.info_at(cur, lane, t, t_lo, t_hi)
             if lane.kind in (LANE_QUEUE, LANE_CRITICAL):  # their cells name what they show
                 return None
             return lookup.info_at(cur, lane, t, t_lo, t_hi, self.min_gap_ns, prefer)
@@ -91,3 +105,21 @@ class TimelineData:
     def goto(self, text: str, cursor: int) -> goto.Place | None:
         with self._con.cursor() as cur:
             return goto.find(cur, text, self.extent.gpu_start_ns, cursor)
+
+
+def _under_gpus(lanes: list[Lane], metrics: MetricLanes) -> list[Lane]:
+    """`lanes` with each GPU's metric lanes put under its last stream (a GPU with no
+    stream lane gets them after the others)."""
+    out: list[Lane] = []
+    placed: set[int] = set()
+    for i, lane in enumerate(lanes):
+        out.append(lane)
+        last_of_device = lane.kind == LANE_GPU and not (
+            i + 1 < len(lanes) and lanes[i + 1].kind == LANE_GPU and lanes[i + 1].k1 == lane.k1)
+        if last_of_device and lane.k1 not in placed:
+            out += metrics.lanes(lane.k1)
+            placed.add(lane.k1)
+    for device in metrics.devices:
+        if device not in placed:
+            out += metrics.lanes(device)
+    return out

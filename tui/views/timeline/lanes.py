@@ -17,6 +17,7 @@ LANE_CRITICAL = 6  # the steps' critical path, drawn by tui/views/timeline/distr
 LABEL_CHARS = 12  # a lane label's room: theme.LABEL_WIDTH less the separator and a space
 MAX_NVTX_DEPTH = 4  # deeper annotation ranges are rarely worth a row of an 80x24 screen
 
+LANE_METRIC = 8  # a GPU's hardware counters, drawn by tui/views/timeline/gpu_metrics.py
 LANE_OPENED = 7  # one kind of a host thread's ranges at one depth: opened to show one
 # host_activities' kinds, numbered in an opened lane's key: k3 = number * DEPTHS + depth
 # (queries/views/timeline_search.sql numbers them so too)
@@ -33,10 +34,10 @@ class Lane:
     """One row of the timeline. `key` matches the (lane_kind, k1, k2, k3) of the bins."""
 
     kind: int  # LANE_GPU | LANE_NVTX | LANE_HOST | LANE_MEMORY | LANE_QUEUE | LANE_CRITICAL
-    #           | LANE_OPENED
-    k1: int  # device | pid | pid | device | device | 0 | pid
-    k2: int  # stream | tid | tid | ALLOCATED or RESERVED | stream | 0 | tid
-    k3: int  # 0 | annotation depth | 0 | 0 | 0 | 0 | kind number * DEPTHS + depth
+    #           | LANE_OPENED | LANE_METRIC
+    k1: int  # device | pid | pid | device | device | 0 | pid | device
+    k2: int  # stream | tid | tid | ALLOCATED or RESERVED | stream | 0 | tid | metric lane
+    k3: int  # 0 | annotation depth | 0 | 0 | 0 | 0 | kind number * DEPTHS + depth | 0
     label: str
     activities: int
 

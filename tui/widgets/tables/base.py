@@ -83,9 +83,8 @@ class SqlTable(TableActions, ScrollView, can_focus=True):
                  sort: str | None = None, descending: bool = True, *,
                  id: str | None = None) -> None:  # noqa: A002 (Textual's name)
         super().__init__(id=id)
-        self.columns = tuple(columns)
-        shown = [k for c in self.columns for k in (c.key, c.full_key) if k]
-        self.keys = tuple(dict.fromkeys([*shown, *hidden]))
+        self._hidden = tuple(hidden)
+        self.use_columns(columns)
         self.model: TableModel | None = None
         self.table_query = Query(sort or self.columns[0].key, descending)
         self.total: int | None = None  # rows that pass the filter; None: not counted yet
@@ -95,6 +94,12 @@ class SqlTable(TableActions, ScrollView, can_focus=True):
         self._pages: LRUCache[PageKey, list[Row]] = LRUCache(64)
         self._asked: set[PageKey] = set()
         self._announced: object = ()
+
+    def use_columns(self, columns: Sequence[Column]) -> None:
+        """Show these columns (before a model is attached: its keys follow them)."""
+        self.columns = tuple(columns)
+        shown = [k for c in self.columns for k in (c.key, c.full_key) if k]
+        self.keys = tuple(dict.fromkeys([*shown, *self._hidden]))
 
     # -- data ----------------------------------------------------------------------------
 

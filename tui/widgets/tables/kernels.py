@@ -19,6 +19,7 @@ from textual import on, work
 from textual.binding import Binding
 from textual.widget import Widget
 
+from tui.analysis.gpu_metrics import table_columns
 from tui.core.categories import categorize
 from tui.core.queries import load_query
 from tui.loading.trace import Trace
@@ -42,6 +43,11 @@ STATS = (
 )
 NAMES = (*STATS, Column("category", "category", 13, f.text),
          Column("short", "kernel", 24, f.text, flexible=True, full_key="name"))
+# with GPU metrics (nsys --gpu-metrics-devices): the means inside each name's instances
+METRICS = (Column("sm_pct", "SM %", 5, f.percent, numeric=True),
+           Column("tensor_pct", "TC %", 5, f.percent, numeric=True),
+           Column("dram_pct", "DRAM %", 6, f.percent, numeric=True))
+NAMES_METRICS = (*STATS[:3], *METRICS, *STATS[3:], *NAMES[len(STATS):])
 CATEGORIES = (*STATS, Column("names", "names", 6, f.count, numeric=True),
               Column("category", "category", 16, f.text, flexible=True))
 
@@ -75,12 +81,23 @@ class KernelPanel(TablePanel):
     # -- models --------------------------------------------------------------------------
 
     def build(self, trace: Trace) -> None:
+        cur = trace.cursor()
+        try:
+            metrics = table_columns(cur)
+        finally:
+            cur.close()
+        if metrics:
+            self.names.use_columns(NAMES_METRICS)
         self.names_model = TableModel(trace, self.names.keys, search=("name", "category"))
         names = [row[0] for row in self.names_model.rows("table_kernel_names")]
+        means = [metrics.get(n, (None, None, None)) for n in names]
         kernel_names = {"kernel_names": pa.table({
             "name": pa.array(names, pa.string()),
             "short": pa.array([shorten(n) for n in names], pa.string()),
             "category": pa.array([categorize(n) for n in names], pa.string()),
+            "sm_pct": pa.array([m[0] for m in means], pa.float64()),
+            "tensor_pct": pa.array([m[1] for m in means], pa.float64()),
+            "dram_pct": pa.array([m[2] for m in means], pa.float64()),
         })}
         self.names_model.build(load_query("table_kernels"), arrow=kernel_names)
         self.categories_model = TableModel(trace, self.categories.keys, search=("category",))
