@@ -5,7 +5,9 @@ SELECT t.table_name, t.comment AS table_comment, c.column_name, c.data_type,
 FROM duckdb_tables() AS t
 JOIN duckdb_columns() AS c USING (table_name)
 WHERE t.table_name IN ('trace_meta', 'devices', 'gpu_activities', 'host_activities', 'gpu_idle',
-                       'threads', 'python_frames', 'launches', 'memory_events')
+                       'threads', 'python_frames', 'launches', 'memory_events',
+                       'host_samples', 'os_calls', 'host_callchains')
 ORDER BY list_position(['trace_meta', 'devices', 'gpu_activities', 'host_activities',
                         'gpu_idle', 'threads', 'python_frames', 'launches',
-                        'memory_events'], t.table_name), c.column_index;
+                        'memory_events', 'host_samples', 'os_calls',
+                        'host_callchains'], t.table_name), c.column_index;

@@ -1,0 +1,25 @@
+-- Number the distinct call chains of nsys_chain_frames (nsys_host_chain_keys.sql) into the
+-- temp table nsys_chain_ids (source, ref, chain), and write the frames of each distinct
+-- chain once into host_callchains, named through nsys_strings (the module by its file
+-- name). Two chains are the same when their frames hash alike: an order-free hash of each
+-- frame's (depth, symbol, module) costs a fifth of building every chain's list in order.
+CREATE OR REPLACE TEMP TABLE nsys_chain_ids AS
+WITH keys AS (
+    SELECT source, ref, bit_xor(hash(depth, symbol_id, module_id)) AS key
+    FROM nsys_chain_frames
+    GROUP BY source, ref
+)
+SELECT source, ref, dense_rank() OVER (ORDER BY key) - 1 AS chain,
+       row_number() OVER (PARTITION BY key ORDER BY source, ref) = 1 AS first
+FROM keys;
+
+INSERT INTO host_callchains
+SELECT c.chain, f.depth,
+       coalesce(CAST(s.value AS VARCHAR), '(unknown)') AS function,
+       coalesce(regexp_extract(CAST(m.value AS VARCHAR), '[^/]*$'), '(unknown)') AS module
+FROM nsys_chain_ids AS c
+JOIN nsys_chain_frames AS f USING (source, ref)
+LEFT JOIN nsys_strings AS s ON s.id = f.symbol_id
+LEFT JOIN nsys_strings AS m ON m.id = f.module_id
+WHERE c.first
+ORDER BY c.chain, f.depth;
