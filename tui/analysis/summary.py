@@ -15,6 +15,7 @@ from tui.analysis.distributed.findings import distributed_findings
 from tui.analysis.distributed.idle import gap_classes
 from tui.analysis.distributed.memo import cached_figures
 from tui.analysis.findings import findings
+from tui.analysis.host_samples import gaps_host_activity
 from tui.analysis.kernels import device_busy, kernel_stats
 from tui.analysis.memory import memory_peaks
 from tui.analysis.row_sets import GapRows, RowSet, add_offsets
@@ -85,6 +86,7 @@ def _summary(trace: Trace, min_gap_ns: int) -> dict:
     devices = device_busy(con)
     kernels = kernel_stats(con)
     gaps, times = gaps_and_times(con, min_gap_ns)
+    host = gaps_host_activity(con, min_gap_ns)
     span = con.execute(load_query("trace_span")).fetchone() or (None, None)
     origin = con.execute(load_query("trace_origin")).fetchone()[0]
     meta = dict(con.execute("SELECT key, value FROM trace_meta").fetchall())
@@ -124,6 +126,7 @@ def _summary(trace: Trace, min_gap_ns: int) -> dict:
         "rules_not_checked": skipped,
         "warnings": list(trace.warnings),
         "ranks": [rank],
+        "host_samples": host.as_dict() if host else None,
         **code_memory,
     }
     if trace.format == "xla":  # GPU time per HLO op and module, as XProf's op profile

@@ -7,6 +7,7 @@ from rich.table import Table
 
 from tui.core.safe_text import plain
 from tui.core.units import format_ns, format_offset
+from tui.views.host_text import host_lines
 from tui.views.reports.distributed import print_distributed
 from tui.views.reports.stacks import print_code_and_memory
 
@@ -37,6 +38,10 @@ def print_summary(summary: dict, console: Console) -> None:
         console.print(_xla_ops_table(summary["xla_ops"], console.width))
     console.print(_gaps_table(summary["gaps"], source.get("origin_ns"), source["min_gap_ns"],
                               text_width=max(30, console.width - 40)))
+    if summary.get("host_samples"):
+        console.print("[bold]While the GPU waited[/bold] (in the gaps above, every device)")
+        for line in host_lines(summary["host_samples"]):
+            console.print(plain(line))
     print_distributed(summary.get("ranks") or [], console, source["min_gap_ns"])
     if summary["findings"]:
         console.print("[bold]Findings[/bold] (most costly first)")
