@@ -24,6 +24,8 @@ OSRT_TABLE = "OSRT_API"
 OSRT_CHAINS_TABLE = "OSRT_CALLCHAINS"
 SAMPLE_COLUMNS = {"id", "start", "globalTid"}
 OSRT_COLUMNS = {"start", "end", "globalTid", "nameId"}
+# OSRT_API.eventClass of a call (the others mark where OS runtime tracing started, finished)
+OSRT_CALL_CLASS = 27
 CHAIN_COLUMNS = {"id", "stackDepth", "symbol", "module"}
 _BATCH_ROWS = {StatementOptions.BATCH_ROWS.value: "65536"}
 _TEMP_TABLES = ("nsys_chain_frames", "nsys_chain_ids")
@@ -41,7 +43,9 @@ def load_nsys_host(source: adbc_sqlite.Connection, con: duckdb.DuckDBPyConnectio
     chains = {table: CHAIN_COLUMNS <= schema.get(table, set())
               for table in (SAMPLE_CHAINS_TABLE, OSRT_CHAINS_TABLE)}
     osrt_chain = ("o.callchainId" if chains[OSRT_CHAINS_TABLE]
-                  and "callchainId" in schema[OSRT_TABLE] else "NULL")
+                  and "callchainId" in schema.get(OSRT_TABLE, set()) else "NULL")
+    calls = (f"o.eventClass = {OSRT_CALL_CLASS}"
+             if "eventClass" in schema.get(OSRT_TABLE, set()) else "TRUE")
     try:
         con.execute(load_query("nsys_host_staging"))
         if samples and chains[SAMPLE_CHAINS_TABLE]:
@@ -56,7 +60,7 @@ def load_nsys_host(source: adbc_sqlite.Connection, con: duckdb.DuckDBPyConnectio
                     "nsys_host_samples_write")
         if osrt:
             _stream(source, con, "nsys_sqlite_osrt", "nsys_os", "nsys_host_os_write",
-                    query_format={"chain": osrt_chain})
+                    query_format={"chain": osrt_chain, "calls": calls})
     except Exception as exc:  # the driver raises its own error family
         if isinstance(exc, duckdb.OutOfMemoryException) or is_interrupt(exc):
             raise

@@ -1,0 +1,241 @@
+"""What the host did while the GPU waited (tui/analysis/host_samples.py), checked against
+independent computations over the raw sources: sqlite3 over an nsys export recorded with
+CPU sampling and OS runtime tracing (the gaps from NVIDIA's own `nsys analyze -r gpu_gaps`),
+NVIDIA's `nsys stats -r osrt_sum`, and the Kineto twin's JSON read directly."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+import sqlite3
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import inflated, sample
+from tui.analysis.host_samples import gaps_host_activity, range_host_activity, sample_tree
+from tui.loading.trace import open_trace
+
+DATA = Path(__file__).parent / "data" / "loops"
+MIN_GAP_NS = 1_000_000
+GPU_TABLES = ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+              "CUPTI_ACTIVITY_KIND_MEMSET")
+
+
+@pytest.fixture(scope="module")
+def export() -> Path:
+    return inflated("loops/loop_host.sqlite")
+
+
+@pytest.fixture(scope="module")
+def trace(export: Path):
+    with open_trace(export, use_cache=False) as loaded:
+        yield loaded
+
+
+def nvidia_gaps(name: str) -> list[tuple[int, int]]:
+    """(start, end) of every gap `nsys analyze -r gpu_gaps:gap=1` lists."""
+    with open(DATA / f"{name}_gpu_gaps_gap=1_rows=-1.csv") as f:
+        return [(int(r["Start (ns)"]), int(r["Start (ns)"]) + int(r["Duration (ns)"]))
+                for r in csv.DictReader(f)]
+
+
+def export_db(path: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    db.execute("CREATE TEMP TABLE gaps (gs INTEGER, ge INTEGER)")
+    return db
+
+
+def oracle_launching_tid(db: sqlite3.Connection) -> int:
+    """The thread whose runtime calls launched the work that ends the most gap time: the
+    work starting where each gap ends, tied to its call by correlation id."""
+    work = " UNION ALL ".join(f"SELECT start, correlationId FROM {t}" for t in GPU_TABLES)
+    (tid,) = db.execute(f"""
+        SELECT r.globalTid & 16777215
+        FROM temp.gaps AS g JOIN ({work}) AS w ON w.start = g.ge
+        JOIN CUPTI_ACTIVITY_KIND_RUNTIME AS r ON r.correlationId = w.correlationId
+        GROUP BY 1 ORDER BY sum(g.ge - g.gs) DESC LIMIT 1""").fetchone()
+    return tid
+
+
+def oracle_leaf_modules(db: sqlite3.Connection, tid: int | None) -> Counter:
+    """Samples taken inside a gap (start <= t < end), by the file name of the module of
+    their innermost frame (stackDepth 0)."""
+    rows = db.execute("""
+        SELECT m.value, count(*)
+        FROM COMPOSITE_EVENTS AS e
+        JOIN SAMPLING_CALLCHAINS AS c ON c.id = e.id AND c.stackDepth = 0
+        JOIN StringIds AS m ON m.id = c.module
+        WHERE (? IS NULL OR (e.globalTid & 16777215) = ?)
+          AND EXISTS (SELECT 1 FROM temp.gaps AS g WHERE e.start >= g.gs AND e.start < g.ge)
+        GROUP BY m.value""", (tid, tid)).fetchall()
+    counts: Counter = Counter()
+    for module, n in rows:
+        counts[module.rsplit("/", 1)[-1]] += n
+    return counts
+
+
+def test_samples_in_gaps_by_module_equal_sqlite_over_the_export(trace, export) -> None:
+    gaps = nvidia_gaps("loop_host")
+    db = export_db(export)
+    db.executemany("INSERT INTO temp.gaps VALUES (?, ?)", gaps)
+    tid = oracle_launching_tid(db)
+    host = gaps_host_activity(trace.con, MIN_GAP_NS)
+    assert host is not None and host.unit == "samples"
+    assert host.range_ns == sum(e - s for s, e in gaps)  # the same gaps as NVIDIA's
+    assert host.thread is not None and host.thread[1] == tid
+    for view, thread in ((host.launching, tid), (host.all_threads, None)):
+        expected = oracle_leaf_modules(db, thread)
+        assert {s.name: s.value for s in view.by_module} == dict(expected)
+        assert view.total == sum(expected.values())
+        assert sum(s.value for s in view.by_function) == view.total
+    # the loop's design: the launching thread runs the tokenizer in the interpreter and
+    # calls into OpenBLAS, whose worker threads do most of the sampled work
+    shares = {s.name: s.pct for s in host.launching.by_module}
+    assert shares["python3.12"] > 50
+    blas = next(s for s in host.all_threads.by_module if "openblas" in s.name)
+    assert blas.pct > 80 and blas is host.all_threads.by_module[0]
+
+
+def test_leaf_functions_equal_sqlite_over_the_export(trace, export) -> None:
+    db = export_db(export)
+    db.executemany("INSERT INTO temp.gaps VALUES (?, ?)", nvidia_gaps("loop_host"))
+    host = gaps_host_activity(trace.con, MIN_GAP_NS)
+    assert host is not None and host.thread is not None
+    rows = db.execute("""
+        SELECT s.value, m.value, count(*)
+        FROM COMPOSITE_EVENTS AS e
+        JOIN SAMPLING_CALLCHAINS AS c ON c.id = e.id AND c.stackDepth = 0
+        JOIN StringIds AS s ON s.id = c.symbol JOIN StringIds AS m ON m.id = c.module
+        WHERE (e.globalTid & 16777215) = ?
+          AND EXISTS (SELECT 1 FROM temp.gaps AS g WHERE e.start >= g.gs AND e.start < g.ge)
+        GROUP BY 1, 2""", (host.thread[1],)).fetchall()
+    expected = {(f, m.rsplit("/", 1)[-1]): n for f, m, n in rows}
+    assert {(s.name, s.module): s.value for s in host.launching.by_function} == expected
+
+
+def osrt_sum(name: str) -> dict[str, tuple[int, int, int, int]]:
+    with open(DATA / f"{name}_osrt_sum.csv") as f:
+        return {r["Name"]: (int(r["Num Calls"]), int(r["Total Time (ns)"]),
+                            int(r["Min (ns)"]), int(r["Max (ns)"]))
+                for r in csv.DictReader(f)}
+
+
+def os_call_totals(con) -> dict[str, tuple[int, ...]]:
+    rows = con.execute("SELECT name, count(*), sum(duration_ns), min(duration_ns), "
+                       "max(duration_ns) FROM os_calls GROUP BY name").fetchall()
+    return {name: tuple(int(v) for v in rest) for name, *rest in rows}
+
+
+def test_os_calls_equal_nvidia_osrt_sum(trace) -> None:
+    """Every OS runtime call of the capture, by name: count, total, min and max equal
+    `nsys stats -r osrt_sum` (which leaves out the markers of tracing's start and end)."""
+    assert os_call_totals(trace.con) == osrt_sum("loop_host")
+
+
+def test_os_calls_of_another_loop_equal_nvidia_osrt_sum() -> None:
+    with open_trace(inflated("loops/loop_sync.sqlite"), use_cache=False) as t:
+        assert os_call_totals(t.con) == osrt_sum("loop_sync")
+        (samples,), = t.con.execute("SELECT count(*) FROM host_samples").fetchall()
+    db = sqlite3.connect(f"file:{inflated('loops/loop_sync.sqlite')}?mode=ro", uri=True)
+    assert samples == db.execute("SELECT count(*) FROM COMPOSITE_EVENTS").fetchone()[0] > 0
+
+
+def test_os_calls_in_gaps_equal_sqlite_over_the_export(trace, export) -> None:
+    gaps = nvidia_gaps("loop_host")
+    host = gaps_host_activity(trace.con, MIN_GAP_NS)
+    assert host is not None and host.thread is not None
+    db = export_db(export)
+    held: dict[str, int] = defaultdict(int)
+    calls: dict[str, set] = defaultdict(set)
+    for name, start, end in db.execute(
+            "SELECT s.value, o.start, o.\"end\" FROM OSRT_API AS o JOIN StringIds AS s "
+            "ON s.id = o.nameId WHERE (o.globalTid & 16777215) = ?", (host.thread[1],)):
+        for gs, ge in gaps:
+            if start < ge and end > gs:
+                held[name] += min(end, ge) - max(start, gs)
+                calls[name].add(start)
+    assert {o.name: (o.calls, o.ns) for o in host.launching.osrt} == {
+        name: (len(calls[name]), ns) for name, ns in held.items()}
+    assert host.launching.osrt[0].ns == max(held.values())
+
+
+def test_call_tree_adds_up(trace) -> None:
+    """Top-down, a node's samples are its own plus its children's; the roots hold every
+    sample of the thread; bottom-up, the first level is the leaf functions."""
+    gaps = nvidia_gaps("loop_host")
+    host = range_host_activity(trace.con, gaps)
+    assert host is not None and host.thread is not None
+    tree = sample_tree(trace.con, gaps, host.thread)
+    by_path = {n.path: n for n in tree}
+    assert sum(n.samples for n in tree if n.depth == 0) == host.launching.total
+    for node in tree:
+        children = [c for c in tree if c.path[:-1] == node.path] if node.depth < 3 else []
+        if children:
+            assert node.samples == node.self_samples + sum(c.samples for c in children)
+        if node.depth:
+            assert by_path[node.path[:-1]].samples >= node.samples
+    bottom = sample_tree(trace.con, gaps, host.thread, bottom_up=True)
+    leaves = {n.frame: n.samples for n in bottom if n.depth == 0}
+    assert leaves == {f"{s.name} ({s.module})": s.value for s in host.launching.by_function}
+
+
+def test_an_export_without_samples_loads_as_before() -> None:
+    with open_trace(sample("gappy_training.sqlite"), use_cache=False) as t:
+        assert t.con.execute("SELECT (SELECT count(*) FROM host_samples) + "
+                             "(SELECT count(*) FROM os_calls)").fetchone() == (0,)
+        assert gaps_host_activity(t.con, MIN_GAP_NS) is None
+
+
+def kineto_oracle(path: Path) -> tuple[int, float, dict[str, float]]:
+    """From the Kineto JSON itself: the gaps (no kernel, copy or set on any stream of the
+    device for over 1 ms), the thread whose runtime call launched the work ending the most
+    gap time, and each Python frame's own time (µs) inside the gaps on it."""
+    events = json.load(gzip.open(path))["traceEvents"]
+    work = sorted((e["ts"], e["ts"] + e["dur"], e["args"].get("correlation"))
+                  for e in events if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset"))
+    gaps, reach = [], work[0][1]
+    enders: dict[int, float] = defaultdict(float)
+    calls = {e["args"]["correlation"]: e["tid"] for e in events
+             if e.get("cat") in ("cuda_runtime", "cuda_driver") and "correlation" in e["args"]}
+    for start, end, correlation in work[1:]:
+        if start - reach > 1000.0:
+            gaps.append((reach, start))
+            enders[calls.get(correlation, -1)] += start - reach
+        reach = max(reach, end)
+    tid = max(enders, key=enders.__getitem__)
+    frames = [e for e in events if e.get("cat") == "python_function" and e["tid"] == tid]
+
+    def inside(e: dict) -> float:
+        return sum(max(0.0, min(e["ts"] + e["dur"], ge) - max(e["ts"], gs)) for gs, ge in gaps)
+
+    clipped = {e["args"]["Python id"]: inside(e) for e in frames}
+    own = dict(clipped)
+    for e in frames:
+        parent = e["args"].get("Python parent id")
+        if parent in own:
+            own[parent] -= clipped[e["args"]["Python id"]]
+    by_name: dict[str, float] = defaultdict(float)
+    for e in frames:
+        by_name[e["name"]] += own[e["args"]["Python id"]]
+    return tid, sum(ge - gs for gs, ge in gaps), by_name
+
+
+def test_kineto_python_frames_in_gaps_equal_the_json() -> None:
+    path = sample("loops/loop_host.pt.trace.json.gz")
+    tid, gap_us, expected = kineto_oracle(path)
+    with open_trace(path, use_cache=False) as t:
+        host = gaps_host_activity(t.con, MIN_GAP_NS)
+    assert host is not None and host.unit == "ns" and host.thread is not None
+    assert host.thread[1] == tid
+    assert host.range_ns == pytest.approx(gap_us * 1000, abs=1000)
+    top = [s for s in host.launching.by_function[:8]]
+    for share in top:
+        assert share.value == pytest.approx(expected[share.name] * 1000, abs=2000), share.name
+    assert top[0].name == max(expected, key=expected.__getitem__)
+    # the tokenizer and the linear algebra the loop was written to spend its time in
+    names = {s.name.split(": ")[-1] for s in top[:4]}
+    assert {"tokenize", "svd", "qr"} <= names
+    assert host.untraced_ns is not None and 0 <= host.untraced_ns < host.range_ns
