@@ -239,3 +239,34 @@ def test_kineto_python_frames_in_gaps_equal_the_json() -> None:
     names = {s.name.split(": ")[-1] for s in top[:4]}
     assert {"tokenize", "svd", "qr"} <= names
     assert host.untraced_ns is not None and 0 <= host.untraced_ns < host.range_ns
+
+
+def test_a_gaps_details_in_the_app_say_where_the_host_was(export) -> None:
+    """At 80×24, the largest gap's details name the launching thread's samples in it (as
+    many as sqlite3 counts there) and the modules they were taken in."""
+    import asyncio
+
+    from tests.test_app import details_text, settle
+    from tui.apps.trace_app import TraceApp
+    from tui.views.timeline import GapInfo
+
+    start, end = max(nvidia_gaps("loop_host"), key=lambda g: g[1] - g[0])
+    db = export_db(export)
+    db.execute("INSERT INTO temp.gaps VALUES (?, ?)", (start, end))
+    tid = oracle_launching_tid(db)
+    expected = oracle_leaf_modules(db, tid)
+
+    async def run() -> None:
+        app = TraceApp(export)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await pilot.press("b")
+            timeline = await settle(pilot)
+            assert isinstance(timeline.info, GapInfo) and timeline.info.start_ns == start
+            text = " ".join(details_text(pilot).split())
+            assert f"({tid}/{tid}) in " in text
+            assert f"of this gap: {sum(expected.values()):,}" in text
+            top = expected.most_common(1)[0][0]
+            assert f"modules: {top[:39]}" in text
+
+    asyncio.run(run())
