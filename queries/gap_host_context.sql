@@ -7,7 +7,9 @@
 --   range_name / op_name (op_overlap_ns): the innermost NVTX range or user annotation,
 --           and CPU op, covering at least 30% of the gap (else the one overlapping longest);
 --   launch_start_ns: when the host issued the call that launched the activity ending
---                    the gap (NULL when no launch call is correlated).
+--                    the gap (NULL when no launch call is correlated);
+--   frame_name, frame_overlap_ns: the innermost Python frame covering at least 30% of the
+--           gap on any thread (else the one overlapping longest).
 WITH ranked AS (
     -- prefer the innermost range that covers at least 30% of the gap, then the longest
     SELECT *, [CASE WHEN overlap_ns::HUGEINT * 10 >= gap_ns::HUGEINT * 3 THEN 1 ELSE 0 END,
@@ -31,10 +33,12 @@ SELECT
     g.gap_no,
     d.call_name, d.call_overlap_ns, p.call_parent,
     r.range_name, r.op_name, r.op_overlap_ns,
-    l.launch_start_ns
+    l.launch_start_ns,
+    f.frame_name, f.frame_overlap_ns
 FROM selected_gaps AS g
 LEFT JOIN gap_top_calls AS d USING (gap_no)
 LEFT JOIN gap_call_parents AS p USING (gap_no)
 LEFT JOIN ranges AS r USING (gap_no)
 LEFT JOIN launches AS l USING (gap_no)
+LEFT JOIN gap_frames AS f USING (gap_no)
 ORDER BY g.gap_no;

@@ -1,5 +1,6 @@
 -- Host activity overlapping each gap of `context_gaps` (the longest gaps of selected_gaps,
--- gaps_selected.sql), into temp tables read by gap_host_context.sql.
+-- gaps_selected.sql), into temp tables read by gap_host_context.sql: ranges and ops
+-- (gap_ranges), Python frames (gap_frames), runtime calls (gap_top_calls, gap_call_parents).
 -- Host rows number in the millions (10M+ API calls in a big nsys export) and are not
 -- stored in time order, so even an IEJoin of them against the gaps takes seconds; inside
 -- one big query DuckDB may pick a merge join that is slower still. But almost every host
@@ -37,13 +38,25 @@ WITH gap_buckets AS (
 SELECT gap_no, id, kind, pid, tid, start_ns, end_ns, name, depth,
        least(end_ns, gap_end) - greatest(start_ns, gap_start) AS overlap_ns,
        gap_end - gap_start AS gap_ns
-FROM (SELECT * FROM short_ranges UNION ALL SELECT * FROM long_ranges)
-WHERE kind <> 'python';  -- what gap_ranges and gap_top_calls read: calls, ops, annotations
+FROM (SELECT * FROM short_ranges UNION ALL SELECT * FROM long_ranges);
 
 CREATE OR REPLACE TEMP TABLE gap_ranges AS
 SELECT gap_no, kind, name, depth, overlap_ns, gap_ns
 FROM gap_overlapping
 WHERE kind IN ('annotation', 'cpu_op');
+
+-- The innermost Python frame of each gap, on any thread: of the frames covering at least
+-- 30% of the gap the deepest, else the one overlapping longest (what the host was running:
+-- `time.sleep` inside a step's range).
+CREATE OR REPLACE TEMP TABLE gap_frames AS
+SELECT gap_no,
+       arg_max(name, [CASE WHEN overlap_ns::HUGEINT * 10 >= gap_ns::HUGEINT * 3 THEN 1 ELSE 0 END,
+                      depth, overlap_ns]) AS frame_name,
+       arg_max(overlap_ns, [CASE WHEN overlap_ns::HUGEINT * 10 >= gap_ns::HUGEINT * 3 THEN 1 ELSE 0 END,
+                            depth, overlap_ns]) AS frame_overlap_ns
+FROM gap_overlapping
+WHERE kind = 'python'
+GROUP BY gap_no;
 
 -- The longest-overlapping call of each gap (of equals, the first by id).
 CREATE OR REPLACE TEMP TABLE gap_top_calls AS
