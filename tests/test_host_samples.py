@@ -270,3 +270,25 @@ def test_a_gaps_details_in_the_app_say_where_the_host_was(export) -> None:
             assert f"modules: {top[:39]}" in text
 
     asyncio.run(run())
+
+
+def test_a_host_waits_cause_says_where_its_thread_was_sampled(trace, export) -> None:
+    """The longest gap's cause names the modules the thread that ended it was sampled in,
+    with as many samples as sqlite3 counts there; the summary's sentence names the
+    interpreter and OpenBLAS, the loop's two kinds of host work."""
+    from tui.analysis.gaps import explained_gaps
+
+    gap = explained_gaps(trace.con, MIN_GAP_NS, limit=1)[0]
+    db = export_db(export)
+    db.execute("INSERT INTO temp.gaps VALUES (?, ?)",
+               (gap.start_ns, gap.start_ns + gap.duration_ns))
+    counts = oracle_leaf_modules(db, oracle_launching_tid(db))
+    (top, n), = counts.most_common(1)
+    assert top == "python3.12"
+    share = round(100 * n / sum(counts.values()))
+    assert gap.kind == "host-wait"
+    assert f"its thread's {sum(counts.values()):,} samples: the Python interpreter {share}%" \
+        in gap.cause
+    where = gaps_host_activity(trace.con, MIN_GAP_NS).where()
+    assert where.startswith("the launching thread was in the Python interpreter (")
+    assert "and OpenBLAS (" in where

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tui.analysis.idle_causes import COPY_PATTERN, GAP_KIND, SYNC_PATTERN, classify_idle
+from tui.analysis.module_names import module_label
 from tui.core.queries import load_query
 from tui.core.units import format_ns
 
@@ -82,6 +83,7 @@ def _explained(con: duckdb.DuckDBPyConnection, params: dict,
         if rows:
             con.execute(load_query("gap_overlaps"))
             context = con.execute(load_query("gap_host_context")).fetchall()
+            sampled = _gap_samples(con)
     finally:
         con.execute("DROP VIEW IF EXISTS context_gaps")
         for table in ((() if classified else ("idle_causes",))
@@ -93,7 +95,7 @@ def _explained(con: duckdb.DuckDBPyConnection, params: dict,
     gaps = []
     for (device, start, _end, duration, before, after, _corr, _kind, cause, blocked_in), ctx \
             in zip(rows, context, strict=True):
-        (_, call, call_overlap, call_parent, range_name, op_name, op_overlap, launch_start,
+        (gap_no, call, call_overlap, call_parent, range_name, op_name, op_overlap, launch_start,
          frame_name, frame_overlap) = ctx
         if (op_overlap or 0) < DOMINANT_SHARE * duration:
             op_name = None  # a brief op that merely touches the gap explains nothing
@@ -102,12 +104,33 @@ def _explained(con: duckdb.DuckDBPyConnection, params: dict,
             range_name, op_name, launch_start, blocked_in,
             _innermost_frame(frame_name, frame_overlap, op_name, op_overlap, duration),
         )
+        if cause == "host" and gap_no in sampled:
+            text += f"; {sampled[gap_no]}"
         if cause == "other" and len(gaps) >= MAX_CONTEXT_GAPS:
             text = f"host activity not looked up (only for the {MAX_CONTEXT_GAPS:,} longest gaps)"
         gaps.append(Gap(device, start, duration, before or "", after or "", text,
                         GAP_KIND.get(cause or "other", "other"),
                         (range_name or op_name) if cause == "host" else None))
     return gaps
+
+
+def _gap_samples(con: duckdb.DuckDBPyConnection) -> dict[int, str]:
+    """{gap_no: 'its thread's samples: the Python interpreter 90%, libc 7%'} for the gaps
+    with host context where the trace has CPU samples on the thread that ended them."""
+    import duckdb  # here: a warm summary imports this module without DuckDB
+
+    try:
+        (any_samples,), = con.execute("SELECT count(*) > 0 FROM host_samples").fetchall()
+    except duckdb.CatalogException:  # a store written before samples were loaded
+        return {}
+    if not any_samples:
+        return {}
+    said = {}
+    for gap_no, samples, top in con.execute(load_query("gap_samples")).fetchall():
+        parts = [f"{module_label(t['module'])} {100 * t['samples'] / samples:.0f}%"
+                 for t in top]
+        said[gap_no] = f"its thread's {samples:,} samples: {', '.join(parts)}"
+    return said
 
 
 # How the host's part in each cause is said

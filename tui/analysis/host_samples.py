@@ -13,39 +13,19 @@ however many devices' gaps hold it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import duckdb
 
+from tui.analysis.module_names import module_label
 from tui.core.db import insert_rows
 from tui.core.queries import load_query
 
-# Friendlier names of common modules (by file name), for sentences; the tables keep the
-# file name itself.
-_MODULE_LABELS = (
-    (re.compile(r"^(lib)?python\d|^libpython"), "the Python interpreter"),
-    (re.compile(r"openblas", re.I), "OpenBLAS"),
-    (re.compile(r"^libmkl|^libiomp", re.I), "MKL"),
-    (re.compile(r"^libcuda\.so|^libcudart"), "the CUDA driver/runtime"),
-    (re.compile(r"^libtorch|^libc10"), "PyTorch"),
-    (re.compile(r"^libc\.so|^libpthread|^ld-linux"), "libc"),
-    (re.compile(r"kallsyms|^\[kernel|vmlinux"), "the OS kernel"),
-)
 # The longest lists (functions, modules, ops) keep their largest entries in the JSON.
 JSON_ROWS = 100
 _TEMP_TABLES = ("host_ranges_raw", "host_ranges", "host_range_samples")
-
-
-def module_label(module: str) -> str:
-    """'the Python interpreter' for python3.12, 'OpenBLAS' for libscipy_openblas64_….so;
-    else the file name."""
-    for pattern, label in _MODULE_LABELS:
-        if pattern.search(module):
-            return label
-    return module
 
 
 @dataclass
@@ -101,9 +81,38 @@ class HostActivity:
     untraced_ns: int | None = None  # time-weighted: the launching thread's time with no op
     thread_name: str | None = None
 
+    def where(self) -> str:
+        """Where the launching thread was, in words: 'the launching thread was in the
+        Python interpreter (69% of its samples) and OpenBLAS (22%)'; '' when unknown."""
+        view = self.launching
+        if self.unit == "samples":
+            labels: dict[str, float] = {}
+            for share in view.by_module:
+                label = module_label(share.name)
+                labels[label] = labels.get(label, 0.0) + share.pct
+            top = sorted(labels.items(), key=lambda item: -item[1])[:2]
+            first = " of its samples"
+        else:
+            if self.untraced_ns is not None and self.range_ns and \
+                    self.untraced_ns >= 0.5 * self.range_ns:
+                others = [s for s in self.all_threads.by_function[:2] if round(s.pct) >= 1]
+                elsewhere = ("; every thread: " + " and ".join(
+                    f"{s.name} ({s.pct:.0f}%)" for s in others)) if others else ""
+                return (f"the launching thread ran no traced op for "
+                        f"{100 * self.untraced_ns / self.range_ns:.0f}% of the time"
+                        + elsewhere)
+            top = [(s.name, s.pct) for s in view.by_function[:2]]
+            first = " of the time"
+        top = [(name, pct) for name, pct in top if round(pct) >= 1]
+        if not top:
+            return ""
+        parts = [f"{name} ({pct:.0f}%{first if i == 0 else ''})"
+                 for i, (name, pct) in enumerate(top)]
+        return "the launching thread was in " + " and ".join(parts)
+
     def as_dict(self) -> dict:
         out = {"source": "cpu_samples" if self.unit == "samples" else "python_frames",
-               "unit": self.unit,
+               "unit": self.unit, "where": self.where(),
                "thread": ({"pid": self.thread[0], "tid": self.thread[1],
                            "name": self.thread_name} if self.thread else None),
                "range_ns": self.range_ns,

@@ -17,7 +17,7 @@ def host_lines(host: dict, what: str = "the gaps") -> list[str]:
     every thread's by module, and the OS calls that held the launching thread."""
     samples = host["unit"] == "samples"
     thread = _thread(host.get("thread"))
-    lines = []
+    lines = [f"{host['where'][0].upper()}{host['where'][1:]}"] if host.get("where") else []
     if samples:
         lines.append(f"CPU samples of {thread} in {format_ns(host['range_ns'])} of {what}: "
                      f"{host['in_idle']:,}")
@@ -39,6 +39,9 @@ def host_lines(host: dict, what: str = "the gaps") -> list[str]:
     if samples and every.get("in_idle"):
         lines += _shares_line(f"every thread ({every['in_idle']:,})", every["by_module"],
                               "module", True)
+    elif not samples and every.get("by_function") != host["by_function"]:
+        lines += _shares_line("every thread's frames", every.get("by_function") or [],
+                              "function", False)
     if host.get("osrt"):
         calls = [f"{_fit(o['name'])} {format_ns(o['ns'])} ({o['calls']:,} call"
                  f"{'s' if o['calls'] != 1 else ''}, longest {format_ns(o['longest_ns'])})"

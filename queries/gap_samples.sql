@@ -1,0 +1,24 @@
+-- Where the CPU samples of each gap of `context_gaps` (gap_overlaps.sql) were taken on the
+-- thread that launched the work ending it (its launch call, by correlation id): the two
+-- modules (of the innermost frame) holding most of them. One row per gap with samples:
+-- gap_no, samples (the thread's in the gap), top ([{module, samples}], largest first).
+WITH launcher AS (
+    SELECT g.gap_no, g.start_ns, g.end_ns,
+           arg_min(h.pid, h.start_ns) AS pid, arg_min(h.tid, h.start_ns) AS tid
+    FROM selected_gaps AS g
+    JOIN host_activities AS h ON h.kind = 'runtime' AND h.correlation = g.after_correlation
+    WHERE g.with_context
+    GROUP BY g.gap_no, g.start_ns, g.end_ns
+), taken AS (
+    SELECT l.gap_no, coalesce(c.module, '(no call chain)') AS module, count(*) AS samples
+    FROM launcher AS l
+    JOIN host_samples AS s
+      ON s.pid = l.pid AND s.tid = l.tid AND s.ts_ns >= l.start_ns AND s.ts_ns < l.end_ns
+    LEFT JOIN host_callchains AS c ON c.chain = s.chain AND c.depth = 0
+    GROUP BY l.gap_no, module
+)
+SELECT gap_no, sum(samples) AS samples,
+       list({'module': module, 'samples': samples} ORDER BY samples DESC, module)[1:2] AS top
+FROM taken
+GROUP BY gap_no
+ORDER BY gap_no;
