@@ -9,7 +9,7 @@
 --   launch_start_ns: when the host issued the call that launched the activity ending
 --                    the gap (NULL when no launch call is correlated);
 --   frame_name, frame_overlap_ns: the innermost Python frame covering at least 30% of the
---           gap on any thread (else the one overlapping longest).
+--           gap on any thread (NULL when none does).
 WITH ranked AS (
     -- prefer the innermost range that covers at least 30% of the gap, then the longest
     SELECT *, [CASE WHEN overlap_ns::HUGEINT * 10 >= gap_ns::HUGEINT * 3 THEN 1 ELSE 0 END,

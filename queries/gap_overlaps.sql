@@ -38,7 +38,12 @@ WITH gap_buckets AS (
 SELECT gap_no, id, kind, pid, tid, start_ns, end_ns, name, depth,
        least(end_ns, gap_end) - greatest(start_ns, gap_start) AS overlap_ns,
        gap_end - gap_start AS gap_ns
-FROM (SELECT * FROM short_ranges UNION ALL SELECT * FROM long_ranges);
+FROM (SELECT * FROM short_ranges UNION ALL SELECT * FROM long_ranges)
+-- Python frames (millions in a with_stack trace) only where they run through a gap: what
+-- gap_frames names
+WHERE kind <> 'python'
+   OR (least(end_ns, gap_end) - greatest(start_ns, gap_start))::HUGEINT * 10
+      >= (gap_end - gap_start)::HUGEINT * 3;
 
 CREATE OR REPLACE TEMP TABLE gap_ranges AS
 SELECT gap_no, kind, name, depth, overlap_ns, gap_ns
@@ -46,14 +51,12 @@ FROM gap_overlapping
 WHERE kind IN ('annotation', 'cpu_op');
 
 -- The innermost Python frame of each gap, on any thread: of the frames covering at least
--- 30% of the gap the deepest, else the one overlapping longest (what the host was running:
--- `time.sleep` inside a step's range).
+-- 30% of the gap (the only ones kept), the deepest (what the host was running: `time.sleep`
+-- inside a step's range).
 CREATE OR REPLACE TEMP TABLE gap_frames AS
 SELECT gap_no,
-       arg_max(name, [CASE WHEN overlap_ns::HUGEINT * 10 >= gap_ns::HUGEINT * 3 THEN 1 ELSE 0 END,
-                      depth, overlap_ns]) AS frame_name,
-       arg_max(overlap_ns, [CASE WHEN overlap_ns::HUGEINT * 10 >= gap_ns::HUGEINT * 3 THEN 1 ELSE 0 END,
-                            depth, overlap_ns]) AS frame_overlap_ns
+       arg_max(name, [depth, overlap_ns]) AS frame_name,
+       arg_max(overlap_ns, [depth, overlap_ns]) AS frame_overlap_ns
 FROM gap_overlapping
 WHERE kind = 'python'
 GROUP BY gap_no;

@@ -3,7 +3,10 @@
 -- time in the ranges less its callees'), by frame name and file. Columns: name, file, ns;
 -- largest first.
 WITH clipped AS (
-    SELECT f.id, f.parent_id, f.name, coalesce(f.file, '(built-in)') AS file,
+    SELECT f.id, f.parent_id, f.name,
+           -- a frame without a file parsed out of its name (JAX's 'compiler.py:334 f')
+           coalesce(f.file, nullif(regexp_extract(f.name, '^(\S+?\.py)[(:]', 1), ''),
+                    '(built-in)') AS file,
            least(f.end_ns, r.end_ns) - greatest(f.start_ns, r.start_ns) AS ns
     FROM python_frames AS f
     JOIN host_ranges AS r ON f.start_ns < r.end_ns AND f.end_ns > r.start_ns
