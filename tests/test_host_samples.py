@@ -292,3 +292,22 @@ def test_a_host_waits_cause_says_where_its_thread_was_sampled(trace, export) -> 
     where = gaps_host_activity(trace.con, MIN_GAP_NS).where()
     assert where.startswith("the launching thread was in the Python interpreter (")
     assert "and OpenBLAS (" in where
+
+
+def test_tui_host_on_one_gap_as_json_and_a_tree(export, capsys) -> None:
+    """`tui host --gap 1 --json --tree`: the longest gap's samples on the thread that ended
+    it equal sqlite3's count; the call tree's roots hold them all; bad input: one line, 2."""
+    from tui.cli.main import main
+
+    start, end = max(nvidia_gaps("loop_host"), key=lambda g: g[1] - g[0])
+    db = export_db(export)
+    db.execute("INSERT INTO temp.gaps VALUES (?, ?)", (start, end))
+    tid = oracle_launching_tid(db)
+    expected = oracle_leaf_modules(db, tid)
+    assert main(["host", str(export), "--gap", "1", "--tree", "--min-pct", "0", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["thread"]["tid"] == tid and out["range_ns"] == end - start
+    assert {m["module"]: m["samples"] for m in out["by_module"]} == dict(expected)
+    assert sum(n["samples"] for n in out["tree"] if len(n["path"]) == 1) == out["in_idle"]
+    assert main(["host", str(export), "--gap", "999"]) == 2
+    assert "no gap #999" in capsys.readouterr().err
