@@ -10,6 +10,8 @@ WITH clipped AS (
            least(f.end_ns, r.end_ns) - greatest(f.start_ns, r.start_ns) AS ns
     FROM python_frames AS f
     JOIN host_ranges AS r ON f.start_ns < r.end_ns AND f.end_ns > r.start_ns
+    -- Python functions only: where a trace has none, its NVTX ranges stand in as frames
+    JOIN host_activities AS h ON h.id = f.id AND h.kind = 'python'
     WHERE $tid IS NULL OR (f.pid = $pid AND f.tid = $tid)
 ), frames AS (
     SELECT id, parent_id, any_value(name) AS name, any_value(file) AS file, sum(ns) AS ns

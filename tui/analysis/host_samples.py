@@ -101,7 +101,7 @@ class HostActivity:
                 return (f"the launching thread ran no traced op for "
                         f"{100 * self.untraced_ns / self.range_ns:.0f}% of the time"
                         + elsewhere)
-            top = [(s.name, s.pct) for s in view.by_function[:2]]
+            top = [(s.name, s.pct) for s in (view.by_function or view.by_op)[:2]]
             first = " of the time"
         top = [(name, pct) for name, pct in top if round(pct) >= 1]
         if not top:
