@@ -193,3 +193,14 @@ CREATE TABLE IF NOT EXISTS host_callchains (
     function VARCHAR,  -- as the profiler resolved it: 'dgemm_kernel', '_PyEval_EvalFrameDefault', or an address '0x5cdb03'
     module   VARCHAR   -- the file name of its library or executable: 'libc.so.6', 'python3.12'
 );
+
+-- When each host thread ran on a CPU (nsys `--cpuctxsw=process-tree`: its context switches
+-- paired, each switch in with the next switch out): a thread with no interval over a
+-- stretch was off every CPU, waiting or asleep.
+CREATE TABLE IF NOT EXISTS thread_sched (
+    pid      BIGINT,
+    tid      BIGINT,
+    start_ns BIGINT,   -- switched in
+    end_ns   BIGINT,   -- switched out
+    cpu      INTEGER   -- the CPU it ran on
+);

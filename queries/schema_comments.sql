@@ -76,3 +76,7 @@ COMMENT ON TABLE host_callchains IS 'The distinct native call chains of host_sam
 COMMENT ON COLUMN host_callchains.depth IS '0 = innermost (where the sample was taken; the OS call itself), 1 = its caller ...';
 COMMENT ON COLUMN host_callchains.function IS 'as the profiler resolved it, or an address such as 0x5cdb03';
 COMMENT ON COLUMN host_callchains.module IS 'the file name of its library or executable, e.g. libc.so.6';
+COMMENT ON TABLE thread_sched IS 'When each host thread ran on a CPU (nsys --cpuctxsw): switch-in to switch-out';
+COMMENT ON COLUMN thread_sched.start_ns IS 'switched in, ns';
+COMMENT ON COLUMN thread_sched.end_ns IS 'switched out, ns';
+COMMENT ON COLUMN thread_sched.cpu IS 'the CPU it ran on';

@@ -6,8 +6,8 @@ FROM duckdb_tables() AS t
 JOIN duckdb_columns() AS c USING (table_name)
 WHERE t.table_name IN ('trace_meta', 'devices', 'gpu_activities', 'host_activities', 'gpu_idle',
                        'threads', 'python_frames', 'launches', 'memory_events',
-                       'host_samples', 'os_calls', 'host_callchains')
+                       'host_samples', 'os_calls', 'host_callchains', 'thread_sched')
 ORDER BY list_position(['trace_meta', 'devices', 'gpu_activities', 'host_activities',
                         'gpu_idle', 'threads', 'python_frames', 'launches',
                         'memory_events', 'host_samples', 'os_calls',
-                        'host_callchains'], t.table_name), c.column_index;
+                        'host_callchains', 'thread_sched'], t.table_name), c.column_index;

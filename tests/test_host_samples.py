@@ -311,3 +311,21 @@ def test_tui_host_on_one_gap_as_json_and_a_tree(export, capsys) -> None:
     assert sum(n["samples"] for n in out["tree"] if len(n["path"]) == 1) == out["in_idle"]
     assert main(["host", str(export), "--gap", "999"]) == 2
     assert "no gap #999" in capsys.readouterr().err
+
+
+def test_time_on_a_cpu_in_gaps_equals_the_context_switches(trace, export) -> None:
+    """The launching thread's time on a CPU in the gaps: each switch in to its thread's next
+    switch out, read from SCHED_EVENTS and clipped to NVIDIA's gaps here in Python."""
+    gaps = nvidia_gaps("loop_host")
+    host = gaps_host_activity(trace.con, MIN_GAP_NS)
+    assert host is not None and host.thread is not None
+    db = export_db(export)
+    switches = db.execute("SELECT start, isSchedIn FROM SCHED_EVENTS "
+                          "WHERE (globalTid & 16777215) = ? ORDER BY start, isSchedIn",
+                          (host.thread[1],)).fetchall()
+    on_cpu = 0
+    for (start, into), (end, nxt) in zip(switches, switches[1:], strict=False):
+        if into and not nxt:
+            on_cpu += sum(max(0, min(end, ge) - max(start, gs)) for gs, ge in gaps)
+    assert host.on_cpu_ns == on_cpu
+    assert 0.5 * host.range_ns < on_cpu <= host.range_ns  # the loop keeps its thread busy

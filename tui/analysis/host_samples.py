@@ -80,6 +80,7 @@ class HostActivity:
     range_ns: int = 0  # the stretches' total time
     untraced_ns: int | None = None  # time-weighted: the launching thread's time with no op
     thread_name: str | None = None
+    on_cpu_ns: int | None = None  # the launching thread's time on a CPU (context switches)
 
     def where(self) -> str:
         """Where the launching thread was, in words: 'the launching thread was in the
@@ -120,6 +121,8 @@ class HostActivity:
                "all_threads": self.all_threads.as_dict(self.unit)}
         if self.untraced_ns is not None:
             out["untraced_ns"] = self.untraced_ns
+        if self.on_cpu_ns is not None:
+            out["on_cpu_ns"] = self.on_cpu_ns
         return out
 
 
@@ -203,7 +206,7 @@ def host_activity(con: duckdb.DuckDBPyConnection) -> HostActivity | None:
         con.execute(load_query("host_range_samples"))
         views = [_sampled_view(con, t) for t in (thread, None)]
         return HostActivity("samples", thread, views[0], views[1], int(range_ns),
-                            thread_name=name)
+                            thread_name=name, on_cpu_ns=_on_cpu(con, thread))
     views = [_timed_view(con, t, int(range_ns)) for t in (thread, None)]
     untraced = None
     if thread is not None:
@@ -292,6 +295,16 @@ def _timed_view(con: duckdb.DuckDBPyConnection, thread: tuple[int, int] | None,
     view.by_op = [Share(name, int(ns), pct(int(ns))) for name, ns in ops]
     view.osrt = _os_calls(con, params)
     return view
+
+
+def _on_cpu(con: duckdb.DuckDBPyConnection, thread: tuple[int, int] | None) -> int | None:
+    if thread is None:
+        return None
+    try:
+        row = con.execute(load_query("host_on_cpu"), _thread_params(thread)).fetchone()
+    except duckdb.CatalogException:  # a store without thread_sched
+        return None
+    return int(row[0]) if row and row[0] is not None else None
 
 
 def _os_calls(con: duckdb.DuckDBPyConnection, params: dict) -> list[OsCall]:

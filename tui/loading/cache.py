@@ -18,7 +18,8 @@ CACHE_VERSION = "12"  # 2: memset kinds, peer devices; 3: threads; 4: XLA op col
 # 7: nsys CUDA backtraces as frames; 8: XLA HLO ops (hlo_ops, hlo_schedule, gpu_hlo_ops);
 # 9: JAX Python frames without the tracer's '$'; 10: nsys reports' host name in trace_meta;
 # 11: nsys correlation ids made each process's own (pid * 2^32 + CorrId)
-# 12: nsys CPU samples, OS runtime calls (host_samples, os_calls, host_callchains)
+# 12: nsys CPU samples, OS runtime calls, context switches (host_samples, os_calls,
+# host_callchains, thread_sched)
 
 
 def cache_root() -> Path:

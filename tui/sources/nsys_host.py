@@ -1,6 +1,6 @@
 """What an nsys report recorded of the host beyond CUDA: CPU samples with their call chains
-(`--sample=process-tree`) and OS runtime library calls (`-t osrt`), into host_samples,
-os_calls and host_callchains.
+(`--sample=process-tree`), OS runtime library calls (`-t osrt`) and threads' context
+switches (`--cpuctxsw`), into host_samples, os_calls, host_callchains and thread_sched.
 
 Rows come over from the export as Arrow batches and are joined and written in DuckDB;
 the call chains, one per sample, are stored once per distinct chain (a loop's samples
@@ -21,6 +21,8 @@ from tui.core.queries import load_query
 SAMPLES_TABLE = "COMPOSITE_EVENTS"
 SAMPLE_CHAINS_TABLE = "SAMPLING_CALLCHAINS"
 OSRT_TABLE = "OSRT_API"
+SCHED_TABLE = "SCHED_EVENTS"
+SCHED_COLUMNS = {"start", "isSchedIn", "globalTid", "cpu"}
 OSRT_CHAINS_TABLE = "OSRT_CALLCHAINS"
 SAMPLE_COLUMNS = {"id", "start", "globalTid"}
 OSRT_COLUMNS = {"start", "end", "globalTid", "nameId"}
@@ -38,7 +40,8 @@ def load_nsys_host(source: adbc_sqlite.Connection, con: duckdb.DuckDBPyConnectio
     skipped with a warning; the rest of the load goes on."""
     samples = SAMPLE_COLUMNS <= schema.get(SAMPLES_TABLE, set())
     osrt = OSRT_COLUMNS <= schema.get(OSRT_TABLE, set())
-    if not (samples or osrt):
+    sched = SCHED_COLUMNS <= schema.get(SCHED_TABLE, set())
+    if not (samples or osrt or sched):
         return []
     chains = {table: CHAIN_COLUMNS <= schema.get(table, set())
               for table in (SAMPLE_CHAINS_TABLE, OSRT_CHAINS_TABLE)}
@@ -61,12 +64,15 @@ def load_nsys_host(source: adbc_sqlite.Connection, con: duckdb.DuckDBPyConnectio
         if osrt:
             _stream(source, con, "nsys_sqlite_osrt", "nsys_os", "nsys_host_os_write",
                     query_format={"chain": osrt_chain, "calls": calls})
+        if sched:
+            _stream(source, con, "nsys_sqlite_sched", "nsys_sched", "nsys_host_sched_write")
     except Exception as exc:  # the driver raises its own error family
         if isinstance(exc, duckdb.OutOfMemoryException) or is_interrupt(exc):
             raise
-        for table in ("host_samples", "os_calls", "host_callchains"):
+        for table in ("host_samples", "os_calls", "host_callchains", "thread_sched"):
             con.execute(f"DELETE FROM {table}")
-        return [f"skipped the CPU samples and OS runtime calls ({first_line(exc, 300)})"]
+        return [f"skipped the CPU samples, OS runtime calls and context switches "
+                f"({first_line(exc, 300)})"]
     finally:
         for table in _TEMP_TABLES:
             con.execute(f"DROP TABLE IF EXISTS {table}")

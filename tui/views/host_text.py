@@ -19,8 +19,11 @@ def host_lines(host: dict, what: str = "the gaps") -> list[str]:
     thread = _thread(host.get("thread"))
     lines = [f"{host['where'][0].upper()}{host['where'][1:]}"] if host.get("where") else []
     if samples:
-        lines.append(f"CPU samples of {thread} in {format_ns(host['range_ns'])} of {what}: "
-                     f"{host['in_idle']:,}")
+        on_cpu = host.get("on_cpu_ns")
+        ran = (f" (on a CPU {100 * on_cpu / host['range_ns']:.0f}% of it)"
+               if on_cpu is not None and host["range_ns"] else "")
+        lines.append(f"CPU samples of {thread} in {format_ns(host['range_ns'])} of {what}"
+                     f"{ran}: {host['in_idle']:,}")
     else:
         lines.append(f"own time of the Python frames and CPU ops of {thread} in "
                      f"{format_ns(host['range_ns'])} of {what}")
