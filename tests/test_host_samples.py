@@ -329,3 +329,54 @@ def test_time_on_a_cpu_in_gaps_equals_the_context_switches(trace, export) -> Non
             on_cpu += sum(max(0, min(end, ge) - max(start, gs)) for gs, ge in gaps)
     assert host.on_cpu_ns == on_cpu
     assert 0.5 * host.range_ns < on_cpu <= host.range_ns  # the loop keeps its thread busy
+
+
+def test_w_on_the_gaps_tab_shows_the_gaps_host_call_tree(export) -> None:
+    """At 80×24, `w` on the longest gap of the Gaps tab: its launching thread's samples (as
+    many as sqlite3 counts), then their call tree; `v` turns it bottom-up; Esc closes."""
+    import asyncio
+
+    from tests.test_app import settle
+    from tests.test_tables import ready
+    from tui.apps.trace_app import TraceApp
+    from tui.widgets.host_screen import HostScreen
+
+    start, end = max(nvidia_gaps("loop_host"), key=lambda g: g[1] - g[0])
+    db = export_db(export)
+    db.execute("INSERT INTO temp.gaps VALUES (?, ?)", (start, end))
+    counts = oracle_leaf_modules(db, oracle_launching_tid(db))
+
+    async def shown(pilot) -> str:
+        for _ in range(500):
+            await pilot.pause()
+            text = str(pilot.app.screen.query_one("#host-text").render())
+            if "call tree" in text or "bottom-up" in text:
+                return text
+            await asyncio.sleep(0.01)
+        return text
+
+    async def run() -> None:
+        app = TraceApp(export)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await pilot.press("3")
+            table = await ready(pilot, "gap-table")
+            assert table.row_at(table.cursor)["start_ns"] == start
+            await pilot.press("w")
+            assert isinstance(app.screen, HostScreen)
+            text = await shown(pilot)
+            words = " ".join(text.split())
+            assert "of this gap (6.18 s on GPU 0) (on a CPU" in words
+            assert f"of it): {sum(counts.values()):,}" in words
+            assert "call tree, top-down" in text
+            await pilot.press("v")
+            for _ in range(100):
+                text = await shown(pilot)
+                if "bottom-up" in text:
+                    break
+            assert "bottom-up: leaf functions" in text
+            await pilot.press("escape")
+            await pilot.pause()
+            assert not isinstance(app.screen, HostScreen)
+
+    asyncio.run(run())
