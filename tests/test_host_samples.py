@@ -380,3 +380,22 @@ def test_w_on_the_gaps_tab_shows_the_gaps_host_call_tree(export) -> None:
             assert not isinstance(app.screen, HostScreen)
 
     asyncio.run(run())
+
+
+def test_summary_json_and_text_say_where_the_host_was(export, capsys) -> None:
+    """`--summary --json`: host_samples over the gaps (as gaps_host_activity), and the
+    host-bound diagnosis says where the launching thread was; the text says it too."""
+    from tui.cli.main import main
+
+    assert main(["--summary", "--json", "--no-cache", str(export)]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    host = summary["host_samples"]
+    assert host["source"] == "cpu_samples" and host["thread"]["name"] == "python3"
+    assert host["in_idle"] == sum(m["samples"] for m in host["by_module"])
+    assert summary["diagnosis"]["bound"] == "host"
+    assert summary["diagnosis"]["host_where"] == host["where"]
+    assert host["where"].startswith("the launching thread was in the Python interpreter (")
+    assert main(["--summary", "--no-cache", str(export)]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"while the GPU idled, {host['where']}" in text
+    assert "While the GPU waited" in text and "OS calls it waited in: read" in text

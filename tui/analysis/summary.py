@@ -116,6 +116,8 @@ def _summary(trace: Trace, min_gap_ns: int) -> dict:
     found += distributed_findings([rank], run=False)
     gap_rows = GapRows(gaps, origin)
     rank["diagnosis"] = diagnose(times, trace.format).to_json()
+    if host and rank["diagnosis"].get("bound") == "host" and host.where():
+        rank["diagnosis"]["host_where"] = host.where()  # where the waited-on host was
     summary = {
         "source": source,
         "diagnosis": rank["diagnosis"],

@@ -62,6 +62,8 @@ def print_diagnosis(diagnosis: dict, console: Console, indent: str = "") -> None
     """The diagnosis sentence, then where each device's idle time went (the causes add up
     to it); per device when there are several."""
     console.print(plain(f"{indent}{diagnosis['text']}", style="bold"))
+    if diagnosis.get("host_where"):
+        console.print(plain(f"{indent}  while the GPU idled, {diagnosis['host_where']}"))
     for entry in diagnosis.get("devices") or [diagnosis]:
         line = idle_line(entry)
         if line:
