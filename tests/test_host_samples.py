@@ -189,7 +189,7 @@ def test_an_export_without_samples_loads_as_before() -> None:
         assert gaps_host_activity(t.con, MIN_GAP_NS) is None
 
 
-def kineto_oracle(path: Path) -> tuple[int, float, dict[str, float]]:
+def kineto_oracle(path: Path) -> tuple[int, list[tuple[float, float]], dict[str, float]]:
     """From the Kineto JSON itself: the gaps (no kernel, copy or set on any stream of the
     device for over 1 ms), the thread whose runtime call launched the work ending the most
     gap time, and each Python frame's own time (µs) inside the gaps on it."""
@@ -220,17 +220,45 @@ def kineto_oracle(path: Path) -> tuple[int, float, dict[str, float]]:
     by_name: dict[str, float] = defaultdict(float)
     for e in frames:
         by_name[e["name"]] += own[e["args"]["Python id"]]
-    return tid, sum(ge - gs for gs, ge in gaps), by_name
+    return tid, gaps, by_name
+
+
+def kineto_op_oracle(path: Path, tid: int, gaps_us: list[tuple[float, float]]) -> dict[str, float]:
+    """Each CPU op's own time (µs) inside the gaps on thread `tid`, from the JSON: ops
+    nest on a thread, so a stack walk in start order finds each op's parent."""
+    events = json.load(gzip.open(path))["traceEvents"]
+    ops = sorted(((e["ts"], e["ts"] + e["dur"], e["name"]) for e in events
+                  if e.get("cat") == "cpu_op" and e["tid"] == tid),
+                 key=lambda o: (o[0], -o[1]))
+
+    def inside(start: float, end: float) -> float:
+        return sum(max(0.0, min(end, ge) - max(start, gs)) for gs, ge in gaps_us)
+
+    own: dict[str, float] = defaultdict(float)
+    stack: list[tuple[float, float, str]] = []
+    for start, end, name in ops:
+        while stack and stack[-1][1] < end:
+            stack.pop()
+        here = inside(start, end)
+        own[name] += here
+        if stack and start >= stack[-1][0]:
+            own[stack[-1][2]] -= here
+        stack.append((start, end, name))
+    return own
 
 
 def test_kineto_python_frames_in_gaps_equal_the_json() -> None:
     path = sample("loops/loop_host.pt.trace.json.gz")
-    tid, gap_us, expected = kineto_oracle(path)
+    tid, gaps, expected = kineto_oracle(path)
     with open_trace(path, use_cache=False) as t:
         host = gaps_host_activity(t.con, MIN_GAP_NS)
     assert host is not None and host.unit == "ns" and host.thread is not None
     assert host.thread[1] == tid
-    assert host.range_ns == pytest.approx(gap_us * 1000, abs=1000)
+    assert host.range_ns == pytest.approx(sum(ge - gs for gs, ge in gaps) * 1000, abs=1000)
+    ops = kineto_op_oracle(path, tid, gaps)
+    assert host.launching.by_op
+    for share in host.launching.by_op[:5]:
+        assert share.value == pytest.approx(ops[share.name] * 1000, abs=2000), share.name
     top = [s for s in host.launching.by_function[:8]]
     for share in top:
         assert share.value == pytest.approx(expected[share.name] * 1000, abs=2000), share.name
@@ -265,7 +293,7 @@ def test_a_gaps_details_in_the_app_say_where_the_host_was(export) -> None:
             assert isinstance(timeline.info, GapInfo) and timeline.info.start_ns == start
             text = " ".join(details_text(pilot).split())
             assert f"({tid}/{tid}) in " in text
-            assert f"of this gap: {sum(expected.values()):,}" in text
+            assert f"of this gap (on a CPU 95% of it): {sum(expected.values()):,}" in text
             top = expected.most_common(1)[0][0]
             assert f"modules: {top[:39]}" in text
 

@@ -145,14 +145,12 @@ def host_source(con: duckdb.DuckDBPyConnection) -> str:
     """'samples' (CPU samples), 'frames' (Python frames or CPU ops to weigh by time) or
     'none'."""
     try:
-        (samples,), = con.execute("SELECT count(*) > 0 FROM host_samples").fetchall()
-        if samples:
-            return "samples"
+        (samples, traced), = con.execute(load_query("host_source")).fetchall()
     except duckdb.CatalogException:  # a store written before host_samples was loaded
-        pass
-    (traced,), = con.execute(
-        "SELECT count(*) > 0 FROM host_activities WHERE kind IN ('python', 'cpu_op')"
-    ).fetchall()
+        (traced,), = con.execute(load_query("host_source_traced")).fetchall()
+        samples = False
+    if samples:
+        return "samples"
     return "frames" if traced else "none"
 
 
