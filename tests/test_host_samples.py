@@ -427,3 +427,24 @@ def test_summary_json_and_text_say_where_the_host_was(export, capsys) -> None:
     text = " ".join(capsys.readouterr().out.split())
     assert f"while the GPU idled, {host['where']}" in text
     assert "While the GPU waited" in text and "OS calls it waited in: read" in text
+
+
+def test_every_samples_whole_call_chain_equals_the_export(trace, export) -> None:
+    """Each sample's chain, stored once per distinct chain, read back frame by frame equals
+    its SAMPLING_CALLCHAINS rows (function and module file name, innermost first)."""
+    mine = Counter(trace.con.execute("""
+        SELECT s.ts_ns, s.tid, string_agg(c.function || '@' || c.module, '|' ORDER BY c.depth)
+        FROM host_samples AS s JOIN host_callchains AS c USING (chain)
+        GROUP BY s.ts_ns, s.tid, s.chain""").fetchall())
+    db = export_db(export)
+    frames: dict[int, list[tuple[int, str]]] = defaultdict(list)
+    for event, depth, function, module in db.execute("""
+            SELECT c.id, c.stackDepth, s.value, m.value FROM SAMPLING_CALLCHAINS AS c
+            JOIN StringIds AS s ON s.id = c.symbol JOIN StringIds AS m ON m.id = c.module"""):
+        frames[event].append((depth, f"{function}@{module.rsplit('/', 1)[-1]}"))
+    expected = Counter(
+        (start, tid & 16777215, "|".join(f for _, f in sorted(frames[event])))
+        for event, start, tid in db.execute("SELECT id, start, globalTid FROM COMPOSITE_EVENTS"))
+    assert mine == expected
+    (chains,), = trace.con.execute("SELECT count(DISTINCT chain) FROM host_callchains").fetchall()
+    assert chains < len(expected) / 5  # stored once per distinct chain

@@ -30,7 +30,8 @@ OSRT_COLUMNS = {"start", "end", "globalTid", "nameId"}
 OSRT_CALL_CLASS = 27
 CHAIN_COLUMNS = {"id", "stackDepth", "symbol", "module"}
 _BATCH_ROWS = {StatementOptions.BATCH_ROWS.value: "65536"}
-_TEMP_TABLES = ("nsys_chain_frames", "nsys_chain_ids")
+_TEMP_TABLES = ("nsys_chain_frames", "nsys_chain_keys", "nsys_chain_numbers",
+                "nsys_chain_ids")
 
 
 def load_nsys_host(source: adbc_sqlite.Connection, con: duckdb.DuckDBPyConnection,
