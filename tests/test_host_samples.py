@@ -448,3 +448,43 @@ def test_every_samples_whole_call_chain_equals_the_export(trace, export) -> None
     assert mine == expected
     (chains,), = trace.con.execute("SELECT count(DISTINCT chain) FROM host_callchains").fetchall()
     assert chains < len(expected) / 5  # stored once per distinct chain
+
+
+def test_the_palettes_host_command_on_a_gap_and_a_marked_stretch(export) -> None:
+    """The command palette's "What the host was doing": on the gap under the cursor, that
+    gap; with a stretch marked (v), the stretch."""
+    import asyncio
+
+    from tests.test_app import settle
+    from tui.apps.trace_app import TraceApp
+    from tui.widgets.host_screen import HostScreen
+
+    async def shown(pilot) -> str:
+        for _ in range(500):
+            await pilot.pause()
+            text = str(pilot.app.screen.query_one("#host-text").render())
+            if "working out" not in text:
+                return " ".join(text.split())
+            await asyncio.sleep(0.01)
+        return text
+
+    async def run() -> None:
+        app = TraceApp(export)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            await pilot.press("b")
+            await settle(pilot)
+            assert any(c.title == "What the host was doing"
+                       for c in app.get_system_commands(app.screen))
+            app.action_host()
+            await pilot.pause()
+            assert isinstance(app.screen, HostScreen)
+            assert "of this gap (6.18 s on GPU 0)" in await shown(pilot)
+            await pilot.press("escape")
+            await pilot.press("v", "right", "right", "right")
+            await settle(pilot)
+            app.action_host()
+            await pilot.pause()
+            assert "of the marked stretch" in await shown(pilot)
+
+    asyncio.run(run())
