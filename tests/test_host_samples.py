@@ -488,3 +488,30 @@ def test_the_palettes_host_command_on_a_gap_and_a_marked_stretch(export) -> None
             assert "of the marked stretch" in await shown(pilot)
 
     asyncio.run(run())
+
+
+def test_the_host_screen_lists_a_kineto_gaps_python_frames() -> None:
+    """Without samples (Kineto with_stack), the host screen of the gap under the cursor
+    lists the launching thread's Python frames by own time, the linear algebra first."""
+    import asyncio
+
+    from tests.test_app import settle
+    from tui.apps.trace_app import TraceApp
+
+    async def run() -> None:
+        app = TraceApp(sample("loops/loop_host.pt.trace.json.gz"))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            await pilot.press("b")
+            await settle(pilot)
+            app.action_host()
+            for _ in range(500):
+                await pilot.pause()
+                text = str(app.screen.query_one("#host-text").render())
+                if "working out" not in text:
+                    break
+                await asyncio.sleep(0.01)
+            listed = text.split("own time by Python frame")[1].splitlines()
+            assert listed[1].endswith("numpy/linalg/_linalg.py(1666): svd")
+
+    asyncio.run(run())

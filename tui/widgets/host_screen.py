@@ -17,12 +17,14 @@ from textual.widgets import Static
 
 from tui.analysis.host_samples import HostActivity, TreeNode, range_host_activity, sample_tree
 from tui.core.safe_text import printable
+from tui.core.units import format_ns
 from tui.views.host_text import host_lines
 
 Run = Callable[[Callable[[Any], Any]], Any]  # TableModel.run: work on a private connection
 # Tree nodes under this share of the samples are left out
 MIN_SHARE = 0.005
 MAX_INDENT = 30
+LISTED = 40  # Python frames listed by own time
 
 
 class HostScreen(ModalScreen[None]):
@@ -83,6 +85,14 @@ class HostScreen(ModalScreen[None]):
         else:
             for line in host_lines(host.as_dict(), self._what):
                 out.append(printable(line) + "\n")
+        if host is not None and host.unit == "ns":  # no samples: the frames' own time, listed
+            view = host.all_threads if every else host.launching
+            whose = "every thread" if every else "the launching thread"
+            out.append(f"\nown time by Python frame · {whose} · a: threads · Esc: close\n",
+                       style="bold")
+            for share in view.by_function[:LISTED]:
+                out.append(f"{format_ns(share.value):>9} {share.pct:5.1f}%  ", style="dim")
+                out.append(printable(share.name) + "\n")
         if nodes:
             view = host.all_threads if every and host else host.launching if host else None
             total = (view.total if view else 0) or 1
