@@ -3,8 +3,10 @@ step, a selection): where its CPU samples were taken, by the innermost frame's m
 function, bottom-up and as a call tree, and the OS runtime calls that held its threads,
 for the thread that launches the GPU work and for every thread.
 
-Sources: an nsys report's CPU samples and OS runtime calls (host_samples, os_calls,
-host_callchains). A trace without samples but with Python frames or CPU ops (Kineto
+Sources: an nsys report's CPU samples, OS runtime calls and context switches
+(host_samples, os_calls, host_callchains, thread_sched: how long the launching thread ran
+on a CPU). The launching thread is the one whose calls launched the work that ended the
+most idle time in the stretches. A trace without samples but with Python frames or CPU ops (Kineto
 with_stack) gives the same view time-weighted: each frame's and op's own time inside the
 stretches, and how much of them the launching thread was seen doing nothing the profiler
 traces. Shares are of the samples (or time) inside the stretches; a sample counts once
