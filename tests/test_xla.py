@@ -66,11 +66,13 @@ def test_the_figures_of_the_recordings(summaries: dict[str, dict]) -> None:
 
 
 def test_gaps_are_explained_from_the_host_side(summaries: dict[str, dict]) -> None:
-    # jax_train prepares each batch on the host (TraceAnnotation "dataloader") while the
-    # GPU waits: the seven longest gaps say so
+    # jax_train prepares each batch on the host (gen_jax.py's host_batch, inside the
+    # TraceAnnotation "dataloader") while the GPU waits: the seven longest gaps name the
+    # innermost frame running through them, and the range around it
     train = summaries["jax_train"]["gaps"]
     assert [g["kind"] for g in train[:7]] == ["host-wait"] * 7
-    assert all(g["cause"].endswith("host busy in dataloader") for g in train[:7])
+    assert all("host busy in gen_jax.py:50 host_batch (" in g["cause"]
+               and g["cause"].endswith(" inside dataloader") for g in train[:7])
     # jax_streams compiles its step inside the profile: XLA's compile pass is the cause
     assert "host busy in CompileModuleToLlvmIr (backend_compile_and_load)" in \
         summaries["jax_streams"]["gaps"][0]["cause"]

@@ -1,7 +1,8 @@
 -- Params: none
 -- Needs: temp table selected_gaps
 -- Host activity overlapping each gap of `context_gaps` (the longest gaps of selected_gaps,
--- gaps_selected.sql), into temp tables read by gap_host_context.sql.
+-- gaps_selected.sql), into temp tables read by gap_host_context.sql: ranges and ops
+-- (gap_ranges), Python frames (gap_frames), runtime calls (gap_top_calls, gap_call_parents).
 -- Host rows number in the millions (10M+ API calls in a big nsys export) and are not
 -- stored in time order, so even an IEJoin of them against the gaps takes seconds; inside
 -- one big query DuckDB may pick a merge join that is slower still. But almost every host
@@ -39,13 +40,28 @@ WITH gap_buckets AS (
 SELECT gap_no, id, kind, pid, tid, start_ns, end_ns, name, depth,
        least(end_ns, gap_end) - greatest(start_ns, gap_start) AS overlap_ns,
        gap_end - gap_start AS gap_ns
-FROM (SELECT * FROM short_ranges UNION ALL SELECT * FROM long_ranges);
+FROM (SELECT * FROM short_ranges UNION ALL SELECT * FROM long_ranges)
+-- Python frames (millions in a with_stack trace) only where they run through a gap: what
+-- gap_frames names
+WHERE kind <> 'python'
+   OR (least(end_ns, gap_end) - greatest(start_ns, gap_start))::HUGEINT * 10
+      >= (gap_end - gap_start)::HUGEINT * 3;
 
--- annotations, CPU ops and Python frames (Kineto's with_stack: a sleep, Python between ops)
 CREATE OR REPLACE TEMP TABLE gap_ranges AS
 SELECT gap_no, kind, name, depth, overlap_ns, gap_ns
 FROM gap_overlapping
-WHERE kind IN ('annotation', 'cpu_op', 'python');
+WHERE kind IN ('annotation', 'cpu_op');
+
+-- The innermost Python frame of each gap, on any thread: of the frames covering at least
+-- 30% of the gap (the only ones kept), the deepest (what the host was running: `time.sleep`
+-- inside a step's range).
+CREATE OR REPLACE TEMP TABLE gap_frames AS
+SELECT gap_no,
+       arg_max(name, [depth, overlap_ns]) AS frame_name,
+       arg_max(overlap_ns, [depth, overlap_ns]) AS frame_overlap_ns
+FROM gap_overlapping
+WHERE kind = 'python'
+GROUP BY gap_no;
 
 -- The longest-overlapping call of each gap (of equals, the first by id).
 CREATE OR REPLACE TEMP TABLE gap_top_calls AS

@@ -184,3 +184,44 @@ CREATE TABLE IF NOT EXISTS gpu_metrics (
     value     BIGINT    -- as nsys stores it: a percentage of peak for '[Throughput %]'
                         -- metrics, warps for '[Avg]', Hz for the clocks named '[MHz]'
 );
+
+-- CPU samples of host threads (nsys `--sample=process-tree`): when and where each thread
+-- was caught running, with its call chain; empty for sources that do not sample.
+CREATE TABLE IF NOT EXISTS host_samples (
+    ts_ns BIGINT,  -- when the sample was taken
+    pid   BIGINT,  -- as host_activities.pid
+    tid   BIGINT,  -- as host_activities.tid
+    chain BIGINT   -- host_callchains.chain of its call chain; NULL when none was taken
+);
+
+-- OS runtime library calls (nsys `-t osrt`: pthread_cond_wait, poll, read, ioctl, ...),
+-- those nsys kept (by default the ones of at least 1 µs).
+CREATE TABLE IF NOT EXISTS os_calls (
+    pid         BIGINT,
+    tid         BIGINT,
+    start_ns    BIGINT,
+    end_ns      BIGINT,
+    duration_ns BIGINT,
+    name        VARCHAR,  -- the library function, e.g. 'pthread_cond_wait'
+    chain       BIGINT    -- host_callchains.chain of the call's backtrace; NULL when none
+);
+
+-- The distinct native call chains of host_samples and os_calls, a row a frame: a chain
+-- that many samples share is stored once.
+CREATE TABLE IF NOT EXISTS host_callchains (
+    chain    BIGINT,
+    depth    INTEGER,  -- 0 = innermost (where the sample was taken; the OS call itself), 1 = its caller, ...
+    function VARCHAR,  -- as the profiler resolved it: 'dgemm_kernel', '_PyEval_EvalFrameDefault', or an address '0x5cdb03'
+    module   VARCHAR   -- the file name of its library or executable: 'libc.so.6', 'python3.12'
+);
+
+-- When each host thread ran on a CPU (nsys `--cpuctxsw=process-tree`: its context switches
+-- paired, each switch in with the next switch out): a thread with no interval over a
+-- stretch was off every CPU, waiting or asleep.
+CREATE TABLE IF NOT EXISTS thread_sched (
+    pid      BIGINT,
+    tid      BIGINT,
+    start_ns BIGINT,   -- switched in
+    end_ns   BIGINT,   -- switched out
+    cpu      INTEGER   -- the CPU it ran on
+);

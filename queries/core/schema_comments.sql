@@ -74,3 +74,17 @@ COMMENT ON COLUMN hlo_ops.op_name IS 'framework op path, e.g. jit(step)/transpos
 COMMENT ON COLUMN hlo_ops.stack IS 'Python frames that made the op, outermost first: file(line): func';
 COMMENT ON COLUMN gpu_hlo_ops.command_buffer IS 'the command buffer (CUDA graph) it ran in; NULL: launched alone';
 COMMENT ON COLUMN gpu_hlo_ops.matched IS 'op (named by the trace) | name (kernel named after it) | reuse | order | guess';
+COMMENT ON TABLE host_samples IS 'CPU samples of host threads (nsys --sample): time, thread and call chain';
+COMMENT ON COLUMN host_samples.ts_ns IS 'when the sample was taken, ns';
+COMMENT ON COLUMN host_samples.chain IS 'host_callchains.chain of its call chain; NULL when none was taken';
+COMMENT ON TABLE os_calls IS 'OS runtime library calls (nsys -t osrt): pthread_cond_wait, poll, read ...';
+COMMENT ON COLUMN os_calls.name IS 'the library function, e.g. pthread_cond_wait';
+COMMENT ON COLUMN os_calls.chain IS 'host_callchains.chain of the call''s backtrace; NULL when none';
+COMMENT ON TABLE host_callchains IS 'The distinct native call chains of host_samples and os_calls, a row a frame';
+COMMENT ON COLUMN host_callchains.depth IS '0 = innermost (where the sample was taken; the OS call itself), 1 = its caller ...';
+COMMENT ON COLUMN host_callchains.function IS 'as the profiler resolved it, or an address such as 0x5cdb03';
+COMMENT ON COLUMN host_callchains.module IS 'the file name of its library or executable, e.g. libc.so.6';
+COMMENT ON TABLE thread_sched IS 'When each host thread ran on a CPU (nsys --cpuctxsw): switch-in to switch-out';
+COMMENT ON COLUMN thread_sched.start_ns IS 'switched in, ns';
+COMMENT ON COLUMN thread_sched.end_ns IS 'switched out, ns';
+COMMENT ON COLUMN thread_sched.cpu IS 'the CPU it ran on';

@@ -8,7 +8,9 @@ FROM duckdb_tables() AS t
 JOIN duckdb_columns() AS c USING (table_name)
 WHERE t.table_name IN ('trace_meta', 'devices', 'gpu_activities', 'host_activities', 'gpu_idle',
                        'threads', 'python_frames', 'launches', 'memory_events',
-                       'gpu_metric_names', 'gpu_metrics')
+                       'gpu_metric_names', 'gpu_metrics',
+                       'host_samples', 'os_calls', 'host_callchains', 'thread_sched')
 ORDER BY list_position(['trace_meta', 'devices', 'gpu_activities', 'host_activities',
                         'gpu_idle', 'threads', 'python_frames', 'launches',
-                        'memory_events', 'gpu_metric_names', 'gpu_metrics'], t.table_name), c.column_index;
+                        'memory_events', 'gpu_metric_names', 'gpu_metrics', 'host_samples',
+                        'os_calls', 'host_callchains', 'thread_sched'], t.table_name), c.column_index;

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tui.analysis.idle_causes import COPY_PATTERN, GAP_KIND, SYNC_PATTERN, classify_idle
+from tui.analysis.module_names import module_label
 from tui.core.queries import load_query
 from tui.core.steps import PROFILER_STEP, STEP_NAME
 from tui.core.units import format_ns
@@ -83,26 +84,30 @@ def _explained(con: duckdb.DuckDBPyConnection, params: dict,
         if rows:
             con.execute(load_query("gap_overlaps"))
             context = con.execute(load_query("gap_host_context")).fetchall()
+            sampled = _gap_samples(con)
     finally:
         con.execute("DROP VIEW IF EXISTS context_gaps")
         for table in ((() if classified else ("idle_causes",))
                       + ("selected_gaps", "gap_bucket_width", "gap_overlapping", "gap_ranges",
-                         "gap_top_calls", "gap_call_parents")):
+                         "gap_frames", "gap_top_calls", "gap_call_parents")):
             con.execute(f"DROP TABLE IF EXISTS {table}")
     if not rows:
         return []
     gaps: list[Gap] = []
     for (device, start, _end, duration, before, after, _corr, _kind, cause, blocked_in), ctx \
             in zip(rows, context, strict=True):
-        (_, call, call_overlap, call_parent, range_name, op_name, op_overlap, launch_start,
-         range_path, frame_name) = ctx
+        (gap_no, call, call_overlap, call_parent, range_name, op_name, op_overlap,
+         launch_start, range_path, frame_name, frame_overlap) = ctx
         if (op_overlap or 0) < DOMINANT_SHARE * duration:
             op_name = None  # a brief op that merely touches the gap explains nothing
         text = _describe(
             cause or "other", start, duration, call=call, call_overlap=call_overlap or 0,
             call_parent=call_parent, range_name=range_name, op_name=op_name,
             launch_start=launch_start, blocked_in=blocked_in,
+            frame=_innermost_frame(frame_name, frame_overlap, op_name, op_overlap, duration),
         )
+        if cause == "host" and gap_no in sampled:
+            text += f"; {sampled[gap_no]}"
         if cause == "other" and len(gaps) >= MAX_CONTEXT_GAPS:
             text = f"host activity not looked up (only for the {MAX_CONTEXT_GAPS:,} longest gaps)"
         gaps.append(Gap(device=device, start_ns=start, duration_ns=duration,
@@ -129,6 +134,25 @@ def _busy_in(range_path: str | None, op_name: str | None,
     return " › ".join(named) if named else (op_name or frame_name)
 
 
+def _gap_samples(con: duckdb.DuckDBPyConnection) -> dict[int, str]:
+    """{gap_no: 'its thread's samples: the Python interpreter 90%, libc 7%'} for the gaps
+    with host context where the trace has CPU samples on the thread that ended them."""
+    import duckdb  # here: a warm summary imports this module without DuckDB
+
+    try:
+        (any_samples,), = con.execute("SELECT count(*) > 0 FROM host_samples").fetchall()
+    except duckdb.CatalogException:  # a store written before samples were loaded
+        return {}
+    if not any_samples:
+        return {}
+    said = {}
+    for gap_no, samples, top in con.execute(load_query("gap_samples")).fetchall():
+        parts = [f"{module_label(t['module'])} {100 * t['samples'] / samples:.0f}%"
+                 for t in top]
+        said[gap_no] = f"its thread's {samples:,} samples: {', '.join(parts)}"
+    return said
+
+
 # How the host's part in each cause is said
 _HELD = {"sync": "waited in", "copy": "blocked in", "communication": "waited in"}
 
@@ -137,8 +161,11 @@ def _describe(
     cause: str, start: int, duration: int, *, call: str | None, call_overlap: int,
     call_parent: str | None, range_name: str | None, op_name: str | None,
     launch_start: int | None, blocked_in: str | None,
+    frame: tuple[str, int] | None = None,
 ) -> str:
-    """The plain-language cause of one gap of idle cause `cause`, from its host context."""
+    """The plain-language cause of one gap of idle cause `cause`, from its host context;
+    `frame`: the innermost Python frame running through the gap and its time in it, where
+    one is more inner than the op (a host-wait names it: `time.sleep` inside a step)."""
     where = _where(range_name, op_name)
     late = (f"; next launch issued {format_ns(launch_start - start)} after the GPU ran dry"
             if launch_start is not None and launch_start >= start else "")
@@ -152,6 +179,11 @@ def _describe(
         if cause == "sync":
             return f"the GPU ran dry as a result was copied to the host{late}{where}"
         return f"host staging a copy{late}{where}"
+    if cause == "host" and frame is not None:
+        busy = f"in {frame[0]} ({format_ns(frame[1])})" + (
+            f" inside {range_name}" if range_name else "")
+        return (f"next launch issued {format_ns(launch_start - start)} after the GPU ran dry; "
+                f"host busy {busy}" if launch_start is not None else f"host busy {busy}")
     if cause == "host":
         busy = f"in {op_name}" if op_name else (f"in {range_name}" if range_name else "elsewhere")
         return (f"next launch issued {format_ns(launch_start - start)} after the GPU ran dry; "
@@ -167,6 +199,18 @@ def _describe(
     if call and duration and call_overlap / duration >= DOMINANT_SHARE:
         return f"host in {call}{where}"
     return "no host activity explains it" + where if where else "no host activity recorded"
+
+
+def _innermost_frame(frame: str | None, frame_ns: int | None, op_name: str | None,
+                     op_ns: int | None, duration: int) -> tuple[str, int] | None:
+    """The Python frame to name as what the host was running through a gap: one covering
+    at least DOMINANT_SHARE of it, unless a CPU op that does covers less of it (an op runs
+    inside the frame that called it: the shorter of the two is the inner)."""
+    if frame is None or (frame_ns or 0) < DOMINANT_SHARE * duration:
+        return None
+    if op_name is not None and (op_ns or 0) <= (frame_ns or 0):
+        return None
+    return frame, int(frame_ns or 0)
 
 
 def _where(range_name: str | None, op_name: str | None) -> str:

@@ -17,6 +17,7 @@ from tui.analysis.distributed.idle import gap_classes
 from tui.analysis.distributed.memo import cached_figures
 from tui.analysis.findings import findings
 from tui.analysis.gpu_metrics import gpu_metrics_summary, with_metrics_phrase
+from tui.analysis.host_samples import gaps_host_activity
 from tui.analysis.kernels import device_busy, kernel_stats
 from tui.analysis.memory import memory_peaks
 from tui.analysis.row_sets import GapRows, RowSet, add_offsets
@@ -103,6 +104,7 @@ def _summary(trace: Trace, min_gap_ns: int) -> TraceSummary:
     devices = device_busy(con)
     kernels = kernel_stats(con)
     gaps, times, work = gaps_and_work(con, min_gap_ns)
+    host = gaps_host_activity(con, min_gap_ns)
     span = con.execute(load_query("trace_span")).fetchone() or (None, None)
     origin = one_row(con, load_query("trace_origin"))[0]
     meta = dict(con.execute("SELECT key, value FROM trace_meta").fetchall())
@@ -130,6 +132,8 @@ def _summary(trace: Trace, min_gap_ns: int) -> TraceSummary:
     gap_rows = GapRows(gaps, origin)
     counters = gpu_metrics_summary(con, min_gap_ns, [k.name for k in kernels])
     rank["diagnosis"] = with_metrics_phrase(diagnose(work, trace.format).to_json(), counters)
+    if host and rank["diagnosis"].get("bound") == "host" and host.where():
+        rank["diagnosis"]["host_where"] = host.where()  # where the waited-on host was
     summary: TraceSummary = {
         "source": source,
         "diagnosis": rank["diagnosis"],
@@ -140,6 +144,7 @@ def _summary(trace: Trace, min_gap_ns: int) -> TraceSummary:
         "rules_not_checked": skipped,
         "warnings": list(trace.warnings),
         "ranks": [rank],
+        "host_samples": host.as_dict() if host else None,
         **code_memory,
     }
     if counters is not None:  # the GPUs' hardware counters (nsys --gpu-metrics-devices)

@@ -76,6 +76,7 @@ class _DiagnosisKeys(TypedDict):
 
 class Diagnosis(_DiagnosisKeys, total=False):
     devices: list[Diagnosis]  # the same per device, when the trace has several
+    host_where: str  # host-bound, with CPU samples or Python frames: host_samples.where
 
 
 class Device(TypedDict):
@@ -210,6 +211,7 @@ class _TraceSummaryKeys(_CodeAndMemoryKeys):
     rules_not_checked: dict[str, str]  # rule: why it was not run
     warnings: list[str]
     ranks: list[dict[str, Any]]  # the trace as one rank of a run: multirank.md
+    host_samples: dict[str, Any] | None  # what the host did while the GPU waited (summary.md)
 
 
 class MetricMeans(TypedDict):

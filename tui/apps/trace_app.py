@@ -8,17 +8,19 @@ and, if they define `trace_loaded(trace, min_gap_ns)`, get the trace once it is 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
+import duckdb
 from rich.console import RenderableType
 from rich.errors import MarkupError
 from rich.text import Text
 from textual import on, work
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, SystemCommand
 from textual.containers import Vertical
 from textual.notifications import SeverityLevel
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import TabbedContent, TabPane
 
@@ -37,6 +39,7 @@ from tui.widgets.app_commands import CommandsApp
 from tui.widgets.copy import copy_text
 from tui.widgets.details import DetailsPanel
 from tui.widgets.help import HelpScreen
+from tui.widgets.host_screen import HostScreen
 from tui.widgets.key_footer import KeyFooter
 from tui.widgets.layout import lane_rows
 from tui.widgets.load_bar import LoadBar
@@ -313,6 +316,35 @@ class TraceApp(CommandsApp):
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("What the host was doing", "in the marked stretch (v), else the "
+                            "gap under the cursor, else the window on screen: CPU samples, "
+                            "OS calls, Python frames", self.action_host)
+
+    def action_host(self) -> None:
+        """What the host was doing in the marked stretch, the gap under the cursor or the
+        window, full screen (HostScreen)."""
+        trace, timeline = self.trace, self.timeline
+        if trace is None:
+            return
+        if timeline.mark_t is not None:
+            lo, hi = sorted((timeline.mark_t, timeline.cursor_t))
+            stretch, what = (lo, max(hi, lo + 1)), "the marked stretch"
+        elif timeline.current_gap is not None and \
+                timeline.current_gap.start_ns <= timeline.cursor_t < timeline.current_gap.end_ns:
+            gap = timeline.current_gap
+            stretch, what = (gap.start_ns, gap.end_ns), (
+                f"this gap ({format_ns(gap.duration_ns)} on GPU {gap.device})")
+        else:
+            stretch, what = (timeline.view.t0, timeline.view.t1), "the window"
+
+        def run(work: Callable[[duckdb.DuckDBPyConnection], object]) -> object:
+            with contextlib.closing(trace.cursor()) as cur:
+                return work(cur)
+
+        self.push_screen(HostScreen(run, stretch, what))
 
     def exit(self, result: int | None = None, return_code: int = 0,
              message: RenderableType | None = None) -> None:

@@ -90,6 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
 SUBCOMMANDS = {
     "query": "run read-only SQL over a trace",
     "schema": "describe the tables a trace is loaded into",
+    "host": "what the host was doing while the GPU waited: CPU samples, OS calls, frames",
     "export": "write kernel stats, gaps, kernel launches or ncu verdicts to CSV/Parquet/JSON",
     "diff": "compare two traces of a program: before and after",
     "convert": "write traces as per-rank Parquet stores (farm out big runs)",

@@ -27,6 +27,7 @@ from tui.core.interrupt import is_interrupt
 from tui.core.queries import Sql, fill, load_query
 from tui.sources.nsys_backtraces import CALLCHAINS_TABLE, stage_backtraces
 from tui.sources.nsys_gpu_metrics import load_nsys_gpu_metrics
+from tui.sources.nsys_host import load_nsys_host
 from tui.sources.nsys_memory import load_nsys_memory
 from tui.sources.nsys_nesting import Nesting
 from tui.sources.read_ahead import ReadAhead
@@ -68,6 +69,7 @@ def load_nsys_sqlite(path: Path, con: duckdb.DuckDBPyConnection) -> list[str]:
         calls = _load_host(source, con, host_jobs, failed)
         if calls.num_rows:
             warnings += stage_backtraces(source, con, calls)
+        warnings += load_nsys_host(source, con, schema)  # CPU samples, OS runtime calls
     finally:
         source.close()
         con.unregister("nsys_strings")

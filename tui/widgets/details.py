@@ -222,4 +222,5 @@ def _gap(g: GapInfo, origin: int) -> list[tuple[str, list[tuple[str, str]]]]:
         ("why", [(f"{g.kind}: ", "bold"), (g.cause or "", "")]),
         ("after", [(g.before_name or "(start of trace)", "")]),
         ("before", [(g.after_name or "(end of trace)", "")]),
-    ]
+    ] + [("host" if i == 0 else "", [(line.strip(), "dim" if i else "")])
+         for i, line in enumerate(g.host)]

@@ -14,6 +14,8 @@ OPTIONS = {
     "": "--summary --json --min-gap-ms --ncu --run --no-cache --memory --debug --version --help",
     "query": "--csv --json --output --max-rows --no-cache --debug --help",
     "schema": "--debug --help",
+    "host": ("--gap --step --from --to --min-gap-ms --tree --bottom-up --all-threads --min-pct "
+             "--json --no-cache --debug --help"),
     "export": "--output -o --min-gap-ms --no-cache --debug --help",
     "diff": "--json --summary --fail-above --min-gap-ms --no-cache --debug --help",
     "convert": "--out --workers --scheduler --memory --no-cache --debug --help",

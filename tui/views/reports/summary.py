@@ -10,6 +10,7 @@ from rich.table import Table
 
 from tui.core.safe_text import plain
 from tui.core.units import format_ns, format_offset
+from tui.views.host_text import host_lines
 from tui.views.reports.distributed import print_distributed
 from tui.views.reports.gpu_metrics import print_gpu_metrics
 from tui.views.reports.stacks import print_code_and_memory
@@ -42,6 +43,10 @@ def print_summary(summary: Mapping[str, Any], console: Console) -> None:
     print_gpu_metrics(summary.get("gpu_metrics"), console)
     console.print(_gaps_table(summary["gaps"], source.get("origin_ns"), source["min_gap_ns"],
                               text_width=max(30, console.width - 40)))
+    if summary.get("host_samples"):
+        console.print("[bold]While the GPU waited[/bold] (in the gaps above, every device)")
+        for line in host_lines(summary["host_samples"]):
+            console.print(plain(line))
     print_distributed(summary.get("ranks") or [], console, source["min_gap_ns"])
     if summary["findings"]:
         console.print("[bold]Findings[/bold] (most costly first)")
@@ -62,6 +67,8 @@ def print_diagnosis(diagnosis: dict, console: Console, indent: str = "") -> None
     """The diagnosis sentence, then where each device's idle time went (the causes add up
     to it); per device when there are several."""
     console.print(plain(f"{indent}{diagnosis['text']}", style="bold"))
+    if diagnosis.get("host_where"):
+        console.print(plain(f"{indent}  while the GPU idled, {diagnosis['host_where']}"))
     for entry in diagnosis.get("devices") or [diagnosis]:
         line = idle_line(entry)
         if line:

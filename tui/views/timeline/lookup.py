@@ -8,8 +8,10 @@ from typing import Any
 import duckdb
 
 from tui.analysis.gaps import explain_gap
+from tui.analysis.host_samples import range_host_activity
 from tui.analysis.xla_ops import ActivityOp, op_of_activity
 from tui.core.queries import load_query
+from tui.views.host_text import host_lines
 from tui.views.timeline.lanes import LANE_GPU, LANE_NVTX, LANE_OPENED, Lane
 
 
@@ -72,6 +74,7 @@ class GapInfo:
     after_name: str | None
     kind: str | None = None  # the gap's class and cause, as in --summary
     cause: str | None = None
+    host: tuple[str, ...] = ()  # what the host was doing meanwhile (host_text.host_lines)
 
 
 Info = KernelInfo | HostInfo | GapInfo
@@ -112,8 +115,10 @@ def info_at(cur: duckdb.DuckDBPyConnection, lane: Lane, t: int, t_lo: int, t_hi:
         if gap is None:
             return None
         explained = explain_gap(cur, gap["device"], gap["start_ns"])
+        host = range_host_activity(cur, [(gap["start_ns"], gap["end_ns"])])
         return GapInfo(**gap, kind=explained.kind if explained else None,
-                       cause=explained.cause if explained else None)
+                       cause=explained.cause if explained else None,
+                       host=tuple(host_lines(host.as_dict(), "this gap")) if host else ())
     kind, depth = lane.opened if lane.kind == LANE_OPENED else (None, lane.k3)
     hit = _one(cur, "timeline_host_at", {
         "pid": lane.k1, "tid": lane.k2, "annotation": lane.kind == LANE_NVTX, "kind": kind,

@@ -18,6 +18,7 @@ from tui.core.units import format_ns
 from tui.loading.trace import Trace
 from tui.views.table_model import TableModel
 from tui.widgets import keymap
+from tui.widgets.host_screen import HostScreen
 from tui.widgets.messages import GapThreshold
 from tui.widgets.tables import formats as f
 from tui.widgets.tables import keys
@@ -70,6 +71,16 @@ class GapPanel(TablePanel):
         event.stop()
         row = event.row
         self.jump(row["start_ns"], row["end_ns"], row["device"])
+
+    def action_host(self) -> None:
+        """The highlighted gap's host activity, full screen."""
+        if self.trace is None or not self.gaps.total:
+            return
+        row = self.gaps.row_at(self.gaps.cursor)
+        if row is None:
+            return
+        what = f"this gap ({format_ns(row['duration_ns'])} on GPU {row['device']})"
+        self.app.push_screen(HostScreen(self.model.run, (row["start_ns"], row["end_ns"]), what))
 
     def action_threshold(self) -> None:
         if self.trace is None:

@@ -47,6 +47,8 @@ KERNELS: tuple[Key, ...] = (
 GAPS: tuple[Key, ...] = (
     Key("t", "threshold", "change the gap threshold (ms): the table and the timeline's "
         "highlights", "Gaps", "t", "threshold"),
+    Key("w", "host", "while the GPU waited: the host's CPU samples in the gap (a call "
+        "tree), its OS calls, or its Python frames", "Gaps", "w", "host"),
 )
 
 

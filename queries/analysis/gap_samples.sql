@@ -1,0 +1,33 @@
+-- Params: none
+-- Needs: table selected_gaps
+-- Where the CPU samples of each gap of `context_gaps` (gap_overlaps.sql) were taken on the
+-- thread that launched the work ending it (its launch call, by correlation id): the two
+-- modules (of the innermost frame) holding most of them. One row per gap with samples:
+-- gap_no, samples (the thread's in the gap), top ([{module, samples}], largest first).
+-- A device's gaps never overlap, so each sample of a launching thread finds the one gap
+-- of each device that may hold it by an as-of join: no sample is compared with every gap.
+WITH launcher AS (
+    SELECT g.gap_no, g.device, g.start_ns, g.end_ns,
+           arg_min(h.pid, h.start_ns) AS pid, arg_min(h.tid, h.start_ns) AS tid
+    FROM selected_gaps AS g
+    JOIN host_activities AS h ON h.kind = 'runtime' AND h.correlation = g.after_correlation
+    WHERE g.with_context
+    GROUP BY g.gap_no, g.device, g.start_ns, g.end_ns
+), candidates AS (
+    SELECT s.ts_ns, s.pid, s.tid, s.chain, d.device
+    FROM host_samples AS s
+    JOIN (SELECT DISTINCT pid, tid FROM launcher) AS t USING (pid, tid)
+    CROSS JOIN (SELECT DISTINCT device FROM launcher) AS d
+), taken AS (
+    SELECT l.gap_no, coalesce(c.module, '(no call chain)') AS module, count(*) AS samples
+    FROM candidates AS s
+    ASOF JOIN launcher AS l ON l.device = s.device AND s.ts_ns >= l.start_ns
+    LEFT JOIN host_callchains AS c ON c.chain = s.chain AND c.depth = 0
+    WHERE s.ts_ns < l.end_ns AND s.pid = l.pid AND s.tid = l.tid
+    GROUP BY l.gap_no, module
+)
+SELECT gap_no, sum(samples) AS samples,
+       list({'module': module, 'samples': samples} ORDER BY samples DESC, module)[1:2] AS top
+FROM taken
+GROUP BY gap_no
+ORDER BY gap_no;
