@@ -108,8 +108,9 @@ class Driver:
                 app.pop_screen()
             await self.pilot.pause()
             if app.prompt.display:
-                app.prompt.action_give_up()
+                app.prompt.cancel()
             app.action_panel(0)
+            timeline.focus()
             timeline.clear_search()
             timeline.unselect()
             timeline.mark_t = None
@@ -184,8 +185,10 @@ def check(driver: Driver, before: Before, action: Action) -> None:
     assert top <= timeline.lane_index < top + rows, "the cursor's lane is scrolled away"
     # the details describe the selected event, which is on that lane, at the cursor
     info = timeline.info
-    shown = str(app.query_one(DetailsPanel).render())
-    assert shown == describe(info, origin, data.threads).plain, "details of another event"
+    panel = app.query_one(DetailsPanel)
+    shown = str(panel.render())
+    assert shown == describe(info, origin, data.threads, panel.full_stack).plain, \
+        "details of another event"
     lane = timeline.lane
     assert lane is not None
     lo = timeline.cursor_t // view.npc * view.npc

@@ -35,7 +35,7 @@ from tui.views.timeline import TimelineData
 from tui.widgets import keymap
 from tui.widgets.app_commands import CommandsApp
 from tui.widgets.copy import copy_text
-from tui.widgets.details import DetailsPanel
+from tui.widgets.details import DetailsPanel, DetailsScroll
 from tui.widgets.help import HelpScreen
 from tui.widgets.key_footer import KeyFooter
 from tui.widgets.layout import lane_rows
@@ -45,7 +45,7 @@ from tui.widgets.ncu_attach import NcuAttachment
 from tui.widgets.overview import Overview
 from tui.widgets.ruler import Ruler
 from tui.widgets.status import StatusBar
-from tui.widgets.tables import table_panels
+from tui.widgets.tables import TAB_COUNT, table_panels
 from tui.widgets.tables.findings import FindingPanel
 from tui.widgets.tables.keys import panel_bindings
 from tui.widgets.tables.panel import Prompt, TablePanel
@@ -65,7 +65,9 @@ class TracePanel(Protocol):
 class TraceApp(CommandsApp):
     CSS_PATH = "app.tcss"
     TITLE = "tui"
-    BINDINGS = [*keymap.bindings(keymap.APP), *panel_bindings()]
+    BINDINGS = [*keymap.bindings(keymap.APP), *keymap.forwarded(keymap.TIMELINE),
+                *panel_bindings(TAB_COUNT)]
+    ESCAPE_TO_MINIMIZE = False  # Esc gives the timeline the keys (a maximised table too)
 
     def __init__(self, path: Path, use_cache: bool = True,
                  min_gap_ns: int = DEFAULT_MIN_GAP_NS, ncu: Path | None = None) -> None:
@@ -92,7 +94,7 @@ class TraceApp(CommandsApp):
             yield self.timeline
             yield self.prompt
         with TabbedContent(id="panels"):
-            with TabPane("Details", id="details-tab"):
+            with TabPane("Details", id="details-tab"), DetailsScroll(id="details-scroll"):
                 yield self.details
             for title, widget in self.panels():
                 with TabPane(title):
@@ -103,8 +105,22 @@ class TraceApp(CommandsApp):
         """More tabs beside "Details" (kernel stats, gaps, ...): yield (title, widget)."""
         yield from table_panels()
 
+    async def action_to_timeline(self, action: str = "") -> None:
+        """Esc (and the timeline's `anywhere` keys from elsewhere): the timeline gets the
+        keys back, and runs `action` if given. Over another screen, nothing: that screen
+        has its own Esc."""
+        if self.screen is not self.screen_stack[0]:
+            return
+        if self.screen.maximized is not None:
+            self.screen.minimize()
+        if self.prompt.display:  # a search or go-to left open: given up
+            self.prompt.cancel()
+        self.timeline.focus()
+        if action and self.timeline.data is not None:
+            await self.run_action(action, self.timeline)
+
     def action_panel(self, index: int) -> None:
-        """Keys 1-9: show that tab below the timeline and give its table the keys."""
+        """Keys 1-8: show that tab below the timeline and give it the keys."""
         panes = list(self.query(TabPane).results())
         if index < len(panes):
             self.query_one("#panels", TabbedContent).active = panes[index].id or ""

@@ -72,11 +72,17 @@ class Prompt(Input):
         if done is not None:
             done(event.value)
 
-    def action_give_up(self) -> None:
+    def cancel(self) -> None:
+        """Close, undoing what was typed."""
         cancel = self.on_cancel
         self._close()
         if cancel is not None:
             cancel()
+
+    async def action_give_up(self) -> None:
+        """Esc: undo what was typed, and the timeline gets the keys (as Esc anywhere)."""
+        self.cancel()
+        await self.run_action("app.to_timeline")
 
 
 class TablePanel(Vertical):
@@ -205,8 +211,11 @@ class TablePanel(Vertical):
             table.set_filter(before)
             table.focus()
 
-        self.prompt.ask("filter: a substring of the names (Enter keeps it, Esc undoes)",
+        self.prompt.ask("filter: a substring of the names (Enter keeps it; Esc undoes it)",
                         before, done, on_change=table.set_filter, on_cancel=cancel)
+
+    def action_back(self) -> None:
+        """Backspace: back a level, in a tab that has levels (see KernelPanel)."""
 
     def action_maximize(self) -> None:
         screen = self.screen
