@@ -15,6 +15,7 @@ from typing import Any
 
 import duckdb
 from textual.pilot import Pilot
+from textual.widgets import Input
 
 from tui.apps.trace_app import TraceApp
 from tui.core.units import format_offset
@@ -45,6 +46,7 @@ class Before:
     top_lane: int  # the lane on the timeline's first row
     rows: int  # the timeline's rows
     launch: dict[str, Any] | None  # the Kernels tab's launch highlighted, while it has the keys
+    in_input: bool  # a prompt (a table's filter, say) has the keys: what is typed goes there
 
 
 class Driver:
@@ -136,7 +138,7 @@ class Driver:
                       timeline.hits.query.text if timeline.hits is not None else None,
                       self.app.focused is timeline, self.app.screen is self.app.screen_stack[0],
                       timeline.scroll_offset.y, timeline.scrollable_content_region.height,
-                      self._launch())
+                      self._launch(), isinstance(self.app.focused, Input))
 
     def _launch(self) -> dict[str, Any] | None:
         table = self.app.focused
@@ -160,6 +162,11 @@ class Driver:
                 prompt.value = arg  # as typed (or pasted): the search follows each change
                 await self.settle()
                 await pilot.press("escape" if what == "search_undo" else "enter")
+        elif what == "type":  # a key at a time, as typed: "\n" is Enter, "\x1b" Esc
+            names = {"@": "at", "/": "slash", " ": "space", "\n": "enter", "\x1b": "escape"}
+            for char in arg:
+                await pilot.press(names.get(char, char))
+                await self.settle()
         elif what == "click":
             x, y, times = arg
             timeline = self.timeline
@@ -182,7 +189,8 @@ def check(driver: Driver, before: Before, action: Action) -> None:
     assert view.t0 <= timeline.cursor_t < view.t1, "the cursor is outside the window"
     assert 0 <= timeline.lane_index < len(timeline.lanes)
     top, rows = timeline.scroll_offset.y, timeline.scrollable_content_region.height
-    assert top <= timeline.lane_index < top + rows, "the cursor's lane is scrolled away"
+    if app.screen.maximized is None:  # a table maximised (m) hides the lanes
+        assert top <= timeline.lane_index < top + rows, "the cursor's lane is scrolled away"
     # the details describe the selected event, which is on that lane, at the cursor
     info = timeline.info
     panel = app.query_one(DetailsPanel)
@@ -303,6 +311,12 @@ def check_model(driver: Driver, before: Before, action: Action) -> None:
             info = timeline.info
             assert isinstance(info, HostInfo) and info.kind == "annotation", info
             assert info.name == label and timeline.cursor_t == info.start_ns
+    elif what == "type" and arg.startswith("@") and arg.endswith("\n") and not before.in_input:
+        # `@` from anywhere on the app's screen asks on the timeline; what follows is typed
+        # into the prompt, never taken as a tab's keys, and Enter goes there
+        said = app.status.said[-1] if app.status.said else ""
+        assert app.focused is timeline, app.focused
+        assert timeline.goto_text == arg[1:-1], (timeline.goto_text, said)
     elif what == "search_undo" and before.focused_timeline:
         assert (hits.query.text if hits is not None else None) == before.query
     elif what == "key" and arg in ("n", "N") and before.focused_timeline and hits is not None:
@@ -354,3 +368,40 @@ def check_hit_selected(driver: Driver, index: int) -> None:
     assert Query.parse(hits.query.text).pattern.lower() in info.name.lower() \
         or hits.query.regex
 
+
+
+# -- the keys come back to the timeline --------------------------------------------------------
+
+def check_escape_gives_the_timeline_its_keys(driver: Driver) -> None:
+    """From whatever state the actions left: Esc closes the screens over the timeline
+    (one each), then one Esc gives the timeline the keys, and `@`, `/` and `g` act there."""
+    driver.run(_escape_then_timeline_keys(driver))
+
+
+async def _escape_then_timeline_keys(driver: Driver) -> None:
+    app, timeline, pilot = driver.app, driver.timeline, driver.pilot
+    for _ in range(4):  # the Source view over the launches over the timeline, a dialog
+        if app.screen is app.screen_stack[0]:
+            break
+        await pilot.press("escape")
+        await driver.settle()
+    assert app.screen is app.screen_stack[0], "Esc did not close the screens over the app"
+    await pilot.press("escape")
+    await driver.settle()
+    assert app.focused is timeline, f"after Esc the keys are with {app.focused}"
+    for key, label in (("at", "go to"), ("slash", "search names")):
+        await pilot.press(key)
+        await driver.settle()
+        prompt = app.prompt
+        assert prompt.display and app.focused is prompt, f"{key} did not ask"
+        assert prompt.placeholder.startswith(label), prompt.placeholder
+        await pilot.press("escape")
+        await driver.settle()
+        assert not prompt.display and app.focused is timeline
+    gap = timeline.current_gap
+    await pilot.press("g")
+    await driver.settle()
+    said = app.status.said[-1] if app.status.said else ""
+    assert (timeline.current_gap is not None and timeline.current_gap != gap) \
+        or said.startswith("no more GPU-idle gaps"), (gap, timeline.current_gap, said)
+    assert app.focused is timeline

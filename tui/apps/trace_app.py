@@ -123,6 +123,8 @@ class TraceApp(CommandsApp):
         """Keys 1-8: show that tab below the timeline and give it the keys."""
         panes = list(self.query(TabPane).results())
         if index < len(panes):
+            if self.screen.maximized is not None:  # another tab's table filled the screen
+                self.screen.minimize()
             self.query_one("#panels", TabbedContent).active = panes[index].id or ""
             focusable = [w for w in panes[index].query("*") if w.focusable and w.display]
             (focusable[0] if focusable else self.timeline).focus()
