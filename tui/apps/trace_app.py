@@ -8,6 +8,7 @@ and, if they define `trace_loaded(trace, min_gap_ns)`, get the trace once it is 
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -26,7 +27,7 @@ from tui.analysis.gaps import DEFAULT_MIN_GAP_MS
 from tui.core import load_progress
 from tui.core.db import CursorSource
 from tui.core.errors import TraceError
-from tui.core.safe_text import plain
+from tui.core.safe_text import plain, printable
 from tui.core.samples import default_sample
 from tui.core.units import format_ns
 from tui.loading.parquet_store import open_trace_or_store
@@ -78,6 +79,7 @@ class TraceApp(CommandsApp):
         self.trace: Trace | None = None
         self.ncu = NcuAttachment(self, ncu)  # the --ncu report, loaded beside the trace
         self._meter: load_progress.LoadMeter | None = None  # the load's, once it starts
+        self.failure: str | None = None  # why the trace could not be opened
 
     def compose(self) -> ComposeResult:
         # kept as attributes: handlers may run while the screen is being torn down
@@ -173,11 +175,11 @@ class TraceApp(CommandsApp):
             bar.remove()
 
     def _failed(self, message: str) -> None:
+        """The trace cannot be opened: the app ends, and `run_app` says why on one line
+        with exit status 2, as `tui --summary` does."""
         self._load_ended()
-        self.timeline.loading = False
-        self.status.update(plain(f"could not open {self.path.name}"))
-        self.notify(message, title="cannot open trace", severity="error", timeout=30,
-                    markup=False)
+        self.failure = message
+        self.exit(return_code=2)
 
     def _loaded(self, trace: Trace, data: TimelineData) -> None:
         self._load_ended()
@@ -353,11 +355,17 @@ def run_app(path: Path | None, use_cache: bool = True,
     """Run the TUI on `path` (None: the bundled sample), with the Nsight Compute report
     `ncu` matched to it; an Nsight Compute report as `path` (or `ncu` alone) opens the
     report on its own. Returns the exit status."""
+    from tui.loading.parquet_store import is_parquet_store
+    from tui.sources.detect import detect_format
     from tui.sources.ncu.load import is_ncu_input
 
     app: App[int]
     if path is None and ncu is not None:
         path, ncu = ncu, None
+    # what `tui --summary` refuses (a text file, a gzipped SQLite export) is refused here
+    # the same way, by its first bytes, before a terminal app starts: TraceError, exit 2
+    if path is not None and not is_parquet_store(path):
+        detect_format(path)
     if path is not None and ncu is None and is_ncu_input(path):
         from tui.apps.ncu_app import NcuApp
 
@@ -366,4 +374,14 @@ def run_app(path: Path | None, use_cache: bool = True,
         app = TraceApp(path if path is not None else default_sample(), use_cache, min_gap_ns,
                        ncu)
     app.run()
+    return exit_status(app)
+
+
+def exit_status(app: App) -> int:
+    """The app's exit status; a trace it could not open said on stderr, as the command
+    line says its errors (`tui: error: …`, status 2)."""
+    failure = getattr(app, "failure", None)
+    if failure is not None:
+        print(f"tui: error: {printable(failure)}", file=sys.stderr)
+        return 2
     return app.return_code or 0

@@ -143,8 +143,7 @@ def _run(args: argparse.Namespace) -> int:
         return _summary(path, args.json, min_gap_ns, not args.no_cache, args.ncu)
     from tui.apps.trace_app import run_app
 
-    run_app(path, use_cache=not args.no_cache, min_gap_ns=min_gap_ns, ncu=args.ncu)
-    return 0
+    return run_app(path, use_cache=not args.no_cache, min_gap_ns=min_gap_ns, ncu=args.ncu)
 
 
 def _one_local_store(paths: list[Path]) -> bool:
