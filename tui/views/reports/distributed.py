@@ -44,8 +44,9 @@ def breakdown_table(ranks: list[dict]) -> Table:
     steps = ranks[0].get("window", {}).get("steps", 0)
     where = (f"launched in the first {steps} profiler steps: the last is left out"
              if steps else "the whole trace")
-    table = Table(title=f"Time breakdown, HTA's definitions ({where}); launch delay: "
-                  "mean, p90, max", title_justify="left")
+    table = Table(title=f"Time breakdown, HTA's definitions ({where}); kernel time: HTA's "
+                  "name for the span from the first GPU work to the last, idle included; "
+                  "launch delay: mean, p90, max", title_justify="left")
     for col in ("rank", "kernel time", "compute", "non-compute", "idle", "overlap",
                 "exposed comm", "launches", "delay", "p90", "max"):
         table.add_column(col, justify="right", no_wrap=True)
