@@ -20,8 +20,18 @@ from textual.widgets import Input
 from tui.apps.trace_app import TraceApp
 from tui.core.units import format_offset
 from tui.views.timeline import GapInfo, HostInfo, KernelInfo
+from tui.views.timeline.distributed_lanes import PathInfo, QueueInfo
 from tui.views.timeline.goto import parse_time
-from tui.views.timeline.lanes import LANE_GPU, LANE_HOST, LANE_MEMORY, LANE_NVTX, LANE_OPENED, Lane
+from tui.views.timeline.lanes import (
+    LANE_CRITICAL,
+    LANE_GPU,
+    LANE_HOST,
+    LANE_MEMORY,
+    LANE_NVTX,
+    LANE_OPENED,
+    LANE_QUEUE,
+    Lane,
+)
 from tui.views.timeline.memory import MemoryInfo
 from tui.views.timeline.search import Query
 from tui.widgets import theme
@@ -240,9 +250,15 @@ def check_info_at(driver: Driver, lane: Lane, info: Any, lo: int, hi: int) -> No
         assert not on_lane(driver, lane, lo, hi), "a gap where the lane has work"
     elif isinstance(info, MemoryInfo):
         assert lane.kind == LANE_MEMORY and lane.k1 == info.device
+    elif isinstance(info, PathInfo):  # the critical path's segment in the cursor's column
+        segment = info.segment
+        assert lane.kind == LANE_CRITICAL and segment.start_ns < hi and segment.end_ns > lo
+    elif isinstance(info, QueueInfo):
+        assert lane.kind == LANE_QUEUE and (lane.k1, lane.k2) == (info.device, info.stream)
+        assert 0 < info.queue <= info.deepest
     else:
         assert info is None
-        if lane.kind != LANE_MEMORY:
+        if lane.kind not in (LANE_MEMORY, LANE_QUEUE, LANE_CRITICAL):
             assert not on_lane(driver, lane, lo, hi), "nothing under the cursor, but ..."
 
 

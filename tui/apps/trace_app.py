@@ -117,7 +117,7 @@ class TraceApp(CommandsApp):
             self.screen.minimize()
         if self.prompt.display:  # a search or go-to left open: given up
             self.prompt.cancel()
-        self.timeline.focus()
+        self.screen.set_focus(self.timeline)  # at once: the keys typed next come here
         if action and self.timeline.data is not None:
             await self.run_action(action, self.timeline)
 
@@ -129,7 +129,8 @@ class TraceApp(CommandsApp):
                 self.screen.minimize()
             self.query_one("#panels", TabbedContent).active = panes[index].id or ""
             focusable = [w for w in panes[index].query("*") if w.focusable and w.display]
-            (focusable[0] if focusable else self.timeline).focus()
+            # at once, not deferred: a key typed right after (`@`) must find the focus moved
+            self.screen.set_focus(focusable[0] if focusable else self.timeline)
             building = [p for p in panes[index].query(TablePanel).results() if p.building]
             if not focusable and building:  # its tables are being built: keys to them after
                 building[0].focus_when_built()
@@ -326,7 +327,10 @@ class TraceApp(CommandsApp):
         what, text = found
         self.copy_to_clipboard(text)
         size = len(text.encode("utf-8"))
-        self.notify(f"copied {what}: {size:,} bytes", markup=False)
+        # the terminal never says whether it took the text: say how to find out
+        self.notify(f"copied {what}: {size:,} bytes, sent to the terminal's clipboard (OSC 52); "
+                    "nothing to paste? the terminal ignores OSC 52 (tmux: set -g "
+                    "set-clipboard on)", markup=False)
 
     def action_ncu_launches(self) -> None:
         self.ncu.show_launches()

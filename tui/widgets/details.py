@@ -12,6 +12,7 @@ from tui.analysis.xla_ops import ActivityOp
 from tui.core.safe_text import printable
 from tui.core.units import format_bytes, format_ns, format_offset
 from tui.views.timeline import GapInfo, HostInfo, KernelInfo
+from tui.views.timeline.distributed_lanes import KIND_LABELS, PathInfo, QueueInfo
 from tui.views.timeline.lookup import Info, StackFrame
 from tui.views.timeline.memory import MemoryInfo
 from tui.widgets import keymap
@@ -21,6 +22,7 @@ USER_FRAME = "bold yellow"  # the user's own code in a launch stack
 
 
 Threads = dict[tuple[int, int], str]  # (pid, tid) -> its full name, where the trace names it
+Shown = Info | MemoryInfo | PathInfo | QueueInfo  # what the cursor can be on
 
 
 class DetailsPanel(Static):
@@ -32,9 +34,9 @@ class DetailsPanel(Static):
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002 (Textual's name)
         super().__init__(id=id)
         self.full_stack = False  # every frame of a stack, not only the user's
-        self._shown: tuple[Info | MemoryInfo | None, int, Threads] = (None, 0, {})
+        self._shown: tuple[Shown | None, int, Threads] = (None, 0, {})
 
-    def show(self, info: Info | MemoryInfo | None, origin: int,
+    def show(self, info: Shown | None, origin: int,
              threads: Threads | None = None) -> None:
         new = info is not self._shown[0]
         self._shown = (info, origin, threads or {})
@@ -62,7 +64,7 @@ class DetailsScroll(VerticalScroll):
 FULL_STACK_HINT = " (f: every frame)"
 
 
-def describe(info: Info | MemoryInfo | None, origin: int,
+def describe(info: Shown | None, origin: int,
              threads: Threads | None = None, full_stack: bool = False) -> Text:
     """The details of `info`; `full_stack`: every frame of its stack, not only the
     user's."""
@@ -78,6 +80,10 @@ def describe(info: Info | MemoryInfo | None, origin: int,
         lines = _memory(info, origin, full_stack)
     elif isinstance(info, HostInfo):
         lines = _host(info, origin, threads)
+    elif isinstance(info, PathInfo):
+        lines = _path(info, origin, threads)
+    elif isinstance(info, QueueInfo):
+        lines = _queue(info)
     else:
         lines = _gap(info, origin)
     for i, (key, parts) in enumerate(lines):
@@ -235,6 +241,33 @@ def _host(h: HostInfo, origin: int,
     if h.launched:
         lines.append(("launched", [(f"{h.launched} GPU activities", "")]))
     return lines
+
+
+def _path(p: PathInfo, origin: int,
+          threads: Threads) -> list[tuple[str, list[tuple[str, str]]]]:
+    s = p.segment
+    where = (f"GPU {s.device} stream {s.stream}" if s.device is not None
+             else _thread(None, s.tid, threads) if s.tid is not None else "")
+    return [
+        ("path", [(KIND_LABELS.get(s.kind, s.kind), "bold"),
+                  (f" · from {format_offset(s.start_ns - origin)} to "
+                   f"{format_offset(s.end_ns - origin)} · took "
+                   f"{format_ns(s.end_ns - s.start_ns)}", "")]),
+        *([("where", [(where, "")])] if where else []),
+        ("what", [("the step's critical path: the chain of CPU work, launch delays, "
+                   "kernels, communication and waiting that set its length (p hides it)",
+                   "dim")]),
+    ]
+
+
+def _queue(q: QueueInfo) -> list[tuple[str, list[tuple[str, str]]]]:
+    return [
+        ("queue", [(f"{q.queue:,} launches outstanding", "bold"),
+                   (f" on GPU {q.device} stream {q.stream} (its deepest: {q.deepest:,})",
+                    "")]),
+        ("what", [("called on the host and not yet started on the GPU (HTA's queue "
+                   "length); a deep queue means the host runs ahead (p hides it)", "dim")]),
+    ]
 
 
 def _gap(g: GapInfo, origin: int) -> list[tuple[str, list[tuple[str, str]]]]:

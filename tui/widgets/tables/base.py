@@ -112,6 +112,7 @@ class SqlTable(TableActions, ScrollView, can_focus=True):
     def set_query(self, query: Query) -> None:
         self.query = query
         self.cursor = 0
+        self._announced = ()  # the row under the cursor is said again once its page is in
         self.scroll_to(y=0, animate=False)
         self._recount()
         self.refresh()

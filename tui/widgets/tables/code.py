@@ -106,6 +106,10 @@ class CodeTree(Tree[CodeNode]):
         prefix = (icon_text, base_style + TOGGLE_STYLE) if node.allow_expand else ("", base_style)
         return Text.assemble(prefix, label)
 
+    def on_focus(self) -> None:
+        if self.cursor_line < 0 and self.root.children:  # Enter acts on the first path
+            self.cursor_line = 0
+
     def action_open(self) -> None:
         node = self.cursor_node
         if node is None or not node.allow_expand:

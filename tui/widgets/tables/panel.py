@@ -51,7 +51,10 @@ class Prompt(Input):
         self.on_done, self.on_change, self.on_cancel = on_done, on_change, on_cancel
         self.display = True
         self.can_focus = True
-        self.focus()
+        if self.is_attached:  # at once: keys typed right after the one that asked come here
+            self.screen.set_focus(self)
+        else:
+            self.focus()
 
     def _close(self) -> None:
         self.display = False
@@ -79,10 +82,11 @@ class Prompt(Input):
         if cancel is not None:
             cancel()
 
-    async def action_give_up(self) -> None:
-        """Esc: undo what was typed, and the timeline gets the keys (as Esc anywhere)."""
+    def action_give_up(self) -> None:
+        """Esc: undo what was typed, and the timeline gets the keys (as Esc anywhere),
+        after any focus the undoing asked for (a table's, deferred)."""
         self.cancel()
-        await self.run_action("app.to_timeline")
+        self.app.call_later(self.app.run_action, "to_timeline")
 
 
 class TablePanel(Vertical):
@@ -103,6 +107,7 @@ class TablePanel(Vertical):
         self._last: SqlTable | None = None
         self._unbuilt = False  # a trace is loaded, the tables not built from it yet
         self._focus_when_built = False  # the tab was opened by its key while it built
+        self._focus_from: Widget | None = None  # what had the keys then
 
     def compose(self) -> ComposeResult:
         yield from self.compose_tables()
@@ -170,11 +175,18 @@ class TablePanel(Vertical):
         """Give the active table the keys once it is built (a loading table takes none)."""
         self._focus_when_built = True
 
+        def note() -> None:  # after the focus the tab's key asked for (focus() is deferred)
+            self._focus_from = self.screen.focused
+
+        self.app.call_later(note)
+
     def _built(self) -> None:
         for table in self.tables():
             table.loading = False
         self.built()
-        if self._focus_when_built and self.is_on_screen:
+        # not when the keys went elsewhere meanwhile (`@` typed at once: its prompt keeps them)
+        if (self._focus_when_built and self.is_on_screen
+                and self.screen.focused is self._focus_from):
             self.active.focus()
         self._focus_when_built = False
 
