@@ -135,6 +135,24 @@ async def test_the_details_of_a_long_kernel_name_scroll_to_its_launch_and_stack(
 
 
 @sync
+async def test_a_long_caption_under_a_table_scrolls() -> None:
+    """The Findings tab's caption (the diagnosis, the finding under the cursor) is longer
+    than its rows at 80x24: Tab from the table reaches it and the arrows scroll it."""
+    app = TraceApp(sample(GAPPY))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "6")
+        table = await ready(pilot, "finding-table")
+        assert app.focused is table
+        box = app.query_one("#findings-panel .caption-box")
+        assert box.max_scroll_y > 0
+        await press(pilot, "tab", "down", "down")
+        assert app.focused is box and box.scroll_y == min(2, box.max_scroll_y)
+        await press(pilot, "escape")
+        assert app.focused is app.timeline
+
+
+@sync
 async def test_the_code_tab_keeps_line_numbers_and_its_tree_moves_with_j_k_and_enter() -> None:
     app = TraceApp(sample(STACKS))
     async with app.run_test(size=SIZE) as pilot:

@@ -32,7 +32,7 @@ ROW_FIELDS = ("device", "stream", "pid", "tid")
 
 class FindingPanel(TablePanel):
     # room for the diagnosis above the caption and the finding under the cursor
-    DEFAULT_CSS = "FindingPanel > .caption { max-height: 8; }"
+    DEFAULT_CSS = "FindingPanel > .caption-box { max-height: 8; }"
 
     def compose_tables(self) -> Iterable[Widget]:
         self.findings = SqlTable((

@@ -14,7 +14,7 @@ import duckdb
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
@@ -94,7 +94,8 @@ class TablePanel(Vertical):
     ALLOW_MAXIMIZE = True
     DEFAULT_CSS = """
     TablePanel { height: 1fr; }
-    TablePanel > .caption { height: auto; max-height: 4; color: $text-muted; }
+    TablePanel > .caption-box { height: auto; max-height: 4; scrollbar-size-vertical: 1; }
+    TablePanel .caption { height: auto; color: $text-muted; }
     """
 
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002 (Textual's name)
@@ -111,7 +112,9 @@ class TablePanel(Vertical):
 
     def compose(self) -> ComposeResult:
         yield from self.compose_tables()
-        yield self.caption
+        # a long caption (a finding, a kernel's full name) scrolls: the wheel, or Tab to it
+        with VerticalScroll(classes="caption-box"):
+            yield self.caption
         yield self.prompt
 
     def compose_tables(self) -> Iterable[Widget]:
