@@ -15,12 +15,23 @@ from typing import Any
 
 import duckdb
 from textual.pilot import Pilot
+from textual.widgets import Input
 
 from tui.apps.trace_app import TraceApp
 from tui.core.units import format_offset
 from tui.views.timeline import GapInfo, HostInfo, KernelInfo
+from tui.views.timeline.distributed_lanes import PathInfo, QueueInfo
 from tui.views.timeline.goto import parse_time
-from tui.views.timeline.lanes import LANE_GPU, LANE_HOST, LANE_MEMORY, LANE_NVTX, LANE_OPENED, Lane
+from tui.views.timeline.lanes import (
+    LANE_CRITICAL,
+    LANE_GPU,
+    LANE_HOST,
+    LANE_MEMORY,
+    LANE_NVTX,
+    LANE_OPENED,
+    LANE_QUEUE,
+    Lane,
+)
 from tui.views.timeline.memory import MemoryInfo
 from tui.views.timeline.search import Query
 from tui.widgets import theme
@@ -45,6 +56,7 @@ class Before:
     top_lane: int  # the lane on the timeline's first row
     rows: int  # the timeline's rows
     launch: dict[str, Any] | None  # the Kernels tab's launch highlighted, while it has the keys
+    in_input: bool  # a prompt (a table's filter, say) has the keys: what is typed goes there
 
 
 class Driver:
@@ -108,8 +120,9 @@ class Driver:
                 app.pop_screen()
             await self.pilot.pause()
             if app.prompt.display:
-                app.prompt.action_give_up()
+                app.prompt.cancel()
             app.action_panel(0)
+            timeline.focus()
             timeline.clear_search()
             timeline.unselect()
             timeline.mark_t = None
@@ -135,7 +148,7 @@ class Driver:
                       timeline.hits.query.text if timeline.hits is not None else None,
                       self.app.focused is timeline, self.app.screen is self.app.screen_stack[0],
                       timeline.scroll_offset.y, timeline.scrollable_content_region.height,
-                      self._launch())
+                      self._launch(), isinstance(self.app.focused, Input))
 
     def _launch(self) -> dict[str, Any] | None:
         table = self.app.focused
@@ -159,6 +172,11 @@ class Driver:
                 prompt.value = arg  # as typed (or pasted): the search follows each change
                 await self.settle()
                 await pilot.press("escape" if what == "search_undo" else "enter")
+        elif what == "type":  # a key at a time, as typed: "\n" is Enter, "\x1b" Esc
+            names = {"@": "at", "/": "slash", " ": "space", "\n": "enter", "\x1b": "escape"}
+            for char in arg:
+                await pilot.press(names.get(char, char))
+                await self.settle()
         elif what == "click":
             x, y, times = arg
             timeline = self.timeline
@@ -181,11 +199,14 @@ def check(driver: Driver, before: Before, action: Action) -> None:
     assert view.t0 <= timeline.cursor_t < view.t1, "the cursor is outside the window"
     assert 0 <= timeline.lane_index < len(timeline.lanes)
     top, rows = timeline.scroll_offset.y, timeline.scrollable_content_region.height
-    assert top <= timeline.lane_index < top + rows, "the cursor's lane is scrolled away"
+    if app.screen.maximized is None:  # a table maximised (m) hides the lanes
+        assert top <= timeline.lane_index < top + rows, "the cursor's lane is scrolled away"
     # the details describe the selected event, which is on that lane, at the cursor
     info = timeline.info
-    shown = str(app.query_one(DetailsPanel).render())
-    assert shown == describe(info, origin, data.threads).plain, "details of another event"
+    panel = app.query_one(DetailsPanel)
+    shown = str(panel.render())
+    assert shown == describe(info, origin, data.threads, panel.full_stack).plain, \
+        "details of another event"
     lane = timeline.lane
     assert lane is not None
     lo = timeline.cursor_t // view.npc * view.npc
@@ -229,9 +250,15 @@ def check_info_at(driver: Driver, lane: Lane, info: Any, lo: int, hi: int) -> No
         assert not on_lane(driver, lane, lo, hi), "a gap where the lane has work"
     elif isinstance(info, MemoryInfo):
         assert lane.kind == LANE_MEMORY and lane.k1 == info.device
+    elif isinstance(info, PathInfo):  # the critical path's segment in the cursor's column
+        segment = info.segment
+        assert lane.kind == LANE_CRITICAL and segment.start_ns < hi and segment.end_ns > lo
+    elif isinstance(info, QueueInfo):
+        assert lane.kind == LANE_QUEUE and (lane.k1, lane.k2) == (info.device, info.stream)
+        assert 0 < info.queue <= info.deepest
     else:
         assert info is None
-        if lane.kind != LANE_MEMORY:
+        if lane.kind not in (LANE_MEMORY, LANE_QUEUE, LANE_CRITICAL):
             assert not on_lane(driver, lane, lo, hi), "nothing under the cursor, but ..."
 
 
@@ -300,6 +327,12 @@ def check_model(driver: Driver, before: Before, action: Action) -> None:
             info = timeline.info
             assert isinstance(info, HostInfo) and info.kind == "annotation", info
             assert info.name == label and timeline.cursor_t == info.start_ns
+    elif what == "type" and arg.startswith("@") and arg.endswith("\n") and not before.in_input:
+        # `@` from anywhere on the app's screen asks on the timeline; what follows is typed
+        # into the prompt, never taken as a tab's keys, and Enter goes there
+        said = app.status.said[-1] if app.status.said else ""
+        assert app.focused is timeline, app.focused
+        assert timeline.goto_text == arg[1:-1], (timeline.goto_text, said)
     elif what == "search_undo" and before.focused_timeline:
         assert (hits.query.text if hits is not None else None) == before.query
     elif what == "key" and arg in ("n", "N") and before.focused_timeline and hits is not None:
@@ -351,3 +384,40 @@ def check_hit_selected(driver: Driver, index: int) -> None:
     assert Query.parse(hits.query.text).pattern.lower() in info.name.lower() \
         or hits.query.regex
 
+
+
+# -- the keys come back to the timeline --------------------------------------------------------
+
+def check_escape_gives_the_timeline_its_keys(driver: Driver) -> None:
+    """From whatever state the actions left: Esc closes the screens over the timeline
+    (one each), then one Esc gives the timeline the keys, and `@`, `/` and `g` act there."""
+    driver.run(_escape_then_timeline_keys(driver))
+
+
+async def _escape_then_timeline_keys(driver: Driver) -> None:
+    app, timeline, pilot = driver.app, driver.timeline, driver.pilot
+    for _ in range(4):  # the Source view over the launches over the timeline, a dialog
+        if app.screen is app.screen_stack[0]:
+            break
+        await pilot.press("escape")
+        await driver.settle()
+    assert app.screen is app.screen_stack[0], "Esc did not close the screens over the app"
+    await pilot.press("escape")
+    await driver.settle()
+    assert app.focused is timeline, f"after Esc the keys are with {app.focused}"
+    for key, label in (("at", "go to"), ("slash", "search names")):
+        await pilot.press(key)
+        await driver.settle()
+        prompt = app.prompt
+        assert prompt.display and app.focused is prompt, f"{key} did not ask"
+        assert prompt.placeholder.startswith(label), prompt.placeholder
+        await pilot.press("escape")
+        await driver.settle()
+        assert not prompt.display and app.focused is timeline
+    gap = timeline.current_gap
+    await pilot.press("g")
+    await driver.settle()
+    said = app.status.said[-1] if app.status.said else ""
+    assert (timeline.current_gap is not None and timeline.current_gap != gap) \
+        or said.startswith("no more GPU-idle gaps"), (gap, timeline.current_gap, said)
+    assert app.focused is timeline

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
-from tests.app_model import SIZE, Action, Driver, check
+from tests.app_model import SIZE, Action, Driver, check, check_escape_gives_the_timeline_its_keys
 from tests.conftest import SAMPLES, sample
 from tui.widgets import keymap
 
@@ -26,10 +26,11 @@ CI = bool(os.environ.get("CI"))
 # drawn examples per trace: CI's fixed few (the "ci" profile derandomizes them), locally a
 # few fresh ones; TUI_MODEL_EXAMPLES=50 hunts longer
 EXAMPLES = int(os.environ.get("TUI_MODEL_EXAMPLES", 2 if CI else 10))
-# every timeline key (`/` and `@` come with their text below), `y`, Tab and the tabs
+# every timeline key (`/` and `@` come with their text below), `y`, Tab and the tabs, and
+# keys of the tabs (sort, the tree, maximise, back, scroll) pressed wherever the keys are
 KEYS = sorted({k.keys.split(",")[0] for k in keymap.TIMELINE
                if k.action not in ("search", "goto")} | {"y", "tab"}
-              | {str(n) for n in range(1, 9)})
+              | {str(n) for n in range(1, 9)} | {"s", "v", "m", "f", "backspace", "pagedown"})
 JAX = next((SAMPLES / "jax_streams" / "plugins" / "profile").iterdir()) / "vm.trace.json.gz"
 
 
@@ -38,6 +39,8 @@ class Kind:
         self.path, self.searches, self.ncu = path, searches, ncu
 
 
+# typed a key at a time, wherever the keys are: a go-to from a tab, a filter
+TYPED = ["@step 2\n", "/gemm\n", "@5ms\x1b", "3s/ab\x1b"]
 GOTO = ["step 1", "step 2", "+1ms", "-2ms", "5ms", "100us", "forward", "no such range"]
 KINDS = {
     # PyTorch with Python stacks and memory: frames 20 deep, ops inside ops, memory lanes
@@ -73,6 +76,7 @@ def actions(kind: Kind) -> st.SearchStrategy[Action]:
         st.tuples(st.just("search"), st.sampled_from(kind.searches)),
         st.tuples(st.just("search_undo"), st.sampled_from(kind.searches)),
         st.tuples(st.just("goto"), st.sampled_from(GOTO)),
+        st.tuples(st.just("type"), st.sampled_from(TYPED)),
         st.tuples(st.just("click"), st.tuples(st.integers(0, width - 1),
                                                st.integers(0, height // 2),
                                                st.sampled_from([1, 1, 2]))),
@@ -84,6 +88,10 @@ def walk(kind: Kind, name: str) -> list[Action]:
     if name == "search":
         return [("search", kind.searches[0]), ("key", "n"), ("key", "y"), ("key", "N"),
                 ("key", "t"), ("key", "escape")]
+    if name == "tabs":  # into a tab, typed there, the Code tree, a maximised table
+        return [("key", "7"), ("type", "@step 2\n"), ("key", "7"), ("key", "v"),
+                ("key", "j"), ("key", "enter"), ("key", "3"), ("key", "m"), ("key", "1"),
+                ("key", "pagedown")]
     return [("key", "t"), ("click", (40, 3, 1)), ("goto", "step 2"), ("key", "b"),
             ("key", "plus"), ("key", "y"), ("key", "2"), ("key", "enter")]
 
@@ -95,6 +103,7 @@ def walk(kind: Kind, name: str) -> list[Action]:
 @given(data=st.data())
 @example(data="search")  # the walks below, on every trace, before the drawn ones
 @example(data="views")
+@example(data="tabs")
 def test_every_action_leaves_a_state_to_trust(driver: tuple[Kind, Driver],
                                               data: st.DataObject | str) -> None:
     kind, one = driver
@@ -108,3 +117,4 @@ def test_every_action_leaves_a_state_to_trust(driver: tuple[Kind, Driver],
         before = one.before()
         one.act(action)
         check(one, before, action)
+    check_escape_gives_the_timeline_its_keys(one)

@@ -247,7 +247,8 @@ def test_run_summary_json_has_the_group_and_every_rank_figure(capsys, hta) -> No
         "queue is deep, up to 99 launches outstanding on stream 7; the host runs ahead, and "
         "the stream is held by NCCL kernels waiting")
     assert found["idle_by_category"]["text"].startswith(
-        "Rank 1: the GPU idles 22.8 ms, 46% of its 49.5 ms of kernel time; per stream, 87% "
+        "Rank 1: the GPU idles 22.8 ms, 46% of its 49.5 ms of kernel time (HTA's name for "
+        "the span from its first GPU work to its last); per stream, 87% "
         "of the gaps between its work is host wait")
     idle = ranks[1]["idle_breakdown"]
     host = sum(c["host_wait_ns"] for c in idle)

@@ -47,7 +47,7 @@ async def test_findings_tab_lists_them_by_cost_and_enter_jumps_to_a_row() -> Non
         lane = timeline.lanes[timeline.lane_index]
         assert (lane.k1, lane.k2) == (second["device"], second["stream"])
         await pilot.press("6")
-        await pilot.press("escape")  # back to the findings
+        await pilot.press("backspace")  # back to the findings
         table = await ready(pilot, "finding-table")
         assert table.display and not rows.display
 

@@ -40,7 +40,7 @@ async def test_the_footer_shows_the_focused_widget_s_keys_and_is_rebuilt_only_fo
         on_table = shown(app)
         assert "sort" in on_table and "categories" in on_table and "NVTX" not in on_table
         # and back
-        await pilot.press("1")
+        await pilot.press("escape")
         await settle(pilot)
         await pilot.pause()
         assert shown(app) == on_timeline

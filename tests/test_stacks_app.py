@@ -46,7 +46,7 @@ async def test_code_tab_frames_tree_and_kernels() -> None:
         listed = all_rows(kernels)
         assert sum(k["total_ns"] for k in listed) == frame["gpu_ns"]
         assert sum(k["count"] for k in listed) == frame["launches"]
-        await pilot.press("escape")
+        await pilot.press("backspace")
         await pilot.pause()
         assert table.display and not kernels.display
         # v: the top-down tree; its one root is the script, opened on its callees
@@ -152,7 +152,7 @@ async def test_backtrace_frames_in_the_code_tab_and_details() -> None:
         # all library frames: the innermost four, a count, the outermost
         assert stack[0] == "stack   cudaLaunchKernel (libcudart.so.13)"
         assert stack[2].startswith("at::native::layer_norm_cuda(")
-        assert stack[4] == "… 8 library frames"
+        assert stack[4].startswith("… 8 library frames")
         assert stack[5].startswith("torch::autograd::THPVariable_layer_norm(")
         await pilot.press(tab_key(app, CodePanel))
         table = await ready(pilot, "code-frames")

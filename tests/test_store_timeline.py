@@ -84,10 +84,9 @@ async def test_a_store_of_an_older_tui_says_to_convert_again(tmp_path: Path) -> 
     (store / "launches.parquet").unlink()  # as a store written before it held launches
     app = TraceApp(store)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: bool(app._notifications))
-        messages = [n.message for n in app._notifications]
-        assert any("without launches" in m and "convert its trace again" in m
-                   for m in messages), messages
+        await until(pilot, lambda: not app.is_running)  # it ends with the error (exit 2)
+    assert app.return_code == 2 and app.failure is not None
+    assert "without launches" in app.failure and "convert its trace again" in app.failure
     assert app.trace is None
 
 

@@ -155,7 +155,7 @@ async def test_enter_on_an_instance_moves_the_timeline_and_n_steps() -> None:
         await pilot.press("N", "N")
         timeline = await settle(pilot)
         assert timeline.info.id == launches[1][0]
-        await pilot.press("escape")  # back to the names
+        await pilot.press("backspace")  # back to the names
         assert app.query_one("#kernel-names", SqlTable).display
 
 

@@ -6,13 +6,18 @@
 -- activity's launch call began after the previous activity ended (the host had not queued
 -- it yet); kernel wait: otherwise, when the gap is under $kernel_wait_ns (back-to-back
 -- launch overhead); other: the rest (waiting for another stream or event, say).
+-- "The previous activity's end" is the latest end of those before it on the stream: an
+-- activity that starts while an earlier one still runs (XLA profiles record such overlaps
+-- on one stream) leaves no idle time, where the previous one's end alone gave a negative
+-- gap.
 -- Columns: device, stream, host_wait_ns, kernel_wait_ns, other_ns, gaps.
 WITH ordered AS (
     SELECT device, stream, start_ns, call_start_ns,
-           lag(end_ns) OVER (PARTITION BY device, stream ORDER BY start_ns, end_ns) AS prev_end_ns
+           max(end_ns) OVER (PARTITION BY device, stream ORDER BY start_ns, end_ns
+                             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end_ns
     FROM dist_work
 ), gaps AS (
-    SELECT device, stream, start_ns - prev_end_ns AS gap_ns,
+    SELECT device, stream, greatest(start_ns - prev_end_ns, 0) AS gap_ns,
            CASE WHEN call_start_ns > prev_end_ns THEN 'host_wait'
                 WHEN start_ns - prev_end_ns < $kernel_wait_ns THEN 'kernel_wait'
                 ELSE 'other' END AS category

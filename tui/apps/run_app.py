@@ -283,7 +283,7 @@ class RunApp(App[Path | None]):
 def run_run_app(paths: list[Path], use_cache: bool = True,
                 min_gap_ns: int = 1_000_000) -> int:
     """RunApp; Enter on a rank opens its trace in TraceApp, whose q comes back here."""
-    from tui.apps.trace_app import TraceApp
+    from tui.apps.trace_app import TraceApp, exit_status
     from tui.loading.parquet_store import is_parquet_store
     from tui.sources.detect import detect_format
 
@@ -305,7 +305,7 @@ def run_run_app(paths: list[Path], use_cache: bool = True,
             trace_app = TraceApp(path, use_cache, min_gap_ns)
             trace_app.run()
         if trace_app.return_code:
-            return trace_app.return_code
+            return exit_status(trace_app)
 
 
 @contextlib.contextmanager

@@ -8,6 +8,7 @@ and, if they define `trace_loaded(trace, min_gap_ns)`, get the trace once it is 
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -28,7 +29,7 @@ from tui.analysis.gaps import DEFAULT_MIN_GAP_MS
 from tui.core import load_progress
 from tui.core.db import CursorSource
 from tui.core.errors import TraceError
-from tui.core.safe_text import plain
+from tui.core.safe_text import plain, printable
 from tui.core.units import format_ns
 from tui.loading.parquet_store import open_trace_or_store
 from tui.loading.resolve import Target
@@ -37,7 +38,7 @@ from tui.views.timeline import TimelineData
 from tui.widgets import keymap
 from tui.widgets.app_commands import CommandsApp
 from tui.widgets.copy import copy_text
-from tui.widgets.details import DetailsPanel
+from tui.widgets.details import DetailsPanel, DetailsScroll
 from tui.widgets.help import HelpScreen
 from tui.widgets.host_screen import HostScreen
 from tui.widgets.key_footer import KeyFooter
@@ -48,7 +49,7 @@ from tui.widgets.ncu_attach import NcuAttachment
 from tui.widgets.overview import Overview
 from tui.widgets.ruler import Ruler
 from tui.widgets.status import StatusBar
-from tui.widgets.tables import table_panels
+from tui.widgets.tables import TAB_COUNT, table_panels
 from tui.widgets.tables.findings import FindingPanel
 from tui.widgets.tables.keys import panel_bindings
 from tui.widgets.tables.panel import Prompt, TablePanel
@@ -68,7 +69,9 @@ class TracePanel(Protocol):
 class TraceApp(CommandsApp):
     CSS_PATH = "app.tcss"
     TITLE = "tui"
-    BINDINGS = [*keymap.bindings(keymap.APP), *panel_bindings()]
+    BINDINGS = [*keymap.bindings(keymap.APP), *keymap.forwarded(keymap.TIMELINE),
+                *panel_bindings(TAB_COUNT)]
+    ESCAPE_TO_MINIMIZE = False  # Esc gives the timeline the keys (a maximised table too)
 
     def __init__(self, path: Path, use_cache: bool = True,
                  min_gap_ns: int = DEFAULT_MIN_GAP_NS, ncu: Path | None = None) -> None:
@@ -79,6 +82,7 @@ class TraceApp(CommandsApp):
         self.trace: Trace | None = None
         self.ncu = NcuAttachment(self, ncu)  # the --ncu report, loaded beside the trace
         self._meter: load_progress.LoadMeter | None = None  # the load's, once it starts
+        self.failure: str | None = None  # why the trace could not be opened
 
     def compose(self) -> ComposeResult:
         # kept as attributes: handlers may run while the screen is being torn down
@@ -95,7 +99,7 @@ class TraceApp(CommandsApp):
             yield self.timeline
             yield self.prompt
         with TabbedContent(id="panels"):
-            with TabPane("Details", id="details-tab"):
+            with TabPane("Details", id="details-tab"), DetailsScroll(id="details-scroll"):
                 yield self.details
             for title, widget in self.panels():
                 with TabPane(title):
@@ -106,13 +110,31 @@ class TraceApp(CommandsApp):
         """More tabs beside "Details" (kernel stats, gaps, ...): yield (title, widget)."""
         yield from table_panels()
 
+    async def action_to_timeline(self, action: str = "") -> None:
+        """Esc (and the timeline's `anywhere` keys from elsewhere): the timeline gets the
+        keys back, and runs `action` if given. Over another screen, nothing: that screen
+        has its own Esc."""
+        if self.screen is not self.screen_stack[0]:
+            return
+        if self.screen.maximized is not None:
+            self.screen.minimize()
+        if self.prompt.display:  # a search or go-to left open: given up
+            self.prompt.cancel()
+        self.screen.set_focus(self.timeline)  # at once: the keys typed next come here
+        if action and self.timeline.data is not None:
+            await self.run_action(action, self.timeline)
+
     def action_panel(self, index: int) -> None:
-        """Keys 1-9: show that tab below the timeline and give its table the keys."""
+        """Keys 1-8: show that tab below the timeline and give it the keys."""
         panes = list(self.query(TabPane).results())
         if index < len(panes):
+            if self.screen.maximized is not None:  # another tab's table filled the screen
+                self.screen.minimize()
             self.query_one("#panels", TabbedContent).active = panes[index].id or ""
-            focusable = [w for w in panes[index].query("*") if w.focusable and w.display]
-            (focusable[0] if focusable else self.timeline).focus()
+            focusable = [w for w in panes[index].query("*") if w.focusable and w.display
+                         and not w.has_class("caption-box")]  # its table, not its caption
+            # at once, not deferred: a key typed right after (`@`) must find the focus moved
+            self.screen.set_focus(focusable[0] if focusable else self.timeline)
             building = [p for p in panes[index].query(TablePanel).results() if p.building]
             if not focusable and building:  # its tables are being built: keys to them after
                 building[0].focus_when_built()
@@ -158,11 +180,11 @@ class TraceApp(CommandsApp):
             bar.remove()
 
     def _failed(self, message: str) -> None:
+        """The trace cannot be opened: the app ends, and `run_app` says why on one line
+        with exit status 2, as `tui --summary` does."""
         self._load_ended()
-        self.timeline.loading = False
-        self.status.update(plain(f"could not open {self.path.name}"))
-        self.notify(message, title="cannot open trace", severity="error", timeout=30,
-                    markup=False)
+        self.failure = message
+        self.exit(return_code=2)
 
     def _loaded(self, trace: Trace, data: TimelineData) -> None:
         self._load_ended()
@@ -309,7 +331,10 @@ class TraceApp(CommandsApp):
         what, text = found
         self.copy_to_clipboard(text)
         size = len(text.encode("utf-8"))
-        self.notify(f"copied {what}: {size:,} bytes", markup=False)
+        # the terminal never says whether it took the text: say how to find out
+        self.notify(f"copied {what}: {size:,} bytes, sent to the terminal's clipboard (OSC 52); "
+                    "nothing to paste? the terminal ignores OSC 52 (tmux: set -g "
+                    "set-clipboard on)", markup=False)
 
     def action_ncu_launches(self) -> None:
         self.ncu.show_launches()
@@ -375,4 +400,14 @@ def run_app(target: Target, use_cache: bool = True,
     else:
         app = TraceApp(target.path, use_cache, min_gap_ns, ncu)
     app.run()
+    return exit_status(app)
+
+
+def exit_status(app: App) -> int:
+    """The app's exit status; a trace it could not open said on stderr, as the command
+    line says its errors (`tui: error: …`, status 2)."""
+    failure = getattr(app, "failure", None)
+    if failure is not None:
+        print(f"tui: error: {printable(failure)}", file=sys.stderr)
+        return 2
     return app.return_code or 0

@@ -51,6 +51,12 @@ def detect_format(path: Path) -> TraceFormat:
         head = _inflate_head(path)
         if not head.strip(b" \t\r\n"):
             raise TraceError(f"{path}: the .gz file inflates to nothing; it holds no trace")
+        if head.startswith((SQLITE_MAGIC, NSYS_REP_MAGIC)):  # read in place, never streamed
+            kind = "an Nsight Systems SQLite export" if head.startswith(SQLITE_MAGIC) \
+                else "an Nsight Systems report"
+            raise TraceError(f"{path}: {kind} compressed with gzip; tui reads it "
+                             f"uncompressed: gunzip -k '{path}' and open "
+                             f"'{path.with_suffix('')}'")
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if _looks_like_json_trace(text):
         return "xla" if XLA_PROCESS.search(text) else "kineto"

@@ -15,6 +15,7 @@ from tui.core.db import available_cores, duckdb_threads, insert_rows, setting_in
 from tui.core.errors import TraceError, first_line
 from tui.core.interrupt import is_interrupt
 from tui.core.queries import load_query
+from tui.core.units import format_bytes
 from tui.sources.chrome_json import EventsFile, extract_events, is_gzip
 from tui.sources.text_repair import can_repair, repair_text
 
@@ -87,7 +88,9 @@ def load_kineto(path: Path, con: duckdb.DuckDBPyConnection, scratch_dir: Path) -
     has_gpu = con.execute("SELECT 1 FROM staged_gpu LIMIT 1").fetchone() is not None
     if not has_gpu and events.truncated:
         warnings.append(  # Kineto writes GPU events after the host's: cut off before them
-            "no GPU kernels, copies or sets in the part of the trace that could be read"
+            "no GPU events at all (kernels, copies, sets) in the part of the trace that "
+            "could be read: the profiler writes them after the host's, so the cut took "
+            "them all; copy or export the whole file again"
         )
     elif not has_gpu:
         warnings.append(
@@ -110,13 +113,23 @@ def parse_chrome_events(con: duckdb.DuckDBPyConnection, path: Path, scratch_dir:
             events = _extract(path, Path(tmp), 1)
             _parse(con, path, events, warnings, stage)
     if events.truncated:
-        lost = events.bytes_dropped
-        share = 100.0 * lost / max(events.bytes_total, 1)
-        warnings.append(
-            f"the trace is cut off: loaded every complete event; the last {lost:,} bytes "
-            f"({share:.2g}% of the events' text) were an incomplete event and were dropped"
-        )
+        warnings.append(cut_off_warning(path, events))
     return events
+
+
+def cut_off_warning(path: Path, events: EventsFile) -> str:
+    """The file ends early: how far it got. What is lost is not known (the file never says
+    how long it was), only that the events after the cut are: the loader adds what that
+    took where it can tell (no GPU events at all)."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        size = 0
+    read = format_bytes(events.bytes_total)
+    where = (f"the .gz is cut off after {format_bytes(size)}, which inflate to {read} of "
+             "events" if is_gzip(path) else f"cut off after {read} of events")
+    return (f"the file ends early: {where}; every complete event up to there is loaded, "
+            "and whatever the profiler wrote after it is missing")
 
 
 def _extract(path: Path, tmp: Path, parts: int,

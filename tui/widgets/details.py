@@ -4,6 +4,7 @@ ranges), a host range, or a GPU-idle gap. Every name is appended as plain text."
 from __future__ import annotations
 
 from rich.text import Text
+from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from tui.analysis.code_hlo import frame_is_user
@@ -11,31 +12,63 @@ from tui.analysis.xla_ops import ActivityOp
 from tui.core.safe_text import printable
 from tui.core.units import format_bytes, format_ns, format_offset
 from tui.views.timeline import GapInfo, HostInfo, KernelInfo
+from tui.views.timeline.distributed_lanes import KIND_LABELS, PathInfo, QueueInfo
 from tui.views.timeline.gpu_metrics import MetricInfo, short_name
 from tui.views.timeline.lookup import Info, StackFrame
 from tui.views.timeline.memory import MemoryInfo
+from tui.widgets import keymap
 
 KEY_WIDTH = 8
 USER_FRAME = "bold yellow"  # the user's own code in a launch stack
 
 
 Threads = dict[tuple[int, int], str]  # (pid, tid) -> its full name, where the trace names it
+Shown = Info | MemoryInfo | MetricInfo | PathInfo | QueueInfo  # what the cursor can be on
 
 
 class DetailsPanel(Static):
     """`show(info, origin, threads)`: origin is the time shown as 0 (the first GPU
     activity); threads gives host threads' full names (a lane's label may be cut)."""
 
-    DEFAULT_CSS = "DetailsPanel { height: 1fr; }"
+    DEFAULT_CSS = "DetailsPanel { height: auto; }"
 
-    def show(self, info: Info | MemoryInfo | MetricInfo | None, origin: int,
+    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002 (Textual's name)
+        super().__init__(id=id)
+        self.full_stack = False  # every frame of a stack, not only the user's
+        self._shown: tuple[Shown | None, int, Threads] = (None, 0, {})
+
+    def show(self, info: Shown | None, origin: int,
              threads: Threads | None = None) -> None:
-        # fixed size: no relayout
-        self.update(describe(info, origin, threads or {}), layout=False)
+        new = info is not self._shown[0]
+        self._shown = (info, origin, threads or {})
+        # its height follows the text: the scroll view around it scrolls a long one
+        self.update(describe(info, origin, threads or {}, self.full_stack))
+        if new and isinstance(self.parent, VerticalScroll):
+            self.parent.scroll_home(animate=False)  # another event: read from its top
+
+    def toggle_full_stack(self) -> None:
+        self.full_stack = not self.full_stack
+        self.show(*self._shown)
 
 
-def describe(info: Info | MemoryInfo | MetricInfo | None, origin: int,
-             threads: Threads | None = None) -> Text:
+class DetailsScroll(VerticalScroll):
+    """The details' scroll view: `1` gives it the keys to scroll a long kernel name and
+    stack (PgDn, End, j/k) and to open the library frames (f); Esc gives them back."""
+
+    BINDINGS = keymap.bindings(keymap.DETAILS)
+
+    def action_full_stack(self) -> None:
+        for panel in self.query(DetailsPanel):
+            panel.toggle_full_stack()
+
+
+FULL_STACK_HINT = " (f: every frame)"
+
+
+def describe(info: Shown | None, origin: int,
+             threads: Threads | None = None, full_stack: bool = False) -> Text:
+    """The details of `info`; `full_stack`: every frame of its stack, not only the
+    user's."""
     out = Text(no_wrap=False, overflow="fold")
     lines: list[tuple[str, list[tuple[str, str]]]]
     if info is None:
@@ -43,13 +76,17 @@ def describe(info: Info | MemoryInfo | MetricInfo | None, origin: int,
                     "next GPU-idle gap", style="dim")
     threads = threads or {}
     if isinstance(info, KernelInfo):
-        lines = _kernel(info, origin, threads)
+        lines = _kernel(info, origin, threads, full_stack)
     elif isinstance(info, MemoryInfo):
-        lines = _memory(info, origin)
+        lines = _memory(info, origin, full_stack)
     elif isinstance(info, MetricInfo):
         lines = _metrics(info, origin)
     elif isinstance(info, HostInfo):
         lines = _host(info, origin, threads)
+    elif isinstance(info, PathInfo):
+        lines = _path(info, origin, threads)
+    elif isinstance(info, QueueInfo):
+        lines = _queue(info)
     else:
         lines = _gap(info, origin)
     for i, (key, parts) in enumerate(lines):
@@ -85,8 +122,8 @@ def _thread(pid: int | None, tid: int | None, threads: Threads) -> str:
     return f"{named} (thread {tid})" if named else f"thread {tid}"
 
 
-def _kernel(k: KernelInfo, origin: int,
-            threads: Threads) -> list[tuple[str, list[tuple[str, str]]]]:
+def _kernel(k: KernelInfo, origin: int, threads: Threads,
+            full: bool = False) -> list[tuple[str, list[tuple[str, str]]]]:
     lines = [(k.kind, [(k.name, "bold")]),
              ("where", [(f"GPU {k.device} stream {k.stream} · {_at(k.start_ns, origin)} · "
                          f"took {format_ns(k.duration_ns)}", "")])]
@@ -116,8 +153,8 @@ def _kernel(k: KernelInfo, origin: int,
         if k.op.stack:  # the lines that made the op, not the runtime that launched it
             return lines + stack_lines(tuple(
                 StackFrame(0, name, frame_is_user(name))
-                for name in reversed(k.op.stack)))
-    lines += stack_lines(k.stack)
+                for name in reversed(k.op.stack)), full, FULL_STACK_HINT)
+    lines += stack_lines(k.stack, full, FULL_STACK_HINT)
     return lines
 
 
@@ -149,31 +186,36 @@ def _hlo_op(op: ActivityOp) -> list[tuple[str, list[tuple[str, str]]]]:
 INNERMOST_SHOWN = 4
 
 
-def stack_lines(stack: tuple[StackFrame, ...]) -> list[tuple[str, list[tuple[str, str]]]]:
+def stack_lines(stack: tuple[StackFrame, ...], full: bool = False,
+                hint: str = "") -> list[tuple[str, list[tuple[str, str]]]]:
     """The launch's stack, innermost first: the innermost frame and the user's own frames
-    (highlighted) in full, each run of library frames between them as a count. A stack
-    with none of the user's frames (a native backtrace of a Python program) shows its
-    innermost few frames and its outermost."""
+    (highlighted) in full, each run of library frames between them as a count (`full`:
+    every frame; `hint` follows a count). A stack with none of the user's frames (a
+    native backtrace of a Python program) shows its innermost few frames and its
+    outermost."""
     lines: list[tuple[str, list[tuple[str, str]]]] = []
     hidden = 0
     in_full = {0}
-    if not any(frame.user_code for frame in stack):
+    if full:
+        in_full = set(range(len(stack)))
+    elif not any(frame.user_code for frame in stack):
         in_full = set(range(INNERMOST_SHOWN)) | {len(stack) - 1}
     for i, frame in enumerate(stack):
         if frame.user_code or i in in_full:
             if hidden:
-                lines.append(("", [(f"… {hidden} library frames", "dim")]))
+                lines.append(("", [(f"… {hidden} library frames{hint}", "dim")]))
                 hidden = 0
             lines.append(("stack" if i == 0 else "",
                           [(frame.name, USER_FRAME if frame.user_code else "")]))
         else:
             hidden += 1
     if hidden:
-        lines.append(("", [(f"… {hidden} library frames", "dim")]))
+        lines.append(("", [(f"… {hidden} library frames{hint}", "dim")]))
     return lines
 
 
-def _memory(m: MemoryInfo, origin: int) -> list[tuple[str, list[tuple[str, str]]]]:
+def _memory(m: MemoryInfo, origin: int,
+            full: bool = False) -> list[tuple[str, list[tuple[str, str]]]]:
     share = 100.0 * m.total_allocated / m.peak_allocated_bytes if m.peak_allocated_bytes else 0
     reserved = (f" · {format_bytes(m.total_reserved)} reserved"
                 if m.total_reserved is not None else "")
@@ -187,7 +229,7 @@ def _memory(m: MemoryInfo, origin: int) -> list[tuple[str, list[tuple[str, str]]
              ("event", [(f"{event} · {_at(m.ts_ns, origin)}", "")])]
     if m.op:
         lines.append(("cpu op", [(m.op, "")]))
-    lines += stack_lines(m.stack)
+    lines += stack_lines(m.stack, full, FULL_STACK_HINT)
     return lines
 
 
@@ -214,13 +256,41 @@ def _host(h: HostInfo, origin: int,
     return lines
 
 
+def _path(p: PathInfo, origin: int,
+          threads: Threads) -> list[tuple[str, list[tuple[str, str]]]]:
+    s = p.segment
+    where = (f"GPU {s.device} stream {s.stream}" if s.device is not None
+             else _thread(None, s.tid, threads) if s.tid is not None else "")
+    return [
+        ("path", [(KIND_LABELS.get(s.kind, s.kind), "bold"),
+                  (f" · from {format_offset(s.start_ns - origin)} to "
+                   f"{format_offset(s.end_ns - origin)} · took "
+                   f"{format_ns(s.end_ns - s.start_ns)}", "")]),
+        *([("where", [(where, "")])] if where else []),
+        ("what", [("the step's critical path: the chain of CPU work, launch delays, "
+                   "kernels, communication and waiting that set its length (p hides it)",
+                   "dim")]),
+    ]
+
+
+def _queue(q: QueueInfo) -> list[tuple[str, list[tuple[str, str]]]]:
+    return [
+        ("queue", [(f"{q.queue:,} launches outstanding", "bold"),
+                   (f" on GPU {q.device} stream {q.stream} (its deepest: {q.deepest:,})",
+                    "")]),
+        ("what", [("called on the host and not yet started on the GPU (HTA's queue "
+                   "length); a deep queue means the host runs ahead (p hides it)", "dim")]),
+    ]
+
+
 def _gap(g: GapInfo, origin: int) -> list[tuple[str, list[tuple[str, str]]]]:
     return [
         ("idle", [(f"GPU {g.device} idle for {format_ns(g.duration_ns)}", "bold red"),
                   (f" · from {format_offset(g.start_ns - origin)} to "
                    f"{format_offset(g.end_ns - origin)}", "")]),
         ("why", [(f"{g.kind}: ", "bold"), (g.cause or "", "")]),
-        ("after", [(g.before_name or "(start of trace)", "")]),
-        ("before", [(g.after_name or "(end of trace)", "")]),
+        # named as the summary and the Gaps tab name them: the work before the gap → after
+        ("before", [(g.before_name or "(start of trace)", "")]),
+        ("after", [(g.after_name or "(end of trace)", "")]),
     ] + [("host" if i == 0 else "", [(line.strip(), "dim" if i else "")])
          for i, line in enumerate(g.host)]

@@ -24,8 +24,9 @@ def help_text() -> Text:
     out = Text()
     groups: dict[str, list[keymap.Key]] = {}
     for key in (keymap.TIMELINE + keymap.APP + tables_keys.TABLE + tables_keys.PANEL
-                + tables_keys.KERNELS + tables_keys.GAPS + tables_keys.CODE + keymap.SQL
-                + keymap.NCU + keymap.SOURCE + keymap.ROOFLINE):
+                + keymap.DETAILS + tables_keys.KERNELS + tables_keys.GAPS + tables_keys.CODE
+                + tables_keys.TREE + keymap.SQL + keymap.NCU + keymap.SOURCE
+                + keymap.ROOFLINE):
         groups.setdefault(key.group, []).append(key)
     for group, keys in groups.items():
         out.append(f"{group}\n", style="bold underline")

@@ -2,6 +2,11 @@
 
 Keys follow common TUI habits: arrows or vi keys to move, +/- to zoom, Home/End,
 `q` to quit, `?` for help. The footer shows those with a `footer` name.
+
+Who owns a key: the focused widget first (a table's keys while a table has focus), then
+the app. Esc always gives the timeline the keys back; the timeline's keys marked
+`anywhere` (zoom, gaps, go to, lanes) work from any panel too and give it the keys,
+unless the focused widget binds the same key for itself (`t` on the Gaps tab).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ class Key:
     group: str
     display: str  # how the help screen and footer write the keys
     footer: str = ""  # a short name in the footer; empty: not in the footer
+    anywhere: bool = False  # a timeline key that works from any panel (the app forwards it)
 
 
 TIMELINE: tuple[Key, ...] = (
@@ -32,16 +38,19 @@ TIMELINE: tuple[Key, ...] = (
     Key("right_square_bracket", "kernel(True)", "next kernel on the lane", "Move", "]"),
     Key("home", "edge(False)", "go to the start", "Move", "Home"),
     Key("end", "edge(True)", "go to the end", "Move", "End"),
-    Key("plus,equals_sign", "zoom(0.5)", "zoom in around the cursor", "Zoom", "+", "zoom in"),
-    Key("minus,underscore", "zoom(2)", "zoom out around the cursor", "Zoom", "-", "zoom out"),
-    Key("0,f", "fit", "fit the whole trace", "Zoom", "0", "fit"),
+    Key("plus,equals_sign", "zoom(0.5)", "zoom in around the cursor", "Zoom", "+", "zoom in",
+        anywhere=True),
+    Key("minus,underscore", "zoom(2)", "zoom out around the cursor", "Zoom", "-", "out",
+        anywhere=True),
+    Key("0,f", "fit", "fit the whole trace", "Zoom", "0", "fit", anywhere=True),
     Key("v", "mark", "mark: start a selection at the cursor", "Zoom", "v"),
     Key("z", "zoom_selection", "zoom to the selection (mark to cursor)", "Zoom", "z"),
     Key("escape", "clear", "clear the selection and the search (an opened lane closes)", "Zoom",
         "Esc"),
-    Key("g", "gap(True)", "next GPU-idle gap", "Gaps", "g", "next gap"),
-    Key("G", "gap(False)", "previous GPU-idle gap", "Gaps", "G"),
-    Key("b", "biggest_gap", "largest gap (again: the next largest)", "Gaps", "b", "largest gap"),
+    Key("g", "gap(True)", "next GPU-idle gap", "Gaps", "g", "gap", anywhere=True),
+    Key("G", "gap(False)", "previous GPU-idle gap", "Gaps", "G", anywhere=True),
+    Key("b", "biggest_gap", "largest gap (again: the next largest)", "Gaps", "b", "largest",
+        anywhere=True),
     Key("slash", "search", "search names: kernels, copies, NVTX, host ops, Python frames (a "
         "substring, any case; re:REGEX for a regular expression); Enter selects the first hit "
         "from the cursor", "Search", "/", "search"),
@@ -51,14 +60,16 @@ TIMELINE: tuple[Key, ...] = (
     Key("N", "hit(False)", "select the previous search hit", "Search", "N"),
     Key("at", "goto", "go to a time (1.25s; +10ms from the cursor; 850us), a step (step 3: "
         "ProfilerStep#3, NVTX step_3, JAX train step 3) or an NVTX range by name, zoomed to "
-        "fit", "Search", "@", "go to"),
-    Key("a", "toggle_nvtx", "show/hide NVTX (annotation) lanes", "Lanes", "a", "NVTX"),
-    Key("t", "toggle_host", "show/hide host-thread lanes", "Lanes", "t", "threads"),
+        "fit", "Search", "@", "go to", anywhere=True),
+    Key("a", "toggle_nvtx", "show/hide NVTX (annotation) lanes", "Lanes", "a", "NVTX",
+        anywhere=True),
+    Key("t", "toggle_host", "show/hide host-thread lanes", "Lanes", "t", "threads",
+        anywhere=True),
     Key("m", "toggle_metrics", "show/hide the GPU metric lanes under each GPU: SMs active, "
         "tensor cores, DRAM, NVLink and PCIe throughput as % of peak (nsys "
         "--gpu-metrics-devices)", "Lanes", "m"),
     Key("p", "toggle_distributed", "show/hide the critical path of each step and each "
-        "stream's queue length (outstanding launches)", "Lanes", "p"),
+        "stream's queue length (outstanding launches)", "Lanes", "p", anywhere=True),
     Key("enter", "drill_down", "open the kernel in Nsight Compute results", "Lanes", "Enter"),
 )
 
@@ -72,10 +83,25 @@ APP: tuple[Key, ...] = (
     Key("y", "copy", "copy what is selected to the clipboard (OSC 52: over SSH, in tmux): the "
         "full name under the timeline cursor, a table row, the SQL result as TSV",
         "SQL and export", "y", "copy"),
+    Key("escape", "to_timeline", "back to the timeline: its keys again (from a table, the "
+        "details, a prompt)", "Other", "Esc", "timeline"),
     Key("ctrl+t", "toggle_theme", "light / dark theme", "Other", "^t"),
     Key("question_mark", "help", "this help", "Other", "?", "help"),
     Key("tab", "focus_next", "next panel", "Other", "Tab"),
     Key("q", "quit", "quit", "Other", "q", "quit"),
+    Key("ctrl+c", "quit", "quit (while a trace loads too: the load stops)", "Other", "^c"),
+)
+
+# The Details tab (`1` gives it the keys): PgUp/PgDn, Home/End and the arrows scroll it.
+DETAILS: tuple[Key, ...] = (
+    Key("down,j", "scroll_down", "scroll down a line", "Details", "↓ j"),
+    Key("up,k", "scroll_up", "scroll up a line", "Details", "↑ k"),
+    Key("pagedown,space", "page_down", "a screen down", "Details", "PgDn"),
+    Key("pageup", "page_up", "a screen up", "Details", "PgUp"),
+    Key("end", "scroll_end", "the end", "Details", "End"),
+    Key("home", "scroll_home", "the top", "Details", "Home"),
+    Key("f", "full_stack", "every frame of the stack, or the user's frames only (the "
+        "library frames between them as a count)", "Details", "f", "all frames"),
 )
 
 # On the Nsight Compute screen (over the timeline); Tab moves between list and details.
@@ -138,3 +164,10 @@ DIFF: tuple[Key, ...] = (
 def bindings(keys: tuple[Key, ...]) -> list[BindingType]:
     return [Binding(k.keys, k.action, k.footer or k.description, show=bool(k.footer),
                     key_display=k.display, tooltip=k.description) for k in keys]
+
+
+def forwarded(keys: tuple[Key, ...]) -> list[Binding]:
+    """The app's bindings of the `anywhere` keys: each gives the timeline the keys and
+    runs its action there (`to_timeline('gap(True)')`); hidden, as the timeline shows them."""
+    return [Binding(k.keys, f"to_timeline({k.action!r})", k.description, show=False,
+                    key_display=k.display) for k in keys if k.anywhere]

@@ -11,6 +11,7 @@ from types import ModuleType
 
 from tui.widgets import keymap
 from tui.widgets.keymap import Key
+from tui.widgets.tables import TAB_COUNT
 from tui.widgets.tables import keys as table_keys
 
 KEYS_START = "<!-- keys: made by docs/make_keys.py from tui/widgets/keymap.py -->"
@@ -23,9 +24,11 @@ TITLES = {  # a key table's name in its module → its heading; others get their
     "TIMELINE": "On the timeline",
     "TABLE": "In a table",
     "PANEL": "In a table tab",
+    "DETAILS": "On the Details tab",
     "KERNELS": "On the Kernels tab",
     "GAPS": "On the Gaps tab",
     "CODE": "On the Code tab",
+    "TREE": "In the Code tab's tree (v)",
     "SQL": "On the SQL prompt",
     "NCU": "On the Nsight Compute screen",
     "SOURCE": "In the Source view of a launch",
@@ -36,7 +39,7 @@ ALONE = {  # a description that reads well in the help screen but not in the REA
     "help": "help: every key",
 }
 EXTRA = {  # keys that Textual or a helper binds, not a Key table
-    "APP": (("1 … 9", "show that tab below the timeline and focus its table"),
+    "APP": ((f"1 … {TAB_COUNT}", "show that tab below the timeline and give it the keys"),
             ("^p", "command palette: every action by name, and the theme list")),
 }
 

@@ -21,7 +21,8 @@ def breakdown_text(rank: dict, width: int = BAR_WIDTH) -> Text:
     if not b or not b["kernel_ns"]:
         return Text(f"rank {rank['rank']}: no GPU work in the window")
     total = b["kernel_ns"]
-    text.append(f"rank {rank['rank']}: {format_ns(total)} of kernel time  ", style="bold")
+    text.append(f"rank {rank['rank']}: {format_ns(total)} of kernel time", style="bold")
+    text.append(" (HTA's: first GPU work to last, idle included)  ", style="dim")
     cells = [round(width * b[key] / total) for key, *_ in PARTS]
     cells[0] += width - sum(cells)  # rounding: the bar is always `width` wide
     for (_key, _label, char, style), n in zip(PARTS, cells, strict=True):

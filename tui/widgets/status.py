@@ -19,7 +19,8 @@ NOTICE_SECONDS = 4.0
 
 
 class StatusBar(Static):
-    DEFAULT_CSS = "StatusBar { height: 1; }"
+    # one line; a notice longer than the width wraps onto a second or third for its while
+    DEFAULT_CSS = "StatusBar { height: auto; max-height: 3; }"
 
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002 (Textual's name)
         super().__init__(id=id)
@@ -29,6 +30,7 @@ class StatusBar(Static):
         self.notice = ""  # the notice shown now ("" when none)
         self.said: list[str] = []  # the latest notices, oldest first (tests read them)
         self._timer: Timer | None = None
+        self._wrapped = False  # a notice is shown (which may take more than one row)
 
     def show_trace(self, name: str, fmt: str) -> None:
         name = printable(name)
@@ -64,8 +66,14 @@ class StatusBar(Static):
 
     def _draw(self) -> None:
         # what changes first, the file's name last: a narrow terminal cuts the name
-        now = Text(self.notice, style="bold") if self.notice else self._where
         found = Text.assemble((self._search, "bold"), " │ ") if self._search else ""
-        head = Text.assemble(" │ ", self._head) if self._head else ""
-        line = Text.assemble(found, now, head, no_wrap=True, overflow="ellipsis")
-        self.update(line, layout=False)
+        if self.notice:  # said in full: wrapped, never cut
+            line = Text.assemble(found, (self.notice, "bold"), no_wrap=False,
+                                 overflow="fold")
+        else:
+            head = Text.assemble(" │ ", self._head) if self._head else ""
+            line = Text.assemble(found, self._where, head, no_wrap=True, overflow="ellipsis")
+        # a notice's rows follow its length; the window's figures keep one row, no relayout
+        wrapped = bool(self.notice) or self._wrapped
+        self._wrapped = bool(self.notice)
+        self.update(line, layout=wrapped)

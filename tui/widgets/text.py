@@ -27,3 +27,14 @@ def short_name(name: str) -> str:
         stripped = stripped[5:]
     last = stripped.rsplit("::", 1)[-1].strip()
     return printable(last or name)
+
+
+def cut_middle(text: str, width: int) -> str:
+    """`text` in `width` cells, its middle cut out: a frame keeps its file's name and line
+    (`transformers/…/modeling_gpt2.py(321): forward`), where the end would lose them."""
+    if len(text) <= width:
+        return text
+    if width <= 1:
+        return "…"[:width]
+    tail = (width - 1) * 2 // 3  # the end says more: the file, its line, the function
+    return text[: width - 1 - tail] + "…" + text[len(text) - tail:]

@@ -21,6 +21,7 @@ from textual.strip import Strip
 from textual.worker import get_current_worker
 
 from tui.views.timeline import Bins, KernelInfo, Lane, TimelineData, View
+from tui.views.timeline.distributed_lanes import PathInfo, QueueInfo
 from tui.views.timeline.gpu_metrics import MetricInfo
 from tui.views.timeline.lanes import (
     LANE_CRITICAL,
@@ -75,7 +76,7 @@ class Timeline(TimelineMouse, TimelineGoto, TimelineSearch, TimelineSelect, Time
     class CursorInfo(Message):
         """What is under the cursor now (None: nothing)."""
 
-        info: Info | MemoryInfo | MetricInfo | None
+        info: Info | MemoryInfo | MetricInfo | PathInfo | QueueInfo | None
 
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002 (Textual's name)
         super().__init__(id=id)
@@ -90,7 +91,7 @@ class Timeline(TimelineMouse, TimelineGoto, TimelineSearch, TimelineSelect, Time
         self.cursor_t = 0
         self.lane_index = 0
         self.mark_t: int | None = None
-        self.info: Info | MemoryInfo | MetricInfo | None = None
+        self.info: Info | MemoryInfo | MetricInfo | PathInfo | QueueInfo | None = None
         self.current_gap: GapSpan | None = None
         self.gap_rank = -1
         self._fitted = True
@@ -164,12 +165,20 @@ class Timeline(TimelineMouse, TimelineGoto, TimelineSearch, TimelineSelect, Time
         if self.data is None:
             return
         self.virtual_size = Size(self.scrollable_content_region.width, len(self.lanes))
+        gap = self.current_gap
+        old = self.view
         if self._fitted:
             self.action_fit()
+        elif (gap is not None and old.t0 <= gap.start_ns and gap.end_ns <= old.t1
+              and not gap.end_ns <= self._resized(old).t1):
+            # the gap shown whole before stays whole: narrower, it is fitted again
+            self.show_range(gap.start_ns, gap.end_ns, margin=0.25)
         else:  # the zoom, the cursor and the selection stay; the cursor stays in sight
-            self.set_view(viewport.follow(View(self.view.npc, self.view.c0, self.ncols),
-                                          self.cursor_t))
+            self.set_view(viewport.follow(self._resized(old), self.cursor_t))
             self.cursor_changed()
+
+    def _resized(self, view: View) -> View:
+        return View(view.npc, view.c0, self.ncols)
 
     # -- the window ----------------------------------------------------------------------
 
@@ -266,8 +275,11 @@ class Timeline(TimelineMouse, TimelineGoto, TimelineSearch, TimelineSelect, Time
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._located, info)
 
-    def _located(self, info: Info | MemoryInfo | MetricInfo | None) -> None:
-        self.zoom_to_info(None if isinstance(info, (MemoryInfo, MetricInfo)) else info)
+    def _located(self, info: Info | MemoryInfo | MetricInfo | PathInfo | QueueInfo | None
+                 ) -> None:
+        # a memory or metric sample is a point; a path segment or a queue length is no event
+        self.zoom_to_info(None if isinstance(info, MemoryInfo | MetricInfo | PathInfo
+                                             | QueueInfo) else info)
         if info == self.info:
             return
         self.info = info

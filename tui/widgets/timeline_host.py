@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from textual.scroll_view import ScrollView
 
     from tui.views.timeline import Bins, Lane, TimelineData, View
+    from tui.views.timeline.distributed_lanes import PathInfo, QueueInfo
     from tui.views.timeline.gpu_metrics import MetricInfo
     from tui.views.timeline.lookup import GapSpan, Info
     from tui.views.timeline.memory import MemoryInfo
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
         cursor_t: int
         lane_index: int
         mark_t: int | None
-        info: Info | MemoryInfo | MetricInfo | None
+        info: Info | MemoryInfo | MetricInfo | PathInfo | QueueInfo | None
         current_gap: GapSpan | None
         gap_rank: int
         _fitted: bool

@@ -101,7 +101,8 @@ def _idle(rows: list[dict]) -> Finding | None:
     total = sum(sums.values())
     text = (_sentence(f"{_who(top, rows)}the GPU idles {format_ns(b['idle_ns'])}, "
             f"{100 * b['idle_ns'] / b['kernel_ns']:.0f}% of its "
-            f"{format_ns(b['kernel_ns'])} of kernel time"))
+            f"{format_ns(b['kernel_ns'])} of kernel time (HTA's name for the span from "
+            "its first GPU work to its last)"))
     if total:
         key = max(sums, key=lambda k: sums[k])
         text += (f"; per stream, {100 * sums[key] / total:.0f}% of the gaps between its "

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from tui.analysis.distributed.idle import KERNEL_WAIT_NS
 from tui.core.safe_text import plain
 from tui.core.units import format_ns
 
@@ -44,8 +45,9 @@ def breakdown_table(ranks: list[dict]) -> Table:
     steps = ranks[0].get("window", {}).get("steps", 0)
     where = (f"launched in the first {steps} profiler steps: the last is left out"
              if steps else "the whole trace")
-    table = Table(title=f"Time breakdown, HTA's definitions ({where}); launch delay: "
-                  "mean, p90, max", title_justify="left")
+    table = Table(title=f"Time breakdown, HTA's definitions ({where}); kernel time: HTA's "
+                  "name for the span from the first GPU work to the last, idle included; "
+                  "launch delay: mean, p90, max", title_justify="left")
     for col in ("rank", "kernel time", "compute", "non-compute", "idle", "overlap",
                 "exposed comm", "launches", "delay", "p90", "max"):
         table.add_column(col, justify="right", no_wrap=True)
@@ -69,7 +71,10 @@ def breakdown_table(ranks: list[dict]) -> Table:
 
 
 def idle_table(ranks: list[dict]) -> Table:
-    table = Table(title="Idle time per stream (HTA's categories)", title_justify="left")
+    table = Table(title="Idle time per stream (HTA's categories): host wait, the next launch "
+                  "came after the stream ran dry; kernel wait, already queued, a gap under "
+                  f"{format_ns(KERNEL_WAIT_NS)}; other, queued but waiting on another stream "
+                  "or an event", title_justify="left")
     for col in ("rank", "GPU", "stream", "idle", "host wait", "kernel wait", "other",
                 "queue max", "queue mean"):
         table.add_column(col, justify="right", no_wrap=True)

@@ -9,7 +9,7 @@ from tui.core.db import CursorSource
 from tui.core.queries import load_query
 from tui.views.timeline import goto, lod, lookup, search
 from tui.views.timeline.bins import BinSource
-from tui.views.timeline.distributed_lanes import DistributedLanes
+from tui.views.timeline.distributed_lanes import DistributedLanes, PathInfo, QueueInfo
 from tui.views.timeline.gpu_metrics import MetricInfo, MetricLanes
 from tui.views.timeline.lanes import (
     LANE_CRITICAL,
@@ -72,14 +72,14 @@ class TimelineData:
             self.bins.build_lod(self._lod_path)
 
     def info_at(self, lane: Lane, t: int, t_lo: int, t_hi: int, prefer: int | None = None
-                ) -> lookup.Info | MemoryInfo | MetricInfo | None:
+                ) -> lookup.Info | MemoryInfo | MetricInfo | PathInfo | QueueInfo | None:
         with self._con.cursor() as cur:
             if lane.kind == LANE_MEMORY:
                 return self.memory.info_at(cur, lane.k1, t, t_lo, t_hi)
             if lane.kind == LANE_METRIC:
                 return self.metrics.info_at(cur, lane, t, t_lo, t_hi)
-            if lane.kind in (LANE_QUEUE, LANE_CRITICAL):  # their cells name what they show
-                return None
+            if lane.kind in (LANE_QUEUE, LANE_CRITICAL):
+                return self.distributed.info_at(lane, t, t_lo, t_hi)
             return lookup.info_at(cur, lane, t, t_lo, t_hi, self.min_gap_ns, prefer)
 
     def kernel_info(self, activity_id: int) -> lookup.KernelInfo | None:

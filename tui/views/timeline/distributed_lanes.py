@@ -8,6 +8,7 @@ queue's changes as arrays."""
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 
 import duckdb
 import numpy as np
@@ -22,6 +23,24 @@ from tui.views.timeline.lanes import LANE_CRITICAL, LANE_QUEUE, Lane, LaneKey
 QUEUE_KIND = "memory"  # drawn as the memory lanes' step line (theme.colour_for)
 KIND_LABELS = {"cpu": "CPU", "launch_delay": "launch delay", "kernel": "kernel",
                "communication": "communication", "waiting": "waiting"}
+
+
+@dataclass(frozen=True)
+class PathInfo:
+    """The critical path's segment under the cursor."""
+
+    segment: Segment
+
+
+@dataclass(frozen=True)
+class QueueInfo:
+    """A stream's queue under the cursor: the most launches outstanding in the column
+    (as drawn), and the stream's deepest over the trace."""
+
+    device: int
+    stream: int
+    queue: int
+    deepest: int
 
 
 class DistributedLanes:
@@ -79,6 +98,28 @@ class DistributedLanes:
         if i >= 0 and self._segments[i].start_ns <= t < self._segments[i].end_ns:
             return self._segments[i]
         return None
+
+    def info_at(self, lane: Lane, t: int, t_lo: int, t_hi: int) -> PathInfo | QueueInfo | None:
+        """What the lane draws in the column [t_lo, t_hi) around `t` (once it is drawn):
+        the path's segment covering most of it, or the queue's deepest length in it."""
+        if lane.kind == LANE_CRITICAL:
+            segment = self.segment_at(t)
+            if segment is None and self._segments and self._starts is not None:
+                first = max(int(np.searchsorted(self._starts, t_lo, side="right")) - 1, 0)
+                near = [s for s in self._segments[first:first + 64]
+                        if s.start_ns < t_hi and s.end_ns > t_lo]
+                segment = max(near, key=lambda s: min(s.end_ns, t_hi) - max(s.start_ns, t_lo),
+                              default=None)
+            return PathInfo(segment) if segment is not None else None
+        found = (self._queues or {}).get((lane.k1, lane.k2))
+        if found is None:
+            return None
+        times, queue, deepest = found
+        lo, hi = np.searchsorted(times, [t_lo, t_hi], side="left")
+        n = int(queue[lo - 1]) if lo else 0  # the length carried into the column
+        if hi > lo:
+            n = max(n, int(queue[lo:hi].max()))
+        return QueueInfo(lane.k1, lane.k2, n, deepest) if n > 0 else None
 
     def _load(self, cur: duckdb.DuckDBPyConnection) -> None:
         with self._lock:

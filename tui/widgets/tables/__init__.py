@@ -7,6 +7,10 @@ from collections.abc import Iterator
 
 from textual.widget import Widget
 
+# the tabs below the timeline: "Details" first, then the tables' (keys 1 … TAB_COUNT)
+TAB_TITLES = ("Details", "Kernels", "Gaps", "NVTX", "Copies", "Findings", "Code", "Memory")
+TAB_COUNT = len(TAB_TITLES)
+
 
 def table_panels() -> Iterator[tuple[str, Widget]]:
     """(tab title, panel) for each table tab, in tab order."""
@@ -18,10 +22,8 @@ def table_panels() -> Iterator[tuple[str, Widget]]:
     from tui.widgets.tables.memory import MemoryPanel
     from tui.widgets.tables.nvtx import NvtxPanel
 
-    yield "Kernels", KernelPanel(id="kernels-panel")
-    yield "Gaps", GapPanel(id="gaps-panel")
-    yield "NVTX", NvtxPanel(id="nvtx-panel")
-    yield "Copies", CopyPanel(id="copies-panel")
-    yield "Findings", FindingPanel(id="findings-panel")
-    yield "Code", CodePanel(id="code-panel")
-    yield "Memory", MemoryPanel(id="memory-panel")
+    panels = (KernelPanel(id="kernels-panel"), GapPanel(id="gaps-panel"),
+              NvtxPanel(id="nvtx-panel"), CopyPanel(id="copies-panel"),
+              FindingPanel(id="findings-panel"), CodePanel(id="code-panel"),
+              MemoryPanel(id="memory-panel"))
+    yield from zip(TAB_TITLES[1:], panels, strict=True)

@@ -28,6 +28,7 @@ from tui.views.table_model import Query, Row, TableModel
 from tui.widgets import keymap
 from tui.widgets.tables import keys
 from tui.widgets.tables.table_actions import GUTTER, TableActions
+from tui.widgets.text import cut_middle
 
 PAGE_ROWS = 100
 HEADER = Style(bold=True, underline=True)
@@ -47,10 +48,13 @@ class Column:
     numeric: bool = False  # right-aligned, sorted largest first at the first press
     flexible: bool = False  # takes whatever width the other columns leave
     full_key: str | None = None  # shown instead of `key` while full names are on
+    middle: bool = False  # a long value loses its middle, not its end (a frame's line)
 
 
-def fit(text: str, width: int, right: bool) -> str:
+def fit(text: str, width: int, right: bool, middle: bool = False) -> str:
     if len(text) > width:
+        if middle:
+            return cut_middle(text, width)
         return text[: max(0, width - 1)] + "…" if width else ""
     return text.rjust(width) if right else text.ljust(width)
 
@@ -113,6 +117,7 @@ class SqlTable(TableActions, ScrollView, can_focus=True):
     def set_query(self, query: Query) -> None:
         self.table_query = query
         self.cursor = 0
+        self._announced = ()  # the row under the cursor is said again once its page is in
         self.scroll_to(y=0, animate=False)
         self._recount()
         self.refresh()
@@ -262,7 +267,7 @@ class SqlTable(TableActions, ScrollView, can_focus=True):
                                                                 strict=True)]
                 segments = self._line(texts, [style or PENDING] * len(texts))
             else:
-                texts = [fit(printable(c.fmt(row[self._shown_key(c)])), w, c.numeric)
+                texts = [fit(printable(c.fmt(row[self._shown_key(c)])), w, c.numeric, c.middle)
                          for c, w in zip(self.columns, widths, strict=True)]
                 segments = self._line(texts, [style] * len(texts))
         x = self.scroll_offset.x

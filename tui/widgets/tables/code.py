@@ -17,9 +17,9 @@ from dataclasses import asdict
 import pyarrow as pa
 from rich.text import Text
 from textual import on, work
-from textual.binding import Binding
 from textual.widget import Widget
 from textual.widgets import Tree
+from textual.widgets._tree import TOGGLE_STYLE
 
 from tui.analysis.code import (
     WHY_NO_FRAME,
@@ -41,6 +41,7 @@ from tui.widgets.tables import keys
 from tui.widgets.tables.base import Column, SqlTable
 from tui.widgets.tables.names import shorten
 from tui.widgets.tables.panel import TablePanel
+from tui.widgets.text import cut_middle
 
 FRAME_COLUMNS = ("frame", "user_code", "gpu_ns", "self_gpu_ns", "launches", "self_launches")
 
@@ -50,13 +51,18 @@ def _yours(value: object) -> str:
 
 
 class CodeTree(Tree[CodeNode]):
-    """The call paths that led to GPU work; a node's children are added when it opens."""
+    """The call paths that led to GPU work; a node's children are added when it opens.
 
+    Enter (or → l) opens a node and steps into it, ← h closes it or goes to its parent,
+    j/k move as ↓/↑; a frame too long for the width loses its middle, not its line."""
+
+    BINDINGS = keymap.bindings(keys.TREE)
     DEFAULT_CSS = "CodeTree { height: 1fr; }"
 
     def __init__(self, **kwargs) -> None:
         super().__init__("GPU time by call path", **kwargs)
         self.show_root = False
+        self.auto_expand = False  # Enter opens (action_open); it never closes a node
         self.children_of: dict[int | None, list[CodeNode]] = {}
 
     def fill(self, nodes: list[CodeNode], total_ns: int) -> None:
@@ -73,13 +79,54 @@ class CodeTree(Tree[CodeNode]):
             leaf = node.node not in self.children_of
             parent.add(self.label_of(node), data=node, allow_expand=not leaf)
 
-    def label_of(self, node: CodeNode) -> Text:
+    def label_of(self, node: CodeNode, room: int | None = None) -> Text:
+        """`time share%  frame  (self …)`; the frame cut in its middle to `room` cells."""
         share = 100.0 * node.gpu_ns / self.total_ns
         out = Text(f"{format_ns(node.gpu_ns):>8} {share:5.1f}%  ")
-        out.append(printable(node.frame), style=USER_FRAME if node.user_code else "")
-        if node.self_gpu_ns:
-            out.append(f"  (self {format_ns(node.self_gpu_ns)})", style="dim")
+        own = f"  (self {format_ns(node.self_gpu_ns)})" if node.self_gpu_ns else ""
+        frame = printable(node.frame)
+        if room is not None:
+            frame = cut_middle(frame, max(12, room - len(out) - len(own)))
+        out.append(frame, style=USER_FRAME if node.user_code else "")
+        if own:
+            out.append(own, style="dim")
         return out
+
+    def render_label(self, node, base_style, style) -> Text:
+        if node.data is None:
+            return super().render_label(node, base_style, style)
+        depth, up = 0, node.parent
+        while up is not None and up is not self.root:
+            depth, up = depth + 1, up.parent
+        icon = len(self.ICON_NODE)
+        room = self.scrollable_content_region.width - depth * self.guide_depth - icon - 1
+        label = self.label_of(node.data, room)
+        label.stylize(style)
+        icon_text = self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE
+        prefix = (icon_text, base_style + TOGGLE_STYLE) if node.allow_expand else ("", base_style)
+        return Text.assemble(prefix, label)
+
+    def on_focus(self) -> None:
+        if self.cursor_line < 0 and self.root.children:  # Enter acts on the first path
+            self.cursor_line = 0
+
+    def action_open(self) -> None:
+        node = self.cursor_node
+        if node is None or not node.allow_expand:
+            return
+        if not node.is_expanded:
+            node.expand()
+        elif node.children:
+            self.move_cursor(node.children[0])
+
+    def action_close(self) -> None:
+        node = self.cursor_node
+        if node is None:
+            return
+        if node.is_expanded:
+            node.collapse()
+        elif node.parent is not None and node.parent is not self.root:
+            self.move_cursor(node.parent)
 
     def on_tree_node_expanded(self, event: Tree.NodeExpanded[CodeNode]) -> None:
         node = event.node
@@ -88,8 +135,7 @@ class CodeTree(Tree[CodeNode]):
 
 
 class CodePanel(TablePanel):
-    BINDINGS = [*keymap.bindings(keys.CODE),
-                Binding("escape,backspace", "back", "back", show=False)]
+    BINDINGS = [*keymap.bindings(keys.CODE)]
 
     def compose_tables(self) -> Iterable[Widget]:
         self.frames = SqlTable((
@@ -97,7 +143,7 @@ class CodePanel(TablePanel):
             Column("self_gpu_ns", "self", 9, f.duration, numeric=True),
             Column("launches", "launches", 8, f.count, numeric=True),
             Column("user_code", "yours", 5, _yours),
-            Column("frame", "frame", 30, f.text, flexible=True),
+            Column("frame", "frame", 30, f.text, flexible=True, middle=True),
         ), hidden=("self_launches",), sort="gpu_ns", id="code-frames")
         self.paths = CodeTree(id="code-tree")
         self.kernels = SqlTable((
@@ -142,12 +188,14 @@ class CodePanel(TablePanel):
         for each in (self.frames, self.paths, self.kernels):
             each.display = each is widget
         widget.focus()
+        # a tree filled while hidden drew nothing on a terminal until a key: draw it now
+        self.call_after_refresh(widget.refresh)
         self.update_caption()
 
     def caption_text(self, table: SqlTable) -> Text:
         if self.kernels.display:
             return Text(f"kernels launched under {printable(self.frame or '')} · "
-                        f"{table.caption()} · Enter: the first on the timeline · Esc: back")
+                        f"{table.caption()} · Enter: the first on the timeline · Backspace: back")
         if not getattr(self, "nodes", None) and self.frames.total == 0:
             trace = getattr(self, "trace", None)
             if trace is not None and trace.format == "xla":

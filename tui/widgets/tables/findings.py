@@ -1,7 +1,7 @@
 """The Findings tab: every finding of the trace (Nsight Systems' rules and tui's own, as
 `--summary` prints them), most costly first, with the diagnosis (what bounds the run, and
 where the idle time went) heading its caption. Enter on a finding lists its rows; Enter on
-a row shows it on the timeline; Esc goes back to the findings. A new gap threshold (the Gaps
+a row shows it on the timeline; Backspace goes back to the findings. A new gap threshold (the Gaps
 tab's `t`) builds it again."""
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from typing import Any
 import pyarrow as pa
 from rich.text import Text
 from textual import on
-from textual.binding import Binding
 from textual.widget import Widget
 
 from tui.analysis.diagnosis import Diagnosis, breakdown_text
@@ -32,9 +31,8 @@ ROW_FIELDS = ("device", "stream", "pid", "tid")
 
 
 class FindingPanel(TablePanel):
-    BINDINGS = [Binding("escape,backspace", "back", "back", show=False)]
     # room for the diagnosis above the caption and the finding under the cursor
-    DEFAULT_CSS = "FindingPanel > .caption { max-height: 8; }"
+    DEFAULT_CSS = "FindingPanel > .caption-box { max-height: 8; }"
 
     def compose_tables(self) -> Iterable[Widget]:
         self.findings = SqlTable((
@@ -135,7 +133,7 @@ class FindingPanel(TablePanel):
             out.append("\n")
         out.append(table.caption())
         if table is self.rows:
-            out.append(" · Enter: show on the timeline · Esc: the findings")
+            out.append(" · Enter: show on the timeline · Backspace: the findings")
             finding = self.found[self.opened] if self.opened is not None else None
         else:
             out.append(" · Enter: its rows")

@@ -16,7 +16,6 @@ from typing import Any
 import pyarrow as pa
 from rich.text import Text
 from textual import on, work
-from textual.binding import Binding
 from textual.widget import Widget
 
 from tui.analysis.gpu_metrics import table_columns
@@ -53,8 +52,7 @@ CATEGORIES = (*STATS, Column("names", "names", 6, f.count, numeric=True),
 
 
 class KernelPanel(TablePanel):
-    BINDINGS = [*keymap.bindings(keys.KERNELS),
-                Binding("escape,backspace", "back", "back", show=False)]
+    BINDINGS = [*keymap.bindings(keys.KERNELS)]
 
     def compose_tables(self) -> Iterable[Widget]:
         self.names = SqlTable(NAMES, sort="total_ns", id="kernel-names")
@@ -227,12 +225,12 @@ class KernelPanel(TablePanel):
     def caption_text(self, table: SqlTable) -> Text:
         out = Text(table.caption())
         if table is self.names and table.table_query.exact:
-            out.append(f" · category {table.table_query.exact[0][1]} (Esc: all)")
+            out.append(f" · category {table.table_query.exact[0][1]} (Backspace: all)")
         if table is self.categories:
             out.append(" · Enter: its kernels · c: by name")
             return out
         if table is self.instances:
-            out.append(" · Enter: show on the timeline · n/N: next/previous · Esc: back")
+            out.append(" · Enter: show on the timeline · n/N: next/previous · Backspace: back")
             name = self.kernel
         else:
             row = table.row_at(table.cursor)

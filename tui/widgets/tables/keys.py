@@ -32,6 +32,9 @@ PANEL: tuple[Key, ...] = (
     Key("slash", "filter", "filter rows: a substring, any case (Esc clears)", "Tables", "/",
         "filter"),
     Key("m", "maximize", "the table full screen, or back", "Tables", "m", "maximize"),
+    Key("backspace", "back", "back a level: from a kernel's launches to the kernels, a "
+        "frame's kernels to the frames, a finding's rows to the findings (Esc: the timeline)",
+        "Tables", "Backspace"),
 )
 
 KERNELS: tuple[Key, ...] = (
@@ -59,8 +62,19 @@ CODE: tuple[Key, ...] = (
         "kernels"),
 )
 
+# The Code tab's top-down tree (`v`).
+TREE: tuple[Key, ...] = (
+    Key("down,j", "cursor_down", "next line", "Code", "↓ j"),
+    Key("up,k", "cursor_up", "previous line", "Code", "↑ k"),
+    Key("enter,right,l", "open", "open the call path (again: step into it)", "Code",
+        "Enter → l", "open"),
+    Key("left,h", "close", "close the call path (again: up to its caller)", "Code", "← h",
+        "close"),
+    Key("space", "toggle_node", "open or close", "Code", "Space"),
+)
 
-def panel_bindings(count: int = 9) -> list[Binding]:
+
+def panel_bindings(count: int) -> list[Binding]:
     """App keys 1..count: show that tab below the timeline and focus what is in it."""
     return [Binding(str(i), f"panel({i - 1})", f"panel {i}", show=False)
             for i in range(1, count + 1)]

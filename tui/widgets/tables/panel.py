@@ -14,7 +14,7 @@ import duckdb
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
@@ -51,7 +51,10 @@ class Prompt(Input):
         self.on_done, self.on_change, self.on_cancel = on_done, on_change, on_cancel
         self.display = True
         self.can_focus = True
-        self.focus()
+        if self.is_attached:  # at once: keys typed right after the one that asked come here
+            self.screen.set_focus(self)
+        else:
+            self.focus()
 
     def _close(self) -> None:
         self.display = False
@@ -72,11 +75,18 @@ class Prompt(Input):
         if done is not None:
             done(event.value)
 
-    def action_give_up(self) -> None:
+    def cancel(self) -> None:
+        """Close, undoing what was typed."""
         cancel = self.on_cancel
         self._close()
         if cancel is not None:
             cancel()
+
+    def action_give_up(self) -> None:
+        """Esc: undo what was typed, and the timeline gets the keys (as Esc anywhere),
+        after any focus the undoing asked for (a table's, deferred)."""
+        self.cancel()
+        self.app.call_later(self.app.run_action, "to_timeline")
 
 
 class TablePanel(Vertical):
@@ -84,7 +94,8 @@ class TablePanel(Vertical):
     ALLOW_MAXIMIZE = True
     DEFAULT_CSS = """
     TablePanel { height: 1fr; }
-    TablePanel > .caption { height: auto; max-height: 4; color: $text-muted; }
+    TablePanel > .caption-box { height: auto; max-height: 4; scrollbar-size-vertical: 1; }
+    TablePanel .caption { height: auto; color: $text-muted; }
     """
 
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002 (Textual's name)
@@ -97,10 +108,13 @@ class TablePanel(Vertical):
         self._last: SqlTable | None = None
         self._unbuilt = False  # a trace is loaded, the tables not built from it yet
         self._focus_when_built = False  # the tab was opened by its key while it built
+        self._focus_from: Widget | None = None  # what had the keys then
 
     def compose(self) -> ComposeResult:
         yield from self.compose_tables()
-        yield self.caption
+        # a long caption (a finding, a kernel's full name) scrolls: the wheel, or Tab to it
+        with VerticalScroll(classes="caption-box"):
+            yield self.caption
         yield self.prompt
 
     def compose_tables(self) -> Iterable[Widget]:
@@ -164,11 +178,18 @@ class TablePanel(Vertical):
         """Give the active table the keys once it is built (a loading table takes none)."""
         self._focus_when_built = True
 
+        def note() -> None:  # after the focus the tab's key asked for (focus() is deferred)
+            self._focus_from = self.screen.focused
+
+        self.app.call_later(note)
+
     def _built(self) -> None:
         for table in self.tables():
             table.loading = False
         self.built()
-        if self._focus_when_built and self.is_on_screen:
+        # not when the keys went elsewhere meanwhile (`@` typed at once: its prompt keeps them)
+        if (self._focus_when_built and self.is_on_screen
+                and self.screen.focused is self._focus_from):
             self.active.focus()
         self._focus_when_built = False
 
@@ -205,8 +226,11 @@ class TablePanel(Vertical):
             table.set_filter(before)
             table.focus()
 
-        self.prompt.ask("filter: a substring of the names (Enter keeps it, Esc undoes)",
+        self.prompt.ask("filter: a substring of the names (Enter keeps it; Esc undoes it)",
                         before, done, on_change=table.set_filter, on_cancel=cancel)
+
+    def action_back(self) -> None:
+        """Backspace: back a level, in a tab that has levels (see KernelPanel)."""
 
     def action_maximize(self) -> None:
         screen = self.screen
