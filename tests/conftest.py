@@ -1,4 +1,5 @@
-"""Shared fixtures: the real sample traces, and a private cache dir for every test run."""
+"""Fixtures and hooks for every test: a private cache dir for each run, pipe-wide headless
+output, cold caches for snapshots, the hypothesis profile and how many xdist workers."""
 
 from __future__ import annotations
 
@@ -8,6 +9,10 @@ from pathlib import Path
 import pytest
 import textual.screen
 from hypothesis import settings
+
+# What the tests share lives in tests/helpers/; these names are imported from here as well.
+from tests.helpers.paths import NSYS_REFERENCE, NSYS_TRACES, ROOT, SAMPLES, sample  # noqa: F401
+from tests.helpers.properties import IN_CI, examples  # noqa: F401
 
 # The apps under test draw at most 20 frames a second, not 60: the frames between two
 # checks are never looked at, and drawing them was a sixth of an app test's time. The
@@ -20,17 +25,9 @@ textual.screen.UPDATE_PERIOD = 1 / TEST_FPS
 # CI replays the same generated examples on every run, so a red build can be reproduced;
 # a local run draws fresh ones and keeps looking for new failures. No deadline in either:
 # a 2-core machine running other work can take a few hundred ms on one example.
-IN_CI = bool(os.environ.get("CI"))
 settings.register_profile("ci", derandomize=True, deadline=None, max_examples=34)
 settings.register_profile("local", deadline=None)
 settings.load_profile("ci" if IN_CI else "local")
-
-
-def examples(local: int) -> int:
-    """max_examples for a property test that loads a trace per example: a local run draws
-    `local` fresh examples; CI replays a fixed quarter of that (at least 15), which keeps
-    the whole suite within a few minutes on two cores."""
-    return max(15, local // 4) if IN_CI else local
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
@@ -40,12 +37,6 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
         os.cpu_count() or 1)
     return cores + max(1, cores // 2)
-
-
-ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = ROOT / "sample_traces"
-NSYS_REFERENCE = Path(__file__).parent / "data" / "nsys_reference"
-NSYS_TRACES = ("gappy_training", "multistream", "gappy_then_tuned")
 
 
 @pytest.fixture(autouse=True)
@@ -72,10 +63,4 @@ def cold_snapshots(request: pytest.FixtureRequest, private_cache: Path,
     used, and that must not depend on which test ran first."""
     if "snap_compare" in request.fixturenames:
         monkeypatch.setenv("TUI_CACHE_DIR", str(tmp_path_factory.mktemp("cold-cache")))
-
-
-def sample(name: str) -> Path:
-    path = SAMPLES / name
-    assert path.is_file(), f"missing sample trace {path}"
-    return path
 

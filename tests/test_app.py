@@ -3,56 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-import functools
-import json
-from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any
 
 import pytest
-from textual.pilot import Pilot
 
-from tests.conftest import sample
+from tests.helpers.generated import evil_trace
+from tests.helpers.paths import sample
+from tests.helpers.pilot import GAPPY, SIZE, details_text, lane_text, settle, sync
 from tui.apps.trace_app import TraceApp
 from tui.views.timeline import GapInfo, KernelInfo
 from tui.widgets import theme
-from tui.widgets.details import DetailsPanel
 from tui.widgets.help import HelpScreen
-from tui.widgets.timeline import Timeline
-
-SIZE = (120, 40)
-GAPPY = "gappy_training.pt.trace.json.gz"
-
-
-def sync(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
-    """Run an async Pilot test in its own event loop (no pytest-asyncio needed)."""
-
-    @functools.wraps(test)
-    def run(*args: Any, **kwargs: Any) -> None:
-        asyncio.run(test(*args, **kwargs))
-
-    return run
-
-
-async def settle(pilot: Pilot) -> Timeline:
-    """Wait until the trace is loaded and the window the keys asked for is drawn."""
-    timeline = pilot.app.query_one(Timeline)
-    for _ in range(500):
-        await pilot.pause()
-        busy = any(worker.is_running for worker in pilot.app.workers)
-        if timeline.data is not None and not timeline.pending and not busy:
-            break
-        await asyncio.sleep(0.01)
-    await pilot.pause()
-    return timeline
-
-
-def lane_text(timeline: Timeline, index: int) -> str:
-    return timeline.render_line(index - timeline.scroll_offset.y).text
-
-
-def details_text(pilot: Pilot) -> str:
-    return str(pilot.app.query_one(DetailsPanel).render())
 
 
 @sync
@@ -167,22 +128,6 @@ async def test_lane_toggles_help_and_resize() -> None:
         timeline = await settle(pilot)
         assert timeline.view.ncols == timeline.ncols == 80 - theme.LABEL_WIDTH
         assert lane_text(timeline, 0).startswith("GPU0 s7")
-
-
-def evil_trace(path: Path) -> Path:
-    """A two-kernel Kineto trace whose kernel name carries markup and an escape."""
-    events = [
-        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
-         "ts": 1000.0, "dur": 5.0, "args": {"correlation": 1}},
-        {"ph": "X", "cat": "kernel", "name": "[bold]evil\x1b[31m kernel", "pid": 0,
-         "tid": 7, "ts": 1010.0, "dur": 500.0,
-         "args": {"device": 0, "stream": 7, "correlation": 1, "grid": [1, 1, 1],
-                  "block": [32, 1, 1], "registers per thread": 8}},
-        {"ph": "X", "cat": "kernel", "name": "plain", "pid": 0, "tid": 7, "ts": 1600.0,
-         "dur": 100.0, "args": {"device": 0, "stream": 7, "correlation": 2}},
-    ]
-    path.write_text(json.dumps({"traceEvents": events}))
-    return path
 
 
 @sync

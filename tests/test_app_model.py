@@ -1,7 +1,7 @@
 """A model-based test of the timeline app: hypothesis presses random sequences of the
 keymap's keys (and `/` or `@` with text, mouse clicks) on each kind of sample trace, and
-after every one checks what must hold (tests/app_model.py): no exception; the details
-describe the selected event, which is on the cursor's lane, in view, in the window; the
+after every one checks what must hold (tests/helpers/app_model.py): no exception; the
+details describe the selected event, which is on the cursor's lane, in view, in the window; the
 status line agrees with the view; a search selects its hits one by one.
 
 One app per trace, loaded once per module and put back as it opened between examples. In
@@ -18,8 +18,8 @@ import pytest
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
-from tests.app_model import SIZE, Action, Driver, check
-from tests.conftest import SAMPLES, sample
+from tests.helpers.app_model import SIZE, Action, Driver, check
+from tests.helpers.paths import SAMPLES, sample
 from tui.widgets import keymap
 
 CI = bool(os.environ.get("CI"))

@@ -10,8 +10,8 @@ from collections.abc import Awaitable, Callable
 
 from textual.pilot import Pilot
 
-from tests.conftest import sample
-from tests.test_app import settle
+from tests.helpers.paths import sample
+from tests.helpers.pilot import settle
 from tui.apps.trace_app import TraceApp
 
 

@@ -1,6 +1,6 @@
 """Code view from an nsys report's CUDA API backtraces (--cudabacktrace): frames, GPU time
 by frame, launch and allocation stacks, checked against a reading of the export with
-sqlite3 (tests/stacks_oracle.py)."""
+sqlite3 (tests/helpers/stacks_oracle.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import json
 import numpy as np
 import pytest
 
-from tests.conftest import sample
-from tests.stacks_oracle import nsys_backtrace_stacks, nsys_gpu_time_by_backtrace_frame
+from tests.helpers.paths import sample
+from tests.helpers.stacks_oracle import nsys_backtrace_stacks, nsys_gpu_time_by_backtrace_frame
 from tui.analysis.code import code_tree, frame_times, unattributed
 from tui.derived.backtrace_frames import DROPPED_MODULES, LIBRARY_MODULES, path_nodes
 from tui.loading.trace import open_trace

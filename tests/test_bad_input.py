@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from tests import oracle
-from tests.conftest import sample
+from tests.helpers import oracle
+from tests.helpers.paths import SAMPLES, sample
 from tui.cli.main import main
 
 KINETO = "multistream.pt.trace.json.gz"  # real: 571 events, 45 kernels, 40 memsets, 5 copies
@@ -308,7 +308,7 @@ def _cut_points(text: str) -> dict[str, int]:
 
 
 CUTS = list(_cut_points(gzip.decompress(
-    (Path(__file__).parent.parent / "sample_traces" / KINETO).read_bytes()).decode()))
+    (SAMPLES / KINETO).read_bytes()).decode()))
 
 
 @pytest.mark.parametrize("where", CUTS)

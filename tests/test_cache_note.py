@@ -17,8 +17,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tests.conftest import sample
-from tests.test_app import settle, sync
+from tests.helpers.paths import sample
+from tests.helpers.pilot import settle, sync
 from tui.apps.trace_app import TraceApp
 from tui.cli.main import main
 from tui.loading import cache

@@ -19,7 +19,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tests.conftest import sample
+from tests.helpers.paths import sample
 from tui.cli.main import main
 from tui.loading import cache
 

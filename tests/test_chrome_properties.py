@@ -20,8 +20,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests import oracle
-from tests.conftest import examples, sample
+from tests.helpers import oracle
+from tests.helpers.paths import sample
+from tests.helpers.properties import examples
 from tui.analysis.summary import trace_summary
 from tui.core.errors import TraceError
 from tui.loading.trace import open_trace

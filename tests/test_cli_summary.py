@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import NSYS_REFERENCE, sample
-from tests.oracle import chrome_events
+from tests.helpers.oracle import chrome_events
+from tests.helpers.paths import NSYS_REFERENCE, ROOT, sample
 from tui.cli.main import main
 
 
@@ -133,7 +133,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, make, message: str) ->
 
 
 def test_nsys_rep_without_nsys_says_which_command_to_run(tmp_path: Path) -> None:
-    rep = Path(__file__).resolve().parents[2] / "shared/traces/nsys/multistream.nsys-rep"
+    rep = ROOT.parent / "shared/traces/nsys/multistream.nsys-rep"
     if not rep.is_file():
         pytest.skip("../shared/traces is not beside this checkout")
     copy = tmp_path / "multistream.nsys-rep"

@@ -9,7 +9,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tests.conftest import SAMPLES, sample
+from tests.helpers.paths import SAMPLES, sample
 from tui.cli.main import main
 from tui.loading.store import STORE_SUFFIX, STORE_TABLES
 

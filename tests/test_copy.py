@@ -7,8 +7,9 @@ import base64
 import re
 from pathlib import Path
 
-from tests.conftest import sample
-from tests.test_app import GAPPY, evil_trace, settle, sync
+from tests.helpers.generated import evil_trace
+from tests.helpers.paths import sample
+from tests.helpers.pilot import GAPPY, settle, sync
 from tui.apps.trace_app import TraceApp
 from tui.widgets.clipboard import arrow_tsv, clean
 from tui.widgets.tables.base import SqlTable

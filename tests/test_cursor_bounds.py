@@ -3,9 +3,8 @@ or sent outside with @, it stops at the trace's edge; fitting the GPU's span bri
 
 from __future__ import annotations
 
-from tests.conftest import sample
-from tests.test_app import settle, sync
-from tests.test_search_goto import type_in
+from tests.helpers.paths import sample
+from tests.helpers.pilot import settle, sync, type_in
 from tui.apps.trace_app import TraceApp
 
 SIZE = (80, 24)

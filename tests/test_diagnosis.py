@@ -5,13 +5,12 @@ that every device's idle time is accounted for by cause, to the nanosecond."""
 from __future__ import annotations
 
 import csv
-from pathlib import Path
 
 import pytest
 
-from tests.conftest import SAMPLES, sample
-from tests.test_app import settle, sync
-from tests.test_tables import SIZE, ready
+from tests.helpers.paths import DATA, SAMPLES, sample
+from tests.helpers.pilot import SIZE, settle, sync
+from tests.helpers.tables import ready
 from tui.analysis.diagnosis import diagnose, gaps_and_times, with_ncu
 from tui.analysis.findings import trace_findings
 from tui.analysis.idle_causes import CAUSES, GAP_KIND, tally
@@ -48,7 +47,7 @@ BOUNDS = [
     ("gappy_training.pt.trace.json.gz", "host"),
 ]
 # NVIDIA's every idle interval of the nsys recordings (tests/data/diagnosis/README.md)
-REFERENCE = Path(__file__).parent / "data" / "diagnosis"
+REFERENCE = DATA / "diagnosis"
 # The designed cause of each idle-bound loop takes at least this share of its idle time
 DESIGNED_SHARE = 0.65
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests import oracle
-from tests.conftest import sample
+from tests.helpers import oracle
+from tests.helpers.paths import sample
 from tui.analysis.kernel_names import kernel_key
 from tui.cli.main import main
 

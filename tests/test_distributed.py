@@ -5,17 +5,16 @@ every figure of every rank of the two-rank DDP run (rank 1 sleeps 10 ms a step).
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import duckdb
 import pytest
 
-from tests.conftest import sample
+from tests.helpers.paths import DATA, ROOT, sample
 from tui.analysis.distributed import idle_categories, trace_figures
 from tui.core.units import format_ns
 from tui.loading.trace import open_trace
 
-REFERENCE = Path(__file__).parent / "data" / "distributed"
+REFERENCE = DATA / "distributed"
 DDP = {0: "ddp_rank0.pt.trace.json.gz", 1: "ddp_rank1.pt.trace.json.gz"}
 
 
@@ -285,7 +284,7 @@ def ddp_paths() -> dict[int, tuple[list, list]]:
 def test_critical_path_tiles_each_step_with_real_work(ddp_paths, rank: int) -> None:
     """The segments tile the step, and each GPU segment is a real activity of the trace
     (read from the JSON here, independently of the loader)."""
-    from tests import oracle
+    from tests.helpers import oracle
 
     gpu = {}
     for e in oracle.chrome_events(sample(DDP[rank])):
@@ -336,7 +335,7 @@ def test_p_shows_the_critical_path_and_queue_lanes() -> None:
     kind) at the top, and each stream's queue length at the bottom."""
     import asyncio
 
-    from tests.test_app import lane_text, settle
+    from tests.helpers.pilot import lane_text, settle
     from tui.apps.trace_app import TraceApp
 
     async def run() -> None:
@@ -368,8 +367,8 @@ def test_the_commands_docs_distributed_shows_run(capsys, monkeypatch) -> None:
 
     from tui.cli.main import main
 
-    monkeypatch.chdir(Path(__file__).parent.parent)
-    page = (Path(__file__).parent.parent / "docs" / "distributed.md").read_text()
+    monkeypatch.chdir(ROOT)
+    page = (ROOT / "docs" / "distributed.md").read_text()
     block = page.split("```\n", 2)[1]
     commands = [line for line in block.splitlines() if line.startswith("tui ")]
     assert len(commands) == 2

@@ -5,15 +5,14 @@ ddp4, fsdp4: H100s, the last rank's data loader slow) against Holistic Trace Ana
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-from tests.conftest import sample
+from tests.helpers.paths import DATA, sample
 from tui.analysis.distributed import trace_figures
 from tui.loading.trace import open_trace
 
-REFERENCE = Path(__file__).parent / "data" / "distributed"
+REFERENCE = DATA / "distributed"
 RUNS = {"ddp_4rank": "ddp4/ddp_rank{}.pt.trace.json.gz",
         "fsdp_4rank": "fsdp4/fsdp_rank{}.pt.trace.json.gz"}
 

@@ -9,17 +9,16 @@ from __future__ import annotations
 import csv
 import re
 import sqlite3
-from pathlib import Path
 
 import pytest
 
-from tests.conftest import sample
+from tests.helpers.paths import DATA, sample
 from tui.analysis.distributed import critical_path, prepare, trace_figures
 from tui.analysis.distributed.critical_path import critical_paths
 from tui.analysis.distributed.queues import queue_series
 from tui.loading.trace import open_trace
 
-NSYS_STATS = Path(__file__).parent / "data" / "distributed" / "nsys"
+NSYS_STATS = DATA / "distributed" / "nsys"
 JAX_DP = "jax_dp/plugins/profile/2026_11_27_05_46_00/vm.xplane.pb"
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, SAMPLES
+from tests.helpers.paths import ROOT, SAMPLES
 from tui.cli.main import SUBCOMMANDS, main
 from tui.widgets.keys_doc import keys_markdown, page_with_keys, readme_with_first_keys
 

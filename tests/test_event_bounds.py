@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import SAMPLES, sample
+from tests.helpers.paths import SAMPLES, sample
 from tui.sources import chrome_json
 from tui.sources.chrome_json import extract_events
 from tui.sources.event_bounds import event_boundary

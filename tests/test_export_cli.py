@@ -9,7 +9,7 @@ import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 import pytest
 
-from tests.conftest import sample
+from tests.helpers.paths import sample
 from tui.cli.main import main
 
 GAPPY = "gappy_training.pt.trace.json.gz"

@@ -4,10 +4,9 @@ row moves the timeline there."""
 
 from __future__ import annotations
 
-from tests.conftest import sample
-from tests.test_app import settle, sync
-from tests.test_ncu_app import messages
-from tests.test_tables import SIZE, all_rows, ready
+from tests.helpers.paths import sample
+from tests.helpers.pilot import SIZE, messages, settle, sync
+from tests.helpers.tables import all_rows, ready
 from tui.analysis.summary import trace_summary
 from tui.apps.trace_app import TraceApp
 from tui.loading.trace import open_trace

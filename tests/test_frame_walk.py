@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import examples
+from tests.helpers.properties import examples
 from tui.analysis.frame_walk import name_times
 
 # A forest of frames: each frame's parent is an earlier frame or none; names from a few,

@@ -17,8 +17,8 @@ import pyarrow as pa
 import pytest
 
 import tui.derived.gpu_idle
-from tests import oracle
-from tests.conftest import sample
+from tests.helpers import oracle
+from tests.helpers.paths import sample
 from tui.core.db import connect, registered
 from tui.core.queries import load_query
 from tui.derived.gpu_idle import build_gpu_idle

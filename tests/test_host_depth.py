@@ -1,5 +1,5 @@
 """Host depths (tui/derived/host_depth.py), a window of start times at a time, against the
-definition (tests/depth_oracle.py)."""
+definition (tests/helpers/depth_oracle.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import examples, sample
-from tests.depth_oracle import depth_mismatches
+from tests.helpers.depth_oracle import depth_mismatches
+from tests.helpers.paths import sample
+from tests.helpers.properties import examples
 from tui.core.db import connect
 from tui.core.queries import load_query
 from tui.derived import host_depth

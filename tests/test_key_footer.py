@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from textual.widgets._footer import FooterKey
 
-from tests.conftest import sample
-from tests.test_app import GAPPY, settle, sync
-from tests.test_tables import ready
+from tests.helpers.paths import sample
+from tests.helpers.pilot import GAPPY, settle, sync
+from tests.helpers.tables import ready
 from tui.apps.trace_app import TraceApp
 from tui.widgets.key_footer import KeyFooter
 

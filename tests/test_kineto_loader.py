@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 import tui.loading.trace as trace_module
-from tests import oracle
-from tests.conftest import sample
+from tests.helpers import oracle
+from tests.helpers.paths import sample
 from tui.analysis.gaps import explained_gaps
 from tui.analysis.kernels import kernel_stats
 from tui.loading.trace import open_trace

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import sample
+from tests.helpers.paths import sample
 from tui.analysis.summary import trace_summary
 from tui.loading.trace import open_trace
 

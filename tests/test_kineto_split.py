@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import sample
+from tests.helpers.paths import sample
 from tui.core import db
 from tui.loading.trace import open_trace
 from tui.sources import chrome_json, kineto

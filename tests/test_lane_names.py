@@ -8,10 +8,10 @@ import json
 import re
 import sqlite3
 
-from tests.conftest import sample
-from tests.oracle import chrome_events
-from tests.screen import screen_text
-from tests.test_app import settle, sync
+from tests.helpers.oracle import chrome_events
+from tests.helpers.paths import sample
+from tests.helpers.pilot import settle, sync
+from tests.helpers.screen import screen_text
 from tui.apps.trace_app import TraceApp
 from tui.loading.trace import open_trace
 from tui.views.timeline import HostInfo, TimelineData

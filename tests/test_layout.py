@@ -3,9 +3,9 @@ resizing keeps the cursor, the zoom and the selection; notices go to the status 
 
 from __future__ import annotations
 
-from tests.conftest import sample
-from tests.screen import screen_text
-from tests.test_app import GAPPY, settle, sync
+from tests.helpers.paths import sample
+from tests.helpers.pilot import GAPPY, settle, sync
+from tests.helpers.screen import screen_text
 from tui.apps.trace_app import TraceApp
 from tui.widgets.layout import lane_rows
 

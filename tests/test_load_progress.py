@@ -24,8 +24,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tests.conftest import ROOT, sample
-from tests.test_app import settle, sync
+from tests.helpers.paths import ROOT, sample
+from tests.helpers.pilot import settle, sync
 from tui.apps import trace_app as app_module
 from tui.apps.trace_app import TraceApp
 from tui.cli.main import main

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from textual.events import MouseScrollDown, MouseScrollUp
 
-from tests.conftest import sample
-from tests.test_app import GAPPY, settle, sync
+from tests.helpers.paths import sample
+from tests.helpers.pilot import GAPPY, settle, sync
 from tui.apps.trace_app import TraceApp
 from tui.views.timeline import KernelInfo
 from tui.widgets import theme

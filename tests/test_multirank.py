@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests import oracle
-from tests.conftest import sample
+from tests.helpers import oracle
+from tests.helpers.paths import sample
 from tui.analysis.ranks import collective_instances, rank_analysis, rank_rows
 from tui.cli.main import main
 from tui.runs.run import open_run

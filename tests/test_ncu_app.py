@@ -4,16 +4,14 @@ under ncu), and the report alone (`tui REPORT`)."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from textual.pilot import Pilot
 
-from tests.conftest import sample
-from tests.test_app import SIZE, settle, sync
-from tests.test_ncu_common import SHARED
+from tests.helpers.ncu_inputs import SHARED
+from tests.helpers.ncu_pilot import drilled, ncu_app_ready, ncu_ready
+from tests.helpers.paths import sample
+from tests.helpers.pilot import SIZE, messages, settle, sync, until
 from tui.analysis.ncu.summary import ncu_summary
 from tui.apps.ncu_app import NcuApp
 from tui.apps.trace_app import TraceApp
@@ -22,7 +20,6 @@ from tui.sources.ncu.load import load_ncu
 from tui.views.timeline import KernelInfo
 from tui.widgets.messages import DrillDown
 from tui.widgets.ncu_list import NcuLaunchList
-from tui.widgets.ncu_panel import NcuPanel
 from tui.widgets.ncu_screen import NcuScreen
 
 TRACE, REPORT = "small_kernels.sqlite", "small_kernels.ncu-rep"
@@ -32,35 +29,6 @@ def expected_launches(report: Path) -> list[dict]:
     con = connect()
     load_ncu(report, con)
     return ncu_summary(con)["kernels"]
-
-
-async def until(pilot: Pilot, done: Callable[[], bool], tries: int = 3000) -> None:
-    for _ in range(tries):
-        await pilot.pause()
-        if done():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("the app never got there")
-
-
-async def ncu_ready(pilot: Pilot) -> TraceApp:
-    app = pilot.app
-    assert isinstance(app, TraceApp)
-    await until(pilot, lambda: app.ncu.state in ("ready", "failed"))
-    await settle(pilot)
-    return app
-
-
-def messages(app: object) -> list[str]:
-    toasts = [n.message for n in app._notifications]  # type: ignore[attr-defined]
-    status = getattr(app, "status", None)  # TraceApp shows passing notices on its status line
-    return toasts + (status.said if status is not None else [])
-
-
-async def drilled(pilot: Pilot) -> NcuPanel:
-    await until(pilot, lambda: isinstance(pilot.app.screen, NcuScreen))
-    await pilot.pause()
-    return pilot.app.screen.query_one(NcuPanel)
 
 
 @sync
@@ -135,7 +103,7 @@ async def test_drill_down_message_for_each_kind_of_activity() -> None:
 
 @sync
 async def test_d_in_the_kernels_tab_opens_the_kernel_in_nsight_compute() -> None:
-    from tests.test_tables import kernel_names_matching, ready
+    from tests.helpers.tables import kernel_names_matching, ready
 
     app = TraceApp(sample(TRACE), ncu=sample(REPORT))
     async with app.run_test(size=SIZE) as pilot:
@@ -224,14 +192,6 @@ async def test_a_bad_report_leaves_the_timeline_working(tmp_path: Path) -> None:
         assert app.timeline.data is not None
         app.post_message(DrillDown(5, "saxpy"))
         await until(pilot, lambda: any("could not be loaded" in m for m in messages(app)))
-
-
-async def ncu_app_ready(pilot: Pilot) -> NcuApp:
-    app = pilot.app
-    assert isinstance(app, NcuApp)
-    await until(pilot, lambda: app.session is not None or bool(app._notifications))
-    await pilot.pause()
-    return app
 
 
 @sync

@@ -8,7 +8,7 @@ import json
 import pytest
 from textual.app import App
 
-from tests.conftest import sample
+from tests.helpers.paths import sample
 from tui.apps.ncu_app import NcuApp
 from tui.apps.trace_app import TraceApp
 from tui.cli.main import main

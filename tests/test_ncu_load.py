@@ -9,7 +9,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tests.test_ncu_common import FORMS, loaded, ncu_input
+from tests.helpers.ncu_inputs import FORMS, loaded, ncu_input
+from tests.helpers.paths import SAMPLES
 from tui.sources.ncu.load import NcuInputError, detect_format, is_ncu_input, load_ncu
 from tui.sources.ncu.parsed import KERNEL_COLUMNS, METRIC_COLUMNS, RULE_COLUMNS
 
@@ -117,7 +118,7 @@ def test_input_form_is_told_by_content_not_name(tmp_path: Path, form: str, expec
 
 
 def test_other_files_are_not_ncu_input(tmp_path: Path) -> None:
-    trace = Path(__file__).resolve().parent.parent / "sample_traces" / "multistream.sqlite"
+    trace = SAMPLES / "multistream.sqlite"
     text = tmp_path / "notes.csv"
     text.write_text("name,value\na,1\n")
     for path in (trace, text, tmp_path / "missing.ncu-rep", tmp_path):

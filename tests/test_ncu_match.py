@@ -7,15 +7,12 @@ tools spell them, configurations changed on purpose), not recorded by a profiler
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 import duckdb
 
-from tests.test_ncu_common import loaded
+from tests.helpers.ncu_inputs import add_trace, loaded
 from tui.analysis.ncu.match import match_ncu_kernels
-from tui.core.queries import load_query
-
-Row = tuple[str, tuple[int, int, int], tuple[int, int, int]]  # name, grid, block
 
 
 def _ncu_launches(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str | None, tuple, tuple]]:
@@ -24,25 +21,10 @@ def _ncu_launches(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str | None,
         "FROM ncu_kernels ORDER BY launch_id").fetchall()]
 
 
-def _add_trace(con: duckdb.DuckDBPyConnection, rows: Iterable[Row], copies: int = 3) -> None:
-    """A constructed gpu_activities table: `copies` launches of each (name, grid, block)."""
-    con.execute(load_query("schema"))
-    values = []
-    for i, (name, grid, block) in enumerate(rows):
-        for c in range(copies):
-            start = 1_000_000 * (i * copies + c)
-            values.append((i * copies + c, "kernel", 0, 7, start, start + 5000, 5000, name,
-                           *grid, *block))
-    con.executemany(
-        "INSERT INTO gpu_activities (id, kind, device, stream, start_ns, end_ns, duration_ns, "
-        "name, grid_x, grid_y, grid_z, block_x, block_y, block_z) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values)
-
-
 def _trace_from_ncu(con: duckdb.DuckDBPyConnection,
                     rename: Callable[[str, str | None], str] = lambda name, _m: name) -> None:
-    _add_trace(con, [(rename(name, mangled), grid, block)
-                     for name, mangled, grid, block in _ncu_launches(con)])
+    add_trace(con, [(rename(name, mangled), grid, block)
+                    for name, mangled, grid, block in _ncu_launches(con)])
 
 
 def test_each_launch_matches_its_own_kernels_by_name_and_configuration() -> None:
@@ -74,8 +56,8 @@ def test_mangled_trace_names_match_the_reports_mangled_name() -> None:
     # A CSV has no mangled name: the function name inside the mangled one still matches.
     csv_con = loaded("small_kernels", "raw.csv")
     mangled = [m or "" for _, m, _, _ in _ncu_launches(con)]
-    _add_trace(csv_con, [(m, grid, block) for m, (_, _, grid, block)
-                         in zip(mangled, _ncu_launches(csv_con), strict=True)])
+    add_trace(csv_con, [(m, grid, block) for m, (_, _, grid, block)
+                        in zip(mangled, _ncu_launches(csv_con), strict=True)])
     assert {(m.status, m.matched_on) for m in match_ncu_kernels(csv_con)} == {
         ("matched", "short-name+config")}
 
@@ -83,8 +65,8 @@ def test_mangled_trace_names_match_the_reports_mangled_name() -> None:
 def test_a_different_launch_configuration_is_said() -> None:
     con = loaded("small_kernels", "raw.csv")
     launches = _ncu_launches(con)
-    _add_trace(con, [(name, (grid[0] * 2, grid[1], grid[2]), block)
-                     for name, _, grid, block in launches])
+    add_trace(con, [(name, (grid[0] * 2, grid[1], grid[2]), block)
+                    for name, _, grid, block in launches])
     for m in match_ncu_kernels(con):
         assert (m.status, m.matched_on) == ("matched", "name")
         assert "launch configuration differs" in m.note
@@ -93,7 +75,7 @@ def test_a_different_launch_configuration_is_said() -> None:
 def test_ambiguous_and_unmatched_are_reported() -> None:
     con = loaded("small_kernels", "raw.csv")
     (saxpy, _, grid, block), (sgemm, _, sgrid, sblock) = _ncu_launches(con)[:2]
-    _add_trace(con, [
+    add_trace(con, [
         # saxpy in two other configurations, neither the profiled one
         (saxpy, (1024, 1, 1), block), (saxpy, (2048, 1, 1), block),
         # two template instances sharing naive_sgemm's function name and configuration
@@ -129,9 +111,9 @@ def test_template_instances_are_told_apart_across_demanglers() -> None:
     # cuBLAS's other SIMT SGEMM tile (in sample_traces/gappy_training.sqlite), launched with
     # the profiled one's configuration: same function, other template arguments.
     sgemm = "void cutlass::Kernel2<cutlass_80_simt_sgemm_128x256_8x4_nt_align1>(T1::Params)"
-    _add_trace(con, [(add, launches[2][2], launches[2][3]),  # the add, as profiled
-                     (fill, launches[2][2], launches[2][3]),  # another instance, same shape
-                     (sgemm, launches[1][2], launches[1][3])])
+    add_trace(con, [(add, launches[2][2], launches[2][3]),  # the add, as profiled
+                    (fill, launches[2][2], launches[2][3]),  # another instance, same shape
+                    (sgemm, launches[1][2], launches[1][3])])
     matches = match_ncu_kernels(con)
     assert (matches[2].status, matches[2].matched_on) == ("matched", "name+config")
     assert matches[2].candidates[0].name == add

@@ -1,6 +1,7 @@
 """The report as the app holds it (tui.views.ncu_session): which launch a trace kernel is, and the
 drill-down's text (tui.widgets.ncu_text). Real reports; the ambiguous and template cases
-use a CONSTRUCTED trace table, built from the report's own launches as test_ncu_match does."""
+use a CONSTRUCTED trace table, built from the report's own launches
+(tests/helpers/ncu_inputs.py)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,8 @@ import duckdb
 import pytest
 from rich.console import Console, RenderableType
 
-from tests.conftest import sample
-from tests.test_ncu_common import ncu_input
-from tests.test_ncu_match import _add_trace
+from tests.helpers.ncu_inputs import add_trace, ncu_input
+from tests.helpers.paths import sample
 from tui.analysis.ncu.summary import ncu_summary
 from tui.loading.trace import open_trace
 from tui.views.ncu_session import NcuSession, open_ncu
@@ -67,7 +67,7 @@ def test_the_summary_is_ncu_summarys(small: NcuSession) -> None:
 def _constructed(con_rows: list, report: Path) -> tuple[NcuSession, duckdb.DuckDBPyConnection]:
     session = open_ncu(report)
     trace = duckdb.connect()
-    _add_trace(trace, con_rows, copies=2)
+    add_trace(trace, con_rows, copies=2)
     session.attach_trace(trace)
     return session, trace
 
@@ -109,7 +109,7 @@ def test_a_kernel_profiled_twice_lists_both_launches() -> None:
                 "WHERE launch_id = 0")
     saxpy = session.launches[0]
     trace = duckdb.connect()
-    _add_trace(trace, [(saxpy["name"], tuple(saxpy["grid"]), tuple(saxpy["block"]))])
+    add_trace(trace, [(saxpy["name"], tuple(saxpy["grid"]), tuple(saxpy["block"]))])
     session.attach_trace(trace)
     profile = session.profile_of(0)
     assert (profile.status, profile.launch_ids) == ("profiled", [0, 7])

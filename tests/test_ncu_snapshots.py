@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from textual.pilot import Pilot
 
-from tests.conftest import sample
-from tests.test_app import settle
-from tests.test_ncu_app import drilled, ncu_app_ready, ncu_ready
+from tests.helpers.ncu_pilot import drilled, ncu_app_ready, ncu_ready
+from tests.helpers.paths import sample
+from tests.helpers.pilot import settle
 from tui.apps.ncu_app import NcuApp
 from tui.apps.trace_app import TraceApp
 

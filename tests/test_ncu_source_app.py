@@ -4,12 +4,11 @@ launch) and from the drill-down over the timeline (`s`), on the real samples."""
 from __future__ import annotations
 
 from textual.app import App
-from textual.pilot import Pilot
 
-from tests.conftest import sample
-from tests.ncu_source_common import hot_report_path
-from tests.test_app import SIZE, sync
-from tests.test_ncu_app import messages, ncu_app_ready, until
+from tests.helpers.ncu_pilot import ncu_app_ready, source_shown
+from tests.helpers.ncu_source import hot_report_path
+from tests.helpers.paths import sample
+from tests.helpers.pilot import SIZE, messages, sync, until
 from tui.analysis.ncu.source import NO_LINES, NOT_A_REPORT
 from tui.apps.ncu_app import NcuApp
 from tui.views.ncu_session import NcuSession, open_ncu
@@ -17,15 +16,6 @@ from tui.widgets.ncu_screen import NcuScreen
 from tui.widgets.ncu_source import NcuSourceScreen
 
 REPORT = "small_kernels.ncu-rep"
-
-
-async def source_shown(pilot: Pilot) -> NcuSourceScreen:
-    await until(pilot, lambda: isinstance(pilot.app.screen, NcuSourceScreen)
-                and pilot.app.screen.view is not None)
-    await pilot.pause()
-    screen = pilot.app.screen
-    assert isinstance(screen, NcuSourceScreen)
-    return screen
 
 
 def cell(screen: NcuSourceScreen, column: str) -> str:

@@ -16,13 +16,8 @@ import duckdb
 import pytest
 from rich.console import Console
 
-from tests.conftest import sample
-from tests.ncu_source_common import (
-    KERNELS,
-    RECORDED_SOURCE,
-    hot_loaded,
-    ncu_lines,
-)
+from tests.helpers.ncu_source import KERNELS, RECORDED_SOURCE, hot_loaded, ncu_lines
+from tests.helpers.paths import ROOT, sample
 from tui.analysis.ncu.source import NO_COUNTERS, SourceView, explain_line, source_view
 from tui.analysis.ncu.summary import ncu_summary, render_ncu_summary
 from tui.cli.main import main
@@ -30,7 +25,7 @@ from tui.sources.ncu.load import load_ncu
 from tui.sources.ncu.load_source import load_source
 from tui.widgets.ncu_source_text import line_cells
 
-RECORDINGS = Path(__file__).resolve().parent.parent / "recordings" / "source_view"
+RECORDINGS = ROOT / "recordings" / "source_view"
 
 
 @pytest.fixture(scope="module")

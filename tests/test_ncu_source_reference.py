@@ -9,8 +9,7 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from tests.conftest import sample
-from tests.ncu_source_common import (
+from tests.helpers.ncu_source import (
     KERNELS,
     NCU_METRICS,
     NCU_STALLS,
@@ -19,6 +18,7 @@ from tests.ncu_source_common import (
     ncu_sass,
     number,
 )
+from tests.helpers.paths import sample
 from tui.analysis.ncu.source import NO_COUNTERS, SourceView, source_view
 from tui.core.queries import load_query
 from tui.sources.ncu.load import load_ncu

@@ -11,7 +11,7 @@ import duckdb
 import pytest
 from rich.console import Console
 
-from tests.conftest import sample
+from tests.helpers.paths import sample
 from tui.analysis.ncu.source import NO_LINES, NOT_A_REPORT, SourceView, source_view
 from tui.analysis.ncu.summary import render_ncu_summary
 from tui.cli.main import main

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from textual.pilot import Pilot
 
-from tests.ncu_source_common import hot_report_path
-from tests.test_ncu_app import ncu_app_ready
-from tests.test_ncu_source_app import source_shown
+from tests.helpers.ncu_pilot import ncu_app_ready, source_shown
+from tests.helpers.ncu_source import hot_report_path
 from tui.apps.ncu_app import NcuApp
 
 

@@ -8,7 +8,7 @@ import duckdb
 import pytest
 from rich.console import Console
 
-from tests.test_ncu_common import FORMS, loaded
+from tests.helpers.ncu_inputs import FORMS, loaded
 from tui.analysis.ncu.summary import ncu_summary, render_ncu_summary
 from tui.analysis.ncu.verdict import VERDICTS
 

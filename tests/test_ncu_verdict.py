@@ -9,7 +9,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tests.test_ncu_common import FORMS, SHARED, loaded
+from tests.helpers.ncu_inputs import FORMS, SHARED, loaded
 from tui.analysis.ncu.figures import KernelFigures, Metrics, kernel_figures
 from tui.analysis.ncu.nvidia import sol_kind, sol_unit
 from tui.analysis.ncu.verdict import decide, memory_unit

@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests import xla_oracle
-from tests.conftest import sample
-from tests.test_xla import SAMPLE_FILES
+from tests.helpers import xla_oracle
+from tests.helpers.paths import sample
+from tests.helpers.xla_samples import SAMPLE_FILES
 from tui.derived import stacks
 from tui.derived.nesting import HostNesting
 from tui.loading.trace import open_trace

@@ -11,7 +11,7 @@ import pyarrow as pa
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.conftest import sample
+from tests.helpers.paths import sample
 from tui.core.db import connect
 from tui.core.queries import load_query
 from tui.loading.trace import finalize_activities, open_trace

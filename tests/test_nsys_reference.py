@@ -6,7 +6,7 @@ import csv
 
 import pytest
 
-from tests.conftest import NSYS_REFERENCE, NSYS_TRACES, sample
+from tests.helpers.paths import NSYS_REFERENCE, NSYS_TRACES, sample
 from tui.analysis.gaps import explained_gaps
 from tui.analysis.kernels import kernel_stats
 from tui.loading.trace import open_trace

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import sample
+from tests.helpers.paths import DATA, sample
 from tui.analysis.summary import trace_summary
 from tui.loading.trace import open_trace
 
-RULES_DIR = Path(__file__).parent / "data" / "nsys_rules"
+RULES_DIR = DATA / "nsys_rules"
 # How many rows NVIDIA's rule lists for each export (rules: memcpy_async, memcpy_sync,
 # memset_sync, api_sync, gpu_gaps, gpu_time_util), so an empty reading cannot pass.
 COUNTS = {

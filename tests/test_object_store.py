@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import sample
+from tests.helpers.paths import sample
 from tui.cli.main import main
 
 pytest.importorskip("upath")

@@ -4,15 +4,13 @@ gappy/tuned pair."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
 from pathlib import Path
 
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from tests.conftest import ROOT, sample
-from tests.test_app import SIZE, sync
+from tests.helpers.paths import ROOT, sample
+from tests.helpers.pilot import SIZE, sync, until
 from tui.apps.diff_app import DiffApp
 from tui.apps.run_app import RunApp
 from tui.widgets.diff_tables import KernelDiffTable, TotalsTable
@@ -20,15 +18,6 @@ from tui.widgets.run_tables import CollectiveTable, RankTable
 
 RANKS = [sample("ddp_rank0.pt.trace.json.gz"), sample("ddp_rank1.pt.trace.json.gz")]
 GAPPY, TUNED = "gappy_training.pt.trace.json.gz", "tuned_training.pt.trace.json.gz"
-
-
-async def until(pilot: Pilot, done: Callable[[], bool], tries: int = 3000) -> None:
-    for _ in range(tries):
-        await pilot.pause()
-        if done():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("the app never got there")
 
 
 def cells(table) -> list[list[str]]:

@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-from tests.conftest import ROOT, sample
-from tests.oracle import chrome_events
-from tests.screen import screen_text
-from tests.test_app import GAPPY, details_text, settle, sync
+from tests.helpers.oracle import chrome_events
+from tests.helpers.paths import ROOT, sample
+from tests.helpers.pilot import GAPPY, details_text, settle, sync, type_in
+from tests.helpers.screen import screen_text
 from tui.apps.trace_app import TraceApp
 from tui.views.timeline import HostInfo
 from tui.views.timeline.goto import parse_time
@@ -24,12 +24,6 @@ def named(pattern: str) -> list[dict]:
     return sorted((e for e in chrome_events(TRACE)
                    if e.get("ph") == "X" and re.search(pattern, e.get("name", ""), re.I)),
                   key=lambda e: Decimal(e["ts"]))
-
-
-async def type_in(pilot, text: str) -> None:
-    for ch in text:
-        await pilot.press({" ": "space", "#": "number_sign", "+": "plus", ".": "full_stop",
-                           "^": "circumflex_accent", "_": "underscore", ":": "colon"}.get(ch, ch))
 
 
 @sync

@@ -8,11 +8,10 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-from tests import xla_oracle
-from tests.conftest import SAMPLES, sample
-from tests.oracle import chrome_events
-from tests.test_app import details_text, settle, sync
-from tests.test_search_goto import type_in
+from tests.helpers import xla_oracle
+from tests.helpers.oracle import chrome_events
+from tests.helpers.paths import SAMPLES, sample
+from tests.helpers.pilot import details_text, settle, sync, type_in
 from tui.apps.trace_app import TraceApp
 from tui.views.timeline import HostInfo, KernelInfo
 from tui.views.timeline.lanes import LANE_GPU, LANE_OPENED

@@ -12,8 +12,8 @@ from textual.command import CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Static, TextArea
 
-from tests.conftest import sample
-from tests.test_app import GAPPY, SIZE, settle, sync
+from tests.helpers.paths import sample
+from tests.helpers.pilot import GAPPY, SIZE, settle, sync
 from tui.apps.trace_app import TraceApp
 from tui.cli.main import main as cli_main
 from tui.widgets.export_dialog import ExportDialog

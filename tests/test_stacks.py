@@ -1,5 +1,6 @@
 """Launch stacks, GPU time by Python frame and memory peaks, checked against an
-independent reading of the trace's events with the json module (tests/stacks_oracle.py)."""
+independent reading of the trace's events with the json module
+(tests/helpers/stacks_oracle.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import sample
-from tests.stacks_oracle import (
+from tests.helpers.paths import sample
+from tests.helpers.stacks_oracle import (
     gpu_time_by_frame,
     memory_peaks,
     nsys_gpu_time_by_range,

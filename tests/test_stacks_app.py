@@ -1,29 +1,22 @@
 """The Code and Memory tabs, the memory lanes and the launch stack driven through Pilot on
-the stacks sample trace, checked against a json reading of its events (tests/stacks_oracle.py)."""
+the stacks sample trace, checked against a json reading of its events
+(tests/helpers/stacks_oracle.py)."""
 
 from __future__ import annotations
 
 import pytest
-from textual.widgets import TabPane
 
-from tests.conftest import sample
-from tests.oracle import chrome_events
-from tests.stacks_oracle import gpu_time_by_frame, memory_peaks
-from tests.test_app import settle, sync
-from tests.test_tables import SIZE, all_rows, ready, shown
+from tests.helpers.oracle import chrome_events
+from tests.helpers.paths import sample
+from tests.helpers.pilot import SIZE, settle, sync, tab_key
+from tests.helpers.stacks_oracle import gpu_time_by_frame, memory_peaks
+from tests.helpers.tables import all_rows, ready, shown
 from tui.apps.trace_app import TraceApp
 from tui.core.units import format_ns
 from tui.widgets.tables.code import CodePanel, CodeTree
 from tui.widgets.tables.memory import MemoryPanel
 
 STACKS = "stacks_training.pt.trace.json.gz"
-
-
-def tab_key(app: TraceApp, panel: type) -> str:
-    """The digit that shows the tab holding `panel` (tabs may be added before it)."""
-    panes = list(app.query(TabPane).results())
-    index = next(i for i, p in enumerate(panes) if p.query(panel))
-    return str(index + 1)
 
 
 @sync

@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import sample
-from tests.test_app import SIZE, settle, sync
-from tests.test_run_diff_apps import until
+from tests.helpers.paths import sample
+from tests.helpers.pilot import SIZE, settle, sync, until
 from tui.apps.run_app import RunApp, _local_copy
 from tui.apps.trace_app import TraceApp
 from tui.cli.main import main

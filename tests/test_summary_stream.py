@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import sample
+from tests.helpers.paths import sample
 from tui.analysis.gaps import explained_gaps
 from tui.analysis.row_sets import CHUNK_ROWS, ArrowRows, GapRows, RowSet
 from tui.analysis.summary import trace_summary

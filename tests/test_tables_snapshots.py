@@ -10,9 +10,9 @@ from collections.abc import Awaitable, Callable
 
 from textual.pilot import Pilot
 
-from tests.conftest import sample
-from tests.test_app import settle
-from tests.test_tables import ready
+from tests.helpers.paths import sample
+from tests.helpers.pilot import settle
+from tests.helpers.tables import ready
 from tui.apps.trace_app import TraceApp
 
 

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.conftest import sample
+from tests.helpers.paths import sample
 from tui.loading.trace import Trace, open_trace
 from tui.views.timeline import KernelInfo, TimelineData, View, bins, lod
 from tui.views.timeline.lanes import (

@@ -1,5 +1,5 @@
 """XLA profiles (JAX): the trace viewer's JSON, .xplane.pb and LOGDIRs, checked against an
-independent reading of the real recordings' events (tests/xla_oracle.py)."""
+independent reading of the real recordings' events (tests/helpers/xla_oracle.py)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from tests import xla_oracle
-from tests.conftest import SAMPLES
-from tests.depth_oracle import depth_mismatches
+from tests.helpers import xla_oracle
+from tests.helpers.depth_oracle import depth_mismatches
+from tests.helpers.paths import SAMPLES
+from tests.helpers.xla_samples import SAMPLE_FILES, run_folder
 from tui.analysis.summary import trace_summary
 from tui.cli.main import main
 from tui.loading.trace import open_trace
@@ -20,17 +21,7 @@ from tui.sources.detect import detect_format
 MS = 1_000_000
 
 
-def run_folder(workload: str) -> Path:
-    (folder,) = (SAMPLES / workload / "plugins" / "profile").iterdir()
-    return folder
-
-
 TRAIN = run_folder("jax_train")
-SAMPLE_FILES = {
-    "jax_train": TRAIN / "perfetto_trace.json.gz",
-    "jax_eager": run_folder("jax_eager") / "perfetto_trace.json.gz",
-    "jax_streams": run_folder("jax_streams") / "vm.trace.json.gz",
-}
 
 
 @pytest.fixture(scope="module")
@@ -260,7 +251,7 @@ def test_host_depths_from_file_order_equal_the_sorted_points(path: Path) -> None
 def test_the_app_draws_a_jax_profile_and_explains_its_largest_gap() -> None:
     import asyncio
 
-    from tests.test_app import SIZE, details_text, settle
+    from tests.helpers.pilot import SIZE, details_text, settle
     from tui.apps.trace_app import TraceApp
 
     async def run() -> None:

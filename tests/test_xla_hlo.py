@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SAMPLES
-from tests.test_app import settle, sync
-from tests.test_stacks_app import tab_key
-from tests.test_tables import SIZE, all_rows, ready
+from tests.helpers.paths import SAMPLES
+from tests.helpers.pilot import SIZE, settle, sync, tab_key
+from tests.helpers.tables import all_rows, ready
 from tui.analysis.code import code_source, code_tree, frame_times, unattributed
 from tui.analysis.summary import trace_summary
 from tui.analysis.xla_ops import command_buffer_stats, op_of_activity, xla_op_stats

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SAMPLES
+from tests.helpers.paths import DATA, SAMPLES
 from tui.analysis.code import code_tree, frame_times
 from tui.analysis.xla_ops import command_buffer_stats, xla_op_stats
 from tui.loading.trace import open_trace
 
-REFERENCE = Path(__file__).parent / "data" / "xla_hlo"
+REFERENCE = DATA / "xla_hlo"
 WORKLOADS = ("jax_lm", "jax_gemm_reduce", "jax_scan")
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests import xla_oracle
-from tests.conftest import SAMPLES
+from tests.helpers import xla_oracle
+from tests.helpers.paths import SAMPLES
 from tui.loading.trace import open_trace
 from tui.views.timeline import HostInfo, TimelineData
 from tui.views.timeline.lanes import LABEL_CHARS, LANE_HOST

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, SAMPLES
+from tests.helpers.paths import ROOT, SAMPLES
 from tui.core.errors import TraceError
 from tui.sources.xplane import read_xplane_events
 

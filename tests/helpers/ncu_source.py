@@ -1,4 +1,4 @@
-"""Shared helpers (no tests here) for the Source view's real inputs and NVIDIA's answers.
+"""The Source view's real inputs and NVIDIA's answers.
 
 sample_traces/hot.ncu-rep.gz: recordings/source_view/hot.cu's six kernels, `--set full
 --import-source yes` (gzip: 7.3 MB as recorded, 0.7 MB packed), unpacked once a session.
@@ -20,11 +20,12 @@ from typing import Any
 import duckdb
 import pytest
 
-from tests.conftest import sample
+from tests.helpers import paths
+from tests.helpers.paths import sample
 from tui.sources.ncu.load import load_ncu
 from tui.sources.ncu.load_source import load_source
 
-DATA = Path(__file__).resolve().parent / "data" / "ncu_source"
+DATA = paths.DATA / "ncu_source"
 KERNELS = ["strided_load", "gather", "shared_walk", "fma_chain", "divergent", "sass_only"]
 RECORDED_SOURCE = "/tmp/i36rec/src/hot.cu"  # where hot.cu was when it was profiled
 

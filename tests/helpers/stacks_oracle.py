@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-from tests.oracle import GPU_CATS, chrome_events, ns
+from tests.helpers.oracle import GPU_CATS, chrome_events, ns
 
 RUNTIME_CATS = {"cuda_runtime", "cuda_driver"}
 
