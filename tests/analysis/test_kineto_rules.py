@@ -2,7 +2,7 @@
 Python's json module: the runtime calls (cudaMemcpyAsync, cudaStreamSynchronize, ...) stand
 in for nsys' runtime table and the copies' names ('Memcpy HtoD (Pageable -> Device)') for
 its memory kinds. sync_habits is the Kineto recording of the workload whose nsys export
-tests/test_nsys_rules.py checks against NVIDIA's own rows."""
+tests/analysis/test_nsys_rules.py checks against NVIDIA's own rows."""
 
 from __future__ import annotations
 

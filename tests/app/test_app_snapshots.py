@@ -1,7 +1,7 @@
 """SVG snapshots of the main screens on a real sample trace (pytest-textual-snapshot).
 
-Update after an intended change of look: `pytest tests/test_app_snapshots.py
---snapshot-update`, then review the SVGs in tests/__snapshots__/.
+Update after an intended change of look: `pytest tests/app/test_app_snapshots.py
+--snapshot-update`, then review the SVGs in tests/app/__snapshots__/.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """SVG snapshots of the Nsight Compute drill-down (pytest-textual-snapshot), on the real
 paired samples. Update after an intended change of look: `pytest
-tests/test_ncu_snapshots.py --snapshot-update`, then review the SVGs."""
+tests/app/test_ncu_snapshots.py --snapshot-update`, then review the SVGs."""
 
 from __future__ import annotations
 

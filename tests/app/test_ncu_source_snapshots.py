@@ -1,6 +1,6 @@
 """SVG snapshot of the Source view (pytest-textual-snapshot) on the recorded report of
 recordings/source_view/hot.cu. Update after an intended change of look: `pytest
-tests/test_ncu_source_snapshots.py --snapshot-update`, then review the SVG."""
+tests/app/test_ncu_source_snapshots.py --snapshot-update`, then review the SVG."""
 
 from __future__ import annotations
 

@@ -47,7 +47,8 @@ async def test_run_app_names_rank_1_the_straggler() -> None:
         assert rows[0][9] == "AllReduce_Sum_f32_RING_LL"  # rank 0 waits in all-reduce
         assert rows[1][7] == "0 ns" and rows[1][8] != "0 ns"  # rank 1 waits for none
         assert ranks.has_focus and ranks.rank_at_cursor() == 1  # the cursor on it
-        # HTA's overlap %, exposed communication a step and idle % (tests/test_distributed.py)
+        # HTA's overlap %, exposed communication a step and idle %
+        # (tests/analysis/test_distributed.py)
         assert [r[10:13] for r in rows] == [["50.8", "7.34 ms", "0.9"],
                                            ["73.9", "124 µs", "46.0"]]
         breakdown = static_text(app, "#rank-breakdown")  # the rank under the cursor

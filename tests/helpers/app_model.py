@@ -1,4 +1,4 @@
-"""A model of the timeline app for tests/test_app_model.py: one app per trace, driven by
+"""A model of the timeline app for tests/app/test_app_model.py: one app per trace, driven by
 actions (the keymap's keys, `/` and `@` with text, mouse clicks), and what must hold after
 every one of them, checked against the trace's tables read with plain SQL.
 

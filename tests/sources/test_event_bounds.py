@@ -113,7 +113,7 @@ def test_braces_and_quotes_inside_strings_are_not_taken_for_a_cut() -> None:
 
 def test_objects_like_events_inside_args_may_be_taken_for_a_cut() -> None:
     """Depth cannot be told locally: such a cut is made, and is refused later when the
-    part before it does not parse (tests/test_kineto_split.py)."""
+    part before it does not parse (tests/sources/test_kineto_split.py)."""
     text = _write([{"ph": "X", "args": {"l": [{"ph": "X"}, {"ph": "X"}]}}, {"ph": "X"}],
                   "compact", True)
     cut = event_boundary(text, text.index(b"args"))
