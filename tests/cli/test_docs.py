@@ -256,7 +256,7 @@ def test_every_relative_link_leads_somewhere(page: Path) -> None:
 
 def test_the_link_check_finds_a_broken_file_and_anchor(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("tests.test_docs.ROOT", tmp_path)
+    monkeypatch.setattr(f"{__name__}.ROOT", tmp_path)
     (tmp_path / "other.md").write_text("# Other page\n\n## The JSON (`--json`)\n")
     page = tmp_path / "page.md"
     page.write_text("[a](other.md#the-json---json) [b](other.md#nope) [c](gone.md)\n"
