@@ -63,6 +63,7 @@ def figures(request) -> tuple[str, list, list, list, list]:
         return request.param, device_busy(trace.con), times, gaps, intervals
 
 
+@pytest.mark.slow
 def test_every_idle_nanosecond_has_one_cause(figures) -> None:
     name, busy, times, _, intervals = figures
     assert [t.device for t in times] == [d.id for d in busy]
@@ -147,6 +148,7 @@ def test_tally_is_the_one_way_causes_become_totals() -> None:
     assert (one.device, one.idle_ns, one.by_cause["host"]) == (1, 7, 7)
 
 
+@pytest.mark.slow
 @sync
 async def test_the_findings_tab_opens_with_the_diagnosis() -> None:
     app = TraceApp(sample("bound_copy.pt.trace.json.gz"))
@@ -161,6 +163,7 @@ async def test_the_findings_tab_opens_with_the_diagnosis() -> None:
         in caption
 
 
+@pytest.mark.slow
 def test_nsight_compute_turns_compute_bound_into_memory_bound() -> None:
     """kernels.cu's five kernels under nsys, and the same kernels under ncu: busy 75% of
     the span with compute, and NVIDIA's metrics put the four long ones at the memory

@@ -330,6 +330,7 @@ def test_critical_path_names_the_bound_of_each_rank(ddp_paths) -> None:
         assert kinds["cpu"] > 0.5 * path.length_ns and kinds["communication"] == 0
 
 
+@pytest.mark.slow
 def test_p_shows_the_critical_path_and_queue_lanes() -> None:
     """p on the timeline: a lane with each step's critical path (its segments named by
     kind) at the top, and each stream's queue length at the bottom."""
@@ -393,6 +394,7 @@ def test_the_ranks_app_header_names_the_group(ddp_run) -> None:
                            "— holds the others up")
 
 
+@pytest.mark.slow
 def test_a_run_reads_each_rank_s_figures_back_from_beside_its_cache(tmp_path,
                                                                      monkeypatch) -> None:
     """Once worked out (cold, in the worker that loaded the rank), a rank's figures are
@@ -420,6 +422,7 @@ def test_a_run_reads_each_rank_s_figures_back_from_beside_its_cache(tmp_path,
     assert first[1]["overlap_pct"] == 73.93
 
 
+@pytest.mark.slow
 def test_a_run_of_converted_stores_reads_the_figures_convert_kept(tmp_path, monkeypatch) -> None:
     """`tui convert` keeps each rank's figures in its store: a run over the stores reads
     them back (the same as worked out from the traces), and works them out again for a
@@ -456,6 +459,7 @@ def test_a_run_of_converted_stores_reads_the_figures_convert_kept(tmp_path, monk
     assert calls == [1]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["ddp_rank0.pt.trace.json.gz", "ddp4_nsys.sqlite"])
 def test_the_work_read_in_parts_gives_the_same_figures(monkeypatch, name: str) -> None:
     """dist_work is filled a part of the GPU ids at a time (a big trace's join within the

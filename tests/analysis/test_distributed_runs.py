@@ -33,6 +33,7 @@ def run(request) -> tuple[str, dict[int, dict], dict[int, dict]]:
     return name, ours, {int(r): f for r, f in data["exact"]["ranks"].items()}
 
 
+@pytest.mark.slow
 def test_every_rank_is_compared(run) -> None:
     _name, ours, theirs = run
     assert sorted(ours) == sorted(theirs) == [0, 1, 2, 3]

@@ -44,6 +44,7 @@ def _ncu_line(kernel: str, line: int) -> dict[str, Any]:
     return next(t for t in ncu_lines(f"hot.{kernel}.sass_cuda.csv.gz") if t["line"] == line)
 
 
+@pytest.mark.slow
 def test_the_strided_load_blames_the_load_not_the_multiply(
         views: dict[str, SourceView]) -> None:
     view = views["strided_load"]

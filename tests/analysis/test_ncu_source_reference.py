@@ -47,6 +47,7 @@ def _metrics(con: duckdb.DuckDBPyConnection, launch: int) -> dict[tuple[int, str
     return {(a, m): v for a, m, v in rows}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("launch", "kernel"), list(enumerate(KERNELS)))
 def test_every_instruction_equals_ncu(con: duckdb.DuckDBPyConnection,
                                       views: list[SourceView], launch: int,

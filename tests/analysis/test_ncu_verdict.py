@@ -52,6 +52,7 @@ def _figures(con: duckdb.DuckDBPyConnection, launch_id: int) -> KernelFigures:
     return kernel_figures(Metrics(rows))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("form", FORMS)
 @pytest.mark.parametrize("stem", sorted(EXPECTED))
 def test_verdicts_match_the_kernels_known_character(stem: str, form: str) -> None:

@@ -76,6 +76,7 @@ def _ours(rule: str, row: dict) -> tuple:
             f"{row['bytes'] / 1e6:.3f}", *kinds)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("trace", COUNTS)
 @pytest.mark.parametrize("rule", RULES)
 def test_rule_rows_equal_nsys_analyze(trace: str, rule: str) -> None:

@@ -32,6 +32,7 @@ def _plain(value):
     return value
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["sync_habits.sqlite", "gappy_then_tuned.sqlite",
                                   "stacks_training.pt.trace.json.gz",
                                   "jax_train/plugins/profile/2026_11_24_13_14_53/vm.xplane.pb"])
@@ -112,6 +113,7 @@ def test_the_summary_gives_duckdb_a_smaller_share_meanwhile(monkeypatch) -> None
     assert before == after and after in ("667.5 MiB", "700.0 MB")
 
 
+@pytest.mark.slow
 def test_a_warm_json_summary_is_copied_from_the_memo_undecoded(
         tmp_path: Path, monkeypatch, capsys) -> None:
     import tui.analysis.summary_memo
@@ -142,6 +144,7 @@ def test_a_warm_json_summary_is_copied_from_the_memo_undecoded(
     assert "from cache (summary stored)" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", ["cut", "header", "empty"])
 def test_a_damaged_memo_is_computed_again(damage: str, tmp_path: Path, monkeypatch,
                                            capsys) -> None:
@@ -170,6 +173,7 @@ def test_write_json_to_a_stream_matches() -> None:
     assert out.getvalue() == json.dumps({"a": [1, {"b": [{"x": 1}]}], "c": "é"})
 
 
+@pytest.mark.slow
 def test_the_text_summary_from_the_memo_is_the_computed_one(tmp_path: Path, monkeypatch,
                                                              capsys) -> None:
     """The text report reads the memo's brief (long row lists cut to BRIEF_ROWS) and

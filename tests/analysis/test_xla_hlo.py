@@ -246,6 +246,7 @@ def test_a_reused_kernel_goes_to_the_fusions_without_their_own() -> None:
         ("loop_add_fusion.1", "reuse"), ("loop_add_fusion.2", "name")]
 
 
+@pytest.mark.slow
 @sync
 async def test_the_code_tab_of_an_xla_trace() -> None:
     app = TraceApp(TRAIN / "perfetto_trace.json.gz")

@@ -54,6 +54,7 @@ def ops() -> dict[str, dict]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workload", WORKLOADS)
 def test_command_buffer_work_counts_for_the_ops_xprof_names_without_them(
         workload: str, ops: dict[str, dict]) -> None:

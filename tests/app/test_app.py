@@ -16,6 +16,7 @@ from tui.widgets import theme
 from tui.widgets.help import HelpScreen
 
 
+@pytest.mark.slow
 @sync
 async def test_keys_zoom_pan_and_fit() -> None:
     app = TraceApp(sample(GAPPY))
@@ -63,6 +64,7 @@ async def test_largest_gap_is_highlighted_and_explained() -> None:
         assert theme.GAP_GLYPH in app.query_one("#overview").render_line(0).text
 
 
+@pytest.mark.slow
 @sync
 async def test_g_steps_through_gaps_in_time_order() -> None:
     app = TraceApp(sample(GAPPY))
@@ -106,6 +108,7 @@ async def test_details_panel_shows_the_kernel_under_the_cursor() -> None:
                    for n in app._notifications)
 
 
+@pytest.mark.slow
 @sync
 async def test_lane_toggles_help_and_resize() -> None:
     app = TraceApp(sample(GAPPY))
@@ -145,6 +148,7 @@ async def test_names_are_shown_literally(tmp_path: Path) -> None:
                        for segment in timeline.render_line(0))  # not turned into bold
 
 
+@pytest.mark.slow
 @sync
 async def test_no_color_stays_readable(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NO_COLOR", "1")

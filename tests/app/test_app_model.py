@@ -22,6 +22,8 @@ from tests.helpers.app_model import SIZE, Action, Driver, check
 from tests.helpers.paths import SAMPLES, sample
 from tui.widgets import keymap
 
+pytestmark = pytest.mark.slow
+
 CI = bool(os.environ.get("CI"))
 # drawn examples per trace: CI's fixed few (the "ci" profile derandomizes them), locally a
 # few fresh ones; TUI_MODEL_EXAMPLES=50 hunts longer

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
+import pytest
 from textual.pilot import Pilot
 
 from tests.helpers.paths import sample
 from tests.helpers.pilot import settle
 from tui.apps.trace_app import TraceApp
+
+pytestmark = pytest.mark.slow
 
 
 def keys_then_settle(*keys: str) -> Callable[[Pilot], Awaitable[None]]:

@@ -7,12 +7,16 @@ import base64
 import re
 from pathlib import Path
 
+import pytest
+
 from tests.helpers.generated import evil_trace
 from tests.helpers.paths import sample
 from tests.helpers.pilot import GAPPY, settle, sync
 from tui.apps.trace_app import TraceApp
 from tui.widgets.clipboard import arrow_tsv, clean
 from tui.widgets.tables.base import SqlTable
+
+pytestmark = pytest.mark.slow
 
 OSC52 = re.compile(r"\x1b\]52;c;([A-Za-z0-9+/=]*)\x07")
 

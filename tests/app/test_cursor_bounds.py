@@ -3,9 +3,13 @@ or sent outside with @, it stops at the trace's edge; fitting the GPU's span bri
 
 from __future__ import annotations
 
+import pytest
+
 from tests.helpers.paths import sample
 from tests.helpers.pilot import settle, sync, type_in
 from tui.apps.trace_app import TraceApp
+
+pytestmark = pytest.mark.slow
 
 SIZE = (80, 24)
 TRACE = sample("small_kernels.sqlite")

@@ -4,6 +4,8 @@ row moves the timeline there."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.helpers.paths import sample
 from tests.helpers.pilot import SIZE, messages, settle, sync
 from tests.helpers.tables import all_rows, ready
@@ -11,6 +13,8 @@ from tui.analysis.summary import trace_summary
 from tui.apps.trace_app import TraceApp
 from tui.loading.trace import open_trace
 from tui.views.timeline.lanes import LANE_HOST
+
+pytestmark = pytest.mark.slow
 
 RULES = "rules.sqlite"  # recordings/rules.cu under nsys: every nsys rule finds rows
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets._footer import FooterKey
 
 from tests.helpers.paths import sample
@@ -9,6 +10,8 @@ from tests.helpers.pilot import GAPPY, settle, sync
 from tests.helpers.tables import ready
 from tui.apps.trace_app import TraceApp
 from tui.widgets.key_footer import KeyFooter
+
+pytestmark = pytest.mark.slow
 
 
 def shown(app: TraceApp) -> list[str]:

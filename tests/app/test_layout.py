@@ -3,6 +3,8 @@ resizing keeps the cursor, the zoom and the selection; notices go to the status 
 
 from __future__ import annotations
 
+import pytest
+
 from tests.helpers.paths import sample
 from tests.helpers.pilot import GAPPY, settle, sync
 from tests.helpers.screen import screen_text
@@ -18,6 +20,7 @@ def test_lane_rows_take_what_they_need_up_to_a_share() -> None:
     assert lane_rows(10, 40) == 3  # a tiny screen still shows a few lanes
 
 
+@pytest.mark.slow
 @sync
 async def test_gaps_tab_fits_eight_rows_at_80x24() -> None:
     app = TraceApp(sample(GAPPY))
@@ -44,6 +47,7 @@ async def test_notice_goes_to_the_status_line_not_over_the_details() -> None:
         assert any("idle for 51.2 ms" in line for line in lines[1:])
 
 
+@pytest.mark.slow
 @sync
 async def test_resize_keeps_cursor_zoom_and_selection() -> None:
     app = TraceApp(sample(GAPPY))

@@ -90,6 +90,7 @@ def _stages(cache: Path, seen: list[str]) -> list[str]:
     return seen
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stage", ["opening", "reading", "building"])
 def test_ctrl_c_stops_cleanly(scaled: tuple[Path, int], tmp_path: Path, stage: str) -> None:
     trace, kernels = scaled
@@ -113,6 +114,7 @@ def test_ctrl_c_stops_cleanly(scaled: tuple[Path, int], tmp_path: Path, stage: s
     assert sum(k["count"] for k in summary["kernels"]) == kernels
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stage", ["reading", "building"])
 def test_quitting_the_app_stops_its_load(scaled: tuple[Path, int], tmp_path: Path,
                                          monkeypatch, stage: str) -> None:
@@ -201,6 +203,7 @@ def _ranks_app(tmp_path: Path, folder: Path, mode: str) -> dict:
     return json.loads(done.stdout)
 
 
+@pytest.mark.slow
 def test_the_ranks_app_loads_a_run_in_processes(tmp_path: Path) -> None:
     """Four traces: loaded by a pool of processes, which failed to start inside the app
     ("bad value(s) in fds_to_keep": Textual's stderr has no file descriptor)."""
@@ -234,6 +237,7 @@ def test_the_ranks_app_loads_a_run_in_processes(tmp_path: Path) -> None:
     assert "— rank 1 — holds the others up" in straggler
 
 
+@pytest.mark.slow
 def test_quitting_the_ranks_app_stops_every_load(scaled: tuple[Path, int],
                                                  tmp_path: Path) -> None:
     """q while two big traces load, each in a process of the pool: both loads stop (before,
@@ -277,6 +281,7 @@ class _Terminal(io.StringIO):
         return True
 
 
+@pytest.mark.slow
 def test_progress_line_on_a_terminal(scaled: tuple[Path, int], capsys, monkeypatch) -> None:
     trace, kernels = scaled
     terminal = _Terminal()
@@ -338,6 +343,7 @@ def test_progress_text() -> None:
     assert building.line() == "building tables (read 1.0 GB) · 31 s"
 
 
+@pytest.mark.slow
 @sync
 async def test_app_shows_a_bar_while_loading(tmp_path: Path, monkeypatch) -> None:
     trace = tmp_path / "t.json.gz"

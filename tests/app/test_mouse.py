@@ -3,6 +3,7 @@ and drag pan, click to select, double click to zoom to the item."""
 
 from __future__ import annotations
 
+import pytest
 from textual.events import MouseScrollDown, MouseScrollUp
 
 from tests.helpers.paths import sample
@@ -11,6 +12,8 @@ from tui.apps.trace_app import TraceApp
 from tui.views.timeline import KernelInfo
 from tui.widgets import theme
 from tui.widgets.timeline import Timeline
+
+pytestmark = pytest.mark.slow
 
 
 async def wheel(pilot, timeline: Timeline, x: int, y: int, up: bool, shift: bool = False):

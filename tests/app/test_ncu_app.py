@@ -31,6 +31,7 @@ def expected_launches(report: Path) -> list[dict]:
     return ncu_summary(con)["kernels"]
 
 
+@pytest.mark.slow
 @sync
 async def test_enter_on_saxpy_opens_its_drill_down() -> None:
     app = TraceApp(sample(TRACE), ncu=sample(REPORT))
@@ -63,6 +64,7 @@ async def test_enter_on_saxpy_opens_its_drill_down() -> None:
         assert not isinstance(app.screen, NcuScreen)
 
 
+@pytest.mark.slow
 @sync
 async def test_c_lists_the_launches_and_t_goes_to_the_kernel() -> None:
     app = TraceApp(sample(TRACE), ncu=sample(REPORT))
@@ -87,6 +89,7 @@ async def test_c_lists_the_launches_and_t_goes_to_the_kernel() -> None:
         assert isinstance(timeline.info, KernelInfo) and timeline.info.name == "tiny_grid(float *)"
 
 
+@pytest.mark.slow
 @sync
 async def test_drill_down_message_for_each_kind_of_activity() -> None:
     app = TraceApp(sample(TRACE), ncu=sample(REPORT))
@@ -101,6 +104,7 @@ async def test_drill_down_message_for_each_kind_of_activity() -> None:
         assert panel.launch["verdict"] == "small-grid"
 
 
+@pytest.mark.slow
 @sync
 async def test_d_in_the_kernels_tab_opens_the_kernel_in_nsight_compute() -> None:
     from tests.helpers.tables import kernel_names_matching, ready
@@ -133,6 +137,7 @@ def trimmed_raw_csv(tmp_path: Path, launches: int) -> Path:
     return path
 
 
+@pytest.mark.slow
 @sync
 async def test_an_unprofiled_kernel_is_said_plainly(tmp_path: Path) -> None:
     app = TraceApp(sample(TRACE), ncu=trimmed_raw_csv(tmp_path, 2))
@@ -150,6 +155,7 @@ async def test_an_unprofiled_kernel_is_said_plainly(tmp_path: Path) -> None:
         assert "rule results" in panel.plain_text()  # a raw page has no NVIDIA findings
 
 
+@pytest.mark.slow
 @sync
 async def test_gen_ncu_trace_with_its_report() -> None:
     """ncu_kernels.sqlite (gen_ncu.py under nsys) has 11 RNG/setup kernels ncu skipped."""
@@ -180,6 +186,7 @@ async def test_without_a_report_enter_and_c_say_so() -> None:
         assert all("no Nsight Compute report loaded" in m for m in messages(app))
 
 
+@pytest.mark.slow
 @sync
 async def test_a_bad_report_leaves_the_timeline_working(tmp_path: Path) -> None:
     bad = tmp_path / "bad.ncu-rep"
@@ -194,6 +201,7 @@ async def test_a_bad_report_leaves_the_timeline_working(tmp_path: Path) -> None:
         await until(pilot, lambda: any("could not be loaded" in m for m in messages(app)))
 
 
+@pytest.mark.slow
 @sync
 async def test_a_report_alone_lists_its_launches() -> None:
     app = NcuApp(sample(REPORT))

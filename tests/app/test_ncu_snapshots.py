@@ -4,6 +4,7 @@ tests/app/test_ncu_snapshots.py --snapshot-update`, then review the SVGs."""
 
 from __future__ import annotations
 
+import pytest
 from textual.pilot import Pilot
 
 from tests.helpers.ncu_pilot import drilled, ncu_app_ready, ncu_ready
@@ -11,6 +12,8 @@ from tests.helpers.paths import sample
 from tests.helpers.pilot import settle
 from tui.apps.ncu_app import NcuApp
 from tui.apps.trace_app import TraceApp
+
+pytestmark = pytest.mark.slow
 
 
 def test_drill_down_over_the_timeline(snap_compare) -> None:

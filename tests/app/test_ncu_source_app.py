@@ -3,6 +3,7 @@ launch) and from the drill-down over the timeline (`s`), on the real samples."""
 
 from __future__ import annotations
 
+import pytest
 from textual.app import App
 
 from tests.helpers.ncu_pilot import ncu_app_ready, source_shown
@@ -14,6 +15,8 @@ from tui.apps.ncu_app import NcuApp
 from tui.views.ncu_session import NcuSession, open_ncu
 from tui.widgets.ncu_screen import NcuScreen
 from tui.widgets.ncu_source import NcuSourceScreen
+
+pytestmark = pytest.mark.slow
 
 REPORT = "small_kernels.ncu-rep"
 

@@ -4,11 +4,14 @@ tests/app/test_ncu_source_snapshots.py --snapshot-update`, then review the SVG."
 
 from __future__ import annotations
 
+import pytest
 from textual.pilot import Pilot
 
 from tests.helpers.ncu_pilot import ncu_app_ready, source_shown
 from tests.helpers.ncu_source import hot_report_path
 from tui.apps.ncu_app import NcuApp
+
+pytestmark = pytest.mark.slow
 
 
 def test_source_view_of_the_bank_conflicted_walk(snap_compare) -> None:

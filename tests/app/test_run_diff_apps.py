@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Static
 
@@ -29,6 +30,7 @@ def static_text(app, selector: str) -> str:
     return str(app.query_one(selector, Static).render())
 
 
+@pytest.mark.slow
 @sync
 async def test_run_app_names_rank_1_the_straggler() -> None:
     app = RunApp(RANKS)
@@ -87,6 +89,7 @@ def _diff() -> dict:
     return diff_traces(sample(GAPPY), sample(TUNED), 1_000_000)
 
 
+@pytest.mark.slow
 @sync
 async def test_diff_app_shows_idle_change_and_kernel_changes() -> None:
     diff = _diff()
@@ -129,6 +132,7 @@ async def test_diff_app_shows_idle_change_and_kernel_changes() -> None:
     assert app.return_code == 0
 
 
+@pytest.mark.slow
 def test_diff_off_a_terminal_prints_text(capsys) -> None:
     from tui.cli.main import main
 
@@ -177,6 +181,7 @@ def test_several_traces_without_summary_open_run_app(monkeypatch) -> None:
     assert shown == ["ranks", RANKS[1].name, "ranks"]
 
 
+@pytest.mark.slow
 @sync
 async def test_run_app_does_not_list_the_traces_again(tmp_path: Path, monkeypatch) -> None:
     """run_run_app lists a folder (an object store's prefix: a request per entry) to check
@@ -202,6 +207,7 @@ async def test_run_app_does_not_list_the_traces_again(tmp_path: Path, monkeypatc
         await pilot.press("q")
 
 
+@pytest.mark.slow
 @sync
 async def test_run_app_shows_a_run_loaded_before_without_loading_it(monkeypatch) -> None:
     """Back from a rank's timeline, RunApp shows the run as it was loaded."""
@@ -231,6 +237,7 @@ def test_several_traces_with_a_missing_one_fail_before_the_app(capsys) -> None:
     assert "tui: error" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_diff_on_a_terminal_opens_the_app(monkeypatch, capsys) -> None:
     import tui.apps.diff_app
     from tui.cli.main import main
@@ -256,6 +263,7 @@ def _relative(path: Path) -> Path:
     return path.relative_to(ROOT)
 
 
+@pytest.mark.slow
 def test_run_app_snapshot(snap_compare, monkeypatch) -> None:
     monkeypatch.chdir(ROOT)
     app = RunApp([_relative(p) for p in RANKS])
@@ -270,6 +278,7 @@ def test_run_app_snapshot(snap_compare, monkeypatch) -> None:
     assert snap_compare(app, terminal_size=(120, 30), run_before=loaded)
 
 
+@pytest.mark.slow
 def test_diff_app_snapshot(snap_compare, monkeypatch) -> None:
     from tui.runs.diff import diff_traces
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
+import pytest
+
 from tests.helpers.oracle import chrome_events
 from tests.helpers.paths import ROOT, sample
 from tests.helpers.pilot import GAPPY, details_text, settle, sync, type_in
@@ -26,6 +28,7 @@ def named(pattern: str) -> list[dict]:
                   key=lambda e: Decimal(e["ts"]))
 
 
+@pytest.mark.slow
 @sync
 async def test_slash_counts_marks_and_steps_through_hits() -> None:
     app = TraceApp(TRACE)
@@ -59,6 +62,7 @@ async def test_slash_counts_marks_and_steps_through_hits() -> None:
         assert timeline.hits is None and "/gemm" not in screen_text(app)[0]
 
 
+@pytest.mark.slow
 @sync
 async def test_regex_search_reaches_hidden_host_lanes() -> None:
     """The hit is what is selected: on the lane that shows it (an op inside another op
@@ -105,6 +109,7 @@ def test_parse_time() -> None:
     assert parse_time("12") is None and parse_time("step 3") is None
 
 
+@pytest.mark.slow
 @sync
 async def test_at_goes_to_times_steps_and_ranges() -> None:
     app = TraceApp(TRACE)

@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
+import pytest
+
 from tests.helpers import xla_oracle
 from tests.helpers.oracle import chrome_events
 from tests.helpers.paths import SAMPLES, sample
@@ -16,6 +18,8 @@ from tui.apps.trace_app import TraceApp
 from tui.views.timeline import HostInfo, KernelInfo
 from tui.views.timeline.lanes import LANE_GPU, LANE_OPENED
 from tui.widgets.timeline import Timeline
+
+pytestmark = pytest.mark.slow
 
 SIZE = (80, 24)
 JAX = next((SAMPLES / "jax_train" / "plugins" / "profile").iterdir()) / "perfetto_trace.json.gz"

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
+import pytest
 from textual.command import CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Static, TextArea
@@ -54,6 +55,7 @@ def summary_kernel_count(capsys) -> int:
     return sum(kernel["count"] for kernel in summary["kernels"])
 
 
+@pytest.mark.slow
 def test_sql_count_matches_the_summary(capsys) -> None:
     expected = summary_kernel_count(capsys)
 
@@ -75,6 +77,7 @@ def test_sql_count_matches_the_summary(capsys) -> None:
     asyncio.run(drive())
 
 
+@pytest.mark.slow
 @sync
 async def test_drop_is_refused_plainly() -> None:
     async with TraceApp(sample(GAPPY)).run_test(size=SIZE) as pilot:
@@ -95,6 +98,7 @@ async def test_drop_is_refused_plainly() -> None:
         assert not isinstance(pilot.app.screen, SqlScreen)
 
 
+@pytest.mark.slow
 @sync
 async def test_sql_error_text_is_not_markup() -> None:
     async with TraceApp(sample(GAPPY)).run_test(size=SIZE) as pilot:
@@ -104,6 +108,7 @@ async def test_sql_error_text_is_not_markup() -> None:
         assert "nowhere" in error
 
 
+@pytest.mark.slow
 @sync
 async def test_export_the_sql_result_as_parquet(tmp_path: Path) -> None:
     target = tmp_path / "kernels.parquet"
@@ -131,6 +136,7 @@ async def write_with_dialog(pilot: Pilot, target: Path) -> None:
         await asyncio.sleep(0.01)
 
 
+@pytest.mark.slow
 @sync
 async def test_export_a_table_tab(tmp_path: Path) -> None:
     target = tmp_path / "kernels.csv"
@@ -153,6 +159,7 @@ async def test_export_a_table_tab(tmp_path: Path) -> None:
     assert rows and target.read_text().count("\n") == rows + 1  # the header, then a line each
 
 
+@pytest.mark.slow
 @sync
 async def test_export_refuses_an_unknown_suffix(tmp_path: Path) -> None:
     async with TraceApp(sample(GAPPY)).run_test(size=SIZE) as pilot:
@@ -171,6 +178,7 @@ async def test_export_refuses_an_unknown_suffix(tmp_path: Path) -> None:
     assert not list(tmp_path.iterdir())
 
 
+@pytest.mark.slow
 @sync
 async def test_palette_lists_sql_theme_and_every_key() -> None:
     async with TraceApp(sample(GAPPY)).run_test(size=SIZE) as pilot:
@@ -196,6 +204,7 @@ async def test_palette_lists_sql_theme_and_every_key() -> None:
                 } <= titles
 
 
+@pytest.mark.slow
 @sync
 async def test_theme_toggle() -> None:
     async with TraceApp(sample(GAPPY)).run_test(size=SIZE) as pilot:
@@ -229,6 +238,7 @@ def test_light_theme_inks() -> None:
     assert bar.color is not None and sum(bar.color.get_truecolor()) < sum((0x87, 0xd7, 0x5f))
 
 
+@pytest.mark.slow
 def test_quitting_while_a_query_runs_stops_it() -> None:
     """DuckDB refuses to close a connection while a cursor of it runs a query, and the
     query's worker thread holds the exit: quitting interrupts the query (it would run for

@@ -16,6 +16,8 @@ from tui.core.units import format_ns
 from tui.widgets.tables.code import CodePanel, CodeTree
 from tui.widgets.tables.memory import MemoryPanel
 
+pytestmark = pytest.mark.slow
+
 STACKS = "stacks_training.pt.trace.json.gz"
 
 

@@ -20,6 +20,8 @@ from tui.core.units import format_ns
 from tui.views.timeline import GapInfo, KernelInfo
 from tui.widgets.tables.base import SqlTable
 
+pytestmark = pytest.mark.slow
+
 SIZE = (120, 40)
 GAPPY = "gappy_training.pt.trace.json.gz"
 GAPPY_NSYS = "gappy_training.sqlite"

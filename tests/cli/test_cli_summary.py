@@ -25,6 +25,7 @@ def _run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_json_contract_on_an_nsys_export() -> None:
     result = _run("--summary", "--json", str(sample("gappy_training.sqlite")))
     assert result.returncode == 0, result.stderr
@@ -79,6 +80,7 @@ def test_json_contract_on_an_nsys_export() -> None:
     assert summary["rules_not_checked"] == {}
 
 
+@pytest.mark.slow
 def test_text_prints_each_finding_as_the_json_says_it() -> None:
     path = str(sample("rules.sqlite"))
     text = " ".join(_run("--summary", path).stdout.split())
@@ -90,6 +92,7 @@ def test_text_prints_each_finding_as_the_json_says_it() -> None:
         assert f"{count:,} row{'s' if count != 1 else ''}: " in text
 
 
+@pytest.mark.slow
 def test_min_gap_ms_changes_the_gap_list() -> None:
     result = _run("--summary", "--json", "--min-gap-ms", "0.5",
                   str(sample("gappy_training.pt.trace.json.gz")))
@@ -98,6 +101,7 @@ def test_min_gap_ms_changes_the_gap_list() -> None:
     assert len(gaps) > 10  # 10 gaps are over 1 ms
 
 
+@pytest.mark.slow
 def test_text_summary_names_the_findings() -> None:
     result = _run("--summary", str(sample("gappy_training.pt.trace.json.gz")))
     assert result.returncode == 0, result.stderr
@@ -109,6 +113,7 @@ def test_text_summary_names_the_findings() -> None:
     assert "\x1b[" not in out  # a pipe gets no colour codes
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("make", "message"),
     [
@@ -158,6 +163,7 @@ def test_second_open_comes_from_the_cache(monkeypatch: pytest.MonkeyPatch, capsy
     assert first["kernels"] == second["kernels"] and first["gaps"] == second["gaps"]
 
 
+@pytest.mark.slow
 def test_a_changed_trace_is_loaded_again(tmp_path: Path, capsys) -> None:
     path = tmp_path / "t.json.gz"
     path.write_bytes(sample("cuda_graphs.pt.trace.json.gz").read_bytes())
@@ -193,6 +199,7 @@ def _sqlite_without_nsys_tables(directory: Path) -> bytes:
     return db.read_bytes()
 
 
+@pytest.mark.slow
 def test_text_summary_prints_gap_starts_as_offsets() -> None:
     path = sample("gappy_training.pt.trace.json.gz")
     events = [e for e in chrome_events(path)
@@ -206,6 +213,7 @@ def test_text_summary_prints_gap_starts_as_offsets() -> None:
     assert str(longest["start_ns"]) not in result.stdout  # no 16-digit absolute times
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [["--summary"], ["--summary", "--json"]])
 def test_output_whose_reader_has_gone_ends_quietly(tmp_path: Path, args: list[str]) -> None:
     """`tui --summary TRACE | head`: once the reader has gone, tui ends quietly, with the

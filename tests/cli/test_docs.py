@@ -178,6 +178,7 @@ def _page_id(page: Path) -> str:
     return str(page.relative_to(ROOT))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", PAGES, ids=_page_id)
 def test_every_command_a_page_shows_runs(page: Path, tmp_path: Path,
                                          capsys: pytest.CaptureFixture[str],

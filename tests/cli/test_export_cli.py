@@ -38,6 +38,7 @@ def test_export_kernels_gaps_instances(tmp_path: Path, capsys) -> None:
             assert table.num_rows == sum(k["count"] for k in expected["kernels"])
 
 
+@pytest.mark.slow
 def test_export_ncu_verdicts(tmp_path: Path, capsys) -> None:
     expected = summary(capsys, "small_kernels.ncu-rep")
     target = tmp_path / "verdicts.csv"

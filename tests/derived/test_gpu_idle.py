@@ -39,6 +39,7 @@ def windows(con) -> None:
     con.execute(load_query("gpu_idle_windows"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("build", [build_gpu_idle, windows])
 @pytest.mark.parametrize(("name", "copies", "eighths"), [("multistream", 2400, 9),
                                                          ("launch_bound_inference", 24, 3)])
@@ -77,6 +78,7 @@ def test_gaps_across_blocks_equal_a_plain_sweep(name: str, copies: int, eighths:
     assert con.execute("SELECT count(DISTINCT before_id // 65536) FROM gpu_idle").fetchone()[0] > 3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("trace", ["multistream.sqlite", "gappy_then_tuned.sqlite",
                                    "multistream.pt.trace.json.gz", "ddp_rank1.pt.trace.json.gz"])
 def test_batches_give_the_rows_of_the_windows_in_their_order(trace: str, monkeypatch) -> None:

@@ -23,6 +23,7 @@ RANGES = st.lists(st.tuples(st.sampled_from(("cpu_op", "runtime")),
                   min_size=1, max_size=60)
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(150))
 @given(RANGES, st.integers(1, 9))
 def test_depths_in_windows_equal_the_definition(ranges, window: int) -> None:

@@ -107,6 +107,7 @@ def jax_eager():
         yield trace, events
 
 
+@pytest.mark.slow
 def test_jax_frames_have_the_enclosing_frame_as_parent(jax_eager) -> None:
     trace, events = jax_eager
     got = Counter(dict(((name, parent), n) for name, parent, n in trace.con.execute(
@@ -117,6 +118,7 @@ def test_jax_frames_have_the_enclosing_frame_as_parent(jax_eager) -> None:
     assert got == Counter(expected)
 
 
+@pytest.mark.slow
 def test_jax_launches_have_the_innermost_frame_open_at_the_call(jax_eager) -> None:
     trace, events = jax_eager
     got = Counter(dict(((name, frame), n) for name, frame, n in trace.con.execute(
@@ -136,6 +138,7 @@ STACK_TABLES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("path", "per_window"), [
     (sample("stacks_training.pt.trace.json.gz"), 300),  # Python frames, memory events
     (sample("gappy_then_tuned.sqlite"), 6),  # NVTX ranges stand in for frames

@@ -31,6 +31,7 @@ def trace():
         yield loaded
 
 
+@pytest.mark.slow
 def test_gpu_time_of_frames_matches_the_events(trace) -> None:
     expected = gpu_time_by_frame(sample(STACKS))
     got = {f.frame: (f.gpu_ns, f.self_gpu_ns, f.launches) for f in frame_times(trace.con)}
@@ -131,6 +132,7 @@ def test_bad_parents_and_sizes_load_with_warnings(tmp_path: Path) -> None:
 NSYS_STACKS = Path("/work/main/.realtraces/rec/stacks/nsys/stacks_training.sqlite")
 
 
+@pytest.mark.slow
 def test_nsys_code_by_nvtx_range_matches_sqlite() -> None:
     """An nsys report has no Python frames: its NVTX ranges stand in, and say so."""
     path = sample("gappy_training.sqlite")
@@ -203,6 +205,7 @@ def test_joins_as_written_build_on_the_right_hand_side_in_the_block_only() -> No
     assert con.execute("SELECT current_setting('disabled_optimizers')").fetchone()[0] == ""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("trace", ["stacks_training.pt.trace.json.gz",
                                    "backtraces_training.sqlite"])
 def test_launch_points_in_many_parts_give_the_same_stacks(trace: str, monkeypatch) -> None:
@@ -227,6 +230,7 @@ def test_launch_points_in_many_parts_give_the_same_stacks(trace: str, monkeypatc
     assert len(launches) > 7 * 20 and sum(1 for row in launches if row[1] is not None) > 100
 
 
+@pytest.mark.slow
 def test_a_correlation_id_two_calls_share_names_the_first_call(monkeypatch) -> None:
     """Two processes' correlation ids can meet in one report: an activity whose id two
     runtime calls share gets the first call (the lower id), once, in whichever part it

@@ -116,6 +116,7 @@ def test_incomplete_cache(trace: Path, cache_dir: Path) -> None:
     assert _note(trace) == (True, "from cache")
 
 
+@pytest.mark.slow
 def test_damaged_cache(trace: Path, cache_dir: Path) -> None:
     _note(trace)
     cache.cache_file(trace).write_bytes(b"not a database" * 100)
@@ -153,6 +154,7 @@ def test_another_tui_building(trace: Path, cache_dir: Path) -> None:
         other.communicate(b"")
 
 
+@pytest.mark.slow
 def test_ranks_say_it(tmp_path: Path, cache_dir: Path, capsys) -> None:
     run = tmp_path / "run"
     run.mkdir()
@@ -173,6 +175,7 @@ async def _open_in_app(path: Path, seen: list[tuple[str, str]]) -> None:
         seen.append((str(app.status.render()), app.sub_title))
 
 
+@pytest.mark.slow
 def test_app_status_line_says_it(trace: Path, cache_dir: Path) -> None:
     seen: list[tuple[str, str]] = []
     _open_in_app(trace, seen)

@@ -64,6 +64,7 @@ def _files(directory: Path) -> set[str]:
 # ------------------------------------------------------------------- atomic writes
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fault", [RuntimeError("injected"), KeyboardInterrupt()],
                          ids=["exception", "ctrl-c"])
 def test_a_load_that_fails_midway_leaves_no_cache(fault: BaseException, trace: Path,
@@ -89,6 +90,7 @@ def test_a_load_that_fails_midway_leaves_no_cache(fault: BaseException, trace: P
     assert _loaded(capsys, trace)["source"]["from_cache"] is True
 
 
+@pytest.mark.slow
 def test_a_killed_load_is_never_trusted(trace: Path, cache_dir: Path, capsys) -> None:
     """SIGKILL mid-load (no cleanup runs): the partial file stays, is never read as the
     cache, and the next load removes it."""
@@ -135,6 +137,7 @@ def test_a_cache_that_cannot_be_completed_falls_back_to_memory(trace: Path, cach
 # ---------------------------------------------------------------- stale and damaged
 
 
+@pytest.mark.slow
 def test_rebuilt_when_the_trace_changes_with_the_same_size(trace: Path, cache_dir: Path,
                                                            capsys) -> None:
     _loaded(capsys, trace)
@@ -154,6 +157,7 @@ def test_rebuilt_when_the_trace_changes_with_the_same_size(trace: Path, cache_di
     assert any(set(k["name"]) == {"X"} for k in summary["kernels"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", ["garbage", "empty", "cut in half", "a block zeroed",
                                     "not a tui cache"])
 def test_rebuilt_when_the_cache_file_is_damaged(damage: str, trace: Path, cache_dir: Path,
@@ -189,6 +193,7 @@ def test_rebuilt_when_the_cache_file_is_damaged(damage: str, trace: Path, cache_
     assert _loaded(capsys, trace)["source"]["from_cache"] is True  # and cached again
 
 
+@pytest.mark.slow
 def test_rebuilt_when_the_cache_is_from_another_tui_version(trace: Path, cache_dir: Path,
                                                            monkeypatch, capsys) -> None:
     _loaded(capsys, trace)
@@ -288,6 +293,7 @@ def _snapshot(directory: Path) -> dict[str, tuple]:
     } | {str(p.relative_to(directory)) + "/": () for p in directory.rglob("*") if p.is_dir()}
 
 
+@pytest.mark.slow
 def test_loading_never_writes_or_deletes_beside_the_trace(tmp_path: Path, cache_dir: Path,
                                                           monkeypatch, capsys) -> None:
     import gzip

@@ -28,6 +28,7 @@ def _summary(capsys: pytest.CaptureFixture, *paths: str) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [None, "2"])  # in this process; in a pool of two
 def test_stores_written_to_a_prefix_read_back_as_the_run(tmp_path: Path, capsys,
                                                            workers: str | None) -> None:

@@ -44,6 +44,7 @@ def converted(tmp_path_factory: pytest.TempPathFactory) -> Path:
         return Path(_converted(tmp_path_factory.mktemp("run")))
 
 
+@pytest.mark.slow
 def test_a_store_opens_as_the_trace_it_was_converted_from(converted: Path) -> None:
     store = converted / RANK1
     with open_store_trace(store) as from_store, open_trace(DDP[1], use_cache=False) as loaded:
@@ -57,6 +58,7 @@ def test_a_store_opens_as_the_trace_it_was_converted_from(converted: Path) -> No
         assert from_store.con.execute(kernels).fetchone()[0] > 0
 
 
+@pytest.mark.slow
 @sync
 async def test_enter_on_a_rank_of_stores_opens_its_timeline_from_the_store(
         converted: Path) -> None:
@@ -77,6 +79,7 @@ async def test_enter_on_a_rank_of_stores_opens_its_timeline_from_the_store(
         await pilot.press("q")
 
 
+@pytest.mark.slow
 @sync
 async def test_a_store_of_an_older_tui_says_to_convert_again(tmp_path: Path) -> None:
     store = Path(_converted(tmp_path)) / RANK1
@@ -90,6 +93,7 @@ async def test_a_store_of_an_older_tui_says_to_convert_again(tmp_path: Path) -> 
     assert app.trace is None
 
 
+@pytest.mark.slow
 def test_a_store_at_a_url_is_fetched_while_its_timeline_is_open(tmp_path: Path,
                                                                 capsys) -> None:
     pytest.importorskip("upath")

@@ -39,6 +39,7 @@ def _store_rows(folder: Path) -> dict[str, dict[str, list[tuple]]]:
     return out
 
 
+@pytest.mark.slow
 def test_a_local_dask_cluster_writes_the_stores_the_serial_path_writes(
         tmp_path: Path, capsys) -> None:
     traces = [str(p) for p in _traces()]
@@ -69,6 +70,7 @@ def test_a_local_dask_cluster_writes_the_stores_the_serial_path_writes(
     assert summary["straggler"] == 1 and [r["rank"] for r in summary["ranks"]] == [0, 1]
 
 
+@pytest.mark.slow
 def test_a_bad_trace_on_the_cluster_is_one_line(tmp_path: Path, capsys) -> None:
     bad = tmp_path / "rank9.pt.trace.json"
     bad.write_text('{"traceEvents": [')

@@ -24,6 +24,7 @@ def _diff(capsys: pytest.CaptureFixture, before: str | Path, after: str | Path,
     return code, json.loads(out) if out else {}
 
 
+@pytest.mark.slow
 def test_tuned_is_faster_with_less_idle_time(capsys) -> None:
     code, diff = _diff(capsys, sample(GAPPY), sample(TUNED))
     assert code == 0
@@ -51,6 +52,7 @@ def test_tuned_is_faster_with_less_idle_time(capsys) -> None:
     assert deltas == sorted(deltas, reverse=True)
 
 
+@pytest.mark.slow
 def test_totals_equal_the_json(capsys) -> None:
     _, diff = _diff(capsys, sample(GAPPY), sample(TUNED))
     for side, name in (("before", GAPPY), ("after", TUNED)):
@@ -138,6 +140,7 @@ def test_template_variants_pair_up_and_ambiguous_ones_do_not(capsys) -> None:
     assert finding["cost_ns"] == sum(k["delta_ns"] for k in variants.values())
 
 
+@pytest.mark.slow
 def test_variants_pair_across_kineto_and_nsys(capsys) -> None:
     """The nsys export of the fp32 run against the bf16 Kineto trace: the same four
     pairs, through the two profilers' spellings."""
@@ -182,6 +185,7 @@ def _totals_by_name(trace: str) -> dict[str, tuple[int, int]]:
     return out
 
 
+@pytest.mark.slow
 def test_fail_above_is_a_ci_gate(capsys) -> None:
     code, diff = _diff(capsys, sample(TUNED), sample(GAPPY), "--fail-above", "5")
     assert code == 1 and diff["gate"] == {"fail_above_pct": 5.0, "failed": True}
@@ -198,6 +202,7 @@ def test_gate_message_is_one_line_on_stderr(capsys) -> None:
     assert captured.err.count("\n") == 1 and "above --fail-above 5%" in captured.err
 
 
+@pytest.mark.slow
 def test_no_gpu_activity_cannot_be_compared(tmp_path: Path, capsys) -> None:
     """A generated edge case: the gappy trace with its GPU events removed."""
     events = [e for e in oracle.chrome_events(sample(GAPPY))

@@ -200,6 +200,7 @@ def test_ranks_come_from_distributed_info_not_the_order_given(capsys) -> None:
     assert summary["straggler"] == 1
 
 
+@pytest.mark.slow
 def test_a_directory_is_a_run(tmp_path: Path, capsys) -> None:
     for name in DDP:
         shutil.copy(sample(name), tmp_path / name)
@@ -220,6 +221,7 @@ def test_text_output_has_a_rank_table_and_names_the_straggler(capsys) -> None:
     assert "from the host ranges 19.1 ms (rank 0) to 20.1 ms (rank 1); on the GPU" in out
 
 
+@pytest.mark.slow
 def test_parallel_serial_and_no_cache_loads_agree(private_cache: Path) -> None:
     shutil.rmtree(private_cache, ignore_errors=True)
     with open_run(_ddp(), workers=2) as run:  # cold: two processes
@@ -238,6 +240,7 @@ def test_parallel_serial_and_no_cache_loads_agree(private_cache: Path) -> None:
     assert scratch is not None and not scratch.exists()  # its Parquet went away on close
 
 
+@pytest.mark.slow
 def test_each_rank_s_own_summary_is_what_the_run_keeps(private_cache: Path) -> None:
     """Cold (each rank summed up where it loaded) and warm (from the cache): of each
     trace's own summary a run keeps its devices, gaps, diagnosis (decided again over the
@@ -277,6 +280,7 @@ def test_one_rank_given_as_both_ranks_is_balanced(capsys, name: str) -> None:
     assert steps[0] == steps[1]
 
 
+@pytest.mark.slow
 def test_nsys_exports_are_one_rank_each_in_the_order_given(capsys) -> None:
     summary = _summary_json(capsys, str(sample("gappy_training.sqlite")),
                             str(sample("multistream.sqlite")))
@@ -307,6 +311,7 @@ def test_a_directory_without_traces_is_bad_input(tmp_path: Path, capsys) -> None
     assert "is a directory with no trace files" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_warm_summary_equals_the_cold_one(private_cache: Path, capsys) -> None:
     """Cold: each rank summarised in the process that loaded it; warm: the cache files
     attached and summarised in this process. Same result."""
@@ -320,6 +325,7 @@ def test_a_warm_summary_equals_the_cold_one(private_cache: Path, capsys) -> None
     assert cold == warm
 
 
+@pytest.mark.slow
 def test_converted_parquet_stores_read_back_as_the_same_run(tmp_path: Path, capsys) -> None:
     """`tui convert` per rank (as separate machines would), then the folder of stores."""
     out = tmp_path / "run"
@@ -355,6 +361,7 @@ def test_rank_functions_can_be_called_again_on_one_connection() -> None:
         assert table.num_rows == 2 and table.column("rank").to_pylist() == [0, 1]
 
 
+@pytest.mark.slow
 def test_of_equal_ranks_the_lowest_is_waited_for(tmp_path: Path) -> None:
     """Two copies of each real rank (ranks by the files' order: 1 and 3 are the sleeping
     rank 1): every collective instance waited for rank 1, the lower of two equals, not

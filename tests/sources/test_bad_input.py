@@ -243,6 +243,8 @@ def small_event_limits(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(kineto, "HUGE_EVENT_BYTES", 4 * SMALL_LIMIT)
 
 
+@pytest.mark.slow
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(CHROME_CASES))
 def test_chrome_trace_corpus(case: str, tmp_path: Path, capsys, small_event_limits) -> None:
     build, expected = CHROME_CASES[case]
@@ -260,6 +262,7 @@ def test_chrome_trace_corpus(case: str, tmp_path: Path, capsys, small_event_limi
         assert any(warning in w for w in summary["warnings"]), summary["warnings"]
 
 
+@pytest.mark.slow
 def test_bad_bytes_in_names_are_replaced_not_lost(tmp_path: Path, capsys) -> None:
     """Generated: kernel names given invalid UTF-8 and raw control bytes."""
     build = CHROME_CASES["non-UTF-8 bytes in a kernel name"][0]
@@ -311,6 +314,7 @@ CUTS = list(_cut_points(gzip.decompress(
     (SAMPLES / KINETO).read_bytes()).decode()))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", CUTS)
 @pytest.mark.parametrize("compressed", [False, True], ids=["json", "gz"])
 def test_truncated_trace_loads_every_complete_event(where: str, compressed: bool,
@@ -336,6 +340,7 @@ def test_truncated_trace_loads_every_complete_event(where: str, compressed: bool
         assert any("cut off" in w for w in summary["warnings"]), summary["warnings"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fraction", [0.05, 0.3, 0.6, 0.95])
 def test_gz_file_cut_short_loads_or_refuses_cleanly(fraction: float, tmp_path: Path,
                                                     capsys) -> None:
@@ -352,6 +357,7 @@ def test_gz_file_cut_short_loads_or_refuses_cleanly(fraction: float, tmp_path: P
         assert any("part of the trace that could be read" in w for w in summary["warnings"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fraction", [0.02, 0.3, 0.6, 0.9])
 def test_gz_damaged_inside_loads_or_refuses_cleanly(fraction: float, tmp_path: Path,
                                                     capsys) -> None:
@@ -559,6 +565,7 @@ NSYS_CASES: dict[str, tuple[tuple[str, ...], tuple]] = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(NSYS_CASES))
 def test_nsys_sqlite_corpus(case: str, tmp_path: Path, capsys) -> None:
     statements, expected = NSYS_CASES[case]
@@ -651,6 +658,7 @@ def test_nsys_export_failing(script: str, tmp_path: Path, monkeypatch, capsys) -
 # -------------------------------------------------------------- Nsight Compute input
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", ["magic only", "cut at 1%", "cut at 50%", "cut at 99.9%",
                                     "bytes flipped early", "a block zeroed"])
 def test_damaged_ncu_rep(damage: str, tmp_path: Path, capsys) -> None:
@@ -696,6 +704,7 @@ def _tui(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
                           text=True, env={**os.environ, **(env or {})}, timeout=120)
 
 
+@pytest.mark.slow
 def test_as_a_subprocess(tmp_path: Path) -> None:
     """A few cases through the real entry point: exit codes and stderr as a shell sees them."""
     text = _text()
@@ -821,6 +830,7 @@ def test_the_rows_are_written_with_a_smaller_duckdb_share(monkeypatch) -> None:
     assert seen == ["572.2 MiB"] and after == "667.5 MiB" and rows > 0
 
 
+@pytest.mark.slow
 def test_a_load_that_outgrows_the_budget_is_tried_with_twice_it(monkeypatch, capsys) -> None:
     """60MB leaves DuckDB 42 MB, less than the JSON reader's 64 MB buffer: the load runs
     again with 120MB and says so; 10MB, then 20MB, is too little: one line, exit 2."""
@@ -836,6 +846,7 @@ def test_a_load_that_outgrows_the_budget_is_tried_with_twice_it(monkeypatch, cap
     assert "not valid JSON" not in err
 
 
+@pytest.mark.slow
 def test_a_summary_that_outgrows_its_share_is_tried_with_twice_the_budget(tmp_path: Path,
                                                                        monkeypatch) -> None:
     """A launch-bound trace's summary (every idle interval classified) needs more than 30%

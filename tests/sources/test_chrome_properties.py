@@ -17,6 +17,7 @@ import json
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -26,6 +27,8 @@ from tests.helpers.properties import examples
 from tui.analysis.summary import trace_summary
 from tui.core.errors import TraceError
 from tui.loading.trace import open_trace
+
+pytestmark = pytest.mark.slow
 
 TEXT = gzip.decompress(sample("multistream.pt.trace.json.gz").read_bytes()).decode()
 DOC = json.loads(TEXT)

@@ -120,6 +120,7 @@ def test_objects_like_events_inside_args_may_be_taken_for_a_cut() -> None:
     assert cut is not None and cut not in _top_level_commas(text)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(events=EVENTS, layout=st.sampled_from(["compact", "lines", "indented"]),
        parts=st.integers(2, 6), gz=st.booleans(), cut_off=st.one_of(st.none(), st.floats(0.5, 1)))
@@ -159,6 +160,7 @@ def json_valid(text: bytes) -> bool:
 JSON_SAMPLES = sorted(str(p.relative_to(SAMPLES)) for p in SAMPLES.rglob("*.json.gz"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", JSON_SAMPLES)
 def test_every_sample_cut_into_parts_reads_as_its_events(tmp_path: Path, name: str,
                                                          monkeypatch) -> None:

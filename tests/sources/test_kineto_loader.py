@@ -38,6 +38,7 @@ def _expected_gpu(events: list[dict]) -> Counter:
     return expected
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", TORCH_TRACES)
 def test_gpu_activities_match_the_json(name: str) -> None:
     path = sample(f"{name}.pt.trace.json.gz")
@@ -84,6 +85,7 @@ def test_bare_array_form_loads_the_same_events(tmp_path: Path) -> None:
     assert _loaded_gpu(bare) == _expected_gpu(events)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fraction", [0.3, 0.5, 0.77, 0.999])
 def test_truncated_trace_loads_every_complete_event(tmp_path: Path, fraction: float) -> None:
     text = gzip.decompress(sample("gappy_training.pt.trace.json.gz").read_bytes()).decode()
@@ -96,6 +98,7 @@ def test_truncated_trace_loads_every_complete_event(tmp_path: Path, fraction: fl
         assert any("cut off" in w for w in trace.warnings), trace.warnings
 
 
+@pytest.mark.slow
 def test_truncated_gz_loads_with_a_warning(tmp_path: Path) -> None:
     import zlib
 
@@ -111,6 +114,7 @@ def test_truncated_gz_loads_with_a_warning(tmp_path: Path) -> None:
         assert any("cut off" in w for w in trace.warnings)
 
 
+@pytest.mark.slow
 def test_gaps_equal_a_plain_union_sweep() -> None:
     for name in ("gappy_training", "multistream", "tuned_training"):
         path = sample(f"{name}.pt.trace.json.gz")
@@ -194,6 +198,7 @@ def test_every_gap_gets_a_class_and_cause_also_beyond_the_context_limit(monkeypa
     assert sum(g.kind == "launch-overhead" for g in gaps[10:]) > 1000
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("ts", "start_ns"), [
     (4570032680299.851, 4570032680299851),  # a real Kineto timestamp
     ("12.3456789", 12346),  # decimals past ns round half up

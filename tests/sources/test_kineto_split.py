@@ -45,6 +45,7 @@ def _text(name: str) -> str:
     return gzip.decompress(sample(name).read_bytes()).decode()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["gappy_training.pt.trace.json.gz",
                                   "multistream.pt.trace.json.gz"])
 @pytest.mark.parametrize("parts", [2, 3, 5])
@@ -60,6 +61,7 @@ def test_a_trace_read_in_parts_equals_one_read_whole(tmp_path: Path, monkeypatch
     assert _content_in_parts(sample(name), parts, monkeypatch) == whole  # .gz
 
 
+@pytest.mark.slow
 def test_parts_hold_every_event_once_in_order(tmp_path: Path) -> None:
     plain = tmp_path / "trace.json"
     plain.write_text(_text("tuned_training.pt.trace.json.gz"))
@@ -73,6 +75,7 @@ def test_parts_hold_every_event_once_in_order(tmp_path: Path) -> None:
     assert sum(part.stat().st_size for part in events.paths) == whole.paths[0].stat().st_size + 3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fraction", [0.2, 0.45, 0.5, 0.61, 0.9, 0.9999])
 def test_a_cut_off_trace_read_in_parts_equals_one_read_whole(tmp_path: Path, monkeypatch,
                                                               fraction: float) -> None:
@@ -95,6 +98,7 @@ def test_a_cut_off_gz_read_in_parts_equals_one_read_whole(tmp_path: Path, monkey
     assert _content_in_parts(cut, 2, monkeypatch) == whole
 
 
+@pytest.mark.slow
 def test_a_split_inside_an_event_is_undone(tmp_path: Path, monkeypatch) -> None:
     # GENERATED from a real trace: each event's args gain a list of objects that look like
     # events, so split points are found inside events' args, not between events.
@@ -151,6 +155,7 @@ def test_small_traces_are_one_part_and_big_ones_one_per_core(tmp_path: Path,
     assert kineto.parse_threads(gz) == 2 and kineto.parse_threads(big) == 4
 
 
+@pytest.mark.slow
 def test_a_gz_split_inside_an_event_is_undone(tmp_path: Path, monkeypatch) -> None:
     # GENERATED as above, gzipped: a .json.gz's parts are parsed while it is still being
     # inflated, and a refused part must undo the parts parsed before it.
@@ -164,6 +169,7 @@ def test_a_gz_split_inside_an_event_is_undone(tmp_path: Path, monkeypatch) -> No
     assert _content_in_parts(trace, 4, monkeypatch) == whole
 
 
+@pytest.mark.slow
 def test_a_gz_refused_while_its_first_parts_are_parsed(tmp_path: Path, monkeypatch,
                                                        capsys) -> None:
     """The inflate limit stops a .json.gz whose first parts are already being parsed: the
@@ -233,6 +239,7 @@ def test_gz_parts_are_parsed_a_thread_s_worth_at_a_time() -> None:
     assert parser.ok
 
 
+@pytest.mark.slow
 def test_the_parse_runs_a_thread_a_part_and_the_budget_threads_come_back(
         tmp_path: Path, monkeypatch) -> None:
     # the budget allows DuckDB one thread (300MB); the parse of a plain file runs three

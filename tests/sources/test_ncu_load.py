@@ -20,6 +20,7 @@ KERNEL_QUERY = """SELECT launch_id, short_name, grid_x, grid_y, grid_z, block_x,
     FROM ncu_kernels ORDER BY launch_id"""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stem", STEMS)
 def test_three_forms_give_the_same_launches(stem: str) -> None:
     rows = {form: loaded(stem, form).execute(KERNEL_QUERY).fetchall() for form in FORMS}
@@ -63,6 +64,7 @@ def test_values_are_in_base_units_whatever_the_page_printed() -> None:
         assert units == {"gpu__time_duration.sum": "ns"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stem", STEMS)
 def test_rule_rows_are_loaded_with_their_speedups(stem: str) -> None:
     query = ("SELECT launch_id, rule, type, coalesce(speedup_type, ''), "

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -59,6 +60,7 @@ def _loader_depths(rows: list[tuple], tids: list[int | None], batch: int) -> lis
     return [d for (d,) in con.execute("SELECT depth FROM host_activities ORDER BY id").fetchall()]
 
 
+@pytest.mark.slow
 @given(RANGES, st.booleans(), st.integers(1, 7))
 def test_host_depth_equals_the_definition(ranges, in_start_order: bool, batch: int) -> None:
     """Generated ranges, in start order (longer first) or not, fed in batches of any size."""
@@ -79,6 +81,7 @@ def _host_rows(path: Path) -> list[tuple]:
             "FROM host_activities").fetchall())
 
 
+@pytest.mark.slow
 def test_export_out_of_start_order_loads_the_same_rows(tmp_path: Path) -> None:
     """Generated: the real export with its API calls and NVTX ranges rewritten in reverse
     order, which takes the loader's sorting fallback for host depths."""

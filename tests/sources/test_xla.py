@@ -33,6 +33,7 @@ def summaries() -> dict[str, dict]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workload", list(SAMPLE_FILES))
 def test_kernels_devices_and_gaps_equal_an_independent_reading(
         workload: str, summaries: dict[str, dict]) -> None:
@@ -67,6 +68,7 @@ def test_gaps_are_explained_from_the_host_side(summaries: dict[str, dict]) -> No
         summaries["jax_streams"]["gaps"][0]["cause"]
 
 
+@pytest.mark.slow
 def test_xla_ops_and_modules_sum_the_gpu_time_of_each_op(summaries: dict[str, dict]) -> None:
     events = xla_oracle.read_events(SAMPLE_FILES["jax_eager"])
     totals: dict[tuple[str, str], int] = {}
@@ -138,6 +140,7 @@ def test_launch_configuration_copies_and_the_host_side() -> None:
         ).fetchone() == (36,)
 
 
+@pytest.mark.slow
 def test_every_form_of_one_run_gives_the_same_kernels_and_gaps() -> None:
     forms = [TRAIN / "perfetto_trace.json.gz", TRAIN / "vm.trace.json.gz",
              TRAIN / "vm.xplane.pb"]
@@ -157,6 +160,7 @@ def test_a_logdir_opens_its_newest_run_and_says_which(capsys: pytest.CaptureFixt
     assert err == f"tui: profile run {TRAIN.name}: perfetto_trace.json.gz\n"
 
 
+@pytest.mark.slow
 def test_run_picks_a_run_and_several_hosts_are_ranks(tmp_path: Path,
                                                     capsys: pytest.CaptureFixture) -> None:
     # a LOGDIR put together from real files: two runs, the newer with two hosts
@@ -230,6 +234,7 @@ def test_a_cut_off_xplane_is_one_line_and_exit_2(tmp_path: Path,
     assert err.startswith("tui: error: ") and err.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_diff_of_a_jax_before_and_after(capsys: pytest.CaptureFixture) -> None:
     tuned = run_folder("jax_train_tuned") / "perfetto_trace.json.gz"
     assert main(["diff", "--json", str(SAMPLE_FILES["jax_train"]), str(tuned)]) == 0
@@ -238,6 +243,7 @@ def test_diff_of_a_jax_before_and_after(capsys: pytest.CaptureFixture) -> None:
     assert totals["kernels"] == (272, 288) and totals["gaps"] == (14, 11)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", [SAMPLE_FILES["jax_eager"], TRAIN / "vm.xplane.pb"])
 def test_host_depths_from_file_order_equal_the_sorted_points(path: Path) -> None:
     """xla_depth.py against the definition (every start and end point sorted)."""
@@ -248,6 +254,7 @@ def test_host_depths_from_file_order_equal_the_sorted_points(path: Path) -> None
     assert wrong == 0 and deepest >= 5
 
 
+@pytest.mark.slow
 def test_the_app_draws_a_jax_profile_and_explains_its_largest_gap() -> None:
     import asyncio
 
@@ -269,6 +276,7 @@ def test_the_app_draws_a_jax_profile_and_explains_its_largest_gap() -> None:
     asyncio.run(run())
 
 
+@pytest.mark.slow
 def test_a_folder_of_pytorch_traces_is_no_logdir(tmp_path: Path,
                                                  capsys: pytest.CaptureFixture) -> None:
     for rank in (0, 1):  # named like XProf's files, but Kineto traces: the multi-rank view

@@ -75,6 +75,7 @@ def test_complete_events_per_thread_and_name(both: tuple[list[dict], list[dict]]
     assert Counter((r["pid"], r["tid"], r["ts"]) for r in mine) == starts
 
 
+@pytest.mark.slow
 def test_args_equal_json(both: tuple[list[dict], list[dict]]) -> None:
     rows, events = both
 
