@@ -54,6 +54,7 @@ def _rows(findings: dict[str, dict], rule: str) -> list[dict]:
     return findings[rule]["rows"] if rule in findings else []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", TRACES)
 def test_memcpy_async_pageable(name: str) -> None:
     calls = {e["args"]["correlation"]: e for e in _runtime(name)}

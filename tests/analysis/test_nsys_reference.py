@@ -17,6 +17,7 @@ def _reference(trace: str, report: str) -> list[dict]:
         return list(csv.DictReader(f))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("trace", NSYS_TRACES)
 def test_gaps_equal_nsys_analyze_gpu_gaps(trace: str) -> None:
     expected = [

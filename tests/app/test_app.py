@@ -82,6 +82,7 @@ async def test_g_steps_through_gaps_in_time_order() -> None:
         assert timeline.current_gap.start_ns == starts[1]
 
 
+@pytest.mark.slow
 @sync
 async def test_details_panel_shows_the_kernel_under_the_cursor() -> None:
     app = TraceApp(sample(GAPPY))

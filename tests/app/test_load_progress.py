@@ -299,6 +299,7 @@ def test_progress_line_on_a_terminal(scaled: tuple[Path, int], capsys, monkeypat
     assert terminal.getvalue().endswith("\r\x1b[K")  # the line is erased at the end
 
 
+@pytest.mark.slow
 def test_a_run_s_progress_line_on_a_terminal(capsys, monkeypatch) -> None:
     """`tui --summary` of several traces: a line at once (a run's first trace may take
     minutes), then one as each trace is ready, erased at the end."""

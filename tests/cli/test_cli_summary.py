@@ -137,6 +137,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, make, message: str) ->
     assert message in result.stderr
 
 
+@pytest.mark.slow
 def test_nsys_rep_without_nsys_says_which_command_to_run(tmp_path: Path) -> None:
     rep = ROOT.parent / "shared/traces/nsys/multistream.nsys-rep"
     if not rep.is_file():

@@ -154,6 +154,7 @@ def test_nsys_memory_peak_matches_sqlite() -> None:
     assert peaks[0][0] == 1_001_273_051
 
 
+@pytest.mark.slow
 def test_summary_json_and_export_code(tmp_path: Path, capsys) -> None:
     """`--summary --json` carries code and memory; `tui export TRACE code` the same rows."""
     import pyarrow.csv as pa_csv

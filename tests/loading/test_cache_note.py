@@ -124,6 +124,7 @@ def test_damaged_cache(trace: Path, cache_dir: Path) -> None:
     assert not from_cache and note.startswith("rebuilt: the cache was unreadable (")
 
 
+@pytest.mark.slow
 def test_locked_cache_is_left_alone(trace: Path, cache_dir: Path) -> None:
     _note(trace)
     target = cache.cache_file(trace)

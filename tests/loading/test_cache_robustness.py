@@ -211,6 +211,7 @@ def test_rebuilt_when_the_cache_is_from_another_tui_version(trace: Path, cache_d
 # ------------------------------------------------------------------ the summary memo
 
 
+@pytest.mark.slow
 def test_a_warm_summary_comes_from_the_memo_and_equals_the_cold_one(
         trace: Path, cache_dir: Path, monkeypatch, capsys) -> None:
     import tui.loading.trace
@@ -236,6 +237,7 @@ def test_a_warm_summary_comes_from_the_memo_and_equals_the_cold_one(
     assert len(list(cache_dir.glob("*.summary-*.json"))) == 2
 
 
+@pytest.mark.slow
 def test_the_memo_is_not_trusted_once_its_cache_file_changed(
         trace: Path, cache_dir: Path, monkeypatch, capsys) -> None:
     import tui.loading.trace

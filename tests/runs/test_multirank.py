@@ -259,6 +259,7 @@ def test_each_rank_s_own_summary_is_what_the_run_keeps(private_cache: Path) -> N
     assert bounds == [["compute", "host"]] * 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", DDP)
 def test_one_rank_given_as_both_ranks_is_balanced(capsys, name: str) -> None:
     """No real balanced two-rank recording is at hand: the same rank's trace given as both

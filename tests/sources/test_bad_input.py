@@ -748,6 +748,7 @@ def test_a_memory_budget_that_is_not_a_size_is_one_line(given: list[str], capsys
     assert err.count("\n") == 1 and "is not a size" in err and "--memory 1GB" in err
 
 
+@pytest.mark.slow
 def test_the_memory_budget_reaches_duckdb(monkeypatch, capsys) -> None:
     from tui.core.db import connect
 
