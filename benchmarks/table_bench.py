@@ -61,8 +61,8 @@ def model_figures(path: Path) -> str:
 
 
 async def app_figures(path: Path) -> None:
-    from tests.test_app import settle
-    from tests.test_tables import ready
+    from tests.helpers.pilot import settle
+    from tests.helpers.tables import ready
     from tui.apps.trace_app import TraceApp
 
     app = TraceApp(path)

@@ -4,7 +4,7 @@ frame holding the most host-caused idle time in the window, `host_busy_in`) and 
 that fits it. The first row whose pattern matches the name decides; a name no row matches,
 or none, gets the general advice.
 
-Each row of the table is checked on a real trace in tests/test_remedies.py.
+Each row of the table is checked on a real trace in tests/analysis/test_remedies.py.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The shape of `tui --summary --json`: one TypedDict per object of the contract that
-docs/summary.md writes out (tests/test_summary_types.py holds the two to each other, key
+docs/summary.md writes out (tests/analysis/test_summary_types.py holds the two to each other, key
 for key, both ways), and of a run's (`RunSummary`: multirank.md names what it adds and
 lacks).
 

@@ -1,5 +1,6 @@
-"""XProf's hlo_stats of the recordings, the reference tests/test_xla_hlo_reference.py checks
-tui's ops against: per HLO op, its occurrences, time and source line.
+"""XProf's hlo_stats of the recordings, the reference
+tests/analysis/test_xla_hlo_reference.py checks tui's ops against: per HLO op, its
+occurrences, time and source line.
 
 XProf is no dependency of tui: this runs from a venv of its own, and its answers are
 committed beside it (hlo_stats.<name>.json):

@@ -1,0 +1,273 @@
+"""The GPUs' hardware counters of an nsys export (--gpu-metrics-devices=all): loaded into
+gpu_metrics, and their means per NVTX range, per kernel and over the busy span, checked
+against sqlite3 over the raw export."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from tests.conftest import inflated, sample
+from tests.helpers.pilot import details_text, lane_text, settle, sync
+from tests.helpers.tables import all_rows, ready
+from tui.analysis.gpu_metrics import (
+    DRAM_READ,
+    DRAM_WRITE,
+    PCIE_RX,
+    SM,
+    TENSOR,
+    kernel_means,
+    metric_devices,
+    range_means,
+)
+from tui.analysis.summary import trace_summary
+from tui.apps.trace_app import TraceApp
+from tui.loading.parquet_store import export_parquet, open_store_trace
+from tui.loading.trace import open_trace
+from tui.sources.nsys_gpu_metrics import type_devices
+from tui.views.reports.gpu_metrics import print_gpu_metrics
+
+CHECKED = (SM, TENSOR, DRAM_READ, DRAM_WRITE)
+
+
+def _oracle_range(export: Path, range_name: str) -> dict[str, float]:
+    """sqlite3 over the export: each metric's mean over the samples inside the NVTX range
+    of that name (one instance in these loops), [start, end)."""
+    db = sqlite3.connect(export)
+    try:
+        rows = db.execute(
+            """
+            WITH r AS (
+                SELECT n.start AS s, n.end AS e
+                FROM NVTX_EVENTS AS n LEFT JOIN StringIds AS t ON t.id = n.textId
+                WHERE coalesce(n.text, t.value) = ?
+            )
+            SELECT i.metricName, avg(g.value)
+            FROM GPU_METRICS AS g
+            JOIN TARGET_INFO_GPU_METRICS AS i USING (typeId, metricId)
+            JOIN r ON g.timestamp >= r.s AND g.timestamp < r.e
+            GROUP BY i.metricName
+            """, (range_name,)).fetchall()
+    finally:
+        db.close()
+    return dict(rows)
+
+
+def _oracle_kernel(export: Path, kernel: str) -> dict[str, float]:
+    """sqlite3: each metric's mean over the samples inside any instance of the kernel."""
+    db = sqlite3.connect(export)
+    try:
+        rows = db.execute(
+            """
+            WITH k AS (
+                SELECT k.start AS s, k.end AS e
+                FROM CUPTI_ACTIVITY_KIND_KERNEL AS k JOIN StringIds AS t ON t.id = k.demangledName
+                WHERE t.value = ?
+            ),
+            inside AS (
+                SELECT DISTINCT g.metricId, g.timestamp, g.value
+                FROM GPU_METRICS AS g JOIN k ON g.timestamp >= k.s AND g.timestamp < k.e
+            )
+            SELECT i.metricName, avg(inside.value)
+            FROM inside JOIN TARGET_INFO_GPU_METRICS AS i USING (metricId)
+            GROUP BY i.metricName
+            """, (kernel,)).fetchall()
+    finally:
+        db.close()
+    return dict(rows)
+
+
+def test_every_sample_and_name_is_loaded() -> None:
+    export = inflated("loops/loop_memory.sqlite")
+    db = sqlite3.connect(export)
+    (samples,), = db.execute("SELECT count(*) FROM GPU_METRICS").fetchall()
+    names = sorted(n for (n,) in db.execute("SELECT metricName FROM TARGET_INFO_GPU_METRICS"))
+    db.close()
+    with open_trace(export) as trace:
+        assert trace.con.execute("SELECT count(*) FROM gpu_metrics").fetchone() == (samples,)
+        loaded = trace.con.execute(
+            "SELECT device, name FROM gpu_metric_names ORDER BY name").fetchall()
+    assert samples > 300_000 and len(names) == 22
+    assert loaded == [(0, n) for n in names]
+
+
+@pytest.mark.parametrize(("loop", "range_name", "expected"), [
+    ("memory", "memory", {DRAM_READ: 43.0, DRAM_WRITE: 43.0, TENSOR: 0.0}),
+    ("compute", "compute", {TENSOR: 93.5}),
+])
+def test_range_means_equal_sqlite(loop: str, range_name: str,
+                                  expected: dict[str, float]) -> None:
+    export = inflated(f"loops/loop_{loop}.sqlite")
+    oracle = _oracle_range(export, range_name)
+    with open_trace(export) as trace:
+        ours = range_means(trace.con)[(range_name, 0)]
+    for metric in CHECKED:
+        assert ours[metric] == pytest.approx(oracle[metric], abs=0.01), metric
+    for metric, value in expected.items():  # as measured by hand in each loop's range
+        assert ours[metric] == pytest.approx(value, abs=0.1), metric
+
+
+def test_kernel_means_equal_sqlite() -> None:
+    export = inflated("loops/loop_compute.sqlite")
+    with open_trace(export) as trace:
+        by_kernel = kernel_means(trace.con)
+        (top,), = trace.con.execute(
+            "SELECT name FROM gpu_activities WHERE kind = 'kernel' GROUP BY name "
+            "ORDER BY sum(duration_ns) DESC LIMIT 1").fetchall()
+    oracle = _oracle_kernel(export, top)
+    for metric in CHECKED:
+        assert by_kernel[(top, 0)][metric] == pytest.approx(oracle[metric], abs=0.01), metric
+    assert by_kernel[(top, 0)][TENSOR] > 85  # the bf16 GEMM keeps the tensor cores busy
+
+
+def test_summary_reports_the_counters_and_the_diagnosis_reads_them() -> None:
+    export = inflated("loops/loop_memory.sqlite")
+    with open_trace(export) as trace:
+        summary = trace_summary(trace, 1_000_000)
+    gm = summary["gpu_metrics"]
+    assert gm["sample_rate_hz"] == pytest.approx(2000, rel=0.05)
+    assert SM in gm["metrics"] and TENSOR in gm["metrics"]
+    assert [w["device"] for w in gm["whole"]] == [0]
+    memory = next(r for r in gm["by_range"] if r["range"] == "memory")
+    assert memory["mean"][DRAM_READ] == pytest.approx(43.0, abs=0.1)
+    assert {k["name"] for k in gm["by_kernel"]} == {k["name"] for k in summary["kernels"]}
+    # each of the longest gaps: the GPU idle, so SMs nearly all idle too
+    assert {g["start_ns"] for g in gm["by_gap"]} == {g["start_ns"] for g in summary["gaps"]}
+    assert all(g["mean"][SM] < 10 for g in gm["by_gap"])
+    text = summary["diagnosis"]["text"]
+    assert "Hardware counters" in text and "'memory' 86%" in text
+    console = Console(width=80, record=True)
+    print_gpu_metrics(gm, console)
+    lines = console.export_text().splitlines()
+    assert all(len(line) <= 80 for line in lines)
+    header = next(line for line in lines if "over" in line)
+    assert all(h in header for h in ("SM", "tensor", "DRAM rd", "DRAM wr"))
+    memory_row = next(line for line in lines if "NVTX memory" in line)
+    assert f"{memory['mean'][DRAM_READ]:.1f}" in memory_row
+
+
+def test_compute_loop_reads_tensor_cores_busy() -> None:
+    with open_trace(inflated("loops/loop_compute.sqlite")) as trace:
+        summary = trace_summary(trace, 1_000_000)
+    assert summary["diagnosis"]["bound"] == "compute"
+    assert "the math runs on tensor cores" in summary["diagnosis"]["text"]
+
+
+def test_copy_loop_reads_the_pcie_throughput() -> None:
+    export = inflated("loops/loop_copy.sqlite")
+    oracle = _oracle_range(export, "copy")
+    with open_trace(export) as trace:
+        summary = trace_summary(trace, 1_000_000)
+    copy = next(r for r in summary["gpu_metrics"]["by_range"] if r["range"] == "copy")
+    assert copy["mean"][PCIE_RX] == pytest.approx(oracle[PCIE_RX], abs=0.01)
+    assert copy["mean"][PCIE_RX] == pytest.approx(10.4, abs=0.1)  # as measured by hand
+    assert summary["diagnosis"]["bound"] == "copy"
+    assert "PCIe into the GPU at only 10% of its peak" in summary["diagnosis"]["text"]
+
+
+def test_an_export_without_counters_has_none() -> None:
+    with open_trace(sample("small_kernels.sqlite")) as trace:
+        assert trace.con.execute("SELECT count(*) FROM gpu_metrics").fetchone() == (0,)
+        summary = trace_summary(trace, 1_000_000)
+    assert "gpu_metrics" not in summary
+    assert "Hardware counters" not in summary["diagnosis"]["text"]
+
+
+def test_a_type_id_names_its_gpu_by_the_low_byte() -> None:
+    # as a two-GPU H200 report wrote them: the source's id plus each GPU's PerfWorks id
+    source = 281479271677952
+    assert type_devices([source, source + 1], {0: 0, 1: 1}) == {source: 0, source + 1: 1}
+    assert type_devices([source + 1, source], {1: 3, 0: 2}) == {source: 2, source + 1: 3}
+    assert type_devices([source], {0: 5}) == {source: 5}  # one GPU: that one
+
+
+@sync
+async def test_metric_lanes_under_the_gpu_toggle_and_show_the_counters() -> None:
+    app = TraceApp(inflated("loops/loop_memory.sqlite"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        timeline = await settle(pilot)
+        labels = [lane.label for lane in timeline.lanes]
+        assert labels[:5] == ["GPU0 s7", "SM GPU0", "tensor GPU0", "DRAM GPU0", "PCIe GPU0"]
+        # the loop's range: SMs nearly all active, DRAM read + write at 86% of its peak
+        await pilot.press("at", *"memory", "enter")
+        timeline = await settle(pilot)
+        moves = timeline.lane_index - labels.index("SM GPU0")
+        await pilot.press(*(["up"] * moves if moves > 0 else ["down"] * -moves))
+        timeline = await settle(pilot)
+        assert timeline.lane is not None and timeline.lane.label == "SM GPU0"
+        for _ in range(100):
+            await pilot.pause()
+            if "counters" in details_text(pilot):
+                break
+            await asyncio.sleep(0.01)
+        text = details_text(pilot)
+        npc = timeline.view.npc
+        lo = timeline.cursor_t // npc * npc
+        db = sqlite3.connect(inflated("loops/loop_memory.sqlite"))
+        (dram_read,), = db.execute(
+            "SELECT avg(g.value) FROM GPU_METRICS AS g JOIN TARGET_INFO_GPU_METRICS AS i "
+            "USING (typeId, metricId) WHERE i.metricName = ? AND g.timestamp >= ? "
+            "AND g.timestamp < ?", (DRAM_READ, lo, lo + npc)).fetchall()
+        db.close()
+        assert dram_read > 40  # the loop's elementwise updates: DRAM read near 43% of peak
+        assert "GPU 0" in text and f"DRAM rd {dram_read:.0f}%" in text and "tensor 0%" in text
+        sm_row = lane_text(timeline, 1)
+        assert sm_row.startswith("SM GPU0") and "█" in sm_row
+        await pilot.press("m")
+        timeline = await settle(pilot)
+        assert [lane.label for lane in timeline.lanes][:2] == ["GPU0 s7", "NVTX 0"]
+        await pilot.press("m")
+        timeline = await settle(pilot)
+        assert [lane.label for lane in timeline.lanes][1] == "SM GPU0"
+
+
+@sync
+async def test_kernels_and_nvtx_tables_show_the_means() -> None:
+    export = inflated("loops/loop_compute.sqlite")
+    app = TraceApp(export)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("2")
+        kernels = await ready(pilot, "kernel-names")
+        top = kernels.row_at(0)
+        assert top is not None
+        oracle = _oracle_kernel(export, top["name"])
+        assert top["sm_pct"] == pytest.approx(oracle[SM], abs=0.01)
+        assert top["tensor_pct"] == pytest.approx(oracle[TENSOR], abs=0.01)
+        assert top["dram_pct"] == pytest.approx(oracle[DRAM_READ] + oracle[DRAM_WRITE],
+                                                abs=0.02)
+        assert "TC %" in kernels.render_line(0).text
+        await pilot.press("4")
+        ranges = await ready(pilot, "nvtx-table")
+        rows = {r["name"]: r for r in all_rows(ranges)}
+        oracle = _oracle_range(export, "compute")
+        assert rows["compute"]["tensor_pct"] == pytest.approx(oracle[TENSOR], abs=0.01)
+        assert rows["compute"]["tensor_pct"] == pytest.approx(93.5, abs=0.1)
+
+
+@sync
+async def test_tables_without_counters_keep_their_columns() -> None:
+    app = TraceApp(sample("gappy_training.sqlite"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("2")
+        kernels = await ready(pilot, "kernel-names")
+        assert "sm_pct" not in kernels.keys and "TC %" not in kernels.render_line(0).text
+
+
+def test_a_converted_store_keeps_the_counters(tmp_path: Path) -> None:
+    export = inflated("loops/loop_memory.sqlite")
+    with open_trace(export) as trace:
+        store = export_parquet(trace, tmp_path / "loop.tui-store")
+        samples = trace.con.execute("SELECT count(*) FROM gpu_metrics").fetchone()
+    with open_store_trace(store) as trace:
+        assert trace.con.execute("SELECT count(*) FROM gpu_metrics").fetchone() == samples
+        assert [d.device for d in metric_devices(trace.con)] == [0]
+    for table in ("gpu_metrics", "gpu_metric_names"):  # as a store written before them
+        (store / f"{table}.parquet").unlink()
+    with open_store_trace(store) as trace:
+        assert metric_devices(trace.con) == []

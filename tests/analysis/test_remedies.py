@@ -1,0 +1,115 @@
+"""What the host was busy in while the GPU waited, and the remedy that fits it
+(tui/analysis/remedies.py): each row of the table on a real trace whose host work is
+known from how it was recorded, and a run of four ranks judged rank by rank, each over its
+own profiler steps."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import inflated, sample
+from tests.helpers.window_oracle import kineto_expected
+from tui.analysis.diagnosis import diagnose, gaps_and_work
+from tui.analysis.remedies import GENERAL, HOST_WORK, host_remedy, host_work
+from tui.loading.trace import open_trace
+
+# (trace, where the time is taken: the window of work or the whole capture, the host work
+# the GPU waited for most, the table's row for it)
+CASES = [
+    # recordings/gen_host_waits.py: time.sleep(5 ms) before each step, no annotations
+    ("host_sleep.pt.trace.json.gz", "work", "<built-in function sleep>", "sleep"),
+    # the same with ~5 ms of pure Python (`featurize`) before each step
+    ("host_python.pt.trace.json.gz", "work", "g.py(12): featurize", "python"),
+    # gen_bounds.py's loader: a sleep and a NumPy sort in a `dataloader` range
+    ("bound_loader.pt.trace.json.gz", "work", "dataloader", "data"),
+    # gen_loops.py's host loop (nsys, whole program): NumPy and a tokenizer under `prepare`
+    ("loop_host.sqlite", "work", "prepare › linalg › tokenize", "data"),
+    # 4-process DDP under one nsys: before its steps, NCCL's communicator set-up
+    ("ddp4_nsys.sqlite", "whole", "ncclCommInitRankConfig", "init"),
+    # GPT-2-like inference under torch.profiler: the host's side of the model's ops
+    ("launch_bound_inference.pt.trace.json.gz", "work", "aten::clamp_min", "host_op"),
+]
+
+
+@pytest.mark.parametrize(("name", "where", "busy_in", "row"), CASES)
+def test_the_host_work_and_its_remedy(name: str, where: str, busy_in: str, row: str) -> None:
+    path = inflated(name) if name.startswith("loop_") else sample(name)
+    with open_trace(path) as trace:
+        _gaps, whole, work = gaps_and_work(trace.con, 1_000_000)
+        source_format = trace.format
+    times = work if where == "work" else whole
+    assert times[0].host_busy_in == busy_in
+    found = host_work(busy_in)
+    assert found is not None and found.key == row
+    diagnosis = diagnose(times, source_format)
+    if diagnosis.bound == "host":  # the sentence names the work and gives its remedy
+        assert f"the host busy most in {busy_in}: {found.what}" in diagnosis.text
+        assert diagnosis.text.endswith(f"; {found.remedy}.")
+
+
+def test_every_row_is_checked_on_a_trace() -> None:
+    assert {row for *_, row in CASES} == {row.key for row in HOST_WORK}
+
+
+def test_one_time_set_up_falls_outside_the_window() -> None:
+    """The DDP export's largest host waits are NCCL's communicator set-up; its window, the
+    processes' `step N` ranges, starts after it, and the GPUs' host waits there are not
+    in any range the trace names."""
+    with open_trace(sample("ddp4_nsys.sqlite")) as trace:
+        _gaps, whole, work = gaps_and_work(trace.con, 1_000_000)
+    assert all(t.host_busy_in == "ncclCommInitRankConfig" for t in whole)
+    assert all(t.window and t.window.kind == "steps" and t.host_busy_in is None
+               for t in work)
+    diagnosis = diagnose(work, "nsys")
+    assert diagnosis.bound == "host" and diagnosis.text.endswith(f"; {GENERAL}.")
+    assert host_remedy(None) == GENERAL
+
+
+@pytest.fixture(scope="module")
+def ddp4() -> dict:
+    from tui.runs.run import open_run
+    from tui.runs.summary import run_summary
+
+    paths = [sample(f"ddp4/ddp_rank{r}.pt.trace.json.gz") for r in range(4)]
+    with open_run(paths, min_gap_ns=1_000_000) as run:
+        return run_summary(run, 1_000_000, "ddp4")
+
+
+def test_each_rank_is_judged_over_its_own_steps(ddp4) -> None:
+    """dist_train.py's DDP run: rank 3's data loader sleeps 15 ms a step, the others wait
+    for it in NCCL. Each rank's window is its own profiler steps (from its trace), and the
+    straggler is host-bound on its data preparation."""
+    for row in ddp4["ranks"]:
+        expected = kineto_expected(Path(row["path"]))
+        window = row["diagnosis"]["window"]
+        assert window["kind"] == "profiler_steps"
+        assert (window["start_ns"], window["end_ns"]) == (expected["start"], expected["end"])
+        diagnosis = row["diagnosis"]
+        assert sum(diagnosis["idle_by_cause"].values()) == diagnosis["idle_ns"]
+    bounds = {row["rank"]: row["diagnosis"]["bound"] for row in ddp4["ranks"]}
+    assert bounds == {0: "communication", 1: "communication", 2: "communication", 3: "host"}
+    top = ddp4["diagnosis"]
+    assert top["bound"] == "host"
+    assert top["text"].startswith("The run waits for its straggler, rank 3: ")
+    assert "the host busy most in dataloader: data preparation" in top["text"]
+
+
+def test_the_straggler_waits_on_the_batch_being_made() -> None:
+    """Rank 3's host waits, by time: its `dataloader` range holds most of them (the batch
+    made with torch.randn on the host and the sleep), the optimizer step a few ms only."""
+    path = sample("ddp4/ddp_rank3.pt.trace.json.gz")
+    with gzip.open(path, "rt") as f:
+        names = {e.get("name") for e in json.load(f)["traceEvents"]}
+    assert "dataloader" in names
+    with open_trace(path) as trace:
+        gaps, _whole, work = gaps_and_work(trace.con, 1_000_000)
+    waited: dict[str | None, int] = {}
+    for gap in gaps:
+        if gap.kind == "host-wait":
+            waited[gap.busy_in] = waited.get(gap.busy_in, 0) + gap.duration_ns
+    assert max(waited, key=lambda k: waited[k]) == "dataloader" == work[0].host_busy_in
+    assert waited["dataloader"] > 10 * waited.get("Optimizer.step#AdamW.step", 0)

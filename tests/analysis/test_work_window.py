@@ -1,0 +1,253 @@
+"""The diagnosis describes the window of work, not the start-up (tui/analysis/window.py):
+on whole-program recordings of loops of known character (recordings/gen_loops.py, nsys of
+the whole program with the loop in one NVTX range, and torch.profiler with profiler steps)
+the window is the loop's own range or steps, the set-up before it is told apart, the bound
+is the designed one and the idle time in the window adds up by cause to what NVIDIA's
+`gpu_gaps:gap=0` intervals (or the trace's own GPU events) leave idle there. Every expected
+figure is read from the raw file here, with sqlite3 or json, not with tui."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+import sqlite3
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SAMPLES, inflated, sample
+from tests.helpers.paths import DATA
+from tests.helpers.window_oracle import kineto_expected, to_ns
+from tui.analysis.diagnosis import COMPUTE_MOST, diagnose, gaps_and_work
+from tui.analysis.summary import trace_summary
+from tui.loading.trace import open_trace
+
+REFERENCE = DATA / "loops"
+# each loop and the bound it was designed to have (recordings/gen_loops.py)
+LOOPS = {"compute": "compute", "sync": "sync", "copy": "copy", "launch": "launch",
+         "host": "host", "memory": "compute"}  # memory: DRAM-bound, memory only with ncu
+GPU_TABLES = ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+              "CUPTI_ACTIVITY_KIND_MEMSET")
+
+
+def _clipped(intervals: list[tuple[int, int]], lo: int, hi: int) -> int:
+    return sum(max(0, min(end, hi) - max(start, lo)) for start, end in intervals)
+
+
+def _union(intervals: list[tuple[int, int]], lo: int, hi: int) -> int:
+    """The length of the union of `intervals` within lo..hi."""
+    total, reach = 0, lo
+    for start, end in sorted(intervals):
+        start, end = max(start, reach), min(end, hi)
+        if end > start:
+            total += end - start
+            reach = end
+    return total
+
+
+def _nsys_expected(path: Path, loop: str) -> dict:
+    """From the export: the loop's NVTX range, the end of the GPU work launched in it, the
+    trace's first event, the GPU's activities and NVIDIA's idle intervals."""
+    db = sqlite3.connect(path)
+    tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+    ((start, end),) = db.execute(
+        "SELECT e.start, e.end FROM NVTX_EVENTS AS e LEFT JOIN StringIds AS s "
+        "ON s.id = e.textId WHERE coalesce(e.text, s.value) = ? AND e.end IS NOT NULL",
+        (loop,)).fetchall()
+    gpu = " UNION ALL ".join(f"SELECT start, end, correlationId FROM {t}"
+                             for t in GPU_TABLES if t in tables)
+    launched_start, launched_end = db.execute(
+        f"SELECT min(start), max(end) FROM ({gpu}) WHERE correlationId IN "
+        "(SELECT correlationId FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE start >= ? "
+        "AND start < ?)", (start, end)).fetchone()
+    (first,) = db.execute(
+        f"SELECT min(s) FROM (SELECT min(start) AS s FROM ({gpu}) UNION ALL SELECT "
+        "min(start) FROM CUPTI_ACTIVITY_KIND_RUNTIME UNION ALL SELECT min(start) FROM "
+        "NVTX_EVENTS WHERE end IS NOT NULL)").fetchone()
+    activities = db.execute(f"SELECT start, end FROM ({gpu})").fetchall()
+    kernels = db.execute("SELECT start, end FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchall()
+    with open(REFERENCE / f"loop_{loop}.gpu_gaps_gap0.csv", newline="") as f:
+        gaps = [(int(r["Start (ns)"]), int(r["Start (ns)"]) + int(r["Duration (ns)"]))
+                for r in csv.DictReader(f)]
+    with open(REFERENCE / f"loop_{loop}_nvtx_gpu_proj_sum.csv", newline="") as f:
+        projected = next(r for r in csv.DictReader(f) if r["Range"] == f":{loop}")
+    return {"start": start, "end": max(end, launched_end), "first": first,
+            "activities": activities, "kernels": kernels, "idle": gaps,
+            "projected": launched_end - launched_start, "nvidia": projected}
+
+
+@pytest.fixture(scope="module", params=[f"{loop}.{kind}" for loop in LOOPS
+                                        for kind in ("sqlite", "pt.trace.json.gz")])
+def loop(request) -> tuple[str, str, dict, list, list, dict]:
+    """(loop, file kind, the expected figures, the window's device figures, the whole
+    capture's, the summary's diagnosis JSON) of one recording."""
+    name, kind = request.param.split(".", 1)
+    path = (inflated(f"loop_{name}.sqlite") if kind == "sqlite"
+            else sample(f"loops/loop_{name}.{kind}"))
+    expected = (_nsys_expected(path, name) if kind == "sqlite" else kineto_expected(path))
+    with open_trace(path) as trace:
+        _gaps, whole, work = gaps_and_work(trace.con, 1_000_000)
+        summary = trace_summary(trace, 1_000_000)
+    return name, kind, expected, work, whole, summary["diagnosis"]
+
+
+def test_the_window_is_the_loops_own_range_or_steps(loop) -> None:
+    name, kind, expected, work, _, diagnosis = loop
+    window = diagnosis["window"]
+    assert (window["start_ns"], window["end_ns"]) == (expected["start"], expected["end"])
+    if kind == "sqlite":  # the NVTX range named after the loop, named in the sentence
+        # the GPU work launched in it spans what NVIDIA's nvtx_gpu_proj_sum projects the
+        # range onto the GPU
+        assert expected["projected"] == int(expected["nvidia"]["Total Proj Time (ns)"])
+        assert window["kind"] == "range" and window["name"] == name
+        assert f"in NVTX range `{name}`, " in diagnosis["text"]
+    else:
+        assert window["kind"] == "profiler_steps"
+        assert f"in {expected['steps']} profiler steps (ProfilerStep#" in diagnosis["text"]
+    (time,) = work
+    assert time.window is not None and time.window.start_ns == expected["start"]
+
+
+def test_the_set_up_is_told_apart(loop) -> None:
+    name, kind, expected, _, _, diagnosis = loop
+    setup = expected["start"] - expected["first"]
+    assert diagnosis["setup_ns"] == setup > 0
+    if kind == "sqlite":  # whole programs: imports, CUDA set-up, host tensors, a warm-up
+        assert setup > 200_000_000
+        assert diagnosis["setup_text"].startswith("Set-up: ")
+        assert f"before the range `{name}` (no GPU work " in diagnosis["setup_text"]
+        busy = _union(expected["activities"], expected["first"], expected["start"])
+        idle_pct = round(100 * (setup - busy) / setup)
+        assert f"(no GPU work {idle_pct}% of it)" in diagnosis["setup_text"]
+
+
+def test_the_bound_is_the_designed_one(loop) -> None:
+    name, _, _, work, _, diagnosis = loop
+    assert diagnosis["bound"] == LOOPS[name]
+    (time,) = work
+    share = time.compute_ns / time.span_ns
+    if LOOPS[name] == "compute":
+        assert share >= COMPUTE_MOST
+    else:  # the loss leads, the compute share said beside it
+        assert diagnosis["text"].startswith(f"{name.capitalize()}-bound in ")
+        assert f"; it computed {100 * share:.0f}%; " in diagnosis["text"]
+
+
+def test_idle_by_cause_adds_up_in_the_window(loop) -> None:
+    """The device's span in the window runs from its first activity there to its last;
+    its idle time is NVIDIA's idle intervals (Kineto: the stretches between activities)
+    clipped to it, and the causes add up to it exactly."""
+    _, kind, expected, work, _, diagnosis = loop
+    (time,) = work
+    activities = expected["activities"]
+    lo = max(expected["start"], min(s for s, _ in activities))
+    hi = min(expected["end"], max(e for _, e in activities))
+    assert time.span_ns == hi - lo
+    busy = _union(activities, lo, hi)
+    assert time.busy_ns == busy
+    assert time.compute_ns + time.copy_ns + time.comm_ns == busy
+    if kind == "sqlite":  # NVIDIA's every idle interval, clipped to the window
+        assert time.idle_ns == _clipped(expected["idle"], lo, hi)
+    assert time.idle_ns == hi - lo - busy
+    assert sum(time.idle.by_cause.values()) == time.idle.idle_ns == time.idle_ns
+    assert sum(diagnosis["idle_by_cause"].values()) == diagnosis["idle_ns"] == time.idle_ns
+    assert sum(time.parts().values()) == time.span_ns
+    # the kernels counted are those in the window
+    assert time.kernels == sum(1 for s, e in expected["kernels"] if e > lo and s < hi)
+
+
+def test_whole_program_start_up_no_longer_decides() -> None:
+    """The GEMM loop recorded as a whole program: over the whole capture its start-up
+    (imports, CUDA set-up, host tensors) makes it look host-bound; its window, the NVTX
+    range `compute`, is compute-bound, 99.7% busy computing."""
+    with open_trace(inflated("loop_compute.sqlite")) as trace:
+        _gaps, whole, work = gaps_and_work(trace.con, 1_000_000)
+    assert diagnose(whole, "nsys").bound == "host"
+    assert diagnose(work, "nsys").bound == "compute"
+    (time,) = work
+    assert time.compute_ns >= 0.995 * time.span_ns
+
+
+def _jax(workload: str, file: str) -> Path:
+    (run,) = (SAMPLES / workload / "plugins" / "profile").iterdir()
+    return run / file
+
+
+def test_an_xla_profile_is_judged_over_its_steps() -> None:
+    """JAX's step annotations (StepTraceAnnotation, `train step N`) are its steps: the window runs
+    from the first to the last, and the loop is sync-bound in it."""
+    path = _jax("jax_bound_sync", "vm.trace.json.gz")
+    with gzip.open(path, "rt") as f:
+        events = json.load(f, parse_float=Decimal)["traceEvents"]
+    # jax.profiler.StepTraceAnnotation("train", step_num=N): named `train`, its number an arg
+    steps = [e for e in events if e.get("ph") == "X" and e.get("name") == "train"
+             and "step_num" in e.get("args", {})]
+    with open_trace(path) as trace:
+        diagnosis = trace_summary(trace, 1_000_000)["diagnosis"]
+    window = diagnosis["window"]
+    assert window["kind"] == "steps"
+    assert window["name"] == f"train step 0 … train step {len(steps) - 1}"
+    first = min(steps, key=lambda e: Decimal(e["ts"]))
+    assert window["start_ns"] == to_ns(first["ts"])
+    assert diagnosis["bound"] == "sync"
+    assert diagnosis["text"].startswith(f"Sync-bound in {len(steps)} step ranges (")
+
+
+def test_a_capture_range_is_the_window_without_ranges() -> None:
+    """recordings/gen_profiler_range.py, recorded whole: no NVTX range nor profiler step,
+    the loop between cudaProfilerStart and cudaProfilerStop (nsys keeps both calls). The
+    window runs from the start call's return to the stop call; a 2 ms sleep after each
+    synchronised GEMM leaves the GPU waiting for the host."""
+    path = sample("profiler_range.sqlite")
+    db = sqlite3.connect(path)
+    calls = dict(db.execute(
+        "SELECT s.value, CASE WHEN s.value LIKE 'cudaProfilerStart%' THEN r.end "
+        "ELSE r.start END FROM CUPTI_ACTIVITY_KIND_RUNTIME AS r JOIN StringIds AS s "
+        "ON s.id = r.nameId WHERE s.value LIKE 'cudaProfiler%'").fetchall())
+    start, end = calls["cudaProfilerStart_v4000"], calls["cudaProfilerStop_v4000"]
+    kernels = db.execute("SELECT start, end FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchall()
+    tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+    activities = db.execute(" UNION ALL ".join(
+        f"SELECT start, end FROM {t}" for t in GPU_TABLES if t in tables)).fetchall()
+    with open(REFERENCE.parent / "diagnosis" / "profiler_range.gpu_gaps_gap0.csv",
+              newline="") as f:
+        gaps = [(int(r["Start (ns)"]), int(r["Start (ns)"]) + int(r["Duration (ns)"]))
+                for r in csv.DictReader(f)]
+    with open_trace(path) as trace:
+        _gaps, _whole, (time,) = gaps_and_work(trace.con, 1_000_000)
+        diagnosis = trace_summary(trace, 1_000_000)["diagnosis"]
+    assert diagnosis["window"] == {"kind": "profiler_range", "name": "cudaProfilerStart … "
+                                   "cudaProfilerStop", "start_ns": start, "end_ns": end}
+    assert diagnosis["text"].startswith("Host-bound between cudaProfilerStart and "
+                                        "cudaProfilerStop, ")
+    assert "Set-up: " in diagnosis["setup_text"]
+    lo = max(start, min(s for s, _ in activities))
+    hi = min(end, max(e for _, e in activities))
+    assert time.span_ns == hi - lo
+    assert time.idle_ns == _clipped(gaps, lo, hi) == sum(time.idle.by_cause.values())
+    assert time.idle.by_cause["host"] >= 0.9 * time.idle_ns
+    assert time.kernels == sum(1 for s, e in kernels if e > lo and s < hi) == 30
+
+
+def test_the_repeating_iteration_is_the_window_without_markers() -> None:
+    """gen_bounds_jax.py's launch loop: 10 annotated steps (named `eager`, which does not
+    read as a step) of 300 eager `x * 0.999 + 0.001`, after 3 warm-up ops. With no steps,
+    range or capture range to go by, the window is the repeating kernel sequence: one
+    repeat per op, 3,000, starting inside the first step, the loop launch-bound."""
+    path = _jax("jax_bound_launch", "vm.trace.json.gz")
+    with gzip.open(path, "rt") as f:
+        events = json.load(f, parse_float=Decimal)["traceEvents"]
+    steps = sorted((to_ns(e["ts"]), to_ns(e["ts"]) + to_ns(e["dur"])) for e in events
+                   if e.get("ph") == "X" and e.get("name") == "eager")
+    assert len(steps) == 10
+    with open_trace(path) as trace:
+        diagnosis = trace_summary(trace, 1_000_000)["diagnosis"]
+    window = diagnosis["window"]
+    assert window["kind"] == "iteration" and window["name"] == "loop_add_fusion"
+    assert steps[0][0] <= window["start_ns"] < steps[0][1]
+    assert diagnosis["figures"]["window"]["ranges"] == 10 * 300
+    assert diagnosis["bound"] == "launch"
+    assert diagnosis["text"].startswith(
+        "Launch-bound in 3,000 repeats of its kernel sequence (from `loop_add_fusion`), ")

@@ -1,0 +1,112 @@
+"""The Findings tab driven through Pilot: the findings `--summary --json` reports, most
+costly first; Enter lists a finding's rows (NVIDIA's rule rows on this export); Enter on a
+row moves the timeline there."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers.paths import sample
+from tests.helpers.pilot import SIZE, messages, settle, sync
+from tests.helpers.tables import all_rows, ready
+from tui.analysis.summary import trace_summary
+from tui.apps.trace_app import TraceApp
+from tui.loading.trace import open_trace
+from tui.views.timeline.lanes import LANE_HOST
+
+pytestmark = pytest.mark.slow
+
+RULES = "rules.sqlite"  # recordings/rules.cu under nsys: every nsys rule finds rows
+
+
+@sync
+async def test_findings_tab_lists_them_by_cost_and_enter_jumps_to_a_row() -> None:
+    with open_trace(sample(RULES)) as loaded:
+        expected = trace_summary(loaded, min_gap_ns=1_000_000)["findings"]
+    app = TraceApp(sample(RULES))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("6")
+        table = await ready(pilot, "finding-table")
+        shown = all_rows(table)
+        assert [(r["rule"], r["cost_ns"], r["rows"], r["text"]) for r in shown] == [
+            (f["rule"], f["cost_ns"], len(f["rows"]), f["text"]) for f in expected]
+        assert "cuda_memcpy_sync" in {r["rule"] for r in shown}
+        index = next(i for i, r in enumerate(shown) if r["rule"] == "cuda_memcpy_sync")
+        await pilot.press(*["down"] * index, "enter")
+        rows = await ready(pilot, "finding-rows")
+        nvidia = next(f for f in expected if f["rule"] == "cuda_memcpy_sync")["rows"]
+        listed = all_rows(rows)
+        assert [(r["start_ns"], r["duration_ns"], r["device"], r["stream"], r["api"])
+                for r in listed] == [(r["start_ns"], r["duration_ns"], r["device"],
+                                      r["stream"], r["api"]) for r in nvidia]
+        assert len(listed) == 15
+        assert "Device → Pageable" in listed[0]["detail"]
+        await pilot.press("down", "enter")  # the second-longest synchronous copy
+        timeline = await settle(pilot)
+        second = nvidia[1]
+        assert app.focused is timeline
+        assert timeline.cursor_t == second["start_ns"] + second["duration_ns"] // 2
+        lane = timeline.lanes[timeline.lane_index]
+        assert (lane.k1, lane.k2) == (second["device"], second["stream"])
+        await pilot.press("6")
+        await pilot.press("backspace")  # back to the findings
+        table = await ready(pilot, "finding-table")
+        assert table.display and not rows.display
+
+
+@sync
+async def test_a_finding_without_rows_to_jump_to_says_so() -> None:
+    app = TraceApp(sample(RULES))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("6")
+        table = await ready(pilot, "finding-table")
+        shown = all_rows(table)
+        index = next(i for i, r in enumerate(shown) if r["rule"] == "top_kernel")
+        await pilot.press(*["down"] * index, "enter")
+        rows = await ready(pilot, "finding-rows")
+        assert [r["detail"] for r in all_rows(rows)] == ["busy(float *, int, int) ×221"]
+        await pilot.press("enter")
+        await pilot.pause()
+        assert rows.display  # no time to show: the table stays, with a note
+        assert any("Kernels tab" in str(m) for m in messages(app))
+
+
+@sync
+async def test_findings_follow_the_gap_threshold() -> None:
+    app = TraceApp(sample(RULES))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("3")
+        await ready(pilot, "gap-table")
+        await pilot.press("t", *"5", "enter")  # gaps over 5 ms: 3 of the 6 over 1 ms
+        await pilot.press("6")
+        await settle(pilot)
+        table = await ready(pilot, "finding-table")
+        gaps = next(r for r in all_rows(table) if r["rule"] == "gpu_gaps")
+        with open_trace(sample(RULES)) as loaded:
+            expected = trace_summary(loaded, min_gap_ns=5_000_000)["gaps"]
+        assert gaps["rows"] == len(expected) == 3
+        assert gaps["text"].startswith("3 GPU-idle gaps over 5 ms")
+
+
+@sync
+async def test_a_blocking_call_row_jumps_to_its_host_thread() -> None:
+    with open_trace(sample(RULES)) as loaded:
+        found = trace_summary(loaded, min_gap_ns=1_000_000)["findings"]
+    sync_rows = next(f for f in found if f["rule"] == "cuda_api_sync")["rows"]
+    app = TraceApp(sample(RULES))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("6")
+        table = await ready(pilot, "finding-table")
+        index = next(i for i, r in enumerate(all_rows(table)) if r["rule"] == "cuda_api_sync")
+        await pilot.press(*["down"] * index, "enter")
+        await ready(pilot, "finding-rows")
+        await pilot.press("enter")  # the longest blocking call
+        timeline = await settle(pilot)
+        first = sync_rows[0]
+        assert timeline.cursor_t == first["start_ns"] + first["duration_ns"] // 2
+        lane = timeline.lanes[timeline.lane_index]
+        assert (lane.kind, lane.k1, lane.k2) == (LANE_HOST, first["pid"], first["tid"])

@@ -1,0 +1,51 @@
+"""Host depths (tui/derived/host_depth.py), a window of start times at a time, against the
+definition (tests/helpers/depth_oracle.py)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.helpers.depth_oracle import depth_mismatches
+from tests.helpers.paths import sample
+from tests.helpers.properties import examples
+from tui.core.db import connect
+from tui.core.queries import load_query
+from tui.derived import host_depth
+from tui.loading.trace import finalize_activities, open_trace
+
+# (kind, tid, start, duration): small times so that ties, zero-length ranges and ranges
+# open across many windows are common; NULL threads are a group of their own
+RANGES = st.lists(st.tuples(st.sampled_from(("cpu_op", "runtime")),
+                            st.sampled_from((None, 1, 2)), st.integers(0, 60),
+                            st.sampled_from((0, 0, 1, 3, 10, 40, 200))),
+                  min_size=1, max_size=60)
+
+
+@pytest.mark.slow
+@settings(max_examples=examples(150))
+@given(RANGES, st.integers(1, 9))
+def test_depths_in_windows_equal_the_definition(ranges, window: int) -> None:
+    """Generated ranges, in any order, through windows of a few rows."""
+    con = connect()
+    con.execute(load_query("schema"))
+    con.execute(load_query("staging_tables"))
+    con.executemany("INSERT INTO staged_host VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL)",
+                    [(kind, 7, tid, start, start + duration, duration, "r", None, 0)
+                     for kind, tid, start, duration in ranges])
+    con.execute("DELETE FROM staged_gpu")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(host_depth, "window_rows", lambda: window)
+        finalize_activities(con)
+    rows, wrong, _ = depth_mismatches(con)
+    assert (rows, wrong) == (len(ranges), 0)
+
+
+def test_a_real_trace_in_windows_has_the_definitions_depths(monkeypatch) -> None:
+    """A Kineto trace whose ranges nest 20 deep, cut into windows of 500 ranges (19 of
+    them): the windows carry open ranges across; dropping that carry fails this."""
+    monkeypatch.setattr(host_depth, "window_rows", lambda: 500)
+    with open_trace(sample("stacks_training.pt.trace.json.gz"), use_cache=False) as trace:
+        rows, wrong, deepest = depth_mismatches(trace.con)
+    assert rows == 9543 and wrong == 0 and deepest == 20

@@ -1,0 +1,164 @@
+"""Nesting of host ranges (tui/derived/nesting.py): parents and the innermost range open at
+a time, against a brute-force search on generated ranges, and the launch stacks of a real
+JAX recording against an independent reading of its events."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.helpers import xla_oracle
+from tests.helpers.paths import sample
+from tests.helpers.xla_samples import SAMPLE_FILES
+from tui.derived import stacks
+from tui.derived.nesting import HostNesting
+from tui.loading.trace import open_trace
+
+
+def generated_ranges(seed: int) -> list[tuple[int, int, int]]:
+    """GENERATED, not recorded: (group, start, end) of nested ranges in three groups, with
+    equal starts, zero-length ranges and ranges ending where the next starts."""
+    rng = random.Random(seed)
+    out: list[tuple[int, int, int]] = []
+
+    def fill(group: int, lo: int, hi: int, level: int) -> None:
+        t = lo
+        while t < hi and level < 6:
+            start = rng.randint(t, min(hi, t + 5))
+            end = rng.randint(start, min(hi, start + 40))
+            out.append((group, start, end))
+            if end > start and rng.random() < 0.7:
+                fill(group, start, end, level + 1)
+            t = end if rng.random() < 0.8 else end + 1
+
+    for group in range(3):
+        fill(group, 0, 300, 0)
+    return out
+
+
+def brute_depths(ranges: list[tuple[int, int, int]]) -> list[int]:
+    """How many ranges of the group are open as each starts (ends close before starts open
+    at equal times; a zero-length range closes after them), ranges by (start, longer first)."""
+    depths = []
+    for i, (g, s, _) in enumerate(ranges):
+        depths.append(sum(1 for g2, s2, e2 in ranges[:i]
+                          if g2 == g and (e2 > s or (e2 == s2 == s))))
+    return depths
+
+
+def nesting_of(ranges: list[tuple[int, int, int]]) -> tuple[HostNesting, list[int]]:
+    ranges.sort(key=lambda r: (r[0], r[1], -(r[2] - r[1])))
+    depths = brute_depths(ranges)
+    arrays = [np.array(col, dtype=np.int64) for col in zip(*ranges, strict=True)]
+    ids = np.arange(len(ranges), dtype=np.int64)
+    return HostNesting(ids, arrays[0], arrays[1], arrays[2],
+                       np.array(depths, dtype=np.int64)), depths
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_parents_are_the_enclosing_range_one_level_up(seed: int) -> None:
+    ranges = generated_ranges(seed)
+    nesting, depths = nesting_of(ranges)
+    parents = nesting.parents()
+    for i, (g, _, _) in enumerate(ranges):
+        above = [j for j in range(i) if ranges[j][0] == g and depths[j] == depths[i] - 1]
+        assert parents[i] == (above[-1] if above else -1)
+    assert (parents >= 0).sum() > len(ranges) // 2  # most ranges have a parent
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_innermost_is_the_deepest_range_open_at_the_time(seed: int) -> None:
+    ranges = generated_ranges(seed)
+    nesting, depths = nesting_of(ranges)
+    rng = random.Random(seed)
+    points = [(rng.randint(-1, 3), rng.randint(-5, 310)) for _ in range(400)]
+    group = np.array([g if g < 3 else -1 for g, _ in points], dtype=np.int64)
+    found = nesting.innermost(group, np.array([t for _, t in points], dtype=np.int64))
+    hits = 0
+    for (g, t), got in zip(points, found, strict=True):
+        open_at = [i for i, (g2, s, e) in enumerate(ranges) if g2 == g and s <= t < e]
+        expected = max(open_at, key=lambda i: (depths[i], i)) if open_at else -1
+        assert got == expected
+        hits += got >= 0
+    assert hits > 100
+
+
+def test_odd_depths_fall_back_to_searching() -> None:
+    ranges = generated_ranges(7)
+    nesting, depths = nesting_of(ranges)
+    odd = np.array(depths, dtype=np.int64)
+    odd[len(odd) // 2] += 3  # a depth that steps by more than one: no forward fill then
+    parents = HostNesting(nesting.ids, nesting.group, nesting.start, nesting.end,
+                          odd).parents()
+    for i, (g, _, _) in enumerate(ranges):
+        above = [j for j in range(i) if ranges[j][0] == g and odd[j] == odd[i] - 1]
+        assert parents[i] == (above[-1] if above else -1)
+
+
+@pytest.fixture(scope="module")
+def jax_eager():
+    path = SAMPLE_FILES["jax_eager"]
+    events = xla_oracle.read_events(path)
+    with open_trace(path, use_cache=False) as trace:
+        yield trace, events
+
+
+@pytest.mark.slow
+def test_jax_frames_have_the_enclosing_frame_as_parent(jax_eager) -> None:
+    trace, events = jax_eager
+    got = Counter(dict(((name, parent), n) for name, parent, n in trace.con.execute(
+        "SELECT f.name, p.name, count(*) FROM python_frames AS f "
+        "LEFT JOIN python_frames AS p ON p.id = f.parent_id GROUP BY ALL").fetchall()))
+    expected = xla_oracle.frame_parents(events)
+    assert sum(expected.values()) == 22_582
+    assert got == Counter(expected)
+
+
+@pytest.mark.slow
+def test_jax_launches_have_the_innermost_frame_open_at_the_call(jax_eager) -> None:
+    trace, events = jax_eager
+    got = Counter(dict(((name, frame), n) for name, frame, n in trace.con.execute(
+        "SELECT g.name, f.name, count(*) FROM launches AS l "
+        "JOIN gpu_activities AS g ON g.id = l.gpu_id "
+        "LEFT JOIN python_frames AS f ON f.id = l.frame_id GROUP BY ALL").fetchall()))
+    expected = xla_oracle.launch_frames(events)
+    assert sum(expected.values()) == 1_200
+    assert sum(n for (_, frame), n in expected.items() if frame is not None) == 800
+    assert got == Counter(expected)
+
+
+STACK_TABLES = {
+    "python_frames": "SELECT id, parent_id FROM python_frames",
+    "launches": "SELECT gpu_id, runtime_id, op_id, frame_id FROM launches",
+    "memory_events": "SELECT id, op_id, frame_id FROM memory_events",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("path", "per_window"), [
+    (sample("stacks_training.pt.trace.json.gz"), 300),  # Python frames, memory events
+    (sample("gappy_then_tuned.sqlite"), 6),  # NVTX ranges stand in for frames
+    (SAMPLE_FILES["jax_train"], 200),  # XLA's Python frames
+])
+def test_windows_of_ranges_give_what_one_window_gives(path: Path, per_window: int,
+                                                      monkeypatch) -> None:
+    """Big traces are nested a window of start times at a time (the budget's share of
+    memory outside DuckDB); small windows here, and the same frames, ops and parents."""
+    def tables() -> dict[str, list]:
+        with open_trace(path, use_cache=False) as trace:
+            return {table: sorted(trace.con.execute(sql).fetchall(), key=repr)
+                    for table, sql in STACK_TABLES.items()}
+    whole = tables()
+    windows = []
+    monkeypatch.setattr(stacks, "nesting_window_rows", lambda: per_window)
+    real_windows = stacks._nesting_windows
+    monkeypatch.setattr(stacks, "_nesting_windows",
+                        lambda con, kinds: windows.extend(real_windows(con, kinds)) or windows)
+    assert tables() == whole
+    assert len(windows) > 5
+    assert any(parent is not None for _, parent in whole["python_frames"])
+    assert any(frame is not None for *_, frame in whole["launches"])

@@ -1,0 +1,45 @@
+"""What a Kineto trace's own events say of its window of work, read from the raw JSON with
+no code of tui's: the expected values of the window tests."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+
+
+def kineto_expected(path: Path) -> dict:
+    """From the JSON: the profiler steps, the end of the GPU work launched in them, the
+    first event, the GPU's activities and the idle between them (their union's
+    complement)."""
+    with gzip.open(path, "rt") as f:
+        events = [e for e in json.load(f, parse_float=Decimal)["traceEvents"]
+                  if e.get("ph") == "X"]
+
+    def ns(e: dict) -> tuple[int, int]:
+        """Microseconds to nanoseconds, start and duration each rounded to the ns."""
+        start = to_ns(e["ts"])
+        return start, start + to_ns(e.get("dur", 0))
+
+    steps = [ns(e) for e in events if e.get("cat") == "user_annotation"
+             and e["name"].startswith("ProfilerStep#")]
+    start, end = min(s for s, _ in steps), max(e for _, e in steps)
+    gpu = [e for e in events if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
+    launched = {e["args"]["correlation"] for e in events
+                if e.get("cat") in ("cuda_runtime", "cuda_driver")
+                and start <= ns(e)[0] < end and "correlation" in e.get("args", {})}
+    launched_end = max(ns(e)[1] for e in gpu if e["args"].get("correlation") in launched)
+    activities = [ns(e) for e in gpu]
+    first_gpu, last_gpu = min(s for s, _ in activities), max(e for _, e in activities)
+    idle = [(a[1], b[0]) for a, b in zip(sorted(activities), sorted(activities)[1:],
+                                         strict=False)]  # not a union: checked below
+    return {"start": start, "end": max(end, launched_end),
+            "first": min(ns(e)[0] for e in events if e.get("cat") != "Trace"),
+            "activities": activities, "first_gpu": first_gpu, "last_gpu": last_gpu,
+            "kernels": [ns(e) for e in gpu if e["cat"] == "kernel"], "idle": idle,
+            "steps": len(steps)}
+
+
+def to_ns(us: Decimal | int) -> int:
+    return int((Decimal(us) * 1000).quantize(Decimal(1), rounding=ROUND_HALF_UP))
