@@ -250,6 +250,13 @@ class StragglerGroup(TypedDict):
     shared: list[str]  # what they share, in words
 
 
+class ParallelGroup(TypedDict):
+    process_group: str  # c10d's name of the group; '?': from the NCCL kernels alone
+    ranks: list[int]
+    kind: Literal["data", "fsdp", "tensor", "pipeline", "expert"] | None
+    why: str | None  # the evidence, in words
+
+
 class RunSummary(TypedDict):
     source: RunSource
     diagnosis: Diagnosis
@@ -263,3 +270,4 @@ class RunSummary(TypedDict):
     stragglers: list[int]
     straggler_group: StragglerGroup
     balance: dict[str, Any]  # the straggler verdict's figures
+    parallelism: list[ParallelGroup]

@@ -8,10 +8,10 @@ from pathlib import Path
 # The tables of the schema that a store holds (trace_meta included): a whole trace, so
 # that a rank's timeline opens from its store as from its cache.
 STORE_TABLES = ("trace_meta", "devices", "gpu_activities", "host_activities", "gpu_idle",
-                "python_frames", "launches", "memory_events", "threads")
-# Those a run reads (tui --summary DIR, the ranks app): a store written before the others
-# were is still a rank.
-RUN_TABLES = STORE_TABLES[:5]
+                "python_frames", "launches", "memory_events", "threads", "collectives")
+# Those a run reads (tui --summary DIR, the ranks app): a store written before python_frames
+# ... threads were is still a rank.
+RUN_TABLES = (*STORE_TABLES[:5], "collectives")
 # A folder holding one trace's tables as Parquet (`tui convert` writes them).
 STORE_SUFFIX = ".tui-store"
 

@@ -1,0 +1,102 @@
+"""The kind of parallelism of each process group, on the real runs of sample_traces/,
+checked against the raw Kineto files read here (record_param_comms, distributedInfo)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SAMPLES
+from tui.analysis.parallelism import parallelism
+from tui.cli.main import main
+from tui.loading.trace import open_trace
+from tui.runs.run import open_run
+
+RUNS = {"pp_1f1b": "pipeline", "pp_gpipe": "pipeline", "tp2": "tensor", "ddp4": "data",
+        "fsdp4": "fsdp"}
+
+
+def _raw(path: Path) -> dict:
+    with gzip.open(path) as f:
+        return json.load(f)
+
+
+def _calls(data: dict) -> list[dict]:
+    """The raw record_param_comms ops but c10d's waits, each with whether an
+    autograd evaluate_function op on its thread encloses it."""
+    ops = [e for e in data["traceEvents"] if e.get("ph") == "X" and e.get("cat") == "cpu_op"]
+    backward = [e for e in ops if e["name"].startswith("autograd::engine::evaluate_function")]
+    out = []
+    for e in ops:
+        if e["name"] != "record_param_comms" or e["args"].get("Collective name") == "wait":
+            continue
+        inside = any(b["tid"] == e["tid"] and b["ts"] <= e["ts"]
+                     and b["ts"] + b["dur"] >= e["ts"] + e["dur"] for b in backward)
+        out.append({**e["args"], "backward": inside})
+    return out
+
+
+@pytest.mark.parametrize("run", sorted(RUNS))
+def test_each_run_is_named_its_kind_over_its_process_group(run: str) -> None:
+    files = sorted((SAMPLES / run).glob("*.pt.trace.json.gz"))
+    info = _raw(files[0])["distributedInfo"]
+    with open_run([SAMPLES / run]) as ranks:
+        groups = parallelism(ranks.con)
+    assert [(g["process_group"], g["ranks"], g["kind"]) for g in groups] == [
+        (pg["pg_name"], pg["ranks"], RUNS[run]) for pg in info["pg_config"]]
+
+
+@pytest.mark.parametrize("trace", ["tp2/tp_rank1.pt.trace.json.gz",
+                                   "pp_1f1b/pp-1f1b_rank0.pt.trace.json.gz",
+                                   "fsdp4/fsdp_rank2.pt.trace.json.gz"])
+def test_the_collectives_table_holds_every_c10d_call(trace: str) -> None:
+    path = SAMPLES / trace
+    raw = _calls(_raw(path))
+    assert raw
+    expected = Counter((c["Collective name"], c["Process Group Name"], c["In msg nelems"],
+                        c["Out msg nelems"], c.get("Dst Rank", c.get("Src Rank")),
+                        c["dtype"], c["backward"]) for c in raw)
+    with open_trace(path) as t:
+        rows = t.con.execute(
+            "SELECT collective, process_group, in_nelems, out_nelems, peer, dtype, backward, "
+            "correlation FROM collectives").fetchall()
+        kernels = t.con.execute(
+            "SELECT count(DISTINCT c.correlation) FROM collectives AS c JOIN gpu_activities "
+            "AS g USING (correlation) WHERE g.name ILIKE '%nccl%'").fetchone()[0]
+    assert Counter(r[:7] for r in rows) == expected
+    # each call is tied to the NCCL kernel it launched (send and recv may share one)
+    assert all(r[7] is not None for r in rows) and kernels > 0
+
+
+def _summary(capsys: pytest.CaptureFixture, run: str) -> dict:
+    assert main(["--summary", "--json", str(SAMPLES / run)]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_a_pipeline_gets_a_pipelines_advice_not_a_data_parallel_one(capsys) -> None:
+    summary = _summary(capsys, "pp_1f1b")
+    assert summary["parallelism"] == [{"process_group": "0", "ranks": [0, 1],
+                                       "kind": "pipeline", "why": "send/recv between ranks"}]
+    texts = [summary["diagnosis"]["text"]] + [r["diagnosis"]["text"]
+                                              for r in summary["ranks"]]
+    assert all("bucket" not in t for t in texts)
+    assert "micro-batches" in summary["diagnosis"]["text"]
+    rules = [f["rule"] for f in summary["findings"]]
+    assert rules.count("parallelism") == 1
+
+
+def test_tensor_parallelism_is_named_with_its_advice(capsys) -> None:
+    summary = _summary(capsys, "tp2")
+    assert [g["kind"] for g in summary["parallelism"]] == ["tensor"]
+    texts = [summary["diagnosis"]["text"]] + [r["diagnosis"]["text"]
+                                              for r in summary["ranks"]]
+    assert all("bucket" not in t for t in texts)
+    # the communication-bound rank is told what tensor parallelism needs
+    comm = [r for r in summary["ranks"] if r["diagnosis"]["bound"] == "communication"]
+    assert comm and all("tensor-parallel" in r["diagnosis"]["text"] for r in comm)
+    finding = next(f for f in summary["findings"] if f["rule"] == "parallelism")
+    assert "tensor parallelism" in finding["text"]
