@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import gzip
 import json
+import statistics
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import SAMPLES
+from tui.analysis.collective_bandwidth import collective_bandwidth
 from tui.analysis.parallelism import parallelism
 from tui.cli.main import main
 from tui.loading.trace import open_trace
@@ -100,3 +102,60 @@ def test_tensor_parallelism_is_named_with_its_advice(capsys) -> None:
     assert comm and all("tensor-parallel" in r["diagnosis"]["text"] for r in comm)
     finding = next(f for f in summary["findings"] if f["rule"] == "parallelism")
     assert "tensor parallelism" in finding["text"]
+
+
+_ELEMENT_BYTES = {"Float": 4, "BFloat16": 2, "Half": 2, "Double": 8}
+
+
+def _bandwidth_oracle(run: str) -> dict[tuple[str, int], dict]:
+    """nccl-tests' figures read straight from the raw files: each rank's NCCL kernels (their
+    own args name the collective, elements, dtype and group size); an instance is a kernel
+    of the lowest rank with, on every other rank, the kernel of its name that ends nearest
+    (the kernels of one collective end together: within 100 µs here); transfer = last end -
+    latest start."""
+    by_rank = {}
+    for path in sorted((SAMPLES / run).glob("*.pt.trace.json.gz")):
+        data = _raw(path)
+        by_rank[data["distributedInfo"]["rank"]] = [
+            e for e in data["traceEvents"]
+            if e.get("cat") == "kernel" and "nccl" in e["name"].lower()]
+    first, *others = sorted(by_rank)
+    rows: dict[tuple[str, int], list[tuple[float, float, float]]] = {}
+    for kernel in by_rank[first]:
+        end = kernel["ts"] + kernel["dur"]
+        kernels = [kernel]
+        for rank in others:
+            same = [e for e in by_rank[rank] if e["name"] == kernel["name"]]
+            kernels.append(min(same, key=lambda e: abs(e["ts"] + e["dur"] - end)))
+        if max(abs(e["ts"] + e["dur"] - end) for e in kernels) > 100:
+            continue  # outside another rank's window
+        args = kernel["args"]
+        n = args["Group size"]
+        size = max(args["In msg nelems"], args["Out msg nelems"]) * _ELEMENT_BYTES[args["dtype"]]
+        latest = max(e["ts"] for e in kernels)
+        transfer_us = max(e["ts"] + e["dur"] for e in kernels) - latest
+        name = args["Collective name"]
+        factor = (2 * (n - 1) / n if "allreduce" in name
+                  else (n - 1) / n if "gather" in name or "scatter" in name else 1)
+        algbw = size / (transfer_us * 1e3)
+        rows.setdefault((name, size), []).append((transfer_us * 1e3, algbw, algbw * factor))
+    return {key: {"instances": len(v),
+                  "transfer_ns_median": statistics.median(t for t, _, _ in v),
+                  "algbw_gbps_median": statistics.median(a for _, a, _ in v),
+                  "busbw_gbps_median": statistics.median(b for _, _, b in v)}
+            for key, v in rows.items()}
+
+
+@pytest.mark.parametrize("run", ["ddp4", "fsdp4", "tp2"])
+def test_collective_bandwidth_equals_an_independent_reading(run: str) -> None:
+    expected = _bandwidth_oracle(run)
+    with open_run([SAMPLES / run]) as ranks:
+        rows = collective_bandwidth(ranks.con)
+    assert {(r["name"], r["bytes"]) for r in rows} == set(expected)
+    for row in rows:
+        want = expected[(row["name"], row["bytes"])]
+        assert row["instances"] == want["instances"]
+        for key in ("transfer_ns_median", "algbw_gbps_median", "busbw_gbps_median"):
+            assert row[key] == pytest.approx(want[key], rel=0.02), (row, key)
+        assert row["link_peak_gbps"] == 450.0  # H100 and H200 SXM: NVLink 4
+        assert 0 < row["busbw_gbps_median"] < row["link_peak_gbps"]

@@ -257,6 +257,19 @@ class ParallelGroup(TypedDict):
     why: str | None  # the evidence, in words
 
 
+class CollectiveBandwidth(TypedDict):
+    name: str  # c10d's collective: 'allreduce', '_allgather_base', 'recv+send'
+    bytes: int  # nccl-tests' size
+    group_size: int
+    instances: int
+    transfer_ns_median: int  # from the last rank's arrival to the last end
+    algbw_gbps_median: float
+    busbw_gbps_median: float
+    wait_ns_median: int  # latest start minus a rank's own start, over ranks and instances
+    device: str | None  # the GPU's name
+    link_peak_gbps: float | None  # its NVLink peak per direction, where known
+
+
 class RunSummary(TypedDict):
     source: RunSource
     diagnosis: Diagnosis
@@ -271,3 +284,4 @@ class RunSummary(TypedDict):
     straggler_group: StragglerGroup
     balance: dict[str, Any]  # the straggler verdict's figures
     parallelism: list[ParallelGroup]
+    collective_bandwidth: list[CollectiveBandwidth]

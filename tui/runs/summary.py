@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import cast
 
+from tui.analysis.collective_bandwidth import collective_bandwidth
 from tui.analysis.diagnosis import rank_diagnosis, run_diagnosis
 from tui.analysis.distributed.findings import distributed_findings
 from tui.analysis.distributed.idle import gap_classes
@@ -97,6 +98,7 @@ def run_summary(run: RankSet, min_gap_ns: int, label: str) -> RunSummary:
         "straggler_group": analysis["straggler_group"],
         "balance": analysis["balance"],
         "parallelism": groups,
+        "collective_bandwidth": collective_bandwidth(run.con),
     }
 
 
