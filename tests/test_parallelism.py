@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import sqlite3
 import statistics
 from collections import Counter
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 from tests.conftest import SAMPLES
 from tui.analysis.collective_bandwidth import collective_bandwidth
 from tui.analysis.parallelism import parallelism
+from tui.analysis.ranks import rank_analysis
 from tui.cli.main import main
 from tui.loading.trace import open_trace
 from tui.runs.run import open_run
@@ -159,3 +161,38 @@ def test_collective_bandwidth_equals_an_independent_reading(run: str) -> None:
             assert row[key] == pytest.approx(want[key], rel=0.02), (row, key)
         assert row["link_peak_gbps"] == 450.0  # H100 and H200 SXM: NVLink 4
         assert 0 < row["busbw_gbps_median"] < row["link_peak_gbps"]
+
+
+def test_an_nsys_report_of_four_processes_is_a_run_naming_the_kineto_straggler(
+        capsys) -> None:
+    """ddp4_nsys.sqlite holds the 4 processes of a DDP job (rank 3 slow) under one nsys:
+    each process with its GPU is a rank, as the job's Kineto traces (ddp4/) are."""
+    report = SAMPLES / "ddp4_nsys.sqlite"
+    with sqlite3.connect(f"file:{report}?mode=ro", uri=True) as db:
+        kernels = dict(db.execute("SELECT deviceId, count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL "
+                                  "GROUP BY deviceId").fetchall())
+        nccl = dict(db.execute(
+            "SELECT k.deviceId, count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL AS k JOIN StringIds "
+            "AS s ON s.id = k.demangledName WHERE s.value LIKE '%nccl%' "
+            "GROUP BY k.deviceId").fetchall())
+    summary = _summary(capsys, "ddp4_nsys.sqlite")
+    assert summary["source"]["ranks"] == 4
+    rows = {r["rank"]: r for r in summary["ranks"]}
+    assert sorted(rows) == sorted(kernels) == [0, 1, 2, 3]  # numbered as their GPUs
+    for rank, row in rows.items():
+        assert row["devices"] == 1
+        assert row["comm_kernels"] == nccl[rank]
+        assert row["comm_kernels"] + row["compute_kernels"] == kernels[rank]
+    with open_run([SAMPLES / "ddp4"]) as kineto:
+        assert rank_analysis(kineto.con)["straggler"] == 3
+    assert summary["straggler"] == 3
+    assert [g["kind"] for g in summary["parallelism"]] == ["data"]
+
+
+@pytest.mark.parametrize(("report", "kind"), [("pp_1f1b_nsys.sqlite", "pipeline"),
+                                              ("tp2_nsys.sqlite", "tensor")])
+def test_an_nsys_report_names_its_parallelism_from_the_kernels(report: str, kind: str) -> None:
+    with open_run([SAMPLES / report]) as run:
+        assert run.ranks == [0, 1]
+        assert [(g["process_group"], g["ranks"], g["kind"]) for g in parallelism(run.con)] == [
+            ("?", [0, 1], kind)]

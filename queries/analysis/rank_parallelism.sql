@@ -1,4 +1,4 @@
--- Params: none
+-- Params: $profiler_step, $step_name
 -- Needs: schema
 -- What kind of parallelism each process group of a combined run carries, from the calls
 -- the ranks made in it (collectives, filled from Kineto's record_param_comms ops), or,
@@ -8,8 +8,11 @@
 -- 'fsdp' (all-gathers and reduce-scatters), 'tensor' (all-reduces called outside the
 -- backward, i.e. in the forward, at least half as many as in the backward: activations
 -- reduced inside the layers), 'data' (all-reduces in the backward: gradients), else NULL.
--- The kernels alone cannot tell a forward from a backward all-reduce (all are 'data'),
--- nor an all-to-all from send/recv (NCCL runs both as SendRecv kernels: 'pipeline').
+-- From the kernels alone, an all-reduce is the forward's when its launch call is on the
+-- thread of a step range (Kineto's ProfilerStep#N or an NVTX range named like a step,
+-- $profiler_step, $step_name: tui/core/steps.py) and inside it, the backward's otherwise
+-- (autograd runs the backward on threads of its own); an all-to-all cannot be told from
+-- send/recv (NCCL runs both as SendRecv kernels: 'pipeline').
 -- Columns: process_group, group_desc, ranks (the group's global ranks as declared, else
 --          the ranks seen calling), kind, calls, p2p, all_to_all, all_gathers,
 --          reduce_scatters, forward_all_reduces, backward_all_reduces, from_kernels.
@@ -18,17 +21,25 @@ WITH recorded AS (
            backward, false AS from_kernels
     FROM collectives
     WHERE lower(collective) NOT IN ('barrier', 'wait')
-), kernels AS (
-    SELECT rank, '?' AS process_group, NULL AS group_desc, NULL AS group_ranks,
-           CASE WHEN name ILIKE '%SendRecv%' OR name ILIKE '%nccl%Send%'
-                     OR name ILIKE '%nccl%Recv%' THEN 'send'
-                WHEN name ILIKE '%AllGather%' THEN 'allgather'
-                WHEN name ILIKE '%ReduceScatter%' THEN 'reduce_scatter'
-                WHEN name ILIKE '%AllReduce%' THEN 'allreduce'
+), kernels AS (  -- a kernel launched outside the steps' thread: the backward's (autograd's)
+    SELECT g.rank, '?' AS process_group, NULL AS group_desc, NULL AS group_ranks,
+           CASE WHEN g.name ILIKE '%SendRecv%' OR g.name ILIKE '%nccl%Send%'
+                     OR g.name ILIKE '%nccl%Recv%' THEN 'send'
+                WHEN g.name ILIKE '%AllGather%' THEN 'allgather'
+                WHEN g.name ILIKE '%ReduceScatter%' THEN 'reduce_scatter'
+                WHEN g.name ILIKE '%AllReduce%' THEN 'allreduce'
                 ELSE 'other' END AS collective,
-           true AS backward, true AS from_kernels
-    FROM gpu_activities
-    WHERE kind = 'kernel' AND name ILIKE '%nccl%'
+           NOT EXISTS (
+               SELECT 1 FROM host_activities AS s
+               WHERE s.rank = g.rank AND s.kind = 'annotation' AND s.pid = r.pid
+                 AND s.tid = r.tid AND s.start_ns <= r.start_ns AND s.end_ns >= r.start_ns
+                 AND (regexp_matches(s.name, $profiler_step)
+                      OR regexp_matches(s.name, $step_name))) AS backward,
+           true AS from_kernels
+    FROM gpu_activities AS g
+    LEFT JOIN host_activities AS r
+        ON r.rank = g.rank AND r.kind = 'runtime' AND r.correlation = g.correlation
+    WHERE g.kind = 'kernel' AND g.name ILIKE '%nccl%'
       AND NOT EXISTS (SELECT 1 FROM collectives)
 ), calls AS (
     FROM recorded UNION ALL FROM kernels

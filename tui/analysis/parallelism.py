@@ -13,6 +13,7 @@ import duckdb
 from tui.analysis.finding import Finding
 from tui.analysis.summary_types import ParallelGroup
 from tui.core.queries import load_query
+from tui.core.steps import step_patterns
 
 KINDS = ("data", "fsdp", "tensor", "pipeline", "expert")
 
@@ -45,7 +46,7 @@ WHY = {
 def parallelism(con: duckdb.DuckDBPyConnection) -> list[ParallelGroup]:
     """One entry per process group that communicated: {"process_group", "ranks", "kind",
     "why"}; kind None where the calls fit no rule."""
-    cursor = con.execute(load_query("rank_parallelism"))
+    cursor = con.execute(load_query("rank_parallelism"), step_patterns())
     names = [d[0] for d in cursor.description]
     out: list[ParallelGroup] = []
     for values in cursor.fetchall():

@@ -34,3 +34,6 @@ class TraceStore:
     cache_note: str = ""  # Trace.cache_note: whether its cache was used, and if not why
     warnings: list[str] = field(default_factory=list)
     summary: dict | None = None  # rank_summary() of this trace alone, when asked for
+    # one process of a multi-process report (nsys of torchrun's ranks): (pid, GPU); its
+    # rank reads only that process's rows of the report (tui/runs/combine.py)
+    part: tuple[int, int] | None = None
