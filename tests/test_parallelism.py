@@ -15,6 +15,7 @@ import pytest
 from tests.conftest import SAMPLES
 from tui.analysis.collective_bandwidth import collective_bandwidth
 from tui.analysis.parallelism import parallelism
+from tui.analysis.pipeline import pipeline
 from tui.analysis.ranks import rank_analysis
 from tui.cli.main import main
 from tui.loading.trace import open_trace
@@ -90,7 +91,9 @@ def test_a_pipeline_gets_a_pipelines_advice_not_a_data_parallel_one(capsys) -> N
     assert all("bucket" not in t for t in texts)
     assert "micro-batches" in summary["diagnosis"]["text"]
     rules = [f["rule"] for f in summary["findings"]]
-    assert rules.count("parallelism") == 1
+    assert rules.count("parallelism") == 1 and rules.count("pipeline_bubble") == 1
+    assert summary["pipeline"]["order"] == [0, 1] and summary["pipeline"]["schedule"] == "1F1B"
+    assert "Pipeline: ranks 0 → 1, 8 micro-batches a step, 1F1B" in summary["diagnosis"]["text"]
 
 
 def test_tensor_parallelism_is_named_with_its_advice(capsys) -> None:
@@ -196,3 +199,49 @@ def test_an_nsys_report_names_its_parallelism_from_the_kernels(report: str, kind
         assert run.ranks == [0, 1]
         assert [(g["process_group"], g["ranks"], g["kind"]) for g in parallelism(run.con)] == [
             ("?", [0, 1], kind)]
+
+
+def _raw_pipeline(run: str) -> tuple[list[int], int]:
+    """The stage order (the rank whose first p2p call is a send, then its first send's
+    destination) and the sends per ProfilerStep of that first stage, from the raw files."""
+    first_calls, sends_per_step = {}, {}
+    for path in sorted((SAMPLES / run).glob("*.pt.trace.json.gz")):
+        data = _raw(path)
+        rank = data["distributedInfo"]["rank"]
+        events = [e for e in data["traceEvents"] if e.get("ph") == "X"]
+        calls = sorted((e for e in events if e["name"] == "record_param_comms"
+                        and e["args"].get("Collective name") in ("send", "recv")),
+                       key=lambda e: e["ts"])
+        first_calls[rank] = (calls[0]["args"]["Collective name"],
+                             next(c["args"]["Dst Rank"] for c in calls
+                                  if c["args"]["Collective name"] == "send"))
+        steps = [e for e in events if e["name"].startswith("ProfilerStep#")
+                 and e.get("cat") == "user_annotation"]  # the host ranges
+        sends_per_step[rank] = [
+            sum(1 for c in calls if c["args"]["Collective name"] == "send"
+                and s["ts"] <= c["ts"] < s["ts"] + s["dur"]) for s in steps]
+    first = next(r for r, (call, _) in first_calls.items() if call == "send")
+    order = [first, first_calls[first][1]]
+    return order, statistics.median(sends_per_step[first])
+
+
+@pytest.mark.parametrize(("run", "schedule"), [("pp_1f1b", "1F1B"), ("pp_gpipe", "GPipe")])
+def test_a_pipelines_order_micro_batches_schedule_and_bubble(run: str, schedule: str) -> None:
+    order, micro_batches = _raw_pipeline(run)
+    assert micro_batches == 8  # as recorded (recordings/parallel_train.py)
+    with open_run([SAMPLES / run]) as ranks:
+        found = pipeline(ranks.con)
+    assert found is not None
+    assert found["order"] == order == [0, 1]
+    assert found["micro_batches"] == micro_batches
+    assert found["schedule"] == schedule
+    p = len(order)
+    assert found["expected_bubble_pct"] == round(100 * (p - 1) / (micro_batches + p - 1), 1)
+    # measured: each stage's steps' GPU time without compute, above the schedule's bubble
+    assert set(found["bubble_pct"]) == {"0", "1"}
+    assert all(found["expected_bubble_pct"] < v < 100 for v in found["bubble_pct"].values())
+
+
+def test_no_pipeline_without_send_recv() -> None:
+    with open_run([SAMPLES / "tp2"]) as ranks:
+        assert pipeline(ranks.con) is None

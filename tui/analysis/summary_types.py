@@ -270,6 +270,14 @@ class CollectiveBandwidth(TypedDict):
     link_peak_gbps: float | None  # its NVLink peak per direction, where known
 
 
+class Pipeline(TypedDict):
+    order: list[int]  # the ranks, first stage first
+    micro_batches: int | None  # per step
+    schedule: Literal["GPipe", "1F1B"]
+    expected_bubble_pct: float | None  # (p-1)/(m+p-1)
+    bubble_pct: dict[str, float]  # rank: its steps' GPU time without compute
+
+
 class RunSummary(TypedDict):
     source: RunSource
     diagnosis: Diagnosis
@@ -285,3 +293,4 @@ class RunSummary(TypedDict):
     balance: dict[str, Any]  # the straggler verdict's figures
     parallelism: list[ParallelGroup]
     collective_bandwidth: list[CollectiveBandwidth]
+    pipeline: Pipeline | None
