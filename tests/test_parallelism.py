@@ -14,6 +14,7 @@ import pytest
 
 from tests.conftest import SAMPLES
 from tui.analysis.collective_bandwidth import collective_bandwidth
+from tui.analysis.distributed.critical_path import critical_paths
 from tui.analysis.parallelism import parallelism
 from tui.analysis.pipeline import pipeline
 from tui.analysis.ranks import rank_analysis
@@ -245,3 +246,17 @@ def test_a_pipelines_order_micro_batches_schedule_and_bubble(run: str, schedule:
 def test_no_pipeline_without_send_recv() -> None:
     with open_run([SAMPLES / "tp2"]) as ranks:
         assert pipeline(ranks.con) is None
+
+
+def test_a_pipeline_stages_critical_path_waits_for_the_other_rank_not_its_launches() -> None:
+    """pp_gpipe's last stage queues its backward behind recvs that wait for the first
+    stage: that wait is communication on its path, not launch delay (it read 39 of 77.7
+    ms as launch delay when a late start after an idle stream's launch counted as one)."""
+    with open_trace(SAMPLES / "pp_gpipe" / "pp-gpipe_rank1.pt.trace.json.gz") as t:
+        paths = critical_paths(t.con)
+    assert paths
+    for path in paths:
+        parts = path.by_kind()
+        assert sum(parts.values()) == path.length_ns  # the segments tile it
+        assert parts["launch_delay"] < 0.05 * path.length_ns
+        assert parts["communication"] > 0.5 * path.length_ns
