@@ -126,6 +126,26 @@ CREATE TABLE IF NOT EXISTS threads (
     thread_name  VARCHAR   -- e.g. 'pt_autograd_0'; Kineto writes 'thread 474 (python3)'
 );
 
+-- The collectives and point-to-point transfers the framework called (Kineto's
+-- record_param_comms ops: PyTorch's c10d), one row a call, with the NCCL kernel it
+-- launched where one was; empty for other sources.
+CREATE TABLE IF NOT EXISTS collectives (
+    tid           BIGINT,   -- the calling thread, as host_activities.tid
+    start_ns      BIGINT,   -- the host call
+    end_ns        BIGINT,
+    collective    VARCHAR,  -- c10d's name: 'allreduce', '_allgather_base', 'send', 'recv', ...
+    process_group VARCHAR,  -- c10d's name of the group: '0'
+    group_desc    VARCHAR,  -- its description: 'default_pg'
+    group_ranks   VARCHAR,  -- the global ranks in it: '[0, 1]'
+    group_size    INTEGER,
+    peer          INTEGER,  -- send: the destination rank; recv: the source (in the group)
+    in_nelems     BIGINT,   -- elements in and out of this rank
+    out_nelems    BIGINT,
+    dtype         VARCHAR,  -- 'Float', 'BFloat16', ...
+    backward      BOOLEAN,  -- called inside autograd's backward (evaluate_function)
+    correlation   BIGINT    -- the launch of its NCCL kernel (gpu_activities.correlation)
+);
+
 -- XLA traces (JAX, TensorFlow): the ops of each compiled HLO program that can run work on
 -- a GPU, from the HloProto every XSpace carries (tui/sources/xla_hlo.py); empty for other
 -- sources, and for a trace viewer JSON without its run's .xplane.pb.

@@ -16,6 +16,11 @@ CREATE OR REPLACE TEMP TYPE kineto_event_args AS STRUCT(
     "Python id" VARCHAR, "Python parent id" VARCHAR,
     "Total Allocated" VARCHAR, "Total Reserved" VARCHAR, "Device Type" VARCHAR,
     "Device Id" VARCHAR, "Addr" VARCHAR,
+    -- record_param_comms (c10d's collectives)
+    "Collective name" VARCHAR, "Process Group Name" VARCHAR,
+    "Process Group Description" VARCHAR, "Process Group Ranks" VARCHAR,
+    "Group size" VARCHAR, "Dst Rank" VARCHAR, "Src Rank" VARCHAR,
+    "In msg nelems" VARCHAR, "Out msg nelems" VARCHAR, dtype VARCHAR,
     name VARCHAR  -- process_name / thread_name metadata events: the name
 );
 

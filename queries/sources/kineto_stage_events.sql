@@ -9,7 +9,7 @@
 -- and are counted and dropped later. Only complete ('X') events, `[memory]` instants and
 -- the few process and thread name 'M' events are kept, and of `args` only the fields a
 -- loader reads, and only where it reads them (GPU work, API calls, Python frames, memory,
--- names): flow and other instant events and CPU-op argument lists are most of a trace's
+-- names, collectives): flow and other instant events and CPU-op argument lists are most of a trace's
 -- bytes. The reader picks those fields out while it parses, as json_transform
 -- would, leniently: a field of another JSON type reads as its JSON text (VARCHAR) or NULL
 -- (lists), and `args` that is no object as all-NULL fields.
@@ -39,6 +39,7 @@ SELECT
            OR cat = 'memset' OR cat = 'cuda_runtime' OR cat = 'cuda_driver'
            OR cat = 'runtime' OR cat = 'driver' OR cat = 'python_function'
            OR cat = 'cpu_instant_event'
+           OR (cat = 'cpu_op' AND name = 'record_param_comms')
            OR (ph = 'M' AND name IN ('process_name', 'thread_name'))
          THEN args END AS args
 FROM (

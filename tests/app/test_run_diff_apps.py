@@ -15,7 +15,7 @@ from tests.helpers.pilot import SIZE, sync, until
 from tui.apps.diff_app import DiffApp
 from tui.apps.run_app import RunApp
 from tui.widgets.diff_tables import KernelDiffTable, TotalsTable
-from tui.widgets.run_tables import CollectiveTable, RankTable
+from tui.widgets.run_tables import BandwidthTable, CollectiveTable, RankTable
 
 RANKS = [sample("ddp_rank0.pt.trace.json.gz"), sample("ddp_rank1.pt.trace.json.gz")]
 GAPPY, TUNED = "gappy_training.pt.trace.json.gz", "tuned_training.pt.trace.json.gz"
@@ -58,11 +58,18 @@ async def test_run_app_names_rank_1_the_straggler() -> None:
         assert "idle 22.8 ms (46%)" in breakdown and "73.9% overlapped" in breakdown
         findings = static_text(app, "#run-findings")
         assert app.run_data is not None
-        assert [f.text in findings for f in app.run_data.summary["findings"]] == [True] * 8
+        assert [f.text in findings for f in app.run_data.summary["findings"]] == [True] * 9
         assert "Rank 1 is the straggler" in findings
         collectives = cells(app.query_one(CollectiveTable))
         assert collectives and collectives[0][0] == "AllReduce_Sum_f32_RING_LL"
         assert collectives[0][5] == "rank 1"
+        # what the all-reduces achieved, a row per size, as the summary's JSON has them
+        rates = app.run_data.summary["collective_bandwidth"]
+        bandwidth = cells(app.query_one(BandwidthTable))
+        assert rates and [r[:4] for r in bandwidth] == [
+            [r["name"], f"{r['bytes']:,}", "2", str(r["instances"])] for r in rates]
+        assert all(r[6].startswith(f"{rate['busbw_gbps_median']:.1f} GB/s (")
+                   and r[7] == "450 GB/s" for r, rate in zip(bandwidth, rates, strict=True))
         await pilot.press("down")  # already on the last row; up to rank 0
         await pilot.press("up")
         assert ranks.rank_at_cursor() == 0

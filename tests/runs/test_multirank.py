@@ -71,7 +71,7 @@ def test_ddp_straggler_is_rank_1_and_rank_0_waits_in_all_reduce(capsys) -> None:
     assert verdict["net_hold_ns"] == ranks[1]["caused_per_step_ns"] >= verdict["threshold_ns"]
     assert [f["rule"] for f in summary["findings"]] == [
         "straggler", "straggler_idle", "collective_wait", "comm_share", "step_times",
-        "exposed_communication", "deep_launch_queue", "idle_by_category"]
+        "exposed_communication", "deep_launch_queue", "idle_by_category", "parallelism"]
     # the usual summary keys, over both ranks
     assert {"source", "devices", "kernels", "gaps", "findings", "warnings"} <= set(summary)
     assert summary["source"]["ranks"] == 2 and summary["source"]["world_size"] == "2"
@@ -90,7 +90,10 @@ def test_ddp_straggler_is_rank_1_and_rank_0_waits_in_all_reduce(capsys) -> None:
         "The run waits for its straggler, rank 1: the other ranks' NCCL kernels waited "
         "61.7 ms for it. Host-bound in 4 profiler steps (ProfilerStep#3 … ProfilerStep#6), "
         "80.2 ms: rank 1's GPU idled 46%")
-    assert summary["diagnosis"]["text"].endswith("By rank: 0 communication; 1 host.")
+    assert summary["diagnosis"]["text"].endswith(
+        "By rank: 0 communication; 1 host. Parallelism: data over ranks 0, 1, from all-reduces "
+        "in the backward (gradients): overlap the gradient all-reduce with the backward (DDP's "
+        "gradient buckets, bucket_cap_mb) and even out the ranks' work.")
 
 
 def test_comm_and_compute_equal_the_json(capsys) -> None:

@@ -44,7 +44,8 @@ from tui.analysis.idle_causes import (
     every_interval_classified,
     idle_by_cause,
 )
-from tui.analysis.remedies import host_work, remedy
+from tui.analysis.parallelism import ADVICE
+from tui.analysis.remedies import REMEDY, host_work, remedy
 from tui.analysis.summary_types import Diagnosis as DiagnosisJson
 from tui.analysis.window import Window, merged, work_window
 from tui.core.queries import load_query
@@ -276,14 +277,16 @@ def decide(t: DeviceTime) -> str | None:
 
 
 def diagnose(times: Sequence[DeviceTime], source_format: str | None = None,
-             subject: str | None = None) -> Diagnosis:
+             subject: str | None = None, remedies: dict[str, str] | None = None
+             ) -> Diagnosis:
     """The diagnosis of a trace (or a rank: `subject` e.g. "rank 1's GPU"): one sentence
     for its devices together, and one per device when there are several."""
     if not times:
         return Diagnosis(None, "No GPU activity: nothing bounds the GPU in this trace.", None)
-    per_device = [_one(t, source_format, subject) for t in times] if len(times) > 1 else []
+    per_device = ([_one(t, source_format, subject, remedies) for t in times]
+                  if len(times) > 1 else [])
     whole = times[0] if len(times) == 1 else combined(times)
-    top = _one(whole, source_format, subject)
+    top = _one(whole, source_format, subject, remedies)
     if per_device and len({d.bound for d in per_device}) > 1:
         top.text += " By GPU: " + "; ".join(
             f"GPU {d.time.device} {d.bound}" for d in per_device if d.time) + "."
@@ -291,13 +294,15 @@ def diagnose(times: Sequence[DeviceTime], source_format: str | None = None,
     return top
 
 
-def _one(t: DeviceTime, source_format: str | None, subject: str | None) -> Diagnosis:
+def _one(t: DeviceTime, source_format: str | None, subject: str | None,
+         remedies: dict[str, str] | None = None) -> Diagnosis:
+    """`remedies`: what to do per bound where it differs from REMEDY (a run's parallelism)."""
     bound = decide(t)
     if bound is None:
         return Diagnosis(None, "No GPU activity: nothing bounds the GPU in this trace.", t)
     who = subject or ("the GPUs" if t.device is None else f"GPU {t.device}")
     its = "their" if who.endswith("GPUs") else "its"
-    advice = remedy(bound, t.host_busy_in, source_format)
+    advice = (remedies or {}).get(bound) or remedy(bound, t.host_busy_in, source_format)
     where = f" {t.window.phrase(source_format)}" if t.window else ""
     context = ("" if bound in ("compute", "memory") else
                f"; {'they' if its == 'their' else 'it'} computed "
@@ -425,10 +430,13 @@ def _memory_ns(ncu: dict) -> int:
 
 
 def rank_diagnosis(entry: dict | None, rank: int, wait_ns: int | None,
-                   source_format: str | None = None) -> DiagnosisJson | None:
+                   source_format: str | None = None,
+                   kinds: Sequence[str] = (), host_first: bool = False
+                   ) -> DiagnosisJson | None:
     """One rank's diagnosis (JSON) decided again over the run: with how long its NCCL
     kernels waited for the other ranks (`wait_ns`, tui.analysis.ranks), said of
-    "rank R's GPU". `entry` is the rank's own diagnosis JSON (rank_summary)."""
+    "rank R's GPU". `entry` is the rank's own diagnosis JSON (rank_summary); `kinds` and
+    `host_first` as run_diagnosis takes them."""
     times = _times(entry)
     if times is None:
         return None
@@ -436,15 +444,24 @@ def rank_diagnosis(entry: dict | None, rank: int, wait_ns: int | None,
     if talking is not None and wait_ns:
         talking.comm_wait_ns = wait_ns
     subject = f"rank {rank}'s GPU" if len(times) == 1 else f"rank {rank}'s GPUs"
-    return diagnose(times, source_format, subject).to_json()
+    return diagnose(times, source_format, subject,
+                    _parallel_remedies(kinds, host_first)).to_json()
 
 
 def run_diagnosis(by_rank: dict[int, dict | None], source_format: str | None = None,
-                  stragglers: Sequence[int] = (), wait_ns: int = 0) -> DiagnosisJson:
+                  stragglers: Sequence[int] = (), wait_ns: int = 0,
+                  kinds: Sequence[str] = (), parallel_text: str = "",
+                  host_first: bool = False) -> DiagnosisJson:
     """The diagnosis of a run (JSON). `by_rank`: rank_diagnosis() of each rank. With
     stragglers (the ranks the others wait for in collectives, `wait_ns` in all), the run is
     bound by what bounds the first of them; else by every rank's devices summed. Each
-    rank's bound is named when they differ."""
+    rank's bound is named when they differ. `kinds`: the run's kinds of parallelism
+    (tui/analysis/parallelism.py), whose advice replaces the data-parallel one where the
+    run is communication-bound, and a pipeline's comes first where its GPUs idle waiting
+    (host, sync: the bubbles) unless `host_first` (every stage idles far beyond its
+    schedule's bubble: the host's own remedy fits); `parallel_text` says them, after the
+    verdict."""
+    remedies = _parallel_remedies(kinds, host_first)
     times = {rank: t for rank, entry in by_rank.items() if (t := _times(entry))}
     if not times:
         return Diagnosis(None, "No GPU activity: nothing bounds the GPUs of this run.",
@@ -458,17 +475,32 @@ def run_diagnosis(by_rank: dict[int, dict | None], source_format: str | None = N
                  f"ranks {', '.join(map(str, slow[:8]))}{', …' if len(slow) > 8 else ''}")
         subject = f"{named}'s GPU" if len(first) == 1 else f"{named}'s GPUs"
         whole = first[0] if len(first) == 1 else combined(first)
-        top = _one(whole, source_format, subject)
+        top = _one(whole, source_format, subject, remedies)
         held = (f"The run waits for its straggler{'s' if len(slow) > 1 else ''}, {named}: "
                 f"the other ranks' NCCL kernels waited {format_ns(wait_ns)} for "
                 f"{'them' if len(slow) > 1 else 'it'}. ")
         top.text = held + top.text
     else:
         whole = combined([t for ts in times.values() for t in ts])
-        top = _one(whole, source_format, f"the {len(times)} ranks' GPUs")
+        top = _one(whole, source_format, f"the {len(times)} ranks' GPUs", remedies)
     if len(set(bounds.values())) > 1:
         top.text += " By rank: " + "; ".join(f"{r} {b}" for r, b in sorted(bounds.items())) + "."
+    if parallel_text:
+        top.text += " " + parallel_text
     return top.to_json()
+
+
+def _parallel_remedies(kinds: Sequence[str], host_first: bool = False) -> dict[str, str]:
+    """The remedies a run's kinds of parallelism call for, by bound (none for a run of
+    data parallelism alone: REMEDY's are its); a pipeline's first where its GPUs wait on
+    the host, unless `host_first`."""
+    if not kinds or list(kinds) == ["data"]:
+        return {}
+    out = {"communication": "; ".join(ADVICE[k] for k in kinds)}
+    if "pipeline" in kinds and not host_first:  # a stage idles waiting for its neighbour
+        out["host"] = f"{ADVICE['pipeline']}; then {REMEDY['host']}"
+        out["sync"] = f"{ADVICE['pipeline']}; then {REMEDY['sync']}"
+    return out
 
 
 def _times(entry: dict | None) -> list[DeviceTime] | None:

@@ -296,6 +296,34 @@ class StragglerGroup(TypedDict):
     shared: list[str]  # what they share, in words
 
 
+class ParallelGroup(TypedDict):
+    process_group: str  # c10d's name of the group; '?': from the NCCL kernels alone
+    ranks: list[int]
+    kind: Literal["data", "fsdp", "tensor", "pipeline", "expert"] | None
+    why: str | None  # the evidence, in words
+
+
+class CollectiveBandwidth(TypedDict):
+    name: str  # c10d's collective: 'allreduce', '_allgather_base', 'recv+send'
+    bytes: int  # nccl-tests' size
+    group_size: int
+    instances: int
+    transfer_ns_median: int  # from the last rank's arrival to the last end
+    algbw_gbps_median: float
+    busbw_gbps_median: float
+    wait_ns_median: int  # latest start minus a rank's own start, over ranks and instances
+    device: str | None  # the GPU's name
+    link_peak_gbps: float | None  # its NVLink peak per direction, where known
+
+
+class Pipeline(TypedDict):
+    order: list[int]  # the ranks, first stage first
+    micro_batches: int | None  # per step
+    schedule: Literal["GPipe", "1F1B"]
+    expected_bubble_pct: float | None  # (p-1)/(m+p-1)
+    bubble_pct: dict[str, float]  # rank: its steps' GPU time without compute
+
+
 class RunSummary(TypedDict):
     source: RunSource
     diagnosis: Diagnosis
@@ -309,3 +337,6 @@ class RunSummary(TypedDict):
     stragglers: list[int]
     straggler_group: StragglerGroup
     balance: dict[str, Any]  # the straggler verdict's figures
+    parallelism: list[ParallelGroup]
+    collective_bandwidth: list[CollectiveBandwidth]
+    pipeline: Pipeline | None

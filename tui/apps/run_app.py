@@ -2,9 +2,10 @@
 
 Loads the run in a worker (tui.runs.run.open_run, in parallel across ranks) behind a
 loading indicator, then shows a header naming the straggler, the per-rank table, the
-findings and the waits per collective. Enter on a rank leaves this app with that rank's
-trace file, or its store where the rank was read from one (`tui convert`); `run_run_app`
-then opens it in the usual TraceApp, and q there comes back here.
+findings, the waits per collective and what each collective achieved (bandwidth). Enter
+on a rank leaves this app with that rank's trace file, or its store where the rank was
+read from one (`tui convert`); `run_run_app` then opens it in the usual TraceApp, and q
+there comes back here.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from tui.views.reports.ranks import cache_text
 from tui.widgets import keymap
 from tui.widgets.key_footer import KeyFooter
 from tui.widgets.rank_breakdown import breakdown_text
-from tui.widgets.run_tables import CollectiveTable, RankTable
+from tui.widgets.run_tables import BandwidthTable, CollectiveTable, RankTable
 
 _COLLECTIVE_WAITS = """
 SELECT name, count(DISTINCT instance) AS instances, max(ranks) AS ranks,
@@ -181,6 +182,9 @@ class RunApp(App[Path | None]):
             yield Static("", id="run-findings")
             yield Static("Waits per collective", id="collectives-title", classes="run-title")
             yield CollectiveTable(id="collectives")
+            yield Static("Collective bandwidth (nccl-tests' algbw and busbw, medians)",
+                         id="bandwidth-title", classes="run-title")
+            yield BandwidthTable(id="bandwidth")
         yield KeyFooter()
 
     @property
@@ -241,6 +245,11 @@ class RunApp(App[Path | None]):
         collectives = self.query_one(CollectiveTable)
         collectives.display = has_collectives
         collectives.show(loaded.collectives)
+        rates = summary.get("collective_bandwidth") or []
+        self.query_one("#bandwidth-title").display = bool(rates)
+        bandwidth = self.query_one(BandwidthTable)
+        bandwidth.display = bool(rates)
+        bandwidth.show(rates)
         if summary["straggler"] is not None:
             self.ranks.move_cursor(row=self.ranks.get_row_index(str(summary["straggler"])))
         self.ranks.focus()

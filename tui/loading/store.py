@@ -8,13 +8,13 @@ from pathlib import Path
 # The tables of the schema that a store holds (trace_meta included): a whole trace, so
 # that a rank's timeline opens from its store as from its cache.
 STORE_TABLES = ("trace_meta", "devices", "gpu_activities", "host_activities", "gpu_idle",
-                "python_frames", "launches", "memory_events", "threads")
+                "python_frames", "launches", "memory_events", "threads", "collectives")
 # Tables a store holds where the trace has them (the GPUs' hardware counters): a store
 # written before they were kept opens without them, as a trace that has none.
 OPTIONAL_TABLES = ("gpu_metric_names", "gpu_metrics")
-# Those a run reads (tui --summary DIR, the ranks app): a store written before the others
-# were is still a rank.
-RUN_TABLES = STORE_TABLES[:5]
+# Those a run reads (tui --summary DIR, the ranks app): a store written before python_frames
+# ... threads were is still a rank.
+RUN_TABLES = (*STORE_TABLES[:5], "collectives")
 # A folder holding one trace's tables as Parquet (`tui convert` writes them).
 STORE_SUFFIX = ".tui-store"
 
@@ -37,3 +37,6 @@ class TraceStore:
     cache_note: str = ""  # Trace.cache_note: whether its cache was used, and if not why
     warnings: list[str] = field(default_factory=list)
     summary: dict | None = None  # rank_summary() of this trace alone, when asked for
+    # one process of a multi-process report (nsys of torchrun's ranks): (pid, GPU); its
+    # rank reads only that process's rows of the report (tui/runs/combine.py)
+    part: tuple[int, int] | None = None

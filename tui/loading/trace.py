@@ -58,7 +58,7 @@ EventsWork = Callable[[duckdb.DuckDBPyConnection], list[str]]
 BESIDE_FINALIZE: dict[str, EventsWork] = {"kineto": stage_kineto_memory}
 # A cache file missing one of these is not trusted (see _open_cached).
 CACHED_TABLES = {"trace_meta", "devices", "gpu_activities", "host_activities", "gpu_idle",
-                 "python_frames", "launches", "memory_events"}
+                 "python_frames", "launches", "memory_events", "collectives"}
 
 
 @dataclass

@@ -10,13 +10,15 @@ Nothing is copied: queries read the per-rank stores, in parallel.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import shutil
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import duckdb
 
 from tui.core.db import connect, sql_string
+from tui.core.queries import fill
 from tui.loading.store import RUN_TABLES, TraceStore
 from tui.loading.trace import Trace
 
@@ -78,9 +80,12 @@ def summarize_stores(con: duckdb.DuckDBPyConnection, stores: list[TraceStore],
             continue
         _mount(con, index, store)
         try:
-            con.execute(f"USE {_alias(index) if store.db_path else 'memory.' + _alias(index)}")
+            whole_file = store.db_path is not None and store.part is None
+            con.execute(f"USE {_alias(index) if whole_file else 'memory.' + _alias(index)}")
+            # a part's figures are not kept beside the report's cache: it is one of several
             view = Trace(store.path, store.format, con, list(store.warnings),
-                         from_cache=store.from_cache, cache_path=store.db_path,
+                         from_cache=store.from_cache,
+                         cache_path=store.db_path if store.part is None else None,
                          store_dir=store.parquet_dir)
             store.summary = rank_summary(view, min_gap_ns)
         finally:
@@ -92,10 +97,37 @@ def _alias(index: int) -> str:
     return f"store{index}"
 
 
+def split_processes(stores: list[TraceStore]) -> list[TraceStore]:
+    """Each store, or, for an nsys report of a multi-process job (each process on its own
+    GPU, run_process_devices.sql), one store per process: its `part`, its rank in its meta
+    (its GPU's number: the report names no framework rank). Only reports kept as a cache
+    file are split (a Parquet store of one stays one rank)."""
+    out: list[TraceStore] = []
+    with contextlib.closing(connect(":memory:")) as con:
+        for index, store in enumerate(stores):
+            if not store.format.startswith("nsys") or store.db_path is None:
+                out.append(store)
+                continue
+            _mount(con, index, store)
+            try:
+                rows = con.execute(fill("run_process_devices", store=_alias(index))).fetchall()
+            finally:
+                _unmount(con, index, store)
+            if len(rows) < 2:
+                out.append(store)
+                continue
+            out += [replace(store, part=(pid, device), summary=None,
+                            meta={**store.meta, "rank": str(device)})
+                    for pid, device in rows]
+    return out
+
+
 def _unmount(con: duckdb.DuckDBPyConnection, index: int, store: TraceStore) -> None:
     """Undo _mount."""
     alias = _alias(index)
-    if store.db_path is not None:
+    if store.part is not None:
+        con.execute(f"DROP SCHEMA {alias} CASCADE")
+    elif store.db_path is not None:
         con.execute(f"DETACH {alias}")
     else:
         con.execute(f"DROP SCHEMA {alias} CASCADE")
@@ -105,6 +137,16 @@ def _mount(con: duckdb.DuckDBPyConnection, index: int, store: TraceStore) -> Non
     """Make `store<index>.<table>` read `store`'s tables (of a Parquet store, those the run
     reads: a rank's summary in a run keeps its devices, gaps and warnings, not its code)."""
     alias = _alias(index)
+    if store.part is not None and store.db_path is not None:
+        # the report once (one file cannot be attached twice), a schema of views per part
+        source = "report_" + hashlib.sha1(str(store.db_path).encode()).hexdigest()[:12]
+        con.execute(f"ATTACH IF NOT EXISTS {sql_string(str(store.db_path))} AS {source} "
+                    "(READ_ONLY)")
+        con.execute(f"CREATE SCHEMA {alias}")
+        pid, device = store.part
+        con.execute(fill("run_part_table", schema=alias), {"pid": pid, "device": device})
+        con.execute(fill("run_part_views", schema=alias, source=source))
+        return
     if store.db_path is not None:
         con.execute(f"ATTACH {sql_string(str(store.db_path))} AS {alias} (READ_ONLY)")
         return

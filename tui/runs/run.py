@@ -15,7 +15,7 @@ from tui.core.db import connect
 from tui.core.load_progress import LoadStopped
 from tui.loading.paths import expand_paths
 from tui.loading.store import TraceStore
-from tui.runs.combine import RankSet, combine, summarize_stores
+from tui.runs.combine import RankSet, combine, split_processes, summarize_stores
 from tui.runs.load import STOP_POLL_S, LoadJob, StopFlag, load_stores
 
 
@@ -40,6 +40,7 @@ def open_run(paths: list[Path], use_cache: bool = True, workers: int | None = No
                              workers, on_done, stop)
         if stop is not None and stop.is_set():  # asked while the last store was finished
             raise LoadStopped("loading stopped")
+        stores = split_processes(stores)  # a multi-process report: a rank per process
         ranks, warnings = (list(range(len(stores))), []) if by_order else assign_ranks(stores)
         order = sorted(range(len(stores)), key=lambda i: ranks[i])
         stores = [stores[i] for i in order]

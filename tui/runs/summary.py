@@ -13,11 +13,19 @@ from __future__ import annotations
 
 from typing import cast
 
+from tui.analysis.collective_bandwidth import collective_bandwidth
 from tui.analysis.diagnosis import rank_diagnosis, run_diagnosis
 from tui.analysis.distributed.findings import distributed_findings
 from tui.analysis.distributed.idle import gap_classes
 from tui.analysis.distributed.stragglers import rank_host, shared_traits, straggler_group
 from tui.analysis.kernels import kernel_stats
+from tui.analysis.parallelism import (
+    kinds_of,
+    parallelism,
+    parallelism_findings,
+    parallelism_text,
+)
+from tui.analysis.pipeline import beyond_schedule, pipeline, pipeline_findings, pipeline_text
 from tui.analysis.rank_findings import rank_findings
 from tui.analysis.ranks import rank_analysis
 from tui.analysis.summary_types import RunDevice, RunGap, RunSource, RunSummary, StragglerGroup
@@ -29,6 +37,8 @@ from tui.runs.combine import RankSet
 def run_summary(run: RankSet, min_gap_ns: int, label: str) -> RunSummary:
     """`label` names the run: the directory, or the first file given."""
     analysis = rank_analysis(run.con)
+    groups = parallelism(run.con)
+    stages = pipeline(run.con) if "pipeline" in kinds_of(groups) else None
     per_rank = {rank: store.summary or {} for rank, store in zip(run.ranks, run.stores,
                                                                   strict=True)}
     for row in analysis["ranks"]:
@@ -36,7 +46,8 @@ def run_summary(run: RankSet, min_gap_ns: int, label: str) -> RunSummary:
         row["path"] = str(store.path)
         row["format"] = store.format
         row["diagnosis"] = rank_diagnosis(per_rank[row["rank"]].get("diagnosis"),
-                                          row["rank"], row["wait_ns"], store.format)
+                                          row["rank"], row["wait_ns"], store.format,
+                                          kinds_of(groups), beyond_schedule(stages))
         row.update(per_rank[row["rank"]].get("distributed") or {})
         row["gap_classes"] = gap_classes(per_rank[row["rank"]].get("gaps", []))
     analysis["straggler_group"] = _group(run, analysis, per_rank)
@@ -72,13 +83,17 @@ def run_summary(run: RankSet, min_gap_ns: int, label: str) -> RunSummary:
         "diagnosis": run_diagnosis(
             {r["rank"]: r["diagnosis"] for r in analysis["ranks"]}, source["format"],
             _stragglers(analysis),
-            sum(r["wait_ns"] or 0 for r in analysis["ranks"])),
+            sum(r["wait_ns"] or 0 for r in analysis["ranks"]),
+            kinds_of(groups),
+            parallelism_text(groups) + (" " + pipeline_text(stages) if stages else ""),
+            beyond_schedule(stages)),
         "devices": devices,
         "kernels": [k.as_dict() for k in kernel_stats(run.con)],
         "gaps": gaps,
         "findings": rank_findings(
             run.con, analysis, {rank: s.get("gaps", []) for rank, s in per_rank.items()},
-        ) + distributed_findings(analysis["ranks"]),
+        ) + distributed_findings(analysis["ranks"]) + parallelism_findings(groups)
+        + pipeline_findings(stages),
         "warnings": list(run.warnings) + [
             f"rank {rank}: {w}" for rank, s in per_rank.items() for w in s.get("warnings", [])
         ],
@@ -87,6 +102,9 @@ def run_summary(run: RankSet, min_gap_ns: int, label: str) -> RunSummary:
         "stragglers": analysis["straggler_group"]["ranks"],
         "straggler_group": analysis["straggler_group"],
         "balance": analysis["balance"],
+        "parallelism": groups,
+        "collective_bandwidth": collective_bandwidth(run.con),
+        "pipeline": stages,
     }
 
 

@@ -436,6 +436,22 @@ def _load_meta(path: Path, schema: dict[str, set[str]], con: duckdb.DuckDBPyConn
     insert_rows(con, "INSERT OR REPLACE INTO trace_meta", list(meta.items()))
 
 
+def gpu_processes(path: Path) -> int:
+    """How many processes of the Nsight Systems SQLite export at `path` ran kernels
+    (0 where it cannot be read): several make it a run, a rank each."""
+    try:
+        db = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return 0
+    try:
+        row = db.execute(load_query("nsys_sqlite_gpu_processes")).fetchone()
+    except sqlite3.Error:
+        return 0
+    finally:
+        db.close()
+    return int(row[0]) if row else 0
+
+
 def _load_threads(path: Path, schema: dict[str, set[str]],
                   con: duckdb.DuckDBPyConnection) -> None:
     """Thread and process names, for the lanes' labels; an export without them (or one

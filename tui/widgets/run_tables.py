@@ -1,4 +1,5 @@
-"""The tables of RunApp (`tui DIR`): one row per rank, and the waits per collective."""
+"""The tables of RunApp (`tui DIR`): one row per rank, the waits per collective, and the
+collectives' bandwidth."""
 
 from __future__ import annotations
 
@@ -8,7 +9,10 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
+from tui.analysis.collective_bandwidth import COLUMNS as BANDWIDTH_COLUMNS
+from tui.analysis.collective_bandwidth import bandwidth_cells
 from tui.analysis.rank_findings import collective_label
+from tui.analysis.summary_types import CollectiveBandwidth
 from tui.core.safe_text import plain
 from tui.core.units import format_ns
 
@@ -102,3 +106,20 @@ class CollectiveTable(DataTable):
                 _right(format_ns(r["longest_ns"])),
                 _right("-" if r["waited_for"] is None else f"rank {r['waited_for']}"),
             )
+
+
+class BandwidthTable(DataTable):
+    """What each (collective, size) achieved: run_summary()["collective_bandwidth"]."""
+
+    DEFAULT_CSS = "BandwidthTable { height: auto; max-height: 40%; }"
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
+
+    def show(self, rows: list[CollectiveBandwidth]) -> None:
+        self.clear(columns=True)
+        for col in BANDWIDTH_COLUMNS:
+            self.add_column(col, key=col)
+        for row in rows:
+            first, *rest = bandwidth_cells(row)
+            self.add_row(plain(first), *(_right(cell) for cell in rest))

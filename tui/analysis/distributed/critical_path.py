@@ -117,6 +117,10 @@ def critical_paths(con: duckdb.DuckDBPyConnection, other_streams: bool = True,
     stop = max([last] + [w.end_ns for w in work])
     syncs = con.execute(load_query("dist_cp_syncs"),
                         {"start_ns": first, "end_ns": stop}).fetchall()
+    # every stream's work of all the steps, for what earlier steps left queued
+    queued: dict[tuple[int, int], list[_Work]] = {}
+    for w in sorted(work, key=lambda w: (w.start_ns, w.end_ns)):
+        queued.setdefault((w.device, w.stream), []).append(w)
     paths = []
     for name, start, end, pid, tid in steps:
         lo, hi = bisect.bisect_left(call_starts, start), bisect.bisect_left(call_starts, end)
@@ -124,7 +128,7 @@ def critical_paths(con: duckdb.DuckDBPyConnection, other_streams: bool = True,
         ours = sorted((w for w in work[lo:hi] if pid is None or w.call_pid == pid),
                       key=lambda w: (w.device, w.stream, w.start_ns, w.end_ns))
         own_syncs = [s for s in syncs if pid is None or s[4] == pid]
-        path = _Walk(name, start, end, tid, ours, own_syncs, other_streams).run()
+        path = _Walk(name, start, end, tid, ours, own_syncs, other_streams, queued).run()
         path.pid = pid
         paths.append(path)
     return paths
@@ -164,8 +168,12 @@ class _Walk:
     """The backward walk over one step's work (see the module's doc)."""
 
     def __init__(self, name: str, start_ns: int, end_ns: int, tid: int | None,
-                 work: list[_Work], syncs: list[tuple], other_streams: bool = True) -> None:
+                 work: list[_Work], syncs: list[tuple], other_streams: bool = True,
+                 queued: dict[tuple[int, int], list[_Work]] | None = None) -> None:
         self.name, self.start, self.tid = name, start_ns, tid
+        # every stream's work, earlier steps' included: a backlog the step's work waits in
+        self.queued = queued or {}
+        self.queued_starts = {k: [w.start_ns for w in v] for k, v in self.queued.items()}
         self.other_streams = other_streams
         self.stop = max([end_ns] + [w.end_ns for w in work])
         self.host_end = end_ns
@@ -193,6 +201,7 @@ class _Walk:
         while state is not None:  # a loop, not recursion: a step may sync thousands of times
             state = self._from_gpu(state[1]) if state[0] == "gpu" \
                 else self._from_host(state[1], state[2])
+        path.start_ns = self.start  # later than the step's start behind a backlog
         path.segments = self._tiled()
         return path
 
@@ -212,10 +221,28 @@ class _Walk:
             i = bisect.bisect_left(self.stream_starts[key], w.start_ns)
             prev = self.streams[key][i - 1] if i > 0 else None
             prev_end = prev.end_ns if prev is not None else None
-            if w.call_end_ns is not None and (prev_end is None or w.call_end_ns >= prev_end):
-                self._add("launch_delay", w.call_end_ns, w.start_ns, device=w.device,
+            if prev is None and (backlog := self._backlog_end(w)) is not None:
+                # queued behind earlier steps' work (e.g. NCCL kernels waiting for another
+                # rank): the step's path starts where its first work could
+                self.start = max(self.start, backlog)
+                self._add("launch_delay", backlog, w.start_ns, device=w.device,
                           stream=w.stream)
-                self._add("cpu", w.call_start_ns, min(w.call_end_ns, w.start_ns),
+                return None
+            call_end = w.call_end_ns
+            if call_end is not None and (prev_end is None or call_end >= prev_end):
+                # launched onto an idle stream yet started long after: it waited for an
+                # event on another stream's work (a recv waiting for another rank)
+                other = (self._other_stream_done(w, call_end)
+                         if self.other_streams and w.start_ns - call_end >= KERNEL_WAIT_NS
+                         else None)
+                if other is not None:
+                    self._add("waiting", other.end_ns, w.start_ns, device=w.device,
+                              stream=w.stream)
+                    w = other
+                    continue
+                self._add("launch_delay", call_end, w.start_ns, device=w.device,
+                          stream=w.stream)
+                self._add("cpu", w.call_start_ns, min(call_end, w.start_ns),
                           tid=w.call_tid)
                 return ("host", w.call_tid, w.call_start_ns)
             if prev is None:
@@ -249,6 +276,19 @@ class _Walk:
             self._add("waiting", waited.end_ns, sync_end, tid=tid)
             return ("gpu", waited)
         self._add("cpu", self.start, t, tid=tid)
+        return None
+
+    def _backlog_end(self, w: _Work) -> int | None:
+        """The end of the earlier work on w's stream that w was queued behind (launched
+        before that work ended, started after the step did), if any."""
+        key = (w.device, w.stream)
+        i = bisect.bisect_left(self.queued_starts.get(key, []), w.start_ns)
+        if i == 0:
+            return None
+        before = self.queued[key][i - 1]
+        queued_at = w.call_end_ns if w.call_end_ns is not None else w.call_start_ns
+        if before.end_ns > max(queued_at, self.start) and before.end_ns <= w.start_ns:
+            return before.end_ns
         return None
 
     def _other_stream_done(self, w: _Work, after: int) -> _Work | None:

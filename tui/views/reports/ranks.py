@@ -8,7 +8,9 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from tui.analysis.collective_bandwidth import COLUMNS, bandwidth_cells
 from tui.analysis.rank_findings import collective_label
+from tui.analysis.summary_types import CollectiveBandwidth
 from tui.core.safe_text import plain
 from tui.core.units import format_ns
 from tui.views.reports.distributed import print_distributed
@@ -32,6 +34,8 @@ def print_run_summary(summary: Mapping[str, Any], console: Console) -> None:
     console.print(ranks_table(summary["ranks"], summary["straggler"],
                               summary.get("stragglers") or []))
     print_distributed(summary["ranks"], console, source["min_gap_ns"])
+    if summary.get("collective_bandwidth"):
+        console.print(bandwidth_table(summary["collective_bandwidth"]))
     if summary["kernels"]:
         console.print(_kernels_table(summary["kernels"], console.width))
     console.print(_gaps_table(summary["gaps"], source["min_gap_ns"],
@@ -67,6 +71,18 @@ def diagnosis_lines(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
                     f"({', '.join(map(str, members[:16]))}"
                     + (", …" if len(members) > 16 else "") + ")", ""))
     return out
+
+
+def bandwidth_table(rows: list[CollectiveBandwidth]) -> Table:
+    """What the collectives achieved (tui/analysis/collective_bandwidth.py)."""
+    table = Table(title="Collective bandwidth, as nccl-tests measures it (medians; "
+                  "transfer: from the last rank's arrival)", title_justify="left")
+    for col in COLUMNS:
+        table.add_column(col, justify="left" if col == "collective" else "right",
+                         no_wrap=True)
+    for row in rows:
+        table.add_row(*(plain(cell) for cell in bandwidth_cells(row)))
+    return table
 
 
 def ranks_table(ranks: list[dict], straggler: int | None,

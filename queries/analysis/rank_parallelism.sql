@@ -1,0 +1,78 @@
+-- Params: $profiler_step, $step_name
+-- Needs: schema
+-- What kind of parallelism each process group of a combined run carries, from the calls
+-- the ranks made in it (collectives, filled from Kineto's record_param_comms ops), or,
+-- where no rank recorded calls (an nsys report), from the NCCL kernels' names, as one
+-- group '?' over every rank that ran one.
+-- The kind, first that holds: 'pipeline' (send/recv between ranks), 'expert' (all-to-all),
+-- 'fsdp' (all-gathers and reduce-scatters), 'tensor' (all-reduces called outside the
+-- backward, i.e. in the forward, at least half as many as in the backward: activations
+-- reduced inside the layers), 'data' (all-reduces in the backward: gradients), else NULL.
+-- From the kernels alone, an all-reduce is the forward's when its launch call is on the
+-- thread of a step range (Kineto's ProfilerStep#N or an NVTX range named like a step,
+-- $profiler_step, $step_name: tui/core/steps.py) and inside it, the backward's otherwise
+-- (autograd runs the backward on threads of its own); an all-to-all cannot be told from
+-- send/recv (NCCL runs both as SendRecv kernels: 'pipeline').
+-- Columns: process_group, group_desc, ranks (the group's global ranks as declared, else
+--          the ranks seen calling), kind, calls, p2p, all_to_all, all_gathers,
+--          reduce_scatters, forward_all_reduces, backward_all_reduces, from_kernels.
+WITH recorded AS (
+    SELECT rank, process_group, group_desc, group_ranks, lower(collective) AS collective,
+           backward, false AS from_kernels
+    FROM collectives
+    WHERE lower(collective) NOT IN ('barrier', 'wait')
+), kernels AS (  -- a kernel launched outside the steps' thread: the backward's (autograd's)
+    SELECT g.rank, '?' AS process_group, NULL AS group_desc, NULL AS group_ranks,
+           CASE WHEN g.name ILIKE '%SendRecv%' OR g.name ILIKE '%nccl%Send%'
+                     OR g.name ILIKE '%nccl%Recv%' THEN 'send'
+                WHEN g.name ILIKE '%AllGather%' THEN 'allgather'
+                WHEN g.name ILIKE '%ReduceScatter%' THEN 'reduce_scatter'
+                WHEN g.name ILIKE '%AllReduce%' THEN 'allreduce'
+                ELSE 'other' END AS collective,
+           NOT EXISTS (
+               SELECT 1 FROM host_activities AS s
+               WHERE s.rank = g.rank AND s.kind = 'annotation' AND s.pid = r.pid
+                 AND s.tid = r.tid AND s.start_ns <= r.start_ns AND s.end_ns >= r.start_ns
+                 AND (regexp_matches(s.name, $profiler_step)
+                      OR regexp_matches(s.name, $step_name))) AS backward,
+           true AS from_kernels
+    FROM gpu_activities AS g
+    LEFT JOIN host_activities AS r
+        ON r.rank = g.rank AND r.kind = 'runtime' AND r.correlation = g.correlation
+    WHERE g.kind = 'kernel' AND g.name ILIKE '%nccl%'
+      AND NOT EXISTS (SELECT 1 FROM collectives)
+), calls AS (
+    FROM recorded UNION ALL FROM kernels
+), groups AS (
+    SELECT process_group,
+           any_value(group_desc) AS group_desc,
+           max(group_ranks) FILTER (WHERE group_ranks <> '[]') AS declared,
+           list(DISTINCT rank ORDER BY rank) AS seen,
+           count(*) AS calls,
+           count(*) FILTER (WHERE collective IN ('send', 'recv', 'isend', 'irecv')) AS p2p,
+           count(*) FILTER (WHERE collective LIKE '%all_to_all%'
+                              OR collective LIKE '%alltoall%') AS all_to_all,
+           count(*) FILTER (WHERE collective LIKE '%allgather%'
+                              OR collective LIKE '%all_gather%') AS all_gathers,
+           count(*) FILTER (WHERE collective LIKE '%reduce_scatter%') AS reduce_scatters,
+           count(*) FILTER (WHERE collective LIKE '%allreduce%' AND NOT backward)
+               AS forward_all_reduces,
+           count(*) FILTER (WHERE collective LIKE '%allreduce%' AND backward)
+               AS backward_all_reduces,
+           bool_or(from_kernels) AS from_kernels
+    FROM calls
+    GROUP BY process_group
+)
+SELECT process_group, group_desc,
+       coalesce(TRY_CAST(declared AS INTEGER[]), seen) AS ranks,
+       CASE WHEN p2p > 0 THEN 'pipeline'
+            WHEN all_to_all > 0 THEN 'expert'
+            WHEN all_gathers > 0 AND reduce_scatters > 0 THEN 'fsdp'
+            WHEN forward_all_reduces > 0 AND 2 * forward_all_reduces >= backward_all_reduces
+                THEN 'tensor'
+            WHEN backward_all_reduces > 0 THEN 'data'
+       END AS kind,
+       calls, p2p, all_to_all, all_gathers, reduce_scatters, forward_all_reduces,
+       backward_all_reduces, from_kernels
+FROM groups
+ORDER BY process_group;

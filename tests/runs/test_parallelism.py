@@ -1,0 +1,262 @@
+"""The kind of parallelism of each process group, on the real runs of sample_traces/,
+checked against the raw Kineto files read here (record_param_comms, distributedInfo)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import sqlite3
+import statistics
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SAMPLES
+from tui.analysis.collective_bandwidth import collective_bandwidth
+from tui.analysis.distributed.critical_path import critical_paths
+from tui.analysis.parallelism import parallelism
+from tui.analysis.pipeline import pipeline
+from tui.analysis.ranks import rank_analysis
+from tui.cli.main import main
+from tui.loading.trace import open_trace
+from tui.runs.run import open_run
+
+RUNS = {"pp_1f1b": "pipeline", "pp_gpipe": "pipeline", "tp2": "tensor", "ddp4": "data",
+        "fsdp4": "fsdp"}
+
+
+def _raw(path: Path) -> dict:
+    with gzip.open(path) as f:
+        return json.load(f)
+
+
+def _calls(data: dict) -> list[dict]:
+    """The raw record_param_comms ops but c10d's waits, each with whether an
+    autograd evaluate_function op on its thread encloses it."""
+    ops = [e for e in data["traceEvents"] if e.get("ph") == "X" and e.get("cat") == "cpu_op"]
+    backward = [e for e in ops if e["name"].startswith("autograd::engine::evaluate_function")]
+    out = []
+    for e in ops:
+        if e["name"] != "record_param_comms" or e["args"].get("Collective name") == "wait":
+            continue
+        inside = any(b["tid"] == e["tid"] and b["ts"] <= e["ts"]
+                     and b["ts"] + b["dur"] >= e["ts"] + e["dur"] for b in backward)
+        out.append({**e["args"], "backward": inside})
+    return out
+
+
+@pytest.mark.parametrize("run", sorted(RUNS))
+def test_each_run_is_named_its_kind_over_its_process_group(run: str) -> None:
+    files = sorted((SAMPLES / run).glob("*.pt.trace.json.gz"))
+    info = _raw(files[0])["distributedInfo"]
+    with open_run([SAMPLES / run]) as ranks:
+        groups = parallelism(ranks.con)
+    assert [(g["process_group"], g["ranks"], g["kind"]) for g in groups] == [
+        (pg["pg_name"], pg["ranks"], RUNS[run]) for pg in info["pg_config"]]
+
+
+@pytest.mark.parametrize("trace", ["tp2/tp_rank1.pt.trace.json.gz",
+                                   "pp_1f1b/pp-1f1b_rank0.pt.trace.json.gz",
+                                   "fsdp4/fsdp_rank2.pt.trace.json.gz"])
+def test_the_collectives_table_holds_every_c10d_call(trace: str) -> None:
+    path = SAMPLES / trace
+    raw = _calls(_raw(path))
+    assert raw
+    expected = Counter((c["Collective name"], c["Process Group Name"], c["In msg nelems"],
+                        c["Out msg nelems"], c.get("Dst Rank", c.get("Src Rank")),
+                        c["dtype"], c["backward"]) for c in raw)
+    with open_trace(path) as t:
+        rows = t.con.execute(
+            "SELECT collective, process_group, in_nelems, out_nelems, peer, dtype, backward, "
+            "correlation FROM collectives").fetchall()
+        kernels = t.con.execute(
+            "SELECT count(DISTINCT c.correlation) FROM collectives AS c JOIN gpu_activities "
+            "AS g USING (correlation) WHERE g.name ILIKE '%nccl%'").fetchone()[0]
+    assert Counter(r[:7] for r in rows) == expected
+    # each call is tied to the NCCL kernel it launched (send and recv may share one)
+    assert all(r[7] is not None for r in rows) and kernels > 0
+
+
+def _summary(capsys: pytest.CaptureFixture, run: str) -> dict:
+    assert main(["--summary", "--json", str(SAMPLES / run)]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_a_pipeline_gets_a_pipelines_advice_not_a_data_parallel_one(capsys) -> None:
+    summary = _summary(capsys, "pp_1f1b")
+    assert summary["parallelism"] == [{"process_group": "0", "ranks": [0, 1],
+                                       "kind": "pipeline", "why": "send/recv between ranks"}]
+    texts = [summary["diagnosis"]["text"]] + [r["diagnosis"]["text"]
+                                              for r in summary["ranks"]]
+    assert all("bucket" not in t for t in texts)
+    assert "micro-batches" in summary["diagnosis"]["text"]
+    rules = [f["rule"] for f in summary["findings"]]
+    assert rules.count("parallelism") == 1 and rules.count("pipeline_bubble") == 1
+    assert summary["pipeline"]["order"] == [0, 1] and summary["pipeline"]["schedule"] == "1F1B"
+    assert "Pipeline: ranks 0 → 1, 8 micro-batches a step, 1F1B" in summary["diagnosis"]["text"]
+
+
+def test_tensor_parallelism_is_named_with_its_advice(capsys) -> None:
+    summary = _summary(capsys, "tp2")
+    assert [g["kind"] for g in summary["parallelism"]] == ["tensor"]
+    texts = [summary["diagnosis"]["text"]] + [r["diagnosis"]["text"]
+                                              for r in summary["ranks"]]
+    assert all("bucket" not in t for t in texts)
+    # the communication-bound rank is told what tensor parallelism needs
+    comm = [r for r in summary["ranks"] if r["diagnosis"]["bound"] == "communication"]
+    assert comm and all("tensor-parallel" in r["diagnosis"]["text"] for r in comm)
+    finding = next(f for f in summary["findings"] if f["rule"] == "parallelism")
+    assert "tensor parallelism" in finding["text"]
+
+
+_ELEMENT_BYTES = {"Float": 4, "BFloat16": 2, "Half": 2, "Double": 8}
+
+
+def _bandwidth_oracle(run: str) -> dict[tuple[str, int], dict]:
+    """nccl-tests' figures read straight from the raw files: each rank's NCCL kernels (their
+    own args name the collective, elements, dtype and group size); an instance is a kernel
+    of the lowest rank with, on every other rank, the kernel of its name that ends nearest
+    (the kernels of one collective end together: within 100 µs here); transfer = last end -
+    latest start."""
+    by_rank = {}
+    for path in sorted((SAMPLES / run).glob("*.pt.trace.json.gz")):
+        data = _raw(path)
+        by_rank[data["distributedInfo"]["rank"]] = [
+            e for e in data["traceEvents"]
+            if e.get("cat") == "kernel" and "nccl" in e["name"].lower()]
+    first, *others = sorted(by_rank)
+    rows: dict[tuple[str, int], list[tuple[float, float, float]]] = {}
+    for kernel in by_rank[first]:
+        end = kernel["ts"] + kernel["dur"]
+        kernels = [kernel]
+        for rank in others:
+            same = [e for e in by_rank[rank] if e["name"] == kernel["name"]]
+            kernels.append(min(same, key=lambda e: abs(e["ts"] + e["dur"] - end)))
+        if max(abs(e["ts"] + e["dur"] - end) for e in kernels) > 100:
+            continue  # outside another rank's window
+        args = kernel["args"]
+        n = args["Group size"]
+        size = max(args["In msg nelems"], args["Out msg nelems"]) * _ELEMENT_BYTES[args["dtype"]]
+        latest = max(e["ts"] for e in kernels)
+        transfer_us = max(e["ts"] + e["dur"] for e in kernels) - latest
+        name = args["Collective name"]
+        factor = (2 * (n - 1) / n if "allreduce" in name
+                  else (n - 1) / n if "gather" in name or "scatter" in name else 1)
+        algbw = size / (transfer_us * 1e3)
+        rows.setdefault((name, size), []).append((transfer_us * 1e3, algbw, algbw * factor))
+    return {key: {"instances": len(v),
+                  "transfer_ns_median": statistics.median(t for t, _, _ in v),
+                  "algbw_gbps_median": statistics.median(a for _, a, _ in v),
+                  "busbw_gbps_median": statistics.median(b for _, _, b in v)}
+            for key, v in rows.items()}
+
+
+@pytest.mark.parametrize("run", ["ddp4", "fsdp4", "tp2"])
+def test_collective_bandwidth_equals_an_independent_reading(run: str) -> None:
+    expected = _bandwidth_oracle(run)
+    with open_run([SAMPLES / run]) as ranks:
+        rows = collective_bandwidth(ranks.con)
+    assert {(r["name"], r["bytes"]) for r in rows} == set(expected)
+    for row in rows:
+        want = expected[(row["name"], row["bytes"])]
+        assert row["instances"] == want["instances"]
+        for key in ("transfer_ns_median", "algbw_gbps_median", "busbw_gbps_median"):
+            assert row[key] == pytest.approx(want[key], rel=0.02), (row, key)
+        assert row["link_peak_gbps"] == 450.0  # H100 and H200 SXM: NVLink 4
+        assert 0 < row["busbw_gbps_median"] < row["link_peak_gbps"]
+
+
+def test_an_nsys_report_of_four_processes_is_a_run_naming_the_kineto_straggler(
+        capsys) -> None:
+    """ddp4_nsys.sqlite holds the 4 processes of a DDP job (rank 3 slow) under one nsys:
+    each process with its GPU is a rank, as the job's Kineto traces (ddp4/) are."""
+    report = SAMPLES / "ddp4_nsys.sqlite"
+    with sqlite3.connect(f"file:{report}?mode=ro", uri=True) as db:
+        kernels = dict(db.execute("SELECT deviceId, count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL "
+                                  "GROUP BY deviceId").fetchall())
+        nccl = dict(db.execute(
+            "SELECT k.deviceId, count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL AS k JOIN StringIds "
+            "AS s ON s.id = k.demangledName WHERE s.value LIKE '%nccl%' "
+            "GROUP BY k.deviceId").fetchall())
+    summary = _summary(capsys, "ddp4_nsys.sqlite")
+    assert summary["source"]["ranks"] == 4
+    rows = {r["rank"]: r for r in summary["ranks"]}
+    assert sorted(rows) == sorted(kernels) == [0, 1, 2, 3]  # numbered as their GPUs
+    for rank, row in rows.items():
+        assert row["devices"] == 1
+        assert row["comm_kernels"] == nccl[rank]
+        assert row["comm_kernels"] + row["compute_kernels"] == kernels[rank]
+    with open_run([SAMPLES / "ddp4"]) as kineto:
+        assert rank_analysis(kineto.con)["straggler"] == 3
+    assert summary["straggler"] == 3
+    assert [g["kind"] for g in summary["parallelism"]] == ["data"]
+
+
+@pytest.mark.parametrize(("report", "kind"), [("pp_1f1b_nsys.sqlite", "pipeline"),
+                                              ("tp2_nsys.sqlite", "tensor")])
+def test_an_nsys_report_names_its_parallelism_from_the_kernels(report: str, kind: str) -> None:
+    with open_run([SAMPLES / report]) as run:
+        assert run.ranks == [0, 1]
+        assert [(g["process_group"], g["ranks"], g["kind"]) for g in parallelism(run.con)] == [
+            ("?", [0, 1], kind)]
+
+
+def _raw_pipeline(run: str) -> tuple[list[int], int]:
+    """The stage order (the rank whose first p2p call is a send, then its first send's
+    destination) and the sends per ProfilerStep of that first stage, from the raw files."""
+    first_calls, sends_per_step = {}, {}
+    for path in sorted((SAMPLES / run).glob("*.pt.trace.json.gz")):
+        data = _raw(path)
+        rank = data["distributedInfo"]["rank"]
+        events = [e for e in data["traceEvents"] if e.get("ph") == "X"]
+        calls = sorted((e for e in events if e["name"] == "record_param_comms"
+                        and e["args"].get("Collective name") in ("send", "recv")),
+                       key=lambda e: e["ts"])
+        first_calls[rank] = (calls[0]["args"]["Collective name"],
+                             next(c["args"]["Dst Rank"] for c in calls
+                                  if c["args"]["Collective name"] == "send"))
+        steps = [e for e in events if e["name"].startswith("ProfilerStep#")
+                 and e.get("cat") == "user_annotation"]  # the host ranges
+        sends_per_step[rank] = [
+            sum(1 for c in calls if c["args"]["Collective name"] == "send"
+                and s["ts"] <= c["ts"] < s["ts"] + s["dur"]) for s in steps]
+    first = next(r for r, (call, _) in first_calls.items() if call == "send")
+    order = [first, first_calls[first][1]]
+    return order, statistics.median(sends_per_step[first])
+
+
+@pytest.mark.parametrize(("run", "schedule"), [("pp_1f1b", "1F1B"), ("pp_gpipe", "GPipe")])
+def test_a_pipelines_order_micro_batches_schedule_and_bubble(run: str, schedule: str) -> None:
+    order, micro_batches = _raw_pipeline(run)
+    assert micro_batches == 8  # as recorded (recordings/parallel_train.py)
+    with open_run([SAMPLES / run]) as ranks:
+        found = pipeline(ranks.con)
+    assert found is not None
+    assert found["order"] == order == [0, 1]
+    assert found["micro_batches"] == micro_batches
+    assert found["schedule"] == schedule
+    p = len(order)
+    assert found["expected_bubble_pct"] == round(100 * (p - 1) / (micro_batches + p - 1), 1)
+    # measured: each stage's steps' GPU time without compute, above the schedule's bubble
+    assert set(found["bubble_pct"]) == {"0", "1"}
+    assert all(found["expected_bubble_pct"] < v < 100 for v in found["bubble_pct"].values())
+
+
+def test_no_pipeline_without_send_recv() -> None:
+    with open_run([SAMPLES / "tp2"]) as ranks:
+        assert pipeline(ranks.con) is None
+
+
+def test_a_pipeline_stages_critical_path_waits_for_the_other_rank_not_its_launches() -> None:
+    """pp_gpipe's last stage queues its backward behind recvs that wait for the first
+    stage: that wait is communication on its path, not launch delay (it read 39 of 77.7
+    ms as launch delay when a late start after an idle stream's launch counted as one)."""
+    with open_trace(SAMPLES / "pp_gpipe" / "pp-gpipe_rank1.pt.trace.json.gz") as t:
+        paths = critical_paths(t.con)
+    assert paths
+    for path in paths:
+        parts = path.by_kind()
+        assert sum(parts.values()) == path.length_ns  # the segments tile it
+        assert parts["launch_delay"] < 0.05 * path.length_ns
+        assert parts["communication"] > 0.5 * path.length_ns

@@ -1,0 +1,82 @@
+"""What kind of parallelism each process group of a distributed run carries, and what to
+do about each kind's cost.
+
+Read from the calls the ranks made (the `collectives` table: PyTorch's c10d calls recorded
+by Kineto) or, without them (an nsys report), from the NCCL kernels' names; the rules are
+in queries/analysis/rank_parallelism.sql. Kinds: data, fsdp, tensor, pipeline, expert.
+"""
+
+from __future__ import annotations
+
+import duckdb
+
+from tui.analysis.finding import Finding
+from tui.analysis.summary_types import ParallelGroup
+from tui.core.queries import load_query
+from tui.core.steps import step_patterns
+
+KINDS = ("data", "fsdp", "tensor", "pipeline", "expert")
+
+# What each kind's communication or idle time asks for.
+ADVICE = {
+    "data": "overlap the gradient all-reduce with the backward (DDP's gradient buckets, "
+            "bucket_cap_mb) and even out the ranks' work",
+    "fsdp": "overlap the all-gathers with compute (prefetch the next unit's parameters: "
+            "forward and backward prefetch) and the reduce-scatters with the backward; "
+            "fewer, larger units mean fewer collectives",
+    "tensor": "keep tensor parallelism on the fastest links (NVLink, within a node), "
+              "overlap its all-reduces with the layers' compute (sequence parallelism, "
+              "async tensor parallelism), or use fewer tensor-parallel ranks for this size",
+    "pipeline": "shrink the pipeline's bubble: more micro-batches per step, an interleaved "
+                "schedule (several stages per rank), and stages of equal time (move layers "
+                "from the slower stage)",
+    "expert": "balance the tokens among the experts (capacity factor, load-balancing loss) "
+              "and overlap the all-to-all with compute",
+}
+# The evidence each kind was named from, in words.
+WHY = {
+    "data": "all-reduces in the backward (gradients)",
+    "fsdp": "all-gathers and reduce-scatters",
+    "tensor": "all-reduces inside the forward (activations)",
+    "pipeline": "send/recv between ranks",
+    "expert": "all-to-all",
+}
+
+
+def parallelism(con: duckdb.DuckDBPyConnection) -> list[ParallelGroup]:
+    """One entry per process group that communicated: {"process_group", "ranks", "kind",
+    "why"}; kind None where the calls fit no rule."""
+    cursor = con.execute(load_query("rank_parallelism"), step_patterns())
+    names = [d[0] for d in cursor.description]
+    out: list[ParallelGroup] = []
+    for values in cursor.fetchall():
+        row = dict(zip(names, values, strict=True))
+        why = WHY.get(row["kind"]) if row["kind"] else None
+        if why and row["from_kernels"]:
+            why += ", from the NCCL kernels' names"
+        out.append({"process_group": row["process_group"], "ranks": list(row["ranks"]),
+                    "kind": row["kind"], "why": why})
+    return out
+
+
+def kinds_of(groups: list[ParallelGroup]) -> list[str]:
+    """The kinds named, in KINDS order."""
+    named = {g["kind"] for g in groups}
+    return [k for k in KINDS if k in named]
+
+
+def parallelism_text(groups: list[ParallelGroup]) -> str:
+    """'Parallelism: pipeline over ranks 0, 1, from send/recv between ranks: shrink ...'
+    with each kind's advice; '' without a kind."""
+    parts = [f"{g['kind']} over ranks {', '.join(map(str, g['ranks']))}, from {g['why']}: "
+             f"{ADVICE[g['kind']]}" for g in groups if g["kind"]]
+    return f"Parallelism: {'; '.join(parts)}." if parts else ""
+
+
+def parallelism_findings(groups: list[ParallelGroup]) -> list[Finding]:
+    """A `parallelism` finding per group of a known kind: what it is, and its advice."""
+    return [Finding("parallelism", "info",
+                    f"Process group {g['process_group']} (ranks "
+                    f"{', '.join(map(str, g['ranks']))}) carries {g['kind']} parallelism, "
+                    f"from {g['why']}: {ADVICE[g['kind']]}.")
+            for g in groups if g["kind"]]
