@@ -10,7 +10,6 @@ from pathlib import Path
 
 from tui import __version__
 from tui.analysis.gaps import DEFAULT_MIN_GAP_MS
-from tui.core.console import summary_console
 from tui.core.errors import TraceError
 from tui.loading.locations import is_remote, location
 
@@ -183,6 +182,8 @@ def _summary(path: Path | None, as_json: bool, min_gap_ns: int, use_cache: bool,
             write_json(sys.stdout, summary)
             sys.stdout.write("\n")
         else:
+            from tui.core.console import summary_console
+
             render(summary, summary_console())
         return 0
     from tui.analysis import summary_memo
@@ -195,6 +196,7 @@ def _summary(path: Path | None, as_json: bool, min_gap_ns: int, use_cache: bool,
     if summary is None:  # computed, written out as JSON and stored as it goes
         summary = _write_summary(path, min_gap_ns, use_cache, ncu, as_json)
     if not as_json:
+        from tui.core.console import summary_console
         from tui.views.reports.summary import print_summary
 
         print_summary(summary, summary_console())
