@@ -43,23 +43,6 @@ from tui.widgets.key_footer import KeyFooter
 from tui.widgets.rank_breakdown import breakdown_text
 from tui.widgets.run_tables import CollectiveTable, RankTable
 
-_COLLECTIVE_WAITS = """
-SELECT name, count(DISTINCT instance) AS instances, max(ranks) AS ranks,
-       sum(wait_ns) AS wait_ns, max(wait_ns) AS longest_ns,
-       mode(waited_for) FILTER (WHERE wait_ns > 0) AS waited_for
-FROM collective_instances
-GROUP BY name
-ORDER BY wait_ns DESC, name
-"""
-
-
-def collective_waits(con: duckdb.DuckDBPyConnection) -> list[dict]:
-    """Per NCCL kernel name: instances, ranks, summed and longest wait, and the rank the
-    others waited for most often. Needs rank_rows() (its temp table) to have run."""
-    cursor = con.execute(_COLLECTIVE_WAITS)
-    names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
-
 
 @dataclass
 class LoadedRun:
@@ -74,19 +57,41 @@ def load_run(paths: list[Path], use_cache: bool, min_gap_ns: int,
              stop: threading.Event | None = None,
              on_done: Callable[[TraceStore], None] | None = None,
              files: list[Path] | None = None) -> LoadedRun:
-    """The run's summary dict (as `tui --summary`) and its collective waits. Raises
-    LoadStopped once `stop` is set; on_done(store) as each trace is ready. `files`: the
-    traces of `paths` where the caller listed them already (expand_paths)."""
+    """The run's summary dict (as `tui --summary`) and its collective waits: kept from an
+    earlier open of the same ranks, none changed since (tui.runs.run_memo), else worked
+    out and kept. Raises LoadStopped once `stop` is set; on_done(store) as each trace is
+    ready. `files`: the traces of `paths` where the caller listed them already
+    (expand_paths)."""
     from tui.runs.run import open_run, stopped_by
-    from tui.runs.summary import run_summary
+    from tui.runs.run_memo import RunMemoWriter, run_memo_file, run_stamps, stored_run
+    from tui.runs.summary import collective_waits, run_summary
 
-    with open_run(files or paths, use_cache=use_cache, min_gap_ns=min_gap_ns, stop=stop,
+    files = files or expand_paths(paths)
+    label = run_label(paths)
+    if use_cache:
+        with stored_run(files, label, min_gap_ns) as stored:
+            if stored is not None:
+                return LoadedRun(stored.summary(), stored.app.get("collectives", []),
+                                 {rank: Path(where) for rank, where
+                                  in stored.app.get("stores", [])})
+    with open_run(files, use_cache=use_cache, min_gap_ns=min_gap_ns, stop=stop,
                   on_done=on_done) as run, stopped_by(run.con, stop):
-        summary = run_summary(run, min_gap_ns, run_label(paths))
+        stamps = run_stamps(files) if use_cache else None
+        summary = run_summary(run, min_gap_ns, label)
         stores = {rank: store.location for rank, store in zip(run.ranks, run.stores,
                                                               strict=True)
                   if store.location is not None}
-        return LoadedRun(summary, collective_waits(run.con), stores)
+        loaded = LoadedRun(summary, collective_waits(run.con), stores)
+    if stamps is not None:
+        target = run_memo_file(files, label, min_gap_ns)
+        memo = RunMemoWriter(target, stamps, summary["source"],
+                             {"collectives": loaded.collectives,
+                              "stores": [[rank, str(where)] for rank, where in stores.items()]})
+        if memo.keeping:
+            from tui.views.reports.run_json import write_run_json
+
+            write_run_json(summary, memo, None)
+    return loaded
 
 
 def header_text(summary: dict) -> Text:

@@ -34,3 +34,8 @@ class TraceStore:
     cache_note: str = ""  # Trace.cache_note: whether its cache was used, and if not why
     warnings: list[str] = field(default_factory=list)
     summary: dict | None = None  # rank_summary() of this trace alone, when asked for
+
+
+def is_parquet_store(path: Path) -> bool:
+    """Whether `path` is a folder of one trace's tables as Parquet (`tui convert`)."""
+    return path.is_dir() and (path / "trace_meta.parquet").is_file()

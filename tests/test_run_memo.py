@@ -1,0 +1,149 @@
+"""A run's summaries kept for the next open (tui.analysis.rank_memo, tui.runs.run_memo),
+on the real four-rank DDP and FSDP runs: read back, they equal the summaries worked out
+again; a rank that changed is worked out alone, the others read back."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SAMPLES
+from tui.cli.main import main
+from tui.runs.run import open_run
+
+MIN_GAP_NS = 1_000_000
+STORED_RANK = "from cache (summary stored)"
+STORED_RUN = "from cache (run summary stored)"
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("TUI_CACHE_DIR", str(folder))
+    return folder
+
+
+def _summary(capsys: pytest.CaptureFixture, *args: str) -> dict:
+    assert main(["--summary", "--json", *args]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _figures(summary: dict) -> dict:
+    """The summary less what says how this open read it."""
+    source = dict(summary["source"])
+    for key in ("from_cache", "cache_notes", "load_s"):
+        del source[key]
+    return {**summary, "source": source}
+
+
+def _run_memos(cache: Path) -> list[Path]:
+    return sorted(cache.glob("run-*.json"))
+
+
+@pytest.mark.parametrize("run", ["ddp4", "fsdp4"])
+def test_a_run_read_back_equals_the_run_worked_out(run: str, cache: Path, capsys) -> None:
+    folder = str(SAMPLES / run)
+    cold = _summary(capsys, folder)
+    assert not cold["source"]["from_cache"]
+    assert len(list(cache.glob("*.rank-1000000.v1.json"))) == 4  # each rank's, kept
+    assert len(_run_memos(cache)) == 1
+    for memo in _run_memos(cache):
+        memo.unlink()
+    from_ranks = _summary(capsys, folder)  # each rank's summary read back, the run worked out
+    assert from_ranks["source"]["cache_notes"] == [STORED_RANK] * 4
+    assert main(["--summary", folder]) == 0
+    text_from_ranks = capsys.readouterr().out
+    from_run = _summary(capsys, folder)  # the run's summary read back
+    assert from_run["source"]["cache_notes"] == [STORED_RUN] * 4
+    assert main(["--summary", folder]) == 0
+    text_from_run = capsys.readouterr().out
+    no_cache = _summary(capsys, "--no-cache", folder)
+    assert _figures(cold) == _figures(from_ranks) == _figures(from_run) == _figures(no_cache)
+    assert text_from_ranks == text_from_run
+    assert "straggler" in text_from_run or "balanced" in text_from_run
+
+
+def _copy_run(tmp_path: Path, run: str = "ddp4") -> Path:
+    folder = tmp_path / run
+    shutil.copytree(SAMPLES / run, folder)
+    return folder
+
+
+def _notes(folder: Path) -> dict[str, str]:
+    with open_run([folder], min_gap_ns=MIN_GAP_NS, workers=1) as opened:
+        return {store.path.name: store.cache_note for store in opened.stores}
+
+
+def test_a_changed_rank_is_worked_out_alone(tmp_path: Path, cache: Path, capsys) -> None:
+    folder = _copy_run(tmp_path)
+    first = _summary(capsys, str(folder))
+    changed = folder / "ddp_rank2.pt.trace.json.gz"
+    stat = changed.stat()
+    os.utime(changed, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))  # a new recording
+    again = _summary(capsys, str(folder))
+    notes = dict(zip((Path(p).name for p in again["source"]["paths"]),
+                     again["source"]["cache_notes"], strict=True))
+    assert notes.pop(changed.name) != STORED_RANK  # loaded, not read back
+    assert set(notes.values()) == {STORED_RANK}
+    assert _figures(again) == _figures(first)
+    assert _summary(capsys, str(folder))["source"]["cache_notes"] == [STORED_RUN] * 4
+
+
+def test_an_added_rank_is_worked_out_alone(tmp_path: Path, cache: Path, capsys) -> None:
+    folder = _copy_run(tmp_path)
+    _summary(capsys, str(folder))
+    shutil.copyfile(folder / "ddp_rank0.pt.trace.json.gz", folder / "ddp_rank4.pt.trace.json.gz")
+    notes = _notes(folder)
+    assert notes.pop("ddp_rank4.pt.trace.json.gz") != STORED_RANK
+    assert set(notes.values()) == {STORED_RANK}
+    five = _summary(capsys, str(folder))
+    assert five["source"]["ranks"] == 5 and len(five["ranks"]) == 5
+
+
+def test_a_rank_summary_kept_for_another_cache_file_is_not_trusted(
+        tmp_path: Path, cache: Path, capsys) -> None:
+    """The cache file rebuilt (another size or modification time): its rank's summary is
+    worked out again, and the run's too."""
+    folder = _copy_run(tmp_path)
+    first = _summary(capsys, str(folder))
+    (cache_file,) = cache.glob("ddp_rank1.pt.trace.json.gz-*.duckdb")
+    stat = cache_file.stat()
+    os.utime(cache_file, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+    again = _summary(capsys, str(folder))
+    notes = dict(zip((Path(p).name for p in again["source"]["paths"]),
+                     again["source"]["cache_notes"], strict=True))
+    assert notes.pop("ddp_rank1.pt.trace.json.gz") == "from cache"  # summed up again
+    assert set(notes.values()) == {STORED_RANK}
+    assert _figures(again) == _figures(first)
+
+
+def test_a_damaged_run_memo_is_worked_out_again(tmp_path: Path, cache: Path, capsys) -> None:
+    folder = _copy_run(tmp_path)
+    first = _summary(capsys, str(folder))
+    (memo,) = _run_memos(cache)
+    memo.write_bytes(memo.read_bytes()[:-100])  # cut short
+    again = _summary(capsys, str(folder))
+    assert again["source"]["cache_notes"] == [STORED_RANK] * 4
+    assert _figures(again) == _figures(first)
+
+
+def test_converted_stores_keep_their_summaries_in_the_cache(
+        tmp_path: Path, cache: Path, capsys) -> None:
+    out = tmp_path / "stores"
+    assert main(["convert", str(SAMPLES / "ddp4"), "--out", str(out), "--no-cache"]) == 0
+    capsys.readouterr()
+    before = {p.name: p.stat().st_mtime_ns for p in out.rglob("*")}
+    first = _summary(capsys, str(out))
+    assert len(list(cache.glob("*.tui-store-*.rank-1000000.v1.json"))) == 4
+    for memo in _run_memos(cache):
+        memo.unlink()
+    from_ranks = _summary(capsys, str(out))
+    from_run = _summary(capsys, str(out))
+    assert from_run["source"]["cache_notes"] == [STORED_RUN] * 4
+    assert _figures(first) == _figures(from_ranks) == _figures(from_run)
+    assert {p.name: p.stat().st_mtime_ns for p in out.rglob("*")
+            if p.name in before} == before  # the stores are read, never written
