@@ -12,8 +12,12 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SAMPLES
+from tests.test_app import SIZE, sync
+from tests.test_run_diff_apps import cells, static_text, until
+from tui.apps.run_app import RunApp
 from tui.cli.main import main
 from tui.runs.run import open_run
+from tui.widgets.run_tables import CollectiveTable, RankTable
 
 MIN_GAP_NS = 1_000_000
 STORED_RANK = "from cache (summary stored)"
@@ -147,3 +151,55 @@ def test_converted_stores_keep_their_summaries_in_the_cache(
     assert _figures(first) == _figures(from_ranks) == _figures(from_run)
     assert {p.name: p.stat().st_mtime_ns for p in out.rglob("*")
             if p.name in before} == before  # the stores are read, never written
+
+
+@sync
+async def test_the_ranks_app_shows_a_run_kept_without_opening_it(
+        cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Opened once, the run is kept; the next RunApp shows the same header, ranks,
+    findings and waits per collective from what was kept, no store opened."""
+    import tui.runs.run
+
+    shown = []
+    for _ in range(2):
+        app = RunApp([SAMPLES / "ddp4"])
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda app=app: app.run_data is not None)
+            await pilot.pause()
+            shown.append((static_text(app, "#run-header"), cells(app.query_one(RankTable)),
+                          static_text(app, "#run-findings"),
+                          cells(app.query_one(CollectiveTable)),
+                          static_text(app, "#rank-breakdown")))
+            await pilot.press("q")
+
+        def opened(*_args, **_kwargs):
+            raise AssertionError("the run was opened again")
+
+        monkeypatch.setattr(tui.runs.run, "open_run", opened)
+    first, again = shown
+    assert "from cache" not in first[0] and "from cache" in again[0]
+    assert first[1:] == again[1:]
+    assert len(first[1]) == 4 and first[3]
+
+
+def test_a_run_summed_up_on_a_dask_cluster_equals_the_local_pool(
+        tmp_path: Path, cache: Path, capsys) -> None:
+    """`tui --summary RUN --scheduler local`: each rank loaded and summed up by a task of
+    a local Dask cluster, into the cache; the same figures as the local pool's."""
+    pytest.importorskip("dask.distributed")
+    folder = str(SAMPLES / "fsdp4")
+    on_cluster = _summary(capsys, folder, "--scheduler", "local", "--workers", "2")
+    assert len(list(cache.glob("*.rank-1000000.v1.json"))) == 4  # kept by the tasks
+    for kept in cache.iterdir():
+        kept.unlink()
+    local = _summary(capsys, folder)
+    assert _figures(on_cluster) == _figures(local)
+
+
+def test_a_scheduler_goes_with_a_run_summary(capsys) -> None:
+    assert main(["--summary", str(SAMPLES / "ddp_rank0.pt.trace.json.gz"),
+                 "--scheduler", "local"]) == 2
+    assert "go with a run" in capsys.readouterr().err
+    assert main(["--summary", "--no-cache", str(SAMPLES / "ddp4"), "--scheduler",
+                 "local"]) == 2
+    assert "--scheduler goes with --summary, and the cache" in capsys.readouterr().err

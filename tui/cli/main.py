@@ -72,6 +72,14 @@ def build_parser() -> argparse.ArgumentParser:
                         "takes at most 70%% of it, beyond that spills to disk beside the "
                         "cache, and runs a thread for each 250 MB of it (up to the cores "
                         "there are)")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="with --summary of a run: load its ranks as tasks of the Dask "
+                        "cluster at ADDRESS (or a scheduler file; 'local': a local cluster "
+                        "of --workers processes), as `tui convert` does; the workers must "
+                        "see the traces and the cache dir (TUI_CACHE_DIR) at the same paths")
+    parser.add_argument("--workers", type=int, metavar="N",
+                        help="with a run: the processes that load its ranks (default: one "
+                        "per core, as the memory budget allows)")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     parser.add_argument("--version", action="version", version=f"tui {__version__}")
     return parser
@@ -136,7 +144,9 @@ def _run(args: argparse.Namespace) -> int:
         from tui.cli.ranks import run_many
 
         return run_many(args.trace, args.summary, args.json, min_gap_ns, not args.no_cache,
-                        args.ncu)
+                        args.ncu, args.scheduler, args.workers)
+    if args.scheduler is not None or args.workers is not None:
+        return fail("--scheduler and --workers go with a run: several traces or a folder")
     path = args.trace[0] if args.trace else None
     if args.summary:
         return _summary(path, args.json, min_gap_ns, not args.no_cache, args.ncu)

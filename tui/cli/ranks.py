@@ -11,12 +11,17 @@ from tui.core.errors import TraceError
 
 
 def run_many(paths: list[Path], summary: bool, as_json: bool, min_gap_ns: int,
-             use_cache: bool, ncu: Path | None = None) -> int:
+             use_cache: bool, ncu: Path | None = None, scheduler: str | None = None,
+             workers: int | None = None) -> int:
     """What `tui` does when given several traces or a directory. The summary of a run
     opened before, none of its ranks changed since, is read back from the cache dir
-    (tui.runs.run_memo); else it is worked out and kept there."""
+    (tui.runs.run_memo); else it is worked out and kept there, the ranks to load by the
+    local pool or as tasks of the Dask cluster at `scheduler`."""
     if ncu is not None:
         raise TraceError("--ncu goes with one trace, not several")
+    if scheduler is not None and not (summary and use_cache):
+        raise TraceError("--scheduler goes with --summary, and the cache: the cluster's "
+                         "workers load the ranks into it (TUI_CACHE_DIR)")
     if not summary:
         from tui.apps.run_app import run_run_app
 
@@ -29,7 +34,7 @@ def run_many(paths: list[Path], summary: bool, as_json: bool, min_gap_ns: int,
         return 0
     from tui.views.reports.run_json import write_run_json
 
-    result, memo = _worked_out(files, label, min_gap_ns, use_cache)
+    result, memo = _worked_out(files, label, min_gap_ns, use_cache, scheduler, workers)
     if as_json:
         write_run_json(result, memo, sys.stdout)
     else:
@@ -61,7 +66,8 @@ def _print_stored(files: list[Path], label: str, min_gap_ns: int, as_json: bool)
     return True
 
 
-def _worked_out(files: list[Path], label: str, min_gap_ns: int, use_cache: bool):
+def _worked_out(files: list[Path], label: str, min_gap_ns: int, use_cache: bool,
+                scheduler: str | None = None, workers: int | None = None):
     """The run's summary dict, worked out; and the writer that keeps it (RunMemoWriter)."""
     from tui.runs.run import open_run
     from tui.runs.run_memo import RunMemoWriter, run_memo_file, run_stamps
@@ -73,7 +79,8 @@ def _worked_out(files: list[Path], label: str, min_gap_ns: int, use_cache: bool)
         # one trace (a folder of one): metered as it is read
         with progress_on_stderr(files[0]) if len(files) == 1 else contextlib.nullcontext():
             with open_run(files, use_cache=use_cache, min_gap_ns=min_gap_ns,
-                          on_done=progress.one_done if len(files) > 1 else None) as run:
+                          on_done=progress.one_done if len(files) > 1 else None,
+                          scheduler=scheduler, workers=workers) as run:
                 stamps = run_stamps(files) if use_cache else None
                 result = run_summary(run, min_gap_ns, label)
                 app = {"collectives": collective_waits(run.con),

@@ -22,7 +22,8 @@ from tui.runs.load import STOP_POLL_S, LoadJob, StopFlag, load_stores
 def open_run(paths: list[Path], use_cache: bool = True, workers: int | None = None,
              min_gap_ns: int | None = None, by_order: bool = False,
              stop: StopFlag | None = None,
-             on_done: Callable[[TraceStore], None] | None = None) -> RankSet:
+             on_done: Callable[[TraceStore], None] | None = None,
+             scheduler: str | None = None) -> RankSet:
     """The traces in `paths` (files, or directories of them) as one RankSet, by rank.
 
     With `min_gap_ns`, each store also carries what a run keeps of its trace's own summary
@@ -32,14 +33,16 @@ def open_run(paths: list[Path], use_cache: bool = True, workers: int | None = No
     kept for the next open. The pool's processes share the memory budget. `by_order`: rank i is the i-th trace, whatever the traces
     say (a before/after pair). Once `stop` is set (from another thread), the loads stop
     and LoadStopped is raised. on_done(store) is called as each trace's store is ready
-    (load_stores).
+    (load_stores). `scheduler`: the traces to load (or to sum up again) are loaded as tasks
+    of that Dask cluster (tui.runs.cluster; `workers`: of a local one), into the cache.
     """
     files = expand_paths(paths)
     scratch = Path(tempfile.mkdtemp(prefix="tui-ranks-"))
     con = None
     try:
         stores = load_stores([LoadJob(p, use_cache, scratch, min_gap_ns) for p in files],
-                             workers, on_done, stop, share_budget=True)
+                             workers, on_done, stop, share_budget=True,
+                             scheduler=scheduler)
         if stop is not None and stop.is_set():  # asked while the last store was finished
             raise LoadStopped("loading stopped")
         ranks, warnings = (list(range(len(stores))), []) if by_order else assign_ranks(stores)
