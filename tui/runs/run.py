@@ -30,11 +30,12 @@ def open_run(paths: list[Path], use_cache: bool = True, workers: int | None = No
     (rank_summary: devices, gaps, warnings): kept from an earlier open of its cache file
     or store (tui.analysis.rank_memo), else built where it is loaded (a trace from its
     cache is loaded again, in the pool with the others), or here for a Parquet store; and
-    kept for the next open. The pool's processes share the memory budget. `by_order`: rank i is the i-th trace, whatever the traces
-    say (a before/after pair). Once `stop` is set (from another thread), the loads stop
-    and LoadStopped is raised. on_done(store) is called as each trace's store is ready
-    (load_stores). `scheduler`: the traces to load (or to sum up again) are loaded as tasks
-    of that Dask cluster (tui.runs.cluster; `workers`: of a local one), into the cache.
+    kept for the next open. The pool's processes share the memory budget. `by_order`:
+    rank i is the i-th trace, whatever the traces say (a before/after pair). Once `stop`
+    is set (from another thread), the loads stop and LoadStopped is raised. on_done(store)
+    is called as each trace's store is ready (load_stores). `scheduler`: the traces to
+    load (or to sum up again) are loaded as tasks of that Dask cluster (tui.runs.cluster;
+    `workers`: of a local one), into the cache.
     """
     files = expand_paths(paths)
     scratch = Path(tempfile.mkdtemp(prefix="tui-ranks-"))
