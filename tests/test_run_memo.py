@@ -155,7 +155,7 @@ def test_converted_stores_keep_their_summaries_in_the_cache(
 
 @sync
 async def test_the_ranks_app_shows_a_run_kept_without_opening_it(
-        cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        cache: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     """Opened once, the run is kept; the next RunApp shows the same header, ranks,
     findings and waits per collective from what was kept, no store opened."""
     import tui.runs.run
@@ -166,10 +166,13 @@ async def test_the_ranks_app_shows_a_run_kept_without_opening_it(
         async with app.run_test(size=SIZE) as pilot:
             await until(pilot, lambda app=app: app.run_data is not None)
             await pilot.pause()
+            # the rank under the cursor: its own summary, read from what its load kept
+            await until(pilot, lambda app=app: static_text(app, "#rank-details") != "")
             shown.append((static_text(app, "#run-header"), cells(app.query_one(RankTable)),
                           static_text(app, "#run-findings"),
                           cells(app.query_one(CollectiveTable)),
-                          static_text(app, "#rank-breakdown")))
+                          static_text(app, "#rank-breakdown"),
+                          static_text(app, "#rank-details"), app.ranks.rank_at_cursor()))
             await pilot.press("q")
 
         def opened(*_args, **_kwargs):
@@ -180,6 +183,14 @@ async def test_the_ranks_app_shows_a_run_kept_without_opening_it(
     assert "from cache" not in first[0] and "from cache" in again[0]
     assert first[1:] == again[1:]
     assert len(first[1]) == 4 and first[3]
+    rank = first[6]
+    row = next(r for r in app.run_data.summary["ranks"] if r["rank"] == rank)
+    gaps = [g for g in app.run_data.summary["gaps"] if g["rank"] == rank]
+    assert f"longest gaps ({len(gaps)})" in first[5]
+    # the rank's diagnosis alone: what `tui --summary` says of its trace by itself
+    assert main(["--summary", "--json", row["path"]]) == 0
+    alone = json.loads(capsys.readouterr().out)["diagnosis"]["text"]
+    assert " ".join(first[5].split()).startswith(f"rank {rank} alone: {alone}")
 
 
 def test_a_run_summed_up_on_a_dask_cluster_equals_the_local_pool(

@@ -127,6 +127,30 @@ def header_text(summary: dict) -> Text:
     return text
 
 
+DETAIL_GAPS = 3  # a rank's longest gaps shown beside its breakdown
+
+
+def details_text(rank: int, kept: dict) -> Text:
+    """A rank's own summary in a few lines: its diagnosis judged alone, where its idle time
+    went, its longest gaps and what each was waiting for."""
+    from tui.views.reports.summary import idle_line
+
+    text = Text()
+    diagnosis = kept.get("diagnosis") or {}
+    if diagnosis.get("text"):
+        text.append_text(plain(f"rank {rank} alone: {diagnosis['text']}"))
+        line = idle_line(diagnosis)
+        if line:
+            text.append_text(plain(f"\n  {line}", style="dim"))
+    gaps = list(kept["gaps"][:DETAIL_GAPS])
+    if gaps:
+        text.append(f"\n  longest gaps ({len(kept['gaps'])}): ", style="dim")
+        text.append_text(plain("; ".join(
+            f"{format_ns(g['duration_ns'])} on GPU {g['device']} ({g['kind']}: {g['cause']})"
+            for g in gaps), style="dim"))
+    return text
+
+
 def findings_text(summary: dict) -> Text:
     text = Text("Findings", style="bold")
     for finding in summary["findings"]:
@@ -151,6 +175,7 @@ class RunApp(App[Path | None]):
     #run-header { padding: 0 1; margin-bottom: 1; }
     #run-findings { padding: 0 1; margin: 1 0; }
     #rank-breakdown { padding: 0 1; margin-top: 1; }
+    #rank-details { padding: 0 1; }
     .run-title { padding: 0 1; text-style: bold; }
     """
 
@@ -182,6 +207,7 @@ class RunApp(App[Path | None]):
             yield Static(plain(f"loading {len(self.paths)} path(s) …"), id="run-header")
             yield RankTable(id="ranks")
             yield Static("", id="rank-breakdown")
+            yield Static("", id="rank-details")
             yield Static("", id="run-findings")
             yield Static("Waits per collective", id="collectives-title", classes="run-title")
             yield CollectiveTable(id="collectives")
@@ -263,6 +289,23 @@ class RunApp(App[Path | None]):
         row = self.ranks.rows_by_rank.get(rank) if rank is not None else None
         self.query_one("#rank-breakdown", Static).update(
             breakdown_text(row) if row is not None else "")
+        self.query_one("#rank-details", Static).update("")
+        if row is not None and self.use_cache and self.run_data is not None:
+            self._load_details(row, self.run_data.stores.get(row["rank"]))
+
+    @work(thread=True, exclusive=True, group="details")
+    def _load_details(self, row: dict, store: Path | None) -> None:
+        """The rank's own summary (its diagnosis alone, its longest gaps), read from what
+        its last load kept (tui.analysis.rank_memo) as the cursor comes to it."""
+        from tui.runs.run_memo import kept_rank_summary
+
+        kept = kept_rank_summary(Path(row["path"]), store, self.min_gap_ns)
+        if kept is not None:
+            self.call_from_thread(self._show_details, row["rank"], kept)
+
+    def _show_details(self, rank: int, kept: dict) -> None:
+        if self.ranks.rank_at_cursor() == rank:  # still on it
+            self.query_one("#rank-details", Static).update(details_text(rank, kept))
 
     @on(DataTable.RowSelected, "#ranks")
     def _rank_selected(self) -> None:

@@ -28,7 +28,13 @@ from pathlib import Path
 from typing import IO, Any, TextIO
 
 from tui import __version__
-from tui.analysis.rank_memo import cache_stamp, store_stamp
+from tui.analysis.rank_memo import (
+    cache_stamp,
+    rank_memo_file,
+    read_rank_memo,
+    store_memo_file,
+    store_stamp,
+)
 from tui.loading import cache
 from tui.loading.locations import is_remote
 from tui.loading.store import is_parquet_store
@@ -194,3 +200,19 @@ class RunMemoWriter:
         if hasattr(self, "_partial"):
             with contextlib.suppress(OSError):
                 self._partial.unlink(missing_ok=True)
+
+
+def kept_rank_summary(trace: Path, store: Path | None, min_gap_ns: int) -> dict | None:
+    """The summary kept for one rank (rank_summary's, tui.analysis.rank_memo): of the
+    local store `store` where the rank was read from one, else of the trace's cache file;
+    None where none is kept for it as it is now."""
+    try:
+        if store is not None:
+            memo, stamp = store_memo_file(store.resolve(), min_gap_ns), store_stamp(store)
+        else:
+            target = cache.cache_file(trace)
+            memo, stamp = rank_memo_file(target, min_gap_ns), cache_stamp(target)
+    except OSError:
+        return None
+    kept = read_rank_memo(memo, stamp)
+    return kept["summary"] if kept is not None else None
