@@ -273,6 +273,7 @@ def test_run_app_snapshot(snap_compare, monkeypatch) -> None:
     async def loaded(pilot: Pilot) -> None:
         await until(pilot, lambda: app.run_data is not None)
         await until(pilot, lambda: str(app.query_one("#rank-breakdown").render()) != "")
+        await until(pilot, lambda: str(app.query_one("#rank-details").render()) != "")
         # the picture from the top, whatever the focused table's scrolling did meanwhile
         app.query_one("#run-body").scroll_home(animate=False)
         await pilot.pause()

@@ -70,8 +70,9 @@ def load_run(paths: list[Path], use_cache: bool, min_gap_ns: int,
     label = run_label(paths)
     if use_cache:
         with stored_run(files, label, min_gap_ns) as stored:
-            if stored is not None:
-                return LoadedRun(stored.summary(), stored.app.get("collectives", []),
+            summary = stored.summary() if stored is not None else None
+            if stored is not None and summary is not None:
+                return LoadedRun(summary, stored.app.get("collectives", []),
                                  {rank: Path(where) for rank, where
                                   in stored.app.get("stores", [])})
     with open_run(files, use_cache=use_cache, min_gap_ns=min_gap_ns, stop=stop,
@@ -141,7 +142,8 @@ def details_text(rank: int, kept: dict) -> Text:
         text.append_text(plain(f"rank {rank} alone: {diagnosis['text']}"))
         line = idle_line(diagnosis)
         if line:
-            text.append_text(plain(f"\n  {line}", style="dim"))
+            text.append("\n")  # its own: plain() escapes control codes
+            text.append_text(plain(f"  {line}", style="dim"))
     gaps = list(kept["gaps"][:DETAIL_GAPS])
     if gaps:
         text.append(f"\n  longest gaps ({len(kept['gaps'])}): ", style="dim")
@@ -300,12 +302,20 @@ class RunApp(App[Path | None]):
         from tui.runs.run_memo import kept_rank_summary
 
         kept = kept_rank_summary(Path(row["path"]), store, self.min_gap_ns)
-        if kept is not None:
-            self.call_from_thread(self._show_details, row["rank"], kept)
+        if kept is not None:  # a message, not call_from_thread: that waits on an app quitting
+            self.post_message(self.RankDetails(row["rank"], kept))
 
-    def _show_details(self, rank: int, kept: dict) -> None:
-        if self.ranks.rank_at_cursor() == rank:  # still on it
-            self.query_one("#rank-details", Static).update(details_text(rank, kept))
+    class RankDetails(Message):
+        """Posted from the details' thread: a rank's own summary, read."""
+
+        def __init__(self, rank: int, kept: dict) -> None:
+            super().__init__()
+            self.rank, self.kept = rank, kept
+
+    def on_run_app_rank_details(self, event: RankDetails) -> None:
+        if self.ranks.rank_at_cursor() == event.rank:  # still on it
+            self.query_one("#rank-details", Static).update(details_text(event.rank,
+                                                                        event.kept))
 
     @on(DataTable.RowSelected, "#ranks")
     def _rank_selected(self) -> None:

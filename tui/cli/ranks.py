@@ -59,6 +59,8 @@ def _print_stored(files: list[Path], label: str, min_gap_ns: int, as_json: bool)
             sys.stdout.write("\n")
             return True
         result = stored.summary()
+    if result is None:
+        return False
     from tui.core.console import summary_console
     from tui.views.reports.ranks import print_run_summary
 

@@ -111,6 +111,7 @@ def load_stores(jobs: list[LoadJob], workers: int | None = None,
                 raise LoadStopped("loading stopped")
             if job.export_to is not None:
                 continue
+            store: TraceStore | None
             if is_parquet_store(job.path):
                 store = _parquet_store(job, probe)
                 if job.min_gap_ns is not None:
@@ -311,9 +312,11 @@ def store_memo(store: TraceStore, min_gap_ns: int) -> tuple[Path, list[int] | No
     (fetched from an object store, a fresh copy each time), and their modification times
     where it is a local folder."""
     assert store.parquet_dir is not None
-    local = store.location is None or not is_remote(store.location)
-    where = store.parquet_dir.resolve() if local else store.location
-    return store_memo_file(where, min_gap_ns), store_stamp(store.parquet_dir, mtime=local)
+    if store.location is not None and is_remote(store.location):
+        return (store_memo_file(store.location, min_gap_ns),
+                store_stamp(store.parquet_dir, mtime=False))
+    return (store_memo_file(store.parquet_dir.resolve(), min_gap_ns),
+            store_stamp(store.parquet_dir))
 
 
 def _parquet_store(job: LoadJob, probe: duckdb.DuckDBPyConnection) -> TraceStore:

@@ -23,6 +23,7 @@ import contextlib
 import hashlib
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, TextIO
@@ -97,17 +98,22 @@ class StoredRun:
         while piece := self.rest.read(_SLICE):
             out.write(piece)
 
-    def summary(self) -> dict:
-        """The summary dict as run_summary returns it (findings as Finding objects)."""
+    def summary(self) -> dict | None:
+        """The summary dict as run_summary returns it (findings as Finding objects); None
+        where what was kept cannot be read back."""
         from tui.analysis.finding import Finding
 
-        rest = json.loads(self.rest.read())
-        rest["findings"] = [Finding(**f) for f in rest["findings"]]
+        try:
+            rest = json.loads(self.rest.read())
+            rest["findings"] = [Finding(**f) for f in rest["findings"]]
+        except (OSError, ValueError, TypeError, KeyError):
+            return None
         return {"source": self.source, **rest}
 
 
 @contextlib.contextmanager
-def stored_run(files: list[Path], label: str, min_gap_ns: int):
+def stored_run(files: list[Path], label: str,
+               min_gap_ns: int) -> Iterator[StoredRun | None]:
     """The StoredRun of this very run, or None where none is kept for it."""
     memo = run_memo_file(files, label, min_gap_ns)
     found = None
