@@ -295,27 +295,19 @@ class RunApp(App[Path | None]):
         if row is not None and self.use_cache and self.run_data is not None:
             self._load_details(row, self.run_data.stores.get(row["rank"]))
 
-    @work(thread=True, exclusive=True, group="details")
-    def _load_details(self, row: dict, store: Path | None) -> None:
+    @work(exclusive=True, group="details")
+    async def _load_details(self, row: dict, store: Path | None) -> None:
         """The rank's own summary (its diagnosis alone, its longest gaps), read from what
-        its last load kept (tui.analysis.rank_memo) as the cursor comes to it."""
+        its last load kept (tui.analysis.rank_memo) as the cursor comes to it, off the UI
+        thread."""
+        import asyncio
+
         from tui.runs.run_memo import kept_rank_summary
 
-        kept = kept_rank_summary(Path(row["path"]), store, self.min_gap_ns)
-        if kept is not None:  # a message, not call_from_thread: that waits on an app quitting
-            self.post_message(self.RankDetails(row["rank"], kept))
-
-    class RankDetails(Message):
-        """Posted from the details' thread: a rank's own summary, read."""
-
-        def __init__(self, rank: int, kept: dict) -> None:
-            super().__init__()
-            self.rank, self.kept = rank, kept
-
-    def on_run_app_rank_details(self, event: RankDetails) -> None:
-        if self.ranks.rank_at_cursor() == event.rank:  # still on it
-            self.query_one("#rank-details", Static).update(details_text(event.rank,
-                                                                        event.kept))
+        kept = await asyncio.to_thread(kept_rank_summary, Path(row["path"]), store,
+                                       self.min_gap_ns)
+        if kept is not None and self.ranks.rank_at_cursor() == row["rank"]:  # still on it
+            self.query_one("#rank-details", Static).update(details_text(row["rank"], kept))
 
     @on(DataTable.RowSelected, "#ranks")
     def _rank_selected(self) -> None:
