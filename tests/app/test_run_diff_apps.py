@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Static
 
 from tests.helpers.paths import ROOT, sample
-from tests.helpers.pilot import SIZE, sync, until
+from tests.helpers.pilot import SIZE, cells, static_text, sync, until
 from tui.apps.diff_app import DiffApp
 from tui.apps.run_app import RunApp
 from tui.widgets.diff_tables import KernelDiffTable, TotalsTable
@@ -19,15 +18,6 @@ from tui.widgets.run_tables import BandwidthTable, CollectiveTable, RankTable
 
 RANKS = [sample("ddp_rank0.pt.trace.json.gz"), sample("ddp_rank1.pt.trace.json.gz")]
 GAPPY, TUNED = "gappy_training.pt.trace.json.gz", "tuned_training.pt.trace.json.gz"
-
-
-def cells(table) -> list[list[str]]:
-    return [[str(getattr(c, "plain", c)) for c in table.get_row_at(i)]
-            for i in range(table.row_count)]
-
-
-def static_text(app, selector: str) -> str:
-    return str(app.query_one(selector, Static).render())
 
 
 @pytest.mark.slow
@@ -278,6 +268,7 @@ def test_run_app_snapshot(snap_compare, monkeypatch) -> None:
     async def loaded(pilot: Pilot) -> None:
         await until(pilot, lambda: app.run_data is not None)
         await until(pilot, lambda: str(app.query_one("#rank-breakdown").render()) != "")
+        await until(pilot, lambda: str(app.query_one("#rank-details").render()) != "")
         # the picture from the top, whatever the focused table's scrolling did meanwhile
         app.query_one("#run-body").scroll_home(animate=False)
         await pilot.pause()

@@ -9,7 +9,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from textual.pilot import Pilot
-from textual.widgets import TabPane
+from textual.widgets import Static, TabPane
 
 from tui.apps.trace_app import TraceApp
 from tui.widgets.details import DetailsPanel
@@ -76,3 +76,12 @@ def tab_key(app: TraceApp, panel: type) -> str:
     panes = list(app.query(TabPane).results())
     index = next(i for i, p in enumerate(panes) if p.query(panel))
     return str(index + 1)
+
+
+def cells(table) -> list[list[str]]:
+    return [[str(getattr(c, "plain", c)) for c in table.get_row_at(i)]
+            for i in range(table.row_count)]
+
+
+def static_text(app, selector: str) -> str:
+    return str(app.query_one(selector, Static).render())

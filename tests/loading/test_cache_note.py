@@ -163,6 +163,17 @@ def test_ranks_say_it(tmp_path: Path, cache_dir: Path, capsys) -> None:
         shutil.copy(sample(f"ddp_rank{rank}.pt.trace.json.gz"), run)
     assert main(["--summary", str(run)]) == 0
     assert "— built now: no cache yet (×2)" in capsys.readouterr().out
+    assert main(["--summary", "--json", str(run)]) == 0  # the run's summary kept: read back
+    source = json.loads(capsys.readouterr().out)["source"]
+    assert source["from_cache"]
+    assert source["cache_notes"] == ["from cache (run summary stored)"] * 2
+    for memo in cache_dir.glob("run-*.json"):  # each rank's summary read back
+        memo.unlink()
+    assert main(["--summary", "--json", str(run)]) == 0
+    source = json.loads(capsys.readouterr().out)["source"]
+    assert source["cache_notes"] == ["from cache (summary stored)"] * 2
+    for memo in [*cache_dir.glob("*.rank-*.json"), *cache_dir.glob("run-*.json")]:
+        memo.unlink()  # each rank summed up from its cache
     assert main(["--summary", "--json", str(run)]) == 0
     source = json.loads(capsys.readouterr().out)["source"]
     assert source["from_cache"] and source["cache_notes"] == ["from cache"] * 2

@@ -31,10 +31,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-
-import duckdb
+from typing import TYPE_CHECKING
 
 from tui.core.queries import load_query
+
+if TYPE_CHECKING:  # not imported at run time: a warm `--summary --json` needs no DuckDB
+    import duckdb
 
 CAUSES = ("launch", "host", "sync", "copy", "communication", "other")
 # A queued launch's own latency (the work was issued before the GPU ran dry) is at most this.

@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, cast
 
 import duckdb
 from rich.console import RenderableType
@@ -45,23 +45,6 @@ from tui.widgets.key_footer import KeyFooter
 from tui.widgets.rank_breakdown import breakdown_text
 from tui.widgets.run_tables import BandwidthTable, CollectiveTable, RankTable
 
-_COLLECTIVE_WAITS = """
-SELECT name, count(DISTINCT instance) AS instances, max(ranks) AS ranks,
-       sum(wait_ns) AS wait_ns, max(wait_ns) AS longest_ns,
-       mode(waited_for) FILTER (WHERE wait_ns > 0) AS waited_for
-FROM collective_instances
-GROUP BY name
-ORDER BY wait_ns DESC, name
-"""
-
-
-def collective_waits(con: duckdb.DuckDBPyConnection) -> list[dict]:
-    """Per NCCL kernel name: instances, ranks, summed and longest wait, and the rank the
-    others waited for most often. Needs rank_rows() (its temp table) to have run."""
-    cursor = con.execute(_COLLECTIVE_WAITS)
-    names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
-
 
 @dataclass
 class LoadedRun:
@@ -76,19 +59,42 @@ def load_run(paths: list[Path], use_cache: bool, min_gap_ns: int,
              stop: threading.Event | None = None,
              on_done: Callable[[TraceStore], None] | None = None,
              files: list[Path] | None = None) -> LoadedRun:
-    """The run's summary dict (as `tui --summary`) and its collective waits. Raises
-    LoadStopped once `stop` is set; on_done(store) as each trace is ready. `files`: the
-    traces of `paths` where the caller listed them already (expand_paths)."""
+    """The run's summary dict (as `tui --summary`) and its collective waits: kept from an
+    earlier open of the same ranks, none changed since (tui.runs.run_memo), else worked
+    out and kept. Raises LoadStopped once `stop` is set; on_done(store) as each trace is
+    ready. `files`: the traces of `paths` where the caller listed them already
+    (expand_paths)."""
     from tui.runs.run import open_run, stopped_by
-    from tui.runs.summary import run_summary
+    from tui.runs.run_memo import RunMemoWriter, run_memo_file, run_stamps, stored_run
+    from tui.runs.summary import collective_waits, run_summary
 
-    with open_run(files or paths, use_cache=use_cache, min_gap_ns=min_gap_ns, stop=stop,
+    files = files or expand_paths(paths)
+    label = run_label(paths)
+    if use_cache:
+        with stored_run(files, label, min_gap_ns) as stored:
+            kept = stored.summary() if stored is not None else None
+            if stored is not None and kept is not None:
+                return LoadedRun(cast(RunSummary, kept), stored.app.get("collectives", []),
+                                 {rank: Path(where) for rank, where
+                                  in stored.app.get("stores", [])})
+    with open_run(files, use_cache=use_cache, min_gap_ns=min_gap_ns, stop=stop,
                   on_done=on_done) as run, stopped_by(run.con, stop):
-        summary = run_summary(run, min_gap_ns, run_label(paths))
+        stamps = run_stamps(files) if use_cache else None
+        summary = run_summary(run, min_gap_ns, label)
         stores = {rank: store.location for rank, store in zip(run.ranks, run.stores,
                                                               strict=True)
                   if store.location is not None}
-        return LoadedRun(summary, collective_waits(run.con), stores)
+        loaded = LoadedRun(summary, collective_waits(run.con), stores)
+    if stamps is not None:
+        target = run_memo_file(files, label, min_gap_ns)
+        memo = RunMemoWriter(target, stamps, summary["source"],
+                             {"collectives": loaded.collectives,
+                              "stores": [[rank, str(where)] for rank, where in stores.items()]})
+        if memo.keeping:
+            from tui.views.reports.run_json import write_run_json
+
+            write_run_json(summary, memo, None)
+    return loaded
 
 
 def header_text(summary: RunSummary) -> Text:
@@ -124,6 +130,31 @@ def header_text(summary: RunSummary) -> Text:
     return text
 
 
+DETAIL_GAPS = 3  # a rank's longest gaps shown beside its breakdown
+
+
+def details_text(rank: int, kept: dict) -> Text:
+    """A rank's own summary in a few lines: its diagnosis judged alone, where its idle time
+    went, its longest gaps and what each was waiting for."""
+    from tui.views.reports.summary import idle_line
+
+    text = Text()
+    diagnosis = kept.get("diagnosis") or {}
+    if diagnosis.get("text"):
+        text.append_text(plain(f"rank {rank} alone: {diagnosis['text']}"))
+        line = idle_line(diagnosis)
+        if line:
+            text.append("\n")  # its own: plain() escapes control codes
+            text.append_text(plain(f"  {line}", style="dim"))
+    gaps = list(kept["gaps"][:DETAIL_GAPS])
+    if gaps:
+        text.append(f"\n  longest gaps ({len(kept['gaps'])}): ", style="dim")
+        text.append_text(plain("; ".join(
+            f"{format_ns(g['duration_ns'])} on GPU {g['device']} ({g['kind']}: {g['cause']})"
+            for g in gaps), style="dim"))
+    return text
+
+
 def findings_text(summary: RunSummary) -> Text:
     text = Text("Findings", style="bold")
     for finding in summary["findings"]:
@@ -148,6 +179,7 @@ class RunApp(App[Path | None]):
     #run-header { padding: 0 1; margin-bottom: 1; }
     #run-findings { padding: 0 1; margin: 1 0; }
     #rank-breakdown { padding: 0 1; margin-top: 1; }
+    #rank-details { padding: 0 1; }
     .run-title { padding: 0 1; text-style: bold; }
     """
 
@@ -179,6 +211,7 @@ class RunApp(App[Path | None]):
             yield Static(plain(f"loading {len(self.paths)} path(s) …"), id="run-header")
             yield RankTable(id="ranks")
             yield Static("", id="rank-breakdown")
+            yield Static("", id="rank-details")
             yield Static("", id="run-findings")
             yield Static("Waits per collective", id="collectives-title", classes="run-title")
             yield CollectiveTable(id="collectives")
@@ -268,6 +301,23 @@ class RunApp(App[Path | None]):
         row = self.ranks.rows_by_rank.get(rank) if rank is not None else None
         self.query_one("#rank-breakdown", Static).update(
             breakdown_text(row) if row is not None else "")
+        self.query_one("#rank-details", Static).update("")
+        if row is not None and self.use_cache and self.run_data is not None:
+            self._load_details(row, self.run_data.stores.get(row["rank"]))
+
+    @work(exclusive=True, group="details")
+    async def _load_details(self, row: dict, store: Path | None) -> None:
+        """The rank's own summary (its diagnosis alone, its longest gaps), read from what
+        its last load kept (tui.analysis.rank_memo) as the cursor comes to it, off the UI
+        thread."""
+        import asyncio
+
+        from tui.runs.run_memo import kept_rank_summary
+
+        kept = await asyncio.to_thread(kept_rank_summary, Path(row["path"]), store,
+                                       self.min_gap_ns)
+        if kept is not None and self.ranks.rank_at_cursor() == row["rank"]:  # still on it
+            self.query_one("#rank-details", Static).update(details_text(row["rank"], kept))
 
     @on(DataTable.RowSelected, "#ranks")
     def _rank_selected(self) -> None:

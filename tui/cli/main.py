@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 from tui import __version__
 from tui.analysis.gaps import DEFAULT_MIN_GAP_MS
-from tui.core.console import summary_console
 from tui.core.errors import TraceError
 from tui.loading.locations import location
 
@@ -81,6 +80,14 @@ def build_parser() -> argparse.ArgumentParser:
                         "takes at most 70%% of it, beyond that spills to disk beside the "
                         "cache, and runs a thread for each 250 MB of it (up to the cores "
                         "there are)")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="with --summary of a run: load its ranks as tasks of the Dask "
+                        "cluster at ADDRESS (or a scheduler file; 'local': a local cluster "
+                        "of --workers processes), as `tui convert` does; the workers must "
+                        "see the traces and the cache dir (TUI_CACHE_DIR) at the same paths")
+    parser.add_argument("--workers", type=int, metavar="N",
+                        help="with a run: the processes that load its ranks (default: one "
+                        "per core, as the memory budget allows)")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     parser.add_argument("--version", action="version", version=f"tui {__version__}")
     return parser
@@ -150,7 +157,9 @@ def _run(args: argparse.Namespace) -> int:
         from tui.cli.ranks import run_many
 
         return run_many(list(target.paths), args.summary, args.json, min_gap_ns,
-                        not args.no_cache, args.ncu)
+                        not args.no_cache, args.ncu, args.scheduler, args.workers)
+    if args.scheduler is not None or args.workers is not None:
+        return fail("--scheduler and --workers go with a run: several traces or a folder")
     if args.summary:
         return _summary(target, args.json, min_gap_ns, not args.no_cache, args.ncu)
     from tui.apps.trace_app import run_app
@@ -171,6 +180,8 @@ def _summary(target: Target, as_json: bool, min_gap_ns: int, use_cache: bool,
             write_json(sys.stdout, summary)
             sys.stdout.write("\n")
         else:
+            from tui.core.console import summary_console
+
             render(summary, summary_console())
         return 0
     from tui.analysis import summary_memo
@@ -183,6 +194,7 @@ def _summary(target: Target, as_json: bool, min_gap_ns: int, use_cache: bool,
     if summary is None:  # computed, written out as JSON and stored as it goes
         summary = _write_summary(path, min_gap_ns, use_cache, ncu, as_json)
     if not as_json:
+        from tui.core.console import summary_console
         from tui.views.reports.summary import print_summary
 
         print_summary(summary, summary_console())

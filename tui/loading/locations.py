@@ -13,7 +13,6 @@ even on one thread.) Traces themselves are read from local files only.
 
 from __future__ import annotations
 
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +62,8 @@ def upload(local: Path, remote: Path) -> None:
 
 def fetch(remote: Path, into: Path) -> Path:
     """Copy the store at the prefix `remote` into a new folder under `into`; returns it."""
+    import uuid  # here: its import costs a warm summary 30 ms
+
     local = into / f"fetched-{uuid.uuid4().hex}" / remote.name
     local.mkdir(parents=True)
     try:

@@ -15,7 +15,13 @@ import duckdb
 from tui.core.db import connect, sql_string
 from tui.core.errors import TraceError, first_line
 from tui.loading.locations import is_remote, upload
-from tui.loading.store import OPTIONAL_TABLES, RUN_TABLES, STORE_TABLES, TraceStore
+from tui.loading.store import (
+    OPTIONAL_TABLES,
+    RUN_TABLES,
+    STORE_TABLES,
+    TraceStore,
+    is_parquet_store,
+)
 from tui.loading.trace import Trace, open_trace
 
 
@@ -41,10 +47,6 @@ def export_parquet(trace: Trace, folder: Path,
     if also is not None:
         also(folder)
     return folder
-
-
-def is_parquet_store(path: Path) -> bool:
-    return path.is_dir() and (path / "trace_meta.parquet").is_file()
 
 
 def parquet_store(folder: Path, probe: duckdb.DuckDBPyConnection) -> TraceStore:

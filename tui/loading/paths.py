@@ -8,8 +8,7 @@ from pathlib import Path
 from tui.core.errors import TraceError
 from tui.core.formats import TIMELINE_FORMATS
 from tui.loading.locations import is_remote
-from tui.loading.parquet_store import is_parquet_store
-from tui.loading.store import STORE_SUFFIX
+from tui.loading.store import STORE_SUFFIX, is_parquet_store
 from tui.sources.detect import detect_format
 
 

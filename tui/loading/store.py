@@ -40,3 +40,8 @@ class TraceStore:
     # one process of a multi-process report (nsys of torchrun's ranks): (pid, GPU); its
     # rank reads only that process's rows of the report (tui/runs/combine.py)
     part: tuple[int, int] | None = None
+
+
+def is_parquet_store(path: Path) -> bool:
+    """Whether `path` is a folder of one trace's tables as Parquet (`tui convert`)."""
+    return path.is_dir() and (path / "trace_meta.parquet").is_file()

@@ -91,6 +91,22 @@ def summarize_stores(con: duckdb.DuckDBPyConnection, stores: list[TraceStore],
         finally:
             con.execute("USE memory.main")
             _unmount(con, index, store)
+        _keep(store, min_gap_ns)
+
+
+def _keep(store: TraceStore, min_gap_ns: int) -> None:
+    """Keep a store's summary for the next open (tui.analysis.rank_memo)."""
+    from tui.analysis.rank_memo import cache_stamp, rank_memo_file, write_rank_memo
+    from tui.runs.load import store_memo
+
+    assert store.summary is not None
+    if store.db_path is not None:
+        memo, stamp = rank_memo_file(store.db_path, min_gap_ns), cache_stamp(store.db_path)
+    elif store.parquet_dir is not None and store.from_cache:  # not a --no-cache scratch
+        memo, stamp = store_memo(store, min_gap_ns)
+    else:
+        return
+    write_rank_memo(memo, stamp, store.format, store.meta, store.warnings, store.summary)
 
 
 def _alias(index: int) -> str:

@@ -32,7 +32,22 @@ from typing import Protocol
 import duckdb
 
 from tui.analysis.distributed.memo import cached_figures
-from tui.core.db import available_cores, cap_threads, connect, sql_string
+from tui.analysis.rank_memo import (
+    cache_stamp,
+    rank_memo_file,
+    read_rank_memo,
+    store_memo_file,
+    store_stamp,
+    write_rank_memo,
+)
+from tui.core.db import (
+    available_cores,
+    cap_threads,
+    connect,
+    memory_budget_bytes,
+    set_memory_budget,
+    sql_string,
+)
 from tui.core.errors import TraceError
 from tui.core.load_progress import LoadMeter, LoadStopped, start_watching, stop_watching
 from tui.loading import cache
@@ -45,6 +60,10 @@ from tui.loading.trace import CACHED_TABLES, open_trace
 # than a pool of fresh ones, whose start costs ~0.5 s each.
 POOL_MIN_TRACES = 4
 POOL_MIN_BYTES = 32 * 1024 * 1024
+# ... and below this many cached traces to sum up again (~80 ms each on a small rank)
+POOL_MIN_SUMMARIES = 16
+# A process of a pool that shares the memory budget gets this much of it at least.
+MIN_PROCESS_BUDGET = 250_000_000
 STOP_POLL_S = 0.05  # how often a load that can be stopped looks whether it is asked to
 
 
@@ -67,15 +86,24 @@ class LoadJob:
 
 def load_stores(jobs: list[LoadJob], workers: int | None = None,
                 on_done: Callable[[TraceStore], None] | None = None,
-                stop: StopFlag | None = None) -> list[TraceStore]:
+                stop: StopFlag | None = None, share_budget: bool = False,
+                scheduler: str | None = None) -> list[TraceStore]:
     """Every job's store, in the order given. Raises the TraceError of the first job to
     fail, or LoadStopped once `stop` is set (from another thread). on_done(store) is called
     as each job's store is ready, those found in the cache first (a progress line counts
-    them).
+    them). `share_budget`: the pool's processes share the memory budget (each gets its
+    part, none less than MIN_PROCESS_BUDGET), as one command opening a run does; else each
+    load has the whole budget (`tui convert --memory`: the budget of each load).
+    `scheduler`: the traces to load are tasks of that Dask cluster (tui.runs.cluster),
+    not of a local pool.
 
-    Stores found in the cache come back without a summary (see combine.summarize_stores).
+    A job with min_gap_ns comes back with its summary: kept from an earlier open
+    (tui.analysis.rank_memo), else worked out where it is loaded (a trace from its cache
+    too) and kept. A Parquet store without one kept is summed up by
+    combine.summarize_stores.
     """
     results: dict[int, TraceStore] = {}
+    summary_only: set[int] = set()  # cached, their summary to work out again
     probe = connect(":memory:")
     try:
         for i, job in enumerate(jobs):
@@ -83,8 +111,19 @@ def load_stores(jobs: list[LoadJob], workers: int | None = None,
                 raise LoadStopped("loading stopped")
             if job.export_to is not None:
                 continue
-            store = (_parquet_store(job, probe) if is_parquet_store(job.path)
-                     else _cached_store(job, probe))
+            store: TraceStore | None
+            if is_parquet_store(job.path):
+                store = _parquet_store(job, probe)
+                if job.min_gap_ns is not None:
+                    with_store_memo(store, job.min_gap_ns)
+            elif job.min_gap_ns is not None and job.use_cache:
+                # its summary kept from an earlier open, else loaded from its cache again
+                # and summed up with the traces to load (in the pool, where there is one)
+                store = _memo_store(job, job.min_gap_ns)
+                if store is None and _cached_store(job, probe) is not None:
+                    summary_only.add(i)
+            else:
+                store = _cached_store(job, probe)
             if store is not None:
                 results[i] = store
                 if on_done is not None:
@@ -92,10 +131,23 @@ def load_stores(jobs: list[LoadJob], workers: int | None = None,
     finally:
         probe.close()
     pending = [i for i in range(len(jobs)) if i not in results]
+    if scheduler is not None and pending:
+        from tui.runs.cluster import load_stores_on_cluster
+
+        loaded = load_stores_on_cluster([jobs[i] for i in pending], scheduler, workers,
+                                        on_done=on_done)
+        results.update(zip(pending, loaded, strict=True))
+        pending = []
     count = min(len(pending), workers or available_cores())
+    if share_budget:
+        count = min(count, max(1, memory_budget_bytes() // MIN_PROCESS_BUDGET))
     # workers=None: a pool only where it pays; a number given: that many processes.
-    if count > 1 and (workers is not None or _worth_a_pool([jobs[i] for i in pending])):
-        _load_in_pool(jobs, pending, count, results, on_done, stop)
+    if count > 1 and (workers is not None or _worth_a_pool(
+            [jobs[i] for i in pending if i not in summary_only],
+            sum(i in summary_only for i in pending))):
+        budget = (f"{memory_budget_bytes() // count // 1_000_000}MB" if share_budget
+                  else None)
+        _load_in_pool(jobs, pending, count, results, on_done, stop, budget)
     for i in pending:
         if i not in results:
             results[i] = _load_stoppable(jobs[i], stop)
@@ -106,8 +158,9 @@ def load_stores(jobs: list[LoadJob], workers: int | None = None,
 
 def _load_in_pool(jobs: list[LoadJob], pending: list[int], count: int,
                   results: dict[int, TraceStore], on_done: Callable[[TraceStore], None] | None,
-                  stop: StopFlag | None) -> None:
-    """Load jobs[i] for each i in `pending` into `results`, in `count` processes."""
+                  stop: StopFlag | None, budget: str | None = None) -> None:
+    """Load jobs[i] for each i in `pending` into `results`, in `count` processes, each
+    under `budget` (None: the budget of this process)."""
     # spawn: a fresh interpreter per worker, never a fork of a process holding DuckDB
     # connections and threads.
     context = multiprocessing.get_context("spawn")
@@ -116,7 +169,7 @@ def _load_in_pool(jobs: list[LoadJob], pending: list[int], count: int,
     # the processes share the cores: each one's DuckDB keeps to its share of them
     threads = max(1, available_cores() // count)
     with ProcessPoolExecutor(max_workers=count, mp_context=context, initializer=_worker_start,
-                             initargs=(stop_workers, threads)) as pool:
+                             initargs=(stop_workers, threads, budget)) as pool:
         futures = {pool.submit(_load_in_worker, jobs[i]): i for i in pending}
         try:
             for future in _as_done(list(futures), stop):
@@ -155,14 +208,16 @@ def _start_resource_tracker() -> None:
 _worker_stop: StopFlag | None = None  # in a pool's process: set when loads must stop
 
 
-def _worker_start(stop: StopFlag, threads: int) -> None:
+def _worker_start(stop: StopFlag, threads: int, budget: str | None = None) -> None:
     """A pool process's start. Ctrl-C in the terminal reaches it too, but it is the parent
     that stops the loads (through `stop`): an idle process would die of the signal.
     `threads`: its share of the cores, DuckDB's threads at most (TUI_THREADS; a lower one
-    the user set stays)."""
+    the user set stays); `budget`: its share of the memory budget, where given."""
     global _worker_stop
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _worker_stop = stop
+    if budget is not None:
+        set_memory_budget(budget)
     cap_threads(threads)
 
 
@@ -218,7 +273,50 @@ def load_store(job: LoadJob) -> TraceStore:
             from tui.analysis.summary import rank_summary
 
             store.summary = rank_summary(trace, job.min_gap_ns)
+    if store.summary is not None and job.min_gap_ns is not None:  # kept for the next open
+        if store.db_path is not None:  # stamped once the cache file is closed
+            write_rank_memo(rank_memo_file(store.db_path, job.min_gap_ns),
+                            cache_stamp(store.db_path), store.format, store.meta,
+                            store.warnings, store.summary)
     return store
+
+
+def _memo_store(job: LoadJob, min_gap_ns: int) -> TraceStore | None:
+    """The trace as a store from its cache file, with the summary kept for that very file
+    (tui.analysis.rank_memo): neither attached nor summed up again. None where either is
+    missing or stale."""
+    started = time.perf_counter()
+    try:
+        target = cache.cache_file(job.path)
+    except OSError:
+        return None
+    kept = read_rank_memo(rank_memo_file(target, min_gap_ns), cache_stamp(target))
+    if kept is None:
+        return None
+    return TraceStore(job.path, kept["format"], kept["meta"], db_path=target,
+                      from_cache=True, cache_note="from cache (summary stored)",
+                      warnings=kept["warnings"], summary=kept["summary"],
+                      load_s=time.perf_counter() - started)
+
+
+def with_store_memo(store: TraceStore, min_gap_ns: int) -> None:
+    """Give a Parquet store its summary where one is kept for it (rank_memo)."""
+    memo, stamp = store_memo(store, min_gap_ns)
+    kept = read_rank_memo(memo, stamp)
+    if kept is not None:
+        store.summary = kept["summary"]
+
+
+def store_memo(store: TraceStore, min_gap_ns: int) -> tuple[Path, list[int] | None]:
+    """Where a Parquet store's summary is kept, and its stamp: the sizes of its files
+    (fetched from an object store, a fresh copy each time), and their modification times
+    where it is a local folder."""
+    assert store.parquet_dir is not None
+    if store.location is not None and is_remote(store.location):
+        return (store_memo_file(store.location, min_gap_ns),
+                store_stamp(store.parquet_dir, mtime=False))
+    return (store_memo_file(store.parquet_dir.resolve(), min_gap_ns),
+            store_stamp(store.parquet_dir))
 
 
 def _parquet_store(job: LoadJob, probe: duckdb.DuckDBPyConnection) -> TraceStore:
@@ -238,8 +336,10 @@ def _parquet_store(job: LoadJob, probe: duckdb.DuckDBPyConnection) -> TraceStore
     return store
 
 
-def _worth_a_pool(jobs: list[LoadJob]) -> bool:
-    if len(jobs) >= POOL_MIN_TRACES:
+def _worth_a_pool(jobs: list[LoadJob], summaries: int = 0) -> bool:
+    """Whether a pool pays for loading `jobs` and summing up `summaries` cached traces
+    (~80 ms each on a DDP rank)."""
+    if len(jobs) >= POOL_MIN_TRACES or summaries >= POOL_MIN_SUMMARIES:
         return True
     try:
         return sum(job.path.stat().st_size for job in jobs) >= POOL_MIN_BYTES

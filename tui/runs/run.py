@@ -22,22 +22,28 @@ from tui.runs.load import STOP_POLL_S, LoadJob, StopFlag, load_stores
 def open_run(paths: list[Path], use_cache: bool = True, workers: int | None = None,
              min_gap_ns: int | None = None, by_order: bool = False,
              stop: StopFlag | None = None,
-             on_done: Callable[[TraceStore], None] | None = None) -> RankSet:
+             on_done: Callable[[TraceStore], None] | None = None,
+             scheduler: str | None = None) -> RankSet:
     """The traces in `paths` (files, or directories of them) as one RankSet, by rank.
 
     With `min_gap_ns`, each store also carries what a run keeps of its trace's own summary
-    (rank_summary: devices, gaps, warnings), built in the worker that loaded it, or here
-    for a store from the cache. `by_order`: rank i is the i-th trace, whatever the traces
-    say (a before/after pair). Once `stop` is set (from another thread), the loads stop
-    and LoadStopped is raised. on_done(store) is called as each trace's store is ready
-    (load_stores).
+    (rank_summary: devices, gaps, warnings): kept from an earlier open of its cache file
+    or store (tui.analysis.rank_memo), else built where it is loaded (a trace from its
+    cache is loaded again, in the pool with the others), or here for a Parquet store; and
+    kept for the next open. The pool's processes share the memory budget. `by_order`:
+    rank i is the i-th trace, whatever the traces say (a before/after pair). Once `stop`
+    is set (from another thread), the loads stop and LoadStopped is raised. on_done(store)
+    is called as each trace's store is ready (load_stores). `scheduler`: the traces to
+    load (or to sum up again) are loaded as tasks of that Dask cluster (tui.runs.cluster;
+    `workers`: of a local one), into the cache.
     """
     files = expand_paths(paths)
     scratch = Path(tempfile.mkdtemp(prefix="tui-ranks-"))
     con = None
     try:
         stores = load_stores([LoadJob(p, use_cache, scratch, min_gap_ns) for p in files],
-                             workers, on_done, stop)
+                             workers, on_done, stop, share_budget=True,
+                             scheduler=scheduler)
         if stop is not None and stop.is_set():  # asked while the last store was finished
             raise LoadStopped("loading stopped")
         stores = split_processes(stores)  # a multi-process report: a rank per process
@@ -47,7 +53,7 @@ def open_run(paths: list[Path], use_cache: bool = True, workers: int | None = No
         ranks = [ranks[i] for i in order]
         if min_gap_ns is not None and any(store.summary is None for store in stores):
             with contextlib.closing(connect(":memory:")) as alone, stopped_by(alone, stop):
-                summarize_stores(alone, stores, min_gap_ns)  # 1,024 from the cache: ~50 s
+                summarize_stores(alone, stores, min_gap_ns)  # Parquet stores, one at a time
         con = combine(stores, ranks)
     except BaseException:
         if con is not None:

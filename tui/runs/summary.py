@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import cast
 
+import duckdb
+
 from tui.analysis.collective_bandwidth import collective_bandwidth
 from tui.analysis.diagnosis import rank_diagnosis, run_diagnosis
 from tui.analysis.distributed.findings import distributed_findings
@@ -128,3 +130,21 @@ def _stragglers(analysis: dict) -> list[int]:
     if group:
         return list(group)
     return [] if analysis.get("straggler") is None else [analysis["straggler"]]
+
+
+_COLLECTIVE_WAITS = """
+SELECT name, count(DISTINCT instance) AS instances, max(ranks) AS ranks,
+       sum(wait_ns) AS wait_ns, max(wait_ns) AS longest_ns,
+       mode(waited_for) FILTER (WHERE wait_ns > 0) AS waited_for
+FROM collective_instances
+GROUP BY name
+ORDER BY wait_ns DESC, name
+"""
+
+
+def collective_waits(con: duckdb.DuckDBPyConnection) -> list[dict]:
+    """Per NCCL kernel name: instances, ranks, summed and longest wait, and the rank the
+    others waited for most often. Needs rank_rows() (its temp table) to have run."""
+    cursor = con.execute(_COLLECTIVE_WAITS)
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]

@@ -86,7 +86,7 @@ def _breakdown_cells(r: dict, style: str) -> list[Text]:
 
 
 class CollectiveTable(DataTable):
-    """Waits per NCCL kernel name (tui.apps.run_app.collective_waits), most waited first."""
+    """Waits per NCCL kernel name (tui.runs.summary.collective_waits), most waited first."""
 
     DEFAULT_CSS = "CollectiveTable { height: auto; max-height: 40%; }"
 

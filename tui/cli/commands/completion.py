@@ -11,7 +11,8 @@ import argparse
 import sys
 
 OPTIONS = {
-    "": "--summary --json --min-gap-ms --ncu --run --no-cache --memory --debug --version --help",
+    "": "--summary --json --min-gap-ms --ncu --run --no-cache --memory --scheduler --workers "
+        "--debug --version --help",
     "query": "--csv --json --output --max-rows --no-cache --debug --help",
     "schema": "--debug --help",
     "host": ("--gap --step --from --to --min-gap-ms --tree --bottom-up --all-threads --min-pct "

@@ -1,0 +1,215 @@
+"""A run's summaries kept for the next open (tui.analysis.rank_memo, tui.runs.run_memo),
+on the real four-rank DDP and FSDP runs: read back, they equal the summaries worked out
+again; a rank that changed is worked out alone, the others read back."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SAMPLES
+from tests.helpers.pilot import SIZE, cells, static_text, sync, until
+from tui.apps.run_app import RunApp
+from tui.cli.main import main
+from tui.runs.run import open_run
+from tui.widgets.run_tables import CollectiveTable, RankTable
+
+MIN_GAP_NS = 1_000_000
+STORED_RANK = "from cache (summary stored)"
+STORED_RUN = "from cache (run summary stored)"
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("TUI_CACHE_DIR", str(folder))
+    return folder
+
+
+def _summary(capsys: pytest.CaptureFixture, *args: str) -> dict:
+    assert main(["--summary", "--json", *args]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _figures(summary: dict) -> dict:
+    """The summary less what says how this open read it."""
+    source = dict(summary["source"])
+    for key in ("from_cache", "cache_notes", "load_s"):
+        del source[key]
+    return {**summary, "source": source}
+
+
+def _run_memos(cache: Path) -> list[Path]:
+    return sorted(cache.glob("run-*.json"))
+
+
+@pytest.mark.parametrize("run", ["ddp4", "fsdp4"])
+def test_a_run_read_back_equals_the_run_worked_out(run: str, cache: Path, capsys) -> None:
+    folder = str(SAMPLES / run)
+    cold = _summary(capsys, folder)
+    assert not cold["source"]["from_cache"]
+    assert len(list(cache.glob("*.rank-1000000.v1.json"))) == 4  # each rank's, kept
+    assert len(_run_memos(cache)) == 1
+    for memo in _run_memos(cache):
+        memo.unlink()
+    from_ranks = _summary(capsys, folder)  # each rank's summary read back, the run worked out
+    assert from_ranks["source"]["cache_notes"] == [STORED_RANK] * 4
+    assert main(["--summary", folder]) == 0
+    text_from_ranks = capsys.readouterr().out
+    from_run = _summary(capsys, folder)  # the run's summary read back
+    assert from_run["source"]["cache_notes"] == [STORED_RUN] * 4
+    assert main(["--summary", folder]) == 0
+    text_from_run = capsys.readouterr().out
+    no_cache = _summary(capsys, "--no-cache", folder)
+    assert _figures(cold) == _figures(from_ranks) == _figures(from_run) == _figures(no_cache)
+    assert text_from_ranks == text_from_run
+    assert "straggler" in text_from_run or "balanced" in text_from_run
+
+
+def _copy_run(tmp_path: Path, run: str = "ddp4") -> Path:
+    folder = tmp_path / run
+    shutil.copytree(SAMPLES / run, folder)
+    return folder
+
+
+def _notes(folder: Path) -> dict[str, str]:
+    with open_run([folder], min_gap_ns=MIN_GAP_NS, workers=1) as opened:
+        return {store.path.name: store.cache_note for store in opened.stores}
+
+
+def test_a_changed_rank_is_worked_out_alone(tmp_path: Path, cache: Path, capsys) -> None:
+    folder = _copy_run(tmp_path)
+    first = _summary(capsys, str(folder))
+    changed = folder / "ddp_rank2.pt.trace.json.gz"
+    stat = changed.stat()
+    os.utime(changed, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))  # a new recording
+    again = _summary(capsys, str(folder))
+    notes = dict(zip((Path(p).name for p in again["source"]["paths"]),
+                     again["source"]["cache_notes"], strict=True))
+    assert notes.pop(changed.name) != STORED_RANK  # loaded, not read back
+    assert set(notes.values()) == {STORED_RANK}
+    assert _figures(again) == _figures(first)
+    assert _summary(capsys, str(folder))["source"]["cache_notes"] == [STORED_RUN] * 4
+
+
+def test_an_added_rank_is_worked_out_alone(tmp_path: Path, cache: Path, capsys) -> None:
+    folder = _copy_run(tmp_path)
+    _summary(capsys, str(folder))
+    shutil.copyfile(folder / "ddp_rank0.pt.trace.json.gz", folder / "ddp_rank4.pt.trace.json.gz")
+    notes = _notes(folder)
+    assert notes.pop("ddp_rank4.pt.trace.json.gz") != STORED_RANK
+    assert set(notes.values()) == {STORED_RANK}
+    five = _summary(capsys, str(folder))
+    assert five["source"]["ranks"] == 5 and len(five["ranks"]) == 5
+
+
+def test_a_rank_summary_kept_for_another_cache_file_is_not_trusted(
+        tmp_path: Path, cache: Path, capsys) -> None:
+    """The cache file rebuilt (another size or modification time): its rank's summary is
+    worked out again, and the run's too."""
+    folder = _copy_run(tmp_path)
+    first = _summary(capsys, str(folder))
+    (cache_file,) = cache.glob("ddp_rank1.pt.trace.json.gz-*.duckdb")
+    stat = cache_file.stat()
+    os.utime(cache_file, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+    again = _summary(capsys, str(folder))
+    notes = dict(zip((Path(p).name for p in again["source"]["paths"]),
+                     again["source"]["cache_notes"], strict=True))
+    assert notes.pop("ddp_rank1.pt.trace.json.gz") == "from cache"  # summed up again
+    assert set(notes.values()) == {STORED_RANK}
+    assert _figures(again) == _figures(first)
+
+
+def test_a_damaged_run_memo_is_worked_out_again(tmp_path: Path, cache: Path, capsys) -> None:
+    folder = _copy_run(tmp_path)
+    first = _summary(capsys, str(folder))
+    (memo,) = _run_memos(cache)
+    memo.write_bytes(memo.read_bytes()[:-100])  # cut short
+    again = _summary(capsys, str(folder))
+    assert again["source"]["cache_notes"] == [STORED_RANK] * 4
+    assert _figures(again) == _figures(first)
+
+
+def test_converted_stores_keep_their_summaries_in_the_cache(
+        tmp_path: Path, cache: Path, capsys) -> None:
+    out = tmp_path / "stores"
+    assert main(["convert", str(SAMPLES / "ddp4"), "--out", str(out), "--no-cache"]) == 0
+    capsys.readouterr()
+    before = {p.name: p.stat().st_mtime_ns for p in out.rglob("*")}
+    first = _summary(capsys, str(out))
+    assert len(list(cache.glob("*.tui-store-*.rank-1000000.v1.json"))) == 4
+    for memo in _run_memos(cache):
+        memo.unlink()
+    from_ranks = _summary(capsys, str(out))
+    from_run = _summary(capsys, str(out))
+    assert from_run["source"]["cache_notes"] == [STORED_RUN] * 4
+    assert _figures(first) == _figures(from_ranks) == _figures(from_run)
+    assert {p.name: p.stat().st_mtime_ns for p in out.rglob("*")
+            if p.name in before} == before  # the stores are read, never written
+
+
+@sync
+async def test_the_ranks_app_shows_a_run_kept_without_opening_it(
+        cache: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    """Opened once, the run is kept; the next RunApp shows the same header, ranks,
+    findings and waits per collective from what was kept, no store opened."""
+    import tui.runs.run
+
+    shown = []
+    for _ in range(2):
+        app = RunApp([SAMPLES / "ddp4"])
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda app=app: app.run_data is not None)
+            await pilot.pause()
+            # the rank under the cursor: its own summary, read from what its load kept
+            await until(pilot, lambda app=app: static_text(app, "#rank-details") != "")
+            shown.append((static_text(app, "#run-header"), cells(app.query_one(RankTable)),
+                          static_text(app, "#run-findings"),
+                          cells(app.query_one(CollectiveTable)),
+                          static_text(app, "#rank-breakdown"),
+                          static_text(app, "#rank-details"), app.ranks.rank_at_cursor()))
+            await pilot.press("q")
+
+        def opened(*_args, **_kwargs):
+            raise AssertionError("the run was opened again")
+
+        monkeypatch.setattr(tui.runs.run, "open_run", opened)
+    first, again = shown
+    assert "from cache" not in first[0] and "from cache" in again[0]
+    assert first[1:] == again[1:]
+    assert len(first[1]) == 4 and first[3]
+    rank = first[6]
+    row = next(r for r in app.run_data.summary["ranks"] if r["rank"] == rank)
+    gaps = [g for g in app.run_data.summary["gaps"] if g["rank"] == rank]
+    assert f"longest gaps ({len(gaps)})" in first[5]
+    # the rank's diagnosis alone: what `tui --summary` says of its trace by itself
+    assert main(["--summary", "--json", row["path"]]) == 0
+    alone = json.loads(capsys.readouterr().out)["diagnosis"]["text"]
+    assert " ".join(first[5].split()).startswith(f"rank {rank} alone: {alone}")
+
+
+def test_a_run_summed_up_on_a_dask_cluster_equals_the_local_pool(
+        tmp_path: Path, cache: Path, capsys) -> None:
+    """`tui --summary RUN --scheduler local`: each rank loaded and summed up by a task of
+    a local Dask cluster, into the cache; the same figures as the local pool's."""
+    pytest.importorskip("dask.distributed")
+    folder = str(SAMPLES / "fsdp4")
+    on_cluster = _summary(capsys, folder, "--scheduler", "local", "--workers", "2")
+    assert len(list(cache.glob("*.rank-1000000.v1.json"))) == 4  # kept by the tasks
+    for kept in cache.iterdir():
+        kept.unlink()
+    local = _summary(capsys, folder)
+    assert _figures(on_cluster) == _figures(local)
+
+
+def test_a_scheduler_goes_with_a_run_summary(capsys) -> None:
+    assert main(["--summary", str(SAMPLES / "ddp_rank0.pt.trace.json.gz"),
+                 "--scheduler", "local"]) == 2
+    assert "go with a run" in capsys.readouterr().err
+    assert main(["--summary", "--no-cache", str(SAMPLES / "ddp4"), "--scheduler",
+                 "local"]) == 2
+    assert "--scheduler goes with --summary, and the cache" in capsys.readouterr().err

@@ -1,0 +1,224 @@
+"""The summary of a whole run kept in the cache dir, for the next open of the same run.
+
+A run's summary (tui.runs.summary.run_summary) is a pure function of its ranks' stores and
+the gap threshold, so once worked out it is stored as `run-<key>.<min_gap_ns>.<RUN_MEMO
+_VERSION>.json` in the cache dir, `key` naming the run as it was given (its label, and each
+file as given and resolved). The memo holds each rank's stamp: the name of the trace's
+cache file (made of the trace's path, size, modification time and the cache version)
+with that file's size and modification time, or a Parquet store's folder with its files'
+sizes and modification times; and the `tui` version. A later open of the same files, every
+stamp the same, reads the summary back without attaching a store (a few stat calls a
+rank); any rank changed, added or gone, and the run is worked out again, each unchanged
+rank's own summary read back from its memo (tui.analysis.rank_memo). Runs at a URL are
+fetched anyway and are not kept.
+
+The first line holds the stamps, the summary's source and what the ranks app shows beside
+the summary (the waits per collective, the stores' locations); the rest is the summary's
+other members as one JSON object, which `--summary --json` copies out without decoding.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, TextIO
+
+from tui import __version__
+from tui.analysis.rank_memo import (
+    cache_stamp,
+    rank_memo_file,
+    read_rank_memo,
+    store_memo_file,
+    store_stamp,
+)
+from tui.loading import cache
+from tui.loading.locations import is_remote
+from tui.loading.store import is_parquet_store
+
+RUN_MEMO_VERSION = "v1"  # bump when run_summary's keys or their meaning change
+_SLICE = 16 << 20  # characters copied at a time
+# the rest's length, filled in once it is written: a memo cut short is never read
+_UNKNOWN_LENGTH = "0" * 15
+
+
+def run_memo_file(files: list[Path], label: str, min_gap_ns: int) -> Path | None:
+    """Where the summary of the run of `files` (as given, named `label`) is kept; None for
+    a run at a URL."""
+    if any(is_remote(f) for f in files):
+        return None
+    try:
+        ident = json.dumps([label, [[str(f), str(f.resolve())] for f in files]])
+    except OSError:
+        return None
+    key = hashlib.sha256(ident.encode()).hexdigest()[:32]
+    return cache.cache_root() / f"run-{key}.{min_gap_ns}.{RUN_MEMO_VERSION}.json"
+
+
+def run_stamps(files: list[Path]) -> list[list[Any]] | None:
+    """What each rank's summary is worked out from, file by file (see the module's
+    doc); None when one has no cache file or store to read."""
+    stamps: list[list[Any]] = []
+    for path in files:
+        try:
+            if is_parquet_store(path):
+                stamp = store_stamp(path)
+                where = str(path.resolve())
+            else:
+                target = cache.cache_file(path)
+                stamp = cache_stamp(target)
+                where = target.name
+        except OSError:
+            return None
+        if stamp is None:
+            return None
+        stamps.append([where, stamp])
+    return stamps
+
+
+@dataclass
+class StoredRun:
+    """A run's summary as kept: its source (as this open gives it), what the ranks app
+    shows beside it, and the file positioned at the rest."""
+
+    source: dict
+    app: dict
+    rest: TextIO
+
+    def copy_json(self, out: TextIO) -> None:
+        """Write the summary as `--summary --json` prints it, without decoding it."""
+        out.write('{"source": ' + json.dumps(self.source))
+        if self.rest.read(1) != "{":  # its members follow the source's
+            raise OSError("the stored run summary is damaged; run again with --no-cache")
+        out.write(", ")
+        while piece := self.rest.read(_SLICE):
+            out.write(piece)
+
+    def summary(self) -> dict | None:
+        """The summary dict as run_summary returns it (findings as Finding objects); None
+        where what was kept cannot be read back."""
+        from tui.analysis.finding import Finding
+
+        try:
+            rest = json.loads(self.rest.read())
+            rest["findings"] = [Finding(**f) for f in rest["findings"]]
+        except (OSError, ValueError, TypeError, KeyError):
+            return None
+        return {"source": self.source, **rest}
+
+
+@contextlib.contextmanager
+def stored_run(files: list[Path], label: str,
+               min_gap_ns: int) -> Iterator[StoredRun | None]:
+    """The StoredRun of this very run, or None where none is kept for it."""
+    memo = run_memo_file(files, label, min_gap_ns)
+    found = None
+    handle: IO[str] | None = None
+    try:
+        if memo is not None:
+            handle = open(memo, encoding="utf-8")  # noqa: SIM115
+            head = handle.readline()
+            stored = json.loads(head)
+            complete = (os.fstat(handle.fileno()).st_size
+                        == len(head.encode()) + int(stored["rest_bytes"]))
+            if (complete and stored.get("tui_version") == __version__
+                    and stored.get("stamps") == run_stamps(files)
+                    and isinstance(stored.get("source"), dict)):
+                source = stored["source"]
+                source["from_cache"] = True
+                source["cache_notes"] = ["from cache (run summary stored)"] * len(files)
+                source["load_s"] = [0.0] * len(files)  # nothing loaded
+                found = StoredRun(source, stored.get("app") or {}, handle)
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        found = None
+    try:
+        yield found
+    finally:
+        if handle is not None:
+            handle.close()
+
+
+class RunMemoWriter:
+    """Takes a run summary's JSON members (all but its source) as they are written out and
+    stores them once complete. It never raises: a memo that cannot be kept only costs the
+    next open time."""
+
+    def __init__(self, target: Path | None, stamps: list[list[Any]] | None,
+                 source: Mapping[str, Any], app: dict) -> None:
+        """`target`, `stamps`: run_memo_file and run_stamps of the run, the stamps taken
+        before its summary was worked out (None: not to be kept)."""
+        self._out: IO[bytes] | None = None
+        if target is None or stamps is None or not cache.writable_dir(target.parent):
+            return
+        self._target = target
+        self._partial = target.with_name(f"{target.name}.partial-{os.getpid()}")
+        try:
+            head = json.dumps({"tui_version": __version__, "stamps": stamps,
+                               "rest_bytes": _UNKNOWN_LENGTH, "source": source,
+                               "app": app}).encode()
+            self._length_at = head.index(f'"{_UNKNOWN_LENGTH}"'.encode()) + 1
+            self._out = open(self._partial, "wb")  # noqa: SIM115
+            self._out.write(head + b"\n")
+            self._rest_bytes = 0
+            self.write("{")
+        except (OSError, TypeError, ValueError):
+            self.discard()
+
+    @property
+    def keeping(self) -> bool:
+        """Whether the summary is to be kept (its pieces are wanted)."""
+        return self._out is not None
+
+    def write(self, piece: str) -> None:
+        if self._out is not None:
+            try:
+                data = piece.encode()
+                self._out.write(data)
+                self._rest_bytes += len(data)
+            except OSError:
+                self.discard()
+
+    def finish(self) -> None:
+        """The summary is complete: store it."""
+        self.write("}")
+        if self._out is None:
+            return
+        try:
+            self._out.seek(self._length_at)
+            self._out.write(f"{self._rest_bytes:0{len(_UNKNOWN_LENGTH)}d}".encode())
+            self._out.close()
+            self._out = None
+            os.replace(self._partial, self._target)
+        except OSError:
+            pass
+        self.discard()  # what is left of it where it could not be stored
+
+    def discard(self) -> None:
+        """Drop what was written (nothing once finished)."""
+        if self._out is not None:
+            with contextlib.suppress(OSError):
+                self._out.close()
+            self._out = None
+        if hasattr(self, "_partial"):
+            with contextlib.suppress(OSError):
+                self._partial.unlink(missing_ok=True)
+
+
+def kept_rank_summary(trace: Path, store: Path | None, min_gap_ns: int) -> dict | None:
+    """The summary kept for one rank (rank_summary's, tui.analysis.rank_memo): of the
+    local store `store` where the rank was read from one, else of the trace's cache file;
+    None where none is kept for it as it is now."""
+    try:
+        if store is not None:
+            memo, stamp = store_memo_file(store.resolve(), min_gap_ns), store_stamp(store)
+        else:
+            target = cache.cache_file(trace)
+            memo, stamp = rank_memo_file(target, min_gap_ns), cache_stamp(target)
+    except OSError:
+        return None
+    kept = read_rank_memo(memo, stamp)
+    return kept["summary"] if kept is not None else None
