@@ -45,7 +45,7 @@ from tui.analysis.idle_causes import (
     idle_by_cause,
 )
 from tui.analysis.parallelism import ADVICE
-from tui.analysis.remedies import REMEDY, host_work, remedy
+from tui.analysis.remedies import host_work, remedy
 from tui.analysis.summary_types import Diagnosis as DiagnosisJson
 from tui.analysis.window import Window, merged, work_window
 from tui.core.queries import load_query
@@ -296,7 +296,7 @@ def diagnose(times: Sequence[DeviceTime], source_format: str | None = None,
 
 def _one(t: DeviceTime, source_format: str | None, subject: str | None,
          remedies: dict[str, str] | None = None) -> Diagnosis:
-    """`remedies`: what to do per bound where it differs from REMEDY (a run's parallelism)."""
+    """`remedies`: what to do per bound where it differs from remedies.py (a run's parallelism)."""
     bound = decide(t)
     if bound is None:
         return Diagnosis(None, "No GPU activity: nothing bounds the GPU in this trace.", t)
@@ -492,14 +492,14 @@ def run_diagnosis(by_rank: dict[int, dict | None], source_format: str | None = N
 
 def _parallel_remedies(kinds: Sequence[str], host_first: bool = False) -> dict[str, str]:
     """The remedies a run's kinds of parallelism call for, by bound (none for a run of
-    data parallelism alone: REMEDY's are its); a pipeline's first where its GPUs wait on
+    data parallelism alone: remedies.py's are its); a pipeline's first where its GPUs wait on
     the host, unless `host_first`."""
     if not kinds or list(kinds) == ["data"]:
         return {}
     out = {"communication": "; ".join(ADVICE[k] for k in kinds)}
     if "pipeline" in kinds and not host_first:  # a stage idles waiting for its neighbour
-        out["host"] = f"{ADVICE['pipeline']}; then {REMEDY['host']}"
-        out["sync"] = f"{ADVICE['pipeline']}; then {REMEDY['sync']}"
+        out["host"] = f"{ADVICE['pipeline']}; then {remedy('host')}"
+        out["sync"] = f"{ADVICE['pipeline']}; then {remedy('sync')}"
     return out
 
 
