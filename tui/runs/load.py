@@ -75,6 +75,12 @@ class StopFlag(Protocol):
     def wait(self, timeout: float | None = None) -> bool: ...
 
 
+# Loads the jobs somewhere other than this machine's pool (tui.runs.cluster: a Dask
+# cluster's tasks), calling on_done with each store as it is ready.
+LoadElsewhere = Callable[[list["LoadJob"], Callable[[TraceStore], None] | None],
+                         list[TraceStore]]
+
+
 @dataclass(frozen=True)
 class LoadJob:
     path: Path  # a trace file, or a Parquet store folder
@@ -87,15 +93,15 @@ class LoadJob:
 def load_stores(jobs: list[LoadJob], workers: int | None = None,
                 on_done: Callable[[TraceStore], None] | None = None,
                 stop: StopFlag | None = None, share_budget: bool = False,
-                scheduler: str | None = None) -> list[TraceStore]:
+                elsewhere: LoadElsewhere | None = None) -> list[TraceStore]:
     """Every job's store, in the order given. Raises the TraceError of the first job to
     fail, or LoadStopped once `stop` is set (from another thread). on_done(store) is called
     as each job's store is ready, those found in the cache first (a progress line counts
     them). `share_budget`: the pool's processes share the memory budget (each gets its
     part, none less than MIN_PROCESS_BUDGET), as one command opening a run does; else each
     load has the whole budget (`tui convert --memory`: the budget of each load).
-    `scheduler`: the traces to load are tasks of that Dask cluster (tui.runs.cluster),
-    not of a local pool.
+    `elsewhere(jobs, on_done)`: the traces to load are loaded by it (a Dask cluster's tasks:
+    tui.runs.cluster), not by a local pool.
 
     A job with min_gap_ns comes back with its summary: kept from an earlier open
     (tui.analysis.rank_memo), else worked out where it is loaded (a trace from its cache
@@ -131,11 +137,8 @@ def load_stores(jobs: list[LoadJob], workers: int | None = None,
     finally:
         probe.close()
     pending = [i for i in range(len(jobs)) if i not in results]
-    if scheduler is not None and pending:
-        from tui.runs.cluster import load_stores_on_cluster
-
-        loaded = load_stores_on_cluster([jobs[i] for i in pending], scheduler, workers,
-                                        on_done=on_done)
+    if elsewhere is not None and pending:
+        loaded = elsewhere([jobs[i] for i in pending], on_done)
         results.update(zip(pending, loaded, strict=True))
         pending = []
     count = min(len(pending), workers or available_cores())

@@ -16,7 +16,7 @@ from tui.core.load_progress import LoadStopped
 from tui.loading.paths import expand_paths
 from tui.loading.store import TraceStore
 from tui.runs.combine import RankSet, combine, split_processes, summarize_stores
-from tui.runs.load import STOP_POLL_S, LoadJob, StopFlag, load_stores
+from tui.runs.load import STOP_POLL_S, LoadElsewhere, LoadJob, StopFlag, load_stores
 
 
 def open_run(paths: list[Path], use_cache: bool = True, workers: int | None = None,
@@ -43,7 +43,7 @@ def open_run(paths: list[Path], use_cache: bool = True, workers: int | None = No
     try:
         stores = load_stores([LoadJob(p, use_cache, scratch, min_gap_ns) for p in files],
                              workers, on_done, stop, share_budget=True,
-                             scheduler=scheduler)
+                             elsewhere=_on_cluster(scheduler, workers))
         if stop is not None and stop.is_set():  # asked while the last store was finished
             raise LoadStopped("loading stopped")
         stores = split_processes(stores)  # a multi-process report: a rank per process
@@ -132,3 +132,13 @@ def _int(value: str | None) -> int | None:
         return int(value) if value is not None else None
     except ValueError:
         return None
+
+
+def _on_cluster(scheduler: str | None, workers: int | None) -> LoadElsewhere | None:
+    """The loads as tasks of the Dask cluster `scheduler` (None: this machine's pool)."""
+    if scheduler is None:
+        return None
+    from tui.runs.cluster import load_stores_on_cluster
+
+    return lambda jobs, on_done: load_stores_on_cluster(jobs, scheduler, workers,
+                                                        on_done=on_done)
