@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, BinaryIO, TextIO
+from typing import Any, TextIO
 
 from tui import __version__
 from tui.analysis.row_sets import HeadRows, RowSet
+from tui.core.memo_file import MemoFile, read_first_line
 from tui.loading import cache
 
 _SLICE = 16 << 20  # characters copied at a time from a stored summary
@@ -85,16 +85,12 @@ def _open_memo(trace_path: Path, min_gap_ns: int) -> Iterator[tuple[dict, TextIO
         yield None
         return
     with memo:
+        stored = read_first_line(memo)
         try:
-            head = memo.readline()
-            stored = json.loads(head)
             cache_stamp = _stamp(cache_path)
-            complete = (os.fstat(memo.fileno()).st_size
-                        == len(head.encode()) + int(stored["rest_bytes"]))
-        except (OSError, ValueError, TypeError, KeyError):
-            stored, complete = None, False
-        if (not complete or not isinstance(stored, dict)
-                or stored.get("tui_version") != __version__
+        except OSError:
+            stored = None
+        if (stored is None or stored.get("tui_version") != __version__
                 or stored.get("cache_file") != cache_stamp
                 or not isinstance(stored.get("source"), dict)):
             yield None
@@ -106,68 +102,27 @@ def _open_memo(trace_path: Path, min_gap_ns: int) -> Iterator[tuple[dict, TextIO
         yield source, memo
 
 
-class MemoWriter:
+class MemoWriter(MemoFile):
     """Takes a summary's JSON members (all but its source) as they are written out, and
-    stores them beside the cache once complete, after its brief. It never raises: a cache
-    dir that cannot take the memo only costs the next open time."""
-
-    # the length of what follows the first line, filled in once known: a memo cut short
-    # is never read
-    _UNKNOWN_LENGTH = "0" * 15
+    stores them beside the cache once complete, after its brief."""
 
     def __init__(self, cache_path: Path | None, min_gap_ns: int,
                  summary: Mapping[str, Any]) -> None:
-        self._out: BinaryIO | None = None
-        if cache_path is None:
-            return
-        self._target = memo_file(cache_path, min_gap_ns)
-        self._partial = self._target.with_name(f"{self._target.name}.partial-{os.getpid()}")
-        try:
-            head = json.dumps({"tui_version": __version__, "cache_file": _stamp(cache_path),
-                               "rest_bytes": self._UNKNOWN_LENGTH,
-                               "source": summary["source"]}).encode()
-            self._length_at = head.index(f'"{self._UNKNOWN_LENGTH}"'.encode()) + 1
-            self._out = open(self._partial, "wb")  # noqa: SIM115
-            self._out.write(head + b"\n")
-            self._rest_bytes = 0
-            self.write(json.dumps(_brief({k: v for k, v in summary.items() if k != "source"}))
-                       + "\n{")
-        except (OSError, TypeError, ValueError):
-            self._fail()
-
-    def write(self, piece: str) -> None:
-        if self._out is not None:
-            try:
-                data = piece.encode()
-                self._out.write(data)
-                self._rest_bytes += len(data)
-            except OSError:
-                self._fail()
+        try:  # no cache file (--no-cache, or gone): none kept
+            stamp = (None if cache_path is None else
+                     {"tui_version": __version__, "cache_file": _stamp(cache_path)})
+        except OSError:
+            stamp = None
+        super().__init__(None if cache_path is None or stamp is None
+                         else memo_file(cache_path, min_gap_ns), stamp or {},
+                         {"source": summary["source"]})
+        self.write(json.dumps(_brief({k: v for k, v in summary.items() if k != "source"}))
+                   + "\n{")
 
     def finish(self) -> None:
         """The summary is complete: store it."""
         self.write("}")
-        if self._out is not None:
-            try:
-                self._out.seek(self._length_at)
-                self._out.write(f"{self._rest_bytes:0{len(self._UNKNOWN_LENGTH)}d}".encode())
-                self._out.close()
-                os.replace(self._partial, self._target)
-            except OSError:
-                self._fail()
-            self._out = None
-
-    def discard(self) -> None:
-        if self._out is not None:
-            self._fail()
-
-    def _fail(self) -> None:
-        if self._out is not None:
-            with contextlib.suppress(OSError):
-                self._out.close()
-        self._out = None
-        with contextlib.suppress(OSError):
-            self._partial.unlink(missing_ok=True)
+        super().finish()
 
 
 def _brief(value: Any) -> Any:

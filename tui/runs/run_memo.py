@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,14 +35,13 @@ from tui.analysis.rank_memo import (
     store_memo_file,
     store_stamp,
 )
+from tui.core.memo_file import MemoFile, read_first_line
 from tui.loading import cache
 from tui.loading.locations import is_remote
 from tui.loading.store import is_parquet_store
 
 RUN_MEMO_VERSION = "v1"  # bump when run_summary's keys or their meaning change
 _SLICE = 16 << 20  # characters copied at a time
-# the rest's length, filled in once it is written: a memo cut short is never read
-_UNKNOWN_LENGTH = "0" * 15
 
 
 def run_memo_file(files: list[Path], label: str, min_gap_ns: int) -> Path | None:
@@ -121,11 +119,8 @@ def stored_run(files: list[Path], label: str,
     try:
         if memo is not None:
             handle = open(memo, encoding="utf-8")  # noqa: SIM115
-            head = handle.readline()
-            stored = json.loads(head)
-            complete = (os.fstat(handle.fileno()).st_size
-                        == len(head.encode()) + int(stored["rest_bytes"]))
-            if (complete and stored.get("tui_version") == __version__
+            stored = read_first_line(handle)
+            if (stored is not None and stored.get("tui_version") == __version__
                     and stored.get("stamps") == run_stamps(files)
                     and isinstance(stored.get("source"), dict)):
                 source = stored["source"]
@@ -142,70 +137,24 @@ def stored_run(files: list[Path], label: str,
             handle.close()
 
 
-class RunMemoWriter:
+class RunMemoWriter(MemoFile):
     """Takes a run summary's JSON members (all but its source) as they are written out and
-    stores them once complete. It never raises: a memo that cannot be kept only costs the
-    next open time."""
+    stores them once complete."""
 
     def __init__(self, target: Path | None, stamps: list[list[Any]] | None,
                  source: Mapping[str, Any], app: dict) -> None:
         """`target`, `stamps`: run_memo_file and run_stamps of the run, the stamps taken
         before its summary was worked out (None: not to be kept)."""
-        self._out: IO[bytes] | None = None
-        if target is None or stamps is None or not cache.writable_dir(target.parent):
-            return
-        self._target = target
-        self._partial = target.with_name(f"{target.name}.partial-{os.getpid()}")
-        try:
-            head = json.dumps({"tui_version": __version__, "stamps": stamps,
-                               "rest_bytes": _UNKNOWN_LENGTH, "source": source,
-                               "app": app}).encode()
-            self._length_at = head.index(f'"{_UNKNOWN_LENGTH}"'.encode()) + 1
-            self._out = open(self._partial, "wb")  # noqa: SIM115
-            self._out.write(head + b"\n")
-            self._rest_bytes = 0
-            self.write("{")
-        except (OSError, TypeError, ValueError):
-            self.discard()
-
-    @property
-    def keeping(self) -> bool:
-        """Whether the summary is to be kept (its pieces are wanted)."""
-        return self._out is not None
-
-    def write(self, piece: str) -> None:
-        if self._out is not None:
-            try:
-                data = piece.encode()
-                self._out.write(data)
-                self._rest_bytes += len(data)
-            except OSError:
-                self.discard()
+        keep = target is not None and stamps is not None and cache.writable_dir(target.parent)
+        super().__init__(target if keep else None,
+                         {"tui_version": __version__, "stamps": stamps},
+                         {"source": source, "app": app})
+        self.write("{")
 
     def finish(self) -> None:
         """The summary is complete: store it."""
         self.write("}")
-        if self._out is None:
-            return
-        try:
-            self._out.seek(self._length_at)
-            self._out.write(f"{self._rest_bytes:0{len(_UNKNOWN_LENGTH)}d}".encode())
-            self._out.close()
-            self._out = None
-            os.replace(self._partial, self._target)
-        except OSError:
-            pass
-        self.discard()  # what is left of it where it could not be stored
-
-    def discard(self) -> None:
-        """Drop what was written (nothing once finished)."""
-        if self._out is not None:
-            with contextlib.suppress(OSError):
-                self._out.close()
-            self._out = None
-        if hasattr(self, "_partial"):
-            with contextlib.suppress(OSError):
-                self._partial.unlink(missing_ok=True)
+        super().finish()
 
 
 def kept_rank_summary(trace: Path, store: Path | None, min_gap_ns: int) -> dict | None:
