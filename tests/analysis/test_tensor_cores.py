@@ -22,6 +22,8 @@ from tui.analysis.tensor_cores import (
     cuda_core_finding,
     gemm_tensor_cores,
     matrix_kernels,
+    unaligned_finding,
+    unaligned_gemms,
 )
 from tui.loading.trace import open_trace
 from tui.views.reports.tensor_cores import tensor_core_lines
@@ -192,3 +194,64 @@ def test_every_rule_is_documented() -> None:
     page = (ROOT / "docs" / "tensor_cores.md").read_text()
     listed = re.findall(r"^\d+\. `([^`]+)` → \*\*(\w+)\*\*", page, re.MULTILINE)
     assert listed == [(r.pattern, r.cores) for r in RULES]
+
+
+def _oracle_gemm_kernels(path: Path, multiple: int) -> dict[tuple, tuple[int, int, int]]:
+    """(op, m, n, k) -> (calls, kernels, ns) of the trace's aten::mm and aten::addmm events
+    with a dimension not a multiple of `multiple`, read with Python's json module: the
+    kernels of the runtime calls on the op's thread inside its span."""
+    events = [e for e in oracle.chrome_events(path) if e.get("ph") == "X"]
+    runtime = [e for e in events if e.get("cat") in ("cuda_runtime", "cuda_driver")]
+    kernels: dict[int, list[int]] = {}
+    for e in events:
+        if e.get("cat") == "kernel":
+            kernels.setdefault(int(e["args"]["correlation"]), []).append(oracle.ns(e["dur"]))
+    out: dict[tuple, list[int]] = {}
+    for e in events:
+        if e.get("cat") != "cpu_op" or e["name"] not in ("aten::mm", "aten::addmm"):
+            continue
+        dims = e["args"]["Input Dims"]
+        a, b = dims[1:3] if e["name"] == "aten::addmm" else dims[:2]
+        key = (e["name"], a[-2], b[-1], a[-1])
+        if all(v % multiple == 0 for v in key[1:]):
+            continue
+        start, end = oracle.ns(e["ts"]), oracle.ns(e["ts"]) + oracle.ns(e["dur"])
+        times = [t for r in runtime
+                 if (r["pid"], r["tid"]) == (e["pid"], e["tid"])
+                 and start <= oracle.ns(r["ts"]) and oracle.ns(r["ts"]) + oracle.ns(r["dur"]) <= end
+                 for t in kernels.get(int(r["args"]["correlation"]), [])]
+        row = out.setdefault(key, [0, 0, 0])
+        row[0] += 1
+        row[1] += len(times)
+        row[2] += sum(times)
+    return {key: (calls, n, ns) for key, (calls, n, ns) in out.items()}
+
+
+def test_gemm_shapes_and_their_kernels_equal_the_traces_own() -> None:
+    """record_shapes on: every aten::mm/addmm of gappy_training is of dimensions that are
+    multiples of 8 (the model's 1024/2048/3072/4096), so no finding; against multiples of
+    3 the same query finds them all, each with its kernels' time as the trace gives it."""
+    path = sample("gappy_training.pt.trace.json.gz")
+    with open_trace(path) as trace:
+        shapes = trace.con.execute("SELECT count(*) FROM gemm_shapes").fetchone()
+        aligned = unaligned_gemms(trace.con)
+        by_three = unaligned_gemms(trace.con, 3, 3)
+        stats = kernel_stats(trace.con)
+        found, _ = findings(trace.con, device_busy(trace.con), stats, [], 1_000_000, 0)
+    assert shapes == (240,)
+    assert aligned == [] and "gemm_alignment" not in {f.rule for f in found}
+    expected = _oracle_gemm_kernels(path, 3)
+    assert {(g.op, g.m, g.n, g.k): (g.calls, g.kernels, g.ns) for g in by_three} == expected
+    assert sum(calls for calls, _, _ in expected.values()) == 240
+    finding = unaligned_finding(by_three)
+    assert finding is not None and finding.cost_ns == sum(g.ns for g in by_three) > 0
+    assert finding.text.startswith("240 GEMM calls (65.7 ms of kernels) with a dimension "
+                                   "not a multiple of 3, e.g. aten::addmm m=2048 n=1024 k=4096")
+
+
+def test_shapes_are_kept_where_recorded() -> None:
+    with open_trace(sample("tuned_training.pt.trace.json.gz")) as trace:
+        assert trace.con.execute("SELECT count(*) FROM gemm_shapes").fetchone() == (240,)
+    with open_trace(sample("bound_compute.pt.trace.json.gz")) as trace:  # aten::mm, no shapes
+        assert trace.con.execute("SELECT count(*) FROM gemm_shapes").fetchone() == (0,)
+        assert unaligned_gemms(trace.con) == []

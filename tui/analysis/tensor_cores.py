@@ -167,3 +167,53 @@ def cuda_core_finding(kernels: list[MatrixKernel], kernel_ns: int,
 
 def _short(name: str, width: int = 60) -> str:
     return name if len(name) <= width else name[: width - 1] + "…"
+
+
+# GEMM dimensions tensor cores want: multiples of 8 (FP16/BF16), of 16 for 8-bit types
+# (shared/reading: "Tensor Cores require dimensions aligned to 8 (FP16) or 16 (INT8)")
+ALIGN = 8
+ALIGN_8BIT = 16
+
+
+@dataclass(frozen=True)
+class UnalignedGemm:
+    op: str
+    m: int
+    n: int
+    k: int
+    dtype: str | None
+    multiple: int
+    calls: int
+    kernels: int
+    ns: int
+
+
+def unaligned_gemms(con: duckdb.DuckDBPyConnection, multiple: int = ALIGN,
+                    multiple_8bit: int = ALIGN_8BIT) -> list[UnalignedGemm]:
+    """PyTorch's GEMM ops whose m, n or k is not a multiple of `multiple` (8-bit types:
+    `multiple_8bit`), per op and shape, with the time of the kernels they launched; none
+    where the trace recorded no shapes."""
+    try:
+        rows = con.execute(load_query("gemm_unaligned"),
+                           {"multiple": multiple, "multiple_8bit": multiple_8bit}).fetchall()
+    except duckdb.CatalogException:  # a store written before shapes were kept
+        return []
+    return [UnalignedGemm(*row) for row in rows]
+
+
+def unaligned_finding(gemms: list[UnalignedGemm]) -> Finding | None:
+    """GEMMs whose dimensions are not multiples of 8 (16 for 8-bit types): tensor cores
+    run them padded or not at all. Cost: their kernels' time."""
+    if not gemms:
+        return None
+    ns = sum(g.ns for g in gemms)
+    calls = sum(g.calls for g in gemms)
+    top = gemms[0]
+    return Finding("gemm_alignment", "warning" if ns else "info", (
+        f"{calls:,} GEMM call{'s' if calls != 1 else ''} ({format_ns(ns)} of kernels) with "
+        f"a dimension not a multiple of {top.multiple}, e.g. {top.op} m={top.m} n={top.n} "
+        f"k={top.k} ({top.dtype or '?'}, {format_ns(top.ns)}): tensor cores want multiples "
+        f"of 8 (16 for int8/fp8); pad the hidden, vocabulary or batch sizes to them."
+    ), ns, [{"op": g.op, "m": g.m, "n": g.n, "k": g.k, "dtype": g.dtype,
+             "multiple": g.multiple, "calls": g.calls, "kernels": g.kernels, "total_ns": g.ns}
+            for g in gemms])
