@@ -48,6 +48,10 @@ RULES: tuple[Rule, ...] = (
          "ReduceSplitK): it adds the partial products, it multiplies no matrices"),
     Rule(r"im2col|col2im", "none",
          "the copies that lay a convolution's input out for a GEMM"),
+    Rule(r"triton_(poi|red|per)_", "none",
+         "torch.compile's pointwise and reduction kernels, named after the ops they fuse "
+         "(triton_poi_fused_addmm_gelu_0, triton_red_fused_convolution_backward_0): no "
+         "matrix product"),
     Rule(r"simt", "cuda",
          "CUTLASS's SIMT kernels (OpClassSimt: cutlass_80_simt_sgemm_…): FMA on CUDA cores"),
     Rule(r"ffma", "cuda",
