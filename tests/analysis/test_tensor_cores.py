@@ -68,6 +68,8 @@ NSYS_CASES = {
     "gappy_training": NSYS_REFERENCE / "gappy_training.kern_sum.csv",
     "gappy_then_tuned": NSYS_REFERENCE / "gappy_then_tuned.kern_sum.csv",
     "multistream": NSYS_REFERENCE / "multistream.kern_sum.csv",
+    "small_kernels": NSYS_REFERENCE / "small_kernels.kern_sum.csv",  # naive_sgemm
+    "ncu_kernels": NSYS_REFERENCE / "ncu_kernels.kern_sum.csv",  # a CUTLASS simt sgemm
     "loop_compute": DATA / "loops" / "loop_compute_cuda_gpu_kern_sum.csv",
 }
 
