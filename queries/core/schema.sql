@@ -146,6 +146,20 @@ CREATE TABLE IF NOT EXISTS collectives (
     correlation   BIGINT    -- the launch of its NCCL kernel (gpu_activities.correlation)
 );
 
+-- The matrix products of PyTorch's GEMM ops (Kineto traces recorded with record_shapes:
+-- the "Input Dims" of aten::mm, addmm, bmm, baddbmm, _scaled_mm, _int_mm); empty otherwise.
+CREATE TABLE IF NOT EXISTS gemm_shapes (
+    pid      BIGINT,   -- the calling thread, as host_activities' pid and tid
+    tid      BIGINT,
+    start_ns BIGINT,   -- the op on the host (the kernels it launched: its runtime calls')
+    end_ns   BIGINT,
+    op       VARCHAR,  -- 'aten::mm'
+    m        BIGINT,   -- (batch x) [m, k] @ [k, n]
+    n        BIGINT,
+    k        BIGINT,
+    dtype    VARCHAR   -- the first matrix's "Input type": 'float', 'c10::BFloat16', 'signed char'
+);
+
 -- XLA traces (JAX, TensorFlow): the ops of each compiled HLO program that can run work on
 -- a GPU, from the HloProto every XSpace carries (tui/sources/xla_hlo.py); empty for other
 -- sources, and for a trace viewer JSON without its run's .xplane.pb.

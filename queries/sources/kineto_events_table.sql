@@ -21,6 +21,8 @@ CREATE OR REPLACE TEMP TYPE kineto_event_args AS STRUCT(
     "Process Group Description" VARCHAR, "Process Group Ranks" VARCHAR,
     "Group size" VARCHAR, "Dst Rank" VARCHAR, "Src Rank" VARCHAR,
     "In msg nelems" VARCHAR, "Out msg nelems" VARCHAR, dtype VARCHAR,
+    -- record_shapes: a GEMM op's input shapes and types (kineto_gemm_shapes.sql)
+    "Input Dims" JSON, "Input type" JSON,
     name VARCHAR  -- process_name / thread_name metadata events: the name
 );
 

@@ -9,7 +9,7 @@
 -- and are counted and dropped later. Only complete ('X') events, `[memory]` instants and
 -- the few process and thread name 'M' events are kept, and of `args` only the fields a
 -- loader reads, and only where it reads them (GPU work, API calls, Python frames, memory,
--- names, collectives): flow and other instant events and CPU-op argument lists are most of a trace's
+-- names, collectives, GEMM ops' shapes): flow and other instant events and CPU-op argument lists are most of a trace's
 -- bytes. The reader picks those fields out while it parses, as json_transform
 -- would, leniently: a field of another JSON type reads as its JSON text (VARCHAR) or NULL
 -- (lists), and `args` that is no object as all-NULL fields.
@@ -40,6 +40,9 @@ SELECT
            OR cat = 'runtime' OR cat = 'driver' OR cat = 'python_function'
            OR cat = 'cpu_instant_event'
            OR (cat = 'cpu_op' AND name = 'record_param_comms')
+           OR (cat = 'cpu_op' AND (name = 'aten::mm' OR name = 'aten::addmm'
+                                   OR name = 'aten::bmm' OR name = 'aten::baddbmm'
+                                   OR name = 'aten::_scaled_mm' OR name = 'aten::_int_mm'))
            OR (ph = 'M' AND name IN ('process_name', 'thread_name'))
          THEN args END AS args
 FROM (

@@ -62,8 +62,8 @@ def test_json_contract_on_an_nsys_export() -> None:
     # most costly first, no cost last: the device's idle time is split by cause in
     # gpu_idle, costed where a finding names the cause (gpu_gaps: waits on the host)
     assert [f["rule"] for f in findings] == [
-        "gpu_gaps", "top_kernel", "cuda_memcpy_async", "launch_overhead", "cuda_api_sync",
-        "gpu_time_util", "gpu_idle"]
+        "gpu_gaps", "gemm_cuda_cores", "top_kernel", "cuda_memcpy_async", "launch_overhead",
+        "cuda_api_sync", "gpu_time_util", "gpu_idle"]
     diagnosis = summary["diagnosis"]
     assert list(summary)[:2] == ["source", "diagnosis"]
     # of the window of work, the NVTX range around the loop; the devices, the gaps and

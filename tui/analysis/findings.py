@@ -1,5 +1,6 @@
 """The findings of one trace: Nsight Systems' rules (tui.analysis.rules) and tui's own
-(GPU idle share per device, the top kernel, launch overhead), most costly first.
+(GPU idle share per device, the top kernel, launch overhead, matrix kernels on CUDA
+cores, GEMMs of unaligned shapes), most costly first.
 
 Each is a Finding: its `text` is what the terminal prints, `cost_ns` the GPU-idle or host
 time it explains (the top kernel: its GPU time), `rows` where it is (every row). Each
@@ -23,6 +24,12 @@ from tui.analysis.kernels import DeviceBusy, KernelStats, device_busy, kernel_st
 from tui.analysis.nsys_rules import RULES
 from tui.analysis.row_sets import ArrowRows
 from tui.analysis.rules import rule_findings, share
+from tui.analysis.tensor_cores import (
+    cuda_core_finding,
+    matrix_kernels,
+    unaligned_finding,
+    unaligned_gemms,
+)
 from tui.core.queries import load_query
 from tui.core.units import format_bytes, format_ns
 
@@ -65,6 +72,13 @@ def findings(
         overhead = _launch_overhead(kernels, _source_format(con), launch_idle)
         if overhead is not None:
             out.append(overhead)
+        on_cuda_cores = cuda_core_finding(matrix_kernels(con), sum(k.total_ns for k in kernels),
+                                          _source_format(con))
+        if on_cuda_cores is not None:
+            out.append(on_cuda_cores)
+    unaligned = unaligned_finding(unaligned_gemms(con))
+    if unaligned is not None:
+        out.append(unaligned)
     if "cuda_memcpy_async" in skipped:  # which call issued a copy is unknown: name them all
         pageable = _pageable(con, span_ns)
         if pageable is not None:

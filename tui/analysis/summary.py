@@ -23,6 +23,7 @@ from tui.analysis.memory import memory_peaks
 from tui.analysis.row_sets import GapRows, RowSet, add_offsets
 from tui.analysis.summary_types import CodeAndMemory, Source, SourceMetaKey, TraceSummary
 from tui.analysis.summary_types import Finding as FindingJson
+from tui.analysis.tensor_cores import gemm_tensor_cores, matrix_kernels
 from tui.analysis.xla_ops import command_buffer_stats, xla_module_stats, xla_op_stats
 from tui.core.db import (
     SUMMARY_SHARE,
@@ -145,6 +146,8 @@ def _summary(trace: Trace, min_gap_ns: int) -> TraceSummary:
         "warnings": list(trace.warnings),
         "ranks": [rank],
         "host_samples": host.as_dict() if host else None,
+        "gemm_tensor_cores": gemm_tensor_cores(matrix_kernels(con),
+                                               sum(k.total_ns for k in kernels)),
         **code_memory,
     }
     if counters is not None:  # the GPUs' hardware counters (nsys --gpu-metrics-devices)

@@ -201,6 +201,22 @@ class CommandBuffer(TypedDict):
     total_ns: int
 
 
+class NamedTime(TypedDict):
+    name: str
+    ns: int
+
+
+class GemmTensorCores(TypedDict):
+    """Matrix kernels' time by where they computed, from their names (tensor_cores.py)."""
+
+    gemm_ns: int  # every matrix kernel's: GEMMs, convolutions, attention
+    tensor_core_ns: int
+    cuda_core_ns: int
+    unknown_ns: int  # named like a matrix kernel, saying nothing of how it computes
+    kernel_ns: int  # every kernel's, for the shares
+    top_cuda_core: list[NamedTime]  # the longest CUDA-core names
+
+
 class _TraceSummaryKeys(_CodeAndMemoryKeys):
     source: Source
     diagnosis: Diagnosis
@@ -212,6 +228,7 @@ class _TraceSummaryKeys(_CodeAndMemoryKeys):
     warnings: list[str]
     ranks: list[dict[str, Any]]  # the trace as one rank of a run: multirank.md
     host_samples: dict[str, Any] | None  # what the host did while the GPU waited (summary.md)
+    gemm_tensor_cores: GemmTensorCores  # tensor or CUDA cores, from the kernels' names
 
 
 class MetricMeans(TypedDict):

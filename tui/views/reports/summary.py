@@ -14,6 +14,7 @@ from tui.views.host_text import host_lines
 from tui.views.reports.distributed import print_distributed
 from tui.views.reports.gpu_metrics import print_gpu_metrics
 from tui.views.reports.stacks import print_code_and_memory
+from tui.views.reports.tensor_cores import print_tensor_cores
 
 TOP_KERNELS = 15
 TOP_GAPS = 10
@@ -41,6 +42,7 @@ def print_summary(summary: Mapping[str, Any], console: Console) -> None:
         console.print(_xla_modules_table(summary.get("xla_modules") or []))
         console.print(_xla_ops_table(summary["xla_ops"], console.width))
     print_gpu_metrics(summary.get("gpu_metrics"), console)
+    print_tensor_cores(summary, console)
     console.print(_gaps_table(summary["gaps"], source.get("origin_ns"), source["min_gap_ns"],
                               text_width=max(30, console.width - 40)))
     if summary.get("host_samples"):

@@ -1,0 +1,261 @@
+"""Matrix kernels on tensor cores and on CUDA cores, from the kernels' names: the time of
+each kind equals NVIDIA's kernel sums (`nsys stats -r cuda_gpu_kern_sum`) summed by the same
+names, and the sources' own kernel times on a Kineto and an XLA trace."""
+
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import oracle, xla_oracle
+from tests.helpers.paths import DATA, NSYS_REFERENCE, ROOT, inflated, sample
+from tests.helpers.xla_samples import run_folder
+from tui.analysis.findings import findings
+from tui.analysis.gpu_metrics import gpu_metrics_summary
+from tui.analysis.kernels import device_busy, kernel_stats
+from tui.analysis.tensor_cores import (
+    RULES,
+    cores_of,
+    cuda_core_finding,
+    gemm_tensor_cores,
+    matrix_kernels,
+    unaligned_finding,
+    unaligned_gemms,
+)
+from tui.loading.trace import open_trace
+from tui.views.reports.tensor_cores import tensor_core_lines
+
+KINDS = {"tensor": "tensor_core_ns", "cuda": "cuda_core_ns", "unknown": "unknown_ns"}
+
+
+def _by_kind(times: dict[str, int]) -> dict[str, int]:
+    """{figure: summed time} of names -> time, each name put where cores_of says."""
+    out = dict.fromkeys(KINDS.values(), 0)
+    for name, ns in times.items():
+        kind = cores_of(name)
+        if kind is not None:
+            out[KINDS[kind]] += ns
+    return out
+
+
+def _nsys_kernel_sums(csv_path: Path) -> dict[str, int]:
+    with open(csv_path, newline="") as f:
+        return {r["Name"]: int(r["Total Time (ns)"]) for r in csv.DictReader(f)}
+
+
+def _figures(path: Path) -> tuple[dict, list, list[str]]:
+    """The figures, the matrix kernels and the summary's text lines of the trace."""
+    with open_trace(path) as trace:
+        kernels = matrix_kernels(trace.con)
+        stats = kernel_stats(trace.con)
+        total = sum(k.total_ns for k in stats)
+        names = [n for (n,) in trace.con.execute(
+            "SELECT DISTINCT name FROM gpu_activities WHERE kind = 'kernel'").fetchall()]
+        counters = gpu_metrics_summary(trace.con, 1_000_000, [k.name for k in stats])
+    # DuckDB's RE2 and Python's re decide every name alike
+    assert {k.name: k.cores for k in kernels} == {
+        n: cores_of(n) for n in names if cores_of(n) is not None}
+    figures = gemm_tensor_cores(kernels, total)
+    return figures, kernels, tensor_core_lines({"gpu_metrics": counters,
+                                                "gemm_tensor_cores": figures})
+
+
+NSYS_CASES = {
+    # export: NVIDIA's cuda_gpu_kern_sum CSV of it
+    "gappy_training": NSYS_REFERENCE / "gappy_training.kern_sum.csv",
+    "gappy_then_tuned": NSYS_REFERENCE / "gappy_then_tuned.kern_sum.csv",
+    "multistream": NSYS_REFERENCE / "multistream.kern_sum.csv",
+    "small_kernels": NSYS_REFERENCE / "small_kernels.kern_sum.csv",  # naive_sgemm
+    "ncu_kernels": NSYS_REFERENCE / "ncu_kernels.kern_sum.csv",  # a CUTLASS simt sgemm
+    "loop_compute": DATA / "loops" / "loop_compute_cuda_gpu_kern_sum.csv",
+}
+
+
+@pytest.fixture(scope="module")
+def nsys_loaded() -> dict[str, tuple[dict, list, list[str]]]:
+    return {name: _figures(inflated(f"{name}.sqlite") if name.startswith("loop_")
+                           else sample(f"{name}.sqlite"))
+            for name in NSYS_CASES}
+
+
+@pytest.fixture(scope="module")
+def nsys_figures(nsys_loaded: dict) -> dict[str, dict]:
+    return {name: loaded[0] for name, loaded in nsys_loaded.items()}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("trace", list(NSYS_CASES))
+def test_times_equal_nvidia_kernel_sums_by_kind(trace: str, nsys_figures: dict) -> None:
+    reference = _nsys_kernel_sums(NSYS_CASES[trace])
+    expected = _by_kind(reference)
+    got = nsys_figures[trace]
+    for figure, ns in expected.items():
+        assert got[figure] == pytest.approx(ns, rel=0.001), figure
+    assert got["gemm_ns"] == sum(expected.values())
+    assert got["kernel_ns"] == sum(reference.values())
+
+
+@pytest.mark.slow
+def test_what_each_recording_ran_on(nsys_figures: dict) -> None:
+    gappy = nsys_figures["gappy_training"]  # fp32: cuBLAS ffma and CUTLASS simt kernels
+    reference = _nsys_kernel_sums(NSYS_CASES["gappy_training"])
+    assert gappy["cuda_core_ns"] == sum(
+        ns for n, ns in reference.items() if "_ffma_" in n or "_simt_sgemm_" in n)
+    # only the memory-efficient attention, TF32 tensor cores at FP32 accuracy on sm80+
+    assert gappy["tensor_core_ns"] == sum(
+        ns for n, ns in reference.items() if n.startswith("fmha_cutlass"))
+    assert gappy["unknown_ns"] == 0
+    assert gappy["top_cuda_core"][0] == {
+        "name": "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize256x128x8_stage3_warpsize4x2x1"
+                "_ffma_aligna4_alignc4_execute_kernel__5x_cublas", "ns": 30_555_965}
+    # bf16 GEMMs in cuBLAS's nvjet kernels: every kernel of the loop
+    assert nsys_figures["loop_compute"]["tensor_core_ns"] == 1_691_907_343
+    assert nsys_figures["loop_compute"]["cuda_core_ns"] == 0
+    # six fp32 steps then six bf16 ones: both kinds
+    mixed = nsys_figures["gappy_then_tuned"]
+    assert mixed["cuda_core_ns"] > mixed["tensor_core_ns"] > 0
+
+
+def test_kineto_equals_the_traces_own_kernel_times() -> None:
+    path = sample("gappy_training.pt.trace.json.gz")
+    times: dict[str, int] = {}
+    for e in oracle.chrome_events(path):
+        if e.get("ph") == "X" and e.get("cat") == "kernel":
+            times[e["name"]] = times.get(e["name"], 0) + oracle.ns(e["dur"])
+    got, _, _ = _figures(path)
+    for figure, ns in _by_kind(times).items():
+        assert got[figure] == pytest.approx(ns, rel=0.001), figure
+    assert got["cuda_core_ns"] > 0.8 * got["gemm_ns"]
+
+
+def test_xla_equals_xprofs_kernel_times() -> None:
+    """cuBLAS's TF32 kernels on tensor cores; XLA's Triton GEMM fusions unknown by name."""
+    folder = run_folder("jax_train")
+    events = xla_oracle.read_events(folder / "vm.trace.json.gz")
+    times = {n: t for n, (_, t) in xla_oracle.kernels_by_name(events).items()}
+    got, kernels, _ = _figures(folder / "vm.xplane.pb")
+    expected = _by_kind(times)
+    for figure, ns in expected.items():
+        assert got[figure] == pytest.approx(ns, rel=0.001), figure
+    assert expected["tensor_core_ns"] > 0 and expected["unknown_ns"] > 0
+    assert {k.cores for k in kernels if k.name.startswith("gemm_fusion_dot")} == {"unknown"}
+
+
+def test_the_specific_marker_wins() -> None:
+    assert cores_of("sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize256x128x8_stage3_warpsize"
+                    "4x2x1_ffma_aligna4_alignc4_execute_kernel__5x_cublas") == "cuda"
+    assert cores_of("sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32_warpgroupsize"
+                    "1x1x1_execute_segment_k_off_kernel__5x_cublas") == "tensor"
+    assert cores_of("fmha_cutlassF_f32_aligned_64x64_rf_sm80(PyTorchMemEffAttention::"
+                    "AttentionKernel<float, cutlass::arch::Sm80, true, 64, 64, 64, true, "
+                    "true>::Params)") == "tensor"
+    assert cores_of("fmha_cutlassF_f32_aligned_64x64_rf_sm75(x)") == "cuda"
+    assert cores_of("void cublasLt::splitKreduce_kernel<32, 16, int, float>(x)") is None
+    assert cores_of("void cudnn::fusion::convert_dq_to_16bits<true>(void const*)") is None
+    assert cores_of("void at::native::GammaBetaBackwardCUDAKernelTemplate<float>(x)") is None
+    assert cores_of("gemm_fusion_dot_10") == "unknown"
+    # torch.compile's kernels: its GEMM templates unknown, its fused pointwise ones none
+    assert cores_of("triton_tem_fused_mm_0") == "unknown"
+    assert cores_of("triton_poi_fused_addmm_gelu_0") is None
+
+
+def test_fp32_gemms_on_cuda_cores_are_a_finding() -> None:
+    with open_trace(sample("gappy_training.sqlite")) as trace:
+        stats = kernel_stats(trace.con)
+        found, _ = findings(trace.con, device_busy(trace.con), stats, [], 1_000_000, 0)
+        figures = gemm_tensor_cores(matrix_kernels(trace.con), sum(k.total_ns for k in stats))
+    (finding,) = [f for f in found if f.rule == "gemm_cuda_cores"]
+    assert finding.cost_ns == figures["cuda_core_ns"] == 104_068_713
+    assert finding.text.startswith("75% of GPU kernel time (104 ms) in matrix kernels on "
+                                   "CUDA cores, the longest sm80_xmma_gemm_f32f32_f32f32")
+    assert "allow_tf32" in finding.text and "bf16 autocast" in finding.text
+    assert [r["name"] for r in finding.rows][:1] == [figures["top_cuda_core"][0]["name"]]
+    assert sum(r["total_ns"] for r in finding.rows) == finding.cost_ns
+
+
+def test_no_finding_where_the_gemms_use_tensor_cores() -> None:
+    with open_trace(sample("multistream.sqlite")) as trace:
+        kernels = matrix_kernels(trace.con)
+        total = sum(k.total_ns for k in kernel_stats(trace.con))
+    assert {k.cores for k in kernels} == {"tensor"}
+    assert cuda_core_finding(kernels, total, "nsys") is None
+
+
+@pytest.mark.slow
+def test_the_text_lines_put_the_counters_first(nsys_loaded: dict) -> None:
+    assert nsys_loaded["loop_compute"][2] == [
+        "Tensor cores (counters): Tensor Active 65.8% over GPU 0's busy span",
+        "Matrix kernels (by name): 1.69 s, 100% of kernel time: tensor cores 1.69 s (100%)"]
+    assert nsys_loaded["gappy_training"][2] == [  # no counters recorded
+        "Matrix kernels (by name): 113 ms, 81% of kernel time: tensor cores 8.6 ms (8%), "
+        "CUDA cores 104 ms (92%)"]
+
+
+def test_every_rule_is_documented() -> None:
+    page = (ROOT / "docs" / "tensor_cores.md").read_text()
+    listed = re.findall(r"^\d+\. `([^`]+)` → \*\*(\w+)\*\*", page, re.MULTILINE)
+    assert listed == [(r.pattern, r.cores) for r in RULES]
+
+
+def _oracle_gemm_kernels(path: Path, multiple: int) -> dict[tuple, tuple[int, int, int]]:
+    """(op, m, n, k) -> (calls, kernels, ns) of the trace's aten::mm and aten::addmm events
+    with a dimension not a multiple of `multiple`, read with Python's json module: the
+    kernels of the runtime calls on the op's thread inside its span."""
+    events = [e for e in oracle.chrome_events(path) if e.get("ph") == "X"]
+    runtime = [e for e in events if e.get("cat") in ("cuda_runtime", "cuda_driver")]
+    kernels: dict[int, list[int]] = {}
+    for e in events:
+        if e.get("cat") == "kernel":
+            kernels.setdefault(int(e["args"]["correlation"]), []).append(oracle.ns(e["dur"]))
+    out: dict[tuple, list[int]] = {}
+    for e in events:
+        if e.get("cat") != "cpu_op" or e["name"] not in ("aten::mm", "aten::addmm"):
+            continue
+        dims = e["args"]["Input Dims"]
+        a, b = dims[1:3] if e["name"] == "aten::addmm" else dims[:2]
+        key = (e["name"], a[-2], b[-1], a[-1])
+        if all(v % multiple == 0 for v in key[1:]):
+            continue
+        start, end = oracle.ns(e["ts"]), oracle.ns(e["ts"]) + oracle.ns(e["dur"])
+        times = [t for r in runtime
+                 if (r["pid"], r["tid"]) == (e["pid"], e["tid"])
+                 and start <= oracle.ns(r["ts"]) and oracle.ns(r["ts"]) + oracle.ns(r["dur"]) <= end
+                 for t in kernels.get(int(r["args"]["correlation"]), [])]
+        row = out.setdefault(key, [0, 0, 0])
+        row[0] += 1
+        row[1] += len(times)
+        row[2] += sum(times)
+    return {key: (calls, n, ns) for key, (calls, n, ns) in out.items()}
+
+
+def test_gemm_shapes_and_their_kernels_equal_the_traces_own() -> None:
+    """record_shapes on: every aten::mm/addmm of gappy_training is of dimensions that are
+    multiples of 8 (the model's 1024/2048/3072/4096), so no finding; against multiples of
+    3 the same query finds them all, each with its kernels' time as the trace gives it."""
+    path = sample("gappy_training.pt.trace.json.gz")
+    with open_trace(path) as trace:
+        shapes = trace.con.execute("SELECT count(*) FROM gemm_shapes").fetchone()
+        aligned = unaligned_gemms(trace.con)
+        by_three = unaligned_gemms(trace.con, 3, 3)
+        stats = kernel_stats(trace.con)
+        found, _ = findings(trace.con, device_busy(trace.con), stats, [], 1_000_000, 0)
+    assert shapes == (240,)
+    assert aligned == [] and "gemm_alignment" not in {f.rule for f in found}
+    expected = _oracle_gemm_kernels(path, 3)
+    assert {(g.op, g.m, g.n, g.k): (g.calls, g.kernels, g.ns) for g in by_three} == expected
+    assert sum(calls for calls, _, _ in expected.values()) == 240
+    finding = unaligned_finding(by_three)
+    assert finding is not None and finding.cost_ns == sum(g.ns for g in by_three) > 0
+    assert finding.text.startswith("240 GEMM calls (65.7 ms of kernels) with a dimension "
+                                   "not a multiple of 3, e.g. aten::addmm m=2048 n=1024 k=4096")
+
+
+def test_shapes_are_kept_where_recorded() -> None:
+    with open_trace(sample("tuned_training.pt.trace.json.gz")) as trace:
+        assert trace.con.execute("SELECT count(*) FROM gemm_shapes").fetchone() == (240,)
+    with open_trace(sample("bound_compute.pt.trace.json.gz")) as trace:  # aten::mm, no shapes
+        assert trace.con.execute("SELECT count(*) FROM gemm_shapes").fetchone() == (0,)
+        assert unaligned_gemms(trace.con) == []
