@@ -60,3 +60,24 @@ def _span(work: list[tuple[int, int]]) -> tuple[int, int]:
     if not work:
         return 0, 0
     return min(s for s, _e in work), max(e for _s, e in work)
+
+
+def kineto_bubble_pct(path: Path) -> float:
+    """A pipeline stage's bubble: over every `ProfilerStep#N` that launched GPU work, the
+    share of its GPU span (kineto_steps) in which no compute kernel ran (every kernel but
+    NCCL's; overlapping ones counted once), the steps' time summed."""
+    events = [e for e in oracle.chrome_events(path) if e.get("ph") == "X"]
+    kernels = [(oracle.ns(e["ts"]), oracle.ns(e["ts"]) + oracle.ns(e["dur"]))
+               for e in events
+               if e.get("cat") == "kernel" and "nccl" not in e["name"].lower()]
+    span = compute = 0
+    for _host_start, _host_end, start, end in kineto_steps(path).values():
+        if end <= start:
+            continue
+        span += end - start
+        reach = start
+        for s, e in sorted((max(s, start), min(e, end)) for s, e in kernels
+                           if e > start and s < end):
+            compute += max(e - max(s, reach), 0)
+            reach = max(reach, e)
+    return 100 * (1 - compute / span)

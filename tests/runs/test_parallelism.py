@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SAMPLES
+from tests.helpers import step_oracle
 from tui.analysis.collective_bandwidth import collective_bandwidth
 from tui.analysis.distributed.critical_path import critical_paths
 from tui.analysis.parallelism import parallelism
@@ -241,6 +242,20 @@ def test_a_pipelines_order_micro_batches_schedule_and_bubble(run: str, schedule:
     # measured: each stage's steps' GPU time without compute, above the schedule's bubble
     assert set(found["bubble_pct"]) == {"0", "1"}
     assert all(found["expected_bubble_pct"] < v < 100 for v in found["bubble_pct"].values())
+
+
+@pytest.mark.parametrize("run", ["pp_1f1b", "pp_gpipe"])
+def test_each_stage_s_bubble_equals_one_read_from_its_raw_trace(run: str) -> None:
+    """Each stage's measured bubble, against its steps' GPU time without compute kernels
+    worked out from the raw Kineto JSON (tests/helpers/step_oracle.py), within a point."""
+    with open_run([SAMPLES / run]) as ranks:
+        found = pipeline(ranks.con)
+    assert found is not None
+    expected = {str(_raw(path)["distributedInfo"]["rank"]): step_oracle.kineto_bubble_pct(path)
+                for path in sorted((SAMPLES / run).glob("*.pt.trace.json.gz"))}
+    assert set(found["bubble_pct"]) == set(expected) == {"0", "1"}
+    for rank, pct in expected.items():
+        assert found["bubble_pct"][rank] == pytest.approx(pct, abs=1.0), rank
 
 
 def test_no_pipeline_without_send_recv() -> None:
