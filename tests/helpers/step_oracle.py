@@ -7,6 +7,7 @@ launch call began in the step's host range, on any thread of its process."""
 from __future__ import annotations
 
 import sqlite3
+import statistics
 from pathlib import Path
 
 from tests.helpers import oracle
@@ -63,21 +64,47 @@ def _span(work: list[tuple[int, int]]) -> tuple[int, int]:
 
 
 def kineto_bubble_pct(path: Path) -> float:
-    """A pipeline stage's bubble: over every `ProfilerStep#N` that launched GPU work, the
-    share of its GPU span (kineto_steps) in which no compute kernel ran (every kernel but
-    NCCL's; overlapping ones counted once), the steps' time summed."""
+    """A pipeline stage's bubble: the median, over every `ProfilerStep#N` that launched GPU
+    work, of the share of its GPU span (kineto_steps) in which no compute kernel ran
+    (every kernel but NCCL's; overlapping ones counted once)."""
     events = [e for e in oracle.chrome_events(path) if e.get("ph") == "X"]
     kernels = [(oracle.ns(e["ts"]), oracle.ns(e["ts"]) + oracle.ns(e["dur"]))
                for e in events
                if e.get("cat") == "kernel" and "nccl" not in e["name"].lower()]
-    span = compute = 0
+    shares = []
     for _host_start, _host_end, start, end in kineto_steps(path).values():
         if end <= start:
             continue
-        span += end - start
-        reach = start
+        compute, reach = 0, start
         for s, e in sorted((max(s, start), min(e, end)) for s, e in kernels
                            if e > start and s < end):
             compute += max(e - max(s, reach), 0)
             reach = max(reach, e)
-    return 100 * (1 - compute / span)
+        shares.append(100 * (1 - compute / (end - start)))
+    return statistics.median(shares)
+
+
+def nsys_bubble_pct(path: Path) -> dict[int, float]:
+    """kineto_bubble_pct of each process of an nsys export, by its GPU's number (a rank of
+    the report read as a run)."""
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        rows = db.execute(
+            "SELECT (k.globalPid >> 24) & 16777215, k.deviceId, k.start, k.end, s.value "
+            "FROM CUPTI_ACTIVITY_KIND_KERNEL AS k "
+            "JOIN StringIds AS s ON s.id = k.shortName").fetchall()
+    device = {pid: dev for pid, dev, *_ in rows}
+    kernels: dict[int, list[tuple[int, int]]] = {}
+    for pid, _dev, start, end, name in rows:
+        if "nccl" not in name.lower():
+            kernels.setdefault(pid, []).append((start, end))
+    shares: dict[int, list[float]] = {}
+    for (_name, pid), (_hs, _he, start, end) in nsys_steps(path).items():
+        if end <= start:
+            continue
+        compute, reach = 0, start
+        for s, e in sorted((max(s, start), min(e, end)) for s, e in kernels.get(pid, [])
+                           if e > start and s < end):
+            compute += max(e - max(s, reach), 0)
+            reach = max(reach, e)
+        shares.setdefault(device[pid], []).append(100 * (1 - compute / (end - start)))
+    return {dev: statistics.median(v) for dev, v in shares.items()}

@@ -194,6 +194,23 @@ def test_an_nsys_report_of_four_processes_is_a_run_naming_the_kineto_straggler(
     assert [g["kind"] for g in summary["parallelism"]] == ["data"]
 
 
+def test_an_nsys_report_of_a_pipeline_gets_the_pipeline_its_kineto_traces_get() -> None:
+    """pp_1f1b_nsys.sqlite: the 1F1B job of pp_1f1b/ recorded under nsys. Without c10d's
+    calls, NCCL's ncclSend/ncclRecv NVTX ranges give the transfers: the same order,
+    micro-batches and schedule as the Kineto traces, each stage's bubble as read from the
+    export with sqlite3 (tests/helpers/step_oracle.py)."""
+    order, micro_batches = _raw_pipeline("pp_1f1b")
+    with open_run([SAMPLES / "pp_1f1b_nsys.sqlite"]) as ranks:
+        found = pipeline(ranks.con)
+    assert found is not None
+    assert (found["order"], found["micro_batches"], found["schedule"]) == (
+        order, micro_batches, "1F1B")
+    expected = step_oracle.nsys_bubble_pct(SAMPLES / "pp_1f1b_nsys.sqlite")
+    assert set(found["bubble_pct"]) == {str(r) for r in expected} == {"0", "1"}
+    for rank, pct in expected.items():
+        assert found["bubble_pct"][str(rank)] == pytest.approx(pct, abs=1.0), rank
+
+
 @pytest.mark.parametrize(("report", "kind"), [("pp_1f1b_nsys.sqlite", "pipeline"),
                                               ("tp2_nsys.sqlite", "tensor")])
 def test_an_nsys_report_names_its_parallelism_from_the_kernels(report: str, kind: str) -> None:
