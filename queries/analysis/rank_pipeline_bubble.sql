@@ -1,10 +1,13 @@
 -- Params: none
 -- Needs: temp table step_work
--- Per rank: the share of its steps' GPU time (first start to last end of each step's
--- work, step_work: rank_step_work.sql) in which no compute kernel ran (NCCL kernels and
--- idle time: a pipeline stage's bubble). Compute kernels are every kernel but NCCL's,
--- their overlapping runs (several streams) counted once.
--- Columns: rank, steps, gpu_ns, compute_ns, bubble_pct; by rank.
+-- Per rank: the median over its steps of the share of each step's GPU time (first start
+-- to last end of the step's work, step_work: rank_step_work.sql) in which no compute
+-- kernel ran (NCCL kernels and idle time: a pipeline stage's bubble); the median, so
+-- that a warm-up step (compilation, NCCL's set-up: seconds long) weighs no more than
+-- another. Compute kernels are every kernel but NCCL's, their overlapping runs (several
+-- streams) counted once.
+-- Columns: rank, steps, gpu_ns, compute_ns (both summed over the steps), bubble_pct; by
+--          rank.
 WITH windows AS (
     SELECT rank, gpu_start_ns, gpu_end_ns FROM step_work WHERE gpu_ns > 0
 ), compute AS (
@@ -26,17 +29,19 @@ WITH windows AS (
                AS island
     FROM marked
 ), busy AS (
-    SELECT rank, sum(island_end - island_start) AS compute_ns
+    SELECT rank, window_ns, sum(island_end - island_start) AS compute_ns
     FROM (SELECT rank, window_ns, island, min(start_ns) AS island_start,
                  max(end_ns) AS island_end
           FROM islands GROUP BY rank, window_ns, island)
-    GROUP BY rank
-), spans AS (
-    SELECT rank, count(*) AS steps, sum(gpu_end_ns - gpu_start_ns) AS gpu_ns
-    FROM windows GROUP BY rank
+    GROUP BY rank, window_ns
+), per_step AS (
+    SELECT w.rank, w.gpu_end_ns - w.gpu_start_ns AS gpu_ns,
+           coalesce(b.compute_ns, 0) AS compute_ns
+    FROM windows AS w
+    LEFT JOIN busy AS b ON b.rank = w.rank AND b.window_ns = w.gpu_start_ns
 )
-SELECT s.rank, s.steps, s.gpu_ns, coalesce(b.compute_ns, 0) AS compute_ns,
-       100 * (1 - coalesce(b.compute_ns, 0) / s.gpu_ns) AS bubble_pct
-FROM spans AS s
-LEFT JOIN busy AS b USING (rank)
-ORDER BY s.rank;
+SELECT rank, count(*) AS steps, sum(gpu_ns) AS gpu_ns, sum(compute_ns) AS compute_ns,
+       median(100 * (1 - compute_ns / gpu_ns)) AS bubble_pct
+FROM per_step
+GROUP BY rank
+ORDER BY rank;

@@ -277,7 +277,8 @@ def ddp_paths() -> dict[int, tuple[list, list]]:
     out = {}
     for rank, name in DDP.items():
         with open_trace(sample(name)) as trace:
-            out[rank] = (critical_paths(trace.con), critical_paths(trace.con, False))
+            out[rank] = (critical_paths(trace.con),
+                         critical_paths(trace.con, False, peers=False))
     return out
 
 
@@ -321,14 +322,15 @@ def test_critical_path_kernels_equal_hta_s(ddp_paths, rank: int) -> None:
 
 def test_critical_path_names_the_bound_of_each_rank(ddp_paths) -> None:
     """Rank 0 waits for rank 1 in the all-reduce: collectives bound its steps; rank 1's
-    slow data loader (a 10 ms sleep): the host bounds its steps."""
+    slow data loader (a 10 ms sleep) is on its path, less the part that overlaps what the
+    GPU still ran of the step before (up to 2.6 ms), and no collective is."""
     for path in ddp_paths[0][0]:
         kinds = path.by_kind()
         assert kinds["communication"] > 0.4 * path.length_ns
         assert kinds["communication"] == max(v for k, v in kinds.items() if k != "cpu")
     for path in ddp_paths[1][0]:
         kinds = path.by_kind()
-        assert kinds["cpu"] > 0.5 * path.length_ns and kinds["communication"] == 0
+        assert kinds["cpu"] > 0.4 * path.length_ns and kinds["communication"] == 0
 
 
 @pytest.mark.slow

@@ -11,13 +11,21 @@ from textual.pilot import Pilot
 
 from tests.helpers.paths import ROOT, sample
 from tests.helpers.pilot import SIZE, cells, static_text, sync, until
+from tests.helpers.screen import screen_text
 from tui.apps.diff_app import DiffApp
 from tui.apps.run_app import RunApp
 from tui.widgets.diff_tables import KernelDiffTable, TotalsTable
-from tui.widgets.run_tables import BandwidthTable, CollectiveTable, RankTable
+from tui.widgets.run_tables import BandwidthTable, CollectiveTable, PipelineTable, RankTable
 
 RANKS = [sample("ddp_rank0.pt.trace.json.gz"), sample("ddp_rank1.pt.trace.json.gz")]
 GAPPY, TUNED = "gappy_training.pt.trace.json.gz", "tuned_training.pt.trace.json.gz"
+PIPELINE = ROOT / "sample_traces" / "pp_1f1b"  # 2 stages, 1F1B (recordings/parallel_train.py)
+SMALL = (80, 24)
+
+
+def _shown_keys(app: RunApp) -> list[str]:
+    return [b.key for _node, b, _enabled, _tip in app.screen.active_bindings.values()
+            if b.show]
 
 
 @pytest.mark.slow
@@ -68,6 +76,59 @@ async def test_run_app_names_rank_1_the_straggler() -> None:
         await pilot.press("enter")  # leaves with rank 0's trace for TraceApp
         await pilot.pause()
     assert app.return_value == RANKS[0]
+
+
+@pytest.mark.slow
+@sync
+async def test_p_brings_the_pipeline_and_b_the_bandwidth_at_80x24() -> None:
+    """A pipeline-parallel run: `p` scrolls to its stages (order, micro-batches, schedule,
+    expected and measured bubble) and the remedy, `b` to what its send/recv achieved; both
+    on screen at 80×24, with the keys in the footer."""
+    app = RunApp([PIPELINE])
+    async with app.run_test(size=SMALL) as pilot:
+        await until(pilot, lambda: app.run_data is not None)
+        await pilot.pause()
+        assert {"p", "b"} <= set(_shown_keys(app))
+        summary = app.run_data.summary
+        p = summary["pipeline"]
+        assert p is not None and p["order"] == [0, 1]
+        await pilot.press("p")
+        await pilot.pause()
+        table = app.query_one(PipelineTable)
+        assert table.has_focus
+        # the bubbles as tests/runs/test_parallelism.py checks them against the raw JSON
+        assert cells(table) == [
+            ["0", "0", "8", "1F1B", "11.1%", "92.3%", "+81.2 pts"],
+            ["1", "1", "8", "1F1B", "11.1%", "90.4%", "+79.3 pts"]]
+        screen = "\n".join(screen_text(app))
+        assert "Pipeline: ranks 0 → 1, 8 micro-batches a step, 1F1B; bubble per stage" in screen
+        assert "92.3%" in screen and "90.4%" in screen
+        assert "To shrink the bubble: more micro-batches per step (8 now" in screen
+        await pilot.press("b")
+        await pilot.pause()
+        bandwidth = app.query_one(BandwidthTable)
+        assert bandwidth.has_focus
+        rates = summary["collective_bandwidth"]
+        assert rates and [r[:4] for r in cells(bandwidth)] == [
+            [r["name"], f"{r['bytes']:,}", str(r["group_size"]), str(r["instances"])]
+            for r in rates]
+        screen = "\n".join(screen_text(app))
+        assert "Collective bandwidth" in screen and f"{rates[0]['bytes']:,}" in screen
+
+
+@pytest.mark.slow
+@sync
+async def test_a_run_without_a_pipeline_shows_no_pipeline_nor_its_key() -> None:
+    app = RunApp(RANKS)
+    async with app.run_test(size=SMALL) as pilot:
+        await until(pilot, lambda: app.run_data is not None)
+        await pilot.pause()
+        assert app.run_data.summary["pipeline"] is None
+        assert not app.query_one(PipelineTable).display
+        assert "p" not in _shown_keys(app) and "b" in _shown_keys(app)
+        await pilot.press("p")  # nothing to bring: the ranks keep the keys
+        await pilot.pause()
+        assert app.query_one(RankTable).has_focus
 
 
 @sync
@@ -274,6 +335,20 @@ def test_run_app_snapshot(snap_compare, monkeypatch) -> None:
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(120, 30), run_before=loaded)
+
+
+@pytest.mark.slow
+def test_run_app_pipeline_snapshot_at_80x24(snap_compare, monkeypatch) -> None:
+    monkeypatch.chdir(ROOT)
+    app = RunApp([_relative(PIPELINE)])
+
+    async def pipeline(pilot: Pilot) -> None:
+        await until(pilot, lambda: app.run_data is not None)
+        await until(pilot, lambda: str(app.query_one("#rank-details").render()) != "")
+        await pilot.press("p")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SMALL, run_before=pipeline)
 
 
 @pytest.mark.slow

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SAMPLES
+from tests.helpers import step_oracle
 from tui.analysis.collective_bandwidth import collective_bandwidth
 from tui.analysis.distributed.critical_path import critical_paths
 from tui.analysis.parallelism import parallelism
@@ -193,6 +194,23 @@ def test_an_nsys_report_of_four_processes_is_a_run_naming_the_kineto_straggler(
     assert [g["kind"] for g in summary["parallelism"]] == ["data"]
 
 
+def test_an_nsys_report_of_a_pipeline_gets_the_pipeline_its_kineto_traces_get() -> None:
+    """pp_1f1b_nsys.sqlite: the 1F1B job of pp_1f1b/ recorded under nsys. Without c10d's
+    calls, NCCL's ncclSend/ncclRecv NVTX ranges give the transfers: the same order,
+    micro-batches and schedule as the Kineto traces, each stage's bubble as read from the
+    export with sqlite3 (tests/helpers/step_oracle.py)."""
+    order, micro_batches = _raw_pipeline("pp_1f1b")
+    with open_run([SAMPLES / "pp_1f1b_nsys.sqlite"]) as ranks:
+        found = pipeline(ranks.con)
+    assert found is not None
+    assert (found["order"], found["micro_batches"], found["schedule"]) == (
+        order, micro_batches, "1F1B")
+    expected = step_oracle.nsys_bubble_pct(SAMPLES / "pp_1f1b_nsys.sqlite")
+    assert set(found["bubble_pct"]) == {str(r) for r in expected} == {"0", "1"}
+    for rank, pct in expected.items():
+        assert found["bubble_pct"][str(rank)] == pytest.approx(pct, abs=1.0), rank
+
+
 @pytest.mark.parametrize(("report", "kind"), [("pp_1f1b_nsys.sqlite", "pipeline"),
                                               ("tp2_nsys.sqlite", "tensor")])
 def test_an_nsys_report_names_its_parallelism_from_the_kernels(report: str, kind: str) -> None:
@@ -241,6 +259,20 @@ def test_a_pipelines_order_micro_batches_schedule_and_bubble(run: str, schedule:
     # measured: each stage's steps' GPU time without compute, above the schedule's bubble
     assert set(found["bubble_pct"]) == {"0", "1"}
     assert all(found["expected_bubble_pct"] < v < 100 for v in found["bubble_pct"].values())
+
+
+@pytest.mark.parametrize("run", ["pp_1f1b", "pp_gpipe"])
+def test_each_stage_s_bubble_equals_one_read_from_its_raw_trace(run: str) -> None:
+    """Each stage's measured bubble, against its steps' GPU time without compute kernels
+    worked out from the raw Kineto JSON (tests/helpers/step_oracle.py), within a point."""
+    with open_run([SAMPLES / run]) as ranks:
+        found = pipeline(ranks.con)
+    assert found is not None
+    expected = {str(_raw(path)["distributedInfo"]["rank"]): step_oracle.kineto_bubble_pct(path)
+                for path in sorted((SAMPLES / run).glob("*.pt.trace.json.gz"))}
+    assert set(found["bubble_pct"]) == set(expected) == {"0", "1"}
+    for rank, pct in expected.items():
+        assert found["bubble_pct"][rank] == pytest.approx(pct, abs=1.0), rank
 
 
 def test_no_pipeline_without_send_recv() -> None:

@@ -1,8 +1,9 @@
 """A pipeline-parallel run: its stage order, micro-batches per step, schedule, and the
 bubble each stage measured against the one its schedule implies.
 
-Read from c10d's send/recv calls (the `collectives` table, Kineto) and each rank's steps
-(tui/analysis/ranks.py): the first stage starts a step with a send, each stage's first
+Read from c10d's send/recv calls (the `collectives` table, Kineto), or NCCL's own NVTX
+ranges of them in an nsys report (queries/analysis/rank_p2p_calls.sql), and each rank's
+steps (tui/analysis/ranks.py): the first stage starts a step with a send, each stage's first
 send goes to the next stage (queries/analysis/rank_pipeline_*.sql). GPipe runs every
 micro-batch's forward before any backward; 1F1B interleaves them. Either way the
 expected bubble of p stages and m micro-batches is (p-1)/(m+p-1) of the step.
@@ -26,6 +27,8 @@ def pipeline(con: duckdb.DuckDBPyConnection) -> Pipeline | None:
     """{order, micro_batches, schedule, expected_bubble_pct, bubble_pct {rank: pct}}, or
     None where no ranks send to each other in steps."""
     ensure_rank_tables(con)
+    con.execute("CREATE TEMP TABLE IF NOT EXISTS p2p_calls AS "
+                + load_query("rank_p2p_calls").rstrip().rstrip(";"))
     order = stage_order(con.execute(load_query("rank_pipeline_stages")).fetchall())
     if len(order) < 2:
         return None

@@ -2,7 +2,8 @@
 
 Loads the run in a worker (tui.runs.run.open_run, in parallel across ranks) behind a
 loading indicator, then shows a header naming the straggler, the per-rank table, the
-findings, the waits per collective and what each collective achieved (bandwidth). Enter
+findings, a pipeline's stages and bubbles (where the ranks send to each other; `p`), the
+waits per collective and what each collective achieved (bandwidth; `b`). Enter
 on a rank leaves this app with that rank's trace file, or its store where the rank was
 read from one (`tui convert`); `run_run_app` then opens it in the usual TraceApp, and q
 there comes back here.
@@ -31,7 +32,7 @@ from textual.widgets import DataTable, Label, ProgressBar, Static
 
 from tui.analysis.distributed.stragglers import ranks_text
 from tui.analysis.rank_findings import straggler_headline
-from tui.analysis.summary_types import RunSummary
+from tui.analysis.summary_types import Pipeline, RunSummary
 from tui.core.errors import TraceError
 from tui.core.load_progress import LoadStopped
 from tui.core.safe_text import plain
@@ -43,7 +44,14 @@ from tui.views.reports.ranks import cache_text
 from tui.widgets import keymap
 from tui.widgets.key_footer import KeyFooter
 from tui.widgets.rank_breakdown import breakdown_text
-from tui.widgets.run_tables import BandwidthTable, CollectiveTable, RankTable
+from tui.widgets.run_tables import (
+    BandwidthTable,
+    CollectiveTable,
+    PipelineTable,
+    RankTable,
+    pipeline_remedy_text,
+    pipeline_title,
+)
 
 
 @dataclass
@@ -180,6 +188,7 @@ class RunApp(App[Path | None]):
     #run-findings { padding: 0 1; margin: 1 0; }
     #rank-breakdown { padding: 0 1; margin-top: 1; }
     #rank-details { padding: 0 1; }
+    #pipeline-remedy { padding: 0 1; margin-bottom: 1; }
     .run-title { padding: 0 1; text-style: bold; }
     """
 
@@ -213,6 +222,9 @@ class RunApp(App[Path | None]):
             yield Static("", id="rank-breakdown")
             yield Static("", id="rank-details")
             yield Static("", id="run-findings")
+            yield Static("", id="pipeline-title", classes="run-title")
+            yield PipelineTable(id="pipeline")
+            yield Static("", id="pipeline-remedy")
             yield Static("Waits per collective", id="collectives-title", classes="run-title")
             yield CollectiveTable(id="collectives")
             yield Static("Collective bandwidth (nccl-tests' algbw and busbw, medians)",
@@ -283,9 +295,41 @@ class RunApp(App[Path | None]):
         bandwidth = self.query_one(BandwidthTable)
         bandwidth.display = bool(rates)
         bandwidth.show(rates)
+        self._show_pipeline(summary.get("pipeline"))
+        self.refresh_bindings()  # `p` and `b` where there is something to show
         if summary["straggler"] is not None:
             self.ranks.move_cursor(row=self.ranks.get_row_index(str(summary["straggler"])))
         self.ranks.focus()
+
+    def _show_pipeline(self, p: Pipeline | None) -> None:
+        for selector in ("#pipeline-title", "#pipeline", "#pipeline-remedy"):
+            self.query_one(selector).display = p is not None
+        self.query_one(PipelineTable).show(p)
+        if p is not None:
+            self.query_one("#pipeline-title", Static).update(plain(pipeline_title(p)))
+            self.query_one("#pipeline-remedy", Static).update(pipeline_remedy_text(p))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`p` and `b` only where the run has a pipeline, collectives' bandwidth."""
+        if action in ("show_pipeline", "show_bandwidth"):
+            table = PipelineTable if action == "show_pipeline" else BandwidthTable
+            return self.run_data is not None and self.query_one(table).display
+        return True
+
+    def action_show_pipeline(self) -> None:
+        self._bring("#pipeline-title", PipelineTable)
+
+    def action_show_bandwidth(self) -> None:
+        self._bring("#bandwidth-title", BandwidthTable)
+
+    def _bring(self, title: str, table: type[DataTable]) -> None:
+        """Scroll the table's title to the top and give the table the keys."""
+        shown = self.query_one(table)
+        if not shown.display:
+            return
+        self.query_one("#run-body", VerticalScroll).scroll_to_widget(
+            self.query_one(title), animate=False, top=True)
+        shown.focus(scroll_visible=False)
 
     def exit(self, result: Path | None = None, return_code: int = 0,
              message: RenderableType | None = None) -> None:

@@ -146,6 +146,12 @@ SQL: tuple[Key, ...] = (
 RUN: tuple[Key, ...] = (
     Key("enter", "open_rank", "open the rank under the cursor in the timeline app (q there: "
         "back to the ranks)", "Ranks", "Enter", "open rank"),
+    Key("p", "show_pipeline", "the pipeline's stages: order, micro-batches, schedule, the "
+        "expected and measured bubble of each, and the remedy (a pipeline-parallel run)",
+        "Ranks", "p", "pipeline"),
+    Key("b", "show_bandwidth", "what each collective achieved: bytes, ranks, instances, "
+        "transfer, algbw and busbw (medians) beside the link's peak", "Ranks", "b",
+        "bandwidth"),
     Key("tab", "focus_next", "next table", "Ranks", "Tab"),
     Key("q", "quit", "quit", "Ranks", "q", "quit"),
 )

@@ -1,5 +1,5 @@
-"""The tables of RunApp (`tui DIR`): one row per rank, the waits per collective, and the
-collectives' bandwidth."""
+"""The tables of RunApp (`tui DIR`): one row per rank, the waits per collective, the
+collectives' bandwidth, and a pipeline's stages."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ from textual.widgets import DataTable
 
 from tui.analysis.collective_bandwidth import COLUMNS as BANDWIDTH_COLUMNS
 from tui.analysis.collective_bandwidth import bandwidth_cells
+from tui.analysis.pipeline import pipeline_remedy
 from tui.analysis.rank_findings import collective_label
-from tui.analysis.summary_types import CollectiveBandwidth
+from tui.analysis.summary_types import CollectiveBandwidth, Pipeline
 from tui.core.safe_text import plain
 from tui.core.units import format_ns
 
@@ -21,6 +22,9 @@ RANK_COLUMNS = ("rank", "steps", "host step", "GPU step", "busy %", "compute", "
                 "exposed/step", "idle %")
 COLLECTIVE_COLUMNS = ("collective", "instances", "ranks", "wait", "longest wait",
                       "mostly waits for")
+# the bubble of each stage: expected of the schedule, measured, and how far beyond
+PIPELINE_COLUMNS = ("stage", "rank", "micro-batches", "schedule", "expected", "measured",
+                    "beyond")
 
 
 def _right(text: str, style: str = "") -> Text:
@@ -123,3 +127,46 @@ class BandwidthTable(DataTable):
         for row in rows:
             first, *rest = bandwidth_cells(row)
             self.add_row(plain(first), *(_right(cell) for cell in rest))
+
+
+class PipelineTable(DataTable):
+    """A pipeline's stages, first first: run_summary()["pipeline"]."""
+
+    DEFAULT_CSS = "PipelineTable { height: auto; max-height: 40%; }"
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
+
+    def show(self, p: Pipeline | None) -> None:
+        self.clear(columns=True)
+        for col in PIPELINE_COLUMNS:
+            self.add_column(col, key=col)
+        if p is None:
+            return
+        expected = p["expected_bubble_pct"]
+        for stage, rank in enumerate(p["order"]):
+            measured = p["bubble_pct"].get(str(rank))
+            self.add_row(
+                _right(str(stage)), _right(str(rank)),
+                _right(str(p["micro_batches"]) if p["micro_batches"] else "-"),
+                Text(p["schedule"]),
+                _right("-" if expected is None else f"{expected:.1f}%"),
+                _right("-" if measured is None else f"{measured:.1f}%"),
+                _right("-" if measured is None or expected is None
+                       else f"{measured - expected:+.1f} pts"),
+                key=str(rank))
+
+
+def pipeline_title(p: Pipeline) -> str:
+    """'Pipeline: ranks 0 → 1, 8 micro-batches a step, 1F1B; bubble per stage'."""
+    mbs = (f"{p['micro_batches']} micro-batches a step" if p["micro_batches"]
+           else "micro-batches unknown")
+    return (f"Pipeline: ranks {' → '.join(map(str, p['order']))}, {mbs}, {p['schedule']}; "
+            "bubble per stage")
+
+
+def pipeline_remedy_text(p: Pipeline) -> Text:
+    """The remedy that fits the pipeline's figures, or why none is needed."""
+    remedy = pipeline_remedy(p)
+    return plain(f"To shrink the bubble: {remedy}." if remedy
+                 else "The bubble is as small as the schedule allows.")

@@ -21,7 +21,17 @@ for), as a longest path through the step's dependency graph is:
 - a GPU activity's own run is `kernel`, or `communication` for a collective (HTA's
   communication kernels).
 
-The segments tile the step: their lengths add up to the step's length. Host work on other
+A step's path starts where its first work could start, not in what earlier steps left:
+- where its first activity on a stream was queued behind earlier steps' work, at that
+  work's end;
+- where the host ran back to the step's start while the device still ran earlier steps'
+  work, at the end of that work (launched sooner, the step's work would have waited for
+  it);
+- from the first collective on the path that waited for another rank (dist_cp_work.sql
+  says how that is told from one rank's trace): the work queued behind it waits for that
+  rank, and what came before on this rank finished early and bounds nothing.
+
+The segments tile the path from its start: their lengths add up to its length. Host work on other
 threads than the one that launched (a data loader) is seen only through the launches and
 synchronisations it makes. HTA's critical-path analysis builds the whole graph of one
 step (CPU operator nesting, launch, kernel and CUDA-event edges, with networkx); this walk
@@ -94,15 +104,17 @@ class _Work(NamedTuple):  # a tuple: a step's hundreds of rows are made quickly
     call_start_ns: int  # dist_cp_work.sql keeps launched work only
     call_end_ns: int | None
     call_pid: int | None = None
+    peer_wait: bool = False  # a collective that waited for another rank (dist_cp_work.sql)
 
 
 def critical_paths(con: duckdb.DuckDBPyConnection, other_streams: bool = True,
-                   window: Window | None = None) -> list[StepPath]:
+                   window: Window | None = None, peers: bool = True) -> list[StepPath]:
     """One StepPath per step in the figures' window (dist_steps.sql), by start. The steps'
     work and blocking calls are read once, then cut per step. `other_streams` False: a
     long gap on a stream is never followed to another stream's work (the path HTA finds
-    in a trace without CUDA synchronisation events, torch's default). `window`: dist_work
-    is prepared already."""
+    in a trace without CUDA synchronisation events, torch's default). `peers` False: the
+    path goes on before a collective that waited for another rank (HTA's walk, which sees
+    one rank). `window`: dist_work is prepared already."""
     window = window or prepare(con)
     steps = con.execute(load_query("dist_steps"),
                         {"cutoff_ns": window.cutoff_ns, **step_patterns()}).fetchall()
@@ -117,10 +129,8 @@ def critical_paths(con: duckdb.DuckDBPyConnection, other_streams: bool = True,
     stop = max([last] + [w.end_ns for w in work])
     syncs = con.execute(load_query("dist_cp_syncs"),
                         {"start_ns": first, "end_ns": stop}).fetchall()
-    # every stream's work of all the steps, for what earlier steps left queued
-    queued: dict[tuple[int, int], list[_Work]] = {}
-    for w in sorted(work, key=lambda w: (w.start_ns, w.end_ns)):
-        queued.setdefault((w.device, w.stream), []).append(w)
+    # what the device ran before each step's work could: earlier steps' work
+    queued = _by_stream(work + _backlog(con, first))
     paths = []
     for name, start, end, pid, tid in steps:
         lo, hi = bisect.bisect_left(call_starts, start), bisect.bisect_left(call_starts, end)
@@ -128,10 +138,27 @@ def critical_paths(con: duckdb.DuckDBPyConnection, other_streams: bool = True,
         ours = sorted((w for w in work[lo:hi] if pid is None or w.call_pid == pid),
                       key=lambda w: (w.device, w.stream, w.start_ns, w.end_ns))
         own_syncs = [s for s in syncs if pid is None or s[4] == pid]
-        path = _Walk(name, start, end, tid, ours, own_syncs, other_streams, queued).run()
+        path = _Walk(name, start, end, tid, ours, own_syncs, other_streams, queued,
+                     peers).run()
         path.pid = pid
         paths.append(path)
     return paths
+
+
+def _by_stream(work: list[_Work]) -> dict[tuple[int, int], list[_Work]]:
+    """Every stream's work, by start."""
+    out: dict[tuple[int, int], list[_Work]] = {}
+    for w in sorted(work, key=lambda w: (w.start_ns, w.end_ns)):
+        out.setdefault((w.device, w.stream), []).append(w)
+    return out
+
+
+def _backlog(con: duckdb.DuckDBPyConnection, start_ns: int) -> list[_Work]:
+    """The work the GPUs still ran at `start_ns` that was launched before (or whose launch
+    the trace lacks), as launched just before `start_ns`: only its end is read."""
+    return [_Work(device, stream, start, end, False, None, start_ns - 1, None)
+            for device, stream, start, end in con.execute(
+                load_query("dist_cp_backlog"), {"start_ns": start_ns}).fetchall()]
 
 
 def _steps_within(con: duckdb.DuckDBPyConnection, steps: list[tuple]) -> list[tuple]:
@@ -159,7 +186,8 @@ def step_path(con: duckdb.DuckDBPyConnection, name: str, start_ns: int, end_ns: 
     syncs = [s for s in con.execute(load_query("dist_cp_syncs"),
                                     {"start_ns": start_ns, "end_ns": stop}).fetchall()
              if pid is None or s[4] == pid]
-    path = _Walk(name, start_ns, end_ns, tid, work, syncs).run()
+    queued = _by_stream(work + _backlog(con, start_ns))
+    path = _Walk(name, start_ns, end_ns, tid, work, syncs, queued=queued).run()
     path.pid = pid
     return path
 
@@ -169,8 +197,11 @@ class _Walk:
 
     def __init__(self, name: str, start_ns: int, end_ns: int, tid: int | None,
                  work: list[_Work], syncs: list[tuple], other_streams: bool = True,
-                 queued: dict[tuple[int, int], list[_Work]] | None = None) -> None:
+                 queued: dict[tuple[int, int], list[_Work]] | None = None,
+                 peers: bool = True) -> None:
         self.name, self.start, self.tid = name, start_ns, tid
+        self.peers = peers
+        self.step_start = start_ns  # the annotation's: self.start moves later behind a backlog
         # every stream's work, earlier steps' included: a backlog the step's work waits in
         self.queued = queued or {}
         self.queued_starts = {k: [w.start_ns for w in v] for k, v in self.queued.items()}
@@ -191,6 +222,7 @@ class _Walk:
         for sync_tid, s, e, _name, _pid in syncs:  # by thread, then end
             self.syncs.setdefault(sync_tid, []).append((s, e))
         self.segments: list[Segment] = []
+        self.first_wait: int | None = None  # the start of the path's first peer_wait
 
     def run(self) -> StepPath:
         path = StepPath(self.name, self.start, self.stop)
@@ -200,7 +232,9 @@ class _Walk:
         state: tuple | None = start
         while state is not None:  # a loop, not recursion: a step may sync thousands of times
             state = self._from_gpu(state[1]) if state[0] == "gpu" \
-                else self._from_host(state[1], state[2])
+                else self._from_host(*state[1:])
+        if self.first_wait is not None:  # see _from_gpu
+            self.start = max(self.start, self.first_wait)
         path.start_ns = self.start  # later than the step's start behind a backlog
         path.segments = self._tiled()
         return path
@@ -217,6 +251,10 @@ class _Walk:
                       device=w.device, stream=w.stream)
             if w.start_ns <= self.start:
                 return None
+            if self.peers and w.peer_wait:
+                # from here on the step waited for the other ranks: what came before on
+                # this rank finished early and bounds nothing (the path starts here)
+                self.first_wait = w.start_ns
             key = (w.device, w.stream)
             i = bisect.bisect_left(self.stream_starts[key], w.start_ns)
             prev = self.streams[key][i - 1] if i > 0 else None
@@ -244,7 +282,7 @@ class _Walk:
                           stream=w.stream)
                 self._add("cpu", w.call_start_ns, min(call_end, w.start_ns),
                           tid=w.call_tid)
-                return ("host", w.call_tid, w.call_start_ns)
+                return ("host", w.call_tid, w.call_start_ns, w)
             if prev is None:
                 self._add("waiting", self.start, w.start_ns, device=w.device,
                           stream=w.stream)
@@ -261,9 +299,10 @@ class _Walk:
                       stream=w.stream)
             w = other or prev
 
-    def _from_host(self, tid: int | None, t: int) -> tuple | None:
-        """The host thread `tid` at time `t`: running back to its last blocking call; the
-        GPU state that call waited for."""
+    def _from_host(self, tid: int | None, t: int,
+                   launched: _Work | None = None) -> tuple | None:
+        """The host thread `tid` at time `t` (where it launched `launched`): running back
+        to its last blocking call; the GPU state that call waited for."""
         calls = self.syncs.get(tid, []) if tid is not None else []
         i = bisect.bisect_right([e for _s, e in calls], t) - 1
         while i >= 0 and calls[i][1] > self.start:
@@ -275,8 +314,27 @@ class _Walk:
             self._add("cpu", sync_end, t, tid=tid)
             self._add("waiting", waited.end_ns, sync_end, tid=tid)
             return ("gpu", waited)
+        busy = self._busy_until(launched) if launched is not None else None
+        if busy is not None and busy < t:
+            # the device ran earlier steps' work until then: had the host launched sooner,
+            # the work would have waited for that; the step's path starts where it ended
+            self.start = busy
         self._add("cpu", self.start, t, tid=tid)
         return None
+
+    def _busy_until(self, w: _Work) -> int | None:
+        """The latest end, after the step began and by w's start, of the work of w's device
+        that earlier steps launched (what the device ran before it could run w)."""
+        latest = None
+        for (device, _stream), works in self.queued.items():
+            if device != w.device:
+                continue
+            i = bisect.bisect_left(self.queued_starts[(device, _stream)], w.start_ns) - 1
+            while i >= 0 and works[i].call_start_ns >= self.step_start:
+                i -= 1  # this step's work (or a later one's)
+            if i >= 0 and self.start < works[i].end_ns <= w.start_ns:
+                latest = max(latest or 0, works[i].end_ns)
+        return latest
 
     def _backlog_end(self, w: _Work) -> int | None:
         """The end of the earlier work on w's stream that w was queued behind (launched
@@ -286,8 +344,8 @@ class _Walk:
         if i == 0:
             return None
         before = self.queued[key][i - 1]
-        queued_at = w.call_end_ns if w.call_end_ns is not None else w.call_start_ns
-        if before.end_ns > max(queued_at, self.start) and before.end_ns <= w.start_ns:
+        # from its call's start: a blocking call (a pageable copy) returns after its work
+        if before.end_ns > max(w.call_start_ns, self.start) and before.end_ns <= w.start_ns:
             return before.end_ns
         return None
 

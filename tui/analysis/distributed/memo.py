@@ -24,7 +24,8 @@ import duckdb
 from tui import __version__
 from tui.analysis.distributed.figures import trace_figures
 
-FIGURES_VERSION = "v1"  # bump when the figures' definitions or keys change
+FIGURES_VERSION = "v2"  # bump when the figures' definitions or keys change (v2: where a
+# step's critical path starts)
 
 
 def figures_file(cache_path: Path) -> Path:
