@@ -5,6 +5,7 @@ against sqlite3 over the raw export."""
 from __future__ import annotations
 
 import asyncio
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -195,6 +196,24 @@ def test_an_export_without_counters_has_none() -> None:
         summary = trace_summary(trace, 1_000_000)
     assert "gpu_metrics" not in summary
     assert "Hardware counters" not in summary["diagnosis"]["text"]
+
+
+def test_unreadable_samples_are_skipped_and_the_rest_loads(tmp_path: Path) -> None:
+    # the real export with GPU_METRICS' value column renamed, as a schema tui does not know
+    export = tmp_path / "loop_copy.sqlite"
+    shutil.copyfile(inflated("loops/loop_copy.sqlite"), export)
+    db = sqlite3.connect(export)
+    db.execute("ALTER TABLE GPU_METRICS RENAME COLUMN value TO sample")
+    (kernels,), = db.execute("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchall()
+    db.commit()
+    db.close()
+    with open_trace(export, use_cache=False) as trace:
+        assert trace.con.execute("SELECT count(*) FROM gpu_metrics").fetchone() == (0,)
+        assert trace.con.execute("SELECT count(*) FROM gpu_metric_names").fetchone() == (0,)
+        assert trace.con.execute(
+            "SELECT count(*) FROM gpu_activities WHERE kind = 'kernel'").fetchone() == (kernels,)
+        assert any(w.startswith("skipped GPU_METRICS") for w in trace.warnings)
+        assert metric_devices(trace.con) == []
 
 
 def test_a_type_id_names_its_gpu_by_the_low_byte() -> None:
