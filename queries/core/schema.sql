@@ -201,22 +201,23 @@ CREATE TABLE IF NOT EXISTS gpu_hlo_ops (
 );
 
 -- The GPUs' hardware counters, sampled at a fixed rate (nsys --gpu-metrics-devices): the
--- metrics each device samples, as the source names them; empty for other sources.
+-- metrics each device samples that tui reads (tui/core/gpu_metric_names.py: the shares of
+-- peak of SMs, tensor cores, DRAM, PCIe and NVLink), as the source names them; empty for
+-- other sources.
 CREATE TABLE IF NOT EXISTS gpu_metric_names (
-    device    INTEGER,  -- CUDA device index
-    metric_id INTEGER,  -- the source's id of the metric on that device (gpu_metrics.metric_id)
-    name      VARCHAR   -- as the source writes it: 'SMs Active [Throughput %]',
-                        -- 'DRAM Read Bandwidth [Throughput %]', 'GPC Clock Frequency [MHz]'
+    device    INTEGER,   -- CUDA device index
+    metric_id SMALLINT,  -- the source's id of the metric on that device (gpu_metrics.metric_id)
+    name      VARCHAR    -- as the source writes it: 'SMs Active [Throughput %]',
+                         -- 'DRAM Read Bandwidth [Throughput %]'
 );
 
--- One sample of one metric on one device, sorted by (device, metric_id, ts_ns). A sample
--- tells the counter over the sampling period that ends at ts_ns.
+-- One sample of one metric on one device, in time order. A sample tells the counter over
+-- the sampling period that ends at ts_ns.
 CREATE TABLE IF NOT EXISTS gpu_metrics (
     device    INTEGER,
-    metric_id INTEGER,  -- gpu_metric_names.metric_id
+    metric_id SMALLINT,  -- gpu_metric_names.metric_id
     ts_ns     BIGINT,
-    value     BIGINT    -- as nsys stores it: a percentage of peak for '[Throughput %]'
-                        -- metrics, warps for '[Avg]', Hz for the clocks named '[MHz]'
+    value     REAL       -- a percentage of peak ('[Throughput %]'), as nsys stores it
 );
 
 -- CPU samples of host threads (nsys `--sample=process-tree`): when and where each thread

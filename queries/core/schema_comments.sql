@@ -56,12 +56,12 @@ COMMENT ON COLUMN memory_events.total_allocated IS 'allocated on the device afte
 COMMENT ON COLUMN memory_events.total_reserved IS 'reserved by the caching allocator after it; NULL if unknown';
 COMMENT ON COLUMN memory_events.op_id IS 'host_activities.id of the innermost cpu_op at the event';
 COMMENT ON COLUMN memory_events.frame_id IS 'python_frames.id of the innermost Python frame at the event';
-COMMENT ON TABLE gpu_metric_names IS 'The hardware counters each GPU samples (nsys --gpu-metrics-devices), named as nsys writes them';
+COMMENT ON TABLE gpu_metric_names IS 'The hardware counters kept of those each GPU samples (nsys --gpu-metrics-devices: shares of peak of SMs, tensor cores, DRAM, PCIe, NVLink), named as nsys writes them';
 COMMENT ON COLUMN gpu_metric_names.name IS 'e.g. SMs Active [Throughput %], DRAM Read Bandwidth [Throughput %]';
 COMMENT ON TABLE gpu_metrics IS 'One sample of one hardware counter on one GPU, in time order';
 COMMENT ON COLUMN gpu_metrics.metric_id IS 'gpu_metric_names.metric_id of the same device';
 COMMENT ON COLUMN gpu_metrics.ts_ns IS 'the end of the sampling period it covers';
-COMMENT ON COLUMN gpu_metrics.value IS '% of peak for [Throughput %] metrics; Hz for the clocks named [MHz]';
+COMMENT ON COLUMN gpu_metrics.value IS '% of peak ([Throughput %] metrics, the only ones kept)';
 COMMENT ON TABLE threads IS 'Names of host threads and their processes, where the trace gives them (lane labels)';
 COMMENT ON COLUMN threads.process_name IS 'e.g. python3';
 COMMENT ON COLUMN threads.thread_name IS 'e.g. pt_autograd_0; Kineto writes thread 474 (python3)';

@@ -5,6 +5,7 @@ against sqlite3 over the raw export."""
 from __future__ import annotations
 
 import asyncio
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from tui.analysis.gpu_metrics import (
 )
 from tui.analysis.summary import trace_summary
 from tui.apps.trace_app import TraceApp
+from tui.core.gpu_metric_names import REPORTED, is_kept
 from tui.loading.parquet_store import export_parquet, open_store_trace
 from tui.loading.trace import open_trace
 from tui.sources.nsys_gpu_metrics import type_devices
@@ -81,18 +83,37 @@ def _oracle_kernel(export: Path, kernel: str) -> dict[str, float]:
     return dict(rows)
 
 
-def test_every_sample_and_name_is_loaded() -> None:
+def test_every_sample_of_the_kept_metrics_is_loaded() -> None:
     export = inflated("loops/loop_memory.sqlite")
     db = sqlite3.connect(export)
-    (samples,), = db.execute("SELECT count(*) FROM GPU_METRICS").fetchall()
     names = sorted(n for (n,) in db.execute("SELECT metricName FROM TARGET_INFO_GPU_METRICS"))
+    kept = [n for n in names if is_kept(n)]
+    (samples,), = db.execute(
+        "SELECT count(*) FROM GPU_METRICS JOIN TARGET_INFO_GPU_METRICS USING (typeId, metricId) "
+        f"WHERE metricName IN ({', '.join('?' * len(kept))})", kept).fetchall()
+    (recorded,), = db.execute("SELECT count(*) FROM GPU_METRICS").fetchall()
     db.close()
     with open_trace(export) as trace:
         assert trace.con.execute("SELECT count(*) FROM gpu_metrics").fetchone() == (samples,)
         loaded = trace.con.execute(
             "SELECT device, name FROM gpu_metric_names ORDER BY name").fetchall()
-    assert samples > 300_000 and len(names) == 22
-    assert loaded == [(0, n) for n in names]
+        # the values as nsys stored them, metric by metric
+        ours = trace.con.execute(
+            "SELECT n.name, sum(g.value)::BIGINT, min(g.ts_ns), max(g.ts_ns) FROM gpu_metrics AS g "
+            "JOIN gpu_metric_names AS n USING (device, metric_id) GROUP BY n.name "
+            "ORDER BY n.name").fetchall()
+    db = sqlite3.connect(export)
+    theirs = db.execute(
+        "SELECT metricName, sum(value), min(timestamp), max(timestamp) FROM GPU_METRICS "
+        "JOIN TARGET_INFO_GPU_METRICS USING (typeId, metricId) "
+        f"WHERE metricName IN ({', '.join('?' * len(kept))}) GROUP BY metricName "
+        "ORDER BY metricName", kept).fetchall()
+    db.close()
+    assert recorded > 300_000 and len(names) == 22
+    # the nine shares of peak tui reads; clocks, graphics and unallocated warps left out
+    assert kept == sorted(REPORTED) and loaded == [(0, n) for n in kept]
+    assert 0.3 < samples / recorded < 0.5
+    assert ours == theirs
 
 
 @pytest.mark.parametrize(("loop", "range_name", "expected"), [
@@ -175,6 +196,24 @@ def test_an_export_without_counters_has_none() -> None:
         summary = trace_summary(trace, 1_000_000)
     assert "gpu_metrics" not in summary
     assert "Hardware counters" not in summary["diagnosis"]["text"]
+
+
+def test_unreadable_samples_are_skipped_and_the_rest_loads(tmp_path: Path) -> None:
+    # the real export with GPU_METRICS' value column renamed, as a schema tui does not know
+    export = tmp_path / "loop_copy.sqlite"
+    shutil.copyfile(inflated("loops/loop_copy.sqlite"), export)
+    db = sqlite3.connect(export)
+    db.execute("ALTER TABLE GPU_METRICS RENAME COLUMN value TO sample")
+    (kernels,), = db.execute("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchall()
+    db.commit()
+    db.close()
+    with open_trace(export, use_cache=False) as trace:
+        assert trace.con.execute("SELECT count(*) FROM gpu_metrics").fetchone() == (0,)
+        assert trace.con.execute("SELECT count(*) FROM gpu_metric_names").fetchone() == (0,)
+        assert trace.con.execute(
+            "SELECT count(*) FROM gpu_activities WHERE kind = 'kernel'").fetchone() == (kernels,)
+        assert any(w.startswith("skipped GPU_METRICS") for w in trace.warnings)
+        assert metric_devices(trace.con) == []
 
 
 def test_a_type_id_names_its_gpu_by_the_low_byte() -> None:

@@ -24,22 +24,21 @@ from tui.analysis.summary_types import (
     MetricMeans,
     RangeMetricMeans,
 )
+from tui.core.gpu_metric_names import (
+    DRAM_READ,
+    DRAM_WRITE,
+    NVLINK,
+    PCIE_RX,
+    PCIE_TX,
+    REPORTED,
+    SM,
+    SM_ISSUE,
+    TENSOR,
+    WARPS,
+)
 from tui.core.queries import Sql, fill, load_query
 from tui.core.steps import PROFILER_STEP, STEP_NAME
 
-SM = "SMs Active [Throughput %]"
-SM_ISSUE = "SM Issue [Throughput %]"
-TENSOR = "Tensor Active [Throughput %]"
-WARPS = "Compute Warps in Flight [Throughput %]"
-DRAM_READ = "DRAM Read Bandwidth [Throughput %]"
-DRAM_WRITE = "DRAM Write Bandwidth [Throughput %]"
-PCIE_RX = "PCIe RX Throughput [Throughput %]"
-PCIE_TX = "PCIe TX Throughput [Throughput %]"
-# the metrics the summary reports, in this order, where the report has them; NVLink's
-# come after them, as many as the GPU samples ('NVLink RX Responses User Data [...]')
-REPORTED = ("GR Active [Throughput %]", SM, SM_ISSUE, TENSOR, WARPS, DRAM_READ, DRAM_WRITE,
-            PCIE_RX, PCIE_TX)
-NVLINK = "NVLink"
 # short headings for tables and lane labels, by metric name
 SHORT = {SM: "SM", SM_ISSUE: "issue", TENSOR: "tensor", WARPS: "warps", DRAM_READ: "DRAM rd",
          DRAM_WRITE: "DRAM wr", PCIE_RX: "PCIe rx", PCIE_TX: "PCIe tx",

@@ -1,5 +1,6 @@
 """The GPUs' hardware counters of an nsys export (`--gpu-metrics-devices`): GPU_METRICS
-with the metric names of TARGET_INFO_GPU_METRICS, into gpu_metrics and gpu_metric_names.
+with the metric names of TARGET_INFO_GPU_METRICS, into gpu_metrics and gpu_metric_names;
+only the metrics tui reads (tui/core/gpu_metric_names.py), filtered inside SQLite.
 
 Each sampled GPU has a typeId of its own. The export does not name the GPU (typeName is
 empty); on a two-GPU H200 report the typeIds were the event source's id plus 0 and 1, the
@@ -18,6 +19,7 @@ import pyarrow as pa
 from adbc_driver_sqlite import StatementOptions
 
 from tui.core.errors import first_line
+from tui.core.gpu_metric_names import is_kept
 from tui.core.interrupt import is_interrupt
 from tui.core.queries import Sql, fill, load_query
 from tui.sources.read_ahead import ReadAhead
@@ -26,6 +28,7 @@ METRICS_TABLE = "GPU_METRICS"
 NAMES_TABLE = "TARGET_INFO_GPU_METRICS"
 ROWS_PER_BATCH = 65536
 TIME_LIMIT_NS = 4611686018427387903  # as the other rows' (tui/sources/nsys_sqlite.py)
+MAX_METRIC_ID = 255  # a metricId travels in the low byte of the value's column
 
 
 def load_nsys_gpu_metrics(path: Path, schema: dict[str, set[str]],
@@ -39,6 +42,11 @@ def load_nsys_gpu_metrics(path: Path, schema: dict[str, set[str]],
         names, gpus = _read_names(uri, schema)
     except sqlite3.Error as exc:
         return [f"skipped {METRICS_TABLE} ({first_line(exc, 300)})"]
+    ids = sorted(set(names.column("metric_id").to_pylist()))
+    if not ids:
+        return []
+    if ids[-1] > MAX_METRIC_ID or ids[0] < 0:  # cannot travel packed with the value
+        return [f"skipped {METRICS_TABLE} (metric ids beyond {MAX_METRIC_ID})"]
     devices = type_devices(names.column("type_id").to_pylist(), gpus)
     con.register("nsys_metric_names", names)
     con.register("nsys_metric_devices", pa.table({
@@ -53,6 +61,7 @@ def load_nsys_gpu_metrics(path: Path, schema: dict[str, set[str]],
         try:
             one = next(iter(devices)) if len(devices) == 1 else None
             cursor.execute(fill("nsys_sqlite_gpu_metrics",
+                                metric_ids=Sql(", ".join(str(int(i)) for i in ids)),
                                 type_id=Sql("" if one is not None else ", typeId AS type_id")))
             with ReadAhead(cursor.fetch_record_batch()) as batches:
                 con.register("nsys_metric_batches", batches)
@@ -88,10 +97,11 @@ def type_devices(type_ids: list[int], gpus: dict[int, int]) -> dict[int, int]:
 
 
 def _read_names(uri: str, schema: dict[str, set[str]]) -> tuple[pa.Table, dict[int, int]]:
-    """The metric names (type_id, metric_id, name) and the GPUs ({pwGpuId: id})."""
+    """The kept metrics' names (type_id, metric_id, name) and the GPUs ({pwGpuId: id})."""
     db = sqlite3.connect(uri, uri=True)
     try:
-        rows = db.execute(load_query("nsys_sqlite_gpu_metric_names")).fetchall()
+        rows = [r for r in db.execute(load_query("nsys_sqlite_gpu_metric_names"))
+                if is_kept(r[2])]
         gpu_cols = schema.get("TARGET_INFO_GPU", set())
         gpus: dict[int, int] = {}
         if {"id", "pwGpuId"} <= gpu_cols:

@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from adbc_driver_sqlite import StatementOptions
 
-from tui.core.db import insert_rows
+from tui.core.db import beside, insert_rows
 from tui.core.errors import TraceError, first_line
 from tui.core.interrupt import is_interrupt
 from tui.core.queries import Sql, fill, load_query
@@ -62,30 +62,33 @@ def load_nsys_sqlite(path: Path, con: duckdb.DuckDBPyConnection) -> list[str]:
     failed: list[str] = []
     gpu_jobs = _gpu_queries(schema, warnings)
     host_jobs = _host_queries(schema)
-    source = adbc_sqlite.connect(f"file:{quote(str(path.resolve()))}?mode=ro")
-    try:
-        con.register("nsys_strings", _read_strings(source, schema, warnings))
-        _load_gpu(source, con, gpu_jobs, failed)
-        calls = _load_host(source, con, host_jobs, failed)
-        if calls.num_rows:
-            warnings += stage_backtraces(source, con, calls)
-        warnings += load_nsys_host(source, con, schema)  # CPU samples, OS runtime calls
-    finally:
-        source.close()
-        con.unregister("nsys_strings")
-    jobs = len(gpu_jobs) + len(host_jobs)
-    if jobs and len(failed) == jobs:
-        raise TraceError(f"{path}: cannot read the nsys export: {failed[0]}; re-export it "
-                         "with `nsys export --type sqlite` from a current Nsight Systems")
-    warnings += [f"skipped {f}: this export's schema is not one tui knows" for f in failed]
-    try:
-        _load_devices(path, schema, con)
-    except (sqlite3.Error, duckdb.Error) as exc:
-        warnings.append(f"could not read the GPUs' names ({first_line(exc, 300)})")
-    _load_meta(path, schema, con)
-    _load_threads(path, schema, con)
-    warnings += load_nsys_memory(path, schema, con, _process(schema, "m.globalPid"))
-    warnings += load_nsys_gpu_metrics(path, schema, con)
+    # the GPU metrics (millions of samples) load beside the rest, on a connection of
+    # their own: both reads are single-threaded SQLite, so two cores take turns less
+    with beside(con, lambda other: load_nsys_gpu_metrics(path, schema, other)) as metrics:
+        source = adbc_sqlite.connect(f"file:{quote(str(path.resolve()))}?mode=ro")
+        try:
+            con.register("nsys_strings", _read_strings(source, schema, warnings))
+            _load_gpu(source, con, gpu_jobs, failed)
+            calls = _load_host(source, con, host_jobs, failed)
+            if calls.num_rows:
+                warnings += stage_backtraces(source, con, calls)
+            warnings += load_nsys_host(source, con, schema)  # CPU samples, OS runtime calls
+        finally:
+            source.close()
+            con.unregister("nsys_strings")
+        jobs = len(gpu_jobs) + len(host_jobs)
+        if jobs and len(failed) == jobs:
+            raise TraceError(f"{path}: cannot read the nsys export: {failed[0]}; re-export it "
+                             "with `nsys export --type sqlite` from a current Nsight Systems")
+        warnings += [f"skipped {f}: this export's schema is not one tui knows" for f in failed]
+        try:
+            _load_devices(path, schema, con)
+        except (sqlite3.Error, duckdb.Error) as exc:
+            warnings.append(f"could not read the GPUs' names ({first_line(exc, 300)})")
+        _load_meta(path, schema, con)
+        _load_threads(path, schema, con)
+        warnings += load_nsys_memory(path, schema, con, _process(schema, "m.globalPid"))
+    warnings += metrics.result()
     gpu_rows, host_rows = con.execute(
         "SELECT (SELECT count(*) FROM gpu_activities), (SELECT count(*) FROM host_activities)"
     ).fetchone() or (0, 0)
