@@ -141,6 +141,19 @@ def one(method: str, trace: Path, threads: int, memory: str, work: Path) -> None
         events = extract_events(trace, parts_dir / "events.json", threads)
         figures["copy_s"] = time.perf_counter() - wall
         paths = [str(p) for p in events.paths]
+        if method == "lines-fix":  # tui's rewrite in place (event_lines.py)
+            from tui.sources.event_lines import part_to_lines
+
+            t, c0 = time.perf_counter(), _cpu()
+            with ThreadPoolExecutor(len(events.paths)) as pool:
+                done = list(pool.map(part_to_lines, events.paths))
+            figures["rewrite_s"] = time.perf_counter() - t
+            figures["rewrite_cpu_s"] = _cpu() - c0
+            if all(done):
+                stage = stage.replace("format = 'array'", "format = 'newline_delimited'")
+                stage = stage.replace("ignore_errors = true", "ignore_errors = false")
+            else:
+                figures["method"] = "arrays (not one event a line)"
         if method in ("lines", "lines-np"):
             t, c0 = time.perf_counter(), _cpu()
             sep = separator(events.paths[0])

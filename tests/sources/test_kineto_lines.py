@@ -1,0 +1,149 @@
+"""A trace's two file shapes, pretty-printed as Kineto writes it and one event a line (as
+scale_trace.py and most re-exports write it), must load into the same tables, whether its
+parts are read as arrays or, one event a line, by DuckDB's newline-delimited reader
+(TUI_JSON_LINES=1, event_lines.py); a cut-off trace loads what it can, with its warning."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.paths import sample
+from tui.loading.trace import open_trace
+from tui.sources import chrome_json, event_lines, kineto
+from tui.sources.chrome_json import extract_events
+
+TABLES = ("gpu_activities", "host_activities", "devices", "gpu_idle", "threads")
+SAMPLE = "multistream.pt.trace.json.gz"
+
+
+@pytest.fixture(autouse=True)
+def _small_tail(monkeypatch) -> None:
+    """The sample is small: hold back less of its end, so there is room for parts."""
+    monkeypatch.setattr(chrome_json, "_TAIL_KEEP", 16 << 10)
+
+
+def _pretty_text() -> str:
+    return gzip.decompress(sample(SAMPLE).read_bytes()).decode()
+
+
+def _one_event_a_line(text: str) -> str:
+    """The same document, its events one a line (the other keys as JSON writes them)."""
+    doc = json.loads(text)
+    events = doc.pop("traceEvents")
+    head = json.dumps(doc)[:-1]
+    body = ",\n".join(json.dumps(event) for event in events)
+    return f'{head}, "traceEvents": [\n{body}\n]}}\n'
+
+
+def _content(path: Path, monkeypatch, lines: bool, parts: int = 3) -> tuple[dict, list]:
+    """Every row of the schema's tables and the warnings; which reader read the parts."""
+    readers: list[dict | str] = []  # each rewrite's outcome, then the parts' parse's
+    to_lines, in_parts = kineto._to_lines, kineto._parsed_in_parts
+
+    def recording(paths: list[Path]) -> bool:
+        done = to_lines(paths)
+        readers.append(kineto.LINES if done else kineto.ARRAYS)
+        return done
+
+    def parsed_in_parts(*args):
+        events = in_parts(*args)
+        readers.append("refused" if events is None else "parsed")
+        return events
+
+    with monkeypatch.context() as patch:
+        patch.setattr(kineto, "reader_parts", lambda _path: parts)
+        patch.setattr(kineto, "_to_lines", recording)
+        patch.setattr(kineto, "_parsed_in_parts", parsed_in_parts)
+        patch.setenv("TUI_JSON_LINES", "1" if lines else "0")
+        with open_trace(path, use_cache=False) as trace:
+            rows = {table: trace.con.execute(f"SELECT * FROM {table} ORDER BY ALL").fetchall()
+                    for table in TABLES}
+            return {"rows": rows, "warnings": trace.warnings}, readers
+
+
+@pytest.fixture(scope="module")
+def shapes(tmp_path_factory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("shapes")
+    text = _pretty_text()
+    (folder / "pretty.json").write_text(text)
+    (folder / "lines.json").write_text(_one_event_a_line(text))
+    return {"pretty": folder / "pretty.json", "lines": folder / "lines.json"}
+
+
+@pytest.mark.slow
+def test_both_shapes_and_both_readers_give_the_same_tables(shapes, monkeypatch) -> None:
+    with monkeypatch.context() as patch:
+        patch.setattr(kineto, "part_to_lines", None)  # never called: a glance says no
+        pretty, readers = _content(shapes["pretty"], monkeypatch, lines=True)
+    assert readers == [kineto.ARRAYS, "parsed"], "a pretty-printed trace is read as arrays"
+    assert pretty["rows"]["gpu_activities"] and pretty["rows"]["host_activities"]
+    lines, readers = _content(shapes["lines"], monkeypatch, lines=True)
+    assert readers == [kineto.LINES, "parsed"], "the parts were read as lines"
+    assert lines == pretty
+    arrays, readers = _content(shapes["lines"], monkeypatch, lines=False)
+    assert readers == ["parsed"] and arrays == pretty
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fraction", [0.3, 0.77, 0.9999])
+def test_a_cut_off_trace_one_event_a_line_loads_what_it_can(shapes, tmp_path: Path,
+                                                            monkeypatch, fraction) -> None:
+    text = shapes["lines"].read_text()
+    cut = tmp_path / "cut.json"
+    cut.write_text(text[: int(len(text) * fraction)])
+    as_lines, readers = _content(cut, monkeypatch, lines=True)
+    assert readers == [kineto.LINES, "parsed"]
+    assert any("the file ends early" in w for w in as_lines["warnings"])
+    assert as_lines["rows"]["host_activities"]
+    as_arrays, _ = _content(cut, monkeypatch, lines=False)
+    assert as_lines == as_arrays
+
+
+def test_a_part_of_another_shape_is_left_an_array(tmp_path: Path) -> None:
+    trace = tmp_path / "trace.json"
+    trace.write_text(_one_event_a_line(_pretty_text()))
+    events = extract_events(trace, tmp_path / "events.json", 3)
+    assert len(events.paths) == 3
+    # an event of the second part is written over two lines: that part is refused...
+    second = events.paths[1].read_bytes()
+    at = second.index(b'", "', 100)
+    events.paths[1].write_bytes(second[:at] + b'",\n"' + second[at + 4:])
+    before = [part.read_bytes() for part in events.paths]
+    assert event_lines.looks_one_event_a_line(events.paths[0])
+    # ... so every part stays (or is made again) the array it was
+    assert not kineto._to_lines(events.paths)
+    assert [part.read_bytes() for part in events.paths] == before
+    assert all(json.loads(part.read_bytes()) for part in events.paths)
+
+
+@pytest.mark.slow
+def test_two_events_on_a_line_are_refused_by_the_reader_and_read_as_arrays(
+        shapes, tmp_path: Path, monkeypatch) -> None:
+    """Two events on a line pass the rewrite (only the bytes around newlines are looked
+    at), and DuckDB's reader refuses that line: the trace is read again as one array."""
+    text = shapes["lines"].read_text()
+    at = text.index("},\n{", len(text) // 2)
+    joined = tmp_path / "joined.json"
+    joined.write_text(text[:at] + "}, {" + text[at + 4:])
+    as_lines, readers = _content(joined, monkeypatch, lines=True)
+    assert readers == [kineto.LINES, "refused"]
+    pretty, _ = _content(shapes["pretty"], monkeypatch, lines=False)
+    assert as_lines == pretty
+
+
+def test_a_rewritten_part_is_newline_delimited_json_byte_for_byte(tmp_path: Path) -> None:
+    trace = tmp_path / "trace.json"
+    trace.write_text(_one_event_a_line(_pretty_text()))
+    events = extract_events(trace, tmp_path / "events.json", 2)
+    array = events.paths[0].read_bytes()
+    assert event_lines.part_to_lines(events.paths[0])
+    rewritten = events.paths[0].read_bytes()
+    assert len(rewritten) == len(array)  # each byte kept in its place
+    lines = [json.loads(line) for line in rewritten.splitlines() if line.strip()]
+    assert lines == json.loads(array)
+    event_lines.lines_to_part(events.paths[0])
+    assert events.paths[0].read_bytes() == array
