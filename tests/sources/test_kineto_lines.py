@@ -17,6 +17,7 @@ from tui.sources import chrome_json, event_lines, kineto
 from tui.sources.chrome_json import extract_events
 
 TABLES = ("gpu_activities", "host_activities", "devices", "gpu_idle", "threads")
+XLA_TABLES = ("gpu_activities", "host_activities")
 SAMPLE = "multistream.pt.trace.json.gz"
 
 
@@ -39,7 +40,8 @@ def _one_event_a_line(text: str) -> str:
     return f'{head}, "traceEvents": [\n{body}\n]}}\n'
 
 
-def _content(path: Path, monkeypatch, lines: bool, parts: int = 3) -> tuple[dict, list]:
+def _content(path: Path, monkeypatch, lines: bool, parts: int = 3,
+             tables: tuple[str, ...] = TABLES) -> tuple[dict, list]:
     """Every row of the schema's tables and the warnings; which reader read the parts."""
     readers: list[dict | str] = []  # each rewrite's outcome, then the parts' parse's
     to_lines, in_parts = kineto._to_lines, kineto._parsed_in_parts
@@ -61,7 +63,7 @@ def _content(path: Path, monkeypatch, lines: bool, parts: int = 3) -> tuple[dict
         patch.setenv("TUI_JSON_LINES", "1" if lines else "0")
         with open_trace(path, use_cache=False) as trace:
             rows = {table: trace.con.execute(f"SELECT * FROM {table} ORDER BY ALL").fetchall()
-                    for table in TABLES}
+                    for table in tables}
             return {"rows": rows, "warnings": trace.warnings}, readers
 
 
@@ -147,3 +149,18 @@ def test_a_rewritten_part_is_newline_delimited_json_byte_for_byte(tmp_path: Path
     assert lines == json.loads(array)
     event_lines.lines_to_part(events.paths[0])
     assert events.paths[0].read_bytes() == array
+
+
+@pytest.mark.slow
+def test_an_xla_trace_one_event_a_line_loads_the_same_read_as_lines(tmp_path: Path,
+                                                                    monkeypatch) -> None:
+    """XLA's trace-viewer JSON takes the same parse (its own stage query)."""
+    source = sample("jax_eager/plugins/profile/2026_11_24_13_14_59/perfetto_trace.json.gz")
+    text = gzip.decompress(source.read_bytes()).decode()  # all on one line, as XLA writes
+    lines = tmp_path / "xla.json"
+    lines.write_text(_one_event_a_line(text))
+    as_lines, readers = _content(lines, monkeypatch, lines=True, tables=XLA_TABLES)
+    assert readers == [kineto.LINES, "parsed"]
+    assert as_lines["rows"]["gpu_activities"] and as_lines["rows"]["host_activities"]
+    as_arrays, readers = _content(lines, monkeypatch, lines=False, tables=XLA_TABLES)
+    assert readers == ["parsed"] and as_arrays == as_lines
