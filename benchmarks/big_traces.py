@@ -45,12 +45,13 @@ sys.path.insert(0, str(ROOT))
 import load_bench  # noqa: E402  (beside this file)
 
 SOURCE = ROOT / "sample_traces" / "launch_bound_inference.pt.trace.json.gz"
-UNITS = {"KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12}
+UNITS = {"KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
+         "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
 STARTED = time.perf_counter()
 
 
 def size_bytes(text: str) -> int:
-    match = re.fullmatch(r"\s*([\d.]+)\s*([KMGT]B)?\s*", text.upper())
+    match = re.fullmatch(r"\s*([\d.]+)\s*([KMGT]I?B)?\s*", text.upper())
     if not match:
         raise SystemExit(f"not a size: {text!r} (e.g. 700MB, 3GB)")
     return int(float(match.group(1)) * UNITS[match.group(2) or "MB"])
@@ -92,6 +93,19 @@ def tui_runs(trace: Path, work: Path, env_extra: dict, repeat: int,
     return colds, warm, budget
 
 
+def targets_met(ratio: float, rss: int, warm: float, budget: str) -> str:
+    """The targets: cold <= 0.5x the bare read on 16 cores or more (1.5x on fewer), peak
+    RSS <= the budget + 300 MB (1 GB on 2 cores), warm <= 0.5 s."""
+    cores = os.cpu_count() or 1
+    cold_ok = ratio <= (0.5 if cores >= 16 else 1.5)
+    try:
+        rss_limit = size_bytes(budget) + 300 * 10**6 if cores > 2 else 10**9
+    except SystemExit:  # a budget this script cannot read
+        rss_limit = None
+    rss_ok = "?" if rss_limit is None else "yes" if rss <= rss_limit else "no"
+    return (f"{'yes' if cold_ok else 'no'}, {rss_ok}, {'yes' if warm <= 0.5 else 'no'}")
+
+
 def one_trace(plain: Path, size: int, shape: str, per_copy: int, args, work: Path) -> None:
     copies = max(1, round(size / per_copy))
     trace = work / f"{shape}-x{copies}.json"
@@ -110,8 +124,8 @@ def one_trace(plain: Path, size: int, shape: str, per_copy: int, args, work: Pat
     array.unlink()
     print(f"bare read_json (one array): {bare:.2f} s, {events:,} events", flush=True)
     print("| size | shape | json lines | bare s | tui cold s (each run) | cold / bare | "
-          "cold RSS MB | warm s | warm RSS MB | budget |", flush=True)
-    print("|---|---|---|---|---|---|---|---|---|---|", flush=True)
+          "cold RSS MB | warm s | warm RSS MB | budget | targets: cold, RSS, warm |", flush=True)
+    print("|---|---|---|---|---|---|---|---|---|---|---|", flush=True)
     settings = args.json_lines.split(",") if shape == "lines" else ["off"]
     for setting in settings:
         if args.deadline and elapsed() > args.deadline:
@@ -124,9 +138,10 @@ def one_trace(plain: Path, size: int, shape: str, per_copy: int, args, work: Pat
         median = walls[(len(walls) - 1) // 2]
         rss = max(run[1] for run in colds)
         each = " / ".join(f"{run[0]:.2f}" for run in colds)
+        met = targets_met(median / bare, rss, warm[0], budget)
         print(f"| {mb:,.0f} MB | {shape} | {setting} | {bare:.2f} | {median:.2f} ({each}) | "
               f"{median / bare:.2f} | {rss / 1e6:,.0f} | {warm[0]:.2f} | {warm[1] / 1e6:,.0f} | "
-              f"{budget} |", flush=True)
+              f"{budget} | {met} |", flush=True)
     trace.unlink()
 
 
