@@ -11,8 +11,7 @@ For each trace, in one run: the bare read (the events array cut out of the file
 beforehand, untimed; one DuckDB query, as load_bench.py's), then for each `--json-lines`
 setting a cold open (the cache emptied first; the median of `--repeat`, every run
 printed) and a warm one. `--json-lines on` sets TUI_JSON_LINES=1: a plain file's parts
-written one event a line are read by DuckDB's newline-delimited reader (kineto.py); a
-pretty-printed trace is read as arrays either way, so it runs once.
+are rewritten one event a line and read by DuckDB's newline-delimited reader (kineto.py).
 
 Each trace is deleted after its runs (a 10 GB one needs about 3x its size of free disk
 while it runs: the trace, the cut-out array or tui's parts, the cache). `--deadline S`
@@ -126,7 +125,7 @@ def one_trace(plain: Path, size: int, shape: str, per_copy: int, args, work: Pat
     print("| size | shape | json lines | bare s | tui cold s (each run) | cold / bare | "
           "cold RSS MB | warm s | warm RSS MB | budget | targets: cold, RSS, warm |", flush=True)
     print("|---|---|---|---|---|---|---|---|---|---|---|", flush=True)
-    settings = args.json_lines.split(",") if shape == "lines" else ["off"]
+    settings = args.json_lines.split(",")
     for setting in settings:
         if args.deadline and elapsed() > args.deadline:
             print(f"skipped (past --deadline {args.deadline} s): {shape} json lines {setting}",
@@ -150,7 +149,7 @@ def main() -> None:
     ap.add_argument("--sizes", default="700MB", help="file sizes, e.g. 700MB,3GB,10GB")
     ap.add_argument("--shapes", default="lines,pretty", help="lines, pretty or both")
     ap.add_argument("--json-lines", default="off,on",
-                    help="TUI_JSON_LINES settings to run the `lines` shape under: off, on")
+                    help="TUI_JSON_LINES settings to run each trace under: off, on")
     ap.add_argument("--repeat", type=int, default=1, help="cold runs of each")
     ap.add_argument("--memory", help="tui's --memory (default: tui's own default budget)")
     ap.add_argument("--workdir", type=Path, help="where traces are made (default: a temp dir)")

@@ -1,7 +1,8 @@
 """A trace's two file shapes, pretty-printed as Kineto writes it and one event a line (as
 scale_trace.py and most re-exports write it), must load into the same tables, whether its
-parts are read as arrays or, one event a line, by DuckDB's newline-delimited reader
-(TUI_JSON_LINES=1, event_lines.py); a cut-off trace loads what it can, with its warning."""
+parts are read as arrays or rewritten one event a line for DuckDB's newline-delimited
+reader (TUI_JSON_LINES=1, event_lines.py); a cut-off trace loads what it can, with its
+warning; a part the reader refuses is read again as one array."""
 
 from __future__ import annotations
 
@@ -78,23 +79,23 @@ def shapes(tmp_path_factory) -> dict[str, Path]:
 
 @pytest.mark.slow
 def test_both_shapes_and_both_readers_give_the_same_tables(shapes, monkeypatch) -> None:
-    with monkeypatch.context() as patch:
-        patch.setattr(kineto, "part_to_lines", None)  # never called: a glance says no
-        pretty, readers = _content(shapes["pretty"], monkeypatch, lines=True)
-    assert readers == [kineto.ARRAYS, "parsed"], "a pretty-printed trace is read as arrays"
-    assert pretty["rows"]["gpu_activities"] and pretty["rows"]["host_activities"]
-    lines, readers = _content(shapes["lines"], monkeypatch, lines=True)
-    assert readers == [kineto.LINES, "parsed"], "the parts were read as lines"
-    assert lines == pretty
-    arrays, readers = _content(shapes["lines"], monkeypatch, lines=False)
-    assert readers == ["parsed"] and arrays == pretty
+    arrays, readers = _content(shapes["pretty"], monkeypatch, lines=False)
+    assert readers == ["parsed"]
+    assert arrays["rows"]["gpu_activities"] and arrays["rows"]["host_activities"]
+    for shape in ("pretty", "lines"):
+        as_lines, readers = _content(shapes[shape], monkeypatch, lines=True)
+        assert readers == [kineto.LINES, "parsed"], f"the {shape} parts were read as lines"
+        assert as_lines == arrays, shape
+    as_arrays, readers = _content(shapes["lines"], monkeypatch, lines=False)
+    assert readers == ["parsed"] and as_arrays == arrays
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("fraction", [0.3, 0.77, 0.9999])
-def test_a_cut_off_trace_one_event_a_line_loads_what_it_can(shapes, tmp_path: Path,
-                                                            monkeypatch, fraction) -> None:
-    text = shapes["lines"].read_text()
+@pytest.mark.parametrize(("shape", "fraction"), [("lines", 0.3), ("lines", 0.77),
+                                                 ("lines", 0.9999), ("pretty", 0.6)])
+def test_a_cut_off_trace_read_as_lines_loads_what_it_can(shapes, tmp_path: Path, monkeypatch,
+                                                         shape: str, fraction: float) -> None:
+    text = shapes[shape].read_text()
     cut = tmp_path / "cut.json"
     cut.write_text(text[: int(len(text) * fraction)])
     as_lines, readers = _content(cut, monkeypatch, lines=True)
@@ -135,6 +136,22 @@ def test_two_events_on_a_line_are_refused_by_the_reader_and_read_as_arrays(
     assert readers == [kineto.LINES, "refused"]
     pretty, _ = _content(shapes["pretty"], monkeypatch, lines=False)
     assert as_lines == pretty
+
+
+def test_a_pretty_printed_part_rewritten_holds_the_same_events(tmp_path: Path) -> None:
+    trace = tmp_path / "trace.json"
+    trace.write_text(_pretty_text())
+    events = extract_events(trace, tmp_path / "events.json", 2)
+    assert not event_lines.looks_one_event_a_line(events.paths[0])
+    separator = event_lines.event_separator(events.paths[0])
+    assert separator == b"},\n  {"  # as Kineto writes
+    for part in events.paths:
+        array = part.read_bytes()
+        event_lines.separated_to_lines(part, separator)
+        rewritten = part.read_bytes()
+        assert len(rewritten) == len(array)
+        lines = [json.loads(line) for line in rewritten.splitlines() if line.strip()]
+        assert lines == json.loads(array)
 
 
 def test_a_rewritten_part_is_newline_delimited_json_byte_for_byte(tmp_path: Path) -> None:

@@ -19,7 +19,13 @@ from tui.core.interrupt import is_interrupt
 from tui.core.queries import load_query
 from tui.core.units import format_bytes
 from tui.sources.chrome_json import EventsFile, extract_events, is_gzip
-from tui.sources.event_lines import lines_to_part, looks_one_event_a_line, part_to_lines
+from tui.sources.event_lines import (
+    event_separator,
+    lines_to_part,
+    looks_one_event_a_line,
+    part_to_lines,
+    separated_to_lines,
+)
 from tui.sources.text_repair import can_repair, repair_text
 
 # DuckDB parses one JSON array per thread: a trace of more than this many bytes of events
@@ -46,10 +52,10 @@ LINES = {"format": "newline_delimited", "ignore_errors": False}
 
 
 def json_lines_wanted() -> bool:
-    """TUI_JSON_LINES=1: a plain file's parts written one event a line are read by DuckDB's
-    newline-delimited reader, which splits a file between threads, instead of as arrays,
-    a file a thread. Off by default: on 2 cores it costs more than it saves
-    (benchmarks/HISTORY.md, "The parse as newline-delimited JSON")."""
+    """TUI_JSON_LINES=1: a plain file's parts are rewritten one event a line and read by
+    DuckDB's newline-delimited reader, which splits a file between threads, instead of as
+    arrays, a file a thread. Off by default: on 2 cores it costs more than it saves
+    (benchmarks/HISTORY.md, "Big traces, both shapes")."""
     return os.environ.get("TUI_JSON_LINES", "").strip() == "1"
 
 
@@ -187,18 +193,22 @@ def _parsed_in_parts(con: duckdb.DuckDBPyConnection, path: Path, tmp: Path, tabl
 
 def _to_lines(parts: list[Path]) -> bool:
     """Rewrite every part one event a line (event_lines.py), a thread a part; False, with
-    every part an array still, when one is not written one event a line. The first part's
-    start is looked at first, so a pretty-printed trace costs a glance, not a pass."""
-    if not looks_one_event_a_line(parts[0]):
-        return False
+    every part an array still, when the events' shape is neither one a line nor parted by
+    the same newline-holding separator. A glance at the first part's start tells which."""
     with ThreadPoolExecutor(len(parts)) as pool:
-        done = list(pool.map(part_to_lines, parts))
-    if all(done):
+        if looks_one_event_a_line(parts[0]):  # a ',' to blank a line
+            done = list(pool.map(part_to_lines, parts))
+            if all(done):
+                return True
+            for part, rewritten in zip(parts, done, strict=True):
+                if rewritten:
+                    lines_to_part(part)
+            return False
+        separator = event_separator(parts[0])  # pretty-printed: every byte looked at
+        if separator is None:
+            return False
+        list(pool.map(separated_to_lines, parts, [separator] * len(parts)))
         return True
-    for part, rewritten in zip(parts, done, strict=True):
-        if rewritten:
-            lines_to_part(part)
-    return False
 
 
 class _PartParser:
