@@ -181,3 +181,18 @@ def test_an_xla_trace_one_event_a_line_loads_the_same_read_as_lines(tmp_path: Pa
     assert as_lines["rows"]["gpu_activities"] and as_lines["rows"]["host_activities"]
     as_arrays, readers = _content(lines, monkeypatch, lines=False, tables=XLA_TABLES)
     assert readers == ["parsed"] and as_arrays == as_lines
+
+
+@pytest.mark.slow
+def test_a_separator_inside_an_event_is_refused_and_read_as_one_array(
+        shapes, tmp_path: Path, monkeypatch) -> None:
+    # GENERATED from the real trace: an event's args gain a list of two objects parted
+    # by the very bytes that part two events ('},' newline, two spaces, '{')
+    text = shapes["pretty"].read_text()
+    at = text.index('"args": {', len(text) // 2) + len('"args": {')
+    decoy = tmp_path / "decoy.json"
+    decoy.write_text(text[:at] + '"decoys": [{"ph": "X"},\n  {"ph": "X"}], ' + text[at:])
+    as_lines, readers = _content(decoy, monkeypatch, lines=True)
+    assert readers == [kineto.LINES, "refused"]
+    arrays, _ = _content(shapes["pretty"], monkeypatch, lines=False)
+    assert as_lines == arrays
