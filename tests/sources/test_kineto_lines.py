@@ -106,28 +106,21 @@ def test_a_cut_off_trace_read_as_lines_loads_what_it_can(shapes, tmp_path: Path,
     assert as_lines == as_arrays
 
 
-def test_a_part_of_another_shape_is_left_an_array(tmp_path: Path) -> None:
+def test_events_all_on_one_line_are_left_an_array(tmp_path: Path) -> None:
     trace = tmp_path / "trace.json"
-    trace.write_text(_one_event_a_line(_pretty_text()))
-    events = extract_events(trace, tmp_path / "events.json", 3)
-    assert len(events.paths) == 3
-    # an event of the second part is written over two lines: that part is refused...
-    second = events.paths[1].read_bytes()
-    at = second.index(b'", "', 100)
-    events.paths[1].write_bytes(second[:at] + b'",\n"' + second[at + 4:])
+    trace.write_text(json.dumps(json.loads(_pretty_text())))  # as XLA writes
+    events = extract_events(trace, tmp_path / "events.json", 2)
     before = [part.read_bytes() for part in events.paths]
-    assert event_lines.looks_one_event_a_line(events.paths[0])
-    # ... so every part stays (or is made again) the array it was
+    assert event_lines.event_separator(events.paths[0]) is None
     assert not kineto._to_lines(events.paths)
     assert [part.read_bytes() for part in events.paths] == before
-    assert all(json.loads(part.read_bytes()) for part in events.paths)
 
 
 @pytest.mark.slow
 def test_two_events_on_a_line_are_refused_by_the_reader_and_read_as_arrays(
         shapes, tmp_path: Path, monkeypatch) -> None:
-    """Two events on a line pass the rewrite (only the bytes around newlines are looked
-    at), and DuckDB's reader refuses that line: the trace is read again as one array."""
+    """Two events parted otherwise than the first two stay on one line through the
+    rewrite, and DuckDB's reader refuses that line: the trace is read again as one array."""
     text = shapes["lines"].read_text()
     at = text.index("},\n{", len(text) // 2)
     joined = tmp_path / "joined.json"
@@ -138,13 +131,19 @@ def test_two_events_on_a_line_are_refused_by_the_reader_and_read_as_arrays(
     assert as_lines == pretty
 
 
-def test_a_pretty_printed_part_rewritten_holds_the_same_events(tmp_path: Path) -> None:
+@pytest.mark.parametrize("shape", ["pretty", "lines"])
+@pytest.mark.parametrize("chunk", [1 << 10, 4099, 16 << 20])
+def test_a_rewritten_part_holds_the_same_events_byte_for_byte(tmp_path: Path, monkeypatch,
+                                                              shape: str, chunk: int) -> None:
+    """Each byte in its place, every line one event, whatever the chunks cut (a
+    separator across two chunks included)."""
+    monkeypatch.setattr(event_lines, "_CHUNK", chunk)
+    text = _pretty_text()
     trace = tmp_path / "trace.json"
-    trace.write_text(_pretty_text())
+    trace.write_text(text if shape == "pretty" else _one_event_a_line(text))
     events = extract_events(trace, tmp_path / "events.json", 2)
-    assert not event_lines.looks_one_event_a_line(events.paths[0])
     separator = event_lines.event_separator(events.paths[0])
-    assert separator == b"},\n  {"  # as Kineto writes
+    assert separator == (b"},\n  {" if shape == "pretty" else b"},\n{")
     for part in events.paths:
         array = part.read_bytes()
         event_lines.separated_to_lines(part, separator)
@@ -152,20 +151,6 @@ def test_a_pretty_printed_part_rewritten_holds_the_same_events(tmp_path: Path) -
         assert len(rewritten) == len(array)
         lines = [json.loads(line) for line in rewritten.splitlines() if line.strip()]
         assert lines == json.loads(array)
-
-
-def test_a_rewritten_part_is_newline_delimited_json_byte_for_byte(tmp_path: Path) -> None:
-    trace = tmp_path / "trace.json"
-    trace.write_text(_one_event_a_line(_pretty_text()))
-    events = extract_events(trace, tmp_path / "events.json", 2)
-    array = events.paths[0].read_bytes()
-    assert event_lines.part_to_lines(events.paths[0])
-    rewritten = events.paths[0].read_bytes()
-    assert len(rewritten) == len(array)  # each byte kept in its place
-    lines = [json.loads(line) for line in rewritten.splitlines() if line.strip()]
-    assert lines == json.loads(array)
-    event_lines.lines_to_part(events.paths[0])
-    assert events.paths[0].read_bytes() == array
 
 
 @pytest.mark.slow

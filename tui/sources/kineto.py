@@ -19,13 +19,7 @@ from tui.core.interrupt import is_interrupt
 from tui.core.queries import load_query
 from tui.core.units import format_bytes
 from tui.sources.chrome_json import EventsFile, extract_events, is_gzip
-from tui.sources.event_lines import (
-    event_separator,
-    lines_to_part,
-    looks_one_event_a_line,
-    part_to_lines,
-    separated_to_lines,
-)
+from tui.sources.event_lines import event_separator, separated_to_lines
 from tui.sources.text_repair import can_repair, repair_text
 
 # DuckDB parses one JSON array per thread: a trace of more than this many bytes of events
@@ -193,22 +187,13 @@ def _parsed_in_parts(con: duckdb.DuckDBPyConnection, path: Path, tmp: Path, tabl
 
 def _to_lines(parts: list[Path]) -> bool:
     """Rewrite every part one event a line (event_lines.py), a thread a part; False, with
-    every part an array still, when the events' shape is neither one a line nor parted by
-    the same newline-holding separator. A glance at the first part's start tells which."""
+    every part an array still, when the first two events are parted by no newline."""
+    separator = event_separator(parts[0])
+    if separator is None:
+        return False
     with ThreadPoolExecutor(len(parts)) as pool:
-        if looks_one_event_a_line(parts[0]):  # a ',' to blank a line
-            done = list(pool.map(part_to_lines, parts))
-            if all(done):
-                return True
-            for part, rewritten in zip(parts, done, strict=True):
-                if rewritten:
-                    lines_to_part(part)
-            return False
-        separator = event_separator(parts[0])  # pretty-printed: every byte looked at
-        if separator is None:
-            return False
         list(pool.map(separated_to_lines, parts, [separator] * len(parts)))
-        return True
+    return True
 
 
 class _PartParser:
