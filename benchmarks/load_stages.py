@@ -2,12 +2,18 @@
 wall time, the process's CPU seconds meanwhile (every thread's: DuckDB's workers too),
 the cores that makes, and the peak RSS, sampled.
 
+A stage's *threads* figure is its CPU seconds over those of its busiest thread (from
+/proc/self/task: DuckDB's workers are threads of this process; threads that ended during
+the stage count as one): 1.0 is a stage on one thread, whatever else the machine runs
+(unlike *cores*, CPU over wall time, which a busy machine lowers). Stages that run beside
+each other (the host depths beside the GPU rows' sort) share their threads' figures.
+
 Each DuckDB call (execute, fetch, ...) made by tui's code is named by the line that made
 it; calls that overlap (a second connection beside the first) each count the whole
 process's CPU of their time. Stages (the loader, finalize, stacks, idle intervals, the
 summary) are the functions named in STAGES.
 
-Usage: python benchmarks/load_stages.py TRACE [--memory 1GB] [--top 25]
+Usage: python benchmarks/load_stages.py TRACE [--memory 1GB] [--top 25] [--stages-only]
 """
 
 from __future__ import annotations
@@ -26,12 +32,39 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 STAGES = {"load_kineto", "load_xla_json", "load_nsys_sqlite", "_extract", "parse_chrome_events",
           "finalize_activities", "write_host_depths", "stage_kineto_memory", "build_stacks",
-          "build_gpu_idle", "trace_summary", "_build"}
+          "build_gpu_idle", "trace_summary", "_build", "device_times", "classify_idle",
+          "critical_paths", "group_depths", "_to_lines"}
 
 
 def _cpu() -> float:
     t = os.times()
     return t.user + t.system
+
+
+def _thread_ticks() -> dict[str, int]:
+    """CPU clock ticks (user + system) of each thread of this process."""
+    ticks = {}
+    for task in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{task}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:  # the thread ended meanwhile
+            continue
+        ticks[task] = int(fields[11]) + int(fields[12])
+    return ticks
+
+
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _spread(before: dict[str, int], after: dict[str, int], cpu_s: float) -> float:
+    """CPU of every thread over that of the busiest, between two _thread_ticks(), `cpu_s`
+    the process's CPU meanwhile: what it used beyond the threads still there went to
+    threads that ended (a parse thread), counted as one."""
+    used = [t - before.get(task, 0) for task, t in after.items()]
+    gone = cpu_s * _TICKS - sum(used)
+    busiest = max([*used, gone])
+    return cpu_s * _TICKS / busiest if busiest > 0 else 1.0
 
 
 class _Rss(threading.Thread):
@@ -53,6 +86,34 @@ class _Rss(threading.Thread):
         return max((r for t, r in self.samples if start <= t <= end), default=0)
 
 
+class _Stages:
+    """The stage functions (STAGES) timed whole, nothing else: no line is traced, so Python
+    code runs at its own speed (line tracing slows it several times: a Python-heavy stage
+    looks dearer than it is)."""
+
+    def __init__(self) -> None:
+        self.lines: dict[str, list[float]] = {}
+        self.stages: list[tuple[str, float, float, float, float, float]] = []
+        self.open: dict[int, tuple[float, float, dict[str, int]]] = {}
+
+    def global_trace(self, frame, event, arg):  # noqa: ANN001
+        if frame.f_code.co_name not in STAGES or "/tui/" not in frame.f_code.co_filename:
+            return None
+        frame.f_trace_lines = False
+        self.open[id(frame)] = (time.perf_counter(), _cpu(), _thread_ticks())
+        return self.local_trace
+
+    def local_trace(self, frame, event, arg):  # noqa: ANN001
+        if event == "return":
+            started = self.open.pop(id(frame), None)
+            if started is not None:
+                cpu = _cpu()
+                self.stages.append((f"[{frame.f_code.co_name}]", started[0],
+                                    time.perf_counter(), started[1], cpu,
+                                    _spread(started[2], _thread_ticks(), cpu - started[1])))
+        return self.local_trace
+
+
 class _Lines:
     """Exclusive time of each line of tui's code: on every trace event of a thread, the
     time since its last event goes to the line it was at (the innermost of tui's frames,
@@ -62,8 +123,8 @@ class _Lines:
     def __init__(self) -> None:
         self.last: dict[int, tuple[str, float, float]] = {}  # thread -> line, wall, cpu
         self.lines: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 1e18, 0.0])
-        self.stages: list[tuple[str, float, float, float, float]] = []
-        self.open: dict[int, tuple[float, float]] = {}
+        self.stages: list[tuple[str, float, float, float, float, float]] = []
+        self.open: dict[int, tuple[float, float, dict[str, int]]] = {}
 
     def _charge(self, now: float, cpu: float) -> None:
         thread = threading.get_ident()
@@ -83,7 +144,7 @@ class _Lines:
         self._charge(now, cpu)
         self.last[threading.get_ident()] = (self._name(frame), now, cpu)
         if code.co_name in STAGES:
-            self.open[id(frame)] = (now, cpu)
+            self.open[id(frame)] = (now, cpu, _thread_ticks())
         return self.local_trace
 
     def local_trace(self, frame, event, arg):  # noqa: ANN001
@@ -101,7 +162,8 @@ class _Lines:
             started = self.open.pop(id(frame), None)
             if started is not None:
                 self.stages.append((f"[{frame.f_code.co_name}]", started[0], now,
-                                    started[1], cpu))
+                                    started[1], cpu,
+                                    _spread(started[2], _thread_ticks(), cpu - started[1])))
         else:
             self.last[thread] = (self._name(frame), now, cpu)
         return self.local_trace
@@ -122,6 +184,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=None,
                         help="DuckDB's threads, whatever the budget allows")
     parser.add_argument("--by-cpu", action="store_true", help="lines by CPU seconds")
+    parser.add_argument("--stages-only", action="store_true",
+                        help="time the stages only, tracing no line (Python at its own speed)")
     args = parser.parse_args()
     if args.memory:
         os.environ["TUI_MEMORY"] = args.memory
@@ -137,7 +201,7 @@ def main() -> None:
 
     rss = _Rss()
     rss.start()
-    lines = _Lines()
+    lines: _Lines | _Stages = _Stages() if args.stages_only else _Lines()
     threading.settrace(lines.global_trace)
     sys.settrace(lines.global_trace)
     t0, c0 = time.perf_counter(), _cpu()
@@ -154,10 +218,11 @@ def main() -> None:
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     print(f"{args.trace.name}: {os.cpu_count()} cores; load {t_loaded - t0:.2f} s, "
           f"all {t1 - t0:.2f} s, {c1 - c0:.1f} CPU-s, peak RSS {peak / 2**20:.0f} MiB")
-    print(f"{'call':<60} {'wall s':>7} {'CPU s':>7} {'cores':>5} {'peak MiB':>8} {'at s':>6}")
-    for name, s, e, a, b in sorted(lines.stages, key=lambda r: r[1]):
+    print(f"{'call':<60} {'wall s':>7} {'CPU s':>7} {'cores':>5} {'peak MiB':>8} {'at s':>6} "
+          f"{'threads':>7}")
+    for name, s, e, a, b, spread in sorted(lines.stages, key=lambda r: r[1]):
         print(f"{name:<60} {e - s:7.2f} {b - a:7.1f} {(b - a) / max(e - s, 1e-9):5.1f} "
-              f"{rss.peak(s, e) / 2**20:8.0f} {s - t0:6.2f}")
+              f"{rss.peak(s, e) / 2**20:8.0f} {s - t0:6.2f} {spread:7.1f}")
     print()
     order = 1 if args.by_cpu else 0
     for name, (wall, cpu, first, last) in sorted(lines.lines.items(),

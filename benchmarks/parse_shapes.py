@@ -12,7 +12,8 @@ are checked to be the same, in the same order (a hash of every row with its posi
 
 Methods (`--methods`, in the order given, each a fresh process): `bare` (the whole array,
 one thread), `arrays` (tui's parts), `lines` (the parts rewritten in Python, one part
-after another), `lines-np` (rewritten in NumPy, a thread a part). With `--tui`, a cold and
+after another), `lines-np` (rewritten in NumPy, a thread a part), `lines-fix` (tui's own
+rewrite in place, kineto.py `_to_lines`: TUI_JSON_LINES=1). With `--tui`, a cold and
 a warm `tui --summary --json` of each trace too, beside load_bench.py's bare read.
 
 Usage: python benchmarks/parse_shapes.py [--source TRACE] [--copies 40] [--threads N]
@@ -118,7 +119,7 @@ def one(method: str, trace: Path, threads: int, memory: str, work: Path) -> None
 
     from tui.core.queries import load_query
     from tui.sources.chrome_json import extract_events
-    from tui.sources.kineto import MAX_EVENT_BYTES
+    from tui.sources.kineto import ARRAYS, LINES, MAX_EVENT_BYTES
 
     con = duckdb.connect()
     con.execute(f"SET memory_limit = '{memory}'")
@@ -127,6 +128,7 @@ def one(method: str, trace: Path, threads: int, memory: str, work: Path) -> None
     con.execute(f"ATTACH '{work / 'scratch.duckdb'}' AS scratch")
     con.execute(load_query("kineto_events_table"))
     stage = load_query("kineto_stage_events")
+    reader = ARRAYS
     figures: dict = {"method": method}
     wall, cpu = time.perf_counter(), _cpu()
     parts_dir = work / "parts"
@@ -141,6 +143,17 @@ def one(method: str, trace: Path, threads: int, memory: str, work: Path) -> None
         events = extract_events(trace, parts_dir / "events.json", threads)
         figures["copy_s"] = time.perf_counter() - wall
         paths = [str(p) for p in events.paths]
+        if method == "lines-fix":  # tui's rewrite in place (kineto.py, event_lines.py)
+            from tui.sources.kineto import _to_lines
+
+            t, c0 = time.perf_counter(), _cpu()
+            done = _to_lines(events.paths)
+            figures["rewrite_s"] = time.perf_counter() - t
+            figures["rewrite_cpu_s"] = _cpu() - c0
+            if done:
+                reader = LINES
+            else:
+                figures["method"] = "arrays (not one event a line)"
         if method in ("lines", "lines-np"):
             t, c0 = time.perf_counter(), _cpu()
             sep = separator(events.paths[0])
@@ -157,10 +170,9 @@ def one(method: str, trace: Path, threads: int, memory: str, work: Path) -> None
             paths = [str(out) for out in lines]
             figures["rewrite_s"] = time.perf_counter() - t
             figures["rewrite_cpu_s"] = _cpu() - c0
-            stage = stage.replace("format = 'array'", "format = 'newline_delimited'")
-            stage = stage.replace("ignore_errors = true", "ignore_errors = false")
+            reader = LINES
     t, c = time.perf_counter(), _cpu()
-    con.execute(stage, {"path": paths, "max_object_bytes": MAX_EVENT_BYTES})
+    con.execute(stage, {"path": paths, "max_object_bytes": MAX_EVENT_BYTES, **reader})
     figures["parse_s"] = time.perf_counter() - t
     figures["parse_cpu_s"] = _cpu() - c
     figures["total_s"] = time.perf_counter() - wall

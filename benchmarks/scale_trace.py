@@ -4,8 +4,10 @@ events, shifted in time (a generator).
 Copied from the recording scripts beside the real traces (shared/realtraces); its output
 is a *scaled* trace, not a recording: label it so wherever its figures are quoted.
 
-Usage: python scale_trace.py IN.json OUT.json COPIES [JOBS]
+Usage: python scale_trace.py IN.json OUT.json COPIES [JOBS] [--pretty]
 With JOBS, the copies are written by that many processes side by side (the same bytes).
+Events are written one a line; with --pretty, each over several lines, indented, the shape
+Kineto writes (the same events and numbers).
 The copies follow each other with a 1 ms pause, so the result is a longer
 recording of the same real workload (ids, correlations and Python frame ids are offset
 too: Kineto numbers a trace's Python frames uniquely).
@@ -20,10 +22,22 @@ except ImportError:  # the standard library: slower, enough for the tests' small
     orjson = None
 
 loads = orjson.loads if orjson else json.loads
+PRETTY = "--pretty" in sys.argv
+if PRETTY:
+    sys.argv.remove("--pretty")
 
 
 def dumps(obj: object) -> bytes:
     return orjson.dumps(obj) if orjson else json.dumps(obj, separators=(",", ":")).encode()
+
+
+def dumps_event(obj: object) -> bytes:
+    """One event: on one line, or with --pretty over several, indented."""
+    if not PRETTY:
+        return dumps(obj)
+    if orjson:
+        return orjson.dumps(obj, option=orjson.OPT_INDENT_2)
+    return json.dumps(obj, indent=2).encode()
 
 
 def copy_events(timed: list, c: int, first: bool) -> bytes:
@@ -48,7 +62,7 @@ def copy_events(timed: list, c: int, first: bool) -> bytes:
                 "Python id": args["Python id"] + c * 10_000_000,
                 "Python parent id": parent + c * 10_000_000 if isinstance(parent, int)
                 else parent})
-        pieces.append((b"" if first else b",\n") + dumps(e2))
+        pieces.append((b"" if first else b",\n") + dumps_event(e2))
         first = False
     return b"".join(pieces)
 
@@ -77,7 +91,7 @@ with open(dst, "wb") as out:
     out.write(dumps(head)[:-1] + b', "traceEvents": [\n')
     first = True
     for e in meta:
-        out.write((b"" if first else b",\n") + dumps(e))
+        out.write((b"" if first else b",\n") + dumps_event(e))
         first = False
     if jobs == 1:
         for c in range(copies):

@@ -1,9 +1,11 @@
--- Params: $max_object_bytes, $path
+-- Params: $format, $ignore_errors, $max_object_bytes, $path
 -- Needs: table scratch.kineto_events
 -- Parse Chrome-trace event arrays into kineto_events (kineto_events_table.sql), appended
 -- in the events' order. $path: JSON files (a list), each one array of trace events, read
 -- in parallel and in order (see tui/sources/chrome_json.py); a big trace's parts may come
 -- in several calls, in order. $max_object_bytes: the largest event accepted.
+-- $format and $ignore_errors: how the parts are written (kineto.py: ARRAYS, or LINES, each
+-- part one event a line, for DuckDB's newline-delimited reader: see event_lines.py).
 -- Fields are read as text (times as DOUBLE) and cast with TRY_CAST, so one odd event (a
 -- string number, a missing ts) cannot fail the whole load; such events end up with NULLs
 -- and are counted and dropped later. Only complete ('X') events, `[memory]` instants and
@@ -49,11 +51,12 @@ FROM (
     SELECT ph, lower(cat) AS cat, name, pid, tid, ts, dur, args
     FROM read_json(
         $path,
-        format = 'array',
-        -- an element that is no object (a number, null, a list) reads as an all-NULL row,
-        -- dropped by the ph filter below, instead of failing the whole file; malformed
-        -- JSON still fails (DuckDB cannot skip parse errors in an array)
-        ignore_errors = true,
+        format = $format,
+        -- arrays: an element that is no object (a number, null, a list) reads as an
+        -- all-NULL row, dropped by the ph filter below, instead of failing the whole
+        -- file; malformed JSON still fails (DuckDB cannot skip parse errors in an array).
+        -- Lines: errors fail the part (a line that is no whole event would lose its events)
+        ignore_errors = $ignore_errors,
         -- the largest event: the reader sizes its buffers by it (see kineto.py)
         maximum_object_size = $max_object_bytes,
         columns = {

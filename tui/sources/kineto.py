@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import queue
 import tempfile
 import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import duckdb
@@ -17,6 +19,7 @@ from tui.core.interrupt import is_interrupt
 from tui.core.queries import load_query
 from tui.core.units import format_bytes
 from tui.sources.chrome_json import EventsFile, extract_events, is_gzip
+from tui.sources.event_lines import event_separator, separated_to_lines
 from tui.sources.text_repair import can_repair, repair_text
 
 # DuckDB parses one JSON array per thread: a trace of more than this many bytes of events
@@ -34,6 +37,20 @@ GZIP_RATIO = 8  # about how much a .json.gz trace inflates, to plan its parts
 # a few KB; a trace whose events outgrow the first limit is read again with the second.
 MAX_EVENT_BYTES = 32 << 20
 HUGE_EVENT_BYTES = 256 << 20
+# How the stage queries' reader takes the parts: JSON arrays (what chrome_json.py writes),
+# or one event a line (event_lines.py's rewrite). Any value DuckDB's reader refuses in an
+# array reads as an all-NULL row (dropped later); a newline-delimited part is read with
+# errors raised, since a line that is no whole event would otherwise lose its events.
+ARRAYS = {"format": "array", "ignore_errors": True}
+LINES = {"format": "newline_delimited", "ignore_errors": False}
+
+
+def json_lines_wanted() -> bool:
+    """TUI_JSON_LINES=1: a plain file's parts are rewritten one event a line and read by
+    DuckDB's newline-delimited reader, which splits a file between threads, instead of as
+    arrays, a file a thread. Off by default: on 2 cores it costs more than it saves
+    (benchmarks/HISTORY.md, "Big traces, both shapes")."""
+    return os.environ.get("TUI_JSON_LINES", "").strip() == "1"
 
 
 def parse_threads(path: Path) -> int:
@@ -152,11 +169,14 @@ def _parsed_in_parts(con: duckdb.DuckDBPyConnection, path: Path, tmp: Path, tabl
     if parts == 1:
         return None
     threads = parse_threads(path)
+    gzip = is_gzip(path)
     with setting_in_block(con, "threads", str(max(threads, duckdb_threads()))), \
             _PartParser(con, stage, threads) as parser:
         # a .json.gz's parts are parsed as they are inflated; a plain file's parts (a
         # quick copy) all together, side by side
-        events = _extract(path, tmp, parts, parser.submit_one if is_gzip(path) else None)
+        events = _extract(path, tmp, parts, parser.submit_one if gzip else None)
+        if not gzip and json_lines_wanted() and _to_lines(events.paths):
+            parser.reader = LINES
         parser.submit(events.paths[parser.submitted:])
     if parser.ok:
         return events
@@ -164,6 +184,17 @@ def _parsed_in_parts(con: duckdb.DuckDBPyConnection, path: Path, tmp: Path, tabl
     for part in events.paths:
         part.unlink()
     return None
+
+
+def _to_lines(parts: list[Path]) -> bool:
+    """Rewrite every part one event a line (event_lines.py), a thread a part; False, with
+    every part an array still, when the first two events are parted by no newline."""
+    separator = event_separator(parts[0])
+    if separator is None:
+        return False
+    with ThreadPoolExecutor(len(parts)) as pool:
+        list(pool.map(separated_to_lines, parts, [separator] * len(parts)))
+    return True
 
 
 class _PartParser:
@@ -189,6 +220,7 @@ class _PartParser:
         self._thread = threading.Thread(target=self._run, name="tui-parse-parts", daemon=True)
         self.ok = True
         self.submitted = 0  # parts queued so far
+        self.reader = ARRAYS  # how the parts are written: set before they are submitted
 
     def submit(self, parts: list[Path]) -> None:
         """Queue parts, to be parsed after those queued before (together, if they are
@@ -229,7 +261,8 @@ class _PartParser:
             if paths and self.ok:
                 try:
                     self._con.execute(stage, {"path": paths,
-                                              "max_object_bytes": MAX_EVENT_BYTES})
+                                              "max_object_bytes": MAX_EVENT_BYTES,
+                                              **self.reader})
                 except duckdb.Error:
                     self.ok = False
 
@@ -245,7 +278,8 @@ def _parse(con: duckdb.DuckDBPyConnection, path: Path, events: EventsFile,
     try:
         while True:
             try:
-                con.execute(stage, {"path": names, "max_object_bytes": max_object_bytes})
+                con.execute(stage, {"path": names, "max_object_bytes": max_object_bytes,
+                                    **ARRAYS})
                 return
             except duckdb.Error as exc:
                 if ("maximum_object_size" in str(exc)
