@@ -5,7 +5,9 @@
 -- ($profiler_step, $step_name: tui/core/steps.py), as rank_step_ranges.sql finds them. A
 -- step's kernels are those launched by the runtime calls that began inside its host
 -- range, on any thread (the backward's autograd thread too); its wall time runs from its
--- start to its end or to the end of the last kernel it launched, if later.
+-- start, or from the end of the previous step's last kernel if later (work dispatched
+-- ahead, as JAX does, runs after the step's host range), to its end or to the end of the
+-- last kernel it launched, if later.
 -- Columns: step, start_ns, end_ns, flops, ideal_s (the time its FLOPs would take at the
 --          peaks of $flop_peaks; NULL where one is unknown), devices.
 WITH candidates AS (
@@ -35,10 +37,16 @@ WITH candidates AS (
     LEFT JOIN kernel_flops AS k ON k.gpu_id = g.id
     LEFT JOIN flop_peaks AS p ON p.device = g.device AND p.precision = k.precision
     GROUP BY c.step_start
+), bounds AS (
+    SELECT s.name, s.start_ns AS host_start_ns,
+           greatest(s.end_ns, coalesce(w.last_end_ns, s.end_ns)) AS end_ns,
+           max(w.last_end_ns) OVER (ORDER BY s.start_ns ROWS BETWEEN UNBOUNDED PRECEDING
+                                    AND 1 PRECEDING) AS before_ns,
+           w.flops, w.ideal_s, w.devices
+    FROM steps AS s
+    LEFT JOIN work AS w ON w.step_start = s.start_ns
 )
-SELECT s.name AS step, s.start_ns, greatest(s.end_ns, coalesce(w.last_end_ns, s.end_ns))
-           AS end_ns,
-       coalesce(w.flops, 0) AS flops, w.ideal_s, coalesce(w.devices, 0) AS devices
-FROM steps AS s
-LEFT JOIN work AS w ON w.step_start = s.start_ns
-ORDER BY s.start_ns;
+SELECT name AS step, greatest(host_start_ns, coalesce(before_ns, host_start_ns)) AS start_ns,
+       end_ns, coalesce(flops, 0) AS flops, ideal_s, coalesce(devices, 0) AS devices
+FROM bounds
+ORDER BY host_start_ns;

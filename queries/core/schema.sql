@@ -161,14 +161,15 @@ CREATE TABLE IF NOT EXISTS op_flops (
     source   VARCHAR   -- 'args' (the profiler's own count) | 'shapes' (from the inputs' shapes)
 );
 
--- Each GPU kernel's share of the FLOPs of the op that launched it (tui/derived/flops.py):
--- an op that launched several kernels shares its FLOPs among them by their durations.
+-- Each GPU kernel's share of the FLOPs of the op that launched it (Kineto: op_flops) or of
+-- the HLO op it ran for (XLA: hlo_ops.flops), by tui/derived/flops.py: an op that launched
+-- several kernels shares its FLOPs among them by their durations.
 CREATE TABLE IF NOT EXISTS kernel_flops (
     gpu_id    BIGINT,   -- gpu_activities.id
-    op_id     BIGINT,   -- host_activities.id of the op
+    op_id     BIGINT,   -- host_activities.id of the Kineto op; NULL for XLA
     flops     DOUBLE,
     precision VARCHAR,  -- the arithmetic it ran: 'bf16' | 'fp16' | 'tf32' | 'fp32' | 'fp64' | 'fp8' | 'int8'; NULL unknown
-    source    VARCHAR   -- as op_flops.source
+    source    VARCHAR   -- as op_flops.source; 'hlo' for XLA
 );
 
 -- XLA traces (JAX, TensorFlow): the ops of each compiled HLO program that can run work on
@@ -184,7 +185,9 @@ CREATE TABLE IF NOT EXISTS hlo_ops (
     source_file VARCHAR,    -- the line of code that made the op: its file ...
     source_line INTEGER,    -- ... and line
     stack       VARCHAR[],  -- the Python frames that made it, outermost first: 'file(line): func'
-    user_code   BOOLEAN     -- source_file is the user's own code, not a library's
+    user_code   BOOLEAN,    -- source_file is the user's own code, not a library's
+    flops       DOUBLE,     -- the FLOPs of the dots it runs, from their shapes; NULL: none
+    precision   VARCHAR     -- their left operand's type: 'bf16', 'fp32', ... (tui/sources/hlo_flops.py)
 );
 
 -- The order each program's ops run in: its schedule, called computations in place, a

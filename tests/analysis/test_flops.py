@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from tests.conftest import sample
+from tests.conftest import ROOT, SAMPLES, sample
 from tests.helpers.pilot import settle, sync
 from tests.helpers.tables import ready
 from tui.analysis.flops import flops_summary, has_flops, kernel_name_flops
@@ -28,6 +28,8 @@ PRECISIONS = ("bf16", "tf32", "fp32")
 # the model of recordings/gen_flops.py
 VOCAB, D_MODEL, LAYERS, HEADS, SEQ, BATCH = 50257, 1024, 4, 16, 512, 8
 H200_BF16_DENSE = 989.5e12  # NVIDIA's H200 datasheet: 1,979 TFLOPS with sparsity
+SAMPLES_FLOPS = SAMPLES / "flops"
+DATA_FLOPS = ROOT / "tests" / "data" / "flops"
 
 
 def _path(precision: str) -> Path:
@@ -231,3 +233,44 @@ async def test_kernels_table_shows_flop_rate_and_mfu(summaries: dict[str, dict])
         assert top["mfu_pct"] == pytest.approx(100 * expected["mfu"])
         assert "FLOP/s" in kernels.render_line(0).text
         assert "MFU %" in kernels.render_line(0).text
+
+
+# -- XLA: a jitted bf16 MLP step (recordings/gen_flops_jax.py), 5 steps ---------------
+
+JAX_SIZES, JAX_BATCH = (4096, 8192, 8192, 4096), 4096
+
+
+@pytest.fixture(scope="module")
+def jax_trace() -> Iterator[Trace]:
+    path = next((SAMPLES_FLOPS / "jax_flops").rglob("*.xplane.pb"))
+    with open_trace(path) as trace:
+        yield trace
+
+
+def test_xla_dots_from_the_hlo_shapes(jax_trace: Trace) -> None:
+    """The step's GEMMs on paper: forward x·W per layer, backward dW per layer and dx for
+    all but the first: 2·batch·in·out each."""
+    layers = list(zip(JAX_SIZES[:-1], JAX_SIZES[1:], strict=True))
+    gemm = 2 * JAX_BATCH * sum(a * b for a, b in layers)
+    paper = 2 * gemm + 2 * JAX_BATCH * sum(a * b for a, b in layers[1:])
+    fl = flops_summary(jax_trace.con)
+    assert fl is not None and fl["source"] == "hlo"
+    assert [s["flops"] for s in fl["by_step"]] == [pytest.approx(paper, rel=1e-9)] * 5
+    assert fl["total"] == pytest.approx(5 * paper, rel=1e-9)
+    assert {p["precision"] for p in fl["by_precision"]} == {"bf16"}
+    # the XSpace names no GPU model ('GPU 0'): FLOP/s, no MFU
+    assert fl["mfu"] is None and fl["no_peak_for"] == ["GPU 0 bf16"]
+    assert fl["achieved_flops_per_s"] > 1e14
+
+
+def test_xla_cost_analysis_leaves_out_the_cublas_calls(jax_trace: Trace) -> None:
+    """XLA's compiled.cost_analysis() of the step (1.3765e12) counts the dots of its
+    Triton GEMM fusions and the element-wise work, and nothing for the GEMMs it hands to
+    cuBLAS (custom calls): tui counts those too."""
+    cost = json.loads((DATA_FLOPS / "jax_flops_cost.json").read_text())["cost_analysis"]
+    fusions, calls = jax_trace.con.execute(
+        "SELECT sum(flops) FILTER (WHERE opcode = 'fusion'), "
+        "       sum(flops) FILTER (WHERE opcode = 'custom-call') "
+        "FROM hlo_ops WHERE hlo_module = 'jit_step'").fetchone()
+    assert calls > 0
+    assert 0 < cost["flops"] - fusions < 0.01 * cost["flops"]  # element-wise: under 1%

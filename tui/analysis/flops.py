@@ -77,7 +77,8 @@ def flops_summary(con: duckdb.DuckDBPyConnection) -> Flops | None:
     window = work_window(con)
     if window is None:
         return None
-    source = con.execute("SELECT CASE WHEN bool_or(source = 'args') THEN 'args' "
+    source = con.execute("SELECT CASE WHEN bool_or(source = 'hlo') THEN 'hlo' "
+                         "WHEN bool_or(source = 'args') THEN 'args' "
                          "ELSE 'shapes' END FROM kernel_flops").fetchone()
     with registered(con, "flop_peaks", _peaks_table(con)):
         kernels = con.execute(load_query("flops_kernels")).fetchall()

@@ -1,6 +1,6 @@
-"""Each GPU kernel's FLOPs (the table kernel_flops): the FLOPs of the op that launched it,
-which the loader found (op_flops), shared among the op's kernels by duration. Built once
-at load, after the host rows have their ids."""
+"""Each GPU kernel's FLOPs (the table kernel_flops), built once at load: for Kineto, the
+FLOPs of the op that launched it (op_flops), shared among the op's kernels by duration;
+for XLA, those of the HLO op it ran for (hlo_ops.flops), the same way over the op's runs."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from tui.core.queries import load_query
 
 
 def build_kernel_flops(con: duckdb.DuckDBPyConnection) -> None:
-    """Fill kernel_flops from op_flops (nothing to do where the trace has no FLOPs)."""
-    if con.execute("SELECT 1 FROM op_flops LIMIT 1").fetchone() is None:
-        return
-    con.execute(load_query("kernel_flops_write"))
+    """Fill kernel_flops (nothing to do where the trace has no FLOPs)."""
+    if con.execute("SELECT 1 FROM op_flops LIMIT 1").fetchone() is not None:
+        con.execute(load_query("kernel_flops_write"))
+    if con.execute("SELECT 1 FROM hlo_ops WHERE flops > 0 LIMIT 1").fetchone() is not None:
+        con.execute(load_query("kernel_flops_hlo"))
