@@ -14,7 +14,7 @@
 --     (torch/utils/flop_counter.py, sdpa_flop_count and sdpa_backward_flop_count: the
 --     scores recomputed and four products of the backward; causal masking not counted)
 -- An op inside another counted op on its thread (the profiler counted both) is left out:
--- the outer one's count holds it. Ops whose shapes are missing or give no FLOPs are left
+-- the outer one's count holds it; of two with the same span, one is kept. Ops whose shapes are missing or give no FLOPs are left
 -- out. The dtype is the first matrix input's ("Input type").
 INSERT INTO op_flops
 WITH ops AS (
@@ -58,13 +58,16 @@ WITH ops AS (
            CASE WHEN sdpa_backward THEN types[2] ELSE types[a_at] END AS dtype,
            CASE WHEN given IS NOT NULL THEN 'args' ELSE 'shapes' END AS source
     FROM shaped
+), ordered AS (
+    -- the latest end among the ops that began before (or with) each on its thread: at or
+    -- after its own end, one of them holds it (a window, not a self-join: a trace may have
+    -- a million GEMMs on one thread)
+    SELECT *, max(end_ns) OVER (PARTITION BY pid, tid ORDER BY start_ns, end_ns DESC
+                                ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS outer_end
+    FROM counted
+    WHERE flops > 0
 )
-SELECT c.pid, c.tid, c.start_ns, c.end_ns, c.name, c.flops, nullif(c.dtype, ''), c.source
-FROM counted AS c
-WHERE c.flops > 0
-  AND NOT EXISTS (
-      SELECT 1 FROM counted AS o
-      WHERE o.flops > 0 AND o.pid = c.pid AND o.tid = c.tid
-        AND o.start_ns <= c.start_ns AND o.end_ns >= c.end_ns
-        AND (o.start_ns, o.end_ns) <> (c.start_ns, c.end_ns))
-ORDER BY c.start_ns;
+SELECT pid, tid, start_ns, end_ns, name, flops, nullif(dtype, ''), source
+FROM ordered
+WHERE outer_end IS NULL OR outer_end < end_ns
+ORDER BY start_ns;
