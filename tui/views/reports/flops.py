@@ -15,8 +15,9 @@ SOURCE = {"args": "the profiler's own count", "shapes": "the ops' recorded shape
 
 
 def flops_line(fl: dict) -> str:
-    """'FLOPs (from the ops' recorded shapes): 10.5 TFLOP in 4 profiler steps, 86.4 ms:
-    121 TFLOP/s, MFU 12.3% of the H200 SXM's 990 TFLOP/s dense peak (bf16)'."""
+    """'FLOPs (from the ops' recorded shapes): 10.5 TFLOP over the window of work (86.4 ms):
+    121 TFLOP/s, MFU 12.3% of the H200 SXM's 990 TFLOP/s dense peak (bf16)'; without a
+    known peak, why there is no MFU."""
     window = fl["window"]
     span = window["end_ns"] - window["start_ns"]
     precisions = sorted({p["precision"] or "?" for p in fl["by_precision"]})
@@ -32,7 +33,7 @@ def flops_line(fl: dict) -> str:
 
 
 def steps_line(steps: list[dict]) -> str | None:
-    """'per step: 2.62 TFLOP, 120-122 TFLOP/s, MFU 12.1-12.3% (4 steps)'."""
+    """'per step: 2.62 TFLOP, 120 TFLOP/s to 122 TFLOP/s, MFU 12.1-12.3% (4 steps)'."""
     timed = [s for s in steps if s["flops_per_s"] is not None]
     if not timed:
         return None
