@@ -38,7 +38,8 @@ def _path(precision: str) -> Path:
 
 @pytest.fixture(scope="module")
 def traces() -> Iterator[dict[str, Trace]]:
-    loaded = {p: open_trace(_path(p)) for p in PRECISIONS}
+    # in memory: a module's fixture is made before each test's private cache is set
+    loaded = {p: open_trace(_path(p), use_cache=False) for p in PRECISIONS}
     yield loaded
     for trace in loaded.values():
         trace.close()
@@ -243,7 +244,7 @@ JAX_SIZES, JAX_BATCH = (4096, 8192, 8192, 4096), 4096
 @pytest.fixture(scope="module")
 def jax_trace() -> Iterator[Trace]:
     path = next((SAMPLES_FLOPS / "jax_flops").rglob("*.xplane.pb"))
-    with open_trace(path) as trace:
+    with open_trace(path, use_cache=False) as trace:
         yield trace
 
 
@@ -258,9 +259,14 @@ def test_xla_dots_from_the_hlo_shapes(jax_trace: Trace) -> None:
     assert [s["flops"] for s in fl["by_step"]] == [pytest.approx(paper, rel=1e-9)] * 5
     assert fl["total"] == pytest.approx(5 * paper, rel=1e-9)
     assert {p["precision"] for p in fl["by_precision"]} == {"bf16"}
-    # the XSpace names no GPU model ('GPU 0'): FLOP/s, no MFU
-    assert fl["mfu"] is None and fl["no_peak_for"] == ["GPU 0 bf16"]
-    assert fl["achieved_flops_per_s"] > 1e14
+    # the GPU as the XSpace's device plane names it, and its bf16 peak
+    assert fl["device"] == "NVIDIA H200" and fl["peak_flops_per_s"] == H200_BF16_DENSE
+    devices = jax_trace.con.execute("SELECT sm_count, compute_capability FROM devices").fetchall()
+    assert devices == [(132, "9.0")]
+    assert fl["mfu"] == pytest.approx(fl["achieved_flops_per_s"] / H200_BF16_DENSE)
+    # the steps after the first (dispatched ahead): each GPU's run of the step
+    for step in fl["by_step"][1:]:
+        assert 0.5 < step["mfu"] < 0.9
 
 
 def test_xla_cost_analysis_leaves_out_the_cublas_calls(jax_trace: Trace) -> None:

@@ -361,7 +361,7 @@ def _varint(buf: memoryview, pos: int) -> tuple[int, int]:
             raise ValueError("varint too long")
 
 
-def _fields(buf: memoryview, start: int, end: int):
+def wire_fields(buf: memoryview, start: int, end: int):
     """(number, wire type, value start, value end) of each field in buf[start:end]."""
     pos = start
     while pos < end:
@@ -389,10 +389,10 @@ def _metadata_planes(buf: memoryview) -> list[tuple[int, int]]:
     read, the rest (the events, nearly all of the file) is skipped."""
     out = []
     try:
-        for number, wire, start, end in _fields(buf, 0, len(buf)):
+        for number, wire, start, end in wire_fields(buf, 0, len(buf)):
             if number != _XSPACE_PLANES or wire != 2:
                 continue
-            for inner, inner_wire, name_start, name_end in _fields(buf, start, end):
+            for inner, inner_wire, name_start, name_end in wire_fields(buf, start, end):
                 if inner == _XPLANE_NAME and inner_wire == 2:
                     if bytes(buf[name_start:name_end]) == METADATA_PLANE.encode():
                         out.append((start, end))
