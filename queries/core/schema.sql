@@ -160,6 +160,32 @@ CREATE TABLE IF NOT EXISTS gemm_shapes (
     dtype    VARCHAR   -- the first matrix's "Input type": 'float', 'c10::BFloat16', 'signed char'
 );
 
+-- The floating-point work of the framework ops whose FLOPs are known (Kineto: the count
+-- the profiler wrote with with_flops, or one worked out from the shapes record_shapes
+-- wrote, as PyTorch's FLOP counter does: tui/sources, kineto_op_flops.sql), one row an op,
+-- none inside another counted op on its thread; empty for other sources.
+CREATE TABLE IF NOT EXISTS op_flops (
+    pid      BIGINT,   -- the op, as host_activities
+    tid      BIGINT,
+    start_ns BIGINT,
+    end_ns   BIGINT,
+    name     VARCHAR,  -- 'aten::mm', 'aten::_scaled_dot_product_cudnn_attention'
+    flops    DOUBLE,   -- its floating-point operations, a multiply-add counted as two
+    dtype    VARCHAR,  -- its (first matrix) input's type as the trace writes it: 'c10::BFloat16', 'float'
+    source   VARCHAR   -- 'args' (the profiler's own count) | 'shapes' (from the inputs' shapes)
+);
+
+-- Each GPU kernel's share of the FLOPs of the op that launched it (Kineto: op_flops) or of
+-- the HLO op it ran for (XLA: hlo_ops.flops), by tui/derived/flops.py: an op that launched
+-- several kernels shares its FLOPs among them by their durations.
+CREATE TABLE IF NOT EXISTS kernel_flops (
+    gpu_id    BIGINT,   -- gpu_activities.id
+    op_id     BIGINT,   -- host_activities.id of the Kineto op; NULL for XLA
+    flops     DOUBLE,
+    precision VARCHAR,  -- the arithmetic it ran: 'bf16' | 'fp16' | 'tf32' | 'fp32' | 'fp64' | 'fp8' | 'int8'; NULL unknown
+    source    VARCHAR   -- as op_flops.source; 'hlo' for XLA
+);
+
 -- XLA traces (JAX, TensorFlow): the ops of each compiled HLO program that can run work on
 -- a GPU, from the HloProto every XSpace carries (tui/sources/xla_hlo.py); empty for other
 -- sources, and for a trace viewer JSON without its run's .xplane.pb.
@@ -173,7 +199,9 @@ CREATE TABLE IF NOT EXISTS hlo_ops (
     source_file VARCHAR,    -- the line of code that made the op: its file ...
     source_line INTEGER,    -- ... and line
     stack       VARCHAR[],  -- the Python frames that made it, outermost first: 'file(line): func'
-    user_code   BOOLEAN     -- source_file is the user's own code, not a library's
+    user_code   BOOLEAN,    -- source_file is the user's own code, not a library's
+    flops       DOUBLE,     -- the FLOPs of the dots it runs, from their shapes; NULL: none
+    precision   VARCHAR     -- their left operand's type: 'bf16', 'fp32', ... (tui/sources/hlo_flops.py)
 );
 
 -- The order each program's ops run in: its schedule, called computations in place, a

@@ -62,6 +62,14 @@ COMMENT ON TABLE gpu_metrics IS 'One sample of one hardware counter on one GPU, 
 COMMENT ON COLUMN gpu_metrics.metric_id IS 'gpu_metric_names.metric_id of the same device';
 COMMENT ON COLUMN gpu_metrics.ts_ns IS 'the end of the sampling period it covers';
 COMMENT ON COLUMN gpu_metrics.value IS '% of peak ([Throughput %] metrics, the only ones kept)';
+COMMENT ON TABLE op_flops IS 'Kineto: the FLOPs of the framework ops that say how much (with_flops) or whose shapes tell it (record_shapes)';
+COMMENT ON COLUMN op_flops.flops IS 'floating-point operations, a multiply-add counted as two';
+COMMENT ON COLUMN op_flops.dtype IS 'its (first matrix) input''s type as the trace writes it: c10::BFloat16, float';
+COMMENT ON COLUMN op_flops.source IS 'args (the profiler''s own count) | shapes (from the inputs'' shapes)';
+COMMENT ON TABLE kernel_flops IS 'Each kernel''s share of the FLOPs of the op (Kineto) or HLO op (XLA) it ran for, by duration where the op launched several';
+COMMENT ON COLUMN kernel_flops.gpu_id IS 'gpu_activities.id of the kernel';
+COMMENT ON COLUMN kernel_flops.op_id IS 'host_activities.id of the Kineto op; NULL for XLA (gpu_hlo_ops ties the kernel to its HLO op)';
+COMMENT ON COLUMN kernel_flops.precision IS 'bf16 | fp16 | tf32 | fp32 | fp64 | fp8 | int8; NULL unknown';
 COMMENT ON TABLE threads IS 'Names of host threads and their processes, where the trace gives them (lane labels)';
 COMMENT ON COLUMN threads.process_name IS 'e.g. python3';
 COMMENT ON COLUMN threads.thread_name IS 'e.g. pt_autograd_0; Kineto writes thread 474 (python3)';
@@ -71,6 +79,8 @@ COMMENT ON TABLE hlo_ops IS 'XLA traces: the ops of each compiled HLO program th
 COMMENT ON TABLE hlo_schedule IS 'XLA traces: the order each HLO program''s ops run in';
 COMMENT ON TABLE gpu_hlo_ops IS 'XLA traces: the HLO op each GPU activity ran for, command buffers included, and how it was found';
 COMMENT ON COLUMN hlo_ops.op_name IS 'framework op path, e.g. jit(step)/transpose(jvp(LM))/Dense_0/dot_general';
+COMMENT ON COLUMN hlo_ops.flops IS 'the FLOPs of the dots it runs (a dot, a GEMM fusion, a cuBLAS GEMM call), from their shapes; NULL: none';
+COMMENT ON COLUMN hlo_ops.precision IS 'their left operand''s type: bf16, fp16, fp32, fp8 ...';
 COMMENT ON COLUMN hlo_ops.stack IS 'Python frames that made the op, outermost first: file(line): func';
 COMMENT ON COLUMN gpu_hlo_ops.command_buffer IS 'the command buffer (CUDA graph) it ran in; NULL: launched alone';
 COMMENT ON COLUMN gpu_hlo_ops.matched IS 'op (named by the trace) | name (kernel named after it) | reuse | order | guess';

@@ -21,8 +21,10 @@ CREATE OR REPLACE TEMP TYPE kineto_event_args AS STRUCT(
     "Process Group Description" VARCHAR, "Process Group Ranks" VARCHAR,
     "Group size" VARCHAR, "Dst Rank" VARCHAR, "Src Rank" VARCHAR,
     "In msg nelems" VARCHAR, "Out msg nelems" VARCHAR, dtype VARCHAR,
-    -- record_shapes: a GEMM op's input shapes and types (kineto_gemm_shapes.sql)
-    "Input Dims" JSON, "Input type" JSON,
+    -- the ops that do floating-point work (kineto_op_flops.sql, kineto_gemm_shapes.sql):
+    -- the FLOPs the profiler wrote (older PyTorch, with_flops) and the inputs' shapes and
+    -- types (record_shapes), each list as its JSON text
+    flops VARCHAR, "Input Dims" VARCHAR, "Input type" VARCHAR,
     name VARCHAR  -- process_name / thread_name metadata events: the name
 );
 

@@ -10,7 +10,7 @@ WITH ops AS (
     SELECT kineto_int_id(pid) AS pid, kineto_int_id(tid) AS tid, start_ns,
            start_ns + duration_ns AS end_ns, name AS op,
            CASE WHEN name = 'aten::addmm' OR name = 'aten::baddbmm' THEN 1 ELSE 0 END AS a,
-           args."Input Dims" AS dims, args."Input type" AS types
+           TRY_CAST(args."Input Dims" AS JSON) AS dims, TRY_CAST(args."Input type" AS JSON) AS types
     FROM scratch.kineto_events
     WHERE ph = 'X' AND cat = 'cpu_op' AND args."Input Dims" IS NOT NULL
       AND (name = 'aten::mm' OR name = 'aten::addmm' OR name = 'aten::bmm'

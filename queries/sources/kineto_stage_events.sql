@@ -11,8 +11,8 @@
 -- and are counted and dropped later. Only complete ('X') events, `[memory]` instants and
 -- the few process and thread name 'M' events are kept, and of `args` only the fields a
 -- loader reads, and only where it reads them (GPU work, API calls, Python frames, memory,
--- names, collectives, GEMM ops' shapes): flow and other instant events and CPU-op argument lists are most of a trace's
--- bytes. The reader picks those fields out while it parses, as json_transform
+-- names, collectives, the ops whose FLOPs and GEMM shapes are read): flow and other instant
+-- events and CPU-op argument lists are most of a trace's bytes. The reader picks those fields out while it parses, as json_transform
 -- would, leniently: a field of another JSON type reads as its JSON text (VARCHAR) or NULL
 -- (lists), and `args` that is no object as all-NULL fields.
 INSERT INTO scratch.kineto_events
@@ -42,9 +42,18 @@ SELECT
            OR cat = 'runtime' OR cat = 'driver' OR cat = 'python_function'
            OR cat = 'cpu_instant_event'
            OR (cat = 'cpu_op' AND name = 'record_param_comms')
-           OR (cat = 'cpu_op' AND (name = 'aten::mm' OR name = 'aten::addmm'
-                                   OR name = 'aten::bmm' OR name = 'aten::baddbmm'
-                                   OR name = 'aten::_scaled_mm' OR name = 'aten::_int_mm'))
+           -- the ops whose FLOPs are counted (kineto_op_flops.sql): a function of a
+           -- constant list, not IN (see above)
+           OR (cat = 'cpu_op' AND list_contains([
+                   'aten::mm', 'aten::addmm', 'aten::bmm', 'aten::baddbmm',
+                   'aten::_addmm_activation', 'aten::_scaled_mm', 'aten::_int_mm',
+                   'aten::conv2d', 'aten::mul', 'aten::add',
+                   'aten::_scaled_dot_product_flash_attention',
+                   'aten::_scaled_dot_product_efficient_attention',
+                   'aten::_scaled_dot_product_cudnn_attention',
+                   'aten::_scaled_dot_product_flash_attention_backward',
+                   'aten::_scaled_dot_product_efficient_attention_backward',
+                   'aten::_scaled_dot_product_cudnn_attention_backward'], name))
            OR (ph = 'M' AND name IN ('process_name', 'thread_name'))
          THEN args END AS args
 FROM (

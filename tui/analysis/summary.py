@@ -16,6 +16,7 @@ from tui.analysis.distributed.findings import distributed_findings
 from tui.analysis.distributed.idle import gap_classes
 from tui.analysis.distributed.memo import cached_figures
 from tui.analysis.findings import findings
+from tui.analysis.flops import flops_summary
 from tui.analysis.gpu_metrics import gpu_metrics_summary, with_metrics_phrase
 from tui.analysis.host_samples import gaps_host_activity
 from tui.analysis.kernels import device_busy, kernel_stats
@@ -152,6 +153,9 @@ def _summary(trace: Trace, min_gap_ns: int) -> TraceSummary:
     }
     if counters is not None:  # the GPUs' hardware counters (nsys --gpu-metrics-devices)
         summary["gpu_metrics"] = counters
+    flops = flops_summary(con)
+    if flops is not None:  # Kineto with_flops / record_shapes
+        summary["flops"] = flops
     if trace.format == "xla":  # GPU time per HLO op and module, as XProf's op profile
         summary["xla_ops"] = xla_op_stats(con)
         summary["xla_modules"] = xla_module_stats(con)

@@ -262,6 +262,51 @@ class GpuMetrics(TypedDict):
     by_kernel: list[KernelMetricMeans]  # the longest kernel names
 
 
+class KernelFlops(TypedDict):
+    """A kernel name's FLOPs over its instances' time (tui/analysis/flops.py)."""
+
+    name: str
+    precision: str | None  # bf16 | fp16 | tf32 | fp32 | fp64 | fp8 | int8; None: unknown
+    count: int  # its instances with FLOPs
+    flops: float
+    total_ns: int  # those instances' time
+    flops_per_s: float | None
+    mfu: float | None  # a fraction of the GPU's dense peak for its precision
+
+
+class StepFlops(TypedDict):
+    step: str  # 'ProfilerStep#3'
+    start_ns: int
+    duration_ns: int  # its wall time: to the end of the last kernel it launched
+    flops: float
+    flops_per_s: float | None
+    mfu: float | None
+
+
+class PrecisionFlops(TypedDict):
+    device: int
+    precision: str | None
+    flops: float  # in the window of work
+    peak_flops_per_s: float | None  # None: not in the peak table
+
+
+class Flops(TypedDict):
+    """Achieved FLOP/s and MFU (Kineto with_flops or record_shapes: tui/analysis/flops.py)."""
+
+    source: Literal["args", "shapes", "hlo"]  # the profiler's count, or from the shapes
+    window: WorkWindow  # the window of work the whole is taken over
+    total: float  # FLOPs of the kernels that started in it
+    achieved_flops_per_s: float | None
+    peak_flops_per_s: float | None  # None: a GPU or precision not in the peak table
+    mfu: float | None  # a fraction
+    device: str  # the GPU's name as the trace gives it
+    peak_known_as: str | None  # the peak table's row: 'H200 SXM'
+    no_peak_for: list[str]  # '<GPU> <precision>' missing from the peak table
+    by_precision: list[PrecisionFlops]
+    by_kernel: list[KernelFlops]
+    by_step: list[StepFlops]
+
+
 class TraceSummary(_TraceSummaryKeys, total=False):
     """`tui --summary --json TRACE` (tui.analysis.summary.trace_summary)."""
 
@@ -273,6 +318,7 @@ class TraceSummary(_TraceSummaryKeys, total=False):
     xla_modules: list[XlaModule]
     xla_command_buffers: list[CommandBuffer]
     gpu_metrics: GpuMetrics  # nsys reports recorded with GPU metrics
+    flops: Flops  # traces that tell their FLOPs (Kineto with_flops / record_shapes)
     ncu: dict[str, Any]  # with --ncu REPORT: its launches matched to the kernels (ncu.md)
 
 

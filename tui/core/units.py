@@ -40,3 +40,14 @@ def format_bytes(n: float | int | None) -> str:
             return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
         value /= 1024
     return f"{value:.1f} GiB"
+
+
+def format_flops(n: float | int | None, unit: str = "FLOP") -> str:
+    """2.62e12 -> '2.62 TFLOP'; with unit='FLOP/s', a rate: '121 TFLOP/s'."""
+    if n is None:
+        return "-"
+    value = float(n)
+    for prefix, scale in (("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(value) >= scale:
+            return f"{value / scale:.3g} {prefix}{unit}"
+    return f"{value:.0f} {unit}"

@@ -10,8 +10,9 @@ from pathlib import Path
 STORE_TABLES = ("trace_meta", "devices", "gpu_activities", "host_activities", "gpu_idle",
                 "python_frames", "launches", "memory_events", "threads", "collectives")
 # Tables a store holds where the trace has them (the GPUs' hardware counters, GEMM ops'
-# shapes): a store written before they were kept opens without them, as a trace that has none.
-OPTIONAL_TABLES = ("gpu_metric_names", "gpu_metrics", "gemm_shapes")
+# shapes, FLOPs): a store written before they were kept opens without them, as a trace
+# that has none.
+OPTIONAL_TABLES = ("gpu_metric_names", "gpu_metrics", "gemm_shapes", "op_flops", "kernel_flops")
 # Those a run reads (tui --summary DIR, the ranks app): a store written before python_frames
 # ... threads were is still a rank.
 RUN_TABLES = (*STORE_TABLES[:5], "collectives")

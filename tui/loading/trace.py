@@ -32,6 +32,7 @@ from tui.core.db import (
 from tui.core.errors import TraceError, first_line
 from tui.core.formats import TIMELINE_FORMATS, TraceFormat
 from tui.core.queries import load_query
+from tui.derived.flops import build_kernel_flops
 from tui.derived.gpu_idle import build_gpu_idle
 from tui.derived.host_depth import write_host_depths
 from tui.derived.stacks import build_stacks
@@ -58,7 +59,8 @@ EventsWork = Callable[[duckdb.DuckDBPyConnection], list[str]]
 BESIDE_FINALIZE: dict[str, EventsWork] = {"kineto": stage_kineto_memory}
 # A cache file missing one of these is not trusted (see _open_cached).
 CACHED_TABLES = {"trace_meta", "devices", "gpu_activities", "host_activities", "gpu_idle",
-                 "python_frames", "launches", "memory_events", "collectives"}
+                 "python_frames", "launches", "memory_events", "collectives", "op_flops",
+                 "kernel_flops"}
 
 
 @dataclass
@@ -202,6 +204,7 @@ def _build(path: Path, kind: TraceFormat, target: Path | None,
         with duckdb_share_of(con, DERIVE_SHARE):
             warnings += build_stacks(con)
             warnings += tie_gpu_work_to_hlo(con)
+            build_kernel_flops(con)
             con.execute(load_query("devices_from_activities"))
             build_gpu_idle(con)
         insert_rows(con, "INSERT OR REPLACE INTO trace_meta", [

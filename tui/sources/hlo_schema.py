@@ -47,12 +47,26 @@ MESSAGES: dict[str, Fields] = {
     "HloInstructionProto": [
         ("name", 1, STRING, "", ""),
         ("opcode", 2, STRING, "", ""),
+        ("shape", 3, MESSAGE, "", "ShapeProto"),  # its result's
         ("metadata", 7, MESSAGE, "", "OpMetadata"),
         ("fusion_kind", 11, STRING, "", ""),
         ("custom_call_target", 28, STRING, "", ""),
+        ("dot_dimension_numbers", 30, MESSAGE, "", "DotDimensionNumbers"),
         ("id", 35, INT64, "", ""),
+        ("operand_ids", 36, INT64, "[]", ""),
         ("called_computation_ids", 38, INT64, "[]", ""),
         ("backend_config", 43, BYTES, "", ""),  # on GPUs, JSON (GpuBackendConfig)
+    ],
+    "ShapeProto": [
+        ("element_type", 2, INT32, "", ""),  # xla.PrimitiveType: BF16 16, F16 10, F32 11, ...
+        ("dimensions", 3, INT64, "[]", ""),
+        ("tuple_shapes", 4, MESSAGE, "[]", "ShapeProto"),
+    ],
+    "DotDimensionNumbers": [
+        ("lhs_contracting_dimensions", 1, INT64, "[]", ""),
+        ("rhs_contracting_dimensions", 2, INT64, "[]", ""),
+        ("lhs_batch_dimensions", 3, INT64, "[]", ""),
+        ("rhs_batch_dimensions", 4, INT64, "[]", ""),
     ],
     "OpMetadata": [
         ("op_type", 1, STRING, "", ""),

@@ -101,6 +101,7 @@ def load_kineto(path: Path, con: duckdb.DuckDBPyConnection, scratch_dir: Path) -
     con.execute(load_query("kineto_threads"))
     con.execute(load_query("kineto_collectives"))
     con.execute(load_query("kineto_gemm_shapes"))
+    con.execute(load_query("kineto_op_flops"))
     _load_devices(con, events.metadata)
     _load_meta(con, path, events.metadata)
 

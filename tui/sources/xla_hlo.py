@@ -24,7 +24,7 @@ import itertools
 import json
 import mmap
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import duckdb
@@ -33,6 +33,7 @@ from google.protobuf.message import DecodeError, Message
 
 from tui.core.db import registered
 from tui.derived.stacks import LIBRARIES
+from tui.sources.hlo_flops import ModuleShapes
 from tui.sources.hlo_schema import HloProto
 from tui.sources.xspace_schema import XPlane
 
@@ -66,6 +67,8 @@ class HloOp:
     source_line: int | None
     stack: tuple[str, ...]  # 'file(line): func', outermost first
     user_code: bool  # the source line is the user's own code, not a library's
+    flops: float | None = None  # of the dots it runs (tui/sources/hlo_flops.py)
+    precision: str | None = None  # of their left operand: 'bf16', 'fp32', ...
 
 
 @dataclass
@@ -141,7 +144,7 @@ def stage_programs(con: duckdb.DuckDBPyConnection, programs: list[HloProgram]) -
     seen: set[tuple[str, int]] = set()
     ops: dict[str, list] = {k: [] for k in (
         "hlo_module", "program_id", "hlo_op", "opcode", "category", "op_name",
-        "source_file", "source_line", "stack", "user_code")}
+        "source_file", "source_line", "stack", "user_code", "flops", "precision")}
     order: dict[str, list] = {k: [] for k in ("hlo_module", "program_id", "position", "hlo_op")}
     for program in programs:
         key = (program.module, program.program_id)
@@ -154,7 +157,8 @@ def stage_programs(con: duckdb.DuckDBPyConnection, programs: list[HloProgram]) -
                     ("hlo_op", op.name), ("opcode", op.opcode), ("category", op.category),
                     ("op_name", op.op_name), ("source_file", op.source_file),
                     ("source_line", op.source_line), ("stack", list(op.stack)),
-                    ("user_code", op.user_code)):
+                    ("user_code", op.user_code), ("flops", op.flops),
+                    ("precision", op.precision)):
                 ops[column].append(value)
         for position, name in enumerate(program.order):
             order["hlo_module"].append(program.module)
@@ -171,7 +175,8 @@ _OPS_SCHEMA = pa.schema([
     ("hlo_module", pa.string()), ("program_id", pa.int64()), ("hlo_op", pa.string()),
     ("opcode", pa.string()), ("category", pa.string()), ("op_name", pa.string()),
     ("source_file", pa.string()), ("source_line", pa.int32()),
-    ("stack", pa.list_(pa.string())), ("user_code", pa.bool_())])
+    ("stack", pa.list_(pa.string())), ("user_code", pa.bool_()), ("flops", pa.float64()),
+    ("precision", pa.string())])
 _ORDER_SCHEMA = pa.schema([
     ("hlo_module", pa.string()), ("program_id", pa.int64()), ("position", pa.int32()),
     ("hlo_op", pa.string())])
@@ -185,6 +190,7 @@ def program_of(module: Message, program_id: int) -> HloProgram:
     frames = _Frames(module.stack_frame_index)
     computations = {c.id: c for c in module.computations}
     fused = {c.id for c in module.computations if c.is_fusion_computation}
+    shapes = ModuleShapes(module)
     instructions = {}
     for computation in module.computations:
         if computation.id in fused:
@@ -192,7 +198,11 @@ def program_of(module: Message, program_id: int) -> HloProgram:
         for inst in computation.instructions:
             instructions[inst.id] = inst
             if inst.opcode not in NO_WORK:
-                program.ops[inst.name] = _op_of(inst, frames)
+                op = _op_of(inst, frames)
+                found = shapes.flops(inst)
+                if found is not None:
+                    op = replace(op, flops=found[0], precision=found[1])
+                program.ops[inst.name] = op
     sequences = {cid: list(seq.instruction_ids) for cid, seq in module.schedule.sequences.items()}
 
     def run(cid: int, depth: int) -> None:
@@ -351,7 +361,7 @@ def _varint(buf: memoryview, pos: int) -> tuple[int, int]:
             raise ValueError("varint too long")
 
 
-def _fields(buf: memoryview, start: int, end: int):
+def wire_fields(buf: memoryview, start: int, end: int):
     """(number, wire type, value start, value end) of each field in buf[start:end]."""
     pos = start
     while pos < end:
@@ -379,10 +389,10 @@ def _metadata_planes(buf: memoryview) -> list[tuple[int, int]]:
     read, the rest (the events, nearly all of the file) is skipped."""
     out = []
     try:
-        for number, wire, start, end in _fields(buf, 0, len(buf)):
+        for number, wire, start, end in wire_fields(buf, 0, len(buf)):
             if number != _XSPACE_PLANES or wire != 2:
                 continue
-            for inner, inner_wire, name_start, name_end in _fields(buf, start, end):
+            for inner, inner_wire, name_start, name_end in wire_fields(buf, start, end):
                 if inner == _XPLANE_NAME and inner_wire == 2:
                     if bytes(buf[name_start:name_end]) == METADATA_PLANE.encode():
                         out.append((start, end))

@@ -37,6 +37,7 @@ MESSAGES: dict[str, Fields] = {
         ("lines", 3, MESSAGE, "[]", "XLine"),
         ("event_metadata", 4, MESSAGE, "map", "XEventMetadata"),
         ("stat_metadata", 5, MESSAGE, "map", "XStatMetadata"),
+        ("stats", 6, MESSAGE, "[]", "XStat"),  # the plane's own: a GPU's name, SMs, memory
     ],
     "XLine": [
         ("id", 1, INT64, "", ""),

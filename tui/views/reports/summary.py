@@ -12,6 +12,7 @@ from tui.core.safe_text import plain
 from tui.core.units import format_ns, format_offset
 from tui.views.host_text import host_lines
 from tui.views.reports.distributed import print_distributed
+from tui.views.reports.flops import print_flops
 from tui.views.reports.gpu_metrics import print_gpu_metrics
 from tui.views.reports.stacks import print_code_and_memory
 from tui.views.reports.tensor_cores import print_tensor_cores
@@ -41,6 +42,7 @@ def print_summary(summary: Mapping[str, Any], console: Console) -> None:
     if summary.get("xla_ops"):
         console.print(_xla_modules_table(summary.get("xla_modules") or []))
         console.print(_xla_ops_table(summary["xla_ops"], console.width))
+    print_flops(summary.get("flops"), console)
     print_gpu_metrics(summary.get("gpu_metrics"), console)
     print_tensor_cores(summary, console)
     console.print(_gaps_table(summary["gaps"], source.get("origin_ns"), source["min_gap_ns"],

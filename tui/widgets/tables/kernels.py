@@ -18,6 +18,7 @@ from rich.text import Text
 from textual import on, work
 from textual.widget import Widget
 
+from tui.analysis.flops import kernel_name_flops
 from tui.analysis.gpu_metrics import table_columns
 from tui.core.categories import categorize
 from tui.core.queries import load_query
@@ -47,8 +48,15 @@ METRICS = (Column("sm_pct", "SM %", 5, f.percent, numeric=True),
            Column("tensor_pct", "TC %", 5, f.percent, numeric=True),
            Column("dram_pct", "DRAM %", 6, f.percent, numeric=True))
 NAMES_METRICS = (*STATS[:3], *METRICS, *STATS[3:], *NAMES[len(STATS):])
+# where the trace tells FLOPs: the achieved rate over each name's instances, and MFU
+FLOPS = (Column("flops_per_s", "FLOP/s", 6, f.flop_rate, numeric=True),
+         Column("mfu_pct", "MFU %", 5, f.percent, numeric=True))
 CATEGORIES = (*STATS, Column("names", "names", 6, f.count, numeric=True),
               Column("category", "category", 16, f.text, flexible=True))
+
+
+def _percent(share: float | None) -> float | None:
+    return None if share is None else 100 * share
 
 
 class KernelPanel(TablePanel):
@@ -82,10 +90,14 @@ class KernelPanel(TablePanel):
         cur = trace.cursor()
         try:
             metrics = table_columns(cur)
+            flops = kernel_name_flops(cur)
         finally:
             cur.close()
-        if metrics:
-            self.names.use_columns(NAMES_METRICS)
+        columns = NAMES_METRICS if metrics else NAMES
+        if flops:
+            columns = (*columns[:3], *FLOPS, *columns[3:])
+        if metrics or flops:
+            self.names.use_columns(columns)
         self.names_model = TableModel(trace, self.names.keys, search=("name", "category"))
         names = [row[0] for row in self.names_model.rows("table_kernel_names")]
         means = [metrics.get(n, (None, None, None)) for n in names]
@@ -96,6 +108,10 @@ class KernelPanel(TablePanel):
             "sm_pct": pa.array([m[0] for m in means], pa.float64()),
             "tensor_pct": pa.array([m[1] for m in means], pa.float64()),
             "dram_pct": pa.array([m[2] for m in means], pa.float64()),
+            "flops_per_s": pa.array([flops[n].flops_per_s if n in flops else None
+                                     for n in names], pa.float64()),
+            "mfu_pct": pa.array([_percent(flops[n].mfu) if n in flops else None
+                                 for n in names], pa.float64()),
         })}
         self.names_model.build(load_query("table_kernels"), arrow=kernel_names)
         self.categories_model = TableModel(trace, self.categories.keys, search=("category",))
