@@ -12,7 +12,8 @@
 -- the few process and thread name 'M' events are kept, and of `args` only the fields a
 -- loader reads, and only where it reads them (GPU work, API calls, Python frames, memory,
 -- names, collectives, the ops whose FLOPs and GEMM shapes are read): flow and other instant
--- events and CPU-op argument lists are most of a trace's bytes. The reader picks those fields out while it parses, as json_transform
+-- events and CPU-op argument lists are most of a trace's bytes. The reader picks those
+-- fields out while it parses, as json_transform
 -- would, leniently: a field of another JSON type reads as its JSON text (VARCHAR) or NULL
 -- (lists), and `args` that is no object as all-NULL fields.
 INSERT INTO scratch.kineto_events
