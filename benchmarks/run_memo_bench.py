@@ -5,7 +5,7 @@ figures of the code before (`--before COMMIT` or a checkout) in the same run.
 The ranks are *copies* of the four real DDP ranks in sample_traces/ddp4/ (rank i is a
 hard link to ddp_rank{i % 4}; each copy is its own trace to tui: its own path, cache file
 and memos). Every figure is of a whole `tui` process, its imports included; peak RSS is
-the largest of the process and the load pool's processes (wait4's ru_maxrss).
+that of the process and its load pool's processes together (sampled every 50 ms).
 
 For this checkout it also times a warm open with only each rank's summary kept (the run's
 own memo removed: the run worked out again over the stores), what a run costs when a rank
@@ -43,8 +43,9 @@ ROOT = HERE.parent
 SOURCE = ROOT / "sample_traces" / "ddp4"
 MIN_GAP_NS = 1_000_000  # the default --min-gap-ms
 
-# Run in a small forked launcher, which reports its child's wall time, peak RSS (the
-# largest of the child and the processes it waited for, its pool's) and CPU time (theirs
+# Run in a small forked launcher, which reports its child's wall time, peak RSS (of the
+# whole process tree: the child and its pool's processes together, read from /proc every
+# 50 ms; at least the largest single one's, wait4's ru_maxrss) and CPU time (theirs
 # together: on a shared machine the steadier figure).
 LAUNCHER = """
 import os, sys, time
@@ -52,9 +53,40 @@ start = time.perf_counter()
 pid = os.fork()
 if pid == 0:
     os.execv(sys.argv[1], sys.argv[1:])
-_, status, usage = os.wait4(pid, 0)
+page = os.sysconf("SC_PAGE_SIZE")
+
+def tree_rss():
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    parents[int(entry)] = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                pass
+    tree, grew = {pid}, True
+    while grew:
+        more = {p for p, parent in parents.items() if parent in tree} - tree
+        grew, tree = bool(more), tree | more
+    total = 0
+    for p in tree:
+        try:
+            with open(f"/proc/{p}/statm") as f:
+                total += int(f.read().split()[1]) * page
+        except (OSError, ValueError, IndexError):
+            pass
+    return total
+
+peak = 0
+while True:
+    done, status, usage = os.wait4(pid, os.WNOHANG)
+    if done:
+        break
+    peak = max(peak, tree_rss())
+    time.sleep(0.05)
 cpu = usage.ru_utime + usage.ru_stime
-print(f"\\nmeasured {time.perf_counter() - start} {usage.ru_maxrss} {cpu}", file=sys.stderr)
+peak = max(peak, usage.ru_maxrss * 1024)
+print(f"\\nmeasured {time.perf_counter() - start} {peak} {cpu}", file=sys.stderr)
 sys.exit(os.waitstatus_to_exitcode(status))
 """
 
@@ -102,8 +134,8 @@ def measured(code: Path, folder: Path, cache: Path) -> tuple[float, int, str, fl
         errors, _, tail = err.read().decode().rpartition("\nmeasured ")
         if proc.returncode != 0:
             raise SystemExit(f"{' '.join(cmd)} failed: {errors[-500:]}")
-        wall, maxrss_kb, cpu = tail.split()
-        return float(wall), int(maxrss_kb) * 1024, out.read().decode(), float(cpu)
+        wall, peak_rss, cpu = tail.split()
+        return float(wall), int(peak_rss), out.read().decode(), float(cpu)
 
 
 def figures(text: str) -> dict:

@@ -64,13 +64,15 @@ def scaled(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
     return trace, int(count.read_text())
 
 
-def _summary_process(trace: Path, cache: Path) -> subprocess.Popen:
+def _summary_process(trace: Path, cache: Path, memory: str | None = None) -> subprocess.Popen:
     # Ctrl-C's default action in the child, as in a terminal: a test run started in the
     # background of a shell (`pytest &`) hands its children SIGINT ignored, and Python
     # then raises no KeyboardInterrupt
+    budget = {"TUI_MEMORY": memory} if memory else {}
     return subprocess.Popen([sys.executable, "-m", "tui", "--summary", "--json", str(trace)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "TUI_CACHE_DIR": str(cache)}, cwd=ROOT,
+                            env={**os.environ, "TUI_CACHE_DIR": str(cache), **budget},
+                            cwd=ROOT,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
@@ -93,9 +95,12 @@ def _stages(cache: Path, seen: list[str]) -> list[str]:
 @pytest.mark.slow
 @pytest.mark.parametrize("stage", ["opening", "reading", "building"])
 def test_ctrl_c_stops_cleanly(scaled: tuple[Path, int], tmp_path: Path, stage: str) -> None:
+    """At "opening" the trace is built in its cache file, its partial file there from the
+    start (a budget it takes over a quarter of); else in memory, the partial file written
+    at the end."""
     trace, kernels = scaled
     cache = tmp_path / "cache"
-    proc = _summary_process(trace, cache)
+    proc = _summary_process(trace, cache, "250MB" if stage == "opening" else None)
     deadline = time.monotonic() + 60
     seen: list[str] = []
     while stage not in _stages(cache, seen):
@@ -377,7 +382,7 @@ def test_ctrl_c_while_the_cache_is_made_is_not_a_cache_that_cannot_be_written(
         monkeypatch, tmp_path: Path) -> None:
     """DuckDB stops a query on Ctrl-C with an InterruptException, a duckdb.Error: taken for
     a cache dir that cannot be written, the load went on in memory and exited 0."""
-    def interrupted(target):
+    def interrupted(*_args):
         raise duckdb.InterruptException("INTERRUPT Error: Interrupted!")
 
     monkeypatch.setenv("TUI_CACHE_DIR", str(tmp_path))

@@ -90,21 +90,36 @@ def test_a_load_that_fails_midway_leaves_no_cache(fault: BaseException, trace: P
     assert _loaded(capsys, trace)["source"]["from_cache"] is True
 
 
-@pytest.mark.slow
-def test_a_killed_load_is_never_trusted(trace: Path, cache_dir: Path, capsys) -> None:
-    """SIGKILL mid-load (no cleanup runs): the partial file stays, is never read as the
-    cache, and the next load removes it."""
-    script = f"""
-import os, signal
-from pathlib import Path
-from tui.loading import trace as t
+# Where a killed load dies: a trace built in its cache file, as its idle intervals are
+# written; one built in memory, once its cache file is written, before the rename.
+KILLED_AT = {
+    "built in the file": """
 from tui.derived import gpu_idle as g
+t.BUILD_IN_MEMORY_SHARE = 0
 real = g.load_query
 def dying(name):
     if name == "gpu_idle_write":
         os.kill(os.getpid(), signal.SIGKILL)
     return real(name)
 g.load_query = dying
+""",
+    "built in memory": """
+t.os.replace = lambda *args: os.kill(os.getpid(), signal.SIGKILL)
+""",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("where", KILLED_AT)
+def test_a_killed_load_is_never_trusted(where: str, trace: Path, cache_dir: Path,
+                                        capsys) -> None:
+    """SIGKILL mid-load (no cleanup runs): the partial file stays, is never read as the
+    cache, and the next load removes it."""
+    script = f"""
+import os, signal
+from pathlib import Path
+from tui.loading import trace as t
+{KILLED_AT[where]}
 t.open_trace(Path({str(trace)!r}))
 """
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
@@ -132,6 +147,49 @@ def test_a_cache_that_cannot_be_completed_falls_back_to_memory(trace: Path, cach
     assert any("cannot write the cache" in w and "No space left on device" in w
                and "loading into memory" in w for w in summary["warnings"])
     assert _files(cache_dir) == set()
+
+
+def _tables(db: Path) -> dict[str, list]:
+    """A cache file's columns, keys and every table's rows (sorted: python_frames' rows
+    are written in no fixed order, by either build)."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        found = {
+            "columns": con.execute(
+                "SELECT table_name, column_name, data_type, is_nullable FROM duckdb_columns() "
+                "WHERE database_name = current_database() ORDER BY ALL").fetchall(),
+            "keys": con.execute(
+                "SELECT table_name, constraint_type, constraint_text FROM duckdb_constraints()"
+                " WHERE database_name = current_database() ORDER BY ALL").fetchall(),
+        }
+        for (table,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE "
+                                    "database_name = current_database()").fetchall():
+            found[table] = con.execute(f'SELECT * FROM "{table}" ORDER BY ALL').fetchall()
+    finally:
+        con.close()
+    return found
+
+
+@pytest.mark.parametrize("name", [TRACE, "multistream.sqlite"])
+def test_a_trace_built_in_memory_caches_what_one_built_in_the_file_does(
+        name: str, tmp_path: Path, monkeypatch) -> None:
+    """A small trace is built in memory and its cache file written whole at the end; a
+    big one is built in the file. Both write the same tables, keys and rows, and the
+    first Trace reads them from memory."""
+    from tui.loading import trace as trace_module
+
+    files = {}
+    for where, share in (("memory", trace_module.BUILD_IN_MEMORY_SHARE), ("file", 0)):
+        monkeypatch.setenv("TUI_CACHE_DIR", str(tmp_path / where))
+        monkeypatch.setattr(trace_module, "BUILD_IN_MEMORY_SHARE", share)
+        with trace_module.open_trace(sample(name)) as built:
+            assert built.cache_path is not None and not built.from_cache
+            database = built.con.execute("SELECT current_database()").fetchone()
+            assert (database == ("memory",)) == (where == "memory")
+            files[where] = built.cache_path
+    in_memory, in_file = _tables(files["memory"]), _tables(files["file"])
+    assert len(in_memory["gpu_activities"]) > 0 and in_memory["keys"]
+    assert in_memory == in_file
 
 
 # ---------------------------------------------------------------- stale and damaged

@@ -532,3 +532,14 @@ def gaps_and_work(con: duckdb.DuckDBPyConnection, min_gap_ns: int,
         # a window without GPU work in it (profiler steps the GPU ran nothing in) says
         # nothing: the whole trace is judged instead
         return gaps, whole, work or whole
+
+
+def gaps_and_work_only(con: duckdb.DuckDBPyConnection, min_gap_ns: int,
+                       ) -> tuple[list[Gap], list[DeviceTime]]:
+    """gaps_and_work's gaps and figures within the window of work, without the whole
+    trace's where the window has work (what a rank of a run keeps: no findings of its own)."""
+    window = work_window(con)
+    with every_interval_classified(con):
+        gaps = explained_gaps(con, min_gap_ns, classified=True)
+        work = device_times(con, gaps, classified=True, window=window) if window else []
+        return gaps, work or device_times(con, gaps, classified=True)

@@ -10,7 +10,7 @@ import duckdb
 
 from tui.analysis.code import code_source, frame_times, unattributed
 from tui.analysis.code_hlo import op_path_rows
-from tui.analysis.diagnosis import diagnose, gaps_and_work
+from tui.analysis.diagnosis import diagnose, gaps_and_work, gaps_and_work_only
 from tui.analysis.distributed import trace_figures
 from tui.analysis.distributed.findings import distributed_findings
 from tui.analysis.distributed.idle import gap_classes
@@ -91,7 +91,7 @@ def rank_summary(trace: Trace, min_gap_ns: int) -> dict:
 def _rank_summary(trace: Trace, min_gap_ns: int) -> dict:
     con = trace.con
     devices = device_busy(con)
-    gaps, _times, work = gaps_and_work(con, min_gap_ns)
+    gaps, work = gaps_and_work_only(con, min_gap_ns)
     diagnosis = diagnose(work, trace.format).to_json()
     origin = one_row(con, load_query("trace_origin"))[0]
     return {"devices": [d.as_dict() for d in devices], "gaps": GapRows(gaps, origin),

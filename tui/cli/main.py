@@ -140,12 +140,14 @@ def _run(args: argparse.Namespace) -> int:
     if args.min_gap_ms < 0:
         return fail("--min-gap-ms must be 0 or more")
     min_gap_ns = round(args.min_gap_ms * 1_000_000)
-    from tui.core.db import budget_source, memory_budget, set_memory_budget
+    if args.memory is not None or args.debug:  # tui.core.db imports DuckDB and pyarrow
+        from tui.core.db import budget_source, memory_budget, set_memory_budget
 
-    if args.memory is not None:
-        set_memory_budget(args.memory)
-    if args.debug:
-        print(f"tui: memory budget {memory_budget()} ({budget_source()})", file=sys.stderr)
+        if args.memory is not None:
+            set_memory_budget(args.memory)
+        if args.debug:
+            print(f"tui: memory budget {memory_budget()} ({budget_source()})",
+                  file=sys.stderr)
     from tui.loading.resolve import resolve
 
     target = resolve(args.trace, args.run)

@@ -20,9 +20,8 @@ from typing import Literal
 from tui.core.errors import TraceError
 from tui.core.samples import default_sample
 from tui.loading.locations import is_remote
-from tui.loading.parquet_store import is_parquet_store
+from tui.loading.store import is_parquet_store
 from tui.sources.detect import detect_format
-from tui.sources.nsys_sqlite import gpu_processes
 from tui.sources.xla_logdir import is_logdir, open_profile_run
 
 TargetKind = Literal["trace", "ncu", "store", "run"]
@@ -73,6 +72,14 @@ def _is_profile_logdir(path: Path, run: str | None) -> bool:
 
 def _file(path: Path, note: str | None = None) -> Target:
     kind = detect_format(path)  # reads the file's first bytes; raises on bad input
-    if kind == "nsys-sqlite" and gpu_processes(path) > 1:  # a multi-process job: a rank each
+    if kind == "nsys-sqlite" and _gpu_processes(path) > 1:  # a multi-process job: a rank each
         return Target("run", (path,), kind, note)
     return Target("ncu" if kind in NCU_FORMATS else "trace", (path,), kind, note)
+
+
+def _gpu_processes(path: Path) -> int:
+    """The processes with GPU work in an nsys export (its reader, which imports DuckDB, only
+    imported for one: a run's summary read back imports neither)."""
+    from tui.sources.nsys_sqlite import gpu_processes
+
+    return gpu_processes(path)

@@ -407,7 +407,8 @@ def _parse_partial_object(text: bytes) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-_CLOSE = re.compile(rb"\]")
+# a ']' right after the end of an event ('}') or the array's own start (white space between)
+_CLOSE = re.compile(rb"(?:\A|\})[ \t\r\n]*(\])")
 
 
 def _complete_end(tail: bytearray, metadata: dict) -> int | None:
@@ -421,8 +422,8 @@ def _complete_end(tail: bytearray, metadata: dict) -> int | None:
     best = None
     data = bytes(tail)
     for match in _CLOSE.finditer(data):
-        pos = match.start()
-        if _char_before(data, pos) not in (b"}", b"") or not outside_strings(data, pos):
+        pos = match.start(1)
+        if not outside_strings(data, pos):
             continue
         rest = data[pos + 1 :].strip(_WS)
         trailer = _parse_trailer(rest)
@@ -491,11 +492,3 @@ def _last_event_end(scratch) -> int | None:
             backslashes + len(b)
         )
         offset += len(b)
-
-
-def _char_before(data: bytes, pos: int) -> bytes:
-    """The last non-whitespace byte before `pos` (b"" at the start)."""
-    i = pos - 1
-    while i >= 0 and data[i] in _WS:
-        i -= 1
-    return data[i : i + 1] if i >= 0 else b""

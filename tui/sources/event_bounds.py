@@ -55,8 +55,9 @@ def event_boundary(data: bytes | bytearray, start: int = 0) -> int | None:
 def outside_strings(data: bytes | bytearray, at: int) -> bool:
     """Is byte `at` outside every string? Told from the nearest anchor before it (walking
     strings from there); True where `data` holds no anchor before it (nothing says
-    otherwise)."""
-    reach = 64 << 10
+    otherwise). The anchor is looked for in the 4 KB before it first (strings walked from
+    further back tell the same: ~20 ms for 64 KB of a Kineto trace's strings)."""
+    reach = 4 << 10
     while True:
         start = max(0, at - reach)
         anchor = _anchor(data, start)
