@@ -55,15 +55,30 @@ def explicit_width(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(autouse=True)
-def private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
-    """Never touch the user's cache: each test session gets its own."""
-    cache = tmp_path_factory.getbasetemp() / "tui-cache"
+def shared_cache(tmp_path_factory: pytest.TempPathFactory,
+                 monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Never touch the user's cache: the test run gets its own, one for all its xdist
+    workers, so each sample is loaded cold once a run rather than once a worker (a cache
+    file is built under a private name and renamed, so workers building the same one at
+    once each keep a whole one)."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # base is .../pytest-N/popen-gwK
+        base = base.parent
+    cache = base / "tui-cache"
+    monkeypatch.setenv("TUI_CACHE_DIR", str(cache))
+    return cache
+
+
+@pytest.fixture
+def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A cache of the test's own, for a test that empties it or counts what is in it."""
+    cache = tmp_path / "tui-cache"
     monkeypatch.setenv("TUI_CACHE_DIR", str(cache))
     return cache
 
 
 @pytest.fixture(autouse=True)
-def cold_snapshots(request: pytest.FixtureRequest, private_cache: Path,
+def cold_snapshots(request: pytest.FixtureRequest, shared_cache: Path,
                    tmp_path_factory: pytest.TempPathFactory,
                    monkeypatch: pytest.MonkeyPatch) -> None:
     """A snapshot test opens its trace cold: the status line says whether the cache was

@@ -60,9 +60,16 @@ def _oracle_range(export: Path, range_name: str) -> dict[str, float]:
 
 
 def _oracle_kernel(export: Path, kernel: str) -> dict[str, float]:
-    """sqlite3: each metric's mean over the samples inside any instance of the kernel."""
+    """sqlite3: each metric's mean over the samples inside any instance of the kernel.
+
+    The samples are copied into a temporary table with an index on their time, and each
+    instance (the CROSS JOIN's outer side, which SQLite keeps) looks up its own: a scan
+    of every sample for each of the 1,050 instances took 150 s on a busy machine, this 2 s."""
     db = sqlite3.connect(export)
     try:
+        db.execute("CREATE TEMP TABLE samples AS SELECT metricId, timestamp, value "
+                   "FROM GPU_METRICS")
+        db.execute("CREATE INDEX temp.samples_by_time ON samples (timestamp)")
         rows = db.execute(
             """
             WITH k AS (
@@ -72,7 +79,8 @@ def _oracle_kernel(export: Path, kernel: str) -> dict[str, float]:
             ),
             inside AS (
                 SELECT DISTINCT g.metricId, g.timestamp, g.value
-                FROM GPU_METRICS AS g JOIN k ON g.timestamp >= k.s AND g.timestamp < k.e
+                FROM k CROSS JOIN temp.samples AS g
+                WHERE g.timestamp >= k.s AND g.timestamp < k.e
             )
             SELECT i.metricName, avg(inside.value)
             FROM inside JOIN TARGET_INFO_GPU_METRICS AS i USING (metricId)

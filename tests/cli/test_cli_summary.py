@@ -87,11 +87,17 @@ def test_json_contract_on_an_nsys_export() -> None:
     assert summary["rules_not_checked"] == {}
 
 
+def _main(capsys, *args: str) -> str:
+    """main() in this process (no process boundary to test): its stdout."""
+    assert main(list(args)) == 0
+    return capsys.readouterr().out
+
+
 @pytest.mark.slow
-def test_text_prints_each_finding_as_the_json_says_it() -> None:
+def test_text_prints_each_finding_as_the_json_says_it(capsys) -> None:
     path = str(sample("rules.sqlite"))
-    text = " ".join(_run("--summary", path).stdout.split())
-    findings = json.loads(_run("--summary", "--json", path).stdout)["findings"]
+    text = " ".join(_main(capsys, "--summary", path).split())
+    findings = json.loads(_main(capsys, "--summary", "--json", path))["findings"]
     assert len(findings) == 9
     for finding in findings:
         assert " ".join(finding["text"].split()) in text
@@ -100,10 +106,10 @@ def test_text_prints_each_finding_as_the_json_says_it() -> None:
 
 
 @pytest.mark.slow
-def test_min_gap_ms_changes_the_gap_list() -> None:
-    result = _run("--summary", "--json", "--min-gap-ms", "0.5",
-                  str(sample("gappy_training.pt.trace.json.gz")))
-    gaps = json.loads(result.stdout)["gaps"]
+def test_min_gap_ms_changes_the_gap_list(capsys) -> None:
+    out = _main(capsys, "--summary", "--json", "--min-gap-ms", "0.5",
+                str(sample("gappy_training.pt.trace.json.gz")))
+    gaps = json.loads(out)["gaps"]
     assert all(g["duration_ns"] > 500_000 for g in gaps)
     assert len(gaps) > 10  # 10 gaps are over 1 ms
 

@@ -15,7 +15,6 @@ import duckdb
 from tui.analysis.code_types import CodeNode, FrameTime, Unattributed
 from tui.analysis.summary_types import CodePath
 from tui.core.queries import load_query
-from tui.sources.xla_hlo import is_user_file
 
 
 def frame_file(frame: str) -> str:
@@ -26,6 +25,10 @@ def frame_file(frame: str) -> str:
 
 def frame_is_user(frame: str) -> bool:
     """Whether a frame ('file(line): func') is the user's own code."""
+    # here, not at the top: tui.sources.xla_hlo imports protobuf, which every summary
+    # would then pay for (a fifth of a second), XLA trace or not
+    from tui.sources.xla_hlo import is_user_file
+
     return is_user_file(frame_file(frame))
 
 
