@@ -23,6 +23,7 @@ from tui.loading.locations import is_remote
 from tui.loading.parquet_store import is_parquet_store
 from tui.sources.detect import detect_format
 from tui.sources.nsys_sqlite import gpu_processes
+from tui.sources.xla_hlo import gpu_planes, xplanes_beside
 from tui.sources.xla_logdir import is_logdir, open_profile_run
 
 TargetKind = Literal["trace", "ncu", "store", "run"]
@@ -75,4 +76,15 @@ def _file(path: Path, note: str | None = None) -> Target:
     kind = detect_format(path)  # reads the file's first bytes; raises on bad input
     if kind == "nsys-sqlite" and gpu_processes(path) > 1:  # a multi-process job: a rank each
         return Target("run", (path,), kind, note)
+    if kind in ("xla", "xplane") and _mesh_devices(path, kind) > 1:  # a device each
+        return Target("run", (path,), kind, note)
     return Target("ncu" if kind in NCU_FORMATS else "trace", (path,), kind, note)
+
+
+def _mesh_devices(path: Path, kind: str) -> int:
+    """How many GPUs one XLA process drove: the GPU planes of its XSpace (for the trace
+    viewer's JSON, of the one `.xplane.pb` beside it; none beside: 0)."""
+    if kind == "xplane":
+        return gpu_planes(path)
+    beside = xplanes_beside(path)
+    return gpu_planes(beside[0]) if len(beside) == 1 else 0

@@ -23,8 +23,9 @@ from __future__ import annotations
 import itertools
 import json
 import mmap
+import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import duckdb
@@ -34,11 +35,13 @@ from google.protobuf.message import DecodeError, Message
 from tui.core.db import registered
 from tui.derived.stacks import LIBRARIES
 from tui.sources.hlo_schema import HloProto
+from tui.sources.xla_collectives import collective_of, device_groups, groups_text, shape_size
 from tui.sources.xspace_schema import XPlane
 
 METADATA_PLANE = "/host:metadata"
 HLO_PROTO_STAT = "Hlo Proto"
 PROGRAM_ID_STAT = "program_id"
+GPU_PLANE = re.compile(r"/device:GPU:\d+")
 # Ops that never run work on a GPU themselves (views, tuples, parameters, markers).
 NO_WORK = frozenset({
     "parameter", "constant", "get-tuple-element", "tuple", "bitcast", "after-all",
@@ -66,6 +69,12 @@ class HloOp:
     source_line: int | None
     stack: tuple[str, ...]  # 'file(line): func', outermost first
     user_code: bool  # the source line is the user's own code, not a library's
+    # of a collective (tui/sources/xla_collectives.py); None for other ops
+    elements: int | None = None  # its result's elements
+    dtype: str | None = None  # their type: 'f32'
+    bytes: int | None = None  # its result's bytes
+    replica_groups: str | None = None  # its groups of device ids: '[[0, 1, 2, 3]]'
+    mesh_axes: str | None = None  # the mesh axes it runs over: 'data'
 
 
 @dataclass
@@ -141,7 +150,8 @@ def stage_programs(con: duckdb.DuckDBPyConnection, programs: list[HloProgram]) -
     seen: set[tuple[str, int]] = set()
     ops: dict[str, list] = {k: [] for k in (
         "hlo_module", "program_id", "hlo_op", "opcode", "category", "op_name",
-        "source_file", "source_line", "stack", "user_code")}
+        "source_file", "source_line", "stack", "user_code", "elements", "dtype", "bytes",
+        "replica_groups", "mesh_axes")}
     order: dict[str, list] = {k: [] for k in ("hlo_module", "program_id", "position", "hlo_op")}
     for program in programs:
         key = (program.module, program.program_id)
@@ -154,7 +164,9 @@ def stage_programs(con: duckdb.DuckDBPyConnection, programs: list[HloProgram]) -
                     ("hlo_op", op.name), ("opcode", op.opcode), ("category", op.category),
                     ("op_name", op.op_name), ("source_file", op.source_file),
                     ("source_line", op.source_line), ("stack", list(op.stack)),
-                    ("user_code", op.user_code)):
+                    ("user_code", op.user_code), ("elements", op.elements),
+                    ("dtype", op.dtype), ("bytes", op.bytes),
+                    ("replica_groups", op.replica_groups), ("mesh_axes", op.mesh_axes)):
                 ops[column].append(value)
         for position, name in enumerate(program.order):
             order["hlo_module"].append(program.module)
@@ -171,7 +183,9 @@ _OPS_SCHEMA = pa.schema([
     ("hlo_module", pa.string()), ("program_id", pa.int64()), ("hlo_op", pa.string()),
     ("opcode", pa.string()), ("category", pa.string()), ("op_name", pa.string()),
     ("source_file", pa.string()), ("source_line", pa.int32()),
-    ("stack", pa.list_(pa.string())), ("user_code", pa.bool_())])
+    ("stack", pa.list_(pa.string())), ("user_code", pa.bool_()), ("elements", pa.int64()),
+    ("dtype", pa.string()), ("bytes", pa.int64()), ("replica_groups", pa.string()),
+    ("mesh_axes", pa.string())])
 _ORDER_SCHEMA = pa.schema([
     ("hlo_module", pa.string()), ("program_id", pa.int64()), ("position", pa.int32()),
     ("hlo_op", pa.string())])
@@ -266,10 +280,16 @@ def _op_of(inst: Message, frames: _Frames) -> HloOp:
     source_line: int | None = meta.source_line or None
     if source_file is None and stack:
         source_file, source_line = frames.location(meta.stack_frame_id)
-    return HloOp(name=inst.name, opcode=inst.opcode, category=category or "",
-                 op_name=meta.op_name, source_file=source_file, source_line=source_line,
-                 stack=tuple(stack),
-                 user_code=source_file is not None and is_user_file(source_file))
+    op = HloOp(name=inst.name, opcode=inst.opcode, category=category or "",
+               op_name=meta.op_name, source_file=source_file, source_line=source_line,
+               stack=tuple(stack),
+               user_code=source_file is not None and is_user_file(source_file))
+    if collective_of(inst.opcode) is None:
+        return op
+    elements, dtype, size = shape_size(inst.shape)
+    groups, axes = device_groups(inst)
+    return replace(op, elements=elements, dtype=dtype, bytes=size,
+                   replica_groups=groups_text(groups), mesh_axes=axes)
 
 
 class _Frames:
@@ -372,6 +392,34 @@ def _fields(buf: memoryview, start: int, end: int):
             raise ValueError("truncated")
         yield number, wire, pos, after
         pos = after
+
+
+def gpu_planes(path: Path) -> int:
+    """How many GPU planes (`/device:GPU:N`) the XSpace file at `path` holds, reading only
+    the planes' names (0 where it cannot be read): several make one process's mesh a run
+    of ranks, one per device."""
+    try:
+        with path.open("rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            with memoryview(data) as view:
+                return sum(1 for name in _plane_names(view) if GPU_PLANE.fullmatch(name))
+    except (OSError, ValueError):
+        return 0
+
+
+def _plane_names(buf: memoryview) -> list[str]:
+    """The name of each plane of an XSpace, in order (the rest is skipped)."""
+    names = []
+    try:
+        for number, wire, start, end in _fields(buf, 0, len(buf)):
+            if number != _XSPACE_PLANES or wire != 2:
+                continue
+            for inner, inner_wire, name_start, name_end in _fields(buf, start, end):
+                if inner == _XPLANE_NAME and inner_wire == 2:
+                    names.append(bytes(buf[name_start:name_end]).decode("utf-8", "replace"))
+                    break
+    except ValueError:  # a damaged file: the planes found so far
+        pass
+    return names
 
 
 def _metadata_planes(buf: memoryview) -> list[tuple[int, int]]:
