@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import statistics
 from collections import defaultdict
 
@@ -31,8 +32,11 @@ STEPS = 5
 
 
 @pytest.fixture(scope="module")
-def run():
-    with open_run([XPLANE]) as ranks:
+def run(tmp_path_factory: pytest.TempPathFactory):
+    with pytest.MonkeyPatch.context() as env:  # a cache of its own: the ranks are its parts
+        env.setenv("TUI_CACHE_DIR", str(tmp_path_factory.mktemp("mesh-cache")))
+        ranks = open_run([XPLANE])
+    with ranks:
         yield (ranks, rank_analysis(ranks.con), parallelism(ranks.con),
                collective_bandwidth(ranks.con))
 
@@ -144,6 +148,21 @@ def test_collective_bandwidth_equals_the_kernels_times(run, kernels) -> None:
             row["bytes"] / transfer * 2 * 3 / 4, rel=0.02)
 
 
+def test_each_rank_is_its_gpu_as_the_profiler_named_it(run) -> None:
+    """The GPU planes' own stats name the device (the JSON does not): the name is in the
+    XSpace's raw bytes once per GPU plane; an H100 SXM's NVLink gives each direction
+    450 GB/s (docs/multirank.md's table)."""
+    ranks, _analysis, _groups, bandwidth = run
+    raw = XPLANE.read_bytes()
+    names = set(re.findall(rb"NVIDIA [ -~]+?HBM3", raw))
+    assert len(names) == 1 and raw.count(next(iter(names))) == 4
+    devices = ranks.con.execute("SELECT rank, device, name, compute_capability FROM devices "
+                                "ORDER BY rank").fetchall()
+    assert devices == [(d, d, next(iter(names)).decode(), "9.0") for d in range(4)]
+    assert {row["link_peak_gbps"] for row in bandwidth} == {450.0}
+
+
+@pytest.mark.slow
 def test_the_summary_reads_the_mesh_as_ranks(capsys) -> None:
     assert main(["--summary", str(XPLANE), "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)

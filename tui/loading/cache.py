@@ -22,7 +22,8 @@ CACHE_VERSION = "17"  # 2: memset kinds, peer devices; 3: threads; 4: XLA op col
 # host_callchains, thread_sched)
 # 14: collectives (Kineto's record_param_comms); 15: gemm_shapes (Kineto's record_shapes)
 # 16: GPU metrics: only the ones read, compact types (metric_id SMALLINT, value REAL)
-# 17: XLA collectives' sizes and device groups (hlo_ops), as collectives rows
+# 17: XLA collectives' sizes and device groups (hlo_ops), as collectives rows; XLA GPUs'
+# names, SMs and memory from their planes (devices)
 
 
 def cache_root() -> Path:

@@ -18,7 +18,12 @@ from tui.core.errors import TraceError
 from tui.core.queries import load_query
 from tui.derived.xla_depth import number_host_rows
 from tui.sources.kineto import parse_chrome_events
-from tui.sources.xla_hlo import read_programs, stage_programs, xplanes_beside
+from tui.sources.xla_hlo import (
+    gpu_descriptions,
+    read_programs,
+    stage_programs,
+    xplanes_beside,
+)
 
 GPU_PROCESS = re.compile(r"/device:GPU:(\d+)")
 
@@ -53,8 +58,13 @@ def load_xplane(path: Path, con: duckdb.DuckDBPyConnection) -> list[str]:
 
 def _stage_hlo(con: duckdb.DuckDBPyConnection, path: Path, xplanes: list[Path],
                warnings: list[str]) -> None:
-    """The HLO programs of the run's XSpace files into hlo_ops and hlo_schedule; a trace
-    viewer JSON without one beside it is said to lack them where it needs them."""
+    """The GPUs the run's XSpace files describe into devices, and their HLO programs into
+    hlo_ops and hlo_schedule; a trace viewer JSON without one beside it is said to lack
+    them where it needs them."""
+    # each GPU as the profiler described it (name, SMs, memory): the first XSpace's
+    described = [row for xplane in xplanes for row in gpu_descriptions(xplane)]
+    if described:
+        insert_rows(con, "INSERT OR IGNORE INTO devices", described)
     programs = [program for xplane in xplanes for program in read_programs(xplane)]
     if programs:
         stage_programs(con, programs)

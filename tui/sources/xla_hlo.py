@@ -36,7 +36,7 @@ from tui.core.db import registered
 from tui.derived.stacks import LIBRARIES
 from tui.sources.hlo_schema import HloProto
 from tui.sources.xla_collectives import collective_of, device_groups, groups_text, shape_size
-from tui.sources.xspace_schema import XPlane
+from tui.sources.xspace_schema import XPlane, XPlaneHead
 
 METADATA_PLANE = "/host:metadata"
 HLO_PROTO_STAT = "Hlo Proto"
@@ -57,6 +57,7 @@ CALLS_IN_PLACE = frozenset({"call", "async-start", "conditional"})
 MAX_UNROLL = 256
 _XSPACE_PLANES = 1  # XSpace.planes
 _XPLANE_NAME = 2  # XPlane.name
+_PLANE_HEAD = frozenset({2, 5, 6})  # XPlane's name, stat_metadata, stats
 
 
 @dataclass(frozen=True)
@@ -404,6 +405,66 @@ def gpu_planes(path: Path) -> int:
                 return sum(1 for name in _plane_names(view) if GPU_PLANE.fullmatch(name))
     except (OSError, ValueError):
         return 0
+
+
+def gpu_descriptions(path: Path) -> list[tuple[int, str | None, int | None, int | None,
+                                                  str | None]]:
+    """Each GPU plane's device as the profiler described it: (device id, name, SMs,
+    memory bytes, compute capability 'major.minor'), from the plane's own stats
+    (gpu_device_name, core_count, memory_size, compute_cap_major/minor); only the planes'
+    heads are read, not their events. [] where the file cannot be read."""
+    out = []
+    try:
+        with path.open("rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            with memoryview(data) as view:
+                heads = _gpu_plane_heads(view)
+    except (OSError, ValueError):
+        return out
+    for device, head in heads:
+        plane = XPlaneHead()
+        try:
+            plane.ParseFromString(head)
+        except (DecodeError, ValueError, RuntimeError):
+            continue
+        names = {sid: meta.name for sid, meta in plane.stat_metadata.items()}
+        stats = {names.get(st.metadata_id): getattr(st, st.WhichOneof("value") or "ref_value")
+                 for st in plane.stats}
+        major, minor = stats.get("compute_cap_major"), stats.get("compute_cap_minor")
+        out.append((device, _text(stats.get("gpu_device_name")), _number(stats.get("core_count")),
+                    _number(stats.get("memory_size")),
+                    f"{major}.{minor or 0}" if isinstance(major, int) else None))
+    return out
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _number(value: object) -> int | None:
+    return value if isinstance(value, int) and value > 0 else None
+
+
+def _gpu_plane_heads(buf: memoryview) -> list[tuple[int, bytes]]:
+    """(device id, the plane's name, stat metadata and stats as an XPlaneHead's bytes) of
+    each GPU plane; its lines (the events) are left out."""
+    out = []
+    try:
+        for number, wire, start, end in _fields(buf, 0, len(buf)):
+            if number != _XSPACE_PLANES or wire != 2:
+                continue
+            head, name = bytearray(), ""
+            pos = start
+            for inner, inner_wire, value_start, value_end in _fields(buf, start, end):
+                if inner == _XPLANE_NAME and inner_wire == 2:
+                    name = bytes(buf[value_start:value_end]).decode("utf-8", "replace")
+                if inner in _PLANE_HEAD:
+                    head += buf[pos:value_end]  # the field's tag, length and value
+                pos = value_end
+            if GPU_PLANE.fullmatch(name):
+                out.append((int(name.rsplit(":", 1)[1]), bytes(head)))
+    except ValueError:  # a damaged file: the planes found so far
+        pass
+    return out
 
 
 def _plane_names(buf: memoryview) -> list[str]:
