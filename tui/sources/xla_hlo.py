@@ -407,13 +407,15 @@ def gpu_planes(path: Path) -> int:
         return 0
 
 
-def gpu_descriptions(path: Path) -> list[tuple[int, str | None, int | None, int | None,
-                                                  str | None]]:
+GpuDescription = tuple[int, str | None, int | None, int | None, str | None]
+
+
+def gpu_descriptions(path: Path) -> list[GpuDescription]:
     """Each GPU plane's device as the profiler described it: (device id, name, SMs,
     memory bytes, compute capability 'major.minor'), from the plane's own stats
     (gpu_device_name, core_count, memory_size, compute_cap_major/minor); only the planes'
     heads are read, not their events. [] where the file cannot be read."""
-    out = []
+    out: list[GpuDescription] = []
     try:
         with path.open("rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as data:
             with memoryview(data) as view:
