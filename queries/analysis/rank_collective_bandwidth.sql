@@ -3,8 +3,8 @@
 -- What each collective achieved, per (collective, message size, group size), over the
 -- instances matched across ranks (collective_instances: rank_collectives.sql), as
 -- nccl-tests measures it.
--- A kernel's call (collectives, by its launch's correlation) gives the collective and the
--- size: nccl-tests' size, the larger of the elements in and out times the element's bytes
+-- A kernel's call (collectives, by its launch's correlation; of an XLA program, its HLO
+-- collective with '_' for '-': 'all_reduce') gives the collective and the size: nccl-tests' size, the larger of the elements in and out times the element's bytes
 -- (an all-reduce's buffer, an all-gather's gathered output, a reduce-scatter's input; a
 -- send's or recv's message). Calls that share a kernel (a send and a recv of one group)
 -- are named together ('recv+send') and sized by the larger (what each direction moves);
@@ -20,7 +20,7 @@
 --          busbw_gbps_median, wait_ns_median (over every rank of every instance), device
 --          (a GPU name of the ranks'); largest total transfer time first.
 WITH sized AS (
-    SELECT rank, correlation, lower(collective) AS collective, group_size,
+    SELECT rank, correlation, replace(lower(collective), '-', '_') AS collective, group_size,
            greatest(in_nelems, out_nelems) * CASE lower(dtype)
                WHEN 'double' THEN 8 WHEN 'long' THEN 8 WHEN 'complexfloat' THEN 8
                WHEN 'float' THEN 4 WHEN 'int' THEN 4

@@ -13,12 +13,17 @@
 -- $profiler_step, $step_name: tui/core/steps.py) and inside it, the backward's otherwise
 -- (autograd runs the backward on threads of its own); an all-to-all cannot be told from
 -- send/recv (NCCL runs both as SendRecv kernels: 'pipeline').
+-- An XLA program's collectives (tui/derived: its HLO ops as calls) count alike: a
+-- collective-permute as send/recv, an all-reduce in a transposed op ('transpose(jvp(…))',
+-- the gradient's) as the backward's.
 -- Columns: process_group, group_desc, ranks (the group's global ranks as declared, else
 --          the ranks seen calling), kind, calls, p2p, all_to_all, all_gathers,
---          reduce_scatters, forward_all_reduces, backward_all_reduces, from_kernels.
-WITH recorded AS (
-    SELECT rank, process_group, group_desc, group_ranks, lower(collective) AS collective,
-           backward, false AS from_kernels
+--          reduce_scatters, forward_all_reduces, backward_all_reduces, from_kernels,
+--          from_hlo (the calls are an XLA program's HLO collectives).
+WITH recorded AS (  -- XLA's opcodes ('all-reduce', 'collective-permute') as c10d's
+    SELECT rank, process_group, group_desc, group_ranks,
+           replace(lower(collective), '-', '_') AS collective, backward,
+           false AS from_kernels, collective LIKE '%-%' AS from_hlo
     FROM collectives
     WHERE lower(collective) NOT IN ('barrier', 'wait')
 ), kernels AS (  -- a kernel launched outside the steps' thread: the backward's (autograd's)
@@ -35,7 +40,7 @@ WITH recorded AS (
                  AND s.tid = r.tid AND s.start_ns <= r.start_ns AND s.end_ns >= r.start_ns
                  AND (regexp_matches(s.name, $profiler_step)
                       OR regexp_matches(s.name, $step_name))) AS backward,
-           true AS from_kernels
+           true AS from_kernels, false AS from_hlo
     FROM gpu_activities AS g
     LEFT JOIN host_activities AS r
         ON r.rank = g.rank AND r.kind = 'runtime' AND r.correlation = g.correlation
@@ -49,17 +54,20 @@ WITH recorded AS (
            max(group_ranks) FILTER (WHERE group_ranks <> '[]') AS declared,
            list(DISTINCT rank ORDER BY rank) AS seen,
            count(*) AS calls,
-           count(*) FILTER (WHERE collective IN ('send', 'recv', 'isend', 'irecv')) AS p2p,
+           count(*) FILTER (WHERE collective IN ('send', 'recv', 'isend', 'irecv',
+                                                 'collective_permute')) AS p2p,
            count(*) FILTER (WHERE collective LIKE '%all_to_all%'
                               OR collective LIKE '%alltoall%') AS all_to_all,
            count(*) FILTER (WHERE collective LIKE '%allgather%'
                               OR collective LIKE '%all_gather%') AS all_gathers,
            count(*) FILTER (WHERE collective LIKE '%reduce_scatter%') AS reduce_scatters,
-           count(*) FILTER (WHERE collective LIKE '%allreduce%' AND NOT backward)
+           count(*) FILTER (WHERE (collective LIKE '%allreduce%'
+                                   OR collective LIKE '%all_reduce%') AND NOT backward)
                AS forward_all_reduces,
-           count(*) FILTER (WHERE collective LIKE '%allreduce%' AND backward)
+           count(*) FILTER (WHERE (collective LIKE '%allreduce%'
+                                   OR collective LIKE '%all_reduce%') AND backward)
                AS backward_all_reduces,
-           bool_or(from_kernels) AS from_kernels
+           bool_or(from_kernels) AS from_kernels, bool_or(from_hlo) AS from_hlo
     FROM calls
     GROUP BY process_group
 )
@@ -73,6 +81,6 @@ SELECT process_group, group_desc,
             WHEN backward_all_reduces > 0 THEN 'data'
        END AS kind,
        calls, p2p, all_to_all, all_gathers, reduce_scatters, forward_all_reduces,
-       backward_all_reduces, from_kernels
+       backward_all_reduces, from_kernels, from_hlo
 FROM groups
 ORDER BY process_group;

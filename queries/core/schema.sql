@@ -201,7 +201,13 @@ CREATE TABLE IF NOT EXISTS hlo_ops (
     stack       VARCHAR[],  -- the Python frames that made it, outermost first: 'file(line): func'
     user_code   BOOLEAN,    -- source_file is the user's own code, not a library's
     flops       DOUBLE,     -- the FLOPs of the dots it runs, from their shapes; NULL: none
-    precision   VARCHAR     -- their left operand's type: 'bf16', 'fp32', ... (tui/sources/hlo_flops.py)
+    precision   VARCHAR,    -- their left operand's type: 'bf16', 'fp32', ... (tui/sources/hlo_flops.py)
+    -- a collective's (all-reduce, all-gather, reduce-scatter, all-to-all, collective-permute …):
+    elements    BIGINT,     -- its result's elements (a tuple's summed)
+    dtype       VARCHAR,    -- their XLA type: 'f32', 'bf16'; NULL: mixed
+    bytes       BIGINT,     -- its result's bytes
+    replica_groups VARCHAR, -- its groups of device ids: '[[0, 1, 2, 3]]'; NULL: every device
+    mesh_axes   VARCHAR     -- the mesh axes it runs over ('data'), where the HLO names them
 );
 
 -- The order each program's ops run in: its schedule, called computations in place, a

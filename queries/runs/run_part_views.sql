@@ -13,19 +13,23 @@ CREATE VIEW {schema}.gpu_activities AS
 CREATE VIEW {schema}.gpu_idle AS
     FROM {source}.gpu_idle WHERE device = (SELECT device FROM {schema}.part);
 CREATE VIEW {schema}.host_activities AS
-    FROM {source}.host_activities WHERE pid = (SELECT pid FROM {schema}.part);
+    FROM {source}.host_activities WHERE coalesce(pid = (SELECT pid FROM {schema}.part), true);
 CREATE VIEW {schema}.python_frames AS
-    FROM {source}.python_frames WHERE pid = (SELECT pid FROM {schema}.part);
+    FROM {source}.python_frames WHERE coalesce(pid = (SELECT pid FROM {schema}.part), true);
 CREATE VIEW {schema}.threads AS
-    FROM {source}.threads WHERE pid = (SELECT pid FROM {schema}.part);
+    FROM {source}.threads WHERE coalesce(pid = (SELECT pid FROM {schema}.part), true);
 CREATE VIEW {schema}.memory_events AS
     FROM {source}.memory_events
-    WHERE pid = (SELECT pid FROM {schema}.part) OR device = (SELECT device FROM {schema}.part);
+    WHERE pid = (SELECT pid FROM {schema}.part) OR device = (SELECT device FROM {schema}.part)
+       OR ((SELECT pid FROM {schema}.part) IS NULL AND device IS NULL);
 CREATE VIEW {schema}.launches AS
     FROM {source}.launches
     WHERE gpu_id IN (SELECT id FROM {source}.gpu_activities
                      WHERE device = (SELECT device FROM {schema}.part));
-CREATE VIEW {schema}.collectives AS
+CREATE VIEW {schema}.collectives AS  -- a shared host's: those whose kernel ran on the GPU
     FROM {source}.collectives
-    WHERE tid IN (SELECT tid FROM {source}.host_activities
-                  WHERE pid = (SELECT pid FROM {schema}.part));
+    WHERE CASE WHEN (SELECT pid FROM {schema}.part) IS NULL
+               THEN correlation IN (SELECT correlation FROM {source}.gpu_activities
+                                    WHERE device = (SELECT device FROM {schema}.part))
+               ELSE tid IN (SELECT tid FROM {source}.host_activities
+                            WHERE pid = (SELECT pid FROM {schema}.part)) END;

@@ -40,7 +40,7 @@ def test_several_files_or_a_folder_are_the_ranks_of_a_run() -> None:
 def test_a_logdir_is_its_newest_run_said_in_a_note() -> None:
     target = resolve([SAMPLES / "jax_dp"])
     run = SAMPLES / "jax_dp" / "plugins" / "profile" / "2026_11_27_05_46_00"
-    assert target.kind == "trace"
+    assert target.kind == "run"  # one process over four GPUs: a rank each
     assert target.path == run / "vm.trace.json.gz"
     assert target.format == "xla"
     assert target.note is not None and "2026_11_27_05_46_00" in target.note

@@ -16,7 +16,7 @@ from tests.conftest import SAMPLES
 from tests.helpers import step_oracle
 from tui.analysis.collective_bandwidth import collective_bandwidth
 from tui.analysis.distributed.critical_path import critical_paths
-from tui.analysis.parallelism import parallelism
+from tui.analysis.parallelism import ADVICE, parallelism
 from tui.analysis.pipeline import pipeline
 from tui.analysis.ranks import rank_analysis
 from tui.cli.main import main
@@ -87,7 +87,8 @@ def _summary(capsys: pytest.CaptureFixture, run: str) -> dict:
 def test_a_pipeline_gets_a_pipelines_advice_not_a_data_parallel_one(capsys) -> None:
     summary = _summary(capsys, "pp_1f1b")
     assert summary["parallelism"] == [{"process_group": "0", "ranks": [0, 1],
-                                       "kind": "pipeline", "why": "send/recv between ranks"}]
+                                       "kind": "pipeline", "why": "send/recv between ranks",
+                                       "advice": ADVICE["pipeline"]}]
     texts = [summary["diagnosis"]["text"]] + [r["diagnosis"]["text"]
                                               for r in summary["ranks"]]
     assert all("bucket" not in t for t in texts)

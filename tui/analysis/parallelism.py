@@ -33,6 +33,16 @@ ADVICE = {
     "expert": "balance the tokens among the experts (capacity factor, load-balancing loss) "
               "and overlap the all-to-all with compute",
 }
+# Where the collectives are an XLA program's (JAX): its compiler, not DDP or FSDP, does
+# what the advice asks for.
+XLA_ADVICE = {
+    "data": "overlap the gradient all-reduce with the backward (XLA's latency-hiding "
+            "scheduler, --xla_gpu_enable_latency_hiding_scheduler) and even out the "
+            "devices' work",
+    "fsdp": "overlap the all-gathers and reduce-scatters with compute (XLA's "
+            "latency-hiding scheduler, --xla_gpu_enable_latency_hiding_scheduler); "
+            "fewer, larger collectives (XLA's combine thresholds) mean less latency",
+}
 # The evidence each kind was named from, in words.
 WHY = {
     "data": "all-reduces in the backward (gradients)",
@@ -45,7 +55,7 @@ WHY = {
 
 def parallelism(con: duckdb.DuckDBPyConnection) -> list[ParallelGroup]:
     """One entry per process group that communicated: {"process_group", "ranks", "kind",
-    "why"}; kind None where the calls fit no rule."""
+    "why", "advice"}; kind (and advice) None where the calls fit no rule."""
     cursor = con.execute(load_query("rank_parallelism"), step_patterns())
     names = [d[0] for d in cursor.description]
     out: list[ParallelGroup] = []
@@ -54,8 +64,13 @@ def parallelism(con: duckdb.DuckDBPyConnection) -> list[ParallelGroup]:
         why = WHY.get(row["kind"]) if row["kind"] else None
         if why and row["from_kernels"]:
             why += ", from the NCCL kernels' names"
+        elif why and row["from_hlo"]:
+            why += ", from XLA's HLO collectives"
+        kind = row["kind"]
+        advice = ((row["from_hlo"] and XLA_ADVICE.get(kind)) or ADVICE.get(kind)
+                  if kind else None)
         out.append({"process_group": row["process_group"], "ranks": list(row["ranks"]),
-                    "kind": row["kind"], "why": why})
+                    "kind": kind, "why": why, "advice": advice})
     return out
 
 
@@ -69,7 +84,7 @@ def parallelism_text(groups: list[ParallelGroup]) -> str:
     """'Parallelism: pipeline over ranks 0, 1, from send/recv between ranks: shrink ...'
     with each kind's advice; '' without a kind."""
     parts = [f"{g['kind']} over ranks {', '.join(map(str, g['ranks']))}, from {g['why']}: "
-             f"{ADVICE[g['kind']]}" for g in groups if g["kind"]]
+             f"{advice_of(g)}" for g in groups if g["kind"]]
     return f"Parallelism: {'; '.join(parts)}." if parts else ""
 
 
@@ -78,5 +93,10 @@ def parallelism_findings(groups: list[ParallelGroup]) -> list[Finding]:
     return [Finding("parallelism", "info",
                     f"Process group {g['process_group']} (ranks "
                     f"{', '.join(map(str, g['ranks']))}) carries {g['kind']} parallelism, "
-                    f"from {g['why']}: {ADVICE[g['kind']]}.")
+                    f"from {g['why']}: {advice_of(g)}.")
             for g in groups if g["kind"]]
+
+
+def advice_of(group: ParallelGroup) -> str:
+    """The group's advice (an XLA program's its own), else its kind's."""
+    return group.get("advice") or ADVICE[group["kind"] or ""]

@@ -360,10 +360,12 @@ class StragglerGroup(TypedDict):
 
 
 class ParallelGroup(TypedDict):
-    process_group: str  # c10d's name of the group; '?': from the NCCL kernels alone
+    process_group: str  # c10d's name of the group ('?': from the NCCL kernels alone); an
+    # XLA program's: the mesh axes its collective runs over ('axis_0'), else 'devices'
     ranks: list[int]
     kind: Literal["data", "fsdp", "tensor", "pipeline", "expert"] | None
     why: str | None  # the evidence, in words
+    advice: str | None  # what the kind asks for (an XLA program's: its compiler's means)
 
 
 class CollectiveBandwidth(TypedDict):

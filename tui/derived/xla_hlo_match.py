@@ -47,6 +47,8 @@ def tie_gpu_work_to_hlo(con: duckdb.DuckDBPyConnection) -> list[str]:
         # the lines of code are the HLO ops', not the Python frames around the launches
         # (the runtime's, for XLA's kernels)
         con.execute("INSERT OR REPLACE INTO trace_meta VALUES ('code_source', 'hlo')")
+    # the collectives' kernels as calls with their sizes and groups, as Kineto's are
+    con.execute(load_query("xla_collectives"))
     return _untied(con)
 
 

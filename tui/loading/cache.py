@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 # Bump when the schema or the meaning of a stored column changes.
-CACHE_VERSION = "17"  # 2: memset kinds, peer devices; 3: threads; 4: XLA op columns;
+CACHE_VERSION = "18"  # 2: memset kinds, peer devices; 3: threads; 4: XLA op columns;
 # 5: python_frames, launches, memory_events; 6: XLA step annotations named with their step;
 # 7: nsys CUDA backtraces as frames; 8: XLA HLO ops (hlo_ops, hlo_schedule, gpu_hlo_ops);
 # 9: JAX Python frames without the tracer's '$'; 10: nsys reports' host name in trace_meta;
@@ -23,6 +23,8 @@ CACHE_VERSION = "17"  # 2: memset kinds, peer devices; 3: threads; 4: XLA op col
 # 14: collectives (Kineto's record_param_comms); 15: gemm_shapes (Kineto's record_shapes)
 # 16: GPU metrics: only the ones read, compact types (metric_id SMALLINT, value REAL)
 # 17: FLOPs of ops and kernels (op_flops, kernel_flops)
+# 18: XLA collectives' sizes and device groups (hlo_ops), as collectives rows; XLA GPUs'
+# names, SMs and memory from their planes (devices)
 
 
 def cache_root() -> Path:

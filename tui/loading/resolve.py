@@ -74,6 +74,8 @@ def _file(path: Path, note: str | None = None) -> Target:
     kind = detect_format(path)  # reads the file's first bytes; raises on bad input
     if kind == "nsys-sqlite" and _gpu_processes(path) > 1:  # a multi-process job: a rank each
         return Target("run", (path,), kind, note)
+    if kind in ("xla", "xplane") and _mesh_devices(path, kind) > 1:  # a device each
+        return Target("run", (path,), kind, note)
     return Target("ncu" if kind in NCU_FORMATS else "trace", (path,), kind, note)
 
 
@@ -83,3 +85,15 @@ def _gpu_processes(path: Path) -> int:
     from tui.sources.nsys_sqlite import gpu_processes
 
     return gpu_processes(path)
+
+
+def _mesh_devices(path: Path, kind: str) -> int:
+    """How many GPUs one XLA process drove: the GPU planes of its XSpace (for the trace
+    viewer's JSON, of the one `.xplane.pb` beside it; none beside: 0). Its reader imports
+    protobuf and DuckDB, so only for an XLA trace."""
+    from tui.sources.xla_hlo import gpu_planes, xplanes_beside
+
+    if kind == "xplane":
+        return gpu_planes(path)
+    beside = xplanes_beside(path)
+    return gpu_planes(beside[0]) if len(beside) == 1 else 0

@@ -40,7 +40,9 @@ class TraceStore:
     summary: dict | None = None  # rank_summary() of this trace alone, when asked for
     # one process of a multi-process report (nsys of torchrun's ranks): (pid, GPU); its
     # rank reads only that process's rows of the report (tui/runs/combine.py)
-    part: tuple[int, int] | None = None
+    # (None, GPU): one device of an XLA profile whose one process drove several (a JAX
+    # mesh); every rank shares the host's rows
+    part: tuple[int | None, int] | None = None
 
 
 def is_parquet_store(path: Path) -> bool:

@@ -113,20 +113,28 @@ def _alias(index: int) -> str:
     return f"store{index}"
 
 
+# The query that finds the ranks of one store, by its format's family: each a (pid, GPU).
+SPLIT_QUERIES = {"nsys": "run_process_devices", "xla": "run_mesh_devices",
+                 "xplane": "run_mesh_devices"}
+
+
 def split_processes(stores: list[TraceStore]) -> list[TraceStore]:
     """Each store, or, for an nsys report of a multi-process job (each process on its own
     GPU, run_process_devices.sql), one store per process: its `part`, its rank in its meta
-    (its GPU's number: the report names no framework rank). Only reports kept as a cache
-    file are split (a Parquet store of one stays one rank)."""
+    (its GPU's number: the report names no framework rank). An XLA profile of one process
+    driving several GPUs (a JAX mesh, run_mesh_devices.sql) is split the same way, one
+    store per GPU, numbered as its device id; its pid is None: the host is shared. Only
+    traces kept as a cache file are split (a Parquet store of one stays one rank)."""
     out: list[TraceStore] = []
     with contextlib.closing(connect(":memory:")) as con:
         for index, store in enumerate(stores):
-            if not store.format.startswith("nsys") or store.db_path is None:
+            query = SPLIT_QUERIES.get(store.format.split("-")[0])
+            if query is None or store.db_path is None:
                 out.append(store)
                 continue
             _mount(con, index, store)
             try:
-                rows = con.execute(fill("run_process_devices", store=_alias(index))).fetchall()
+                rows = con.execute(fill(query, store=_alias(index))).fetchall()
             finally:
                 _unmount(con, index, store)
             if len(rows) < 2:

@@ -56,11 +56,59 @@ MESSAGES: dict[str, Fields] = {
         ("operand_ids", 36, INT64, "[]", ""),
         ("called_computation_ids", 38, INT64, "[]", ""),
         ("backend_config", 43, BYTES, "", ""),  # on GPUs, JSON (GpuBackendConfig)
+        # a collective's groups of devices, in whichever of XLA's forms it was written:
+        ("replica_groups", 49, MESSAGE, "[]", "ReplicaGroup"),  # listed (older XLA)
+        ("source_target_pairs", 52, MESSAGE, "[]", "SourceTarget"),  # collective-permute
+        ("collective_device_list", 87, MESSAGE, "", "CollectiveDeviceListProto"),
+        ("iota_collective_device_list", 92, MESSAGE, "", "IotaReplicaGroupListProto"),
+        ("mesh_axes_replica_group_list", 93, MESSAGE, "", "MeshAxesReplicaGroupListProto"),
     ],
     "ShapeProto": [
-        ("element_type", 2, INT32, "", ""),  # xla.PrimitiveType: BF16 16, F16 10, F32 11, ...
+        ("element_type", 2, INT32, "", ""),  # xla.PrimitiveType (PRIMITIVE_BYTES)
         ("dimensions", 3, INT64, "[]", ""),
         ("tuple_shapes", 4, MESSAGE, "[]", "ShapeProto"),
+    ],
+    "ReplicaGroup": [
+        ("replica_ids", 1, INT64, "[]", ""),
+    ],
+    "SourceTarget": [
+        ("source", 1, INT64, "", ""),
+        ("target", 2, INT64, "", ""),
+    ],
+    "CollectiveDeviceListProto": [
+        ("replica_groups", 1, MESSAGE, "[]", "ReplicaGroup"),
+        ("iota_replica_group_list", 2, MESSAGE, "", "IotaReplicaGroupListProto"),  # older
+    ],
+    "IotaReplicaGroupListProto": [  # iota(N) reshaped, transposed, cut into groups
+        ("num_replica_groups", 1, INT64, "", ""),
+        ("num_devices_per_group", 2, INT64, "", ""),
+        ("iota_reshape_dims", 3, INT64, "[]", ""),
+        ("iota_transpose_perm", 4, INT32, "[]", ""),
+    ],
+    "MeshAxesReplicaGroupListProto": [  # Shardy: the mesh axes a collective runs over
+        ("mesh", 1, MESSAGE, "", "MeshProto"),
+        ("axes", 2, MESSAGE, "[]", "AxisRefProto"),
+    ],
+    "MeshProto": [
+        ("axes", 1, MESSAGE, "[]", "MeshAxis"),
+        ("device_ids", 2, INT64, "[]", ""),  # none: iota over the mesh
+        ("iota_transform", 3, MESSAGE, "", "IotaTransform"),
+    ],
+    "MeshAxis": [
+        ("name", 1, STRING, "", ""),
+        ("size", 2, INT64, "", ""),
+    ],
+    "IotaTransform": [
+        ("reshape_dims", 1, INT64, "[]", ""),
+        ("transpose_perm", 2, INT64, "[]", ""),
+    ],
+    "AxisRefProto": [
+        ("mesh_axis_index", 1, INT64, "", ""),
+        ("sub_axis_info", 2, MESSAGE, "", "SubAxis"),  # a split axis
+    ],
+    "SubAxis": [
+        ("pre_size", 1, INT64, "", ""),
+        ("size", 2, INT64, "", ""),
     ],
     "DotDimensionNumbers": [
         ("lhs_contracting_dimensions", 1, INT64, "[]", ""),
@@ -101,6 +149,16 @@ MESSAGES: dict[str, Fields] = {
     ],
 }
 
+
+# xla.PrimitiveType: the element types a collective moves, with their bytes
+PRIMITIVE_BYTES = {
+    1: ("pred", 1), 2: ("s8", 1), 3: ("s16", 2), 4: ("s32", 4), 5: ("s64", 8),
+    6: ("u8", 1), 7: ("u16", 2), 8: ("u32", 4), 9: ("u64", 8), 10: ("f16", 2),
+    11: ("f32", 4), 12: ("f64", 8), 15: ("c64", 8), 16: ("bf16", 2), 18: ("c128", 16),
+    19: ("f8e5m2", 1), 20: ("f8e4m3fn", 1), 23: ("f8e4m3b11fnuz", 1), 24: ("f8e5m2fnuz", 1),
+    25: ("f8e4m3fnuz", 1), 28: ("f8e4m3", 1), 29: ("f8e3m4", 1), 33: ("f8e8m0fnu", 1),
+}
+TUPLE_TYPE = 13
 
 _ALL = message_classes("tui/hlo.proto", PACKAGE, MESSAGES)
 HloProto = _ALL["HloProto"]

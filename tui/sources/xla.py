@@ -18,8 +18,12 @@ from tui.core.errors import TraceError
 from tui.core.queries import load_query
 from tui.derived.xla_depth import number_host_rows
 from tui.sources.kineto import parse_chrome_events
-from tui.sources.xla_devices import xspace_devices
-from tui.sources.xla_hlo import read_programs, stage_programs, xplanes_beside
+from tui.sources.xla_hlo import (
+    gpu_descriptions,
+    read_programs,
+    stage_programs,
+    xplanes_beside,
+)
 
 GPU_PROCESS = re.compile(r"/device:GPU:(\d+)")
 
@@ -33,7 +37,6 @@ def load_xla_json(path: Path, con: duckdb.DuckDBPyConnection, scratch_dir: Path)
     _map_events(con, path, warnings, "xla-json", cut_off=events.truncated)
     xplanes = xplanes_beside(path)
     _stage_hlo(con, path, xplanes, warnings)
-    _stage_devices(con, xplanes)
     if isinstance(display_unit, str):
         con.execute("INSERT OR REPLACE INTO trace_meta VALUES ('displayTimeUnit', $unit)",
                     {"unit": display_unit})
@@ -51,22 +54,18 @@ def load_xplane(path: Path, con: duckdb.DuckDBPyConnection) -> list[str]:
         con.execute(load_query("xla_stage_arrow")).fetchall()
     _map_events(con, path, warnings, "xplane", cut_off=False)
     _stage_hlo(con, path, [path], warnings)
-    _stage_devices(con, [path])
     return warnings
-
-
-def _stage_devices(con: duckdb.DuckDBPyConnection, xplanes: list[Path]) -> None:
-    """The GPUs the XSpace files name (model, SMs, memory, compute capability) into
-    devices; a GPU none names is 'GPU n' (devices_from_activities.sql)."""
-    rows = [row for xplane in xplanes for row in xspace_devices(xplane)]
-    if rows:
-        insert_rows(con, "INSERT OR IGNORE INTO devices", rows)
 
 
 def _stage_hlo(con: duckdb.DuckDBPyConnection, path: Path, xplanes: list[Path],
                warnings: list[str]) -> None:
-    """The HLO programs of the run's XSpace files into hlo_ops and hlo_schedule; a trace
-    viewer JSON without one beside it is said to lack them where it needs them."""
+    """The GPUs the run's XSpace files describe into devices, and their HLO programs into
+    hlo_ops and hlo_schedule; a trace viewer JSON without one beside it is said to lack
+    them where it needs them."""
+    # each GPU as the profiler described it (name, SMs, memory): the first XSpace's
+    described = [row for xplane in xplanes for row in gpu_descriptions(xplane)]
+    if described:
+        insert_rows(con, "INSERT OR IGNORE INTO devices", described)
     programs = [program for xplane in xplanes for program in read_programs(xplane)]
     if programs:
         stage_programs(con, programs)

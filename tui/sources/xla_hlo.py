@@ -23,6 +23,7 @@ from __future__ import annotations
 import itertools
 import json
 import mmap
+import re
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -35,11 +36,13 @@ from tui.core.db import registered
 from tui.derived.stacks import LIBRARIES
 from tui.sources.hlo_flops import ModuleShapes
 from tui.sources.hlo_schema import HloProto
-from tui.sources.xspace_schema import XPlane
+from tui.sources.xla_collectives import collective_of, device_groups, groups_text, shape_size
+from tui.sources.xspace_schema import XPlane, XPlaneHead
 
 METADATA_PLANE = "/host:metadata"
 HLO_PROTO_STAT = "Hlo Proto"
 PROGRAM_ID_STAT = "program_id"
+GPU_PLANE = re.compile(r"/device:GPU:\d+")
 # Ops that never run work on a GPU themselves (views, tuples, parameters, markers).
 NO_WORK = frozenset({
     "parameter", "constant", "get-tuple-element", "tuple", "bitcast", "after-all",
@@ -55,6 +58,7 @@ CALLS_IN_PLACE = frozenset({"call", "async-start", "conditional"})
 MAX_UNROLL = 256
 _XSPACE_PLANES = 1  # XSpace.planes
 _XPLANE_NAME = 2  # XPlane.name
+_PLANE_HEAD = frozenset({2, 5, 6})  # XPlane's name, stat_metadata, stats
 
 
 @dataclass(frozen=True)
@@ -69,6 +73,12 @@ class HloOp:
     user_code: bool  # the source line is the user's own code, not a library's
     flops: float | None = None  # of the dots it runs (tui/sources/hlo_flops.py)
     precision: str | None = None  # of their left operand: 'bf16', 'fp32', ...
+    # of a collective (tui/sources/xla_collectives.py); None for other ops
+    elements: int | None = None  # its result's elements
+    dtype: str | None = None  # their type: 'f32'
+    bytes: int | None = None  # its result's bytes
+    replica_groups: str | None = None  # its groups of device ids: '[[0, 1, 2, 3]]'
+    mesh_axes: str | None = None  # the mesh axes it runs over: 'data'
 
 
 @dataclass
@@ -144,7 +154,8 @@ def stage_programs(con: duckdb.DuckDBPyConnection, programs: list[HloProgram]) -
     seen: set[tuple[str, int]] = set()
     ops: dict[str, list] = {k: [] for k in (
         "hlo_module", "program_id", "hlo_op", "opcode", "category", "op_name",
-        "source_file", "source_line", "stack", "user_code", "flops", "precision")}
+        "source_file", "source_line", "stack", "user_code", "flops", "precision",
+        "elements", "dtype", "bytes", "replica_groups", "mesh_axes")}
     order: dict[str, list] = {k: [] for k in ("hlo_module", "program_id", "position", "hlo_op")}
     for program in programs:
         key = (program.module, program.program_id)
@@ -158,7 +169,9 @@ def stage_programs(con: duckdb.DuckDBPyConnection, programs: list[HloProgram]) -
                     ("op_name", op.op_name), ("source_file", op.source_file),
                     ("source_line", op.source_line), ("stack", list(op.stack)),
                     ("user_code", op.user_code), ("flops", op.flops),
-                    ("precision", op.precision)):
+                    ("precision", op.precision), ("elements", op.elements),
+                    ("dtype", op.dtype), ("bytes", op.bytes),
+                    ("replica_groups", op.replica_groups), ("mesh_axes", op.mesh_axes)):
                 ops[column].append(value)
         for position, name in enumerate(program.order):
             order["hlo_module"].append(program.module)
@@ -176,7 +189,8 @@ _OPS_SCHEMA = pa.schema([
     ("opcode", pa.string()), ("category", pa.string()), ("op_name", pa.string()),
     ("source_file", pa.string()), ("source_line", pa.int32()),
     ("stack", pa.list_(pa.string())), ("user_code", pa.bool_()), ("flops", pa.float64()),
-    ("precision", pa.string())])
+    ("precision", pa.string()), ("elements", pa.int64()), ("dtype", pa.string()),
+    ("bytes", pa.int64()), ("replica_groups", pa.string()), ("mesh_axes", pa.string())])
 _ORDER_SCHEMA = pa.schema([
     ("hlo_module", pa.string()), ("program_id", pa.int64()), ("position", pa.int32()),
     ("hlo_op", pa.string())])
@@ -276,10 +290,16 @@ def _op_of(inst: Message, frames: _Frames) -> HloOp:
     source_line: int | None = meta.source_line or None
     if source_file is None and stack:
         source_file, source_line = frames.location(meta.stack_frame_id)
-    return HloOp(name=inst.name, opcode=inst.opcode, category=category or "",
-                 op_name=meta.op_name, source_file=source_file, source_line=source_line,
-                 stack=tuple(stack),
-                 user_code=source_file is not None and is_user_file(source_file))
+    op = HloOp(name=inst.name, opcode=inst.opcode, category=category or "",
+               op_name=meta.op_name, source_file=source_file, source_line=source_line,
+               stack=tuple(stack),
+               user_code=source_file is not None and is_user_file(source_file))
+    if collective_of(inst.opcode) is None:
+        return op
+    elements, dtype, size = shape_size(inst.shape)
+    groups, axes = device_groups(inst)
+    return replace(op, elements=elements, dtype=dtype, bytes=size,
+                   replica_groups=groups_text(groups), mesh_axes=axes)
 
 
 class _Frames:
@@ -382,6 +402,96 @@ def wire_fields(buf: memoryview, start: int, end: int):
             raise ValueError("truncated")
         yield number, wire, pos, after
         pos = after
+
+
+def gpu_planes(path: Path) -> int:
+    """How many GPU planes (`/device:GPU:N`) the XSpace file at `path` holds, reading only
+    the planes' names (0 where it cannot be read): several make one process's mesh a run
+    of ranks, one per device."""
+    try:
+        with path.open("rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            with memoryview(data) as view:
+                return sum(1 for name in _plane_names(view) if GPU_PLANE.fullmatch(name))
+    except (OSError, ValueError):
+        return 0
+
+
+GpuDescription = tuple[int, str | None, int | None, int | None, str | None]
+
+
+def gpu_descriptions(path: Path) -> list[GpuDescription]:
+    """Each GPU plane's device as the profiler described it: (device id, name, SMs,
+    memory bytes, compute capability 'major.minor'), from the plane's own stats
+    (gpu_device_name, core_count, memory_size, compute_cap_major/minor); only the planes'
+    heads are read, not their events. [] where the file cannot be read."""
+    out: list[GpuDescription] = []
+    try:
+        with path.open("rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            with memoryview(data) as view:
+                heads = _gpu_plane_heads(view)
+    except (OSError, ValueError):
+        return out
+    for device, head in heads:
+        plane = XPlaneHead()
+        try:
+            plane.ParseFromString(head)
+        except (DecodeError, ValueError, RuntimeError):
+            continue
+        names = {sid: meta.name for sid, meta in plane.stat_metadata.items()}
+        stats = {names.get(st.metadata_id): getattr(st, st.WhichOneof("value") or "ref_value")
+                 for st in plane.stats}
+        major, minor = stats.get("compute_cap_major"), stats.get("compute_cap_minor")
+        out.append((device, _text(stats.get("gpu_device_name")), _number(stats.get("core_count")),
+                    _number(stats.get("memory_size")),
+                    f"{major}.{minor or 0}" if isinstance(major, int) else None))
+    return out
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _number(value: object) -> int | None:
+    return value if isinstance(value, int) and value > 0 else None
+
+
+def _gpu_plane_heads(buf: memoryview) -> list[tuple[int, bytes]]:
+    """(device id, the plane's name, stat metadata and stats as an XPlaneHead's bytes) of
+    each GPU plane; its lines (the events) are left out."""
+    out = []
+    try:
+        for number, wire, start, end in wire_fields(buf, 0, len(buf)):
+            if number != _XSPACE_PLANES or wire != 2:
+                continue
+            head, name = bytearray(), ""
+            pos = start
+            for inner, inner_wire, value_start, value_end in wire_fields(buf, start, end):
+                if inner == _XPLANE_NAME and inner_wire == 2:
+                    name = bytes(buf[value_start:value_end]).decode("utf-8", "replace")
+                if inner in _PLANE_HEAD:
+                    head += buf[pos:value_end]  # the field's tag, length and value
+                pos = value_end
+            if GPU_PLANE.fullmatch(name):
+                out.append((int(name.rsplit(":", 1)[1]), bytes(head)))
+    except ValueError:  # a damaged file: the planes found so far
+        pass
+    return out
+
+
+def _plane_names(buf: memoryview) -> list[str]:
+    """The name of each plane of an XSpace, in order (the rest is skipped)."""
+    names = []
+    try:
+        for number, wire, start, end in wire_fields(buf, 0, len(buf)):
+            if number != _XSPACE_PLANES or wire != 2:
+                continue
+            for inner, inner_wire, name_start, name_end in wire_fields(buf, start, end):
+                if inner == _XPLANE_NAME and inner_wire == 2:
+                    names.append(bytes(buf[name_start:name_end]).decode("utf-8", "replace"))
+                    break
+    except ValueError:  # a damaged file: the planes found so far
+        pass
+    return names
 
 
 def _metadata_planes(buf: memoryview) -> list[tuple[int, int]]:

@@ -39,6 +39,11 @@ MESSAGES: dict[str, Fields] = {
         ("stat_metadata", 5, MESSAGE, "map", "XStatMetadata"),
         ("stats", 6, MESSAGE, "[]", "XStat"),  # the plane's own: a GPU's name, SMs, memory
     ],
+    "XPlaneHead": [  # an XPlane without its lines, with its own stats (a GPU's name, SMs)
+        ("name", 2, STRING, "", ""),
+        ("stat_metadata", 5, MESSAGE, "map", "XStatMetadata"),
+        ("stats", 6, MESSAGE, "[]", "XStat"),
+    ],
     "XLine": [
         ("id", 1, INT64, "", ""),
         ("name", 2, STRING, "", ""),
@@ -86,6 +91,7 @@ def message_classes(events_as_bytes: bool = False) -> dict[str, type[Message]]:
 _FULL = message_classes()
 XSpace = _FULL["XSpace"]
 XPlane = _FULL["XPlane"]
+XPlaneHead = _FULL["XPlaneHead"]
 XLine = _FULL["XLine"]
 XEvent = _FULL["XEvent"]
 XStat = _FULL["XStat"]
