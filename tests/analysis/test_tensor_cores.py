@@ -231,26 +231,55 @@ def _oracle_gemm_kernels(path: Path, multiple: int) -> dict[tuple, tuple[int, in
     return {key: (calls, n, ns) for key, (calls, n, ns) in out.items()}
 
 
-def test_gemm_shapes_and_their_kernels_equal_the_traces_own() -> None:
-    """record_shapes on: every aten::mm/addmm of gappy_training is of dimensions that are
-    multiples of 8 (the model's 1024/2048/3072/4096), so no finding; against multiples of
-    3 the same query finds them all, each with its kernels' time as the trace gives it."""
-    path = sample("gappy_training.pt.trace.json.gz")
+VOCAB = 50_257  # flops_*'s vocabulary: the output projection's n, and m or k in backward
+
+
+def test_unaligned_gemms_and_their_kernels_equal_the_traces_own() -> None:
+    """flops_bf16 (record_shapes on): the output projection and its two backward GEMMs
+    have the vocabulary, 50,257, as a dimension; each op and shape with its kernels' time
+    equals the raw JSON's. cuBLAS ran them in CUTLASS's sm75 align1 kernels, the aligned
+    GEMMs in nvjet."""
+    path = sample("flops/flops_bf16.pt.trace.json.gz")
     with open_trace(path) as trace:
-        shapes = trace.con.execute("SELECT count(*) FROM gemm_shapes").fetchone()
-        aligned = unaligned_gemms(trace.con)
-        by_three = unaligned_gemms(trace.con, 3, 3)
+        gemms = unaligned_gemms(trace.con)
         stats = kernel_stats(trace.con)
         found, _ = findings(trace.con, device_busy(trace.con), stats, [], 1_000_000, 0)
-    assert shapes == (240,)
-    assert aligned == [] and "gemm_alignment" not in {f.rule for f in found}
-    expected = _oracle_gemm_kernels(path, 3)
-    assert {(g.op, g.m, g.n, g.k): (g.calls, g.kernels, g.ns) for g in by_three} == expected
-    assert sum(calls for calls, _, _ in expected.values()) == 240
-    finding = unaligned_finding(by_three)
-    assert finding is not None and finding.cost_ns == sum(g.ns for g in by_three) > 0
-    assert finding.text.startswith("240 GEMM calls (65.7 ms of kernels) with a dimension "
-                                   "not a multiple of 3, e.g. aten::addmm m=2048 n=1024 k=4096")
+    expected = _oracle_gemm_kernels(path, 8)
+    assert {(g.op, g.m, g.n, g.k): (g.calls, g.kernels, g.ns) for g in gemms} == expected
+    assert set(expected) == {("aten::mm", 4096, VOCAB, 1024), ("aten::mm", 4096, 1024, VOCAB),
+                             ("aten::mm", VOCAB, 1024, 4096)}
+    assert {g.cores for g in gemms} == {"tensor"}
+    assert all("_tensorop_bf16_s1688gemm_" in n and "_align1>" in n
+               for g in gemms for n in g.names)
+    (finding,) = [f for f in found if f.rule == "gemm_alignment"]
+    assert finding.severity == "warning"
+    assert finding.cost_ns == sum(ns for _, _, ns in expected.values()) == 41_601_042
+    assert finding.text.startswith("12 GEMM calls (41.6 ms of kernels) with a dimension not "
+                                   "a multiple of 8, e.g. aten::mm m=4096 n=50257 k=1024 "
+                                   "(c10::BFloat16, 17.7 ms): tensor cores want multiples of 8")
+
+
+def test_unaligned_fp32_gemms_on_cuda_cores_cost_nothing() -> None:
+    """flops_fp32 (no TF32): the same three shapes ran in CUDA-core kernels (simt, ffma):
+    padding is not what speeds them, TF32 or bf16 is; an info at no cost."""
+    with open_trace(sample("flops/flops_fp32.pt.trace.json.gz")) as trace:
+        gemms = unaligned_gemms(trace.con)
+    assert len(gemms) == 3 and {g.cores for g in gemms} == {"cuda"}
+    finding = unaligned_finding(gemms)
+    assert finding is not None and finding.severity == "info" and finding.cost_ns == 0
+    assert "all on CUDA cores (FP32 without TF32)" in finding.text
+    assert "tensor cores want" not in finding.text
+    assert [r["cores"] for r in finding.rows] == ["cuda"] * 3
+
+
+def test_no_alignment_finding_where_every_gemm_is_aligned() -> None:
+    """gappy_training's aten::mm/addmm are all of the model's 1024/2048/3072/4096."""
+    with open_trace(sample("gappy_training.pt.trace.json.gz")) as trace:
+        assert trace.con.execute("SELECT count(*) FROM gemm_shapes").fetchone() == (240,)
+        assert unaligned_gemms(trace.con) == []
+        stats = kernel_stats(trace.con)
+        found, _ = findings(trace.con, device_busy(trace.con), stats, [], 1_000_000, 0)
+    assert "gemm_alignment" not in {f.rule for f in found}
 
 
 def test_shapes_are_kept_where_recorded() -> None:

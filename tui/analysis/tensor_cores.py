@@ -190,6 +190,16 @@ class UnalignedGemm:
     calls: int
     kernels: int
     ns: int
+    names: list[str]  # the kernels' distinct names
+
+    @property
+    def cores(self) -> Cores | None:
+        """Where its kernels computed: 'tensor' if any did on tensor cores, 'cuda' if all
+        its matrix kernels ran on CUDA cores; None where it launched no matrix kernel."""
+        found = {cores_of(n) for n in self.names} - {None}
+        if not found:
+            return None
+        return "tensor" if "tensor" in found else "cuda" if found == {"cuda"} else "unknown"
 
 
 def unaligned_gemms(con: duckdb.DuckDBPyConnection, multiple: int = ALIGN,
@@ -202,22 +212,42 @@ def unaligned_gemms(con: duckdb.DuckDBPyConnection, multiple: int = ALIGN,
                            {"multiple": multiple, "multiple_8bit": multiple_8bit}).fetchall()
     except duckdb.CatalogException:  # a store written before shapes were kept
         return []
-    return [UnalignedGemm(*row) for row in rows]
+    return [UnalignedGemm(*row[:-1], names=list(row[-1] or [])) for row in rows]
 
 
 def unaligned_finding(gemms: list[UnalignedGemm]) -> Finding | None:
     """GEMMs whose dimensions are not multiples of 8 (16 for 8-bit types): tensor cores
-    run them padded or not at all. Cost: their kernels' time."""
+    run them padded or on slower kernels. Cost: their kernels' time. Those whose kernels all
+    ran on CUDA cores (FP32 without TF32) are named apart at no cost: alignment is a
+    tensor-core matter, and what speeds them is TF32 or bf16 first (gemm_cuda_cores)."""
     if not gemms:
         return None
-    ns = sum(g.ns for g in gemms)
+    on_tensor = [g for g in gemms if g.cores != "cuda"]
+    on_cuda = [g for g in gemms if g.cores == "cuda"]
+    rows = [{"op": g.op, "m": g.m, "n": g.n, "k": g.k, "dtype": g.dtype,
+             "multiple": g.multiple, "cores": g.cores, "calls": g.calls,
+             "kernels": g.kernels, "total_ns": g.ns} for g in on_tensor + on_cuda]
+    if not on_tensor:
+        return Finding("gemm_alignment", "info",
+                       f"{_calls_text(on_cuda)}, {_on_cuda_cores_text('all')}.", 0, rows)
+    ns = sum(g.ns for g in on_tensor)
+    more = f"; {_on_cuda_cores_text(f'{sum(g.calls for g in on_cuda):,} more')}" \
+        if on_cuda else ""
+    return Finding("gemm_alignment", "warning" if ns else "info", (
+        f"{_calls_text(on_tensor)}: tensor cores want multiples of 8 (16 for int8/fp8); pad "
+        f"the hidden, vocabulary or batch sizes to them{more}."
+    ), ns, rows)
+
+
+def _calls_text(gemms: list[UnalignedGemm]) -> str:
     calls = sum(g.calls for g in gemms)
     top = gemms[0]
-    return Finding("gemm_alignment", "warning" if ns else "info", (
-        f"{calls:,} GEMM call{'s' if calls != 1 else ''} ({format_ns(ns)} of kernels) with "
-        f"a dimension not a multiple of {top.multiple}, e.g. {top.op} m={top.m} n={top.n} "
-        f"k={top.k} ({top.dtype or '?'}, {format_ns(top.ns)}): tensor cores want multiples "
-        f"of 8 (16 for int8/fp8); pad the hidden, vocabulary or batch sizes to them."
-    ), ns, [{"op": g.op, "m": g.m, "n": g.n, "k": g.k, "dtype": g.dtype,
-             "multiple": g.multiple, "calls": g.calls, "kernels": g.kernels, "total_ns": g.ns}
-            for g in gemms])
+    return (f"{calls:,} GEMM call{'s' if calls != 1 else ''} "
+            f"({format_ns(sum(g.ns for g in gemms))} of kernels) with a dimension not a "
+            f"multiple of {top.multiple}, e.g. {top.op} m={top.m} n={top.n} k={top.k} "
+            f"({top.dtype or '?'}, {format_ns(top.ns)})")
+
+
+def _on_cuda_cores_text(which: str) -> str:
+    return (f"{which} on CUDA cores (FP32 without TF32), where alignment is not what limits "
+            f"them: TF32 or bf16 first (gemm_cuda_cores), then pad them")
