@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import re
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -71,12 +72,14 @@ NSYS_CASES = {
     "small_kernels": NSYS_REFERENCE / "small_kernels.kern_sum.csv",  # naive_sgemm
     "ncu_kernels": NSYS_REFERENCE / "ncu_kernels.kern_sum.csv",  # a CUTLASS simt sgemm
     "loop_compute": DATA / "loops" / "loop_compute_cuda_gpu_kern_sum.csv",
+    # one model in bf16, tf32 and fp32 in turn
+    "flops/flops_nsys": DATA / "flops" / "flops_nsys_cuda_gpu_kern_sum.csv",
 }
 
 
 @pytest.fixture(scope="module")
 def nsys_loaded() -> dict[str, tuple[dict, list, list[str]]]:
-    return {name: _figures(inflated(f"{name}.sqlite") if name.startswith("loop_")
+    return {name: _figures(inflated(f"{name}.sqlite") if name.startswith(("loop_", "flops/"))
                            else sample(f"{name}.sqlite"))
             for name in NSYS_CASES}
 
@@ -117,6 +120,49 @@ def test_what_each_recording_ran_on(nsys_figures: dict) -> None:
     # six fp32 steps then six bf16 ones: both kinds
     mixed = nsys_figures["gappy_then_tuned"]
     assert mixed["cuda_core_ns"] > mixed["tensor_core_ns"] > 0
+
+
+def _sqlite_matrix_time_by_range(path: Path) -> dict[str, dict[str, int]]:
+    """{NVTX range: {cores: summed time}} of the matrix kernels launched inside the ranges
+    bf16, tf32 and fp32, read with sqlite3 on the export: a kernel belongs to the range in
+    which its runtime call started (on any thread: autograd launches the backward from its
+    own thread)."""
+    with sqlite3.connect(path) as db:
+        rows = db.execute("""
+            SELECT n.text, s.value, sum(k."end" - k.start)
+            FROM NVTX_EVENTS AS n
+            JOIN CUPTI_ACTIVITY_KIND_RUNTIME AS r ON r.start >= n.start AND r.start < n."end"
+            JOIN CUPTI_ACTIVITY_KIND_KERNEL AS k ON k.correlationId = r.correlationId
+            JOIN StringIds AS s ON s.id = k.demangledName
+            WHERE n.text IN ('bf16', 'tf32', 'fp32')
+            GROUP BY n.text, s.value""").fetchall()
+    out: dict[str, dict[str, int]] = {}
+    for range_name, name, ns in rows:
+        if (kind := cores_of(name)) is not None:
+            by = out.setdefault(range_name, {})
+            by[kind] = by.get(kind, 0) + ns
+    return out
+
+
+@pytest.mark.slow
+def test_each_precision_on_the_cores_it_uses(nsys_figures: dict) -> None:
+    """flops_nsys: bf16 on tensor cores (nvjet, cuDNN's wgmma attention, CUTLASS's bf16
+    tensorop), tf32 on tensor cores (cuBLAS's tf32 xmma, CUTLASS's s1688 tensorop), fp32 on
+    CUDA cores (cuBLAS's ffma, CUTLASS's simt sgemm) but for the memory-efficient attention,
+    TF32 tensor cores at FP32 accuracy. Every matrix name of NVIDIA's kernel sums is decided,
+    none unknown, and the ranges hold every matrix kernel of the report."""
+    reference = _nsys_kernel_sums(NSYS_CASES["flops/flops_nsys"])
+    assert {cores_of(n) for n in reference} == {"tensor", "cuda", None}
+    by_range = _sqlite_matrix_time_by_range(inflated("flops/flops_nsys.sqlite"))
+    assert set(by_range["bf16"]) == set(by_range["tf32"]) == {"tensor"}
+    fp32 = by_range["fp32"]
+    assert fp32["cuda"] > 0.9 * (fp32["cuda"] + fp32["tensor"])
+    assert fp32["cuda"] == sum(ns for n, ns in reference.items()
+                               if "_ffma_" in n or "_simt_sgemm_" in n) == 497_552_216
+    got = nsys_figures["flops/flops_nsys"]
+    assert got["cuda_core_ns"] == fp32["cuda"]
+    assert got["tensor_core_ns"] == sum(r.get("tensor", 0) for r in by_range.values())
+    assert got["unknown_ns"] == 0
 
 
 def test_kineto_equals_the_traces_own_kernel_times() -> None:
