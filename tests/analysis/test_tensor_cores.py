@@ -21,6 +21,7 @@ from tui.analysis.tensor_cores import (
     RULES,
     cores_of,
     cuda_core_finding,
+    cuda_kind,
     gemm_tensor_cores,
     matrix_kernels,
     unaligned_finding,
@@ -214,12 +215,49 @@ def test_fp32_gemms_on_cuda_cores_are_a_finding() -> None:
         found, _ = findings(trace.con, device_busy(trace.con), stats, [], 1_000_000, 0)
         figures = gemm_tensor_cores(matrix_kernels(trace.con), sum(k.total_ns for k in stats))
     (finding,) = [f for f in found if f.rule == "gemm_cuda_cores"]
+    assert finding.severity == "warning"
     assert finding.cost_ns == figures["cuda_core_ns"] == 104_068_713
     assert finding.text.startswith("75% of GPU kernel time (104 ms) in matrix kernels on "
                                    "CUDA cores, the longest sm80_xmma_gemm_f32f32_f32f32")
-    assert "allow_tf32" in finding.text and "bf16 autocast" in finding.text
+    assert "FP32 GEMMs, 104 ms: TF32 (torch.backends.cuda.matmul.allow_tf32" in finding.text
+    assert "bf16 autocast would use tensor cores." in finding.text
+    assert "gemv" not in finding.text and "FP64" not in finding.text
     assert [r["name"] for r in finding.rows][:1] == [figures["top_cuda_core"][0]["name"]]
+    assert {r["kind"] for r in finding.rows} == {"fp32"}
     assert sum(r["total_ns"] for r in finding.rows) == finding.cost_ns
+
+
+def test_matrix_vector_products_get_no_precision_advice() -> None:
+    """launch_bound_inference: cuBLAS's gemvx::kernel<…float…>, 68% of its kernel time, on
+    CUDA cores in FP32, yet memory-bound: no TF32 advice, an info."""
+    with open_trace(sample("launch_bound_inference.pt.trace.json.gz")) as trace:
+        kernels = matrix_kernels(trace.con)
+        total = sum(k.total_ns for k in kernel_stats(trace.con))
+    finding = cuda_core_finding(kernels, total, "kineto")
+    assert finding is not None and finding.severity == "info"
+    assert finding.cost_ns == 10_016_563
+    assert "Matrix-vector products (gemv), 10 ms: bound by memory" in finding.text
+    assert "TF32" not in finding.text and "FP32 GEMMs" not in finding.text
+
+
+def test_the_kind_of_each_cuda_core_name() -> None:
+    """The names as cuBLAS, CUTLASS and PyTorch spell them (FP64 from cuBLAS's Volta and
+    Ampere kernels: no bundled recording runs FP64)."""
+    assert cuda_kind("sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize256x128x8_stage3_"
+                     "warpsize4x2x1_ffma_aligna4_alignc4_execute_kernel__5x_cublas") == "fp32"
+    assert cuda_kind("void cutlass::Kernel2<cutlass_80_simt_sgemm_128x256_8x4_nt_align1>"
+                     "(T1::Params)") == "fp32"
+    assert cuda_kind("naive_sgemm(float const*, float const*, float*, int)") == "fp32"
+    assert cuda_kind("std::enable_if<!(false), void>::type internal::gemvx::kernel<int, int, "
+                     "float, float, float, float, false, true, true, false, 7, false, "
+                     "cublasGemvParamsEx<int, cublasGemvTensorStridedBatched<float const>, "
+                     "cublasGemvTensorStridedBatched<float const>, "
+                     "cublasGemvTensorStridedBatched<float>, float> >(x)") == "gemv"
+    assert cuda_kind("volta_dgemm_64x64_nn") == "fp64"
+    assert cuda_kind("void cutlass::Kernel2<cutlass_80_simt_dgemm_128x128_8x4_nn_align1>"
+                     "(T1::Params)") == "fp64"
+    assert cuda_kind("void at::native::conv_depthwise2d_forward_kernel<1, float, int>(x)"
+                     ) == "other"
 
 
 def test_no_finding_where_the_gemms_use_tensor_cores() -> None:

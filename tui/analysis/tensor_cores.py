@@ -104,15 +104,48 @@ RULES: tuple[Rule, ...] = (
 TOP_CUDA_CORE = 10  # kernel names in top_cuda_core, the longest first
 # CUDA-core matrix kernels taking this share of the summed kernel time or more: a finding
 CUDA_CORE_FINDING_PCT = 5.0
+
+# What a matrix kernel on CUDA cores is, from its name, for the advice that fits it: the
+# first pattern found decides; a name none matches is 'other' (FP16 SIMT kernels, say).
+CudaKind = Literal["gemv", "fp64", "fp32", "other"]
+_CUDA_KINDS: tuple[tuple[re.Pattern[str], CudaKind], ...] = (
+    (re.compile(r"gemv", re.IGNORECASE), "gemv"),  # in any precision
+    (re.compile(r"depthwise", re.IGNORECASE), "other"),  # direct loops in any precision
+    (re.compile(r"dgemm|dfma|f64|fp64|double", re.IGNORECASE), "fp64"),
+    (re.compile(r"sgemm|ffma|f32|fp32|float", re.IGNORECASE), "fp32"),
+)
+_KIND_LABEL = {"fp32": "FP32 GEMMs", "gemv": "matrix-vector products (gemv)",
+               "fp64": "FP64 GEMMs", "other": "other matrix kernels"}
 # What makes FP32 matrix math use tensor cores, in the framework that made the trace
 # (shared/reading: TF32 via allow_tf32 on A100/H100; mixed precision via autocast)
-_ADVICE = {
+_FP32_ADVICE = {
     "xla": "TF32 (jax.default_matmul_precision('tensorfloat32')) or bf16 inputs would use "
            "tensor cores",
 }
-_ADVICE_DEFAULT = ("TF32 (torch.backends.cuda.matmul.allow_tf32 = True or "
-                   "torch.set_float32_matmul_precision('high')) or bf16 autocast would use "
-                   "tensor cores")
+_FP32_ADVICE_DEFAULT = ("TF32 (torch.backends.cuda.matmul.allow_tf32 = True or "
+                        "torch.set_float32_matmul_precision('high')) or bf16 autocast would "
+                        "use tensor cores")
+_KIND_ADVICE = {
+    # a vector's worth of math per matrix element read: memory decides, not the cores
+    "gemv": "bound by memory, not by the math: tensor cores would not speed them; batching "
+            "the vectors into matrices (one GEMM) would",
+    # FP64 tensor cores (dmma) are on data-centre GPUs from A100 on only
+    "fp64": "FP64 on CUDA cores is expected on most GPUs (FP64 tensor cores, dmma, are on "
+            "A100/H100-class GPUs only); no TF32 for them, lower precision only where the "
+            "numerics allow",
+    "other": "direct loops on CUDA cores (depthwise convolutions and the like): a "
+             "tensor-core kernel would need the work laid out as a GEMM",
+}
+
+
+def cuda_kind(name: str) -> CudaKind:
+    """What a matrix kernel on CUDA cores computes, for its advice: 'gemv', 'fp64', 'fp32'
+    or 'other'."""
+    for pattern, kind in _CUDA_KINDS:
+        if pattern.search(name):
+            return kind
+    return "other"
+
 
 _COMPILED = tuple((re.compile(r.pattern, re.IGNORECASE), r.cores) for r in RULES)
 
@@ -154,19 +187,35 @@ def gemm_tensor_cores(kernels: list[MatrixKernel], kernel_ns: int) -> GemmTensor
 
 def cuda_core_finding(kernels: list[MatrixKernel], kernel_ns: int,
                       source_format: str | None) -> Finding | None:
-    """Matrix kernels on CUDA cores taking CUDA_CORE_FINDING_PCT of the kernel time or more:
-    their time is the cost, the longest of them named, each a row."""
+    """Matrix kernels on CUDA cores taking CUDA_CORE_FINDING_PCT of the kernel time or more,
+    with the advice for each kind of them (FP32 GEMMs, gemv, FP64), the longest kind first.
+    Cost: their time but FP64's (expected on CUDA cores); a warning where FP32 GEMMs alone
+    reach the threshold, else an info. Rows: each name with its kind, launches and time."""
     cuda = [k for k in kernels if k.cores == "cuda"]
     cuda_ns = sum(k.ns for k in cuda)
     if not kernel_ns or 100 * cuda_ns / kernel_ns < CUDA_CORE_FINDING_PCT:
         return None
+    by_kind: dict[CudaKind, int] = {}
+    for k in cuda:
+        by_kind[cuda_kind(k.name)] = by_kind.get(cuda_kind(k.name), 0) + k.ns
+    advice = {**_KIND_ADVICE,
+              "fp32": _FP32_ADVICE.get(source_format or "", _FP32_ADVICE_DEFAULT)}
+    kinds = " ".join(f"{_upper_first(_KIND_LABEL[kind])}, {format_ns(ns)}: {advice[kind]}."
+                     for kind, ns in sorted(by_kind.items(), key=lambda kv: -kv[1]))
     top = cuda[0]
-    return Finding("gemm_cuda_cores", "warning", (
+    fp32_pct = 100 * by_kind.get("fp32", 0) / kernel_ns
+    return Finding(
+        "gemm_cuda_cores", "warning" if fp32_pct >= CUDA_CORE_FINDING_PCT else "info",
         f"{100 * cuda_ns / kernel_ns:.0f}% of GPU kernel time ({format_ns(cuda_ns)}) in "
         f"matrix kernels on CUDA cores, the longest {_short(top.name)} "
-        f"({100 * top.ns / kernel_ns:.0f}%): FP32 GEMMs on CUDA cores; "
-        f"{_ADVICE.get(source_format or '', _ADVICE_DEFAULT)}."
-    ), cuda_ns, [{"name": k.name, "count": k.count, "total_ns": k.ns} for k in cuda])
+        f"({100 * top.ns / kernel_ns:.0f}%). {kinds}",
+        cuda_ns - by_kind.get("fp64", 0),
+        [{"name": k.name, "kind": cuda_kind(k.name), "count": k.count, "total_ns": k.ns}
+         for k in cuda])
+
+
+def _upper_first(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def _short(name: str, width: int = 60) -> str:
