@@ -17,6 +17,7 @@ from tests.helpers.xla_samples import run_folder
 from tui.analysis.findings import findings
 from tui.analysis.gpu_metrics import gpu_metrics_summary
 from tui.analysis.kernels import device_busy, kernel_stats
+from tui.analysis.summary import trace_summary
 from tui.analysis.tensor_cores import (
     RULES,
     cores_of,
@@ -372,3 +373,22 @@ def test_shapes_are_kept_where_recorded() -> None:
     with open_trace(sample("bound_compute.pt.trace.json.gz")) as trace:  # aten::mm, no shapes
         assert trace.con.execute("SELECT count(*) FROM gemm_shapes").fetchone() == (0,)
         assert unaligned_gemms(trace.con) == []
+
+
+def test_a_compute_bound_diagnosis_says_where_the_matrix_math_ran() -> None:
+    """flops_fp32 (no TF32, no counters) is compute-bound; its diagnosis adds, as context,
+    the CUDA cores' share of the matrix kernels' time, read here from the raw JSON."""
+    path = sample("flops/flops_fp32.pt.trace.json.gz")
+    times: dict[str, int] = {}
+    for e in oracle.chrome_events(path):
+        if e.get("ph") == "X" and e.get("cat") == "kernel":
+            times[e["name"]] = times.get(e["name"], 0) + oracle.ns(e["dur"])
+    expected = _by_kind(times)
+    with open_trace(path) as trace:
+        diagnosis = trace_summary(trace, 1_000_000)["diagnosis"]
+    assert diagnosis["bound"] == "compute"
+    share = 100 * expected["cuda_core_ns"] / sum(expected.values())
+    assert f"{share:.0f}" == "95"
+    assert diagnosis["text"].endswith(
+        "Over the trace, by the kernels' names, 95% of the matrix kernels' 209 ms ran on "
+        "CUDA cores (FP32 GEMMs).")

@@ -23,7 +23,7 @@ from typing import Literal
 import duckdb
 
 from tui.analysis.finding import Finding
-from tui.analysis.summary_types import GemmTensorCores, NamedTime
+from tui.analysis.summary_types import Diagnosis, GemmTensorCores, NamedTime
 from tui.core.queries import load_query
 from tui.core.units import format_ns
 
@@ -214,6 +214,31 @@ def cuda_core_finding(kernels: list[MatrixKernel], kernel_ns: int,
          for k in cuda])
 
 
+def with_matrix_phrase(diagnosis: Diagnosis, kernels: list[MatrixKernel]) -> Diagnosis:
+    """A compute-bound diagnosis (its JSON) with where its matrix kernels computed, by their
+    names, appended as context: for traces without hardware counters, whose Tensor Active
+    would say it better (gpu_metrics.with_metrics_phrase). The advice is the findings'."""
+    gemm_ns = sum(k.ns for k in kernels)
+    if diagnosis.get("bound") != "compute" or not gemm_ns:
+        return diagnosis
+    cuda = [k for k in kernels if k.cores == "cuda"]
+    cuda_ns = sum(k.ns for k in cuda)
+    if 2 * cuda_ns >= gemm_ns:  # most of it on CUDA cores: say what runs there
+        by_kind: dict[CudaKind, int] = {}
+        for k in cuda:
+            by_kind[cuda_kind(k.name)] = by_kind.get(cuda_kind(k.name), 0) + k.ns
+        kind = max(by_kind, key=lambda c: by_kind[c])
+        where = f"on CUDA cores ({_KIND_LABEL[kind]})"
+        share = cuda_ns
+    else:
+        share = sum(k.ns for k in kernels if k.cores == "tensor")
+        where = "on tensor cores"
+    diagnosis["text"] = (f"{diagnosis['text']} Over the trace, by the kernels' names, "
+                         f"{100 * share / gemm_ns:.0f}% of the matrix kernels' "
+                         f"{format_ns(gemm_ns)} ran {where}.")
+    return diagnosis
+
+
 def _upper_first(text: str) -> str:
     return text[:1].upper() + text[1:]
 
@@ -261,7 +286,8 @@ def unaligned_gemms(con: duckdb.DuckDBPyConnection, multiple: int = ALIGN,
                            {"multiple": multiple, "multiple_8bit": multiple_8bit}).fetchall()
     except duckdb.CatalogException:  # a store written before shapes were kept
         return []
-    return [UnalignedGemm(*row[:-1], names=list(row[-1] or [])) for row in rows]
+    return [UnalignedGemm(op, m, n, k, dtype, multiple, calls, kernels, ns, list(names or []))
+            for op, m, n, k, dtype, multiple, calls, kernels, ns, names in rows]
 
 
 def unaligned_finding(gemms: list[UnalignedGemm]) -> Finding | None:
