@@ -4,7 +4,8 @@
 -- is not a multiple of $multiple ($multiple_8bit for 8-bit types: int8, fp8), with the
 -- kernels they launched: those of the CUDA runtime calls on the op's thread inside its
 -- span. One row per op and shape.
--- Columns: op, m, n, k, dtype, multiple, calls, kernels, ns (longest first).
+-- Columns: op, m, n, k, dtype, multiple, calls, kernels, ns, names (the kernels' distinct
+-- names, which tell whether they ran on tensor cores; longest first).
 WITH unaligned AS (
     SELECT *
     FROM (
@@ -15,7 +16,7 @@ WITH unaligned AS (
     )
     WHERE m % multiple <> 0 OR n % multiple <> 0 OR k % multiple <> 0
 ), launched AS (
-    SELECT u.op, u.m, u.n, u.k, u.dtype, u.multiple, u.start_ns AS call, g.duration_ns
+    SELECT u.op, u.m, u.n, u.k, u.dtype, u.multiple, u.start_ns AS call, g.duration_ns, g.name
     FROM unaligned AS u
     LEFT JOIN host_activities AS h
         ON h.kind = 'runtime' AND h.pid = u.pid AND h.tid = u.tid
@@ -23,7 +24,8 @@ WITH unaligned AS (
     LEFT JOIN gpu_activities AS g ON g.kind = 'kernel' AND g.correlation = h.correlation
 )
 SELECT op, m, n, k, dtype, multiple, count(DISTINCT call) AS calls,
-       count(duration_ns) AS kernels, coalesce(sum(duration_ns), 0)::BIGINT AS ns
+       count(duration_ns) AS kernels, coalesce(sum(duration_ns), 0)::BIGINT AS ns,
+       list(DISTINCT name ORDER BY name) FILTER (WHERE name IS NOT NULL) AS names
 FROM launched
 GROUP BY op, m, n, k, dtype, multiple
 ORDER BY ns DESC, calls DESC, op, m, n, k;

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import re
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -16,10 +17,12 @@ from tests.helpers.xla_samples import run_folder
 from tui.analysis.findings import findings
 from tui.analysis.gpu_metrics import gpu_metrics_summary
 from tui.analysis.kernels import device_busy, kernel_stats
+from tui.analysis.summary import trace_summary
 from tui.analysis.tensor_cores import (
     RULES,
     cores_of,
     cuda_core_finding,
+    cuda_kind,
     gemm_tensor_cores,
     matrix_kernels,
     unaligned_finding,
@@ -71,12 +74,14 @@ NSYS_CASES = {
     "small_kernels": NSYS_REFERENCE / "small_kernels.kern_sum.csv",  # naive_sgemm
     "ncu_kernels": NSYS_REFERENCE / "ncu_kernels.kern_sum.csv",  # a CUTLASS simt sgemm
     "loop_compute": DATA / "loops" / "loop_compute_cuda_gpu_kern_sum.csv",
+    # one model in bf16, tf32 and fp32 in turn
+    "flops/flops_nsys": DATA / "flops" / "flops_nsys_cuda_gpu_kern_sum.csv",
 }
 
 
 @pytest.fixture(scope="module")
 def nsys_loaded() -> dict[str, tuple[dict, list, list[str]]]:
-    return {name: _figures(inflated(f"{name}.sqlite") if name.startswith("loop_")
+    return {name: _figures(inflated(f"{name}.sqlite") if name.startswith(("loop_", "flops/"))
                            else sample(f"{name}.sqlite"))
             for name in NSYS_CASES}
 
@@ -117,6 +122,49 @@ def test_what_each_recording_ran_on(nsys_figures: dict) -> None:
     # six fp32 steps then six bf16 ones: both kinds
     mixed = nsys_figures["gappy_then_tuned"]
     assert mixed["cuda_core_ns"] > mixed["tensor_core_ns"] > 0
+
+
+def _sqlite_matrix_time_by_range(path: Path) -> dict[str, dict[str, int]]:
+    """{NVTX range: {cores: summed time}} of the matrix kernels launched inside the ranges
+    bf16, tf32 and fp32, read with sqlite3 on the export: a kernel belongs to the range in
+    which its runtime call started (on any thread: autograd launches the backward from its
+    own thread)."""
+    with sqlite3.connect(path) as db:
+        rows = db.execute("""
+            SELECT n.text, s.value, sum(k."end" - k.start)
+            FROM NVTX_EVENTS AS n
+            JOIN CUPTI_ACTIVITY_KIND_RUNTIME AS r ON r.start >= n.start AND r.start < n."end"
+            JOIN CUPTI_ACTIVITY_KIND_KERNEL AS k ON k.correlationId = r.correlationId
+            JOIN StringIds AS s ON s.id = k.demangledName
+            WHERE n.text IN ('bf16', 'tf32', 'fp32')
+            GROUP BY n.text, s.value""").fetchall()
+    out: dict[str, dict[str, int]] = {}
+    for range_name, name, ns in rows:
+        if (kind := cores_of(name)) is not None:
+            by = out.setdefault(range_name, {})
+            by[kind] = by.get(kind, 0) + ns
+    return out
+
+
+@pytest.mark.slow
+def test_each_precision_on_the_cores_it_uses(nsys_figures: dict) -> None:
+    """flops_nsys: bf16 on tensor cores (nvjet, cuDNN's wgmma attention, CUTLASS's bf16
+    tensorop), tf32 on tensor cores (cuBLAS's tf32 xmma, CUTLASS's s1688 tensorop), fp32 on
+    CUDA cores (cuBLAS's ffma, CUTLASS's simt sgemm) but for the memory-efficient attention,
+    TF32 tensor cores at FP32 accuracy. Every matrix name of NVIDIA's kernel sums is decided,
+    none unknown, and the ranges hold every matrix kernel of the report."""
+    reference = _nsys_kernel_sums(NSYS_CASES["flops/flops_nsys"])
+    assert {cores_of(n) for n in reference} == {"tensor", "cuda", None}
+    by_range = _sqlite_matrix_time_by_range(inflated("flops/flops_nsys.sqlite"))
+    assert set(by_range["bf16"]) == set(by_range["tf32"]) == {"tensor"}
+    fp32 = by_range["fp32"]
+    assert fp32["cuda"] > 0.9 * (fp32["cuda"] + fp32["tensor"])
+    assert fp32["cuda"] == sum(ns for n, ns in reference.items()
+                               if "_ffma_" in n or "_simt_sgemm_" in n) == 497_552_216
+    got = nsys_figures["flops/flops_nsys"]
+    assert got["cuda_core_ns"] == fp32["cuda"]
+    assert got["tensor_core_ns"] == sum(r.get("tensor", 0) for r in by_range.values())
+    assert got["unknown_ns"] == 0
 
 
 def test_kineto_equals_the_traces_own_kernel_times() -> None:
@@ -168,12 +216,49 @@ def test_fp32_gemms_on_cuda_cores_are_a_finding() -> None:
         found, _ = findings(trace.con, device_busy(trace.con), stats, [], 1_000_000, 0)
         figures = gemm_tensor_cores(matrix_kernels(trace.con), sum(k.total_ns for k in stats))
     (finding,) = [f for f in found if f.rule == "gemm_cuda_cores"]
+    assert finding.severity == "warning"
     assert finding.cost_ns == figures["cuda_core_ns"] == 104_068_713
     assert finding.text.startswith("75% of GPU kernel time (104 ms) in matrix kernels on "
                                    "CUDA cores, the longest sm80_xmma_gemm_f32f32_f32f32")
-    assert "allow_tf32" in finding.text and "bf16 autocast" in finding.text
+    assert "FP32 GEMMs, 104 ms: TF32 (torch.backends.cuda.matmul.allow_tf32" in finding.text
+    assert "bf16 autocast would use tensor cores." in finding.text
+    assert "gemv" not in finding.text and "FP64" not in finding.text
     assert [r["name"] for r in finding.rows][:1] == [figures["top_cuda_core"][0]["name"]]
+    assert {r["kind"] for r in finding.rows} == {"fp32"}
     assert sum(r["total_ns"] for r in finding.rows) == finding.cost_ns
+
+
+def test_matrix_vector_products_get_no_precision_advice() -> None:
+    """launch_bound_inference: cuBLAS's gemvx::kernel<…float…>, 68% of its kernel time, on
+    CUDA cores in FP32, yet memory-bound: no TF32 advice, an info."""
+    with open_trace(sample("launch_bound_inference.pt.trace.json.gz")) as trace:
+        kernels = matrix_kernels(trace.con)
+        total = sum(k.total_ns for k in kernel_stats(trace.con))
+    finding = cuda_core_finding(kernels, total, "kineto")
+    assert finding is not None and finding.severity == "info"
+    assert finding.cost_ns == 10_016_563
+    assert "Matrix-vector products (gemv), 10 ms: bound by memory" in finding.text
+    assert "TF32" not in finding.text and "FP32 GEMMs" not in finding.text
+
+
+def test_the_kind_of_each_cuda_core_name() -> None:
+    """The names as cuBLAS, CUTLASS and PyTorch spell them (FP64 from cuBLAS's Volta and
+    Ampere kernels: no bundled recording runs FP64)."""
+    assert cuda_kind("sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize256x128x8_stage3_"
+                     "warpsize4x2x1_ffma_aligna4_alignc4_execute_kernel__5x_cublas") == "fp32"
+    assert cuda_kind("void cutlass::Kernel2<cutlass_80_simt_sgemm_128x256_8x4_nt_align1>"
+                     "(T1::Params)") == "fp32"
+    assert cuda_kind("naive_sgemm(float const*, float const*, float*, int)") == "fp32"
+    assert cuda_kind("std::enable_if<!(false), void>::type internal::gemvx::kernel<int, int, "
+                     "float, float, float, float, false, true, true, false, 7, false, "
+                     "cublasGemvParamsEx<int, cublasGemvTensorStridedBatched<float const>, "
+                     "cublasGemvTensorStridedBatched<float const>, "
+                     "cublasGemvTensorStridedBatched<float>, float> >(x)") == "gemv"
+    assert cuda_kind("volta_dgemm_64x64_nn") == "fp64"
+    assert cuda_kind("void cutlass::Kernel2<cutlass_80_simt_dgemm_128x128_8x4_nn_align1>"
+                     "(T1::Params)") == "fp64"
+    assert cuda_kind("void at::native::conv_depthwise2d_forward_kernel<1, float, int>(x)"
+                     ) == "other"
 
 
 def test_no_finding_where_the_gemms_use_tensor_cores() -> None:
@@ -231,26 +316,55 @@ def _oracle_gemm_kernels(path: Path, multiple: int) -> dict[tuple, tuple[int, in
     return {key: (calls, n, ns) for key, (calls, n, ns) in out.items()}
 
 
-def test_gemm_shapes_and_their_kernels_equal_the_traces_own() -> None:
-    """record_shapes on: every aten::mm/addmm of gappy_training is of dimensions that are
-    multiples of 8 (the model's 1024/2048/3072/4096), so no finding; against multiples of
-    3 the same query finds them all, each with its kernels' time as the trace gives it."""
-    path = sample("gappy_training.pt.trace.json.gz")
+VOCAB = 50_257  # flops_*'s vocabulary: the output projection's n, and m or k in backward
+
+
+def test_unaligned_gemms_and_their_kernels_equal_the_traces_own() -> None:
+    """flops_bf16 (record_shapes on): the output projection and its two backward GEMMs
+    have the vocabulary, 50,257, as a dimension; each op and shape with its kernels' time
+    equals the raw JSON's. cuBLAS ran them in CUTLASS's sm75 align1 kernels, the aligned
+    GEMMs in nvjet."""
+    path = sample("flops/flops_bf16.pt.trace.json.gz")
     with open_trace(path) as trace:
-        shapes = trace.con.execute("SELECT count(*) FROM gemm_shapes").fetchone()
-        aligned = unaligned_gemms(trace.con)
-        by_three = unaligned_gemms(trace.con, 3, 3)
+        gemms = unaligned_gemms(trace.con)
         stats = kernel_stats(trace.con)
         found, _ = findings(trace.con, device_busy(trace.con), stats, [], 1_000_000, 0)
-    assert shapes == (240,)
-    assert aligned == [] and "gemm_alignment" not in {f.rule for f in found}
-    expected = _oracle_gemm_kernels(path, 3)
-    assert {(g.op, g.m, g.n, g.k): (g.calls, g.kernels, g.ns) for g in by_three} == expected
-    assert sum(calls for calls, _, _ in expected.values()) == 240
-    finding = unaligned_finding(by_three)
-    assert finding is not None and finding.cost_ns == sum(g.ns for g in by_three) > 0
-    assert finding.text.startswith("240 GEMM calls (65.7 ms of kernels) with a dimension "
-                                   "not a multiple of 3, e.g. aten::addmm m=2048 n=1024 k=4096")
+    expected = _oracle_gemm_kernels(path, 8)
+    assert {(g.op, g.m, g.n, g.k): (g.calls, g.kernels, g.ns) for g in gemms} == expected
+    assert set(expected) == {("aten::mm", 4096, VOCAB, 1024), ("aten::mm", 4096, 1024, VOCAB),
+                             ("aten::mm", VOCAB, 1024, 4096)}
+    assert {g.cores for g in gemms} == {"tensor"}
+    assert all("_tensorop_bf16_s1688gemm_" in n and "_align1>" in n
+               for g in gemms for n in g.names)
+    (finding,) = [f for f in found if f.rule == "gemm_alignment"]
+    assert finding.severity == "warning"
+    assert finding.cost_ns == sum(ns for _, _, ns in expected.values()) == 41_601_042
+    assert finding.text.startswith("12 GEMM calls (41.6 ms of kernels) with a dimension not "
+                                   "a multiple of 8, e.g. aten::mm m=4096 n=50257 k=1024 "
+                                   "(c10::BFloat16, 17.7 ms): tensor cores want multiples of 8")
+
+
+def test_unaligned_fp32_gemms_on_cuda_cores_cost_nothing() -> None:
+    """flops_fp32 (no TF32): the same three shapes ran in CUDA-core kernels (simt, ffma):
+    padding is not what speeds them, TF32 or bf16 is; an info at no cost."""
+    with open_trace(sample("flops/flops_fp32.pt.trace.json.gz")) as trace:
+        gemms = unaligned_gemms(trace.con)
+    assert len(gemms) == 3 and {g.cores for g in gemms} == {"cuda"}
+    finding = unaligned_finding(gemms)
+    assert finding is not None and finding.severity == "info" and finding.cost_ns == 0
+    assert "all on CUDA cores (FP32 without TF32)" in finding.text
+    assert "tensor cores want" not in finding.text
+    assert [r["cores"] for r in finding.rows] == ["cuda"] * 3
+
+
+def test_no_alignment_finding_where_every_gemm_is_aligned() -> None:
+    """gappy_training's aten::mm/addmm are all of the model's 1024/2048/3072/4096."""
+    with open_trace(sample("gappy_training.pt.trace.json.gz")) as trace:
+        assert trace.con.execute("SELECT count(*) FROM gemm_shapes").fetchone() == (240,)
+        assert unaligned_gemms(trace.con) == []
+        stats = kernel_stats(trace.con)
+        found, _ = findings(trace.con, device_busy(trace.con), stats, [], 1_000_000, 0)
+    assert "gemm_alignment" not in {f.rule for f in found}
 
 
 def test_shapes_are_kept_where_recorded() -> None:
@@ -259,3 +373,22 @@ def test_shapes_are_kept_where_recorded() -> None:
     with open_trace(sample("bound_compute.pt.trace.json.gz")) as trace:  # aten::mm, no shapes
         assert trace.con.execute("SELECT count(*) FROM gemm_shapes").fetchone() == (0,)
         assert unaligned_gemms(trace.con) == []
+
+
+def test_a_compute_bound_diagnosis_says_where_the_matrix_math_ran() -> None:
+    """flops_fp32 (no TF32, no counters) is compute-bound; its diagnosis adds, as context,
+    the CUDA cores' share of the matrix kernels' time, read here from the raw JSON."""
+    path = sample("flops/flops_fp32.pt.trace.json.gz")
+    times: dict[str, int] = {}
+    for e in oracle.chrome_events(path):
+        if e.get("ph") == "X" and e.get("cat") == "kernel":
+            times[e["name"]] = times.get(e["name"], 0) + oracle.ns(e["dur"])
+    expected = _by_kind(times)
+    with open_trace(path) as trace:
+        diagnosis = trace_summary(trace, 1_000_000)["diagnosis"]
+    assert diagnosis["bound"] == "compute"
+    share = 100 * expected["cuda_core_ns"] / sum(expected.values())
+    assert f"{share:.0f}" == "95"
+    assert diagnosis["text"].endswith(
+        "Over the trace, by the kernels' names, 95% of the matrix kernels' 209 ms ran on "
+        "CUDA cores (FP32 GEMMs).")

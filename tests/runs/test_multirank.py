@@ -13,6 +13,7 @@ import pytest
 from tests.helpers import oracle
 from tests.helpers.paths import sample
 from tui.analysis.ranks import collective_instances, rank_analysis, rank_rows
+from tui.analysis.tensor_cores import cores_of
 from tui.cli.main import main
 from tui.runs.run import open_run
 
@@ -96,8 +97,9 @@ def test_ddp_straggler_is_rank_1_and_rank_0_waits_in_all_reduce(capsys) -> None:
         "gradient buckets, bucket_cap_mb) and even out the ranks' work.")
 
 
-def test_comm_and_compute_equal_the_json(capsys) -> None:
+def test_comm_compute_and_matrix_time_equal_the_json(capsys) -> None:
     summary = _summary_json(capsys, *map(str, _ddp()))
+    by_cores = {"tensor": 0, "cuda": 0, "unknown": 0}
     for rank, events in _events_by_rank().items():
         row = next(r for r in summary["ranks"] if r["rank"] == rank)
         kernels = [e for e in events if e.get("cat") == "kernel"]
@@ -105,6 +107,14 @@ def test_comm_and_compute_equal_the_json(capsys) -> None:
         compute = sum(oracle.ns(e["dur"]) for e in kernels if "nccl" not in e["name"].lower())
         assert (row["comm_ns"], row["compute_ns"]) == (comm, compute)
         assert row["comm_kernels"] == len(_nccl_kernels(events))
+        for e in kernels:
+            if (cores := cores_of(e["name"])) is not None:
+                by_cores[cores] += oracle.ns(e["dur"])
+    # the matrix kernels' time by where they computed, summed over both ranks
+    gemm = summary["gemm_tensor_cores"]
+    assert (gemm["tensor_core_ns"], gemm["cuda_core_ns"], gemm["unknown_ns"]) == (
+        by_cores["tensor"], by_cores["cuda"], by_cores["unknown"])
+    assert gemm["gemm_ns"] == sum(by_cores.values()) > 0
 
 
 def test_busy_and_steps_equal_the_json() -> None:

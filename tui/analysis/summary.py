@@ -24,7 +24,7 @@ from tui.analysis.memory import memory_peaks
 from tui.analysis.row_sets import GapRows, RowSet, add_offsets
 from tui.analysis.summary_types import CodeAndMemory, Source, SourceMetaKey, TraceSummary
 from tui.analysis.summary_types import Finding as FindingJson
-from tui.analysis.tensor_cores import gemm_tensor_cores, matrix_kernels
+from tui.analysis.tensor_cores import gemm_tensor_cores, matrix_kernels, with_matrix_phrase
 from tui.analysis.xla_ops import command_buffer_stats, xla_module_stats, xla_op_stats
 from tui.core.db import (
     SUMMARY_SHARE,
@@ -134,6 +134,9 @@ def _summary(trace: Trace, min_gap_ns: int) -> TraceSummary:
     gap_rows = GapRows(gaps, origin)
     counters = gpu_metrics_summary(con, min_gap_ns, [k.name for k in kernels])
     rank["diagnosis"] = with_metrics_phrase(diagnose(work, trace.format).to_json(), counters)
+    matrix = matrix_kernels(con)
+    if counters is None:  # no Tensor Active: the kernels' names say where the math ran
+        rank["diagnosis"] = with_matrix_phrase(rank["diagnosis"], matrix)
     if host and rank["diagnosis"].get("bound") == "host" and host.where():
         rank["diagnosis"]["host_where"] = host.where()  # where the waited-on host was
     summary: TraceSummary = {
@@ -147,8 +150,7 @@ def _summary(trace: Trace, min_gap_ns: int) -> TraceSummary:
         "warnings": list(trace.warnings),
         "ranks": [rank],
         "host_samples": host.as_dict() if host else None,
-        "gemm_tensor_cores": gemm_tensor_cores(matrix_kernels(con),
-                                               sum(k.total_ns for k in kernels)),
+        "gemm_tensor_cores": gemm_tensor_cores(matrix, sum(k.total_ns for k in kernels)),
         **code_memory,
     }
     if counters is not None:  # the GPUs' hardware counters (nsys --gpu-metrics-devices)

@@ -405,3 +405,4 @@ class RunSummary(TypedDict):
     parallelism: list[ParallelGroup]
     collective_bandwidth: list[CollectiveBandwidth]
     pipeline: Pipeline | None
+    gemm_tensor_cores: GemmTensorCores  # summed over the ranks

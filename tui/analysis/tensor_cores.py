@@ -23,7 +23,7 @@ from typing import Literal
 import duckdb
 
 from tui.analysis.finding import Finding
-from tui.analysis.summary_types import GemmTensorCores, NamedTime
+from tui.analysis.summary_types import Diagnosis, GemmTensorCores, NamedTime
 from tui.core.queries import load_query
 from tui.core.units import format_ns
 
@@ -104,15 +104,48 @@ RULES: tuple[Rule, ...] = (
 TOP_CUDA_CORE = 10  # kernel names in top_cuda_core, the longest first
 # CUDA-core matrix kernels taking this share of the summed kernel time or more: a finding
 CUDA_CORE_FINDING_PCT = 5.0
+
+# What a matrix kernel on CUDA cores is, from its name, for the advice that fits it: the
+# first pattern found decides; a name none matches is 'other' (FP16 SIMT kernels, say).
+CudaKind = Literal["gemv", "fp64", "fp32", "other"]
+_CUDA_KINDS: tuple[tuple[re.Pattern[str], CudaKind], ...] = (
+    (re.compile(r"gemv", re.IGNORECASE), "gemv"),  # in any precision
+    (re.compile(r"depthwise", re.IGNORECASE), "other"),  # direct loops in any precision
+    (re.compile(r"dgemm|dfma|f64|fp64|double", re.IGNORECASE), "fp64"),
+    (re.compile(r"sgemm|ffma|f32|fp32|float", re.IGNORECASE), "fp32"),
+)
+_KIND_LABEL = {"fp32": "FP32 GEMMs", "gemv": "matrix-vector products (gemv)",
+               "fp64": "FP64 GEMMs", "other": "other matrix kernels"}
 # What makes FP32 matrix math use tensor cores, in the framework that made the trace
 # (shared/reading: TF32 via allow_tf32 on A100/H100; mixed precision via autocast)
-_ADVICE = {
+_FP32_ADVICE = {
     "xla": "TF32 (jax.default_matmul_precision('tensorfloat32')) or bf16 inputs would use "
            "tensor cores",
 }
-_ADVICE_DEFAULT = ("TF32 (torch.backends.cuda.matmul.allow_tf32 = True or "
-                   "torch.set_float32_matmul_precision('high')) or bf16 autocast would use "
-                   "tensor cores")
+_FP32_ADVICE_DEFAULT = ("TF32 (torch.backends.cuda.matmul.allow_tf32 = True or "
+                        "torch.set_float32_matmul_precision('high')) or bf16 autocast would "
+                        "use tensor cores")
+_KIND_ADVICE = {
+    # a vector's worth of math per matrix element read: memory decides, not the cores
+    "gemv": "bound by memory, not by the math: tensor cores would not speed them; batching "
+            "the vectors into matrices (one GEMM) would",
+    # FP64 tensor cores (dmma) are on data-centre GPUs from A100 on only
+    "fp64": "FP64 on CUDA cores is expected on most GPUs (FP64 tensor cores, dmma, are on "
+            "A100/H100-class GPUs only); no TF32 for them, lower precision only where the "
+            "numerics allow",
+    "other": "direct loops on CUDA cores (depthwise convolutions and the like): a "
+             "tensor-core kernel would need the work laid out as a GEMM",
+}
+
+
+def cuda_kind(name: str) -> CudaKind:
+    """What a matrix kernel on CUDA cores computes, for its advice: 'gemv', 'fp64', 'fp32'
+    or 'other'."""
+    for pattern, kind in _CUDA_KINDS:
+        if pattern.search(name):
+            return kind
+    return "other"
+
 
 _COMPILED = tuple((re.compile(r.pattern, re.IGNORECASE), r.cores) for r in RULES)
 
@@ -154,19 +187,60 @@ def gemm_tensor_cores(kernels: list[MatrixKernel], kernel_ns: int) -> GemmTensor
 
 def cuda_core_finding(kernels: list[MatrixKernel], kernel_ns: int,
                       source_format: str | None) -> Finding | None:
-    """Matrix kernels on CUDA cores taking CUDA_CORE_FINDING_PCT of the kernel time or more:
-    their time is the cost, the longest of them named, each a row."""
+    """Matrix kernels on CUDA cores taking CUDA_CORE_FINDING_PCT of the kernel time or more,
+    with the advice for each kind of them (FP32 GEMMs, gemv, FP64), the longest kind first.
+    Cost: their time but FP64's (expected on CUDA cores); a warning where FP32 GEMMs alone
+    reach the threshold, else an info. Rows: each name with its kind, launches and time."""
     cuda = [k for k in kernels if k.cores == "cuda"]
     cuda_ns = sum(k.ns for k in cuda)
     if not kernel_ns or 100 * cuda_ns / kernel_ns < CUDA_CORE_FINDING_PCT:
         return None
+    by_kind: dict[CudaKind, int] = {}
+    for k in cuda:
+        by_kind[cuda_kind(k.name)] = by_kind.get(cuda_kind(k.name), 0) + k.ns
+    advice = {**_KIND_ADVICE,
+              "fp32": _FP32_ADVICE.get(source_format or "", _FP32_ADVICE_DEFAULT)}
+    kinds = " ".join(f"{_upper_first(_KIND_LABEL[kind])}, {format_ns(ns)}: {advice[kind]}."
+                     for kind, ns in sorted(by_kind.items(), key=lambda kv: -kv[1]))
     top = cuda[0]
-    return Finding("gemm_cuda_cores", "warning", (
+    fp32_pct = 100 * by_kind.get("fp32", 0) / kernel_ns
+    return Finding(
+        "gemm_cuda_cores", "warning" if fp32_pct >= CUDA_CORE_FINDING_PCT else "info",
         f"{100 * cuda_ns / kernel_ns:.0f}% of GPU kernel time ({format_ns(cuda_ns)}) in "
         f"matrix kernels on CUDA cores, the longest {_short(top.name)} "
-        f"({100 * top.ns / kernel_ns:.0f}%): FP32 GEMMs on CUDA cores; "
-        f"{_ADVICE.get(source_format or '', _ADVICE_DEFAULT)}."
-    ), cuda_ns, [{"name": k.name, "count": k.count, "total_ns": k.ns} for k in cuda])
+        f"({100 * top.ns / kernel_ns:.0f}%). {kinds}",
+        cuda_ns - by_kind.get("fp64", 0),
+        [{"name": k.name, "kind": cuda_kind(k.name), "count": k.count, "total_ns": k.ns}
+         for k in cuda])
+
+
+def with_matrix_phrase(diagnosis: Diagnosis, kernels: list[MatrixKernel]) -> Diagnosis:
+    """A compute-bound diagnosis (its JSON) with where its matrix kernels computed, by their
+    names, appended as context: for traces without hardware counters, whose Tensor Active
+    would say it better (gpu_metrics.with_metrics_phrase). The advice is the findings'."""
+    gemm_ns = sum(k.ns for k in kernels)
+    if diagnosis.get("bound") != "compute" or not gemm_ns:
+        return diagnosis
+    cuda = [k for k in kernels if k.cores == "cuda"]
+    cuda_ns = sum(k.ns for k in cuda)
+    if 2 * cuda_ns >= gemm_ns:  # most of it on CUDA cores: say what runs there
+        by_kind: dict[CudaKind, int] = {}
+        for k in cuda:
+            by_kind[cuda_kind(k.name)] = by_kind.get(cuda_kind(k.name), 0) + k.ns
+        kind = max(by_kind, key=lambda c: by_kind[c])
+        where = f"on CUDA cores ({_KIND_LABEL[kind]})"
+        share = cuda_ns
+    else:
+        share = sum(k.ns for k in kernels if k.cores == "tensor")
+        where = "on tensor cores"
+    diagnosis["text"] = (f"{diagnosis['text']} Over the trace, by the kernels' names, "
+                         f"{100 * share / gemm_ns:.0f}% of the matrix kernels' "
+                         f"{format_ns(gemm_ns)} ran {where}.")
+    return diagnosis
+
+
+def _upper_first(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def _short(name: str, width: int = 60) -> str:
@@ -190,6 +264,16 @@ class UnalignedGemm:
     calls: int
     kernels: int
     ns: int
+    names: list[str]  # the kernels' distinct names
+
+    @property
+    def cores(self) -> Cores | None:
+        """Where its kernels computed: 'tensor' if any did on tensor cores, 'cuda' if all
+        its matrix kernels ran on CUDA cores; None where it launched no matrix kernel."""
+        found = {cores_of(n) for n in self.names} - {None}
+        if not found:
+            return None
+        return "tensor" if "tensor" in found else "cuda" if found == {"cuda"} else "unknown"
 
 
 def unaligned_gemms(con: duckdb.DuckDBPyConnection, multiple: int = ALIGN,
@@ -202,22 +286,43 @@ def unaligned_gemms(con: duckdb.DuckDBPyConnection, multiple: int = ALIGN,
                            {"multiple": multiple, "multiple_8bit": multiple_8bit}).fetchall()
     except duckdb.CatalogException:  # a store written before shapes were kept
         return []
-    return [UnalignedGemm(*row) for row in rows]
+    return [UnalignedGemm(op, m, n, k, dtype, multiple, calls, kernels, ns, list(names or []))
+            for op, m, n, k, dtype, multiple, calls, kernels, ns, names in rows]
 
 
 def unaligned_finding(gemms: list[UnalignedGemm]) -> Finding | None:
     """GEMMs whose dimensions are not multiples of 8 (16 for 8-bit types): tensor cores
-    run them padded or not at all. Cost: their kernels' time."""
+    run them padded or on slower kernels. Cost: their kernels' time. Those whose kernels all
+    ran on CUDA cores (FP32 without TF32) are named apart at no cost: alignment is a
+    tensor-core matter, and what speeds them is TF32 or bf16 first (gemm_cuda_cores)."""
     if not gemms:
         return None
-    ns = sum(g.ns for g in gemms)
+    on_tensor = [g for g in gemms if g.cores != "cuda"]
+    on_cuda = [g for g in gemms if g.cores == "cuda"]
+    rows = [{"op": g.op, "m": g.m, "n": g.n, "k": g.k, "dtype": g.dtype,
+             "multiple": g.multiple, "cores": g.cores, "calls": g.calls,
+             "kernels": g.kernels, "total_ns": g.ns} for g in on_tensor + on_cuda]
+    if not on_tensor:
+        return Finding("gemm_alignment", "info",
+                       f"{_calls_text(on_cuda)}, {_on_cuda_cores_text('all')}.", 0, rows)
+    ns = sum(g.ns for g in on_tensor)
+    more = f"; {_on_cuda_cores_text(f'{sum(g.calls for g in on_cuda):,} more')}" \
+        if on_cuda else ""
+    return Finding("gemm_alignment", "warning" if ns else "info", (
+        f"{_calls_text(on_tensor)}: tensor cores want multiples of 8 (16 for int8/fp8); pad "
+        f"the hidden, vocabulary or batch sizes to them{more}."
+    ), ns, rows)
+
+
+def _calls_text(gemms: list[UnalignedGemm]) -> str:
     calls = sum(g.calls for g in gemms)
     top = gemms[0]
-    return Finding("gemm_alignment", "warning" if ns else "info", (
-        f"{calls:,} GEMM call{'s' if calls != 1 else ''} ({format_ns(ns)} of kernels) with "
-        f"a dimension not a multiple of {top.multiple}, e.g. {top.op} m={top.m} n={top.n} "
-        f"k={top.k} ({top.dtype or '?'}, {format_ns(top.ns)}): tensor cores want multiples "
-        f"of 8 (16 for int8/fp8); pad the hidden, vocabulary or batch sizes to them."
-    ), ns, [{"op": g.op, "m": g.m, "n": g.n, "k": g.k, "dtype": g.dtype,
-             "multiple": g.multiple, "calls": g.calls, "kernels": g.kernels, "total_ns": g.ns}
-            for g in gemms])
+    return (f"{calls:,} GEMM call{'s' if calls != 1 else ''} "
+            f"({format_ns(sum(g.ns for g in gemms))} of kernels) with a dimension not a "
+            f"multiple of {top.multiple}, e.g. {top.op} m={top.m} n={top.n} k={top.k} "
+            f"({top.dtype or '?'}, {format_ns(top.ns)})")
+
+
+def _on_cuda_cores_text(which: str) -> str:
+    return (f"{which} on CUDA cores (FP32 without TF32), where alignment is not what limits "
+            f"them: TF32 or bf16 first (gemm_cuda_cores), then pad them")

@@ -31,6 +31,7 @@ from tui.analysis.pipeline import beyond_schedule, pipeline, pipeline_findings, 
 from tui.analysis.rank_findings import rank_findings
 from tui.analysis.ranks import rank_analysis
 from tui.analysis.summary_types import RunDevice, RunGap, RunSource, RunSummary, StragglerGroup
+from tui.analysis.tensor_cores import gemm_tensor_cores, matrix_kernels
 from tui.core.db import memory_budget
 from tui.core.queries import load_query
 from tui.runs.combine import RankSet
@@ -80,6 +81,7 @@ def run_summary(run: RankSet, min_gap_ns: int, label: str) -> RunSummary:
     ))
     devices = cast(list[RunDevice], [{"rank": rank, **d} for rank, s in per_rank.items()
                                      for d in s.get("devices", [])])
+    kernels = kernel_stats(run.con)
     return {
         "source": source,
         "diagnosis": run_diagnosis(
@@ -90,7 +92,10 @@ def run_summary(run: RankSet, min_gap_ns: int, label: str) -> RunSummary:
             parallelism_text(groups) + (" " + pipeline_text(stages) if stages else ""),
             beyond_schedule(stages)),
         "devices": devices,
-        "kernels": [k.as_dict() for k in kernel_stats(run.con)],
+        "kernels": [k.as_dict() for k in kernels],
+        # each kernel name's time over every rank, as "kernels"
+        "gemm_tensor_cores": gemm_tensor_cores(matrix_kernels(run.con),
+                                               sum(k.total_ns for k in kernels)),
         "gaps": gaps,
         "findings": rank_findings(
             run.con, analysis, {rank: s.get("gaps", []) for rank, s in per_rank.items()},

@@ -15,6 +15,7 @@ from tui.core.safe_text import plain
 from tui.core.units import format_ns
 from tui.views.reports.distributed import print_distributed
 from tui.views.reports.summary import TOP_GAPS, _fit, _kernels_table, idle_line
+from tui.views.reports.tensor_cores import print_tensor_cores
 
 MAX_RANK_ROWS = 64  # beyond this, the ranks that wait or are waited for most
 
@@ -38,6 +39,7 @@ def print_run_summary(summary: Mapping[str, Any], console: Console) -> None:
         console.print(bandwidth_table(summary["collective_bandwidth"]))
     if summary["kernels"]:
         console.print(_kernels_table(summary["kernels"], console.width))
+    print_tensor_cores(summary, console)  # over every rank
     console.print(_gaps_table(summary["gaps"], source["min_gap_ns"],
                               max(30, console.width - 45)))
     if summary["findings"]:
