@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -252,3 +253,21 @@ def test_a_run_combined_in_batches_equals_the_run_attached_whole(
     assert batched["source"]["cache_notes"] == [STORED_RANK] * 4  # the run worked out again
     assert _figures(batched) == _figures(whole)
     assert whole["ranks"] and whole["kernels"]
+
+
+def test_a_run_combined_in_batches_stops_between_batches(tmp_path: Path, cache: Path) -> None:
+    from tui.core.load_progress import LoadStopped
+    from tui.runs.combine import combine
+
+    with open_run([SAMPLES / "ddp4"], workers=1) as opened:
+        stop = threading.Event()
+        stop.set()
+        with pytest.raises(LoadStopped):
+            combine(opened.stores, opened.ranks, tmp_path, at_once=3, stop=stop)
+        (tmp_path / "again").mkdir()
+        batched = combine(opened.stores, opened.ranks, tmp_path / "again", at_once=3)
+        counts = "SELECT rank, count(*) FROM host_activities GROUP BY rank ORDER BY rank"
+        assert (batched.execute(counts).fetchall()
+                == opened.con.execute(counts).fetchall())
+        assert (tmp_path / "again" / "run.duckdb").is_file()
+        batched.close()

@@ -25,9 +25,11 @@ from pathlib import Path
 import duckdb
 
 from tui.core.db import connect, sql_string
+from tui.core.load_progress import LoadStopped
 from tui.core.queries import fill
 from tui.loading.store import RUN_TABLES, TraceStore
 from tui.loading.trace import Trace
+from tui.runs.load import StopFlag
 
 
 @dataclass
@@ -59,11 +61,13 @@ ATTACHED_AT_ONCE = 128  # stores attached at once; a larger run is copied (see a
 
 
 def combine(stores: list[TraceStore], ranks: list[int], scratch: Path | None = None,
-            at_once: int | None = None) -> duckdb.DuckDBPyConnection:
+            at_once: int | None = None,
+            stop: StopFlag | None = None) -> duckdb.DuckDBPyConnection:
     """A connection whose schema tables are views over every store: in memory, over the
     stores attached; or, for more than `at_once` stores and a `scratch` folder to write
     in, over their tables copied into a file there, `at_once` stores at a time
-    (default ATTACHED_AT_ONCE)."""
+    (default ATTACHED_AT_ONCE); once `stop` is set, before the next batch, LoadStopped is
+    raised."""
     at_once = at_once or ATTACHED_AT_ONCE
     batched = scratch is not None and len(stores) > at_once
     con = connect(str(scratch / "run.duckdb") if batched and scratch else ":memory:")
@@ -77,6 +81,8 @@ def combine(stores: list[TraceStore], ranks: list[int], scratch: Path | None = N
             return con
         batches = range(0, len(stores), at_once)
         for first in batches:
+            if stop is not None and stop.is_set():
+                raise LoadStopped("loading stopped")
             indices = range(first, min(first + at_once, len(stores)))
             for index in indices:
                 _mount(con, index, stores[index])
