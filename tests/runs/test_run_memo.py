@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -236,3 +237,37 @@ def test_a_run_read_back_imports_neither_duckdb_nor_pyarrow(cache: Path, capsys)
     warm = json.loads(done.stdout)
     assert warm["source"]["cache_notes"] == [STORED_RUN] * 4
     assert _figures(warm) == _figures(cold)
+
+
+@pytest.mark.parametrize("run", ["ddp4", "fsdp4"])
+def test_a_run_combined_in_batches_equals_the_run_attached_whole(
+        run: str, cache: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run of more stores than are attached at once is copied into a file of its own,
+    three stores at a time here: the same summary as over the four stores attached."""
+    folder = str(SAMPLES / run)
+    whole = _summary(capsys, folder)
+    for memo in _run_memos(cache):
+        memo.unlink()
+    monkeypatch.setattr("tui.runs.combine.ATTACHED_AT_ONCE", 3)
+    batched = _summary(capsys, folder)
+    assert batched["source"]["cache_notes"] == [STORED_RANK] * 4  # the run worked out again
+    assert _figures(batched) == _figures(whole)
+    assert whole["ranks"] and whole["kernels"]
+
+
+def test_a_run_combined_in_batches_stops_between_batches(tmp_path: Path, cache: Path) -> None:
+    from tui.core.load_progress import LoadStopped
+    from tui.runs.combine import combine
+
+    with open_run([SAMPLES / "ddp4"], workers=1) as opened:
+        stop = threading.Event()
+        stop.set()
+        with pytest.raises(LoadStopped):
+            combine(opened.stores, opened.ranks, tmp_path, at_once=3, stop=stop)
+        (tmp_path / "again").mkdir()
+        batched = combine(opened.stores, opened.ranks, tmp_path / "again", at_once=3)
+        counts = "SELECT rank, count(*) FROM host_activities GROUP BY rank ORDER BY rank"
+        assert (batched.execute(counts).fetchall()
+                == opened.con.execute(counts).fetchall())
+        assert (tmp_path / "again" / "run.duckdb").is_file()
+        batched.close()

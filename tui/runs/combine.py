@@ -5,6 +5,13 @@ Parquet store, makes a schema `store<i>` of views over its files) and defines th
 `trace_meta`, `devices`, `gpu_activities`, `host_activities` and `gpu_idle` as the
 UNION ALL BY NAME of every store's table, each row tagged with the store's `rank`.
 Nothing is copied: queries read the per-rank stores, in parallel.
+
+A run of more than ATTACHED_AT_ONCE stores is combined in a DuckDB file of its own instead:
+each attached database keeps about half a MiB of DuckDB's memory pinned (its metadata and
+the blocks a query last read), so 1,024 stores attached at once took all of a 1GB budget's
+share. There the stores are attached ATTACHED_AT_ONCE at a time, their tables copied into
+one table per batch, and detached again; the views are the UNION ALL BY NAME of the
+batches' tables, which DuckDB reads (and evicts, and spills) as its own.
 """
 
 from __future__ import annotations
@@ -18,9 +25,11 @@ from pathlib import Path
 import duckdb
 
 from tui.core.db import connect, sql_string
+from tui.core.load_progress import LoadStopped
 from tui.core.queries import fill
 from tui.loading.store import RUN_TABLES, TraceStore
 from tui.loading.trace import Trace
+from tui.runs.load import StopFlag
 
 
 @dataclass
@@ -48,21 +57,58 @@ class RankSet:
         self.close()
 
 
-def combine(stores: list[TraceStore], ranks: list[int]) -> duckdb.DuckDBPyConnection:
-    """An in-memory connection whose schema tables are views over every store."""
-    con = connect(":memory:")
+ATTACHED_AT_ONCE = 128  # stores attached at once; a larger run is copied (see above)
+
+
+def combine(stores: list[TraceStore], ranks: list[int], scratch: Path | None = None,
+            at_once: int | None = None,
+            stop: StopFlag | None = None) -> duckdb.DuckDBPyConnection:
+    """A connection whose schema tables are views over every store: in memory, over the
+    stores attached; or, for more than `at_once` stores and a `scratch` folder to write
+    in, over their tables copied into a file there, `at_once` stores at a time
+    (default ATTACHED_AT_ONCE); once `stop` is set, before the next batch, LoadStopped is
+    raised."""
+    at_once = at_once or ATTACHED_AT_ONCE
+    batched = scratch is not None and len(stores) > at_once
+    con = connect(str(scratch / "run.duckdb") if batched and scratch else ":memory:")
     try:
-        for index, store in enumerate(stores):
-            _mount(con, index, store)
+        if not batched:
+            for index, store in enumerate(stores):
+                _mount(con, index, store)
+            for table in RUN_TABLES:
+                con.execute(f"CREATE VIEW {table} AS "
+                            + _union(table, range(len(stores)), ranks))
+            return con
+        batches = range(0, len(stores), at_once)
+        for first in batches:
+            if stop is not None and stop.is_set():
+                raise LoadStopped("loading stopped")
+            indices = range(first, min(first + at_once, len(stores)))
+            for index in indices:
+                _mount(con, index, stores[index])
+            for table in RUN_TABLES:
+                con.execute(f"CREATE TABLE {_batch(table, first)} AS "
+                            + _union(table, indices, ranks))
+            for index in indices:
+                _unmount(con, index, stores[index])
         for table in RUN_TABLES:
-            selects = [f"SELECT {rank}::INTEGER AS rank, * FROM {_alias(i)}.{table}"
-                       for i, rank in enumerate(ranks)]
-            con.execute(f"CREATE VIEW {table} AS " + "\nUNION ALL BY NAME\n".join(selects))
+            con.execute(f"CREATE VIEW {table} AS " + "\nUNION ALL BY NAME\n".join(
+                f"FROM {_batch(table, first)}" for first in batches))
     except BaseException:
         with contextlib.suppress(duckdb.Error):
             con.close()
         raise
     return con
+
+
+def _union(table: str, indices: range, ranks: list[int]) -> str:
+    """The stores' `table`, each row tagged with its store's rank."""
+    return "\nUNION ALL BY NAME\n".join(
+        f"SELECT {ranks[i]}::INTEGER AS rank, * FROM {_alias(i)}.{table}" for i in indices)
+
+
+def _batch(table: str, first: int) -> str:
+    return f"batch{first}_{table}"
 
 
 def summarize_stores(con: duckdb.DuckDBPyConnection, stores: list[TraceStore],

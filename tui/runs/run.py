@@ -54,7 +54,7 @@ def open_run(paths: list[Path], use_cache: bool = True, workers: int | None = No
         if min_gap_ns is not None and any(store.summary is None for store in stores):
             with contextlib.closing(connect(":memory:")) as alone, stopped_by(alone, stop):
                 summarize_stores(alone, stores, min_gap_ns)  # Parquet stores, one at a time
-        con = combine(stores, ranks)
+        con = combine(stores, ranks, scratch, stop=stop)
     except BaseException:
         if con is not None:
             con.close()
