@@ -478,24 +478,8 @@ def _gpu_plane_heads(buf: memoryview) -> list[tuple[int, bytes]]:
     return out
 
 
-def _plane_names(buf: memoryview) -> list[str]:
-    """The name of each plane of an XSpace, in order (the rest is skipped)."""
-    names = []
-    try:
-        for number, wire, start, end in wire_fields(buf, 0, len(buf)):
-            if number != _XSPACE_PLANES or wire != 2:
-                continue
-            for inner, inner_wire, name_start, name_end in wire_fields(buf, start, end):
-                if inner == _XPLANE_NAME and inner_wire == 2:
-                    names.append(bytes(buf[name_start:name_end]).decode("utf-8", "replace"))
-                    break
-    except ValueError:  # a damaged file: the planes found so far
-        pass
-    return names
-
-
-def _metadata_planes(buf: memoryview) -> list[tuple[int, int]]:
-    """Where each `/host:metadata` plane of an XSpace lies: only the planes' names are
+def _planes(buf: memoryview) -> list[tuple[str, int, int]]:
+    """(name, start, end) of each plane of an XSpace, in order: only the planes' names are
     read, the rest (the events, nearly all of the file) is skipped."""
     out = []
     try:
@@ -504,9 +488,19 @@ def _metadata_planes(buf: memoryview) -> list[tuple[int, int]]:
                 continue
             for inner, inner_wire, name_start, name_end in wire_fields(buf, start, end):
                 if inner == _XPLANE_NAME and inner_wire == 2:
-                    if bytes(buf[name_start:name_end]) == METADATA_PLANE.encode():
-                        out.append((start, end))
+                    name = bytes(buf[name_start:name_end]).decode("utf-8", "replace")
+                    out.append((name, start, end))
                     break
     except ValueError:  # a damaged file: the planes found so far
         pass
     return out
+
+
+def _plane_names(buf: memoryview) -> list[str]:
+    """The name of each plane of an XSpace, in order."""
+    return [name for name, _start, _end in _planes(buf)]
+
+
+def _metadata_planes(buf: memoryview) -> list[tuple[int, int]]:
+    """Where each `/host:metadata` plane of an XSpace lies."""
+    return [(start, end) for name, start, end in _planes(buf) if name == METADATA_PLANE]
