@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import lzma
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -19,6 +20,13 @@ def sample(name: str) -> Path:
     path = SAMPLES / name
     assert path.is_file(), f"missing sample trace {path}"
     return path
+
+
+def copied_sample(name: str, folder: Path) -> Path:
+    """A copy of sample trace `name` in `folder` (made here), for a test that changes it or
+    watches what is written beside it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    return Path(shutil.copy(sample(name), folder / Path(name).name))
 
 
 def inflated(name: str) -> Path:

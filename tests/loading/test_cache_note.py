@@ -17,7 +17,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tests.helpers.paths import sample
+from tests.helpers.paths import copied_sample, sample
 from tests.helpers.pilot import settle, sync
 from tui.apps.trace_app import TraceApp
 from tui.cli.main import main
@@ -29,17 +29,8 @@ TRACE = "multistream.pt.trace.json.gz"
 
 @pytest.fixture
 def trace(tmp_path: Path) -> Path:
-    path = tmp_path / "traces" / TRACE
-    path.parent.mkdir()
-    shutil.copy(sample(TRACE), path)
-    return path
+    return copied_sample(TRACE, tmp_path / "traces")
 
-
-@pytest.fixture
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "cache"
-    monkeypatch.setenv("TUI_CACHE_DIR", str(path))
-    return path
 
 
 def _source(capsys, path: Path, *flags: str) -> dict:
@@ -52,7 +43,7 @@ def _note(path: Path, use_cache: bool = True) -> tuple[bool, str]:
         return opened.from_cache, opened.cache_note
 
 
-def test_cold_then_warm(trace: Path, cache_dir: Path, capsys) -> None:
+def test_cold_then_warm(trace: Path, private_cache: Path, capsys) -> None:
     cold = _source(capsys, trace)
     assert (cold["from_cache"], cold["cache_note"]) == (False, "built now: no cache yet")
     warm = _source(capsys, trace)
@@ -60,17 +51,17 @@ def test_cold_then_warm(trace: Path, cache_dir: Path, capsys) -> None:
     assert _note(trace) == (True, "from cache")
 
 
-def test_text_header_says_it(trace: Path, cache_dir: Path, capsys) -> None:
+def test_text_header_says_it(trace: Path, private_cache: Path, capsys) -> None:
     assert main(["--summary", str(trace)]) == 0
     assert "— built now: no cache yet" in capsys.readouterr().out
     assert main(["--summary", str(trace)]) == 0
     assert "— from cache" in capsys.readouterr().out
 
 
-def test_no_cache_flag(trace: Path, cache_dir: Path, capsys) -> None:
+def test_no_cache_flag(trace: Path, private_cache: Path, capsys) -> None:
     source = _source(capsys, trace, "--no-cache")
     assert (source["from_cache"], source["cache_note"]) == (False, "not cached: --no-cache")
-    assert not cache_dir.exists()
+    assert not private_cache.exists()
 
 
 def test_cache_dir_not_writable(trace: Path, tmp_path: Path, monkeypatch) -> None:
@@ -80,16 +71,16 @@ def test_cache_dir_not_writable(trace: Path, tmp_path: Path, monkeypatch) -> Non
     assert _note(trace) == (False, f"not cached: cache dir {blocker / 'tui'} not writable")
 
 
-def test_trace_touched_since(trace: Path, cache_dir: Path) -> None:
+def test_trace_touched_since(trace: Path, private_cache: Path) -> None:
     _note(trace)
     stat = trace.stat()
     os.utime(trace, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
     assert _note(trace) == (False, "rebuilt: the trace changed since (modified since)")
-    assert len(list(cache_dir.glob("*.duckdb"))) == 1  # the superseded cache is gone
+    assert len(list(private_cache.glob("*.duckdb"))) == 1  # the superseded cache is gone
     assert _note(trace) == (True, "from cache")
 
 
-def test_trace_replaced_by_another(trace: Path, cache_dir: Path) -> None:
+def test_trace_replaced_by_another(trace: Path, private_cache: Path) -> None:
     _note(trace)
     size = trace.stat().st_size
     shutil.copy(sample("ddp_rank0.pt.trace.json.gz"), trace)  # same path, other content
@@ -99,16 +90,16 @@ def test_trace_replaced_by_another(trace: Path, cache_dir: Path) -> None:
                            f"{trace.stat().st_size:,} bytes")
 
 
-def test_cache_from_older_tui(trace: Path, cache_dir: Path, monkeypatch) -> None:
+def test_cache_from_older_tui(trace: Path, private_cache: Path, monkeypatch) -> None:
     monkeypatch.setattr(cache, "CACHE_VERSION", "2")
     _note(trace)
     monkeypatch.undo()
-    monkeypatch.setenv("TUI_CACHE_DIR", str(cache_dir))
+    monkeypatch.setenv("TUI_CACHE_DIR", str(private_cache))
     assert _note(trace) == (False, "rebuilt: cache from an older tui "
                                    f"(cache version 2, now {cache.CACHE_VERSION})")
 
 
-def test_incomplete_cache(trace: Path, cache_dir: Path) -> None:
+def test_incomplete_cache(trace: Path, private_cache: Path) -> None:
     _note(trace)
     with duckdb.connect(str(cache.cache_file(trace))) as con:
         con.execute("DROP TABLE gpu_idle")
@@ -117,7 +108,7 @@ def test_incomplete_cache(trace: Path, cache_dir: Path) -> None:
 
 
 @pytest.mark.slow
-def test_damaged_cache(trace: Path, cache_dir: Path) -> None:
+def test_damaged_cache(trace: Path, private_cache: Path) -> None:
     _note(trace)
     cache.cache_file(trace).write_bytes(b"not a database" * 100)
     from_cache, note = _note(trace)
@@ -125,7 +116,7 @@ def test_damaged_cache(trace: Path, cache_dir: Path) -> None:
 
 
 @pytest.mark.slow
-def test_locked_cache_is_left_alone(trace: Path, cache_dir: Path) -> None:
+def test_locked_cache_is_left_alone(trace: Path, private_cache: Path) -> None:
     _note(trace)
     target = cache.cache_file(trace)
     holder = subprocess.Popen(  # another program holds it open for writing
@@ -142,12 +133,12 @@ def test_locked_cache_is_left_alone(trace: Path, cache_dir: Path) -> None:
     assert _note(trace) == (True, "from cache")
 
 
-def test_another_tui_building(trace: Path, cache_dir: Path) -> None:
+def test_another_tui_building(trace: Path, private_cache: Path) -> None:
     other = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"],
                              stdin=subprocess.PIPE)
     try:
         target = cache.cache_file(trace)
-        cache_dir.mkdir()
+        private_cache.mkdir()
         target.with_name(f"{target.name}.partial-{other.pid}").write_bytes(b"")
         assert _note(trace) == (False, f"built now: another tui (pid {other.pid}) is "
                                        "building this cache too; the first to finish is kept")
@@ -156,7 +147,7 @@ def test_another_tui_building(trace: Path, cache_dir: Path) -> None:
 
 
 @pytest.mark.slow
-def test_ranks_say_it(tmp_path: Path, cache_dir: Path, capsys) -> None:
+def test_ranks_say_it(tmp_path: Path, private_cache: Path, capsys) -> None:
     run = tmp_path / "run"
     run.mkdir()
     for rank in (0, 1):
@@ -167,12 +158,12 @@ def test_ranks_say_it(tmp_path: Path, cache_dir: Path, capsys) -> None:
     source = json.loads(capsys.readouterr().out)["source"]
     assert source["from_cache"]
     assert source["cache_notes"] == ["from cache (run summary stored)"] * 2
-    for memo in cache_dir.glob("run-*.json"):  # each rank's summary read back
+    for memo in private_cache.glob("run-*.json"):  # each rank's summary read back
         memo.unlink()
     assert main(["--summary", "--json", str(run)]) == 0
     source = json.loads(capsys.readouterr().out)["source"]
     assert source["cache_notes"] == ["from cache (summary stored)"] * 2
-    for memo in [*cache_dir.glob("*.rank-*.json"), *cache_dir.glob("run-*.json")]:
+    for memo in [*private_cache.glob("*.rank-*.json"), *private_cache.glob("run-*.json")]:
         memo.unlink()  # each rank summed up from its cache
     assert main(["--summary", "--json", str(run)]) == 0
     source = json.loads(capsys.readouterr().out)["source"]
@@ -188,7 +179,7 @@ async def _open_in_app(path: Path, seen: list[tuple[str, str]]) -> None:
 
 
 @pytest.mark.slow
-def test_app_status_line_says_it(trace: Path, cache_dir: Path) -> None:
+def test_app_status_line_says_it(trace: Path, private_cache: Path) -> None:
     seen: list[tuple[str, str]] = []
     _open_in_app(trace, seen)
     _open_in_app(trace, seen)

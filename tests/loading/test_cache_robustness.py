@@ -19,7 +19,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tests.helpers.paths import sample
+from tests.helpers.paths import copied_sample, sample
 from tui.cli.main import main
 from tui.loading import cache
 
@@ -29,18 +29,8 @@ KERNELS = 45
 
 @pytest.fixture
 def trace(tmp_path: Path) -> Path:
-    path = tmp_path / "traces" / TRACE
-    path.parent.mkdir()
-    shutil.copy(sample(TRACE), path)
-    return path
+    return copied_sample(TRACE, tmp_path / "traces")
 
-
-@pytest.fixture
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """This test's own cache dir, so every test starts cold."""
-    path = tmp_path / "cache"
-    monkeypatch.setenv("TUI_CACHE_DIR", str(path))
-    return path
 
 
 def _summary(capsys, path: Path, *flags: str) -> tuple[int, dict | None, str]:
@@ -68,7 +58,7 @@ def _files(directory: Path) -> set[str]:
 @pytest.mark.parametrize("fault", [RuntimeError("injected"), KeyboardInterrupt()],
                          ids=["exception", "ctrl-c"])
 def test_a_load_that_fails_midway_leaves_no_cache(fault: BaseException, trace: Path,
-                                                  cache_dir: Path, monkeypatch, capsys) -> None:
+                                                  private_cache: Path, monkeypatch, capsys) -> None:
     """The loader has written rows into the partial cache file when the fault hits (as the
     idle intervals are written, after the activities and stacks)."""
     from tui.derived import gpu_idle
@@ -83,7 +73,7 @@ def test_a_load_that_fails_midway_leaves_no_cache(fault: BaseException, trace: P
     monkeypatch.setattr(gpu_idle, "load_query", failing)
     rc = main(["--summary", "--json", str(trace)])
     assert rc == (130 if isinstance(fault, KeyboardInterrupt) else 2)
-    assert _files(cache_dir) == set()  # neither a cache file nor a partial one
+    assert _files(private_cache) == set()  # neither a cache file nor a partial one
     monkeypatch.setattr(gpu_idle, "load_query", real)
     capsys.readouterr()
     assert _loaded(capsys, trace)["source"]["from_cache"] is False
@@ -111,7 +101,7 @@ t.os.replace = lambda *args: os.kill(os.getpid(), signal.SIGKILL)
 
 @pytest.mark.slow
 @pytest.mark.parametrize("where", KILLED_AT)
-def test_a_killed_load_is_never_trusted(where: str, trace: Path, cache_dir: Path,
+def test_a_killed_load_is_never_trusted(where: str, trace: Path, private_cache: Path,
                                         capsys) -> None:
     """SIGKILL mid-load (no cleanup runs): the partial file stays, is never read as the
     cache, and the next load removes it."""
@@ -123,18 +113,18 @@ from tui.loading import trace as t
 t.open_trace(Path({str(trace)!r}))
 """
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          env={**os.environ, "TUI_CACHE_DIR": str(cache_dir)}, timeout=120)
+                          env={**os.environ, "TUI_CACHE_DIR": str(private_cache)}, timeout=120)
     assert done.returncode == -9, done.stderr
     target = cache.cache_file(trace)
-    left = [p for p in cache_dir.iterdir() if ".partial-" in p.name]
+    left = [p for p in private_cache.iterdir() if ".partial-" in p.name]
     assert left and not target.exists()
     summary = _loaded(capsys, trace)
     assert summary["source"]["from_cache"] is False
     assert target.is_file()
-    assert not [p for p in cache_dir.iterdir() if ".partial-" in p.name]  # litter removed
+    assert not [p for p in private_cache.iterdir() if ".partial-" in p.name]  # litter removed
 
 
-def test_a_cache_that_cannot_be_completed_falls_back_to_memory(trace: Path, cache_dir: Path,
+def test_a_cache_that_cannot_be_completed_falls_back_to_memory(trace: Path, private_cache: Path,
                                                                monkeypatch, capsys) -> None:
     """E.g. the disk fills up while the cache is written: the trace still opens."""
     from tui.loading import trace as trace_module
@@ -146,7 +136,7 @@ def test_a_cache_that_cannot_be_completed_falls_back_to_memory(trace: Path, cach
     summary = _loaded(capsys, trace)
     assert any("cannot write the cache" in w and "No space left on device" in w
                and "loading into memory" in w for w in summary["warnings"])
-    assert _files(cache_dir) == set()
+    assert _files(private_cache) == set()
 
 
 def _tables(db: Path) -> dict[str, list]:
@@ -196,7 +186,7 @@ def test_a_trace_built_in_memory_caches_what_one_built_in_the_file_does(
 
 
 @pytest.mark.slow
-def test_rebuilt_when_the_trace_changes_with_the_same_size(trace: Path, cache_dir: Path,
+def test_rebuilt_when_the_trace_changes_with_the_same_size(trace: Path, private_cache: Path,
                                                            capsys) -> None:
     _loaded(capsys, trace)
     # generated: the real sample with one kernel renamed to a name of the same length
@@ -218,7 +208,7 @@ def test_rebuilt_when_the_trace_changes_with_the_same_size(trace: Path, cache_di
 @pytest.mark.slow
 @pytest.mark.parametrize("damage", ["garbage", "empty", "cut in half", "a block zeroed",
                                     "not a tui cache"])
-def test_rebuilt_when_the_cache_file_is_damaged(damage: str, trace: Path, cache_dir: Path,
+def test_rebuilt_when_the_cache_file_is_damaged(damage: str, trace: Path, private_cache: Path,
                                                 capsys) -> None:
     first = _loaded(capsys, trace)
     target = cache.cache_file(trace)
@@ -252,7 +242,7 @@ def test_rebuilt_when_the_cache_file_is_damaged(damage: str, trace: Path, cache_
 
 
 @pytest.mark.slow
-def test_rebuilt_when_the_cache_is_from_another_tui_version(trace: Path, cache_dir: Path,
+def test_rebuilt_when_the_cache_is_from_another_tui_version(trace: Path, private_cache: Path,
                                                            monkeypatch, capsys) -> None:
     _loaded(capsys, trace)
     target = cache.cache_file(trace)
@@ -271,12 +261,12 @@ def test_rebuilt_when_the_cache_is_from_another_tui_version(trace: Path, cache_d
 
 @pytest.mark.slow
 def test_a_warm_summary_comes_from_the_memo_and_equals_the_cold_one(
-        trace: Path, cache_dir: Path, monkeypatch, capsys) -> None:
+        trace: Path, private_cache: Path, monkeypatch, capsys) -> None:
     import tui.loading.trace
 
     cold = _loaded(capsys, trace)
     assert not cold["source"]["from_cache"]
-    memos = sorted(p.name for p in cache_dir.glob("*.summary-*.json"))
+    memos = sorted(p.name for p in private_cache.glob("*.summary-*.json"))
     assert len(memos) == 1 and memos[0].endswith(".summary-1000000.v7.json")
 
     def no_database(*_args, **_kwargs):
@@ -292,16 +282,16 @@ def test_a_warm_summary_comes_from_the_memo_and_equals_the_cold_one(
     rc, other, _ = _summary(capsys, trace, "--min-gap-ms", "0.01")
     assert rc == 0 and other is not None and other["source"]["from_cache"]
     assert (len(cold["gaps"]), len(other["gaps"])) == (4, 9)
-    assert len(list(cache_dir.glob("*.summary-*.json"))) == 2
+    assert len(list(private_cache.glob("*.summary-*.json"))) == 2
 
 
 @pytest.mark.slow
 def test_the_memo_is_not_trusted_once_its_cache_file_changed(
-        trace: Path, cache_dir: Path, monkeypatch, capsys) -> None:
+        trace: Path, private_cache: Path, monkeypatch, capsys) -> None:
     import tui.loading.trace
 
     _loaded(capsys, trace)
-    (db,) = cache_dir.glob("*.duckdb")
+    (db,) = private_cache.glob("*.duckdb")
     os.utime(db, ns=(db.stat().st_atime_ns, db.stat().st_mtime_ns + 10**9))
     opened: list[Path] = []
     real_open = tui.loading.trace.open_trace
@@ -332,13 +322,13 @@ def test_a_cache_dir_that_cannot_be_created(trace: Path, tmp_path: Path, monkeyp
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only directories")
-def test_a_read_only_cache_dir(trace: Path, cache_dir: Path, capsys) -> None:
-    cache_dir.mkdir()
-    cache_dir.chmod(0o500)
+def test_a_read_only_cache_dir(trace: Path, private_cache: Path, capsys) -> None:
+    private_cache.mkdir()
+    private_cache.chmod(0o500)
     try:
         summary = _loaded(capsys, trace)
     finally:
-        cache_dir.chmod(0o700)
+        private_cache.chmod(0o700)
     assert any("loading into memory" in w for w in summary["warnings"])
 
 
@@ -354,7 +344,7 @@ def _snapshot(directory: Path) -> dict[str, tuple]:
 
 
 @pytest.mark.slow
-def test_loading_never_writes_or_deletes_beside_the_trace(tmp_path: Path, cache_dir: Path,
+def test_loading_never_writes_or_deletes_beside_the_trace(tmp_path: Path, private_cache: Path,
                                                           monkeypatch, capsys) -> None:
     import gzip
 
