@@ -213,6 +213,15 @@ def test_rebuilt_when_the_cache_file_is_damaged(damage: str, trace: Path, privat
     first = _loaded(capsys, trace)
     target = cache.cache_file(trace)
     good = target.read_bytes()
+    if damage == "a block zeroed":
+        other = trace.with_name("other_" + trace.name)
+        shutil.copy(trace, other)
+        _loaded(capsys, other)
+        other_cache = cache.cache_file(other)
+        # a query opens the database (a warm --summary reads its memo instead)
+        kernels = "SELECT count(*) AS n FROM gpu_activities WHERE kind = 'kernel'"
+        assert main(["query", "--csv", str(other), kernels]) == 0
+        assert capsys.readouterr().out.split() == ['"n"', str(KERNELS)]
     if damage == "garbage":
         target.write_bytes(b"\x00garbage\xff" * 5000)
     elif damage == "empty":
@@ -238,6 +247,9 @@ def test_rebuilt_when_the_cache_file_is_damaged(damage: str, trace: Path, privat
     assert "Traceback" not in err and "error" not in err
     if damage == "a block zeroed":
         assert err.startswith("tui: the trace's cache file was damaged; removed it")
+        # only the cache of the command that met the damage goes, not one an earlier
+        # command in this process opened
+        assert other_cache.exists()
     assert _loaded(capsys, trace)["source"]["from_cache"] is True  # and cached again
 
 

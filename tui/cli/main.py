@@ -108,6 +108,9 @@ SUBCOMMANDS = {
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     debug = "--debug" in argv
+    from tui.loading.cache import opened_caches
+
+    opened_caches.clear()  # a damaged cache found below is one this command opened
     try:
         if argv and argv[0] in SUBCOMMANDS:
             from importlib import import_module

@@ -27,6 +27,13 @@ CACHE_VERSION = "18"  # 2: memset kinds, peer devices; 3: threads; 4: XLA op col
 # names, SMs and memory from their planes (devices)
 
 
+# Cache files opened by the command now running: DuckDB checks a block's checksum only when
+# it reads the block, so a damaged cache can open fine and fail a later query
+# (tui.loading.trace.discard_damaged_cache). The command starts with an empty set, so an
+# error in one command never removes the caches an earlier one in the same process opened.
+opened_caches: set[Path] = set()
+
+
 def cache_root() -> Path:
     """`$TUI_CACHE_DIR`, else `$XDG_CACHE_HOME/tui`, else `~/.cache/tui`."""
     explicit = os.environ.get("TUI_CACHE_DIR")

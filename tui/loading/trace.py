@@ -155,13 +155,8 @@ def _build_within_budget(path: Path, kind: TraceFormat, target: Path | None,
     return built
 
 
-# Cache files this process opened: DuckDB checks a block's checksum only when it reads the
-# block, so a damaged cache can open fine and fail a later query (see discard_damaged_cache).
-_opened_caches: set[Path] = set()
-
-
 def discard_damaged_cache(exc: BaseException) -> bool:
-    """If `exc` is DuckDB finding a damaged file, remove the cache files opened so far.
+    """If `exc` is DuckDB finding a damaged file, remove the cache files this command opened.
 
     True when one was removed: the caller may run again, and the trace is loaded afresh.
     """
@@ -171,9 +166,9 @@ def discard_damaged_cache(exc: BaseException) -> bool:
     ):
         return False
     removed = False
-    while _opened_caches:
+    while cache.opened_caches:
         with contextlib.suppress(OSError):
-            _opened_caches.pop().unlink()
+            cache.opened_caches.pop().unlink()
             removed = True
     return removed
 
@@ -358,7 +353,7 @@ def _open_cached(path: Path, target: Path) -> Trace | str:
             target.unlink(missing_ok=True)
         return why
     assert con is not None
-    _opened_caches.add(target)
+    cache.opened_caches.add(target)
     return Trace(path, rows.get("format", "?"), con, warnings, from_cache=True,
                  cache_path=target, cache_note=cache_reason.FROM_CACHE)
 
