@@ -33,7 +33,7 @@ pytestmark = pytest.mark.slow
 CI = bool(os.environ.get("CI"))
 # drawn examples per trace: CI's fixed few (the "ci" profile derandomizes them), locally a
 # few fresh ones; TUI_MODEL_EXAMPLES=50 hunts longer
-EXAMPLES = int(os.environ.get("TUI_MODEL_EXAMPLES", 2 if CI else 10))
+EXAMPLES = int(os.environ.get("TUI_MODEL_EXAMPLES", 1 if CI else 10))
 # every timeline key (`/` and `@` come with their text below), `y`, Tab and the tabs, and
 # keys of the tabs (sort, the tree, maximise, back, scroll) pressed wherever the keys are
 KEYS = sorted({k.keys.split(",")[0] for k in keymap.TIMELINE

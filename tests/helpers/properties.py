@@ -11,6 +11,6 @@ IN_CI = bool(os.environ.get("CI"))
 
 def examples(local: int) -> int:
     """max_examples for a property test that loads a trace per example: a local run draws
-    `local` fresh examples; CI replays a fixed quarter of that (at least 15), which keeps
+    `local` fresh examples; CI replays a fixed eighth of that (at least 10), which keeps
     the whole suite within a few minutes on two cores."""
-    return max(15, local // 4) if IN_CI else local
+    return max(10, local // 8) if IN_CI else local
