@@ -15,19 +15,18 @@ from rich.console import Console
 from tests.conftest import inflated, sample
 from tests.helpers.pilot import details_text, lane_text, settle, sync
 from tests.helpers.tables import all_rows, ready
-from tui.analysis.gpu_metrics import (
+from tui.analysis.gpu_metrics import kernel_means, metric_devices, range_means
+from tui.analysis.summary import trace_summary
+from tui.apps.trace_app import TraceApp
+from tui.core.gpu_metric_names import (
     DRAM_READ,
     DRAM_WRITE,
     PCIE_RX,
+    REPORTED,
     SM,
     TENSOR,
-    kernel_means,
-    metric_devices,
-    range_means,
+    is_kept,
 )
-from tui.analysis.summary import trace_summary
-from tui.apps.trace_app import TraceApp
-from tui.core.gpu_metric_names import REPORTED, is_kept
 from tui.loading.parquet_store import export_parquet, open_store_trace
 from tui.loading.trace import open_trace
 from tui.sources.nsys_gpu_metrics import type_devices

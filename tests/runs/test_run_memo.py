@@ -216,16 +216,21 @@ def test_a_scheduler_goes_with_a_run_summary(capsys) -> None:
     assert "--scheduler goes with --summary, and the cache" in capsys.readouterr().err
 
 
-def test_a_run_read_back_imports_neither_duckdb_nor_pyarrow(cache: Path, capsys) -> None:
-    """What makes a kept run open in a fraction of a second: reading it back imports
-    neither DuckDB nor pyarrow nor NumPy (together ~0.4 s of CPU and 80 MB)."""
+@pytest.mark.parametrize("name, form", [("ddp4", "--json"), ("ddp4", "text"),
+                                        ("stacks_training.pt.trace.json.gz", "text")])
+def test_a_kept_summary_read_back_imports_neither_duckdb_nor_pyarrow(
+        name: str, form: str, cache: Path, capsys) -> None:
+    """What makes a kept run or trace open in a fraction of a second: reading its summary
+    back, as JSON or as text, imports neither DuckDB nor pyarrow nor NumPy (together ~0.4 s
+    of CPU and 80 MB)."""
     import subprocess
     import sys
 
-    folder = str(SAMPLES / "ddp4")
+    folder = str(SAMPLES / name)
     cold = _summary(capsys, folder)
+    flags = ["--json"] if form == "--json" else []
     script = ("import runpy, sys\n"
-              f"sys.argv = ['tui', '--summary', '--json', {folder!r}]\n"
+              f"sys.argv = ['tui', '--summary', *{flags!r}, {folder!r}]\n"
               "try:\n    runpy.run_module('tui', run_name='__main__')\n"
               "except SystemExit as done:\n    assert not done.code, done.code\n"
               "heavy = sorted({'duckdb', 'pyarrow', 'numpy'} & set(sys.modules))\n"
@@ -234,6 +239,9 @@ def test_a_run_read_back_imports_neither_duckdb_nor_pyarrow(cache: Path, capsys)
                           env={**os.environ, "TUI_CACHE_DIR": str(cache)}, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stderr.strip().splitlines()[-1] == "[]"
+    if form == "text":
+        assert "from cache" in done.stdout.splitlines()[1], done.stdout[:300]
+        return
     warm = json.loads(done.stdout)
     assert warm["source"]["cache_notes"] == [STORED_RUN] * 4
     assert _figures(warm) == _figures(cold)

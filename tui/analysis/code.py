@@ -5,22 +5,20 @@ from __future__ import annotations
 import duckdb
 
 from tui.analysis.code_hlo import hlo_frame_times, hlo_op_path_tree, hlo_unattributed
-from tui.analysis.code_types import CodeNode, FrameTime, Unattributed
+from tui.analysis.code_types import (
+    FRAME_WORDS,
+    WHY_NO_FRAME,
+    CodeNode,
+    FrameTime,
+    Unattributed,
+)
 from tui.analysis.xla_ops import has_hlo_tables
 from tui.core.db import gpu_id_parts
 from tui.core.queries import load_query
 
-__all__ = ["CodeNode", "FrameTime", "Unattributed", "code_source", "code_tree",
-           "frame_times", "unattributed"]
+__all__ = ["FRAME_WORDS", "WHY_NO_FRAME", "CodeNode", "FrameTime", "Unattributed",
+           "code_source", "code_tree", "frame_times", "unattributed"]
 
-# What a frame is, by code source: for titles and captions.
-FRAME_WORDS = {"python": "Python frame", "cuda_backtrace": "native frame (CUDA backtrace)",
-               "nvtx": "NVTX range", "hlo": "line of code (XLA's HLO op metadata)"}
-# Why a launch may have none, by code source.
-WHY_NO_FRAME = {"python": "another thread, e.g. autograd's backward",
-                "nvtx": "another thread, e.g. autograd's backward",
-                "cuda_backtrace": "nsys took no backtrace of its call",
-                "hlo": "no HLO op was found for it, or its op records no line"}
 # GPU activity ids a part of code_unattributed.sql joins at a time
 UNATTRIBUTED_PART = 1 << 20
 

@@ -15,10 +15,6 @@ import duckdb
 from tui.analysis.ranks import ensure_rank_tables
 from tui.analysis.summary_types import CollectiveBandwidth
 from tui.core.queries import load_query
-from tui.core.units import format_ns
-
-COLUMNS = ("collective", "bytes", "ranks", "instances", "transfer", "algbw", "busbw",
-           "link peak", "wait")
 
 # The peak of one GPU's NVLink, per direction (GB/s), by its name: NVIDIA's datasheets
 # give the total of both directions (H100/H200 SXM, GH200: NVLink 4, 900 GB/s; A100 SXM:
@@ -61,14 +57,3 @@ def collective_bandwidth(con: duckdb.DuckDBPyConnection) -> list[CollectiveBandw
             "device": row["device"], "link_peak_gbps": link_peak_gbps(row["device"]),
         })
     return out
-
-
-def bandwidth_cells(row: CollectiveBandwidth) -> tuple[str, ...]:
-    """A row as the text of COLUMNS (GB/s; busbw with its share of the link's peak)."""
-    peak = row["link_peak_gbps"]
-    share = f" ({100 * row['busbw_gbps_median'] / peak:.0f}%)" if peak else ""
-    return (row["name"], f"{row['bytes']:,}", str(row["group_size"]),
-            f"{row['instances']:,}", format_ns(row["transfer_ns_median"]),
-            f"{row['algbw_gbps_median']:.1f} GB/s",
-            f"{row['busbw_gbps_median']:.1f} GB/s{share}",
-            f"{peak:.0f} GB/s" if peak else "-", format_ns(row["wait_ns_median"]))

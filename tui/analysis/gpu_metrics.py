@@ -10,12 +10,12 @@ bandwidth the reads or writes used (their sum is the DRAM's whole use).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import duckdb
 
+from tui.analysis.gpu_metric_labels import is_step, nvlink
 from tui.analysis.summary_types import (
     Diagnosis,
     GapMetricMeans,
@@ -32,17 +32,10 @@ from tui.core.gpu_metric_names import (
     PCIE_TX,
     REPORTED,
     SM,
-    SM_ISSUE,
     TENSOR,
-    WARPS,
 )
 from tui.core.queries import Sql, fill, load_query
-from tui.core.steps import PROFILER_STEP, STEP_NAME
 
-# short headings for tables and lane labels, by metric name
-SHORT = {SM: "SM", SM_ISSUE: "issue", TENSOR: "tensor", WARPS: "warps", DRAM_READ: "DRAM rd",
-         DRAM_WRITE: "DRAM wr", PCIE_RX: "PCIe rx", PCIE_TX: "PCIe tx",
-         "GR Active [Throughput %]": "GR"}
 TOP_KERNELS = 30  # kernel names with means in the summary, the longest first
 TOP_GAPS = 10  # gaps with means of their own in the summary, the longest first
 
@@ -188,12 +181,6 @@ def dram(mean: dict[str, float]) -> float | None:
     return None
 
 
-def nvlink(mean: dict[str, float]) -> float | None:
-    """The busiest NVLink direction's user data, as a share of its peak."""
-    values = [v for k, v in mean.items() if k.startswith(NVLINK) and "User Data" in k]
-    return max(values) if values else None
-
-
 def metrics_phrase(gm: GpuMetrics | None, bound: str | None) -> str:
     """What the hardware counters add to a diagnosis of `bound` ("" without them): SM and
     tensor-core use when compute-bound, the NVTX ranges that ran DRAM near its peak, the
@@ -254,14 +241,6 @@ def _memory_phases(by_range: list[RangeMetricMeans]) -> str:
         return ""
     named = ", ".join(f"'{name}' {use:.0f}%" for use, name in hot[:3])
     return f"memory-bound phases, DRAM near its peak bandwidth (read + write): {named}"
-
-
-# the steps' patterns are DuckDB's (RE2, the flag inside); Python's re wants it first
-_STEP = re.compile(f"{PROFILER_STEP}|{STEP_NAME.replace('(?i)', '')}", re.IGNORECASE)
-
-
-def is_step(name: str) -> bool:
-    return bool(_STEP.search(name))
 
 
 def _averaged(rows: Sequence[MetricMeans]) -> dict[str, float]:

@@ -9,26 +9,17 @@ MATERIAL_PCT of the median step); otherwise the ranks are balanced, with the fig
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 
 import duckdb
 
+from tui.analysis.collective_labels import collective_label
 from tui.analysis.distributed.stragglers import ranks_text
 from tui.analysis.finding import Finding
 from tui.analysis.ranks import PER_STEP, waiting_kernels
 from tui.core.units import format_ns
 
-_NCCL_KERNEL = re.compile(r"nccl(?:Dev)?Kernel_([A-Za-z0-9_]+)")
 _GAP_ROW_KEYS = ("device", "start_ns", "duration_ns", "kind")
-
-
-def collective_label(name: str | None) -> str:
-    """'ncclDevKernel_AllReduce_Sum_f32_RING_LL(...)' -> 'AllReduce_Sum_f32_RING_LL'."""
-    if not name:
-        return "-"
-    match = _NCCL_KERNEL.search(name)
-    return match.group(1) if match else (name if len(name) <= 60 else name[:59] + "…")
 
 
 def rank_findings(con: duckdb.DuckDBPyConnection, analysis: dict,

@@ -9,10 +9,9 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
-from tui.analysis.collective_bandwidth import COLUMNS as BANDWIDTH_COLUMNS
-from tui.analysis.collective_bandwidth import bandwidth_cells
+from tui.analysis.collective_labels import COLUMNS as BANDWIDTH_COLUMNS
+from tui.analysis.collective_labels import bandwidth_cells, collective_label
 from tui.analysis.pipeline import pipeline_remedy
-from tui.analysis.rank_findings import collective_label
 from tui.analysis.summary_types import CollectiveBandwidth, Pipeline
 from tui.core.safe_text import plain
 from tui.core.units import format_ns

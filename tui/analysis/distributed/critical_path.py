@@ -48,11 +48,11 @@ from typing import NamedTuple
 import duckdb
 
 from tui.analysis.distributed.window import Window, prepare
+from tui.core.hta_thresholds import KERNEL_WAIT_NS
 from tui.core.queries import load_query
 from tui.core.steps import step_patterns
 
 KINDS = ("cpu", "launch_delay", "kernel", "communication", "waiting")
-KERNEL_WAIT_NS = 30_000  # HTA's consecutive_kernel_delay: shorter gaps are launch overhead
 _SLACK_NS = 2_000  # a blocking call returns within this of the GPU work it waited for
 # The most GPU activities the walk holds (about 470 bytes each in Python): the steps from
 # the first on whose work fits are walked, the rest left out.

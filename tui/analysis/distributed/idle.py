@@ -8,11 +8,8 @@ from dataclasses import asdict, dataclass
 import duckdb
 
 from tui.analysis.distributed.window import Window, prepare
+from tui.core.hta_thresholds import KERNEL_WAIT_NS
 from tui.core.queries import load_query
-
-# HTA's consecutive_kernel_delay default (30, in its microseconds): a shorter gap between
-# two activities on a stream, not waiting for the host, is launch overhead
-KERNEL_WAIT_NS = 30_000
 
 
 @dataclass(frozen=True)

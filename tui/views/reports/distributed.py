@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from tui.analysis.distributed.idle import KERNEL_WAIT_NS
+from tui.core.hta_thresholds import KERNEL_WAIT_NS
 from tui.core.safe_text import plain
 from tui.core.units import format_ns
 

@@ -7,19 +7,17 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from tui.analysis.gpu_metrics import (
+from tui.analysis.gpu_metric_labels import SHORT, is_step, nvlink
+from tui.core.gpu_metric_names import (
     DRAM_READ,
     DRAM_WRITE,
     NVLINK,
     PCIE_RX,
     PCIE_TX,
-    SHORT,
     SM,
     SM_ISSUE,
     TENSOR,
     WARPS,
-    is_step,
-    nvlink,
 )
 from tui.core.safe_text import plain
 

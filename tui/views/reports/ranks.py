@@ -8,8 +8,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from tui.analysis.collective_bandwidth import COLUMNS, bandwidth_cells
-from tui.analysis.rank_findings import collective_label
+from tui.analysis.collective_labels import COLUMNS, bandwidth_cells, collective_label
 from tui.analysis.summary_types import CollectiveBandwidth
 from tui.core.safe_text import plain
 from tui.core.units import format_ns

@@ -8,7 +8,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from tui.analysis.code import FRAME_WORDS, WHY_NO_FRAME
+from tui.analysis.code_types import FRAME_WORDS, WHY_NO_FRAME
 from tui.core.safe_text import plain
 from tui.core.units import format_bytes, format_ns
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from rich.console import Console
 
-from tui.analysis.gpu_metrics import TENSOR
+from tui.core.gpu_metric_names import TENSOR
 from tui.core.safe_text import plain
 from tui.core.units import format_ns
 

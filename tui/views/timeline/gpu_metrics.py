@@ -8,12 +8,12 @@ from dataclasses import dataclass
 
 import duckdb
 
-from tui.analysis.gpu_metrics import (
+from tui.analysis.gpu_metric_labels import SHORT
+from tui.core.gpu_metric_names import (
     DRAM_READ,
     DRAM_WRITE,
     PCIE_RX,
     PCIE_TX,
-    SHORT,
     SM,
     SM_ISSUE,
     TENSOR,
