@@ -23,6 +23,7 @@ from tui.analysis.summary_types import (
     KernelMetricMeans,
     MetricMeans,
     RangeMetricMeans,
+    RunGpuMetrics,
 )
 from tui.core.gpu_metric_names import (
     DRAM_READ,
@@ -277,3 +278,27 @@ def with_metrics_phrase(diagnosis: Diagnosis, gm: GpuMetrics | None) -> Diagnosi
     if phrase:
         diagnosis["text"] = f"{diagnosis['text']} {phrase}"
     return diagnosis
+
+
+def run_gpu_metrics(by_rank: dict[int, GpuMetrics | None]) -> RunGpuMetrics | None:
+    """A run's `gpu_metrics`: each rank's own (rank_summary: of its own GPUs; a rank of a
+    multi-process report, its process's GPU), every row tagged with its rank; the
+    metrics named by any rank, in the order first met; the median of the ranks' sampling
+    rates. None where no rank has counters."""
+    found = {rank: gm for rank, gm in sorted(by_rank.items()) if gm}
+    if not found:
+        return None
+    metrics: list[str] = []
+    for gm in found.values():
+        metrics += [n for n in gm["metrics"] if n not in metrics]
+    rates = sorted(gm["sample_rate_hz"] for gm in found.values() if gm["sample_rate_hz"])
+    out: RunGpuMetrics = {"sample_rate_hz": rates[len(rates) // 2] if rates else 0,
+                          "metrics": metrics, "whole": [], "gaps": [], "by_gap": [],
+                          "by_range": [], "by_kernel": []}
+    for rank, gm in found.items():
+        out["whole"] += [{"rank": rank, **row} for row in gm["whole"]]
+        out["gaps"] += [{"rank": rank, **row} for row in gm["gaps"]]
+        out["by_gap"] += [{"rank": rank, **row} for row in gm["by_gap"]]
+        out["by_range"] += [{"rank": rank, **row} for row in gm["by_range"]]
+        out["by_kernel"] += [{"rank": rank, **row} for row in gm["by_kernel"]]
+    return out
