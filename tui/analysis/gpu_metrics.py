@@ -197,8 +197,9 @@ def nvlink(mean: dict[str, float]) -> float | None:
 
 def metrics_phrase(gm: GpuMetrics | None, bound: str | None) -> str:
     """What the hardware counters add to a diagnosis of `bound` ("" without them): SM and
-    tensor-core use when compute-bound, the NVTX ranges that ran DRAM near its peak, the
-    NVLink throughput when communication-bound and PCIe's when copy-bound."""
+    tensor-core use when compute-bound, the NVTX ranges that ran DRAM near its peak and
+    those that ran NVLink at half its peak or more, the NVLink throughput when
+    communication-bound and PCIe's when copy-bound."""
     if not gm or not gm.get("whole") or bound is None:
         return ""
     parts = []
@@ -208,6 +209,9 @@ def metrics_phrase(gm: GpuMetrics | None, bound: str | None) -> str:
     hot = _memory_phases(gm.get("by_range", []))
     if hot:
         parts.append(hot)
+    linked = _link_phases(gm.get("by_range", []))
+    if linked:
+        parts.append(linked)
     link = nvlink(whole)
     if bound == "communication" and link is not None:
         parts.append(f"NVLink carried {link:.0f}% of its peak over the busy span"
@@ -255,6 +259,23 @@ def _memory_phases(by_range: list[RangeMetricMeans]) -> str:
         return ""
     named = ", ".join(f"'{name}' {use:.0f}%" for use, name in hot[:3])
     return f"memory-bound phases, DRAM near its peak bandwidth (read + write): {named}"
+
+
+def _link_phases(by_range: list[RangeMetricMeans]) -> str:
+    """The NVTX ranges (not steps) in which NVLink carried NVLINK_BUSY of its peak or more
+    (the busier direction's user data; of a run, each name's busiest rank), busiest first:
+    whatever bounds the window, a phase at the links' limit is worth naming."""
+    busiest: dict[str, float] = {}
+    for r in by_range:
+        link = nvlink(r["mean"])
+        if link is not None and link >= NVLINK_BUSY and not is_step(r["range"]):
+            busiest[r["range"]] = max(link, busiest.get(r["range"], 0.0))
+    if not busiest:
+        return ""
+    named = ", ".join(f"'{name}' {use:.0f}%" for name, use in
+                      sorted(busiest.items(), key=lambda item: -item[1])[:3])
+    return (f"NVLink at {NVLINK_BUSY:.0f}% of its peak or more (the busier direction's user "
+            f"data) in {named}")
 
 
 # the steps' patterns are DuckDB's (RE2, the flag inside); Python's re wants it first
