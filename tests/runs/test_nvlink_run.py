@@ -7,6 +7,7 @@ Every expected figure is read from the export with sqlite3 here, not with tui.""
 from __future__ import annotations
 
 import io
+import json
 import sqlite3
 from bisect import bisect_left
 from pathlib import Path
@@ -15,7 +16,14 @@ import pytest
 from rich.console import Console
 
 from tests.helpers.paths import inflated
-from tui.analysis.summary_types import RunSummary
+from tui.analysis.summary_types import (
+    RunGapMetricMeans,
+    RunGpuMetrics,
+    RunKernelMetricMeans,
+    RunMetricMeans,
+    RunRangeMetricMeans,
+    RunSummary,
+)
 from tui.runs.run import open_run
 from tui.runs.summary import run_summary
 from tui.views.reports.ranks import print_run_summary
@@ -177,3 +185,16 @@ def test_the_diagnosis_names_the_phase_at_the_links_limit(summary: RunSummary) -
     assert "(the busier direction's user data) in 'allreduce' 63%." in by_rank[1]
     assert "in 'allreduce' 63%." in summary["diagnosis"]["text"]  # the busiest rank's
     assert "'compute'" not in by_rank[0]  # no NVLink traffic there
+
+
+def test_the_run_s_counters_have_the_typed_keys(summary: RunSummary) -> None:
+    """Every row of the run's gpu_metrics carries what RunGpuMetrics' rows type, the
+    rank beside the device."""
+    gm = summary["gpu_metrics"]
+    assert set(gm) == RunGpuMetrics.__required_keys__
+    rows = {"whole": RunMetricMeans, "gaps": RunMetricMeans, "by_gap": RunGapMetricMeans,
+            "by_range": RunRangeMetricMeans, "by_kernel": RunKernelMetricMeans}
+    for key, row_type in rows.items():
+        assert gm[key], key
+        assert all(set(row) == row_type.__required_keys__ for row in gm[key]), key
+    json.dumps(gm)  # as --json writes it
