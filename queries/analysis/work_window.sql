@@ -1,4 +1,4 @@
--- Params: $iteration_name, $iteration_repeats, $iteration_start, $most, $profiler_step, $step_name
+-- Params: $iteration_name, $iteration_repeats, $iteration_start, $library, $most, $profiler_step, $step_name
 -- Needs: schema
 -- The window of the work: the stretch of the trace that the diagnosis describes, the
 -- steady state rather than the start-up. The first of these the trace has:
@@ -10,6 +10,10 @@
 --                   `train step 3`), their outermost depth, first to last, holding some
 --                   GPU work (however much the set-up before them ran)
 --   profiler_range  between cudaProfilerStart and cudaProfilerStop
+--   phases          the outermost ranges named more than once on their thread (a loop's
+--                   phases: `allreduce`, `compute`, `idle` each round), not named like
+--                   steps nor a library's own ($library: NCCL's `ncclAllReduce`), first
+--                   to last, whose time holds at least $most of the GPU work
 --   iteration       the kernel sequence's repeating iteration (work_iteration.sql: its first
 --                   kernel's start $iteration_start, the anchor kernel $iteration_name and
 --                   $iteration_repeats; NULL: none asked for), to the last GPU activity
@@ -58,6 +62,16 @@ WITH gpu AS (
            arg_min(name, start_ns) AS first_name, arg_max(name, start_ns) AS last_name
     FROM step_notes
     HAVING count(*) > 0
+), phase_notes AS (
+    SELECT * FROM notes
+    WHERE depth = 0 AND NOT profiler_step AND NOT step_named
+      AND NOT regexp_matches(name, $library)
+    QUALIFY count(*) OVER (PARTITION BY pid, tid, name) > 1
+), phase_group AS (
+    SELECT min(start_ns) AS start_ns, max(end_ns) AS end_ns, count(*) AS ranges,
+           arg_min(name, start_ns) AS first_name, arg_max(name, end_ns) AS last_name
+    FROM phase_notes
+    HAVING count(*) > 0
 ), ranged AS (
     SELECT 'range' AS kind, name AS first_name, name AS last_name, start_ns, end_ns,
            ranges, 2 AS rank
@@ -65,11 +79,15 @@ WITH gpu AS (
     UNION ALL
     SELECT 'steps', first_name, last_name, start_ns, end_ns, ranges, 3
     FROM step_group
+    UNION ALL
+    SELECT 'phases', first_name, last_name, start_ns, end_ns, ranges, 5
+    FROM phase_group
 ), held AS (
-    -- the GPU work inside each candidate's time (a range join: few candidates)
+    -- the GPU work inside each candidate's time (a range join: few candidates); a
+    -- candidate without any has no GPU row (least and greatest skip a NULL: the FILTER)
     SELECT r.kind, r.first_name, r.last_name, r.start_ns, r.end_ns, r.ranges, r.rank,
-           coalesce(sum(least(g.end_ns, r.end_ns) - greatest(g.start_ns, r.start_ns)), 0)
-               AS held_ns
+           coalesce(sum(least(g.end_ns, r.end_ns) - greatest(g.start_ns, r.start_ns))
+                        FILTER (WHERE g.start_ns IS NOT NULL), 0) AS held_ns
     FROM ranged AS r
     LEFT JOIN gpu AS g ON g.end_ns > r.start_ns AND g.start_ns < r.end_ns
     GROUP BY ALL
@@ -91,11 +109,11 @@ WITH gpu AS (
     -- found by work_iteration.sql, asked for where none of the above is found
     SELECT 'iteration' AS kind, $iteration_name AS first_name, $iteration_name AS last_name,
            $iteration_start AS start_ns, (SELECT last_ns FROM work) AS end_ns,
-           $iteration_repeats AS ranges, 5 AS rank
+           $iteration_repeats AS ranges, 6 AS rank
     WHERE $iteration_start IS NOT NULL
 ), whole AS (
     SELECT 'gpu_span' AS kind, NULL AS first_name, NULL AS last_name, first_ns AS start_ns,
-           last_ns AS end_ns, 0 AS ranges, 6 AS rank
+           last_ns AS end_ns, 0 AS ranges, 7 AS rank
     FROM work
     WHERE first_ns IS NOT NULL
 ), chosen AS (
@@ -115,7 +133,8 @@ WITH gpu AS (
     JOIN host_activities AS h
       ON h.kind = 'runtime' AND h.start_ns >= c.start_ns AND h.start_ns < c.end_ns
     JOIN gpu_activities AS g ON g.correlation = h.correlation
-    WHERE c.kind IN ('profiler_steps', 'range', 'steps') AND h.correlation IS NOT NULL
+    WHERE c.kind IN ('profiler_steps', 'range', 'steps', 'phases')
+      AND h.correlation IS NOT NULL
 ), chosen_window AS (
     SELECT c.kind, c.first_name, c.last_name, c.start_ns,
            greatest(c.end_ns, coalesce((SELECT end_ns FROM launched), c.end_ns)) AS end_ns,

@@ -15,7 +15,13 @@ from tests.helpers.screen import screen_text
 from tui.apps.diff_app import DiffApp
 from tui.apps.run_app import RunApp
 from tui.widgets.diff_tables import KernelDiffTable, TotalsTable
-from tui.widgets.run_tables import BandwidthTable, CollectiveTable, PipelineTable, RankTable
+from tui.widgets.run_tables import (
+    BandwidthTable,
+    CollectiveTable,
+    CounterTable,
+    PipelineTable,
+    RankTable,
+)
 
 RANKS = [sample("ddp_rank0.pt.trace.json.gz"), sample("ddp_rank1.pt.trace.json.gz")]
 GAPPY, TUNED = "gappy_training.pt.trace.json.gz", "tuned_training.pt.trace.json.gz"
@@ -126,6 +132,8 @@ async def test_a_run_without_a_pipeline_shows_no_pipeline_nor_its_key() -> None:
         assert app.run_data.summary["pipeline"] is None
         assert not app.query_one(PipelineTable).display
         assert "p" not in _shown_keys(app) and "b" in _shown_keys(app)
+        assert "m" not in _shown_keys(app)  # Kineto traces: no hardware counters
+        assert not app.query_one(CounterTable).display
         await pilot.press("p")  # nothing to bring: the ranks keep the keys
         await pilot.pause()
         assert app.query_one(RankTable).has_focus

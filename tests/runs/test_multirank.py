@@ -258,8 +258,8 @@ def test_parallel_serial_and_no_cache_loads_agree(private_cache: Path) -> None:
 def test_each_rank_s_own_summary_is_what_the_run_keeps(private_cache: Path) -> None:
     """Cold (each rank summed up where it loaded) and warm (from the cache): of each
     trace's own summary a run keeps its devices, gaps, diagnosis (decided again over the
-    run), warnings and distributed figures; its kernels and findings are not worked out
-    (the run's are, over every rank)."""
+    run), warnings, distributed figures and GPU counters (none in Kineto traces); its
+    kernels and findings are not worked out (the run's are, over every rank)."""
     shutil.rmtree(private_cache, ignore_errors=True)
     bounds = []
     for workers in (2, 1):
@@ -267,7 +267,8 @@ def test_each_rank_s_own_summary_is_what_the_run_keeps(private_cache: Path) -> N
             for store in run.stores:
                 assert store.summary is not None
                 assert set(store.summary) == {"devices", "gaps", "diagnosis", "warnings",
-                                              "distributed"}
+                                              "distributed", "gpu_metrics"}
+                assert store.summary["gpu_metrics"] is None
                 assert store.summary["devices"] and list(store.summary["gaps"])
             bounds.append([store.summary["diagnosis"]["bound"] for store in run.stores])
     # alone, rank 0 computes 57% of its steps and runs NCCL kernels with nothing beside

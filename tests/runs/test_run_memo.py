@@ -14,6 +14,7 @@ import pytest
 
 from tests.conftest import SAMPLES
 from tests.helpers.pilot import SIZE, cells, static_text, sync, until
+from tui.analysis.rank_memo import RANK_MEMO_VERSION
 from tui.apps.run_app import RunApp
 from tui.cli.main import main
 from tui.runs.run import open_run
@@ -53,7 +54,8 @@ def test_a_run_read_back_equals_the_run_worked_out(run: str, cache: Path, capsys
     folder = str(SAMPLES / run)
     cold = _summary(capsys, folder)
     assert not cold["source"]["from_cache"]
-    assert len(list(cache.glob("*.rank-1000000.v2.json"))) == 4  # each rank's, kept
+    # each rank's, kept
+    assert len(list(cache.glob(f"*.rank-1000000.{RANK_MEMO_VERSION}.json"))) == 4
     assert len(_run_memos(cache)) == 1
     for memo in _run_memos(cache):
         memo.unlink()
@@ -142,7 +144,7 @@ def test_converted_stores_keep_their_summaries_in_the_cache(
     capsys.readouterr()
     before = {p.name: p.stat().st_mtime_ns for p in out.rglob("*")}
     first = _summary(capsys, str(out))
-    assert len(list(cache.glob("*.tui-store-*.rank-1000000.v2.json"))) == 4
+    assert len(list(cache.glob(f"*.tui-store-*.rank-1000000.{RANK_MEMO_VERSION}.json"))) == 4
     for memo in _run_memos(cache):
         memo.unlink()
     from_ranks = _summary(capsys, str(out))
@@ -200,7 +202,8 @@ def test_a_run_summed_up_on_a_dask_cluster_equals_the_local_pool(
     pytest.importorskip("dask.distributed")
     folder = str(SAMPLES / "fsdp4")
     on_cluster = _summary(capsys, folder, "--scheduler", "local", "--workers", "2")
-    assert len(list(cache.glob("*.rank-1000000.v2.json"))) == 4  # kept by the tasks
+    # kept by the tasks
+    assert len(list(cache.glob(f"*.rank-1000000.{RANK_MEMO_VERSION}.json"))) == 4
     for kept in cache.iterdir():
         kept.unlink()
     local = _summary(capsys, folder)

@@ -23,6 +23,7 @@ from tui.analysis.summary_types import (
     KernelMetricMeans,
     MetricMeans,
     RangeMetricMeans,
+    RunGpuMetrics,
 )
 from tui.core.gpu_metric_names import (
     DRAM_READ,
@@ -183,8 +184,9 @@ def dram(mean: dict[str, float]) -> float | None:
 
 def metrics_phrase(gm: GpuMetrics | None, bound: str | None) -> str:
     """What the hardware counters add to a diagnosis of `bound` ("" without them): SM and
-    tensor-core use when compute-bound, the NVTX ranges that ran DRAM near its peak, the
-    NVLink throughput when communication-bound and PCIe's when copy-bound."""
+    tensor-core use when compute-bound, the NVTX ranges that ran DRAM near its peak and
+    those that ran NVLink at half its peak or more, the NVLink throughput when
+    communication-bound and PCIe's when copy-bound."""
     if not gm or not gm.get("whole") or bound is None:
         return ""
     parts = []
@@ -194,6 +196,9 @@ def metrics_phrase(gm: GpuMetrics | None, bound: str | None) -> str:
     hot = _memory_phases(gm.get("by_range", []))
     if hot:
         parts.append(hot)
+    linked = _link_phases(gm.get("by_range", []))
+    if linked:
+        parts.append(linked)
     link = nvlink(whole)
     if bound == "communication" and link is not None:
         parts.append(f"NVLink carried {link:.0f}% of its peak over the busy span"
@@ -243,6 +248,23 @@ def _memory_phases(by_range: list[RangeMetricMeans]) -> str:
     return f"memory-bound phases, DRAM near its peak bandwidth (read + write): {named}"
 
 
+def _link_phases(by_range: list[RangeMetricMeans]) -> str:
+    """The NVTX ranges (not steps) in which NVLink carried NVLINK_BUSY of its peak or more
+    (the busier direction's user data; of a run, each name's busiest rank), busiest first:
+    whatever bounds the window, a phase at the links' limit is worth naming."""
+    busiest: dict[str, float] = {}
+    for r in by_range:
+        link = nvlink(r["mean"])
+        if link is not None and link >= NVLINK_BUSY and not is_step(r["range"]):
+            busiest[r["range"]] = max(link, busiest.get(r["range"], 0.0))
+    if not busiest:
+        return ""
+    named = ", ".join(f"'{name}' {use:.0f}%" for name, use in
+                      sorted(busiest.items(), key=lambda item: -item[1])[:3])
+    return (f"NVLink at {NVLINK_BUSY:.0f}% of its peak or more (the busier direction's user "
+            f"data) in {named}")
+
+
 def _averaged(rows: Sequence[MetricMeans]) -> dict[str, float]:
     """The devices' means averaged (each device counts once)."""
     keys = {k for r in rows for k in r["mean"]}
@@ -256,3 +278,27 @@ def with_metrics_phrase(diagnosis: Diagnosis, gm: GpuMetrics | None) -> Diagnosi
     if phrase:
         diagnosis["text"] = f"{diagnosis['text']} {phrase}"
     return diagnosis
+
+
+def run_gpu_metrics(by_rank: dict[int, GpuMetrics | None]) -> RunGpuMetrics | None:
+    """A run's `gpu_metrics`: each rank's own (rank_summary: of its own GPUs; a rank of a
+    multi-process report, its process's GPU), every row tagged with its rank; the
+    metrics named by any rank, in the order first met; the median of the ranks' sampling
+    rates. None where no rank has counters."""
+    found = {rank: gm for rank, gm in sorted(by_rank.items()) if gm}
+    if not found:
+        return None
+    metrics: list[str] = []
+    for gm in found.values():
+        metrics += [n for n in gm["metrics"] if n not in metrics]
+    rates = sorted(gm["sample_rate_hz"] for gm in found.values() if gm["sample_rate_hz"])
+    out: RunGpuMetrics = {"sample_rate_hz": rates[len(rates) // 2] if rates else 0,
+                          "metrics": metrics, "whole": [], "gaps": [], "by_gap": [],
+                          "by_range": [], "by_kernel": []}
+    for rank, gm in found.items():
+        out["whole"] += [{"rank": rank, **row} for row in gm["whole"]]
+        out["gaps"] += [{"rank": rank, **row} for row in gm["gaps"]]
+        out["by_gap"] += [{"rank": rank, **row} for row in gm["by_gap"]]
+        out["by_range"] += [{"rank": rank, **row} for row in gm["by_range"]]
+        out["by_kernel"] += [{"rank": rank, **row} for row in gm["by_kernel"]]
+    return out

@@ -17,12 +17,22 @@ from tui.analysis.distributed.idle import gap_classes
 from tui.analysis.distributed.memo import cached_figures
 from tui.analysis.findings import findings
 from tui.analysis.flops import flops_summary
-from tui.analysis.gpu_metrics import gpu_metrics_summary, with_metrics_phrase
+from tui.analysis.gpu_metrics import (
+    gpu_metrics_summary,
+    metric_devices,
+    with_metrics_phrase,
+)
 from tui.analysis.host_samples import gaps_host_activity
 from tui.analysis.kernels import device_busy, kernel_stats
 from tui.analysis.memory import memory_peaks
 from tui.analysis.row_sets import GapRows, RowSet, add_offsets
-from tui.analysis.summary_types import CodeAndMemory, Source, SourceMetaKey, TraceSummary
+from tui.analysis.summary_types import (
+    CodeAndMemory,
+    GpuMetrics,
+    Source,
+    SourceMetaKey,
+    TraceSummary,
+)
 from tui.analysis.summary_types import Finding as FindingJson
 from tui.analysis.tensor_cores import gemm_tensor_cores, matrix_kernels, with_matrix_phrase
 from tui.analysis.xla_ops import command_buffer_stats, xla_module_stats, xla_op_stats
@@ -96,7 +106,17 @@ def _rank_summary(trace: Trace, min_gap_ns: int) -> dict:
     origin = one_row(con, load_query("trace_origin"))[0]
     return {"devices": [d.as_dict() for d in devices], "gaps": GapRows(gaps, origin),
             "diagnosis": diagnosis, "warnings": list(trace.warnings),
-            "distributed": cached_figures(con, trace.cache_path, trace.store_dir)}
+            "distributed": cached_figures(con, trace.cache_path, trace.store_dir),
+            "gpu_metrics": _rank_counters(con, min_gap_ns)}
+
+
+def _rank_counters(con: duckdb.DuckDBPyConnection, min_gap_ns: int) -> GpuMetrics | None:
+    """The rank's GPU hardware counters (gpu_metrics_summary; a rank of a multi-process
+    report: its own GPU's), None without any. Its kernels are ranked here only where
+    there are counters to take their means of."""
+    if not metric_devices(con):
+        return None
+    return gpu_metrics_summary(con, min_gap_ns, [k.name for k in kernel_stats(con)])
 
 
 def _summary(trace: Trace, min_gap_ns: int) -> TraceSummary:

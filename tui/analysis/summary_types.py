@@ -389,7 +389,35 @@ class Pipeline(TypedDict):
     bubble_pct: dict[str, float]  # rank: its steps' GPU time without compute
 
 
-class RunSummary(TypedDict):
+class RunMetricMeans(MetricMeans):
+    rank: int
+
+
+class RunGapMetricMeans(GapMetricMeans):
+    rank: int
+
+
+class RunRangeMetricMeans(RangeMetricMeans):
+    rank: int
+
+
+class RunKernelMetricMeans(KernelMetricMeans):
+    rank: int
+
+
+class RunGpuMetrics(TypedDict):
+    """GpuMetrics over a run: each rank's own devices' rows, tagged with the rank."""
+
+    sample_rate_hz: int
+    metrics: list[str]
+    whole: list[RunMetricMeans]
+    gaps: list[RunMetricMeans]
+    by_gap: list[RunGapMetricMeans]
+    by_range: list[RunRangeMetricMeans]
+    by_kernel: list[RunKernelMetricMeans]
+
+
+class _RunSummaryKeys(TypedDict):
     source: RunSource
     diagnosis: Diagnosis
     devices: list[RunDevice]
@@ -406,3 +434,9 @@ class RunSummary(TypedDict):
     collective_bandwidth: list[CollectiveBandwidth]
     pipeline: Pipeline | None
     gemm_tensor_cores: GemmTensorCores  # summed over the ranks
+
+
+class RunSummary(_RunSummaryKeys, total=False):
+    """`tui --summary --json DIR` (tui.runs.summary.run_summary)."""
+
+    gpu_metrics: RunGpuMetrics  # ranks recorded with nsys --gpu-metrics-devices

@@ -4,9 +4,12 @@ whole-program capture is judged by its loop, not by its imports and CUDA set-up.
 The first that the trace has (queries/work_window.sql): the profiler's steps (Kineto's
 `ProfilerStep#N`); else an outermost NVTX range or user annotation holding at least
 MOST_WORK of the GPU work (`compute`, `train`); else the ranges named like steps (`step 3`,
-JAX's `train step 3`) holding any; else a cudaProfilerStart/Stop capture range; else the iteration
-that repeats in the kernel sequence (from the first regular repeat of a kernel that comes
-once an iteration); else the first GPU activity to the last.
+JAX's `train step 3`) holding any; else a cudaProfilerStart/Stop capture range; else the
+outermost ranges named more than once on their thread (a loop's phases, `allreduce`,
+`compute`, `idle` each round; not a library's own, NCCL's), first to last, holding at least
+MOST_WORK of the GPU work; else the iteration that repeats in the kernel sequence (from
+the first regular repeat of a kernel that comes once an iteration); else the first GPU
+activity to the last.
 
 What comes before the window is the set-up, reported apart with how much of it the GPU
 idled. The gaps table and NVIDIA's rules stay over the whole capture.
@@ -31,7 +34,11 @@ SETUP_SAID = 0.05
 # same distance (in kernels) this share of them, and the sequence repeating as often.
 MIN_REPEATS = 3
 REGULAR = 0.9
-KINDS = ("profiler_steps", "range", "steps", "profiler_range", "iteration", "gpu_span")
+KINDS = ("profiler_steps", "range", "steps", "profiler_range", "phases", "iteration",
+         "gpu_span")
+# Ranges a library marks its own calls with (NCCL's NVTX domain: ncclAllReduce,
+# ncclCommInitRankConfig): no phase of the program's loop.
+LIBRARY_RANGES = "^nccl[A-Z]"
 
 
 @dataclass(frozen=True)
@@ -68,6 +75,9 @@ class Window:
             return f"in {what} `{self.name}`, {length}"
         if self.kind == "steps":
             return f"in {self.ranges:,} step ranges ({self.name}), {length}"
+        if self.kind == "phases":
+            what = "NVTX ranges" if source_format == "nsys" else "ranges"
+            return f"in {self.ranges:,} repeated {what} ({self.name}), {length}"
         if self.kind == "profiler_range":
             return f"between cudaProfilerStart and cudaProfilerStop, {length}"
         if self.kind == "iteration":
@@ -87,6 +97,7 @@ class Window:
         before = {"profiler_steps": "the first profiler step", "steps": "the first step",
                   "range": f"the range `{self.name}`",
                   "profiler_range": "cudaProfilerStart",
+                  "phases": f"the first range `{(self.name or '').split(' … ')[0]}`",
                   "iteration": "the repeating kernels"}.get(self.kind, "the work")
         idle = 100 * (self.setup_ns - self.setup_busy_ns) / self.setup_ns
         return (f"Set-up: {format_ns(self.setup_ns)} before {before} (no GPU work "
@@ -97,7 +108,8 @@ def work_window(con: duckdb.DuckDBPyConnection) -> Window | None:
     """The trace's window of work; None without GPU activity. The kernel sequence is
     searched for its iteration only where nothing marks the work (a pass over every
     kernel that the others do not need)."""
-    params = {**step_patterns(), "most": MOST_WORK, "iteration_start": None,
+    params = {**step_patterns(), "most": MOST_WORK, "library": LIBRARY_RANGES,
+              "iteration_start": None,
               "iteration_name": None, "iteration_repeats": None}
     row = con.execute(load_query("work_window"), params).fetchone()
     if row is not None and row[0] == "gpu_span":

@@ -47,6 +47,7 @@ from tui.widgets.rank_breakdown import breakdown_text
 from tui.widgets.run_tables import (
     BandwidthTable,
     CollectiveTable,
+    CounterTable,
     PipelineTable,
     RankTable,
     pipeline_remedy_text,
@@ -230,6 +231,9 @@ class RunApp(App[Path | None]):
             yield Static("Collective bandwidth (nccl-tests' algbw and busbw, medians)",
                          id="bandwidth-title", classes="run-title")
             yield BandwidthTable(id="bandwidth")
+            yield Static("GPU hardware counters (mean % of peak, each rank's own GPU)",
+                         id="counters-title", classes="run-title")
+            yield CounterTable(id="counters")
         yield KeyFooter()
 
     @property
@@ -295,8 +299,12 @@ class RunApp(App[Path | None]):
         bandwidth = self.query_one(BandwidthTable)
         bandwidth.display = bool(rates)
         bandwidth.show(rates)
+        counters = summary.get("gpu_metrics")
+        self.query_one("#counters-title").display = counters is not None
+        self.query_one(CounterTable).display = counters is not None
+        self.query_one(CounterTable).show(counters)
         self._show_pipeline(summary.get("pipeline"))
-        self.refresh_bindings()  # `p` and `b` where there is something to show
+        self.refresh_bindings()  # `p`, `b` and `m` where there is something to show
         if summary["straggler"] is not None:
             self.ranks.move_cursor(row=self.ranks.get_row_index(str(summary["straggler"])))
         self.ranks.focus()
@@ -310,10 +318,13 @@ class RunApp(App[Path | None]):
             self.query_one("#pipeline-remedy", Static).update(pipeline_remedy_text(p))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """`p` and `b` only where the run has a pipeline, collectives' bandwidth."""
-        if action in ("show_pipeline", "show_bandwidth"):
-            table = PipelineTable if action == "show_pipeline" else BandwidthTable
-            return self.run_data is not None and self.query_one(table).display
+        """`p`, `b` and `m` only where the run has a pipeline, collectives' bandwidth,
+        GPU hardware counters."""
+        tables: dict[str, type[DataTable]] = {"show_pipeline": PipelineTable,
+                                              "show_bandwidth": BandwidthTable,
+                                              "show_counters": CounterTable}
+        if action in tables:
+            return self.run_data is not None and self.query_one(tables[action]).display
         return True
 
     def action_show_pipeline(self) -> None:
@@ -321,6 +332,9 @@ class RunApp(App[Path | None]):
 
     def action_show_bandwidth(self) -> None:
         self._bring("#bandwidth-title", BandwidthTable)
+
+    def action_show_counters(self) -> None:
+        self._bring("#counters-title", CounterTable)
 
     def _bring(self, title: str, table: type[DataTable]) -> None:
         """Scroll the table's title to the top and give the table the keys."""

@@ -26,7 +26,7 @@ import duckdb
 
 from tui.core.db import connect, sql_string
 from tui.core.load_progress import LoadStopped
-from tui.core.queries import fill
+from tui.core.queries import fill, load_query
 from tui.loading.store import RUN_TABLES, TraceStore
 from tui.loading.trace import Trace
 from tui.runs.load import StopFlag
@@ -216,6 +216,9 @@ def _mount(con: duckdb.DuckDBPyConnection, index: int, store: TraceStore) -> Non
         pid, device = store.part
         con.execute(fill("run_part_table", schema=alias), {"pid": pid, "device": device})
         con.execute(fill("run_part_views", schema=alias, source=source))
+        if con.execute(load_query("run_source_has_metrics"), {"source": source}).fetchone() \
+                == (True,):  # its GPU's hardware counters, where the report has them
+            con.execute(fill("run_part_metric_views", schema=alias, source=source))
         return
     if store.db_path is not None:
         con.execute(f"ATTACH {sql_string(str(store.db_path))} AS {alias} (READ_ONLY)")

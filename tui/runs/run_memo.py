@@ -40,7 +40,7 @@ from tui.loading import cache
 from tui.loading.locations import is_remote
 from tui.loading.store import is_parquet_store
 
-RUN_MEMO_VERSION = "v3"  # bump when run_summary's keys or meaning change; v3: gemm_tensor_cores
+RUN_MEMO_VERSION = "v4"  # bump when run_summary's keys or meaning change; v4: gpu_metrics
 _SLICE = 16 << 20  # characters copied at a time
 
 

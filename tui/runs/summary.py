@@ -20,6 +20,7 @@ from tui.analysis.diagnosis import rank_diagnosis, run_diagnosis
 from tui.analysis.distributed.findings import distributed_findings
 from tui.analysis.distributed.idle import gap_classes
 from tui.analysis.distributed.stragglers import rank_host, shared_traits, straggler_group
+from tui.analysis.gpu_metrics import run_gpu_metrics, with_metrics_phrase
 from tui.analysis.kernels import kernel_stats
 from tui.analysis.parallelism import (
     kinds_of,
@@ -30,7 +31,14 @@ from tui.analysis.parallelism import (
 from tui.analysis.pipeline import beyond_schedule, pipeline, pipeline_findings, pipeline_text
 from tui.analysis.rank_findings import rank_findings
 from tui.analysis.ranks import rank_analysis
-from tui.analysis.summary_types import RunDevice, RunGap, RunSource, RunSummary, StragglerGroup
+from tui.analysis.summary_types import (
+    GpuMetrics,
+    RunDevice,
+    RunGap,
+    RunSource,
+    RunSummary,
+    StragglerGroup,
+)
 from tui.analysis.tensor_cores import gemm_tensor_cores, matrix_kernels
 from tui.core.db import memory_budget
 from tui.core.queries import load_query
@@ -51,6 +59,9 @@ def run_summary(run: RankSet, min_gap_ns: int, label: str) -> RunSummary:
         row["diagnosis"] = rank_diagnosis(per_rank[row["rank"]].get("diagnosis"),
                                           row["rank"], row["wait_ns"], store.format,
                                           kinds_of(groups), beyond_schedule(stages))
+        if row["diagnosis"] is not None:  # what the rank's own GPU's counters add
+            row["diagnosis"] = with_metrics_phrase(row["diagnosis"],
+                                                   per_rank[row["rank"]].get("gpu_metrics"))
         row.update(per_rank[row["rank"]].get("distributed") or {})
         row["gap_classes"] = gap_classes(per_rank[row["rank"]].get("gaps", []))
     analysis["straggler_group"] = _group(run, analysis, per_rank)
@@ -82,7 +93,8 @@ def run_summary(run: RankSet, min_gap_ns: int, label: str) -> RunSummary:
     devices = cast(list[RunDevice], [{"rank": rank, **d} for rank, s in per_rank.items()
                                      for d in s.get("devices", [])])
     kernels = kernel_stats(run.con)
-    return {
+    counters = run_gpu_metrics({rank: s.get("gpu_metrics") for rank, s in per_rank.items()})
+    summary: RunSummary = {
         "source": source,
         "diagnosis": run_diagnosis(
             {r["rank"]: r["diagnosis"] for r in analysis["ranks"]}, source["format"],
@@ -113,6 +125,11 @@ def run_summary(run: RankSet, min_gap_ns: int, label: str) -> RunSummary:
         "collective_bandwidth": collective_bandwidth(run.con),
         "pipeline": stages,
     }
+    if counters is not None:  # the ranks' GPU hardware counters (nsys --gpu-metrics-devices)
+        summary["gpu_metrics"] = counters
+        summary["diagnosis"] = with_metrics_phrase(summary["diagnosis"],
+                                                   cast(GpuMetrics, counters))
+    return summary
 
 
 def _group(run: RankSet, analysis: dict, per_rank: dict[int, dict]) -> StragglerGroup:

@@ -152,6 +152,9 @@ RUN: tuple[Key, ...] = (
     Key("b", "show_bandwidth", "what each collective achieved: bytes, ranks, instances, "
         "transfer, algbw and busbw (medians) beside the link's peak", "Ranks", "b",
         "bandwidth"),
+    Key("m", "show_counters", "the GPUs' hardware counters (nsys --gpu-metrics-devices): "
+        "each rank's mean SM, tensor, DRAM and NVLink use over its busy span, NVTX ranges "
+        "and top kernels", "Ranks", "m", "counters"),
     Key("tab", "focus_next", "next table", "Ranks", "Tab"),
     Key("q", "quit", "quit", "Ranks", "q", "quit"),
 )

@@ -11,8 +11,10 @@ from textual.widgets import DataTable
 
 from tui.analysis.collective_labels import COLUMNS as BANDWIDTH_COLUMNS
 from tui.analysis.collective_labels import bandwidth_cells, collective_label
+from tui.analysis.gpu_metric_labels import is_step, nvlink
 from tui.analysis.pipeline import pipeline_remedy
-from tui.analysis.summary_types import CollectiveBandwidth, Pipeline
+from tui.analysis.summary_types import CollectiveBandwidth, Pipeline, RunGpuMetrics
+from tui.core.gpu_metric_names import DRAM_READ, DRAM_WRITE, SM, TENSOR
 from tui.core.safe_text import plain
 from tui.core.units import format_ns
 
@@ -24,6 +26,11 @@ COLLECTIVE_COLUMNS = ("collective", "instances", "ranks", "wait", "longest wait"
 # the bubble of each stage: expected of the schedule, measured, and how far beyond
 PIPELINE_COLUMNS = ("stage", "rank", "micro-batches", "schedule", "expected", "measured",
                     "beyond")
+
+# the run's GPU hardware counters: the stretch, the rank and its GPU, then mean % of peak
+COUNTER_COLUMNS = ("over", "rank", "GPU", "SM", "tensor", "NVLink", "DRAM rd", "DRAM wr")
+COUNTER_KERNELS = 8  # kernel names with rows, the longest first
+COUNTER_LABEL = 24  # characters of a range's or kernel's name: the figures fit in 80 columns
 
 
 def _right(text: str, style: str = "") -> Text:
@@ -169,3 +176,39 @@ def pipeline_remedy_text(p: Pipeline) -> Text:
     remedy = pipeline_remedy(p)
     return plain(f"To shrink the bubble: {remedy}." if remedy
                  else "The bubble is as small as the schedule allows.")
+
+
+class CounterTable(DataTable):
+    """The ranks' GPU hardware counters (run_summary()["gpu_metrics"]): each rank's busy
+    span, then each NVTX range (steps left out) and top kernel, every rank's row of a name
+    together; NVLink: its busier direction's user data."""
+
+    DEFAULT_CSS = "CounterTable { height: auto; max-height: 50%; }"
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
+
+    def show(self, gm: RunGpuMetrics | None) -> None:
+        self.clear(columns=True)
+        for col in COUNTER_COLUMNS:
+            self.add_column(col, key=col)
+        if not gm:
+            return
+        # (label, rank, GPU, means)
+        rows = [("busy span", r["rank"], r["device"], r["mean"]) for r in gm["whole"]]
+        named: dict[str, list[tuple[int, int, dict[str, float]]]] = {}
+        for r in gm["by_range"]:
+            if not is_step(r["range"]):
+                named.setdefault(f"NVTX {r['range']}", []).append(
+                    (r["rank"], r["device"], r["mean"]))
+        kernels: dict[str, list[tuple[int, int, dict[str, float]]]] = {}
+        for k in gm["by_kernel"]:
+            kernels.setdefault(k["name"], []).append((k["rank"], k["device"], k["mean"]))
+        for name, group in [*named.items(), *list(kernels.items())[:COUNTER_KERNELS]]:
+            rows += [(name, *row) for row in group]
+        for label, rank, device, mean in rows:
+            values = (mean.get(SM), mean.get(TENSOR), nvlink(mean), mean.get(DRAM_READ),
+                      mean.get(DRAM_WRITE))
+            short = label if len(label) <= COUNTER_LABEL else label[:COUNTER_LABEL - 1] + "…"
+            self.add_row(plain(short), _right(str(rank)), _right(str(device)),
+                         *(_right("" if v is None else f"{v:.1f}") for v in values))

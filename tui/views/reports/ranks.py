@@ -13,6 +13,7 @@ from tui.analysis.summary_types import CollectiveBandwidth
 from tui.core.safe_text import plain
 from tui.core.units import format_ns
 from tui.views.reports.distributed import print_distributed
+from tui.views.reports.gpu_metrics import print_gpu_metrics
 from tui.views.reports.summary import TOP_GAPS, _fit, _kernels_table, idle_line
 from tui.views.reports.tensor_cores import print_tensor_cores
 
@@ -38,6 +39,7 @@ def print_run_summary(summary: Mapping[str, Any], console: Console) -> None:
         console.print(bandwidth_table(summary["collective_bandwidth"]))
     if summary["kernels"]:
         console.print(_kernels_table(summary["kernels"], console.width))
+    print_gpu_metrics(summary.get("gpu_metrics"), console)  # each rank's own GPUs
     print_tensor_cores(summary, console)  # over every rank
     console.print(_gaps_table(summary["gaps"], source["min_gap_ns"],
                               max(30, console.width - 45)))

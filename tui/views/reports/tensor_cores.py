@@ -18,7 +18,8 @@ def tensor_core_lines(summary: Mapping[str, Any]) -> list[str]:
     """'Tensor cores (counters): …' per GPU where counted, then 'Matrix kernels: …'; none
     when the trace has neither counters nor matrix kernels."""
     lines = [f"Tensor cores (counters): Tensor Active {w['mean'][TENSOR]:.1f}% over "
-             f"GPU {w['device']}'s busy span"
+             + (f"rank {w['rank']}'s " if "rank" in w else "")  # a run's: each rank's GPU
+             + f"GPU {w['device']}'s busy span"
              for w in (summary.get("gpu_metrics") or {}).get("whole", [])
              if TENSOR in w["mean"]]
     gemm = summary.get("gemm_tensor_cores")
