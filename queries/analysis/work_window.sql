@@ -66,10 +66,12 @@ WITH gpu AS (
     SELECT 'steps', first_name, last_name, start_ns, end_ns, ranges, 3
     FROM step_group
 ), held AS (
-    -- the GPU work inside each candidate's time (a range join: few candidates)
+    -- the GPU work inside each candidate's time (a range join: few candidates); a
+    -- candidate with none holds 0 (least and greatest skip the join's NULLs: unfiltered,
+    -- a range without GPU work would hold its own length)
     SELECT r.kind, r.first_name, r.last_name, r.start_ns, r.end_ns, r.ranges, r.rank,
-           coalesce(sum(least(g.end_ns, r.end_ns) - greatest(g.start_ns, r.start_ns)), 0)
-               AS held_ns
+           coalesce(sum(least(g.end_ns, r.end_ns) - greatest(g.start_ns, r.start_ns))
+                        FILTER (WHERE g.start_ns IS NOT NULL), 0) AS held_ns
     FROM ranged AS r
     LEFT JOIN gpu AS g ON g.end_ns > r.start_ns AND g.start_ns < r.end_ns
     GROUP BY ALL
