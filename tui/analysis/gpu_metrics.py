@@ -1,4 +1,5 @@
-"""How well the GPU worked, from its hardware counters (nsys --gpu-metrics-devices): the
+"""How well the GPU worked, from its hardware counters (nsys --gpu-metrics-devices, or
+CUPTI PM sampling in an XLA profile, tui/sources/xla_counters.py): the
 mean of each metric over the samples inside a kernel's instances, an NVTX range's, the
 GPU's busy span and its gaps; and the phrase the diagnosis adds from them.
 
@@ -189,8 +190,10 @@ def dram(mean: dict[str, float]) -> float | None:
 
 
 def nvlink(mean: dict[str, float]) -> float | None:
-    """The busiest NVLink direction's user data, as a share of its peak."""
-    values = [v for k, v in mean.items() if k.startswith(NVLINK) and "User Data" in k]
+    """The busiest NVLink direction's user data (nsys), or its bytes (CUPTI's nvlrx__ /
+    nvltx__bytes, as XLA samples them), as a share of its peak."""
+    values = [v for k, v in mean.items()
+              if k.startswith(NVLINK) and ("User Data" in k or "Bytes" in k)]
     return max(values) if values else None
 
 

@@ -1,6 +1,6 @@
-"""The summary's GPU hardware counters (nsys --gpu-metrics-devices) as a Rich table: the
-mean of each metric over the busy span, the gaps, the NVTX ranges (steps summed up in one
-row) and the top kernels."""
+"""The summary's GPU hardware counters (nsys --gpu-metrics-devices, XLA's PM sampling) as a
+Rich table: the mean of each metric over the busy span, the gaps, the NVTX ranges or
+annotations (steps summed up in one row) and the top kernels."""
 
 from __future__ import annotations
 
@@ -31,7 +31,9 @@ MIN_NAME_WIDTH = 16
 PRIORITY = (SM, TENSOR, DRAM_READ, DRAM_WRITE, NVLINK, SM_ISSUE, WARPS, PCIE_RX, PCIE_TX)
 
 
-def print_gpu_metrics(gm: dict | None, console: Console) -> None:
+def print_gpu_metrics(gm: dict | None, console: Console, range_word: str = "NVTX") -> None:
+    """The table; a range's row is labelled `range_word` and its name ('NVTX compute',
+    'range compute' for an XLA TraceAnnotation)."""
     if not gm or not gm.get("whole"):
         return
     present = [m for m in gm["metrics"] if not m.startswith(NVLINK)]
@@ -65,7 +67,7 @@ def print_gpu_metrics(gm: dict | None, console: Console) -> None:
         row("gaps", g["device"], g["mean"])
     ranges = [r for r in gm.get("by_range", []) if not is_step(r["range"])]
     for r in ranges[:TOP_RANGES]:
-        row(f"NVTX {r['range']}", r["device"], r["mean"])
+        row(f"{range_word} {r['range']}", r["device"], r["mean"])
     steps = [r for r in gm.get("by_range", []) if is_step(r["range"])]
     if steps:
         row(f"{len(steps)} steps (mean)", steps[0]["device"], _mean_of(steps))
