@@ -20,6 +20,8 @@ from tui.core.gpu_metric_names import DRAM_READ, DRAM_WRITE, SM, TENSOR
 from tui.core.queries import load_query
 from tui.loading.trace import Trace, open_trace
 from tui.sources.cupti_metrics import kept_names
+from tui.sources.xla_counters import counter_samples, read_counter_samples
+from tui.sources.xplane import parse_xspace
 from tui.sources.xspace_schema import XSpace
 
 RUN = SAMPLES / "jax_pm_counters" / "plugins" / "profile" / "2026_11_28_13_28_23"
@@ -160,3 +162,12 @@ def test_metric_table_keeps_one_metric_a_name() -> None:
             "dramc__read_throughput.avg.pct_of_peak_sustained_elapsed"]
     assert kept_names(both) == {both[1]: DRAM_READ}
     assert kept_names(["nvlrx__bytes.sum", "made_up.metric"]) == {}
+
+
+def test_the_counter_lines_alone_give_the_same_samples() -> None:
+    """A run opened by its JSON reads the XSpace beside it for the counters, its GPU
+    planes' counter lines alone: the same samples as the whole file parsed."""
+    alone = read_counter_samples(XPLANE)
+    assert alone.num_rows == 6 * 533
+    assert alone.equals(counter_samples(parse_xspace(XPLANE)))
+    assert read_counter_samples(RUN / "missing.xplane.pb").num_rows == 0

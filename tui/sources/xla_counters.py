@@ -19,20 +19,28 @@ The events are decoded all at once (proto_wire), as the streams' are (tui/source
 
 from __future__ import annotations
 
+import mmap
 import re
+from pathlib import Path
 
 import duckdb
 import numpy as np
 import pyarrow as pa
-from google.protobuf.message import Message
+from google.protobuf.message import DecodeError, Message
 
 from tui.core.db import registered
 from tui.core.queries import load_query
 from tui.sources import proto_wire
 from tui.sources.cupti_metrics import kept_names
+from tui.sources.xla_hlo import wire_fields
+from tui.sources.xspace_schema import RawXSpace
 
 COUNTERS_LINE = "_counters_"  # XLA's kCounterEventsLineName
 GPU_PLANE = re.compile(r"/device:GPU:(\d+)")
+# XSpace, XPlane and XLine fields (tui/sources/xspace_schema.py): the planes; a plane's
+# name, lines, and what a reduced plane keeps (its id, name and stat metadata); a line's name
+_XSPACE_PLANES, _XPLANE_NAME, _XPLANE_LINES, _XLINE_NAME = 1, 2, 3, 2
+_PLANE_KEPT = frozenset({1, 2, 5})
 # XEvent and XStat fields (tui/sources/xspace_schema.py)
 _EV_METADATA, _EV_OFFSET, _EV_STATS = 1, 2, 4
 _ST_METADATA, _ST_DOUBLE, _ST_UINT, _ST_INT = 1, 2, 3, 4
@@ -48,6 +56,67 @@ def counter_samples(space: Message) -> pa.Table:
     parts = [_plane_samples(int(match.group(1)), plane) for plane in space.planes
              if (match := GPU_PLANE.fullmatch(plane.name))]
     return pa.concat_tables([SCHEMA.empty_table(), *parts])
+
+
+def read_counter_samples(path: Path) -> pa.Table:
+    """counter_samples of the XSpace file at `path`, for a run opened by its trace viewer
+    JSON: only the GPU planes' heads and counter lines are read, not their streams (the
+    rest of the file is skipped); none where the file cannot be read."""
+    try:
+        with path.open("rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            with memoryview(data) as view:
+                reduced = _counter_planes(view)
+        space = RawXSpace()
+        space.ParseFromString(reduced)
+        return counter_samples(space)
+    except (OSError, ValueError, DecodeError, RuntimeError, proto_wire.WireError):
+        return SCHEMA.empty_table()
+
+
+def _counter_planes(buf: memoryview) -> bytes:
+    """An XSpace of the GPU planes of `buf` (an XSpace's bytes), each with its name, its stat
+    metadata and its counter lines alone. Fields come in their numbers' order (protobuf
+    writes them so): a line's name is read before its events, which are skipped."""
+    out = bytearray()
+    for number, wire, start, end in wire_fields(buf, 0, len(buf)):
+        if number != _XSPACE_PLANES or wire != 2:
+            continue
+        plane, name, pos = bytearray(), "", start
+        for field, field_wire, value_start, value_end in wire_fields(buf, start, end):
+            if field == _XPLANE_NAME and field_wire == 2:
+                name = bytes(buf[value_start:value_end]).decode("utf-8", "replace")
+                if not GPU_PLANE.fullmatch(name):
+                    break
+            if field in _PLANE_KEPT or (field == _XPLANE_LINES and field_wire == 2
+                                        and _line_name(buf, value_start, value_end)
+                                        == COUNTERS_LINE):
+                plane += buf[pos:value_end]  # the field's tag, length and value
+            pos = value_end
+        if GPU_PLANE.fullmatch(name):
+            out += _tag(_XSPACE_PLANES) + _varint(len(plane)) + plane
+    return bytes(out)
+
+
+def _line_name(buf: memoryview, start: int, end: int) -> str:
+    for field, wire, value_start, value_end in wire_fields(buf, start, end):
+        if field == _XLINE_NAME and wire == 2:
+            return bytes(buf[value_start:value_end]).decode("utf-8", "replace")
+        if field > _XLINE_NAME:
+            break
+    return ""
+
+
+def _tag(number: int) -> bytes:
+    return _varint(number << 3 | 2)
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value >= 0x80:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
 
 
 def _plane_samples(device: int, plane: Message) -> pa.Table:
