@@ -7,27 +7,31 @@
 -- A sample is stamped at the end of its period, as the schema wants: its start plus the
 -- sampling period, the median distance between the metric's samples on the device.
 -- Only samples whose period starts within the span of the profile's host and GPU
--- activities are kept: CUPTI hands over, first, a sample from before the profile began
--- (one H200 recording's first sample started 6.7 ms before the session's time zero, then
--- none for 336 ms), which would stretch the trace's span and weigh in every mean.
-INSERT INTO gpu_metric_names
-SELECT device, (row_number() OVER (PARTITION BY device ORDER BY name) - 1)::SMALLINT, name
-FROM (SELECT DISTINCT s.device, n.name
-      FROM xla_counter_samples AS s
-      JOIN xla_counter_names AS n USING (metric))
-ORDER BY device, name;
-
-INSERT INTO gpu_metrics
+-- activities are kept, so that none stretches the span a lane or mean covers (the sample
+-- CUPTI hands over first, from before the session, is left out when read: it starts
+-- before its line, xla_counters.py).
+CREATE OR REPLACE TEMP TABLE xla_counters_kept AS
 WITH span AS (
     SELECT least((SELECT min(start_ns) FROM staged_gpu),
                  (SELECT min(start_ns) FROM host_activities)) AS first_ns,
            greatest((SELECT max(end_ns) FROM staged_gpu),
                     (SELECT max(end_ns) FROM host_activities)) AS last_ns
-), kept AS (
-    SELECT s.device, m.metric_id, s.ts_ns, s.value
-    FROM xla_counter_samples AS s
-    JOIN xla_counter_names AS n USING (metric)
-    JOIN gpu_metric_names AS m ON m.device = s.device AND m.name = n.name
+)
+SELECT s.device, n.name, s.ts_ns, s.value
+FROM xla_counter_samples AS s
+JOIN xla_counter_names AS n USING (metric), span
+WHERE s.ts_ns >= span.first_ns AND s.ts_ns < span.last_ns;
+
+INSERT INTO gpu_metric_names
+SELECT device, (row_number() OVER (PARTITION BY device ORDER BY name) - 1)::SMALLINT, name
+FROM (SELECT DISTINCT device, name FROM xla_counters_kept)
+ORDER BY device, name;
+
+INSERT INTO gpu_metrics
+WITH kept AS (
+    SELECT k.device, m.metric_id, k.ts_ns, k.value
+    FROM xla_counters_kept AS k
+    JOIN gpu_metric_names AS m USING (device, name)
 ), period AS (
     SELECT device, metric_id, median(next_ns - ts_ns)::BIGINT AS period_ns
     FROM (SELECT device, metric_id, ts_ns,
@@ -38,6 +42,7 @@ WITH span AS (
 )
 SELECT k.device, k.metric_id, k.ts_ns + coalesce(p.period_ns, 0), k.value::REAL
 FROM kept AS k
-LEFT JOIN period AS p USING (device, metric_id), span
-WHERE k.ts_ns >= span.first_ns AND k.ts_ns < span.last_ns
+LEFT JOIN period AS p USING (device, metric_id)
 ORDER BY k.ts_ns, k.device, k.metric_id;
+
+DROP TABLE xla_counters_kept;
