@@ -42,7 +42,7 @@ GPU_PLANE = re.compile(r"/device:GPU:(\d+)")
 _XSPACE_PLANES, _XPLANE_NAME, _XPLANE_LINES, _XLINE_NAME = 1, 2, 3, 2
 _PLANE_KEPT = frozenset({1, 2, 5})
 # XEvent and XStat fields (tui/sources/xspace_schema.py)
-_EV_METADATA, _EV_OFFSET, _EV_STATS = 1, 2, 4
+_EV_OFFSET, _EV_STATS = 2, 4
 _ST_METADATA, _ST_DOUBLE, _ST_UINT, _ST_INT = 1, 2, 3, 4
 
 SCHEMA = pa.schema([("device", pa.int32()), ("metric", pa.string()), ("ts_ns", pa.int64()),
