@@ -84,7 +84,8 @@ WITH gpu AS (
     FROM phase_group
 ), held AS (
     -- the GPU work inside each candidate's time (a range join: few candidates); a
-    -- candidate without any has no GPU row (least and greatest skip a NULL: the FILTER)
+    -- candidate with none holds 0 (least and greatest skip the join's NULLs: unfiltered,
+    -- a range without GPU work would hold its own length)
     SELECT r.kind, r.first_name, r.last_name, r.start_ns, r.end_ns, r.ranges, r.rank,
            coalesce(sum(least(g.end_ns, r.end_ns) - greatest(g.start_ns, r.start_ns))
                         FILTER (WHERE g.start_ns IS NOT NULL), 0) AS held_ns

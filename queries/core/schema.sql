@@ -234,19 +234,20 @@ CREATE TABLE IF NOT EXISTS gpu_hlo_ops (
                              -- or named, but programs of the module's name give the op different lines)
 );
 
--- The GPUs' hardware counters, sampled at a fixed rate (nsys --gpu-metrics-devices): the
--- metrics each device samples that tui reads (tui/core/gpu_metric_names.py: the shares of
--- peak of SMs, tensor cores, DRAM, PCIe and NVLink), as the source names them; empty for
--- other sources.
+-- The GPUs' hardware counters, sampled at a fixed rate (nsys --gpu-metrics-devices; XLA's
+-- CUPTI PM sampling, gpu_pm_sample_counters): the metrics each device samples that tui
+-- reads (tui/core/gpu_metric_names.py: the shares of peak of SMs, tensor cores, DRAM, PCIe
+-- and NVLink), under nsys's names (an XLA profile's CUPTI metrics mapped to them,
+-- tui/sources/cupti_metrics.py); empty for other sources.
 CREATE TABLE IF NOT EXISTS gpu_metric_names (
     device    INTEGER,   -- CUDA device index
     metric_id SMALLINT,  -- the source's id of the metric on that device (gpu_metrics.metric_id)
-    name      VARCHAR    -- as the source writes it: 'SMs Active [Throughput %]',
+    name      VARCHAR    -- as nsys writes it: 'SMs Active [Throughput %]',
                          -- 'DRAM Read Bandwidth [Throughput %]'
 );
 
 -- One sample of one metric on one device, in time order. A sample tells the counter over
--- the sampling period that ends at ts_ns.
+-- the sampling period that ends at ts_ns (XLA's, stamped at its start, moved to its end).
 CREATE TABLE IF NOT EXISTS gpu_metrics (
     device    INTEGER,
     metric_id SMALLINT,  -- gpu_metric_names.metric_id

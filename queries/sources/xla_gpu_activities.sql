@@ -7,7 +7,9 @@
 -- finalize_activities.sql sorts them.
 -- A copy carries memcpy_details, a set Memset_details, a kernel kernel_details (its launch
 -- configuration); an event with none of them is a kernel too (named as such by the
--- loader's warning), and so is an unnamed one.
+-- loader's warning), and so is an unnamed one. The thread named '_counters_' is no stream:
+-- the trace viewer's JSON keeps the GPU's PM-sampled counters there as events, one per
+-- metric and sample (read from the run's XSpace instead: tui/sources/xla_counters.py).
 INSERT INTO staged_gpu (
     kind, device, stream, start_ns, end_ns, duration_ns, name, correlation,
     grid_x, grid_y, grid_z, block_x, block_y, block_z, registers_per_thread,
@@ -29,6 +31,9 @@ WITH work AS (
     JOIN xla_pids AS p USING (pid)
     WHERE ph = 'X' AND p.role = 'gpu'
       AND dur >= 0 AND tid IS NOT NULL
+      AND (pid, tid) NOT IN (SELECT pid, tid FROM xla_events
+                             WHERE ph = 'M' AND name = 'thread_name'
+                               AND args."name" = '_counters_')
       -- start and end within ±2^62 ns, so no difference of two times overflows
       AND xla_ns(ts) BETWEEN -4611686018427387903 AND 4611686018427387903
       AND xla_ns(ts)::HUGEINT + xla_ns(dur) <= 4611686018427387903

@@ -16,8 +16,9 @@
 --   annotation  a step_num: jax.profiler.StepTraceAnnotation; or a TraceMe opened from
 --               Python (jax.profiler.TraceAnnotation; JAX's own, such as shard_args,
 --               too): one with no source location (_src) whose first nested event on
---               its thread (the next one in the file) is a Python function; those are
---               found by xla_host_annotations.sql, and are 'cpu_op' until then
+--               its thread (the next one in the file) is a Python function or a jitted
+--               call; those are found by xla_host_annotations.sql, and are 'cpu_op'
+--               until then
 --   cpu_op      the rest: XLA's and PJRT's TraceMes (executable runs, thunks, HLO ops
 --               such as 'command_buffer_1', compile passes such as 'algsimp')
 -- A StepTraceAnnotation's name gets its step number, as Kineto's 'ProfilerStep#3' has it:

@@ -168,6 +168,14 @@ def test_summary_reports_the_counters_and_the_diagnosis_reads_them() -> None:
     assert all(g["mean"][SM] < 10 for g in gm["by_gap"])
     text = summary["diagnosis"]["text"]
     assert "Hardware counters" in text and "'memory' 86%" in text
+    # the counters over the window the sentence names (the loop's range), not the busy
+    # span with the program's start-up: SMs 97% there, 90% over the busy span
+    assert summary["diagnosis"]["window"]["name"] == "memory"
+    oracle = _oracle_range(export, "memory")
+    assert f"SMs active {oracle[SM]:.0f}% (good)" in text
+    assert f"DRAM at {oracle[DRAM_READ] + oracle[DRAM_WRITE]:.0f}% of its peak" in text
+    whole = gm["whole"][0]["mean"]
+    assert f"{whole[SM]:.0f}" != f"{oracle[SM]:.0f}"
     console = Console(width=80, record=True)
     print_gpu_metrics(gm, console)
     lines = console.export_text().splitlines()

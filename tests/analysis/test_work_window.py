@@ -22,6 +22,7 @@ from tests.helpers.paths import DATA
 from tests.helpers.window_oracle import kineto_expected, to_ns
 from tui.analysis.diagnosis import COMPUTE_MOST, diagnose, gaps_and_work
 from tui.analysis.summary import trace_summary
+from tui.analysis.window import work_window
 from tui.loading.trace import open_trace
 
 REFERENCE = DATA / "loops"
@@ -193,6 +194,27 @@ def test_an_xla_profile_is_judged_over_its_steps() -> None:
     assert window["start_ns"] == to_ns(first["ts"])
     assert diagnosis["bound"] == "sync"
     assert diagnosis["text"].startswith(f"Sync-bound in {len(steps)} step ranges (")
+
+
+def test_a_range_without_gpu_work_is_never_the_window() -> None:
+    """pp_1f1b_nsys.sqlite: the 1F1B job's two ranks end in NVTX ranges `ncclCommDestroy`
+    (0.5 s each, after the last kernel) that hold no GPU work; the window is the ranges
+    named like steps, `step 0` to `step 5`, from the first one's start."""
+    path = sample("pp_1f1b_nsys.sqlite")
+    db = sqlite3.connect(path)
+    ranges = db.execute(
+        "SELECT coalesce(e.text, s.value), e.start, e.end FROM NVTX_EVENTS AS e "
+        "LEFT JOIN StringIds AS s ON s.id = e.textId WHERE e.end IS NOT NULL").fetchall()
+    kernels = db.execute("SELECT start, end FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchall()
+    destroy = [(lo, hi) for name, lo, hi in ranges if name == "ncclCommDestroy"]
+    assert len(destroy) == 2
+    assert all(_clipped(kernels, lo, hi) == 0 for lo, hi in destroy)
+    steps = [(name, lo) for name, lo, _hi in ranges if name.startswith("step ")]
+    with open_trace(path) as trace:
+        window = work_window(trace.con)
+    assert window is not None
+    assert (window.kind, window.name) == ("steps", "step 0 … step 5")
+    assert window.start_ns == min(lo for _name, lo in steps)
 
 
 def test_a_capture_range_is_the_window_without_ranges() -> None:

@@ -28,8 +28,10 @@ _STEP = re.compile(f"{PROFILER_STEP}|{STEP_NAME.replace('(?i)', '')}", re.IGNORE
 
 
 def nvlink(mean: dict[str, float]) -> float | None:
-    """The busiest NVLink direction's user data, as a share of its peak."""
-    values = [v for k, v in mean.items() if k.startswith(NVLINK) and "User Data" in k]
+    """The busiest NVLink direction's user data (nsys), or its bytes (CUPTI's nvlrx__ /
+    nvltx__bytes, as XLA samples them), as a share of its peak."""
+    values = [v for k, v in mean.items()
+              if k.startswith(NVLINK) and ("User Data" in k or "Bytes" in k)]
     return max(values) if values else None
 
 

@@ -1,4 +1,5 @@
-"""How well the GPU worked, from its hardware counters (nsys --gpu-metrics-devices): the
+"""How well the GPU worked, from its hardware counters (nsys --gpu-metrics-devices, or
+CUPTI PM sampling in an XLA profile, tui/sources/xla_counters.py): the
 mean of each metric over the samples inside a kernel's instances, an NVTX range's, the
 GPU's busy span and its gaps; and the phrase the diagnosis adds from them.
 
@@ -175,6 +176,18 @@ def gpu_metrics_summary(con: duckdb.DuckDBPyConnection, min_gap_ns: int,
             "by_range": by_range, "by_kernel": by_kernel}
 
 
+def window_means(con: duckdb.DuckDBPyConnection, start_ns: int, end_ns: int
+                 ) -> list[MetricMeans]:
+    """Each device's means over the window of work [start_ns, end_ns) (none: no counters)."""
+    out: list[MetricMeans] = []
+    for d in metric_devices(con):
+        names = reported_metrics(con, d.device)
+        for mean in means(con, d.device, names, "gpu_metric_window",
+                          {"start_ns": start_ns, "end_ns": end_ns}).values():
+            out.append({"device": d.device, "mean": mean})
+    return out
+
+
 def dram(mean: dict[str, float]) -> float | None:
     """DRAM's whole use (read + write) as a share of its peak, where both were sampled."""
     if DRAM_READ in mean and DRAM_WRITE in mean:
@@ -182,15 +195,18 @@ def dram(mean: dict[str, float]) -> float | None:
     return None
 
 
-def metrics_phrase(gm: GpuMetrics | None, bound: str | None) -> str:
+def metrics_phrase(gm: GpuMetrics | None, bound: str | None,
+                   over: Sequence[MetricMeans] | None = None) -> str:
     """What the hardware counters add to a diagnosis of `bound` ("" without them): SM and
     tensor-core use when compute-bound, the NVTX ranges that ran DRAM near its peak and
     those that ran NVLink at half its peak or more, the NVLink throughput when
-    communication-bound and PCIe's when copy-bound."""
-    if not gm or not gm.get("whole") or bound is None:
+    communication-bound and PCIe's when copy-bound; over the devices' means `over` (the
+    window of work the diagnosis describes), else over their busy spans."""
+    rows = over or (gm.get("whole") if gm else None)
+    if not gm or not rows or bound is None:
         return ""
     parts = []
-    whole = gm["whole"][0]["mean"] if len(gm["whole"]) == 1 else _averaged(gm["whole"])
+    whole = rows[0]["mean"] if len(rows) == 1 else _averaged(rows)
     if bound in ("compute", "memory") and SM in whole:
         parts.append(_compute_words(whole))
     hot = _memory_phases(gm.get("by_range", []))
@@ -272,9 +288,11 @@ def _averaged(rows: Sequence[MetricMeans]) -> dict[str, float]:
             / sum(1 for r in rows if k in r["mean"]) for k in keys}
 
 
-def with_metrics_phrase(diagnosis: Diagnosis, gm: GpuMetrics | None) -> Diagnosis:
-    """The diagnosis (its JSON) with what the hardware counters add appended to its text."""
-    phrase = metrics_phrase(gm, diagnosis.get("bound"))
+def with_metrics_phrase(diagnosis: Diagnosis, gm: GpuMetrics | None,
+                        over: Sequence[MetricMeans] | None = None) -> Diagnosis:
+    """The diagnosis (its JSON) with what the hardware counters add appended to its text
+    (`over`: the means over its window of work)."""
+    phrase = metrics_phrase(gm, diagnosis.get("bound"), over)
     if phrase:
         diagnosis["text"] = f"{diagnosis['text']} {phrase}"
     return diagnosis

@@ -20,6 +20,7 @@ from tui.analysis.flops import flops_summary
 from tui.analysis.gpu_metrics import (
     gpu_metrics_summary,
     metric_devices,
+    window_means,
     with_metrics_phrase,
 )
 from tui.analysis.host_samples import gaps_host_activity
@@ -153,7 +154,12 @@ def _summary(trace: Trace, min_gap_ns: int) -> TraceSummary:
     found += distributed_findings([rank], run=False)
     gap_rows = GapRows(gaps, origin)
     counters = gpu_metrics_summary(con, min_gap_ns, [k.name for k in kernels])
-    rank["diagnosis"] = with_metrics_phrase(diagnose(work, trace.format).to_json(), counters)
+    diagnosis = diagnose(work, trace.format).to_json()
+    window = diagnosis.get("window")
+    # the counters over the window the sentence describes, not the whole busy span
+    over = (window_means(con, window["start_ns"], window["end_ns"])
+            if counters is not None and window else None)
+    rank["diagnosis"] = with_metrics_phrase(diagnosis, counters, over)
     matrix = matrix_kernels(con)
     if counters is None:  # no Tensor Active: the kernels' names say where the math ran
         rank["diagnosis"] = with_matrix_phrase(rank["diagnosis"], matrix)

@@ -1,7 +1,7 @@
 """The `--summary` of a cached trace, kept beside its cache file for the next warm open.
 
 A summary is a pure function of the cached database and the gap threshold, so once
-computed it is stored as `<cache file>.summary-<min_gap_ns>.v7.json` (written under a
+computed it is stored as `<cache file>.summary-<min_gap_ns>.v8.json` (written under a
 temporary name as it is printed, then renamed) and a later `tui --summary` of the
 unchanged trace prints it without opening the database. The cache file's name changes
 with the trace (path, size, mtime) and with CACHE_VERSION, and the memo is only trusted

@@ -251,7 +251,8 @@ class KernelMetricMeans(MetricMeans):
 
 
 class GpuMetrics(TypedDict):
-    """nsys --gpu-metrics-devices: the counters' means (tui/analysis/gpu_metrics.py)."""
+    """nsys --gpu-metrics-devices, XLA's PM sampling: the counters' means
+    (tui/analysis/gpu_metrics.py)."""
 
     sample_rate_hz: int
     metrics: list[str]
@@ -317,7 +318,7 @@ class TraceSummary(_TraceSummaryKeys, total=False):
     xla_ops: list[XlaOp]  # XLA traces only
     xla_modules: list[XlaModule]
     xla_command_buffers: list[CommandBuffer]
-    gpu_metrics: GpuMetrics  # nsys reports recorded with GPU metrics
+    gpu_metrics: GpuMetrics  # nsys reports recorded with GPU metrics, XLA with PM sampling
     flops: Flops  # traces that tell their FLOPs (Kineto with_flops / record_shapes)
     ncu: dict[str, Any]  # with --ncu REPORT: its launches matched to the kernels (ncu.md)
 

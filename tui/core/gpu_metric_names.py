@@ -1,5 +1,6 @@
 """The GPU hardware counters tui keeps, named as Nsight Systems writes them
-(`--gpu-metrics-devices`), the vocabulary of gpu_metric_names for every source.
+(`--gpu-metrics-devices`), the vocabulary of gpu_metric_names for every source (an XLA
+profile's CUPTI metrics are mapped to them by tui/sources/cupti_metrics.py).
 
 A GPU samples 20-30 metrics; the summary, the tables and the timeline read the shares of
 peak below and NVLink's. The rest (clocks, graphics warps, the warp counts also given

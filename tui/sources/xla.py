@@ -18,6 +18,7 @@ from tui.core.errors import TraceError
 from tui.core.queries import load_query
 from tui.derived.xla_depth import number_host_rows
 from tui.sources.kineto import parse_chrome_events
+from tui.sources.xla_counters import read_counter_samples, stage_counters
 from tui.sources.xla_hlo import (
     gpu_descriptions,
     read_programs,
@@ -36,6 +37,8 @@ def load_xla_json(path: Path, con: duckdb.DuckDBPyConnection, scratch_dir: Path)
     display_unit = events.metadata.get("displayTimeUnit")
     _map_events(con, path, warnings, "xla-json", cut_off=events.truncated)
     xplanes = xplanes_beside(path)
+    if len(xplanes) == 1:  # the GPU counters, exact there (several hosts: whose GPU 0?)
+        stage_counters(con, read_counter_samples(xplanes[0]))
     _stage_hlo(con, path, xplanes, warnings)
     if isinstance(display_unit, str):
         con.execute("INSERT OR REPLACE INTO trace_meta VALUES ('displayTimeUnit', $unit)",
@@ -45,14 +48,16 @@ def load_xla_json(path: Path, con: duckdb.DuckDBPyConnection, scratch_dir: Path)
 
 def load_xplane(path: Path, con: duckdb.DuckDBPyConnection) -> list[str]:
     """Load an XSpace .xplane.pb; returns warnings. Raises TraceError if unusable."""
-    from tui.sources.xplane import read_xplane_events
+    from tui.sources.xplane import read_xplane
 
-    table = read_xplane_events(path)
+    table, counters = read_xplane(path)
     warnings: list[str] = []
     con.execute(load_query("xla_events_table"))
     with registered(con, "xplane_arrow", table):
         con.execute(load_query("xla_stage_arrow")).fetchall()
+    del table
     _map_events(con, path, warnings, "xplane", cut_off=False)
+    stage_counters(con, counters)
     _stage_hlo(con, path, [path], warnings)
     return warnings
 

@@ -35,6 +35,7 @@ from google.protobuf.message import DecodeError, Message
 
 from tui.core.errors import TraceError
 from tui.sources import proto_wire
+from tui.sources.xla_counters import COUNTERS_LINE, counter_samples
 from tui.sources.xplane_stats import Lookup, PlaneStats
 from tui.sources.xspace_schema import RawXSpace
 
@@ -71,8 +72,20 @@ def read_xplane_events(path: Path) -> pa.Table:
     process and one 'thread_name' row per thread, args {"name": ...} (tid null for a
     process). The schema's metadata holds the XSpace's `hostnames` (JSON). Raises
     TraceError, one line, on input that cannot be read."""
+    return read_xplane(path)[0]
+
+
+def read_xplane(path: Path) -> tuple[pa.Table, pa.Table]:
+    """The events of the XSpace at `path` (read_xplane_events) and its GPU counter samples
+    (xla_counters.counter_samples). Raises TraceError, one line, on input that cannot be
+    read."""
     path = Path(path)
     space = parse_xspace(path)
+    try:
+        counters = counter_samples(space)
+    except proto_wire.WireError as exc:
+        raise TraceError(f"{path}: not a readable .xplane.pb: corrupt counter samples "
+                         f"({exc}); copy it again or record the profile again") from None
     columns = _Columns()
     names: dict[int, str] = {}
     threads: dict[tuple[int, int], str] = {}
@@ -85,7 +98,8 @@ def read_xplane_events(path: Path) -> pa.Table:
         raise TraceError(f"{path}: not a readable .xplane.pb: corrupt events ({exc}); "
                          "copy it again or record the profile again") from None
     table = pa.concat_tables([columns.table(), _metadata_rows(names, threads)])
-    return table.replace_schema_metadata({"hostnames": json.dumps(list(space.hostnames))})
+    return (table.replace_schema_metadata({"hostnames": json.dumps(list(space.hostnames))}),
+            counters)
 
 
 def parse_xspace(path: Path) -> Message:
@@ -185,6 +199,8 @@ def _gather_lines(pid: int, plane: Message, threads: dict[tuple[int, int], str])
     tids: list[int] = []
     base_ns: list[int] = []
     for line in plane.lines:
+        if line.name == COUNTERS_LINE:  # a GPU's counter samples (xla_counters.py), no thread
+            continue
         tid = (line.display_id or line.id) & 0xFFFFFFFF
         label = line.display_name or line.name
         threads[(pid, tid)] = label

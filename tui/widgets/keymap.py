@@ -67,7 +67,7 @@ TIMELINE: tuple[Key, ...] = (
         anywhere=True),
     Key("m", "toggle_metrics", "show/hide the GPU metric lanes under each GPU: SMs active, "
         "tensor cores, DRAM, NVLink and PCIe throughput as % of peak (nsys "
-        "--gpu-metrics-devices)", "Lanes", "m"),
+        "--gpu-metrics-devices, XLA's PM sampling)", "Lanes", "m"),
     Key("p", "toggle_distributed", "show/hide the critical path of each step and each "
         "stream's queue length (outstanding launches)", "Lanes", "p", anywhere=True),
     Key("enter", "drill_down", "open the kernel in Nsight Compute results", "Lanes", "Enter"),

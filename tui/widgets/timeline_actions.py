@@ -223,10 +223,12 @@ class TimelineActions(_Base):
         self._relayout()
 
     def action_toggle_metrics(self) -> None:
-        """The GPUs' hardware counters under each GPU (nsys --gpu-metrics-devices)."""
+        """The GPUs' hardware counters under each GPU (nsys --gpu-metrics-devices, XLA's
+        PM sampling)."""
         if self.data is not None and not self.data.metrics.devices:
             self.notify("this trace has no GPU metrics: record with nsys profile "
-                        "--gpu-metrics-devices=all", timeout=3, markup=False)
+                        "--gpu-metrics-devices=all (JAX: gpu_pm_sample_counters in the "
+                        "profile options)", timeout=3, markup=False)
             return
         self.show_metrics = not self.show_metrics
         self._relayout()

@@ -1,6 +1,6 @@
-"""The summary's GPU hardware counters (nsys --gpu-metrics-devices) as a Rich table: the
-mean of each metric over the busy span, the gaps, the NVTX ranges (steps summed up in one
-row) and the top kernels."""
+"""The summary's GPU hardware counters (nsys --gpu-metrics-devices, XLA's PM sampling) as a
+Rich table: the mean of each metric over the busy span, the gaps, the NVTX ranges or
+annotations (steps summed up in one row) and the top kernels."""
 
 from __future__ import annotations
 
@@ -32,10 +32,11 @@ MIN_NAME_WIDTH = 16
 PRIORITY = (SM, TENSOR, DRAM_READ, DRAM_WRITE, NVLINK, SM_ISSUE, WARPS, PCIE_RX, PCIE_TX)
 
 
-def print_gpu_metrics(gm: dict | None, console: Console) -> None:
+def print_gpu_metrics(gm: dict | None, console: Console, range_word: str = "NVTX") -> None:
     """The counters' table; a run's (rows tagged with their rank) gets a rank column, each
     rank's rows beside the others' for the same stretch (up to RANKS_SHOWN ranks; more are
-    averaged, a row per stretch)."""
+    averaged, a row per stretch). A range's row is labelled `range_word` and its name
+    ('NVTX compute', 'range compute' for an XLA TraceAnnotation)."""
     if not gm or not gm.get("whole"):
         return
     ranked = any("rank" in w for w in gm["whole"])
@@ -86,7 +87,7 @@ def print_gpu_metrics(gm: dict | None, console: Console) -> None:
             row("gaps", [g])
     ranges = [r for r in gm.get("by_range", []) if not is_step(r["range"])]
     for name, rows in _by_name(ranges, "range", ranked)[:TOP_RANGES]:
-        row(f"NVTX {name}", rows)
+        row(f"{range_word} {name}", rows)
     steps = [r for r in gm.get("by_range", []) if is_step(r["range"])]
     if steps:
         per_rank = _by_key(steps, "rank") if ranked else [(None, steps)]

@@ -43,7 +43,8 @@ def print_summary(summary: Mapping[str, Any], console: Console) -> None:
         console.print(_xla_modules_table(summary.get("xla_modules") or []))
         console.print(_xla_ops_table(summary["xla_ops"], console.width))
     print_flops(summary.get("flops"), console)
-    print_gpu_metrics(summary.get("gpu_metrics"), console)
+    print_gpu_metrics(summary.get("gpu_metrics"), console,
+                      "NVTX" if str(source["format"]).startswith("nsys") else "range")
     print_tensor_cores(summary, console)
     console.print(_gaps_table(summary["gaps"], source.get("origin_ns"), source["min_gap_ns"],
                               text_width=max(30, console.width - 40)))
