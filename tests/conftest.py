@@ -4,6 +4,7 @@ output, cold caches for snapshots, the hypothesis profile and how many xdist wor
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -54,17 +55,35 @@ def explicit_width(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("LINES", raising=False)
 
 
-@pytest.fixture(autouse=True)
-def shared_cache(tmp_path_factory: pytest.TempPathFactory,
-                 monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Never touch the user's cache: the test run gets its own, one for all its xdist
-    workers, so each sample is loaded cold once a run rather than once a worker (a cache
-    file is built under a private name and renamed, so workers building the same one at
-    once each keep a whole one)."""
+def _run_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):  # base is .../pytest-N/popen-gwK
         base = base.parent
-    cache = base / "tui-cache"
+    return base / "tui-cache"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def run_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Never touch the user's cache, not even from a module's or the session's fixtures
+    (set up before any test's own): the run's cache dir is set for the whole session."""
+    cache = _run_cache(tmp_path_factory)
+    before = os.environ.get("TUI_CACHE_DIR")
+    os.environ["TUI_CACHE_DIR"] = str(cache)
+    yield cache
+    if before is None:
+        os.environ.pop("TUI_CACHE_DIR", None)
+    else:
+        os.environ["TUI_CACHE_DIR"] = before
+
+
+@pytest.fixture(autouse=True)
+def shared_cache(tmp_path_factory: pytest.TempPathFactory,
+                 monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The test run's own cache, one for all its xdist workers, so each sample is loaded
+    cold once a run rather than once a worker (a cache file is built under a private name
+    and renamed, so workers building the same one at once each keep a whole one); set
+    again for each test, which may change it (private_cache)."""
+    cache = _run_cache(tmp_path_factory)
     monkeypatch.setenv("TUI_CACHE_DIR", str(cache))
     return cache
 

@@ -198,3 +198,18 @@ def test_the_run_s_counters_have_the_typed_keys(summary: RunSummary) -> None:
         assert gm[key], key
         assert all(set(row) == row_type.__required_keys__ for row in gm[key]), key
     json.dumps(gm)  # as --json writes it
+
+
+def test_each_rank_of_the_report_keeps_its_own_summary(report: Path,
+                                                       summary: RunSummary) -> None:
+    """The two ranks share one cache file; each keeps its own summary beside it, which the
+    ranks app shows as that rank's details (before, the last rank's overwrote the first's)."""
+    from tui.runs.run_memo import kept_rank_summary
+
+    texts = {}
+    for rank in (0, 1):
+        kept = kept_rank_summary(report, None, 1_000_000, rank)
+        assert kept is not None
+        texts[rank] = kept["diagnosis"]["text"]
+        assert f"GPU {rank} idled" in texts[rank], texts[rank]  # its GPU is its rank
+    assert texts[0] != texts[1]

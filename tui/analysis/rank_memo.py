@@ -29,9 +29,13 @@ from tui.loading.store import RUN_TABLES
 RANK_MEMO_VERSION = "v3"  # bump when rank_summary's keys or their meaning change
 
 
-def rank_memo_file(cache_path: Path, min_gap_ns: int) -> Path:
-    """Where the summary of the rank whose cache file is `cache_path` is kept."""
-    return cache_path.with_name(f"{cache_path.name}.rank-{min_gap_ns}.{RANK_MEMO_VERSION}.json")
+def rank_memo_file(cache_path: Path, min_gap_ns: int, part_rank: str | None = None) -> Path:
+    """Where the summary of the rank whose cache file is `cache_path` is kept; of one rank
+    among several in that file (`part_rank`: a process of a multi-process nsys report, a
+    GPU of a JAX mesh), a file of its own beside it."""
+    part = f".part-{part_rank}" if part_rank is not None else ""
+    return cache_path.with_name(
+        f"{cache_path.name}.rank-{min_gap_ns}{part}.{RANK_MEMO_VERSION}.json")
 
 
 def store_memo_file(location: Path | str, min_gap_ns: int) -> Path:

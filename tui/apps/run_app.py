@@ -373,7 +373,7 @@ class RunApp(App[Path | None]):
         from tui.runs.run_memo import kept_rank_summary
 
         kept = await asyncio.to_thread(kept_rank_summary, Path(row["path"]), store,
-                                       self.min_gap_ns)
+                                       self.min_gap_ns, row["rank"])
         if kept is not None and self.ranks.rank_at_cursor() == row["rank"]:  # still on it
             self.query_one("#rank-details", Static).update(details_text(row["rank"], kept))
 

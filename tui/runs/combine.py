@@ -147,7 +147,9 @@ def _keep(store: TraceStore, min_gap_ns: int) -> None:
 
     assert store.summary is not None
     if store.db_path is not None:
-        memo, stamp = rank_memo_file(store.db_path, min_gap_ns), cache_stamp(store.db_path)
+        part_rank = store.meta.get("rank") if store.part is not None else None
+        memo = rank_memo_file(store.db_path, min_gap_ns, part_rank)
+        stamp = cache_stamp(store.db_path)
     elif store.parquet_dir is not None and store.from_cache:  # not a --no-cache scratch
         memo, stamp = store_memo(store, min_gap_ns)
     else:

@@ -157,17 +157,23 @@ class RunMemoWriter(MemoFile):
         super().finish()
 
 
-def kept_rank_summary(trace: Path, store: Path | None, min_gap_ns: int) -> dict | None:
+def kept_rank_summary(trace: Path, store: Path | None, min_gap_ns: int,
+                      rank: int | None = None) -> dict | None:
     """The summary kept for one rank (rank_summary's, tui.analysis.rank_memo): of the
-    local store `store` where the rank was read from one, else of the trace's cache file;
-    None where none is kept for it as it is now."""
+    local store `store` where the rank was read from one, else of the trace's cache file
+    (rank `rank`'s own where the file holds several ranks); None where none is kept for it
+    as it is now."""
     try:
         if store is not None:
             memo, stamp = store_memo_file(store.resolve(), min_gap_ns), store_stamp(store)
+            kept = read_rank_memo(memo, stamp)
         else:
             target = cache.cache_file(trace)
-            memo, stamp = rank_memo_file(target, min_gap_ns), cache_stamp(target)
+            stamp = cache_stamp(target)
+            kept = (read_rank_memo(rank_memo_file(target, min_gap_ns, str(rank)), stamp)
+                    if rank is not None else None)
+            if kept is None:  # a file of one rank
+                kept = read_rank_memo(rank_memo_file(target, min_gap_ns), stamp)
     except OSError:
         return None
-    kept = read_rank_memo(memo, stamp)
     return kept["summary"] if kept is not None else None
