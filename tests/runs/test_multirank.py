@@ -418,3 +418,22 @@ def test_a_run_s_queries_stop_when_asked() -> None:
     assert time.monotonic() - started < 5
     with stopped_by(con, threading.Event()):  # not asked: the queries run
         assert con.execute("SELECT 42").fetchone() == (42,)
+
+
+@pytest.mark.slow
+def test_a_multi_process_report_is_a_run_of_its_processes_also_without_a_cache(
+        private_cache: Path) -> None:
+    """--no-cache splits an nsys report of several processes into its ranks as a cached
+    open does (before, it was read as one rank), with the same figures, and keeps nothing."""
+    report = sample("tp2_nsys.sqlite")
+    with open_run([report]) as run:
+        cached = rank_analysis(run.con)
+        assert len(run.stores) == 2
+    kept = sorted(private_cache.iterdir())
+    with open_run([report], use_cache=False) as run:
+        assert [store.part is not None for store in run.stores] == [True, True]
+        scratch = run.scratch
+        no_cache = rank_analysis(run.con)
+    assert no_cache == cached
+    assert sorted(private_cache.iterdir()) == kept
+    assert scratch is not None and not scratch.exists()

@@ -249,6 +249,12 @@ def _builds_in_memory(path: Path) -> bool:
                                   * BUILD_IN_MEMORY_SHARE)
 
 
+def write_database_file(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    """Write the database `con` holds into a new file `path`, whole (a run's trace of
+    several ranks loaded without a cache: tui.runs.load)."""
+    _write_database(con, path)
+
+
 def _write_database(con: duckdb.DuckDBPyConnection, partial: Path) -> None:
     """Write the database `con` built in memory into the file `partial`, whole: its tables
     with their keys, and their rows in the same order."""

@@ -29,7 +29,7 @@ from tui.core.load_progress import LoadStopped
 from tui.core.queries import fill, load_query
 from tui.loading.store import RUN_TABLES, TraceStore
 from tui.loading.trace import Trace
-from tui.runs.load import StopFlag
+from tui.runs.load import SPLIT_QUERIES, StopFlag
 
 
 @dataclass
@@ -159,11 +159,6 @@ def _keep(store: TraceStore, min_gap_ns: int) -> None:
 
 def _alias(index: int) -> str:
     return f"store{index}"
-
-
-# The query that finds the ranks of one store, by its format's family: each a (pid, GPU).
-SPLIT_QUERIES = {"nsys": "run_process_devices", "xla": "run_mesh_devices",
-                 "xplane": "run_mesh_devices"}
 
 
 def split_processes(stores: list[TraceStore]) -> list[TraceStore]:

@@ -54,7 +54,7 @@ from tui.loading import cache
 from tui.loading.locations import fetch, is_remote
 from tui.loading.parquet_store import export_parquet, is_parquet_store, parquet_store
 from tui.loading.store import TraceStore
-from tui.loading.trace import CACHED_TABLES, open_trace
+from tui.loading.trace import CACHED_TABLES, open_trace, write_database_file
 
 # Below this many traces to load (and this much input), one process loads them faster
 # than a pool of fresh ones, whose start costs ~0.5 s each.
@@ -250,6 +250,13 @@ def _stop_when_set(stop: StopFlag, meter: LoadMeter) -> None:
             return
 
 
+# The query that finds the ranks of one store, by its format's family: each a (pid, GPU)
+# (tui.runs.combine.split_processes). A trace of such a format is kept as a database file
+# even without a cache (in the scratch folder), where its ranks are found and read.
+SPLIT_QUERIES = {"nsys": "run_process_devices", "xla": "run_mesh_devices",
+                 "xplane": "run_mesh_devices"}
+
+
 def load_store(job: LoadJob) -> TraceStore:
     """Load one trace (or open its cache), note where its tables are, close it."""
     started, cpu = time.perf_counter(), time.process_time()
@@ -268,8 +275,12 @@ def load_store(job: LoadJob) -> TraceStore:
         else:
             if job.scratch is None:
                 raise ValueError("a trace without a cache file needs a scratch folder")
-            store.parquet_dir = export_parquet(
-                trace, job.scratch / f"store-{os.getpid()}-{time.monotonic_ns()}")
+            name = f"store-{os.getpid()}-{time.monotonic_ns()}"
+            if trace.format.split("-")[0] in SPLIT_QUERIES:  # perhaps several ranks
+                store.db_path = job.scratch / f"{name}.duckdb"
+                write_database_file(trace.con, store.db_path)
+            else:
+                store.parquet_dir = export_parquet(trace, job.scratch / name)
         store.load_s = time.perf_counter() - started
         store.load_cpu_s = time.process_time() - cpu
         if job.min_gap_ns is not None:
@@ -277,7 +288,7 @@ def load_store(job: LoadJob) -> TraceStore:
 
             store.summary = rank_summary(trace, job.min_gap_ns)
     if store.summary is not None and job.min_gap_ns is not None:  # kept for the next open
-        if store.db_path is not None:  # stamped once the cache file is closed
+        if store.db_path is not None and job.use_cache:  # stamped once the file is closed
             write_rank_memo(rank_memo_file(store.db_path, job.min_gap_ns),
                             cache_stamp(store.db_path), store.format, store.meta,
                             store.warnings, store.summary)
