@@ -25,6 +25,7 @@ from tui.analysis.row_sets import GapRows, RowSet, add_offsets
 from tui.analysis.summary_types import CodeAndMemory, Source, SourceMetaKey, TraceSummary
 from tui.analysis.summary_types import Finding as FindingJson
 from tui.analysis.tensor_cores import gemm_tensor_cores, matrix_kernels, with_matrix_phrase
+from tui.analysis.window import work_window
 from tui.analysis.xla_ops import command_buffer_stats, xla_module_stats, xla_op_stats
 from tui.core.db import (
     SUMMARY_SHARE,
@@ -105,7 +106,8 @@ def _summary(trace: Trace, min_gap_ns: int) -> TraceSummary:
     code_memory = code_and_memory(con)
     devices = device_busy(con)
     kernels = kernel_stats(con)
-    gaps, times, work = gaps_and_work(con, min_gap_ns)
+    window = work_window(con)  # for the diagnosis and the FLOPs alike
+    gaps, times, work = gaps_and_work(con, min_gap_ns, window)
     host = gaps_host_activity(con, min_gap_ns)
     span = con.execute(load_query("trace_span")).fetchone() or (None, None)
     origin = one_row(con, load_query("trace_origin"))[0]
@@ -125,8 +127,9 @@ def _summary(trace: Trace, min_gap_ns: int) -> TraceSummary:
     for key in _META_KEYS:
         if key in meta:
             source[key] = meta[key]
+    matrix = matrix_kernels(con)
     found, skipped = findings(con, devices, kernels, gaps, min_gap_ns, source["span_ns"],
-                              times)
+                              times, matrix)
     # the trace as one rank of a distributed run (HTA's figures): rank 0 unless it says
     rank = {"rank": int(meta["rank"]) if str(meta.get("rank", "")).isdigit() else 0,
             **trace_figures(con), "gap_classes": gap_classes(GapRows(gaps, origin))}
@@ -134,7 +137,6 @@ def _summary(trace: Trace, min_gap_ns: int) -> TraceSummary:
     gap_rows = GapRows(gaps, origin)
     counters = gpu_metrics_summary(con, min_gap_ns, [k.name for k in kernels])
     rank["diagnosis"] = with_metrics_phrase(diagnose(work, trace.format).to_json(), counters)
-    matrix = matrix_kernels(con)
     if counters is None:  # no Tensor Active: the kernels' names say where the math ran
         rank["diagnosis"] = with_matrix_phrase(rank["diagnosis"], matrix)
     if host and rank["diagnosis"].get("bound") == "host" and host.where():
@@ -155,7 +157,7 @@ def _summary(trace: Trace, min_gap_ns: int) -> TraceSummary:
     }
     if counters is not None:  # the GPUs' hardware counters (nsys --gpu-metrics-devices)
         summary["gpu_metrics"] = counters
-    flops = flops_summary(con)
+    flops = flops_summary(con, window)
     if flops is not None:  # Kineto with_flops / record_shapes
         summary["flops"] = flops
     if trace.format == "xla":  # GPU time per HLO op and module, as XProf's op profile
