@@ -60,8 +60,8 @@ BUILD_IN_MEMORY_SHARE = 0.25
 # A trace of at most this many bytes (its file, inflated) is loaded and read with one
 # DuckDB thread: its tables take a row group or two (122,880 rows each), which DuckDB runs
 # on one thread anyway, and another thread only adds its hand-offs to each of the ~200
-# statements of a load and summary (a twelfth of their CPU on the small samples, in the
-# same wall time: benchmarks/small_trace_cost.py).
+# statements of a load and summary (the small samples on a quiet 2-core machine: 13% less
+# CPU and 8% less wall time; benchmarks/HISTORY.md).
 ONE_THREAD_BYTES = 16 << 20
 # Loaders that write host_activities themselves, numbered and with their depths
 # (tui/derived/xla_depth.py, nsys_sqlite.py); the others stage every host row
