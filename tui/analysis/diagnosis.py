@@ -520,11 +520,13 @@ def gaps_and_times(con: duckdb.DuckDBPyConnection, min_gap_ns: int,
 
 
 def gaps_and_work(con: duckdb.DuckDBPyConnection, min_gap_ns: int,
+                  window: Window | None = None,
                   ) -> tuple[list[Gap], list[DeviceTime], list[DeviceTime]]:
     """The gaps over `min_gap_ns` (explained), every device's figures over the whole trace
     (for the findings, beside NVIDIA's rules) and within the window of work (for the
-    diagnosis: tui/analysis/window.py), with every idle interval classified once."""
-    window = work_window(con)
+    diagnosis: tui/analysis/window.py; `window`: its work_window, where the caller has
+    it already), with every idle interval classified once."""
+    window = window or work_window(con)
     with every_interval_classified(con):
         gaps = explained_gaps(con, min_gap_ns, classified=True)
         whole = device_times(con, gaps, classified=True)

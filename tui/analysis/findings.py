@@ -25,6 +25,7 @@ from tui.analysis.nsys_rules import RULES
 from tui.analysis.row_sets import ArrowRows
 from tui.analysis.rules import rule_findings, share
 from tui.analysis.tensor_cores import (
+    MatrixKernel,
     cuda_core_finding,
     matrix_kernels,
     unaligned_finding,
@@ -54,10 +55,12 @@ def trace_findings(con: duckdb.DuckDBPyConnection, min_gap_ns: int,
 def findings(
     con: duckdb.DuckDBPyConnection, devices: list[DeviceBusy], kernels: list[KernelStats],
     gaps: list[Gap], min_gap_ns: int, span_ns: int, times: list[DeviceTime] | None = None,
+    matrix: list[MatrixKernel] | None = None,
 ) -> tuple[list[Finding], dict[str, str]]:
     """Every finding, most costly first (those without a cost last), and {rule: why}
     for the rules this trace could not be checked against. `times` (tui.analysis.diagnosis)
-    split each device's idle time by cause."""
+    split each device's idle time by cause; `matrix`: the trace's matrix_kernels, where
+    the caller has them already."""
     out, skipped = rule_findings(con, span_ns, gaps, min_gap_ns)
     if times:
         out = [_with_idle(f, times) for f in out]
@@ -69,11 +72,12 @@ def findings(
         out.append(_top_kernel(kernels[0]))
         launch_idle = (sum(t.idle.by_cause["launch"] for t in times)
                        if times is not None else None)
-        overhead = _launch_overhead(kernels, _source_format(con), launch_idle)
+        source_format = _source_format(con)
+        overhead = _launch_overhead(kernels, source_format, launch_idle)
         if overhead is not None:
             out.append(overhead)
-        on_cuda_cores = cuda_core_finding(matrix_kernels(con), sum(k.total_ns for k in kernels),
-                                          _source_format(con))
+        on_cuda_cores = cuda_core_finding(matrix_kernels(con) if matrix is None else matrix,
+                                          sum(k.total_ns for k in kernels), source_format)
         if on_cuda_cores is not None:
             out.append(on_cuda_cores)
     unaligned = unaligned_finding(unaligned_gemms(con))

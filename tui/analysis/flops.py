@@ -18,7 +18,7 @@ import pyarrow as pa
 
 from tui.analysis.peaks import PRECISIONS, gpu_peaks, peak_flops_per_s
 from tui.analysis.summary_types import Flops, KernelFlops, StepFlops
-from tui.analysis.window import work_window
+from tui.analysis.window import Window, work_window
 from tui.core.db import registered
 from tui.core.queries import load_query
 from tui.core.steps import step_patterns
@@ -70,11 +70,13 @@ def kernel_name_flops(con: duckdb.DuckDBPyConnection) -> dict[str, NameFlops]:
             for name, _precision, _count, flops, ns, ideal in rows}
 
 
-def flops_summary(con: duckdb.DuckDBPyConnection) -> Flops | None:
-    """The FLOPs' figures for `--summary` (JSON `flops`); None without FLOPs."""
+def flops_summary(con: duckdb.DuckDBPyConnection, window: Window | None = None,
+                  ) -> Flops | None:
+    """The FLOPs' figures for `--summary` (JSON `flops`) within the window of work
+    (`window`: its work_window, where the caller has it already); None without FLOPs."""
     if not has_flops(con):
         return None
-    window = work_window(con)
+    window = window or work_window(con)
     if window is None:
         return None
     source = con.execute("SELECT CASE WHEN bool_or(source = 'hlo') THEN 'hlo' "

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import duckdb
 
 from tui.analysis.module_names import module_label
-from tui.core.db import insert_rows
+from tui.core.db import insert_rows, one_row
 from tui.core.queries import load_query
 
 # The longest lists (functions, modules, ops) keep their largest entries in the JSON.
@@ -202,12 +202,13 @@ def host_activity(con: duckdb.DuckDBPyConnection) -> HostActivity | None:
     if thread is not None:
         found = con.execute(load_query("host_thread_name"), _thread_params(thread)).fetchone()
         name = str(found[0]) if found else None
+    osrt = _has_os_calls(con)  # an nsys report's, traced with --trace osrt
     if source == "samples":
         con.execute(load_query("host_range_samples"))
-        views = [_sampled_view(con, t) for t in (thread, None)]
+        views = [_sampled_view(con, t, osrt) for t in (thread, None)]
         return HostActivity("samples", thread, views[0], views[1], int(range_ns),
                             thread_name=name, on_cpu_ns=_on_cpu(con, thread))
-    views = [_timed_view(con, t, int(range_ns)) for t in (thread, None)]
+    views = [_timed_view(con, t, int(range_ns), osrt) for t in (thread, None)]
     untraced = None
     if thread is not None:
         (_, traced_ns), = con.execute(load_query("host_traced_time"),
@@ -261,7 +262,8 @@ def _thread_params(thread: tuple[int, int] | None) -> dict:
     return {"pid": thread[0] if thread else None, "tid": thread[1] if thread else None}
 
 
-def _sampled_view(con: duckdb.DuckDBPyConnection, thread: tuple[int, int] | None) -> HostView:
+def _sampled_view(con: duckdb.DuckDBPyConnection, thread: tuple[int, int] | None,
+                  osrt: bool = True) -> HostView:
     params = _thread_params(thread)
     rows = con.execute(load_query("host_sample_shares"), params).fetchall()
     total = sum(int(n) for grouping, _, _, n in rows if grouping == "module")
@@ -270,14 +272,15 @@ def _sampled_view(con: duckdb.DuckDBPyConnection, thread: tuple[int, int] | None
         share = Share(name, int(samples), 100.0 * samples / total if total else 0.0,
                       module if grouping == "function" else None)
         (view.by_module if grouping == "module" else view.by_function).append(share)
-    view.osrt = _os_calls(con, params)
+    view.osrt = _os_calls(con, params) if osrt else []
     return view
 
 
 def _timed_view(con: duckdb.DuckDBPyConnection, thread: tuple[int, int] | None,
-                total: int) -> HostView:
+                total: int, osrt: bool = True) -> HostView:
     """Frames' and ops' own time inside the stretches, as shares of the stretches' time
-    `total` (over every thread they may add up to more than 100%)."""
+    `total` (over every thread they may add up to more than 100%); `osrt` False: the
+    trace has no OS runtime calls to look up."""
     params = _thread_params(thread)
     frames = con.execute(load_query("host_frame_time"), params).fetchall()
     ops = con.execute(load_query("host_op_time"), params).fetchall()
@@ -293,7 +296,7 @@ def _timed_view(con: duckdb.DuckDBPyConnection, thread: tuple[int, int] | None,
     view.by_module = [Share(f, ns, pct(ns)) for f, ns in
                       sorted(files.items(), key=lambda item: (-item[1], item[0]))]
     view.by_op = [Share(name, int(ns), pct(int(ns))) for name, ns in ops]
-    view.osrt = _os_calls(con, params)
+    view.osrt = _os_calls(con, params) if osrt else []
     return view
 
 
@@ -305,6 +308,14 @@ def _on_cpu(con: duckdb.DuckDBPyConnection, thread: tuple[int, int] | None) -> i
     except duckdb.CatalogException:  # a store without thread_sched
         return None
     return int(row[0]) if row and row[0] is not None else None
+
+
+def _has_os_calls(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the trace has OS runtime calls: most have none (Kineto and XLA never)."""
+    try:
+        return bool(one_row(con, "SELECT EXISTS (SELECT 1 FROM os_calls)")[0])
+    except duckdb.CatalogException:  # a store without os_calls
+        return False
 
 
 def _os_calls(con: duckdb.DuckDBPyConnection, params: dict) -> list[OsCall]:

@@ -36,6 +36,7 @@ from tui.analysis.summary_types import (
 )
 from tui.analysis.summary_types import Finding as FindingJson
 from tui.analysis.tensor_cores import gemm_tensor_cores, matrix_kernels, with_matrix_phrase
+from tui.analysis.window import work_window
 from tui.analysis.xla_ops import command_buffer_stats, xla_module_stats, xla_op_stats
 from tui.core.db import (
     SUMMARY_SHARE,
@@ -126,7 +127,8 @@ def _summary(trace: Trace, min_gap_ns: int) -> TraceSummary:
     code_memory = code_and_memory(con)
     devices = device_busy(con)
     kernels = kernel_stats(con)
-    gaps, times, work = gaps_and_work(con, min_gap_ns)
+    window = work_window(con)  # for the diagnosis and the FLOPs alike
+    gaps, times, work = gaps_and_work(con, min_gap_ns, window)
     host = gaps_host_activity(con, min_gap_ns)
     span = con.execute(load_query("trace_span")).fetchone() or (None, None)
     origin = one_row(con, load_query("trace_origin"))[0]
@@ -146,8 +148,9 @@ def _summary(trace: Trace, min_gap_ns: int) -> TraceSummary:
     for key in _META_KEYS:
         if key in meta:
             source[key] = meta[key]
+    matrix = matrix_kernels(con)
     found, skipped = findings(con, devices, kernels, gaps, min_gap_ns, source["span_ns"],
-                              times)
+                              times, matrix)
     # the trace as one rank of a distributed run (HTA's figures): rank 0 unless it says
     rank = {"rank": int(meta["rank"]) if str(meta.get("rank", "")).isdigit() else 0,
             **trace_figures(con), "gap_classes": gap_classes(GapRows(gaps, origin))}
@@ -155,12 +158,11 @@ def _summary(trace: Trace, min_gap_ns: int) -> TraceSummary:
     gap_rows = GapRows(gaps, origin)
     counters = gpu_metrics_summary(con, min_gap_ns, [k.name for k in kernels])
     diagnosis = diagnose(work, trace.format).to_json()
-    window = diagnosis.get("window")
+    described = diagnosis.get("window")
     # the counters over the window the sentence describes, not the whole busy span
-    over = (window_means(con, window["start_ns"], window["end_ns"])
-            if counters is not None and window else None)
+    over = (window_means(con, described["start_ns"], described["end_ns"])
+            if counters is not None and described else None)
     rank["diagnosis"] = with_metrics_phrase(diagnosis, counters, over)
-    matrix = matrix_kernels(con)
     if counters is None:  # no Tensor Active: the kernels' names say where the math ran
         rank["diagnosis"] = with_matrix_phrase(rank["diagnosis"], matrix)
     if host and rank["diagnosis"].get("bound") == "host" and host.where():
@@ -181,7 +183,7 @@ def _summary(trace: Trace, min_gap_ns: int) -> TraceSummary:
     }
     if counters is not None:  # the GPUs' hardware counters (nsys --gpu-metrics-devices)
         summary["gpu_metrics"] = counters
-    flops = flops_summary(con)
+    flops = flops_summary(con, window)
     if flops is not None:  # Kineto with_flops / record_shapes
         summary["flops"] = flops
     if trace.format == "xla":  # GPU time per HLO op and module, as XProf's op profile

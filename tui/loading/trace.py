@@ -57,6 +57,12 @@ SCRATCH_IN_MEMORY_SHARE = 0.5
 # DDP rank, ~80 ms of waiting) and the file is opened again to be read (~15 ms of CPU for
 # a new DuckDB instance). A bigger trace is built in the file, which DuckDB can evict to.
 BUILD_IN_MEMORY_SHARE = 0.25
+# A trace of at most this many bytes (its file, inflated) is loaded and read with one
+# DuckDB thread: its tables take a row group or two (122,880 rows each), which DuckDB runs
+# on one thread anyway, and another thread only adds its hand-offs to each of the ~200
+# statements of a load and summary (the small samples on a quiet 2-core machine: 13% less
+# CPU and 8% less wall time; benchmarks/HISTORY.md).
+ONE_THREAD_BYTES = 16 << 20
 # Loaders that write host_activities themselves, numbered and with their depths
 # (tui/derived/xla_depth.py, nsys_sqlite.py); the others stage every host row
 HOST_ROWS_WRITTEN: tuple[TraceFormat, ...] = ("xla", "xplane", "nsys-sqlite", "nsys-rep")
@@ -189,6 +195,7 @@ def _build(path: Path, kind: TraceFormat, target: Path | None,
     except (duckdb.Error, OSError) as exc:
         raise _CacheWriteError(first_line(exc)) from None
     try:
+        _one_thread_if_small(con, path)
         load_progress.stage(path, load_progress.READING, con)
         # the loader's scratch files go in a folder of this load's own, always removed: its
         # name is known before it exists, so a Ctrl-C just after its creation removes it too
@@ -277,13 +284,23 @@ def _scratch_database(path: Path, work: Path) -> str:
     return str(work / "scratch.duckdb")
 
 
+def _one_thread_if_small(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    """One DuckDB thread for a small trace (ONE_THREAD_BYTES)."""
+    if _inflated_bytes(path) <= ONE_THREAD_BYTES:
+        con.execute("SET threads = 1")
+
+
+def _inflated_bytes(path: Path) -> float:
+    """About how many bytes the trace's file holds, inflated (0 when it cannot be read)."""
+    try:
+        return path.stat().st_size * (GZIP_RATIO if is_gzip(path) else 1)
+    except OSError:
+        return 0
+
+
 def _events_bytes(path: Path) -> float:
     """About how much memory the trace's parsed events take (SCRATCH_BYTES_PER_BYTE)."""
-    try:
-        size = path.stat().st_size * (GZIP_RATIO if is_gzip(path) else 1)
-    except OSError:
-        size = 0
-    return size * SCRATCH_BYTES_PER_BYTE
+    return _inflated_bytes(path) * SCRATCH_BYTES_PER_BYTE
 
 
 def _discard(con: duckdb.DuckDBPyConnection | None, partial: Path | None) -> None:
@@ -359,6 +376,7 @@ def _open_cached(path: Path, target: Path) -> Trace | str:
             target.unlink(missing_ok=True)
         return why
     assert con is not None
+    _one_thread_if_small(con, path)
     cache.opened_caches.add(target)
     return Trace(path, rows.get("format", "?"), con, warnings, from_cache=True,
                  cache_path=target, cache_note=cache_reason.FROM_CACHE)

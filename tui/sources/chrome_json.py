@@ -18,6 +18,7 @@ loader extracts the events again as one array.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -407,8 +408,11 @@ def _parse_partial_object(text: bytes) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-# a ']' right after the end of an event ('}') or the array's own start (white space between)
-_CLOSE = re.compile(rb"(?:\A|\})[ \t\r\n]*(\])")
+# a ']' right after the end of an event ('}') or the array's own start (white space
+# between). Two patterns, each led by a literal or anchored: one `(?:\A|\})...` made the
+# regex engine try every offset of the tail (37 ms for 5 MB of a DDP rank, against 2.6 ms).
+_EMPTY = re.compile(rb"[ \t\r\n]*(\])")
+_CLOSE = re.compile(rb"\}[ \t\r\n]*(\])")
 
 
 def _complete_end(tail: bytearray, metadata: dict) -> int | None:
@@ -421,7 +425,8 @@ def _complete_end(tail: bytearray, metadata: dict) -> int | None:
     """
     best = None
     data = bytes(tail)
-    for match in _CLOSE.finditer(data):
+    empty = _EMPTY.match(data)  # the array's own start: before any event's end
+    for match in itertools.chain([empty] if empty else [], _CLOSE.finditer(data)):
         pos = match.start(1)
         if not outside_strings(data, pos):
             continue

@@ -84,7 +84,7 @@ def load_kineto(path: Path, con: duckdb.DuckDBPyConnection, scratch_dir: Path) -
     events = parse_chrome_events(con, path, scratch_dir, warnings)
     counts = con.execute(load_query("kineto_event_counts")).fetchone()
     assert counts is not None
-    complete, unusable, begin_end = counts
+    complete, unusable, begin_end, comm_records, shaped_ops = counts
     if complete == 0 and begin_end == 0:
         raise TraceError(f"{path}: the trace holds no complete (ph 'X') events")
     if unusable:
@@ -99,9 +99,13 @@ def load_kineto(path: Path, con: duckdb.DuckDBPyConnection, scratch_dir: Path) -
     con.execute(load_query("kineto_gpu_activities"))
     con.execute(load_query("kineto_host_activities"))
     con.execute(load_query("kineto_threads"))
-    con.execute(load_query("kineto_collectives"))
-    con.execute(load_query("kineto_gemm_shapes"))
-    con.execute(load_query("kineto_op_flops"))
+    # each a few ms of planning even over no events: most traces have no collectives, and
+    # shapes only where recorded with record_shapes
+    if comm_records:
+        con.execute(load_query("kineto_collectives"))
+    if shaped_ops:
+        con.execute(load_query("kineto_gemm_shapes"))
+        con.execute(load_query("kineto_op_flops"))
     _load_devices(con, events.metadata)
     _load_meta(con, path, events.metadata)
 

@@ -16,10 +16,11 @@ def stage_kineto_memory(con: duckdb.DuckDBPyConnection) -> list[str]:
     """Fill memory_events; warnings."""
     warnings: list[str] = []
     params = {"max_bytes": MAX_MEMORY_BYTES}
-    con.execute(load_query("kineto_memory_events"), params)
     row = con.execute(load_query("kineto_memory_counts"), params).fetchone()
     assert row is not None
-    _, unusable, other_device = row
+    events, unusable, other_device = row
+    if events:  # most traces are recorded without profile_memory
+        con.execute(load_query("kineto_memory_events"), params)
     if unusable:
         warnings.append(f"{unusable:,} [memory] events with no usable time, device or total "
                         "(or a negative or absurd size) were skipped")
