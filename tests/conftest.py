@@ -55,6 +55,12 @@ def explicit_width(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("LINES", raising=False)
 
 
+# A run's ranks are loaded in the test's own process unless a test asks for a pool
+# (workers=, --workers): starting a pool's processes (a fresh interpreter each, ~0.7 CPU-s)
+# for every run a test opens was a tenth of the suite's CPU on two cores.
+POOL_OFF = {"TUI_WORKERS": "1"}
+
+
 def _run_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):  # base is .../pytest-N/popen-gwK
@@ -67,13 +73,15 @@ def run_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """Never touch the user's cache, not even from a module's or the session's fixtures
     (set up before any test's own): the run's cache dir is set for the whole session."""
     cache = _run_cache(tmp_path_factory)
-    before = os.environ.get("TUI_CACHE_DIR")
-    os.environ["TUI_CACHE_DIR"] = str(cache)
+    session_env = {**POOL_OFF, "TUI_CACHE_DIR": str(cache)}
+    before = {key: os.environ.get(key) for key in session_env}
+    os.environ.update(session_env)
     yield cache
-    if before is None:
-        os.environ.pop("TUI_CACHE_DIR", None)
-    else:
-        os.environ["TUI_CACHE_DIR"] = before
+    for key, value in before.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
 
 
 @pytest.fixture(autouse=True)

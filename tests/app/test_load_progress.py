@@ -203,7 +203,8 @@ def _ranks_app(tmp_path: Path, folder: Path, mode: str) -> dict:
     scratch.mkdir(exist_ok=True)
     done = subprocess.run([sys.executable, str(driver), str(folder), str(cache), mode],
                           capture_output=True, text=True, cwd=ROOT, timeout=300,
-                          env={**os.environ, "TUI_CACHE_DIR": str(cache), "TMPDIR": str(scratch)})
+                          env={**{k: v for k, v in os.environ.items() if k != "TUI_WORKERS"},
+                               "TUI_CACHE_DIR": str(cache), "TMPDIR": str(scratch)})
     assert done.returncode == 0 and done.stderr == "", done.stderr[-3000:]
     return json.loads(done.stdout)
 

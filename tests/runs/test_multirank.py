@@ -437,3 +437,21 @@ def test_a_multi_process_report_is_a_run_of_its_processes_also_without_a_cache(
     assert no_cache == cached
     assert sorted(private_cache.iterdir()) == kept
     assert scratch is not None and not scratch.exists()
+
+
+@pytest.mark.parametrize(("setting", "pool"), [("1", False), ("2", True), ("", True),
+                                               ("none", True)])
+def test_tui_workers_sets_the_processes_that_load_a_run(
+        setting: str, pool: bool, private_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """TUI_WORKERS=N loads a run's ranks as --workers N does (1: in this process); unset, or
+    not a positive number, a pool where it pays (four traces: it does)."""
+    from tui.runs import load
+
+    monkeypatch.setenv("TUI_WORKERS", setting)
+    pools: list[int] = []
+    monkeypatch.setattr(load, "_load_in_pool",
+                        lambda jobs, pending, count, results, *args, **kwargs: pools.append(count))
+    traces = [sample(f"ddp4/ddp_rank{rank}.pt.trace.json.gz") for rank in range(4)]
+    stores = load.load_stores([load.LoadJob(p) for p in traces])
+    assert bool(pools) == pool
+    assert len(stores) == 4 and all(s.db_path is not None for s in stores)

@@ -146,6 +146,13 @@ def thread_cap() -> int | None:
     return int(cap) if cap.isdigit() and int(cap) > 0 else None
 
 
+def worker_setting() -> int | None:
+    """TUI_WORKERS, where it is a positive number: the processes that load a run's ranks
+    when --workers is not given (1: none, the ranks loaded in this process)."""
+    workers = os.environ.get("TUI_WORKERS", "").strip()
+    return int(workers) if workers.isdigit() and int(workers) > 0 else None
+
+
 def cap_threads(threads: int) -> None:
     """Keep this process's DuckDB to `threads` at most (a lower TUI_THREADS stays)."""
     cap = thread_cap()

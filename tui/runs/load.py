@@ -47,6 +47,7 @@ from tui.core.db import (
     memory_budget_bytes,
     set_memory_budget,
     sql_string,
+    worker_setting,
 )
 from tui.core.errors import TraceError
 from tui.core.load_progress import LoadMeter, LoadStopped, start_watching, stop_watching
@@ -108,6 +109,8 @@ def load_stores(jobs: list[LoadJob], workers: int | None = None,
     too) and kept. A Parquet store without one kept is summed up by
     combine.summarize_stores.
     """
+    if workers is None:
+        workers = worker_setting()
     results: dict[int, TraceStore] = {}
     summary_only: set[int] = set()  # cached, their summary to work out again
     probe = connect(":memory:")
