@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -96,3 +97,27 @@ def test_a_report_against_a_trace_is_a_one_line_error(capsys: pytest.CaptureFixt
     assert code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "Nsight Compute" in err[0]
+
+
+def test_a_report_read_again_comes_from_the_cache_as_it_was(
+        private_cache: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A report's summary is kept in the cache: the second `--summary` and `diff` of it
+    read no report and print what the first did; --no-cache reads it again."""
+    from tui.analysis.ncu import kept
+
+    before = str(report("before"))
+    assert main(["--summary", "--json", before]) == 0
+    first = capsys.readouterr().out
+    assert len(list(private_cache.glob("*.ncu-source.v1.json"))) == 1
+
+    def no_report(*_args: object) -> None:
+        raise AssertionError("the report was read again")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(kept, "_summed_up", no_report)
+        assert main(["--summary", "--json", before]) == 0
+        assert capsys.readouterr().out == first
+        assert main(["--summary", "--json", "--no-cache", before]) == 2  # read: refused here
+    assert main(["--summary", "--json", "--no-cache", before]) == 0
+    assert capsys.readouterr().out == first

@@ -180,7 +180,7 @@ def _summary(target: Target, as_json: bool, min_gap_ns: int, use_cache: bool,
     if target.kind == "ncu":
         from tui.views.reports.json_stream import write_json
 
-        summary, render = _ncu_summary(path)
+        summary, render = _ncu_summary(path, use_cache)
         if as_json:
             write_json(sys.stdout, summary)
             sys.stdout.write("\n")
@@ -257,20 +257,11 @@ def _trace_summary(path: Path, min_gap_ns: int, use_cache: bool,
     return summary, trace.cache_path
 
 
-def _ncu_summary(path: Path):
+def _ncu_summary(path: Path, use_cache: bool):
+    from tui.analysis.ncu.kept import report_summary
+    from tui.analysis.ncu.summary import render_ncu_summary
 
-    from tui.analysis.ncu.summary import ncu_summary, render_ncu_summary
-    from tui.core.db import connect
-    from tui.sources.ncu.load import detect_format, load_ncu
-    from tui.sources.ncu.load_source import load_source
-
-    con = connect(":memory:")
-    load_ncu(path, con)  # its warnings come back inside the summary
-    if detect_format(path) == "ncu-rep":  # the CSV pages have no per-instruction results
-        load_source(path, con)
-    summary = ncu_summary(con, with_source=True)
-    summary.setdefault("source", {})["path"] = str(path)
-    return summary, render_ncu_summary
+    return report_summary(path, use_cache=use_cache), render_ncu_summary
 
 
 def _reader_gone() -> int:

@@ -14,10 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import duckdb
-
-from tui.analysis.ncu.summary import ncu_summary
-from tui.sources.ncu.load import load_ncu
+from tui.analysis.ncu.kept import report_summary
 
 # A duration that moved by less than this is the same (ncu's replay is ~1-2% noisy).
 SAME_PCT = 3.0
@@ -32,21 +29,9 @@ FIGURES = (("sm_pct", "SM throughput"), ("mem_pct", "memory throughput"),
 
 
 def load_summary(path: Path, with_source: bool = True) -> dict[str, Any]:
-    """One report's summary, with its Source view when it is a .ncu-rep."""
-    from tui.sources.ncu.load import detect_format
-    from tui.sources.ncu.load_source import load_source
-
-    con = duckdb.connect()
-    try:
-        load_ncu(path, con)
-        source = with_source and detect_format(path) == "ncu-rep"
-        if source:
-            load_source(path, con)
-        summary = ncu_summary(con, with_source=source)
-    finally:
-        con.close()
-    summary.setdefault("source", {})["path"] = str(path)
-    return summary
+    """One report's summary, with its Source view when it is a .ncu-rep (kept in the cache
+    for the next comparison: tui.analysis.ncu.kept)."""
+    return report_summary(path, with_source)
 
 
 def _change(before: float | None, after: float | None) -> float | None:
