@@ -119,5 +119,6 @@ def test_a_report_read_again_comes_from_the_cache_as_it_was(
         assert main(["--summary", "--json", before]) == 0
         assert capsys.readouterr().out == first
         assert main(["--summary", "--json", "--no-cache", before]) == 2  # read: refused here
+        assert main(["diff", before, before, "--json", "--no-cache"]) == 2  # the same
     assert main(["--summary", "--json", "--no-cache", before]) == 0
     assert capsys.readouterr().out == first

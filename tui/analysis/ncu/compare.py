@@ -28,10 +28,11 @@ FIGURES = (("sm_pct", "SM throughput"), ("mem_pct", "memory throughput"),
            ("theoretical_occupancy_pct", "theoretical occupancy"))
 
 
-def load_summary(path: Path, with_source: bool = True) -> dict[str, Any]:
+def load_summary(path: Path, with_source: bool = True, use_cache: bool = True
+                 ) -> dict[str, Any]:
     """One report's summary, with its Source view when it is a .ncu-rep (kept in the cache
-    for the next comparison: tui.analysis.ncu.kept)."""
-    return report_summary(path, with_source)
+    for the next comparison unless not `use_cache`: tui.analysis.ncu.kept)."""
+    return report_summary(path, with_source, use_cache)
 
 
 def _change(before: float | None, after: float | None) -> float | None:
@@ -134,10 +135,11 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
 
 
 def compare_reports(before: Path, after: Path,
-                    on_done: Callable[[], None] | None = None) -> dict[str, Any]:
+                    on_done: Callable[[], None] | None = None,
+                    use_cache: bool = True) -> dict[str, Any]:
     sides = []
     for path in (before, after):
-        sides.append(load_summary(path))
+        sides.append(load_summary(path, use_cache=use_cache))
         if on_done is not None:
             on_done()
     return compare(*sides)

@@ -117,7 +117,7 @@ def _ncu_diff(args: argparse.Namespace) -> int:
     """Two Nsight Compute reports: per kernel what changed, as text or JSON."""
     from tui.analysis.ncu.compare import compare_reports
 
-    result = compare_reports(args.before, args.after)
+    result = compare_reports(args.before, args.after, use_cache=not args.no_cache)
     if args.json:
         from tui.views.reports.json_stream import write_json
 
