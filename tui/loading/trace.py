@@ -231,7 +231,7 @@ def _build(path: Path, kind: TraceFormat, target: Path | None,
             return Trace(path, fmt, con, warnings)
         try:
             if in_memory:
-                _write_database(con, partial)
+                write_database_file(con, partial)
             else:
                 con.execute("CHECKPOINT")
                 con.close()
@@ -256,15 +256,10 @@ def _builds_in_memory(path: Path) -> bool:
                                   * BUILD_IN_MEMORY_SHARE)
 
 
-def write_database_file(con: duckdb.DuckDBPyConnection, path: Path) -> None:
-    """Write the database `con` holds into a new file `path`, whole (a run's trace of
-    several ranks loaded without a cache: tui.runs.load)."""
-    _write_database(con, path)
-
-
-def _write_database(con: duckdb.DuckDBPyConnection, partial: Path) -> None:
+def write_database_file(con: duckdb.DuckDBPyConnection, partial: Path) -> None:
     """Write the database `con` built in memory into the file `partial`, whole: its tables
-    with their keys, and their rows in the same order."""
+    with their keys, and their rows in the same order (the cache file; also a run's trace
+    of several ranks loaded without a cache, tui.runs.load)."""
     source = one_row(con, "SELECT current_database()")[0]
     con.execute(f"ATTACH {sql_string(str(partial))} AS cache_out")
     try:

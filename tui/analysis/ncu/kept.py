@@ -30,11 +30,12 @@ def report_summary(path: Path, with_source: bool = True,
     memo = _memo_file(path, with_source) if use_cache else None
     kept = _read(memo) if memo is not None else None
     if kept is None:
-        kept = json.loads(json.dumps(_summed_up(path, with_source)))  # as it is kept
+        text = json.dumps(_summed_up(path, with_source))
+        kept = json.loads(text)  # as it is kept: tuples as lists
         if memo is not None and cache.writable_dir(memo.parent):
             writer = MemoFile(memo, {"tui_cache_version": cache.CACHE_VERSION}, {})
             try:
-                writer.write(json.dumps(kept))
+                writer.write(text)
                 writer.finish()
             finally:
                 writer.discard()
