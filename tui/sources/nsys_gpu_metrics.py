@@ -43,6 +43,9 @@ MAX_METRIC_ID = 255  # a metricId travels in the low byte of the value's column
 # at least (by rowid): a connection and thread cost a few ms, a million rows ~0.2 CPU-s.
 MIN_ROWS_PER_PART = 250_000
 MAX_PARTS = 8
+# What a sample takes in the export's file: 33.1-33.6 bytes (SQLite's dbstat over three
+# H100/H200 exports' GPU_METRICS, 0.7M-2.5M rows)
+BYTES_PER_SAMPLE = 33
 
 
 def load_nsys_gpu_metrics(path: Path, schema: dict[str, set[str]],
@@ -95,6 +98,16 @@ def metric_connections() -> int:
     if cap is not None:
         cores = min(cores, cap)
     return max(1, min(cores - 1, MAX_PARTS))
+
+
+def samples_bytes(path: Path) -> float:
+    """About how many bytes of the export's file GPU_METRICS takes (its rowid span, two
+    b-tree look-ups: SQLite's own count, dbstat, reads every page); 0 without the table."""
+    try:
+        parts = rowid_parts(f"file:{quote(str(path.resolve()))}?mode=ro", 1)
+    except sqlite3.Error:  # no such table, or no SQLite file
+        return 0
+    return sum(last - first + 1 for first, last in parts) * BYTES_PER_SAMPLE
 
 
 def rowid_parts(uri: str, connections: int) -> list[tuple[int, int]]:
