@@ -25,6 +25,7 @@ from tui.core.db import (
     close_when_stopped,
     connect,
     duckdb_share_of,
+    duckdb_threads,
     insert_rows,
     memory_budget_bytes,
     one_row,
@@ -235,6 +236,7 @@ def _build(path: Path, kind: TraceFormat, target: Path | None,
         ])
         fmt = _format_of(con)
         if target is None or partial is None:
+            _threads_for_reading(con, path)
             return Trace(path, fmt, con, warnings)
         try:
             if in_memory:
@@ -251,6 +253,7 @@ def _build(path: Path, kind: TraceFormat, target: Path | None,
         _discard(con, partial)
         raise
     if in_memory:  # the same tables as the file's, read from memory
+        _threads_for_reading(con, path)
         return Trace(path, fmt, con, warnings, cache_path=target)
     return Trace(path, fmt, connect(str(target), read_only=True), warnings,
                  cache_path=target)
@@ -292,6 +295,13 @@ def _one_thread_if_small(con: duckdb.DuckDBPyConnection, path: Path,
     that load on connections of their own."""
     if _inflated_bytes(path) - apart <= ONE_THREAD_BYTES:
         con.execute("SET threads = 1")
+
+
+def _threads_for_reading(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    """A built trace is read with the threads its cache file is opened with: its GPU metric
+    samples count again (their means in the summary run on DuckDB's threads)."""
+    con.execute(f"SET threads = {duckdb_threads()}")
+    _one_thread_if_small(con, path)
 
 
 def _gpu_metrics_bytes(path: Path, kind: TraceFormat) -> float:
