@@ -93,7 +93,7 @@ def test_the_parts_cover_the_rowids_once(export: Path, small_parts: None) -> Non
 def test_one_core_is_left_to_the_rest_of_the_export(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(nsys_gpu_metrics, "available_cores", lambda: 16)
     monkeypatch.delenv("TUI_THREADS", raising=False)
-    assert metric_connections() == nsys_gpu_metrics.MAX_PARTS
+    assert metric_connections() == nsys_gpu_metrics.MAX_CONNECTIONS
     monkeypatch.setenv("TUI_THREADS", "3")
     assert metric_connections() == 2
     monkeypatch.setenv("TUI_THREADS", "1")

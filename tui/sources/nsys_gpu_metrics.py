@@ -6,12 +6,13 @@ Each sampled GPU has a typeId of its own. The export does not name the GPU (type
 empty); on a two-GPU H200 report the typeIds were the event source's id plus 0 and 1, the
 GPUs' PerfWorks ids (TARGET_INFO_GPU.pwGpuId): a typeId's low byte is read as that id.
 
-The samples are millions of rows, and SQLite reads them on one core. The table is read
-in parts (rowid ranges), each on a SQLite connection and a DuckDB connection of its own,
-on a thread of its own: one part on a machine of 2 cores (the rest of the export loads on
-the other), more where more cores are free. Each part's rows go straight from the
-driver's Arrow stream into DuckDB, which pulls them without Python (no GIL); the parts
-commit in their order, so gpu_metrics keeps the export's (time) order.
+The samples are millions of rows, and SQLite reads a table on one core. The table is
+read in parts (rowid ranges), handed out in order to threads that each have a SQLite
+connection and a DuckDB connection of their own: one on a machine of 2 cores (the rest of
+the export loads on the other), more where more cores are free, and the build's own
+thread once it is done with the rest (SampleParts). Each part's rows go straight from the
+driver's Arrow stream into DuckDB, no Python between them; the parts commit in their
+order, so gpu_metrics keeps the export's (time) order.
 """
 
 from __future__ import annotations
@@ -39,13 +40,13 @@ NAMES_TABLE = "TARGET_INFO_GPU_METRICS"
 ROWS_PER_BATCH = 65536
 TIME_LIMIT_NS = 4611686018427387903  # as the other rows' (tui/sources/nsys_sqlite.py)
 MAX_METRIC_ID = 255  # a metricId travels in the low byte of the value's column
-# A part of the table is read on a connection of its own only if it has this many rows
-# at least (by rowid): a connection and thread cost a few ms, a million rows ~0.2 CPU-s.
+# A part of the table has this many rows at least (by rowid): each costs a SQLite
+# statement and a DuckDB commit (~1 ms), a million rows ~0.25 CPU-s.
 MIN_ROWS_PER_PART = 250_000
-MAX_PARTS = 8
 # Parts a connection: a thread lent later (the build's, once it has nothing else to do)
-# takes the parts not yet begun; each part costs a SQLite statement and a commit (~1 ms).
+# takes the parts not yet begun.
 PARTS_PER_CONNECTION = 4
+MAX_CONNECTIONS = 8
 # What a sample takes in the export's file: 33.1-33.6 bytes (SQLite's dbstat over three
 # H100/H200 exports' GPU_METRICS, 0.7M-2.5M rows)
 BYTES_PER_SAMPLE = 33
@@ -98,12 +99,12 @@ def load_nsys_gpu_metrics(path: Path, schema: dict[str, set[str]],
 
 def metric_connections() -> int:
     """How many connections read the samples at once: a core each, less the one the rest
-    of the export loads on (TUI_THREADS caps the cores), MAX_PARTS at most."""
+    of the export loads on (TUI_THREADS caps the cores), MAX_CONNECTIONS at most."""
     cores = available_cores()
     cap = thread_cap()
     if cap is not None:
         cores = min(cores, cap)
-    return max(1, min(cores - 1, MAX_PARTS))
+    return max(1, min(cores - 1, MAX_CONNECTIONS))
 
 
 def samples_bytes(path: Path) -> float:
