@@ -6,14 +6,19 @@ file would be opened with."""
 from __future__ import annotations
 
 import sqlite3
+import threading
+import time
+from pathlib import Path
 
 import pytest
 
 import tui.loading.trace as trace_module
 from tests.helpers.paths import inflated
+from tui.cli.main import main
 from tui.core.db import duckdb_threads
 from tui.core.gpu_metric_names import REPORTED
 from tui.loading.trace import ONE_THREAD_BYTES, open_trace
+from tui.sources import nsys_gpu_metrics
 from tui.sources.nsys_gpu_metrics import samples_bytes
 
 
@@ -44,3 +49,28 @@ def test_the_samples_do_not_count_toward_a_load_s_threads(
         f"WHERE metricName IN ({', '.join('?' * len(REPORTED))})", REPORTED).fetchall()
     db.close()
     assert samples == kept > 300_000  # every kept sample, loaded on their own connections
+
+
+@pytest.mark.parametrize("fault", [RuntimeError("injected"), KeyboardInterrupt()],
+                         ids=["exception", "ctrl-c"])
+def test_a_load_that_fails_while_the_samples_load_stops_them_and_leaves_no_cache(
+        fault: BaseException, private_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the build fails as it builds the launch stacks, the samples' first part still writing
+    failed = threading.Event()
+    write_part = nsys_gpu_metrics._write_part
+
+    def held(*args, **kwargs):  # type: ignore[no-untyped-def]
+        failed.wait(10)
+        return write_part(*args, **kwargs)
+
+    def failing(con):  # type: ignore[no-untyped-def]
+        failed.set()
+        raise fault
+
+    monkeypatch.setattr(nsys_gpu_metrics, "_write_part", held)
+    monkeypatch.setattr(trace_module, "build_stacks", failing)
+    started = time.monotonic()
+    rc = main(["--summary", "--json", str(inflated("loops/loop_memory.sqlite"))])
+    assert rc == (130 if isinstance(fault, KeyboardInterrupt) else 2)
+    assert time.monotonic() - started < 8  # the samples' thread did not hold the exit
+    assert list(private_cache.iterdir()) == []  # neither a cache file nor a partial one
