@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
@@ -16,16 +14,11 @@ import duckdb
 import pytest
 
 from tests.helpers.paths import inflated
-from tui.core.db import Alongside, connect
+from tui.core.db import connect
 from tui.core.gpu_metric_names import is_kept
 from tui.core.queries import load_query
 from tui.sources import nsys_gpu_metrics
-from tui.sources.nsys_gpu_metrics import (
-    SampleParts,
-    load_nsys_gpu_metrics,
-    metric_connections,
-    rowid_parts,
-)
+from tui.sources.nsys_gpu_metrics import load_nsys_gpu_metrics, metric_connections, rowid_parts
 from tui.sources.nsys_sqlite import _probe_schema
 
 EXPORT = "loops/loop_memory.sqlite"  # 308,000 samples of 22 metrics, one GPU
@@ -98,40 +91,3 @@ def test_one_core_is_left_to_the_rest_of_the_export(monkeypatch: pytest.MonkeyPa
     assert metric_connections() == 2
     monkeypatch.setenv("TUI_THREADS", "1")
     assert metric_connections() == 1
-
-
-def test_a_lent_thread_takes_parts_and_the_order_holds(
-        export: Path, sqlite_rows: list[tuple[int, int, int, float]], small_parts: None,
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    # as a build lends its own thread once done with the rest: it takes the parts not begun
-    writers: list[str] = []
-    write_part = nsys_gpu_metrics._write_part
-    lent = threading.Event()
-
-    def recorded(*args, **kwargs):  # type: ignore[no-untyped-def]
-        name = threading.current_thread().name
-        writers.append(name)
-        if name == "MainThread":
-            lent.set()
-        else:  # the loading thread's first part waits until the lent thread took one
-            lent.wait(10)
-        return write_part(*args, **kwargs)
-
-    monkeypatch.setattr(nsys_gpu_metrics, "_write_part", recorded)
-    con = connect()
-    try:
-        con.execute(load_query("schema"))
-        parts = SampleParts()
-        with Alongside(con) as alongside:
-            alongside.start(lambda other: load_nsys_gpu_metrics(
-                export, _probe_schema(export), other, 1, parts), parts.help)
-            while not parts.handed_out():  # lend the thread once there are parts
-                time.sleep(0.001)
-            assert alongside.finish() == []
-        rows = con.execute(
-            "SELECT device, metric_id, ts_ns, value FROM gpu_metrics ORDER BY rowid").fetchall()
-    finally:
-        con.close()
-    assert rows == sqlite_rows
-    assert len(writers) == 4  # 126,000 rows in 4 parts (PARTS_PER_CONNECTION)
-    assert "MainThread" in writers and len(set(writers)) == 2

@@ -374,27 +374,13 @@ class Alongside:
         self._con = con
         self._stack = contextlib.ExitStack()
         self._running: list[Future[list[str]]] = []
-        self._helps: list[Callable[[duckdb.DuckDBPyConnection], None]] = []
 
-    def start(self, work: Callable[[duckdb.DuckDBPyConnection], list[str]],
-              help_with: Callable[[duckdb.DuckDBPyConnection], None] | None = None) -> None:
-        """Run work(a second connection) on a thread of its own from now on. `help_with`,
-        if given, is run by finish() on its own thread (with another connection) before
-        it waits: a share of the work that thread can take rather than wait idle."""
+    def start(self, work: Callable[[duckdb.DuckDBPyConnection], list[str]]) -> None:
+        """Run work(a second connection) on a thread of its own from now on."""
         self._running.append(self._stack.enter_context(beside(self._con, work)))
-        if help_with is not None:
-            self._helps.append(help_with)
 
     def finish(self) -> list[str]:
-        """Help with, then wait for, the work started; its warnings, in the order it was
-        started."""
-        helps, self._helps = self._helps, []
-        for help_with in helps:
-            other = cursor(self._con)
-            try:
-                help_with(other)
-            finally:
-                other.close()
+        """Wait for the work started; its warnings, in the order it was started."""
         self._stack.close()
         running, self._running = self._running, []
         return [w for done in running for w in done.result()]

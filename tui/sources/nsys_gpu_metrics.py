@@ -6,13 +6,12 @@ Each sampled GPU has a typeId of its own. The export does not name the GPU (type
 empty); on a two-GPU H200 report the typeIds were the event source's id plus 0 and 1, the
 GPUs' PerfWorks ids (TARGET_INFO_GPU.pwGpuId): a typeId's low byte is read as that id.
 
-The samples are millions of rows, and SQLite reads a table on one core. The table is
-read in parts (rowid ranges), handed out in order to threads that each have a SQLite
-connection and a DuckDB connection of their own: one on a machine of 2 cores (the rest of
-the export loads on the other), more where more cores are free, and the build's own
-thread once it is done with the rest (SampleParts). Each part's rows go straight from the
-driver's Arrow stream into DuckDB, no Python between them; the parts commit in their
-order, so gpu_metrics keeps the export's (time) order.
+The samples are millions of rows, and SQLite reads them on one core. The table is read
+in parts (rowid ranges), each on a SQLite connection and a DuckDB connection of its own,
+on a thread of its own: one part on a machine of 2 cores (the rest of the export loads on
+the other), more where more cores are free. Each part's rows go straight from the
+driver's Arrow stream into DuckDB, which pulls them without Python (no GIL); the parts
+commit in their order, so gpu_metrics keeps the export's (time) order.
 """
 
 from __future__ import annotations
@@ -40,12 +39,9 @@ NAMES_TABLE = "TARGET_INFO_GPU_METRICS"
 ROWS_PER_BATCH = 65536
 TIME_LIMIT_NS = 4611686018427387903  # as the other rows' (tui/sources/nsys_sqlite.py)
 MAX_METRIC_ID = 255  # a metricId travels in the low byte of the value's column
-# A part of the table has this many rows at least (by rowid): each costs a SQLite
-# statement and a DuckDB commit (~1 ms), a million rows ~0.25 CPU-s.
+# A part of the table is read on a connection of its own only if it has this many rows
+# at least (by rowid): a connection and thread cost a few ms, a million rows ~0.25 CPU-s.
 MIN_ROWS_PER_PART = 250_000
-# Parts a connection: a thread lent later (the build's, once it has nothing else to do)
-# takes the parts not yet begun.
-PARTS_PER_CONNECTION = 4
 MAX_CONNECTIONS = 8
 # What a sample takes in the export's file: 33.1-33.6 bytes (SQLite's dbstat over three
 # H100/H200 exports' GPU_METRICS, 0.7M-2.5M rows)
@@ -53,12 +49,11 @@ BYTES_PER_SAMPLE = 33
 
 
 def load_nsys_gpu_metrics(path: Path, schema: dict[str, set[str]],
-                          con: duckdb.DuckDBPyConnection, connections: int | None = None,
-                          parts: SampleParts | None = None) -> list[str]:
+                          con: duckdb.DuckDBPyConnection,
+                          connections: int | None = None) -> list[str]:
     """Fill gpu_metric_names and gpu_metrics from the export, reading the samples on up
-    to `connections` connections at once (default: metric_connections()), in the parts
-    handed out by `parts` (which another thread may help write); warnings. An export
-    without GPU metrics adds nothing."""
+    to `connections` connections at once (default: metric_connections()); warnings. An
+    export without GPU metrics adds nothing."""
     if METRICS_TABLE not in schema or NAMES_TABLE not in schema:
         return []
     uri = f"file:{quote(str(path.resolve()))}?mode=ro"
@@ -84,10 +79,8 @@ def load_nsys_gpu_metrics(path: Path, schema: dict[str, set[str]],
         with registered(con, "nsys_metric_names", names), \
                 registered(con, "nsys_metric_devices", devices_table):
             con.execute(load_query("nsys_gpu_metric_names_write")).fetchall()
-        connections = connections or metric_connections()
-        parts = parts or SampleParts()
-        parts.hand_out(uri, read, write, rowid_parts(uri, connections * PARTS_PER_CONNECTION))
-        _write_parts(parts, connections, con)
+        parts = rowid_parts(uri, connections or metric_connections())
+        _write_parts(uri, read, write, parts, con)
     except Exception as exc:  # the driver raises its own error family
         if isinstance(exc, duckdb.OutOfMemoryException) or is_interrupt(exc):
             raise
@@ -134,127 +127,62 @@ def rowid_parts(uri: str, count: int) -> list[tuple[int, int]]:
     return [(since, min(since + size - 1, last)) for since in range(first, last + 1, size)]
 
 
-class SampleParts:
-    """The samples' parts, handed out in order to the threads that write them: the
-    connections opened for them and, lent by the caller (`help`), a thread that has
-    nothing else left to do (the build's own, waiting for them). A thread keeps one SQLite
-    connection for the parts it takes. Each part commits after the one before it, so the
-    rows keep the parts' order; a failed part stops the handing out."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._parts: list[tuple[int, int]] = []
-        self._committed: list[threading.Event] = []
-        self._next = 0
-        self._uri = self._read = self._write = ""
-        self._errors: list[BaseException] = []
-
-    def hand_out(self, uri: str, read: str, write: str, parts: list[tuple[int, int]]) -> None:
-        """From now on, hand out `parts` of the export at `uri` (its queries filled)."""
-        with self._lock:
-            self._uri, self._read, self._write = uri, read, write
-            self._committed = [threading.Event() for _ in parts]
-            self._parts = parts
-
-    def handed_out(self) -> bool:
-        """Whether the parts are known (hand_out was called)."""
-        with self._lock:
-            return bool(self._committed)
-
-    def write(self, con: duckdb.DuckDBPyConnection) -> None:
-        """Write parts on `con` while there are any left; a part's error is raised (and
-        no more parts are handed out)."""
-        source = None
-        try:
-            while (index := self._take()) is not None:
-                try:
-                    if source is None:
-                        source = adbc_sqlite.connect(self._uri)
-                    _write_part(source, self._read, self._write, self._parts[index], con,
-                                self._committed[index - 1] if index else None)
-                except BaseException as exc:
-                    with self._lock:
-                        self._errors.append(exc)
-                    raise
-                finally:
-                    self._committed[index].set()
-        finally:
-            if source is not None:
-                source.close()
-
-    def help(self, con: duckdb.DuckDBPyConnection) -> None:
-        """write(con) for a thread lent by the caller: an error is kept for the load (it
-        skips the samples with a warning), not raised here; Ctrl-C is."""
-        try:
-            self.write(con)
-        except Exception as exc:
-            if is_interrupt(exc):
-                raise
-
-    def settle(self) -> None:
-        """Wait until every part handed out is done (written, or failed)."""
-        with self._lock:
-            taken = self._committed[:self._next]
-        for done in taken:
-            done.wait()
-
-    def raise_error(self) -> None:
-        """The first error of a part, raised."""
-        with self._lock:
-            if self._errors:
-                raise self._errors[0]
-
-    def _take(self) -> int | None:
-        with self._lock:
-            if self._errors or self._next >= len(self._parts):
-                return None
-            self._next += 1
-            return self._next - 1
-
-
-def _write_parts(parts: SampleParts, connections: int, con: duckdb.DuckDBPyConnection) -> None:
-    """Write the parts on `con` and on `connections - 1` more connections, each on a thread
-    of its own, at once; return once every part handed out is written."""
-    others = [cursor(con) for _ in range(connections - 1)]
+def _write_parts(uri: str, read: str, write: str, parts: list[tuple[int, int]],
+                 con: duckdb.DuckDBPyConnection) -> None:
+    """Each part's samples into gpu_metrics: the first on `con`, the others each on a
+    connection and thread of their own at the same time; each commits after the part
+    before it did, so the rows keep the parts' order. A failed part stops the others."""
+    committed = [threading.Event() for _ in parts]
+    others = [cursor(con) for _ in parts[1:]]
     try:
         with ThreadPoolExecutor(max(1, len(others))) as pool:
-            running: list[Future[None]] = [pool.submit(parts.write, other) for other in others]
+            running: list[Future[None]] = [
+                pool.submit(_write_part, uri, read, write, parts[i], other,
+                            committed[i - 1], committed[i])
+                for i, other in enumerate(others, start=1)]
             try:
-                parts.write(con)
+                if parts:
+                    _write_part(uri, read, write, parts[0], con, None, committed[0])
             except BaseException:
-                for other in others:  # they stop at their part's end; stop it now
+                for other in others:
                     other.interrupt()
                 raise
+            finally:
+                committed[0].set()
             for done in running:
                 done.result()
     finally:
-        parts.settle()  # a part a lent thread took, too: nothing is written after this
         for other in others:
             other.close()
-    parts.raise_error()
 
 
-def _write_part(source: adbc_sqlite.Connection, read: str, write: str, part: tuple[int, int],
-                con: duckdb.DuckDBPyConnection, after: threading.Event | None) -> None:
+def _write_part(uri: str, read: str, write: str, part: tuple[int, int],
+                con: duckdb.DuckDBPyConnection, after: threading.Event | None,
+                committed: threading.Event) -> None:
     """One part's samples into gpu_metrics in a transaction of `con`'s, committed once
     `after` is set (the part before has committed, or failed)."""
-    cur = source.cursor()
-    cur.adbc_statement.set_options(**{StatementOptions.BATCH_ROWS.value: str(ROWS_PER_BATCH)})
+    source = adbc_sqlite.connect(uri)
     try:
-        cur.execute(read, part)
-        con.execute("BEGIN TRANSACTION")
+        cur = source.cursor()
+        cur.adbc_statement.set_options(**{StatementOptions.BATCH_ROWS.value: str(ROWS_PER_BATCH)})
         try:
-            with registered(con, "nsys_metric_batches", cur.fetch_record_batch()):
-                con.execute(write, {"time_limit": TIME_LIMIT_NS}).fetchall()
-            if after is not None:
-                after.wait()
-            con.execute("COMMIT")
-        except BaseException:
-            with contextlib.suppress(duckdb.Error):  # an interrupted one is over
-                con.execute("ROLLBACK")
-            raise
+            cur.execute(read, part)
+            con.execute("BEGIN TRANSACTION")
+            try:
+                with registered(con, "nsys_metric_batches", cur.fetch_record_batch()):
+                    con.execute(write, {"time_limit": TIME_LIMIT_NS}).fetchall()
+                if after is not None:
+                    after.wait()
+                con.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(duckdb.Error):  # an interrupted one is over
+                    con.execute("ROLLBACK")
+                raise
+        finally:
+            cur.close()
     finally:
-        cur.close()
+        source.close()
+        committed.set()
 
 
 def _device_of(devices: dict[int, int]) -> Sql:

@@ -26,7 +26,7 @@ from tui.core.errors import TraceError, first_line
 from tui.core.interrupt import is_interrupt
 from tui.core.queries import Sql, fill, load_query
 from tui.sources.nsys_backtraces import CALLCHAINS_TABLE, stage_backtraces
-from tui.sources.nsys_gpu_metrics import SampleParts, load_nsys_gpu_metrics
+from tui.sources.nsys_gpu_metrics import load_nsys_gpu_metrics
 from tui.sources.nsys_host import load_nsys_host
 from tui.sources.nsys_memory import load_nsys_memory
 from tui.sources.nsys_nesting import Nesting
@@ -63,16 +63,14 @@ def load_nsys_sqlite(path: Path, con: duckdb.DuckDBPyConnection,
             "(no StringIds / CUPTI_ACTIVITY_KIND_* tables); export one with "
             "`nsys export --type sqlite REPORT.nsys-rep`"
         )
-    parts = SampleParts()  # the caller's thread, done with the rest, takes some too
-
     def metrics(other: duckdb.DuckDBPyConnection) -> list[str]:
-        return load_nsys_gpu_metrics(path, schema, other, parts=parts)
+        return load_nsys_gpu_metrics(path, schema, other)
 
     if alongside is not None:
-        alongside.start(metrics, parts.help)
+        alongside.start(metrics)
         return _load_rest(path, schema, con)
     with Alongside(con) as here:
-        here.start(metrics, parts.help)
+        here.start(metrics)
         warnings = _load_rest(path, schema, con)
         return warnings + here.finish()
 
