@@ -203,8 +203,9 @@ def _build(path: Path, kind: TraceFormat, target: Path | None,
         # derived tables' build, which does not read it, and is waited for before the
         # cache is written
         with Alongside(con) as alongside:
-            # the loader's scratch files go in a folder of this load's own, always removed: its
-            # name is known before it exists, so a Ctrl-C just after its creation removes it too
+            # the loader's scratch files go in a folder of this load's own, always
+            # removed: its name is known before it exists, so a Ctrl-C just after its
+            # creation removes it too
             work = Path(target.parent if target is not None else tempfile.gettempdir(),
                         f"tui-load-{os.getpid()}-{secrets.token_hex(6)}")
             try:

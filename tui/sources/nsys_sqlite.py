@@ -63,6 +63,7 @@ def load_nsys_sqlite(path: Path, con: duckdb.DuckDBPyConnection,
             "(no StringIds / CUPTI_ACTIVITY_KIND_* tables); export one with "
             "`nsys export --type sqlite REPORT.nsys-rep`"
         )
+
     def metrics(other: duckdb.DuckDBPyConnection) -> list[str]:
         return load_nsys_gpu_metrics(path, schema, other)
 
