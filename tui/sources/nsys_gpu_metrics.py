@@ -10,8 +10,8 @@ The samples are millions of rows, and SQLite reads them on one core. The table i
 in parts (rowid ranges), each on a SQLite connection and a DuckDB connection of its own,
 on a thread of its own: one part on a machine of 2 cores (the rest of the export loads on
 the other), more where more cores are free. Each part's rows go straight from the
-driver's Arrow stream into DuckDB, which pulls them without Python (no GIL); the parts
-commit in their order, so gpu_metrics keeps the export's (time) order.
+driver's Arrow stream into DuckDB, no Python between them: one busy thread a part. The
+parts commit in their order, so gpu_metrics keeps the export's (time) order.
 """
 
 from __future__ import annotations
