@@ -13,8 +13,13 @@ Make the reports with scale_gpu_metrics.py (a *scaled* export: label the figures
         --without /tmp/m_without.sqlite
     python benchmarks/gpu_metrics_bench.py /tmp/m.sqlite /tmp/m_without.sqlite --repeat 5
 
+With --connections 1,2,4, instead: the GPU metrics alone (load_nsys_gpu_metrics into an
+empty in-memory schema, nothing else loading beside them) read on each of those numbers
+of connections at once, REPEAT times in turns, a process each: what more cores give.
+
 Usage: python benchmarks/gpu_metrics_bench.py WITH.sqlite WITHOUT.sqlite [--repeat 5]
                                               [--no-summary] [--before DIR]
+                                              [--connections 1,2,4]
 """
 
 from __future__ import annotations
@@ -54,6 +59,56 @@ out["cache_bytes"] = sum(f.stat().st_size for f in cache.rglob("*.duckdb"))
 print(json.dumps(out))
 """
 
+# Run in a child: the GPU metrics of argv[1] alone, read on argv[2] connections at once.
+PARTS_CHILD = """
+import json, os, sys, time
+from pathlib import Path
+from tui.core.db import connect
+from tui.core.queries import load_query
+from tui.sources.nsys_gpu_metrics import load_nsys_gpu_metrics, rowid_parts
+from tui.sources.nsys_sqlite import _probe_schema
+
+def cpu():
+    t = os.times()
+    return t.user + t.system
+
+path = Path(sys.argv[1])
+con = connect()
+con.execute(load_query("schema"))
+schema = _probe_schema(path)
+parts = len(rowid_parts(f"file:{path}?mode=ro", int(sys.argv[2])))
+wall, used = time.perf_counter(), cpu()
+load_nsys_gpu_metrics(path, schema, con, int(sys.argv[2]))
+out = {"wall": time.perf_counter() - wall, "cpu": cpu() - used, "parts": parts}
+out["rows"] = con.execute("SELECT count(*) FROM gpu_metrics").fetchone()[0]
+print(json.dumps(out))
+"""
+
+
+def parts_once(trace: Path, connections: int) -> dict[str, float]:
+    """The GPU metrics of `trace` alone, read on `connections` connections."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, "-c", PARTS_CHILD, str(trace), str(connections)],
+                          capture_output=True, text=True, env=env, cwd=ROOT, check=False)
+    if proc.returncode != 0:
+        raise SystemExit(f"{trace}: {proc.stderr[-800:]}")
+    return json.loads(proc.stdout.splitlines()[-1])
+
+
+def compare_connections(trace: Path, counts: list[int], repeat: int) -> None:
+    """Print the medians of the metrics' read on each number of connections."""
+    runs: dict[int, list[dict[str, float]]] = {n: [] for n in counts}
+    for _ in range(repeat):
+        for n in counts:
+            runs[n].append(parts_once(trace, n))
+    print(f"{'connections':<12}{'parts':>6}{'rows':>10}{'wall s':>9}{'CPU s':>8}")
+    for n, rs in runs.items():
+        print(f"{n:<12}{int(rs[0]['parts']):>6}{int(rs[0]['rows']):>10}"
+              f"{statistics.median(r['wall'] for r in rs):>9.3f}"
+              f"{statistics.median(r['cpu'] for r in rs):>8.3f}")
+    print(f"(medians of {repeat} runs each, taking turns; {os.cpu_count()} cores here, "
+          f"load average {os.getloadavg()[0]:.1f})")
+
 
 def run_once(trace: Path, summary: bool, code: Path = ROOT) -> dict[str, float]:
     """One cold load (and summary) of `trace` by the tui in `code`."""
@@ -74,7 +129,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--no-summary", action="store_true")
     parser.add_argument("--before", type=Path, help="a copy of the code before a change")
+    parser.add_argument("--connections", help="e.g. 1,2,4: the metrics alone on each")
     args = parser.parse_args()
+    if args.connections:
+        compare_connections(args.with_metrics, [int(n) for n in args.connections.split(",")],
+                            args.repeat)
+        return
     summary = not args.no_summary
     codes = {"": ROOT, **({"before ": args.before.resolve()} if args.before else {})}
     runs: dict[str, list[dict[str, float]]] = {}

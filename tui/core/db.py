@@ -363,6 +363,35 @@ def beside(con: duckdb.DuckDBPyConnection,
         other.close()
 
 
+class Alongside:
+    """Work on second connections (each as `beside` runs it) that goes on past the code
+    that started it, to where its results are needed: a loader's last single-threaded read
+    overlaps the build of the derived tables after it. `finish()` waits for each and
+    returns their warnings (the work's error is raised there); leaving the `with` block on
+    an error stops them first."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self._con = con
+        self._stack = contextlib.ExitStack()
+        self._running: list[Future[list[str]]] = []
+
+    def start(self, work: Callable[[duckdb.DuckDBPyConnection], list[str]]) -> None:
+        """Run work(a second connection) on a thread of its own from now on."""
+        self._running.append(self._stack.enter_context(beside(self._con, work)))
+
+    def finish(self) -> list[str]:
+        """Wait for the work started; its warnings, in the order it was started."""
+        self._stack.close()
+        running, self._running = self._running, []
+        return [w for done in running for w in done.result()]
+
+    def __enter__(self) -> Alongside:
+        return self
+
+    def __exit__(self, *exc: Any) -> bool | None:
+        return self._stack.__exit__(*exc)
+
+
 def _spill_dir() -> str:
     """This process's private directory (mode 0700) under the system temp dir."""
     global _spill_root

@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from adbc_driver_sqlite import StatementOptions
 
-from tui.core.db import beside, insert_rows
+from tui.core.db import Alongside, insert_rows
 from tui.core.errors import TraceError, first_line
 from tui.core.interrupt import is_interrupt
 from tui.core.queries import Sql, fill, load_query
@@ -42,12 +42,19 @@ ROWS_PER_BATCH = 65536
 TIME_LIMIT_NS = 4611686018427387903
 
 
-def load_nsys_sqlite(path: Path, con: duckdb.DuckDBPyConnection) -> list[str]:
+def load_nsys_sqlite(path: Path, con: duckdb.DuckDBPyConnection,
+                     alongside: Alongside | None = None) -> list[str]:
     """Load an nsys SQLite export; returns warnings. Raises TraceError if unusable.
 
     Unlike other loaders it writes gpu_activities and host_activities itself, numbered,
     sorted and with host depths as finalize_activities.sql would, and leaves the staging
     tables empty: over 10M+ rows its own passes cost a fraction of the generic ones.
+
+    The GPU metrics (millions of samples) load beside the rest, on connections of their
+    own: both reads are single-threaded SQLite, so two cores take turns less. Given
+    `alongside`, they are started there and may still be loading when this returns (the
+    caller finishes them, and takes their warnings, before it needs gpu_metrics); else
+    they are waited for here.
     """
     schema = _probe_schema(path)
     if not any(t in schema for t in NSYS_MARKERS):
@@ -56,39 +63,51 @@ def load_nsys_sqlite(path: Path, con: duckdb.DuckDBPyConnection) -> list[str]:
             "(no StringIds / CUPTI_ACTIVITY_KIND_* tables); export one with "
             "`nsys export --type sqlite REPORT.nsys-rep`"
         )
+
+    def metrics(other: duckdb.DuckDBPyConnection) -> list[str]:
+        return load_nsys_gpu_metrics(path, schema, other)
+
+    if alongside is not None:
+        alongside.start(metrics)
+        return _load_rest(path, schema, con)
+    with Alongside(con) as here:
+        here.start(metrics)
+        warnings = _load_rest(path, schema, con)
+        return warnings + here.finish()
+
+
+def _load_rest(path: Path, schema: dict[str, set[str]],
+               con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Everything of the export but its GPU metrics; warnings."""
     warnings: list[str] = []
     # One table that cannot be read (a column an older or newer nsys names differently, a
     # damaged page) skips that table with a warning; the others still load.
     failed: list[str] = []
     gpu_jobs = _gpu_queries(schema, warnings)
     host_jobs = _host_queries(schema)
-    # the GPU metrics (millions of samples) load beside the rest, on a connection of
-    # their own: both reads are single-threaded SQLite, so two cores take turns less
-    with beside(con, lambda other: load_nsys_gpu_metrics(path, schema, other)) as metrics:
-        source = adbc_sqlite.connect(f"file:{quote(str(path.resolve()))}?mode=ro")
-        try:
-            con.register("nsys_strings", _read_strings(source, schema, warnings))
-            _load_gpu(source, con, gpu_jobs, failed)
-            calls = _load_host(source, con, host_jobs, failed)
-            if calls.num_rows:
-                warnings += stage_backtraces(source, con, calls)
-            warnings += load_nsys_host(source, con, schema)  # CPU samples, OS runtime calls
-        finally:
-            source.close()
-            con.unregister("nsys_strings")
-        jobs = len(gpu_jobs) + len(host_jobs)
-        if jobs and len(failed) == jobs:
-            raise TraceError(f"{path}: cannot read the nsys export: {failed[0]}; re-export it "
-                             "with `nsys export --type sqlite` from a current Nsight Systems")
-        warnings += [f"skipped {f}: this export's schema is not one tui knows" for f in failed]
-        try:
-            _load_devices(path, schema, con)
-        except (sqlite3.Error, duckdb.Error) as exc:
-            warnings.append(f"could not read the GPUs' names ({first_line(exc, 300)})")
-        _load_meta(path, schema, con)
-        _load_threads(path, schema, con)
-        warnings += load_nsys_memory(path, schema, con, _process(schema, "m.globalPid"))
-    warnings += metrics.result()
+    source = adbc_sqlite.connect(f"file:{quote(str(path.resolve()))}?mode=ro")
+    try:
+        con.register("nsys_strings", _read_strings(source, schema, warnings))
+        _load_gpu(source, con, gpu_jobs, failed)
+        calls = _load_host(source, con, host_jobs, failed)
+        if calls.num_rows:
+            warnings += stage_backtraces(source, con, calls)
+        warnings += load_nsys_host(source, con, schema)  # CPU samples, OS runtime calls
+    finally:
+        source.close()
+        con.unregister("nsys_strings")
+    jobs = len(gpu_jobs) + len(host_jobs)
+    if jobs and len(failed) == jobs:
+        raise TraceError(f"{path}: cannot read the nsys export: {failed[0]}; re-export it "
+                         "with `nsys export --type sqlite` from a current Nsight Systems")
+    warnings += [f"skipped {f}: this export's schema is not one tui knows" for f in failed]
+    try:
+        _load_devices(path, schema, con)
+    except (sqlite3.Error, duckdb.Error) as exc:
+        warnings.append(f"could not read the GPUs' names ({first_line(exc, 300)})")
+    _load_meta(path, schema, con)
+    _load_threads(path, schema, con)
+    warnings += load_nsys_memory(path, schema, con, _process(schema, "m.globalPid"))
     gpu_rows, host_rows = con.execute(
         "SELECT (SELECT count(*) FROM gpu_activities), (SELECT count(*) FROM host_activities)"
     ).fetchone() or (0, 0)
