@@ -42,7 +42,9 @@ MAX_METRIC_ID = 255  # a metricId travels in the low byte of the value's column
 # A part of the table is read on a connection of its own only if it has this many rows
 # at least (by rowid): a connection and thread cost a few ms, a million rows ~0.25 CPU-s.
 MIN_ROWS_PER_PART = 250_000
-MAX_CONNECTIONS = 8
+# Past four, more connections cost more than they hide: on a 16-core host the 2.5M-row copy
+# loaded in 1.19-1.21x its time without the samples at 2 or 4 connections, 1.32x at 8.
+MAX_CONNECTIONS = 4
 # What a sample takes in the export's file: 33.1-33.6 bytes (SQLite's dbstat over three
 # H100/H200 exports' GPU_METRICS, 0.7M-2.5M rows)
 BYTES_PER_SAMPLE = 33
