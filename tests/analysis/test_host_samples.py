@@ -274,6 +274,33 @@ def test_kineto_python_frames_in_gaps_equal_the_json() -> None:
     assert host.untraced_ns is not None and 0 <= host.untraced_ns < host.range_ns
 
 
+def test_ops_that_span_several_stretches_count_in_each_as_the_json_says() -> None:
+    """Stretches cut short and close together, so that the longer ops each overlap several
+    (those the as-of join alone would miss): each op's own time inside them as the JSON's
+    ops give it."""
+    path = sample("loops/loop_host.pt.trace.json.gz")
+    events = json.load(gzip.open(path))["traceEvents"]
+    ops = [e for e in events if e.get("cat") == "cpu_op"]
+    first = min(e["ts"] for e in ops)
+    last = max(e["ts"] + e["dur"] for e in ops)
+    # µs: 60 long every 200, so an op longer than 140 (a few dozen) overlaps two or more
+    stretches_us = [(first + i, first + i + 60) for i in range(0, round(last - first), 200)]
+    with open_trace(path, use_cache=False) as t:
+        host = range_host_activity(t.con, [(round(s * 1000), round(e * 1000))
+                                           for s, e in stretches_us])
+    assert host is not None and host.thread is not None
+    tid = host.thread[1]
+    spanning = [e for e in ops if e["tid"] == tid and sum(
+        1 for s, end in stretches_us if e["ts"] < end and e["ts"] + e["dur"] > s) > 1]
+    assert len(spanning) >= 5, len(spanning)
+    expected = {name: us * 1000 for name, us in kineto_op_oracle(path, tid, stretches_us).items()
+                if us > 2}
+    got = {share.name: share.value for share in host.launching.by_op}
+    assert len(expected) >= 10
+    for name, ns in expected.items():
+        assert got.get(name) == pytest.approx(ns, abs=2000), name
+
+
 def test_a_gaps_details_in_the_app_say_where_the_host_was(export) -> None:
     """At 80×24, the largest gap's details name the launching thread's samples in it (as
     many as sqlite3 counts there) and the modules they were taken in."""
