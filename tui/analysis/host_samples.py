@@ -157,7 +157,10 @@ def host_source(con: duckdb.DuckDBPyConnection) -> str:
 
 
 def launching_thread(con: duckdb.DuckDBPyConnection) -> tuple[int, int] | None:
-    row = con.execute(load_query("host_launching_thread")).fetchone()
+    """The thread whose launches ended the most idle time in host_ranges; else, where none
+    is linked, the one with the most runtime calls (counted only then)."""
+    row = (con.execute(load_query("host_launching_thread")).fetchone()
+           or con.execute(load_query("host_busiest_thread")).fetchone())
     return (int(row[0]), int(row[1])) if row else None
 
 
