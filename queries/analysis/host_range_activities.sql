@@ -4,29 +4,52 @@
 -- per activity and range it overlaps, into the temp table host_range_activities (id, pid,
 -- tid, depth, kind, name, start_ns, end_ns, range_start, range_end): read by the views of
 -- the launching thread and of every thread alike, so the millions of activities meet the
--- ranges once. The ranges are disjoint and in time order (host_ranges_merge.sql), so an
--- as-of join finds the one range an activity can overlap, the last to start before it
--- ends, unless it began before that range; only those few that did (an op that spans a
--- gap's start) are matched with every range they overlap. The joins carry the times and
--- ids alone (what they sort); the few rows found fetch the rest by id.
-CREATE OR REPLACE TEMP TABLE host_range_activities AS
-WITH traced AS (
-    SELECT id, start_ns, end_ns
-    FROM host_activities
+-- ranges once.
+-- They meet in an equi-join on buckets of time, of width `w` (a millisecond, or wider so
+-- that the ranges cover at most about 100,000): the ranges' buckets are the small side of
+-- a hash join, and the activities stream past it, none sorted or held. An activity no
+-- longer than a bucket lies in at most two; the ranges (disjoint) that overlap it are
+-- those that cover its first bucket, found there, and those that begin in its second,
+-- found there: each pair once. The few longer ones (or ending before they start) meet the
+-- ranges by their times. An interval join of every activity with the ranges sorted them
+-- all: on many cores it cost ten times the CPU; an as-of join ran out of a small budget.
+CREATE OR REPLACE TEMP TABLE host_range_ids AS
+WITH width AS (
+    SELECT greatest(1000000, sum(end_ns - start_ns) // 100000 + 1)::BIGINT AS w
+    FROM host_ranges
+), range_buckets AS (
+    SELECT unnest(range(r.start_ns // w, (r.end_ns - 1) // w + 1)) AS bucket,
+           r.start_ns // w AS first_bucket, r.start_ns, r.end_ns
+    FROM host_ranges AS r, width
+), traced AS NOT MATERIALIZED (  -- each join streams it
+    SELECT id, start_ns, end_ns, start_ns // w AS first_bucket,
+           greatest(start_ns, end_ns - 1) // w AS last_bucket,
+           end_ns - start_ns BETWEEN 0 AND w AS short
+    FROM host_activities, width
     WHERE kind IN ('cpu_op', 'python', 'runtime')
-), last_range AS (
-    SELECT t.id, t.start_ns, t.end_ns, r.start_ns AS range_start, r.end_ns AS range_end
-    FROM traced AS t
-    ASOF JOIN host_ranges AS r ON t.end_ns > r.start_ns
-    WHERE r.end_ns > t.start_ns
 ), inside AS (
-    SELECT id, range_start, range_end FROM last_range WHERE start_ns >= range_start
+    SELECT t.id, b.start_ns AS range_start, b.end_ns AS range_end
+    FROM traced AS t
+    JOIN range_buckets AS b ON b.bucket = t.first_bucket
+    WHERE t.short AND t.start_ns < b.end_ns AND t.end_ns > b.start_ns
     UNION ALL
-    SELECT a.id, r.start_ns AS range_start, r.end_ns AS range_end
-    FROM (SELECT * FROM last_range WHERE start_ns < range_start) AS a
-    JOIN host_ranges AS r ON a.start_ns < r.end_ns AND a.end_ns > r.start_ns
+    SELECT t.id, b.start_ns AS range_start, b.end_ns AS range_end
+    FROM traced AS t
+    JOIN range_buckets AS b ON b.bucket = t.last_bucket AND b.first_bucket = t.last_bucket
+    WHERE t.short AND t.last_bucket > t.first_bucket
+      AND t.start_ns < b.end_ns AND t.end_ns > b.start_ns
+    UNION ALL
+    SELECT t.id, r.start_ns AS range_start, r.end_ns AS range_end
+    FROM (SELECT * FROM traced WHERE NOT short) AS t
+    JOIN host_ranges AS r ON t.start_ns < r.end_ns AND t.end_ns > r.start_ns
 )
+SELECT * FROM inside;
+
+-- the few rows found fetch the rest by id
+CREATE OR REPLACE TEMP TABLE host_range_activities AS
 SELECT h.id, h.pid, h.tid, h.depth, h.kind, h.name, h.start_ns, h.end_ns,
        i.range_start, i.range_end
-FROM inside AS i
-JOIN host_activities AS h USING (id);
+FROM host_activities AS h
+JOIN host_range_ids AS i USING (id);
+
+DROP TABLE host_range_ids;
