@@ -5,45 +5,37 @@
 -- tid, depth, kind, name, start_ns, end_ns, range_start, range_end): read by the views of
 -- the launching thread and of every thread alike, so the millions of activities meet the
 -- ranges once.
--- They meet in an equi-join on buckets of time, of width `w` (a millisecond, or wider so
--- that the ranges cover at most about 100,000): the ranges' buckets are the small side of
--- a hash join, and the activities stream past it, none sorted or held. An activity no
--- longer than a bucket lies in at most two; the ranges (disjoint) that overlap it are
--- those that cover its first bucket, found there, and those that begin in its second,
--- found there: each pair once. The few longer ones (or ending before they start) meet the
--- ranges by their times. An interval join of every activity with the ranges sorted them
--- all: on many cores it cost ten times the CPU; an as-of join ran out of a small budget.
+-- They meet as gap_overlaps.sql's do, in an equality join on buckets of time, of width `w`
+-- (a millisecond, or wider so that the ranges span at most about 100,000): an activity no
+-- longer than a bucket can only overlap a range if it starts in a bucket from the one
+-- before the range to the one it ends in. The ranges' buckets are the small side of a hash
+-- join, and the activities (ids and times alone) stream past it, none sorted or held. The
+-- few longer ones (or ending before they start) meet the ranges by their times. An
+-- interval join of every activity with the ranges sorted them all: on many cores it cost
+-- ten times the CPU; an as-of join (the ranges are disjoint) ran out of a small budget.
 CREATE OR REPLACE TEMP TABLE host_range_ids AS
 WITH width AS (
     SELECT greatest(1000000, sum(end_ns - start_ns) // 100000 + 1)::BIGINT AS w
     FROM host_ranges
 ), range_buckets AS (
-    SELECT unnest(range(r.start_ns // w, (r.end_ns - 1) // w + 1)) AS bucket,
-           r.start_ns // w AS first_bucket, r.start_ns, r.end_ns
+    -- `//` truncates towards zero, but never decreases: all the bucket ranges need
+    SELECT unnest(range((r.start_ns - w) // w, (r.end_ns - 1) // w + 1)) AS bucket,
+           r.start_ns, r.end_ns
     FROM host_ranges AS r, width
 ), traced AS NOT MATERIALIZED (  -- each join streams it
-    SELECT id, start_ns, end_ns, start_ns // w AS first_bucket,
-           greatest(start_ns, end_ns - 1) // w AS last_bucket,
+    SELECT id, start_ns, end_ns, start_ns // w AS bucket,
            end_ns - start_ns BETWEEN 0 AND w AS short
     FROM host_activities, width
     WHERE kind IN ('cpu_op', 'python', 'runtime')
-), inside AS (
-    SELECT t.id, b.start_ns AS range_start, b.end_ns AS range_end
-    FROM traced AS t
-    JOIN range_buckets AS b ON b.bucket = t.first_bucket
-    WHERE t.short AND t.start_ns < b.end_ns AND t.end_ns > b.start_ns
-    UNION ALL
-    SELECT t.id, b.start_ns AS range_start, b.end_ns AS range_end
-    FROM traced AS t
-    JOIN range_buckets AS b ON b.bucket = t.last_bucket AND b.first_bucket = t.last_bucket
-    WHERE t.short AND t.last_bucket > t.first_bucket
-      AND t.start_ns < b.end_ns AND t.end_ns > b.start_ns
-    UNION ALL
-    SELECT t.id, r.start_ns AS range_start, r.end_ns AS range_end
-    FROM (SELECT * FROM traced WHERE NOT short) AS t
-    JOIN host_ranges AS r ON t.start_ns < r.end_ns AND t.end_ns > r.start_ns
 )
-SELECT * FROM inside;
+SELECT t.id, b.start_ns AS range_start, b.end_ns AS range_end
+FROM traced AS t
+JOIN range_buckets AS b USING (bucket)
+WHERE t.short AND t.start_ns < b.end_ns AND t.end_ns > b.start_ns
+UNION ALL
+SELECT t.id, r.start_ns AS range_start, r.end_ns AS range_end
+FROM (SELECT * FROM traced WHERE NOT short) AS t
+JOIN host_ranges AS r ON t.start_ns < r.end_ns AND t.end_ns > r.start_ns;
 
 -- the few rows found fetch the rest by id
 CREATE OR REPLACE TEMP TABLE host_range_activities AS
