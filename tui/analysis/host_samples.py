@@ -27,7 +27,8 @@ from tui.core.queries import load_query
 
 # The longest lists (functions, modules, ops) keep their largest entries in the JSON.
 JSON_ROWS = 100
-_TEMP_TABLES = ("host_ranges_raw", "host_ranges", "host_range_samples", "host_range_activities")
+_TEMP_TABLES = ("host_ranges_raw", "host_ranges", "host_range_samples", "host_range_ids",
+                "host_range_activities")
 
 
 @dataclass
