@@ -1,17 +1,16 @@
 -- Params: $pid, $tid
--- Needs: table host_ranges
+-- Needs: table host_range_activities
 -- Traces without CPU samples: the time the CPU ops of one thread ($pid, $tid; NULL: every
--- thread) spent inside host_ranges, each op's own time (its time in the ranges less that
--- of the ops one level inside it), by name. Columns: name, ns; largest first. An op's
--- parent is the op one level up on its thread that started last before it (ops of one
--- level never overlap): an as-of join, not a comparison of every pair.
+-- thread) spent inside host_ranges (their rows of host_range_activities.sql), each op's
+-- own time (its time in the ranges less that of the ops one level inside it), by name.
+-- Columns: name, ns; largest first. An op's parent is the op one level up on its thread
+-- that started last before it (ops of one level never overlap): an as-of join, not a
+-- comparison of every pair.
 WITH clipped AS (
-    SELECT h.id, h.pid, h.tid, h.depth, h.name, h.start_ns, h.end_ns,
-           r.start_ns AS range_start,
-           least(h.end_ns, r.end_ns) - greatest(h.start_ns, r.start_ns) AS ns
-    FROM host_activities AS h
-    JOIN host_ranges AS r ON h.start_ns < r.end_ns AND h.end_ns > r.start_ns
-    WHERE h.kind = 'cpu_op' AND ($tid IS NULL OR (h.pid = $pid AND h.tid = $tid))
+    SELECT id, pid, tid, depth, name, start_ns, end_ns, range_start,
+           least(end_ns, range_end) - greatest(start_ns, range_start) AS ns
+    FROM host_range_activities
+    WHERE kind = 'cpu_op' AND ($tid IS NULL OR (pid = $pid AND tid = $tid))
 ), inner_time AS (
     SELECT o.id, o.range_start, sum(i.ns) AS inner_ns
     FROM clipped AS i

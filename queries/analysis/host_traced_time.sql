@@ -1,14 +1,13 @@
 -- Params: $pid, $tid
--- Needs: table host_ranges
+-- Needs: table host_range_activities, table host_ranges
 -- How much of host_ranges one thread ($pid, $tid) was seen doing something: the union of
 -- its CPU ops, Python frames and runtime calls (annotations are ranges the user marked,
 -- not work, so they do not count) inside the ranges. Columns: range_ns (the ranges'
 -- total), traced_ns.
 WITH spans AS (
-    SELECT greatest(h.start_ns, r.start_ns) AS start_ns, least(h.end_ns, r.end_ns) AS end_ns
-    FROM host_activities AS h
-    JOIN host_ranges AS r ON h.start_ns < r.end_ns AND h.end_ns > r.start_ns
-    WHERE h.kind IN ('cpu_op', 'python', 'runtime') AND h.pid = $pid AND h.tid = $tid
+    SELECT greatest(start_ns, range_start) AS start_ns, least(end_ns, range_end) AS end_ns
+    FROM host_range_activities
+    WHERE kind IN ('cpu_op', 'python', 'runtime') AND pid = $pid AND tid = $tid
 ), ordered AS (
     SELECT start_ns, end_ns,
            max(end_ns) OVER (ORDER BY start_ns, end_ns

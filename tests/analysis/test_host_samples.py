@@ -16,7 +16,14 @@ import pytest
 
 from tests.conftest import inflated, sample
 from tests.helpers.paths import DATA as DATA_ROOT
-from tui.analysis.host_samples import gaps_host_activity, range_host_activity, sample_tree
+from tui.analysis.host_samples import (
+    gaps_host_activity,
+    range_host_activity,
+    ranges_of,
+    ranges_of_gaps,
+    sample_tree,
+)
+from tui.core.queries import load_query
 from tui.loading.trace import open_trace
 
 DATA = DATA_ROOT / "loops"
@@ -272,6 +279,87 @@ def test_kineto_python_frames_in_gaps_equal_the_json() -> None:
     names = {s.name.split(": ")[-1] for s in top[:4]}
     assert {"tokenize", "svd", "qr"} <= names
     assert host.untraced_ns is not None and 0 <= host.untraced_ns < host.range_ns
+
+
+def test_ops_that_span_several_stretches_count_in_each_as_the_json_says() -> None:
+    """Stretches cut short and close together, so that the longer ops each overlap several
+    (those the as-of join alone would miss): each op's own time inside them as the JSON's
+    ops give it."""
+    path = sample("loops/loop_host.pt.trace.json.gz")
+    events = json.load(gzip.open(path))["traceEvents"]
+    ops = [e for e in events if e.get("cat") == "cpu_op"]
+    first = min(e["ts"] for e in ops)
+    last = max(e["ts"] + e["dur"] for e in ops)
+    # µs: 60 long every 200, so an op longer than 140 (a few dozen) overlaps two or more
+    stretches_us = [(first + i, first + i + 60) for i in range(0, round(last - first), 200)]
+    with open_trace(path, use_cache=False) as t:
+        host = range_host_activity(t.con, [(round(s * 1000), round(e * 1000))
+                                           for s, e in stretches_us])
+    assert host is not None and host.thread is not None
+    tid = host.thread[1]
+    spanning = [e for e in ops if e["tid"] == tid and sum(
+        1 for s, end in stretches_us if e["ts"] < end and e["ts"] + e["dur"] > s) > 1]
+    assert len(spanning) >= 5, len(spanning)
+    expected = {name: us * 1000 for name, us in kineto_op_oracle(path, tid, stretches_us).items()
+                if us > 2}
+    got = {share.name: share.value for share in host.launching.by_op}
+    assert len(expected) >= 10
+    for name, ns in expected.items():
+        assert got.get(name) == pytest.approx(ns, abs=2000), name
+    # the time the thread shows no op, frame or call: its outer frames, longer than the
+    # stretches' buckets (a millisecond), cover most of it
+    traced_us = traced_oracle(events, tid, stretches_us)
+    assert host.untraced_ns == pytest.approx(host.range_ns - traced_us * 1000, abs=20_000)
+    assert host.untraced_ns < 0.5 * host.range_ns
+
+
+def test_the_work_inside_the_stretches_is_every_pair_that_overlaps() -> None:
+    """host_range_activities.sql (buckets of time; the activities longer than a bucket
+    apart) pairs each traced activity with every stretch it overlaps, as the plain interval
+    join does: over the gaps, and over short stretches that the outer frames span many of."""
+    path = sample("loops/loop_host.pt.trace.json.gz")
+    pairs = """SELECT h.id, r.start_ns, r.end_ns FROM host_activities AS h
+               JOIN host_ranges AS r ON h.start_ns < r.end_ns AND h.end_ns > r.start_ns
+               WHERE h.kind IN ('cpu_op', 'python', 'runtime') ORDER BY ALL"""
+    found = "SELECT id, range_start, range_end FROM host_range_activities ORDER BY ALL"
+    longer = """SELECT count(*) FROM host_range_activities
+                WHERE end_ns - start_ns > 1000000"""  # a bucket: the ranges are short
+    with open_trace(path, use_cache=False) as t:
+        con = t.con
+        (first, last), = con.execute("SELECT min(start_ns), max(end_ns) FROM host_activities "
+                                     "WHERE kind = 'cpu_op'").fetchall()
+        stretches = [(s, s + 60_000) for s in range(first, last, 200_000)]
+        for ranges in (ranges_of_gaps(con, MIN_GAP_NS), ranges_of(con, stretches)):
+            with ranges:
+                con.execute(load_query("host_range_activities"))
+                expected = con.execute(pairs).fetchall()
+                assert con.execute(found).fetchall() == expected
+                assert len(expected) > 1000
+                assert con.execute(longer).fetchone()[0] > 40
+
+
+def traced_oracle(events: list[dict], tid: int, stretches_us: list[tuple[float, float]]) -> float:
+    """How long (µs) thread `tid` ran some CPU op, Python frame or runtime call inside the
+    stretches (disjoint, in time order), from the JSON: the union of its events, then
+    clipped to each stretch."""
+    spans = sorted((e["ts"], e["ts"] + e["dur"]) for e in events if e.get("tid") == tid
+                   and e.get("cat") in ("cpu_op", "python_function", "cuda_runtime",
+                                        "cuda_driver"))
+    union: list[list[float]] = []
+    for start, end in spans:
+        if union and start <= union[-1][1]:
+            union[-1][1] = max(union[-1][1], end)
+        else:
+            union.append([start, end])
+    total, i = 0.0, 0
+    for start, end in stretches_us:
+        while i < len(union) and union[i][1] <= start:
+            i += 1
+        j = i
+        while j < len(union) and union[j][0] < end:
+            total += max(0.0, min(end, union[j][1]) - max(start, union[j][0]))
+            j += 1
+    return total
 
 
 def test_a_gaps_details_in_the_app_say_where_the_host_was(export) -> None:

@@ -27,7 +27,8 @@ from tui.core.queries import load_query
 
 # The longest lists (functions, modules, ops) keep their largest entries in the JSON.
 JSON_ROWS = 100
-_TEMP_TABLES = ("host_ranges_raw", "host_ranges", "host_range_samples")
+_TEMP_TABLES = ("host_ranges_raw", "host_ranges", "host_range_samples", "host_range_ids",
+                "host_range_activities")
 
 
 @dataclass
@@ -157,7 +158,10 @@ def host_source(con: duckdb.DuckDBPyConnection) -> str:
 
 
 def launching_thread(con: duckdb.DuckDBPyConnection) -> tuple[int, int] | None:
-    row = con.execute(load_query("host_launching_thread")).fetchone()
+    """The thread whose launches ended the most idle time in host_ranges; else, where none
+    is linked, the one with the most runtime calls (counted only then)."""
+    row = (con.execute(load_query("host_launching_thread")).fetchone()
+           or con.execute(load_query("host_busiest_thread")).fetchone())
     return (int(row[0]), int(row[1])) if row else None
 
 
@@ -208,6 +212,8 @@ def host_activity(con: duckdb.DuckDBPyConnection) -> HostActivity | None:
         views = [_sampled_view(con, t, osrt) for t in (thread, None)]
         return HostActivity("samples", thread, views[0], views[1], int(range_ns),
                             thread_name=name, on_cpu_ns=_on_cpu(con, thread))
+    # the traced work inside the ranges, found once for both views and the untraced time
+    con.execute(load_query("host_range_activities"))
     views = [_timed_view(con, t, int(range_ns), osrt) for t in (thread, None)]
     untraced = None
     if thread is not None:
