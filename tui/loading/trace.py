@@ -61,7 +61,10 @@ BUILD_IN_MEMORY_SHARE = 0.25
 # DuckDB thread: its tables take a row group or two (122,880 rows each), which DuckDB runs
 # on one thread anyway, and another thread only adds its hand-offs to each of the ~200
 # statements of a load and summary (the small samples on a quiet 2-core machine: 13% less
-# CPU and 8% less wall time; benchmarks/HISTORY.md).
+# CPU and 8% less wall time; benchmarks/HISTORY.md). Such a trace also keeps DuckDB's whole
+# part of the budget while it is loaded and summed up: the lower shares that leave room
+# for a big trace's arrays and rows beside DuckDB (DERIVE_SHARE, FINALIZE_SHARE,
+# SUMMARY_SHARE) only cost a small one, ~10% of a DDP rank's load and summary in CPU.
 ONE_THREAD_BYTES = 16 << 20
 # Loaders that write host_activities themselves, numbered and with their depths
 # (tui/derived/xla_depth.py, nsys_sqlite.py); the others stage every host row
@@ -91,6 +94,7 @@ class Trace:
     # the memory budget the trace was loaded with, where the load needed more than the
     # one given (None: the one given); what is worked out from it later gets it too
     budget: str | None = None
+    small: bool = False  # at most ONE_THREAD_BYTES: one DuckDB thread, no lower shares
     cursors: Cursors = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -195,7 +199,7 @@ def _build(path: Path, kind: TraceFormat, target: Path | None,
     except (duckdb.Error, OSError) as exc:
         raise _CacheWriteError(first_line(exc)) from None
     try:
-        _one_thread_if_small(con, path)
+        small = _one_thread_if_small(con, path)
         load_progress.stage(path, load_progress.READING, con)
         # the loader's scratch files go in a folder of this load's own, always removed: its
         # name is known before it exists, so a Ctrl-C just after its creation removes it too
@@ -207,12 +211,13 @@ def _build(path: Path, kind: TraceFormat, target: Path | None,
             warnings += _load_into(path, kind, con, target.parent if target else None, work)
             load_progress.stage(path, load_progress.BUILDING, con)
             warnings += finalize_activities(con, host_written=kind in HOST_ROWS_WRITTEN,
-                                            events_work=BESIDE_FINALIZE.get(kind))
+                                            events_work=BESIDE_FINALIZE.get(kind),
+                                            shares=not small)
         finally:
             with contextlib.suppress(duckdb.Error):
                 con.execute("DETACH DATABASE IF EXISTS scratch")
             shutil.rmtree(work, ignore_errors=True)
-        with duckdb_share_of(con, DERIVE_SHARE):
+        with _share_unless(small, con, DERIVE_SHARE):
             warnings += build_stacks(con)
             warnings += tie_gpu_work_to_hlo(con)
             build_kernel_flops(con)
@@ -228,7 +233,7 @@ def _build(path: Path, kind: TraceFormat, target: Path | None,
         ])
         fmt = _format_of(con)
         if target is None or partial is None:
-            return Trace(path, fmt, con, warnings)
+            return Trace(path, fmt, con, warnings, small=small)
         try:
             if in_memory:
                 write_database_file(con, partial)
@@ -244,9 +249,9 @@ def _build(path: Path, kind: TraceFormat, target: Path | None,
         _discard(con, partial)
         raise
     if in_memory:  # the same tables as the file's, read from memory
-        return Trace(path, fmt, con, warnings, cache_path=target)
+        return Trace(path, fmt, con, warnings, cache_path=target, small=small)
     return Trace(path, fmt, connect(str(target), read_only=True), warnings,
-                 cache_path=target)
+                 cache_path=target, small=small)
 
 
 def _builds_in_memory(path: Path) -> bool:
@@ -279,10 +284,19 @@ def _scratch_database(path: Path, work: Path) -> str:
     return str(work / "scratch.duckdb")
 
 
-def _one_thread_if_small(con: duckdb.DuckDBPyConnection, path: Path) -> None:
-    """One DuckDB thread for a small trace (ONE_THREAD_BYTES)."""
-    if _inflated_bytes(path) <= ONE_THREAD_BYTES:
+def _one_thread_if_small(con: duckdb.DuckDBPyConnection, path: Path) -> bool:
+    """One DuckDB thread for a small trace (ONE_THREAD_BYTES); whether it is one."""
+    small = _inflated_bytes(path) <= ONE_THREAD_BYTES
+    if small:
         con.execute("SET threads = 1")
+    return small
+
+
+def _share_unless(small: bool, con: duckdb.DuckDBPyConnection,
+                  share: float) -> contextlib.AbstractContextManager[None]:
+    """DuckDB at `share` of the budget in the block (duckdb_share_of), unless the trace is
+    small (ONE_THREAD_BYTES)."""
+    return contextlib.nullcontext() if small else duckdb_share_of(con, share)
 
 
 def _inflated_bytes(path: Path) -> float:
@@ -310,7 +324,8 @@ def _discard(con: duckdb.DuckDBPyConnection | None, partial: Path | None) -> Non
 
 
 def finalize_activities(con: duckdb.DuckDBPyConnection, host_written: bool = False,
-                        events_work: EventsWork | None = None) -> list[str]:
+                        events_work: EventsWork | None = None,
+                        shares: bool = True) -> list[str]:
     """Write the rows a loader staged into gpu_activities / host_activities, numbered;
     run `events_work` on the loader's parsed events meanwhile and return its warnings.
 
@@ -318,13 +333,15 @@ def finalize_activities(con: duckdb.DuckDBPyConnection, host_written: bool = Fal
     (tui/derived/host_depth.py: NumPy, a window at a time, set on the copied rows) and
     writes them while this one sorts and writes the GPU rows, the Python frames' own ids
     and `events_work`. A loader that wrote host_activities itself (`host_written`) has only
-    its GPU rows written here.
+    its GPU rows written here. `shares`: DuckDB is held to FINALIZE_SHARE of the budget
+    meanwhile (not for a small trace: ONE_THREAD_BYTES).
     """
     if host_written:
         con.execute(load_query("finalize_activities"))
         warnings = events_work(con) if events_work else []
     else:
-        with duckdb_share_of(con, FINALIZE_SHARE):  # the depths' arrays sit beside DuckDB
+        # the depths' arrays sit beside DuckDB
+        with _share_unless(not shares, con, FINALIZE_SHARE):
             con.execute(load_query("finalize_host_rows"))
             with beside(con, write_host_depths):
                 con.execute(load_query("finalize_activities"))
@@ -371,10 +388,10 @@ def _open_cached(path: Path, target: Path) -> Trace | str:
             target.unlink(missing_ok=True)
         return why
     assert con is not None
-    _one_thread_if_small(con, path)
+    small = _one_thread_if_small(con, path)
     cache.opened_caches.add(target)
     return Trace(path, rows.get("format", "?"), con, warnings, from_cache=True,
-                 cache_path=target, cache_note=cache_reason.FROM_CACHE)
+                 cache_path=target, cache_note=cache_reason.FROM_CACHE, small=small)
 
 
 def _new_database(target: Path | None, in_memory: bool = False,

@@ -1,0 +1,51 @@
+"""A small trace (tui.loading.trace.ONE_THREAD_BYTES) keeps DuckDB's whole part of the
+budget while it is loaded and summed up; a bigger one is held to the lower shares that
+leave room for its arrays and rows beside DuckDB. The summary is the same either way."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from tests.helpers.paths import sample
+from tui.cli.main import main
+from tui.core import db
+from tui.loading import trace as trace_module
+
+TRACE = "multistream.pt.trace.json.gz"  # 45 kernels, 79 KB
+SETTING_IN_BLOCK = db.setting_in_block
+
+
+def _summary_and_limits(capsys, monkeypatch: pytest.MonkeyPatch) -> tuple[dict, list[str]]:
+    """The trace's `--summary --json --no-cache`, and each memory_limit a share set."""
+    limits: list[str] = []
+
+    @contextlib.contextmanager
+    def recorded(con: duckdb.DuckDBPyConnection, name: str, value: str) -> Iterator[None]:
+        if name == "memory_limit":
+            limits.append(value)
+        with SETTING_IN_BLOCK(con, name, value):
+            yield
+
+    monkeypatch.setattr(db, "setting_in_block", recorded)
+    assert main(["--summary", "--json", "--no-cache", str(sample(TRACE))]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    summary["source"].pop("load_s", None)
+    return summary, limits
+
+
+def test_a_small_trace_keeps_duckdbs_whole_share(capsys, monkeypatch) -> None:
+    assert Path(sample(TRACE)).stat().st_size * 8 < trace_module.ONE_THREAD_BYTES
+    small, small_limits = _summary_and_limits(capsys, monkeypatch)
+    monkeypatch.setattr(trace_module, "ONE_THREAD_BYTES", 0)  # the same trace, as a big one
+    big, big_limits = _summary_and_limits(capsys, monkeypatch)
+    assert small_limits == []
+    # the load's two shares (finalizing the rows, deriving the rest) and the summary's
+    assert len(big_limits) == 3
+    assert sum(k["count"] for k in small["kernels"]) == 45
+    assert small == big
