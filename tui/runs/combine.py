@@ -66,7 +66,7 @@ ATTACHED_AT_ONCE = 128  # stores attached at once; a larger run is copied (see a
 # summary has made its rows of them). Those of the first RANKS_PYTHON_ALLOWANCE bytes fit
 # in the part of the budget kept outside DuckDB, beside the imports (~90 MB) and the
 # run's own summary; past that a combined database's DuckDB gets as much less memory, down
-# to RUN_MIN_DUCKDB_SHARE of its usual part (at 0.4, 277 MB, a cross-rank query of 4,096
+# to RUN_MIN_DUCKDB_SHARE of its usual part (with 290 MB, a cross-rank query of 4,096
 # ranks ran out of it).
 RANK_PYTHON_BYTES = 60_000
 RANKS_PYTHON_ALLOWANCE = 60_000_000
