@@ -64,7 +64,8 @@ BUILD_IN_MEMORY_SHARE = 0.25
 # CPU and 8% less wall time; benchmarks/HISTORY.md). Such a trace also keeps DuckDB's whole
 # part of the budget while it is loaded and summed up: the lower shares that leave room
 # for a big trace's arrays and rows beside DuckDB (DERIVE_SHARE, FINALIZE_SHARE,
-# SUMMARY_SHARE) only cost a small one, ~10% of a DDP rank's load and summary in CPU.
+# SUMMARY_SHARE) only cost a small one CPU each time they are set (~4% of a DDP rank's
+# cold load and summary).
 ONE_THREAD_BYTES = 16 << 20
 # Loaders that write host_activities themselves, numbered and with their depths
 # (tui/derived/xla_depth.py, nsys_sqlite.py); the others stage every host row
