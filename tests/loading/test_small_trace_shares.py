@@ -1,6 +1,7 @@
-"""A small trace (tui.loading.trace.ONE_THREAD_BYTES) keeps DuckDB's whole part of the
-budget while it is loaded and summed up; a bigger one is held to the lower shares that
-leave room for its arrays and rows beside DuckDB. The summary is the same either way."""
+"""A small trace (tui.loading.trace.keeps_whole_share) keeps DuckDB's whole part of the
+budget while it is loaded and summed up; a bigger one, or one under a small budget, is held
+to the lower shares that leave room for its arrays and rows beside DuckDB. The summary is
+the same either way."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pytest
 from tests.helpers.paths import sample
 from tui.cli.main import main
 from tui.core import db
+from tui.core.db import budget_of
 from tui.loading import trace as trace_module
 
 TRACE = "multistream.pt.trace.json.gz"  # 45 kernels, 79 KB
@@ -49,3 +51,14 @@ def test_a_small_trace_keeps_duckdbs_whole_share(capsys, monkeypatch) -> None:
     assert len(big_limits) == 3
     assert sum(k["count"] for k in small["kernels"]) == 45
     assert small == big
+
+
+def test_under_a_small_budget_a_small_trace_keeps_the_shares() -> None:
+    """A DDP rank (0.4 MB gzipped, ~1.5 MB of events) under 1GB keeps DuckDB's whole part;
+    under 20MB (its summary's share 6 MB) it is held to the shares."""
+    rank = sample("ddp4/ddp_rank0.pt.trace.json.gz")
+    with budget_of("1GB"):
+        assert trace_module.keeps_whole_share(rank)
+    with budget_of("20MB"):
+        assert not trace_module.keeps_whole_share(rank)
+    assert not trace_module.keeps_whole_share(rank.with_name("not_there.json.gz"))

@@ -19,6 +19,7 @@ from tui.core.db import (
     DERIVE_SHARE,
     FINALIZE_SHARE,
     OUTSIDE_DUCKDB,
+    SUMMARY_SHARE,
     Cursors,
     beside,
     close_when_stopped,
@@ -61,12 +62,15 @@ BUILD_IN_MEMORY_SHARE = 0.25
 # DuckDB thread: its tables take a row group or two (122,880 rows each), which DuckDB runs
 # on one thread anyway, and another thread only adds its hand-offs to each of the ~200
 # statements of a load and summary (the small samples on a quiet 2-core machine: 13% less
-# CPU and 8% less wall time; benchmarks/HISTORY.md). Such a trace also keeps DuckDB's whole
-# part of the budget while it is loaded and summed up: the lower shares that leave room
-# for a big trace's arrays and rows beside DuckDB (DERIVE_SHARE, FINALIZE_SHARE,
-# SUMMARY_SHARE) only cost a small one CPU each time they are set (~4% of a DDP rank's
-# cold load and summary).
+# CPU and 8% less wall time; benchmarks/HISTORY.md).
 ONE_THREAD_BYTES = 16 << 20
+# Such a trace whose events also take under this part of the summary's share of the budget
+# keeps DuckDB's whole part while it is loaded and summed up (keeps_whole_share): the lower
+# shares that leave room for a big trace's arrays and rows beside DuckDB (DERIVE_SHARE,
+# FINALIZE_SHARE, SUMMARY_SHARE) only cost it CPU each time they are set (~4% of a DDP
+# rank's cold load and summary). Under a small budget they are kept: a launch-bound
+# sample's summary needs more than 30% of 50MB.
+WHOLE_SHARE_OF_SUMMARY = 1 / 8
 # Loaders that write host_activities themselves, numbered and with their depths
 # (tui/derived/xla_depth.py, nsys_sqlite.py); the others stage every host row
 HOST_ROWS_WRITTEN: tuple[TraceFormat, ...] = ("xla", "xplane", "nsys-sqlite", "nsys-rep")
@@ -95,7 +99,6 @@ class Trace:
     # the memory budget the trace was loaded with, where the load needed more than the
     # one given (None: the one given); what is worked out from it later gets it too
     budget: str | None = None
-    small: bool = False  # at most ONE_THREAD_BYTES: one DuckDB thread, no lower shares
     cursors: Cursors = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -200,7 +203,8 @@ def _build(path: Path, kind: TraceFormat, target: Path | None,
     except (duckdb.Error, OSError) as exc:
         raise _CacheWriteError(first_line(exc)) from None
     try:
-        small = _one_thread_if_small(con, path)
+        _one_thread_if_small(con, path)
+        whole = keeps_whole_share(path)
         load_progress.stage(path, load_progress.READING, con)
         # the loader's scratch files go in a folder of this load's own, always removed: its
         # name is known before it exists, so a Ctrl-C just after its creation removes it too
@@ -213,12 +217,12 @@ def _build(path: Path, kind: TraceFormat, target: Path | None,
             load_progress.stage(path, load_progress.BUILDING, con)
             warnings += finalize_activities(con, host_written=kind in HOST_ROWS_WRITTEN,
                                             events_work=BESIDE_FINALIZE.get(kind),
-                                            shares=not small)
+                                            shares=not whole)
         finally:
             with contextlib.suppress(duckdb.Error):
                 con.execute("DETACH DATABASE IF EXISTS scratch")
             shutil.rmtree(work, ignore_errors=True)
-        with _share_unless(small, con, DERIVE_SHARE):
+        with _share_unless(whole, con, DERIVE_SHARE):
             warnings += build_stacks(con)
             warnings += tie_gpu_work_to_hlo(con)
             build_kernel_flops(con)
@@ -234,7 +238,7 @@ def _build(path: Path, kind: TraceFormat, target: Path | None,
         ])
         fmt = _format_of(con)
         if target is None or partial is None:
-            return Trace(path, fmt, con, warnings, small=small)
+            return Trace(path, fmt, con, warnings)
         try:
             if in_memory:
                 write_database_file(con, partial)
@@ -250,9 +254,9 @@ def _build(path: Path, kind: TraceFormat, target: Path | None,
         _discard(con, partial)
         raise
     if in_memory:  # the same tables as the file's, read from memory
-        return Trace(path, fmt, con, warnings, cache_path=target, small=small)
+        return Trace(path, fmt, con, warnings, cache_path=target)
     return Trace(path, fmt, connect(str(target), read_only=True), warnings,
-                 cache_path=target, small=small)
+                 cache_path=target)
 
 
 def _set_meta(con: duckdb.DuckDBPyConnection, rows: list[tuple[str, str]]) -> None:
@@ -294,19 +298,28 @@ def _scratch_database(path: Path, work: Path) -> str:
     return str(work / "scratch.duckdb")
 
 
-def _one_thread_if_small(con: duckdb.DuckDBPyConnection, path: Path) -> bool:
-    """One DuckDB thread for a small trace (ONE_THREAD_BYTES); whether it is one."""
-    small = _inflated_bytes(path) <= ONE_THREAD_BYTES
-    if small:
+def _one_thread_if_small(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    """One DuckDB thread for a small trace (ONE_THREAD_BYTES)."""
+    if _inflated_bytes(path) <= ONE_THREAD_BYTES:
         con.execute("SET threads = 1")
-    return small
 
 
-def _share_unless(small: bool, con: duckdb.DuckDBPyConnection,
+def keeps_whole_share(path: Path) -> bool:
+    """Whether DuckDB keeps its whole part of the budget (the current one) while the trace
+    at `path` is loaded and summed up: a small trace (ONE_THREAD_BYTES) whose events take
+    under WHOLE_SHARE_OF_SUMMARY of the summary's share. Not for a file that is not there
+    (a store's trace read from elsewhere)."""
+    if not path.is_file():
+        return False
+    return (_inflated_bytes(path) <= ONE_THREAD_BYTES and _events_bytes(path)
+            < memory_budget_bytes() * SUMMARY_SHARE * WHOLE_SHARE_OF_SUMMARY)
+
+
+def _share_unless(whole: bool, con: duckdb.DuckDBPyConnection,
                   share: float) -> contextlib.AbstractContextManager[None]:
-    """DuckDB at `share` of the budget in the block (duckdb_share_of), unless the trace is
-    small (ONE_THREAD_BYTES)."""
-    return contextlib.nullcontext() if small else duckdb_share_of(con, share)
+    """DuckDB at `share` of the budget in the block (duckdb_share_of), unless it keeps
+    its whole part (keeps_whole_share)."""
+    return contextlib.nullcontext() if whole else duckdb_share_of(con, share)
 
 
 def _inflated_bytes(path: Path) -> float:
@@ -344,7 +357,7 @@ def finalize_activities(con: duckdb.DuckDBPyConnection, host_written: bool = Fal
     writes them while this one sorts and writes the GPU rows, the Python frames' own ids
     and `events_work`. A loader that wrote host_activities itself (`host_written`) has only
     its GPU rows written here. `shares`: DuckDB is held to FINALIZE_SHARE of the budget
-    meanwhile (not for a small trace: ONE_THREAD_BYTES).
+    meanwhile (not where it keeps its whole part: keeps_whole_share).
     """
     if host_written:
         con.execute(load_query("finalize_activities"))
@@ -398,10 +411,10 @@ def _open_cached(path: Path, target: Path) -> Trace | str:
             target.unlink(missing_ok=True)
         return why
     assert con is not None
-    small = _one_thread_if_small(con, path)
+    _one_thread_if_small(con, path)
     cache.opened_caches.add(target)
     return Trace(path, rows.get("format", "?"), con, warnings, from_cache=True,
-                 cache_path=target, cache_note=cache_reason.FROM_CACHE, small=small)
+                 cache_path=target, cache_note=cache_reason.FROM_CACHE)
 
 
 def _new_database(target: Path | None, in_memory: bool = False,
