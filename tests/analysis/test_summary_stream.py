@@ -94,7 +94,12 @@ def test_gap_rows_are_the_gaps() -> None:
 
 
 def test_the_summary_gives_duckdb_a_smaller_share_meanwhile(monkeypatch) -> None:
+    """Of a trace that is not small (a small one keeps DuckDB's whole part:
+    tests/loading/test_small_trace_shares.py)."""
     import tui.analysis.summary as summary_module
+    import tui.loading.trace
+
+    monkeypatch.setattr(tui.loading.trace, "ONE_THREAD_BYTES", 0)
 
     seen = []
     real = summary_module.device_busy

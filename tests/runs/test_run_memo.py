@@ -282,3 +282,31 @@ def test_a_run_combined_in_batches_stops_between_batches(tmp_path: Path, cache: 
                 == opened.con.execute(counts).fetchall())
         assert (tmp_path / "again" / "run.duckdb").is_file()
         batched.close()
+
+
+def test_a_combined_run_gives_duckdb_less_memory_past_what_its_ranks_hold(
+        tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ranks' summaries sit in Python beside a combined database: past
+    RANKS_PYTHON_ALLOWANCE its DuckDB gets as much less of the budget, down to
+    RUN_MIN_DUCKDB_SHARE of its usual part, and the run's figures stay the same."""
+    from tui.core.db import OUTSIDE_DUCKDB, memory_budget_bytes
+    from tui.runs import combine as combining
+
+    usual = memory_budget_bytes() * (1 - OUTSIDE_DUCKDB)
+    assert combining.run_memory_limit(1_000) == f"{int(usual) // 1000}KB"
+    beyond = 4_096 * combining.RANK_PYTHON_BYTES - combining.RANKS_PYTHON_ALLOWANCE
+    assert combining.run_memory_limit(4_096) == f"{int(usual - beyond) // 1000}KB"
+    assert combining.run_memory_limit(100_000) == (
+        f"{int(usual * combining.RUN_MIN_DUCKDB_SHARE) // 1000}KB")
+    monkeypatch.setattr(combining, "RANKS_PYTHON_ALLOWANCE", 0)
+    monkeypatch.setattr(combining, "RANK_PYTHON_BYTES", int(usual) // 10)  # 4 ranks: 40%
+    counts = "SELECT rank, count(*), sum(end_ns - start_ns) FROM gpu_activities GROUP BY rank"
+    with open_run([SAMPLES / "ddp4"], workers=1) as opened:
+        batched = combining.combine(opened.stores, opened.ranks, tmp_path, at_once=3)
+        value, unit = batched.execute(
+            "SELECT current_setting('memory_limit')").fetchone()[0].split()
+        assert unit == "MiB"
+        assert float(value) * 2**20 == pytest.approx(usual * 0.6, rel=0.01)
+        assert sorted(batched.execute(counts).fetchall()) == sorted(
+            opened.con.execute(counts).fetchall())
+        batched.close()

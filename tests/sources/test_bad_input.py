@@ -798,9 +798,13 @@ def test_tui_threads_caps_duckdb_s_threads(cap: str, threads: int, monkeypatch) 
 
 def _memory_limit_in(step: str, monkeypatch) -> tuple[list[str], str, int]:
     """DuckDB's memory_limit each time tui.loading.trace calls `step` while loading a trace under
-    the 1GB budget, the limit after the load, and the host rows it loaded."""
+    the 1GB budget, the limit after the load, and the host rows it loaded. The trace is
+    taken for one that is not small (a small one keeps DuckDB's whole part:
+    tests/loading/test_small_trace_shares.py)."""
     import tui.loading.trace
     from tui.loading.trace import open_trace
+
+    monkeypatch.setattr(tui.loading.trace, "ONE_THREAD_BYTES", 0)
 
     seen: list[str] = []
     real = getattr(tui.loading.trace, step)

@@ -47,7 +47,7 @@ from tui.core.db import (
     twice_the_budget_if_short,
 )
 from tui.core.queries import load_query
-from tui.loading.trace import Trace
+from tui.loading.trace import Trace, keeps_whole_share
 
 S = TypeVar("S")
 # what the trace's metadata may add to `source`: its rank and tools' versions; for XLA
@@ -74,6 +74,8 @@ def _within_budget(trace: Trace, sum_up: Callable[[], S]) -> S:
     one that outgrew it is tried once more with twice the budget, with a warning, as a
     load is (db.twice_the_budget_if_short)."""
     def at_share() -> S:
+        if keeps_whole_share(trace.path):  # its rows take little beside DuckDB
+            return sum_up()
         with duckdb_share_of(trace.con, SUMMARY_SHARE):
             return sum_up()
 

@@ -19,6 +19,7 @@ from tui.core.db import (
     DERIVE_SHARE,
     FINALIZE_SHARE,
     OUTSIDE_DUCKDB,
+    SUMMARY_SHARE,
     Alongside,
     Cursors,
     beside,
@@ -73,6 +74,13 @@ ONE_THREAD_BYTES = 16 << 20
 # save less than the checkpoint costs (5-17% more CPU). A trace built in its cache file
 # is checkpointed anyway, before it is read.
 CHECKPOINT_MIN_BYTES = 32 << 20
+# Such a trace whose events also take under this part of the summary's share of the budget
+# keeps DuckDB's whole part while it is loaded and summed up (keeps_whole_share): the lower
+# shares that leave room for a big trace's arrays and rows beside DuckDB (DERIVE_SHARE,
+# FINALIZE_SHARE, SUMMARY_SHARE) only cost it CPU each time they are set (~4% of a DDP
+# rank's cold load and summary). Under a small budget they are kept: a launch-bound
+# sample's summary needs more than 30% of 50MB.
+WHOLE_SHARE_OF_SUMMARY = 1 / 8
 # Loaders that write host_activities themselves, numbered and with their depths
 # (tui/derived/xla_depth.py, nsys_sqlite.py); the others stage every host row
 HOST_ROWS_WRITTEN: tuple[TraceFormat, ...] = ("xla", "xplane", "nsys-sqlite", "nsys-rep")
@@ -206,6 +214,7 @@ def _build(path: Path, kind: TraceFormat, target: Path | None,
         raise _CacheWriteError(first_line(exc)) from None
     try:
         _one_thread_if_small(con, path, _gpu_metrics_bytes(path, kind))
+        whole = keeps_whole_share(path)
         load_progress.stage(path, load_progress.READING, con)
         # work a loader leaves running (an nsys export's GPU metrics) goes on through the
         # derived tables' build, which does not read it, and is waited for before the
@@ -223,19 +232,20 @@ def _build(path: Path, kind: TraceFormat, target: Path | None,
                                       work, alongside)
                 load_progress.stage(path, load_progress.BUILDING, con)
                 warnings += finalize_activities(con, host_written=kind in HOST_ROWS_WRITTEN,
-                                                events_work=BESIDE_FINALIZE.get(kind))
+                                                events_work=BESIDE_FINALIZE.get(kind),
+                                                shares=not whole)
             finally:
                 with contextlib.suppress(duckdb.Error):
                     con.execute("DETACH DATABASE IF EXISTS scratch")
                 shutil.rmtree(work, ignore_errors=True)
-            with duckdb_share_of(con, DERIVE_SHARE):
+            with _share_unless(whole, con, DERIVE_SHARE):
                 warnings += build_stacks(con)
                 warnings += tie_gpu_work_to_hlo(con)
                 build_kernel_flops(con)
                 con.execute(load_query("devices_from_activities"))
                 build_gpu_idle(con)
             warnings += alongside.finish()
-        insert_rows(con, "INSERT OR REPLACE INTO trace_meta", [
+        _set_meta(con, [
             ("source_path", str(path.resolve())),
             ("warnings", json.dumps(warnings)),
             ("tui_cache_version", cache.CACHE_VERSION),
@@ -268,6 +278,15 @@ def _build(path: Path, kind: TraceFormat, target: Path | None,
         return Trace(path, fmt, con, warnings, cache_path=target)
     return Trace(path, fmt, connect(str(target), read_only=True), warnings,
                  cache_path=target)
+
+
+def _set_meta(con: duckdb.DuckDBPyConnection, rows: list[tuple[str, str]]) -> None:
+    """Set these trace_meta keys: their rows deleted, then inserted. An INSERT OR REPLACE
+    of the same rows at the end of a load took ~11 ms of CPU on a DDP rank (DuckDB 2.0;
+    why not found), these two statements ~1 ms."""
+    con.execute("DELETE FROM trace_meta WHERE list_contains($keys, key)",
+                {"keys": [key for key, _ in rows]})
+    insert_rows(con, "INSERT INTO trace_meta", rows)
 
 
 def _builds_in_memory(path: Path) -> bool:
@@ -326,6 +345,24 @@ def _gpu_metrics_bytes(path: Path, kind: TraceFormat) -> float:
     return samples_bytes(path)
 
 
+def keeps_whole_share(path: Path) -> bool:
+    """Whether DuckDB keeps its whole part of the budget (the current one) while the trace
+    at `path` is loaded and summed up: a small trace (ONE_THREAD_BYTES) whose events take
+    under WHOLE_SHARE_OF_SUMMARY of the summary's share. Not for a file that is not there
+    (a store's trace read from elsewhere)."""
+    if not path.is_file():
+        return False
+    return (_inflated_bytes(path) <= ONE_THREAD_BYTES and _events_bytes(path)
+            < memory_budget_bytes() * SUMMARY_SHARE * WHOLE_SHARE_OF_SUMMARY)
+
+
+def _share_unless(whole: bool, con: duckdb.DuckDBPyConnection,
+                  share: float) -> contextlib.AbstractContextManager[None]:
+    """DuckDB at `share` of the budget in the block (duckdb_share_of), unless it keeps
+    its whole part (keeps_whole_share)."""
+    return contextlib.nullcontext() if whole else duckdb_share_of(con, share)
+
+
 def _inflated_bytes(path: Path) -> float:
     """About how many bytes the trace's file holds, inflated (0 when it cannot be read)."""
     try:
@@ -351,7 +388,8 @@ def _discard(con: duckdb.DuckDBPyConnection | None, partial: Path | None) -> Non
 
 
 def finalize_activities(con: duckdb.DuckDBPyConnection, host_written: bool = False,
-                        events_work: EventsWork | None = None) -> list[str]:
+                        events_work: EventsWork | None = None,
+                        shares: bool = True) -> list[str]:
     """Write the rows a loader staged into gpu_activities / host_activities, numbered;
     run `events_work` on the loader's parsed events meanwhile and return its warnings.
 
@@ -359,13 +397,15 @@ def finalize_activities(con: duckdb.DuckDBPyConnection, host_written: bool = Fal
     (tui/derived/host_depth.py: NumPy, a window at a time, set on the copied rows) and
     writes them while this one sorts and writes the GPU rows, the Python frames' own ids
     and `events_work`. A loader that wrote host_activities itself (`host_written`) has only
-    its GPU rows written here.
+    its GPU rows written here. `shares`: DuckDB is held to FINALIZE_SHARE of the budget
+    meanwhile (not where it keeps its whole part: keeps_whole_share).
     """
     if host_written:
         con.execute(load_query("finalize_activities"))
         warnings = events_work(con) if events_work else []
     else:
-        with duckdb_share_of(con, FINALIZE_SHARE):  # the depths' arrays sit beside DuckDB
+        # the depths' arrays sit beside DuckDB
+        with _share_unless(not shares, con, FINALIZE_SHARE):
             con.execute(load_query("finalize_host_rows"))
             with beside(con, write_host_depths):
                 con.execute(load_query("finalize_activities"))

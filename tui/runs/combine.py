@@ -11,7 +11,10 @@ each attached database keeps about half a MiB of DuckDB's memory pinned (its met
 the blocks a query last read), so 1,024 stores attached at once took all of a 1GB budget's
 share. There the stores are attached ATTACHED_AT_ONCE at a time, their tables copied into
 one table per batch, and detached again; the views are the UNION ALL BY NAME of the
-batches' tables, which DuckDB reads (and evicts, and spills) as its own.
+batches' tables, which DuckDB reads (and evicts, and spills) as its own. That database
+gets less of the budget than DuckDB's usual share (run_memory_limit): the ranks' summaries
+sit in this process's Python objects beside it, ~46 KB a DDP rank, 190 MB at 4,096 ranks,
+which outgrew the share of the budget kept outside DuckDB.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from pathlib import Path
 
 import duckdb
 
-from tui.core.db import connect, sql_string
+from tui.core.db import OUTSIDE_DUCKDB, connect, memory_budget_bytes, sql_string
 from tui.core.load_progress import LoadStopped
 from tui.core.queries import fill, load_query
 from tui.loading.store import RUN_TABLES, TraceStore
@@ -58,6 +61,16 @@ class RankSet:
 
 
 ATTACHED_AT_ONCE = 128  # stores attached at once; a larger run is copied (see above)
+# What each rank's store and summary take in this process's Python objects while its run
+# is worked out (46 KB a DDP rank as a store, measured at 1,024 ranks; more once the run's
+# summary has made its rows of them). Those of the first RANKS_PYTHON_ALLOWANCE bytes fit
+# in the part of the budget kept outside DuckDB, beside the imports (~90 MB) and the
+# run's own summary; past that a combined database's DuckDB gets as much less memory, down
+# to RUN_MIN_DUCKDB_SHARE of its usual part (with 290 MB, a cross-rank query of 4,096
+# ranks ran out of it).
+RANK_PYTHON_BYTES = 60_000
+RANKS_PYTHON_ALLOWANCE = 60_000_000
+RUN_MIN_DUCKDB_SHARE = 0.6
 
 
 def combine(stores: list[TraceStore], ranks: list[int], scratch: Path | None = None,
@@ -79,6 +92,8 @@ def combine(stores: list[TraceStore], ranks: list[int], scratch: Path | None = N
                 con.execute(f"CREATE VIEW {table} AS "
                             + _union(table, range(len(stores)), ranks))
             return con
+        # its tables are DuckDB's own to evict: it can make do with less of the budget
+        con.execute(f"SET memory_limit = '{run_memory_limit(len(stores))}'")
         batches = range(0, len(stores), at_once)
         for first in batches:
             if stop is not None and stop.is_set():
@@ -99,6 +114,18 @@ def combine(stores: list[TraceStore], ranks: list[int], scratch: Path | None = N
             con.close()
         raise
     return con
+
+
+def run_memory_limit(ranks: int) -> str:
+    """DuckDB's memory_limit for a combined database of `ranks` ranks: its usual part of
+    the budget less what the ranks take in Python past RANKS_PYTHON_ALLOWANCE, at least
+    RUN_MIN_DUCKDB_SHARE of that part. Under a 1GB budget: 700 MB up to 1,000 ranks,
+    514 MB at 4,096 (where the first open of 4,096 DDP ranks peaked at 877 MB of RSS,
+    1,066 MB with 700: benchmarks/HISTORY.md)."""
+    usual = memory_budget_bytes() * (1 - OUTSIDE_DUCKDB)
+    beyond = max(0, ranks * RANK_PYTHON_BYTES - RANKS_PYTHON_ALLOWANCE)
+    limit = max(usual * RUN_MIN_DUCKDB_SHARE, usual - beyond)
+    return f"{max(1, int(limit) // 1000)}KB"
 
 
 def _union(table: str, indices: range, ranks: list[int]) -> str:
