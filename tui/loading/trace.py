@@ -233,7 +233,7 @@ def _build(path: Path, kind: TraceFormat, target: Path | None,
                 load_progress.stage(path, load_progress.BUILDING, con)
                 warnings += finalize_activities(con, host_written=kind in HOST_ROWS_WRITTEN,
                                                 events_work=BESIDE_FINALIZE.get(kind),
-                                                shares=not whole)
+                                                whole_share=whole)
             finally:
                 with contextlib.suppress(duckdb.Error):
                     con.execute("DETACH DATABASE IF EXISTS scratch")
@@ -389,7 +389,7 @@ def _discard(con: duckdb.DuckDBPyConnection | None, partial: Path | None) -> Non
 
 def finalize_activities(con: duckdb.DuckDBPyConnection, host_written: bool = False,
                         events_work: EventsWork | None = None,
-                        shares: bool = True) -> list[str]:
+                        whole_share: bool = False) -> list[str]:
     """Write the rows a loader staged into gpu_activities / host_activities, numbered;
     run `events_work` on the loader's parsed events meanwhile and return its warnings.
 
@@ -397,15 +397,15 @@ def finalize_activities(con: duckdb.DuckDBPyConnection, host_written: bool = Fal
     (tui/derived/host_depth.py: NumPy, a window at a time, set on the copied rows) and
     writes them while this one sorts and writes the GPU rows, the Python frames' own ids
     and `events_work`. A loader that wrote host_activities itself (`host_written`) has only
-    its GPU rows written here. `shares`: DuckDB is held to FINALIZE_SHARE of the budget
-    meanwhile (not where it keeps its whole part: keeps_whole_share).
+    its GPU rows written here. DuckDB is held to FINALIZE_SHARE of the budget meanwhile,
+    unless it keeps its whole part (`whole_share`: keeps_whole_share).
     """
     if host_written:
         con.execute(load_query("finalize_activities"))
         warnings = events_work(con) if events_work else []
     else:
         # the depths' arrays sit beside DuckDB
-        with _share_unless(not shares, con, FINALIZE_SHARE):
+        with _share_unless(whole_share, con, FINALIZE_SHARE):
             con.execute(load_query("finalize_host_rows"))
             with beside(con, write_host_depths):
                 con.execute(load_query("finalize_activities"))
@@ -513,7 +513,8 @@ def _load_into(path: Path, kind: TraceFormat, con: duckdb.DuckDBPyConnection,
         if cache_dir is not None:
             return load_nsys_sqlite(export_to_sqlite(path, cache_dir), con, alongside)
         # No cache: export into a private directory that goes away after loading (a fixed
-        # name in the shared temp dir could be planted by another user, or pile up).
+        # name in the shared temp dir could be planted by another user, or pile up). Its
+        # GPU metrics are waited for here, not alongside: the export goes with the folder.
         with tempfile.TemporaryDirectory(prefix="tui-nsys-") as tmp:
             return load_nsys_sqlite(export_to_sqlite(path, Path(tmp)), con)
     return load_nsys_sqlite(path, con, alongside)
