@@ -83,11 +83,7 @@ def memory_budget() -> str:
 
 def default_budget() -> str:
     """The budget when none is given, fitted to the machine (DEFAULT_CAP says how)."""
-    cores = available_cores()
-    cap = thread_cap()  # several tui processes share the cores (TUI_THREADS)
-    if cap is not None:
-        cores = min(cores, cap)
-    fitted = min(cores * BYTES_PER_THREAD, machine_memory_bytes() // 4, DEFAULT_CAP)
+    fitted = min(usable_cores() * BYTES_PER_THREAD, machine_memory_bytes() // 4, DEFAULT_CAP)
     floor = _size_bytes(DEFAULT_MEMORY)
     return DEFAULT_MEMORY if fitted <= floor else f"{fitted // 1_000_000}MB"
 
@@ -165,6 +161,13 @@ def available_cores() -> int:
     if hasattr(os, "sched_getaffinity"):
         return len(os.sched_getaffinity(0))
     return os.cpu_count() or 1
+
+
+def usable_cores() -> int:
+    """The cores this process may run on, TUI_THREADS at most where it is set (several tui
+    processes sharing the cores)."""
+    cap = thread_cap()
+    return available_cores() if cap is None else min(available_cores(), cap)
 
 
 def duckdb_memory_limit() -> str:

@@ -28,7 +28,7 @@ import duckdb
 import pyarrow as pa
 from adbc_driver_sqlite import StatementOptions
 
-from tui.core.db import available_cores, cursor, registered, thread_cap
+from tui.core.db import cursor, registered, usable_cores
 from tui.core.errors import first_line
 from tui.core.gpu_metric_names import is_kept
 from tui.core.interrupt import is_interrupt
@@ -95,11 +95,7 @@ def load_nsys_gpu_metrics(path: Path, schema: dict[str, set[str]],
 def metric_connections() -> int:
     """How many connections read the samples at once: a core each, less the one the rest
     of the export loads on (TUI_THREADS caps the cores), MAX_CONNECTIONS at most."""
-    cores = available_cores()
-    cap = thread_cap()
-    if cap is not None:
-        cores = min(cores, cap)
-    return max(1, min(cores - 1, MAX_CONNECTIONS))
+    return max(1, min(usable_cores() - 1, MAX_CONNECTIONS))
 
 
 def samples_bytes(path: Path) -> float:
