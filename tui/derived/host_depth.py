@@ -14,17 +14,23 @@ windows only how many of its ranges started, how many of those ended before the 
 began, and the ends of the ones still open then (a handful: the ranges open at that
 moment). One sort of every start and end point in SQL did the same, and spilled past the
 budget on a multi-GB trace.
+
+What a window carries on is worked out as it is read (counts and a comparison: cheap), so
+the sorts and searches of its groups need nothing from the windows before and run on a
+pool of threads (NumPy lets go of the GIL in them), beside each other and beside DuckDB
+reading the next window and setting the last one's depths.
 """
 
 from __future__ import annotations
 
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
 import duckdb
 import numpy as np
 import pyarrow as pa
 
-from tui.core.db import registered
+from tui.core.db import registered, usable_cores
 from tui.core.queries import load_query
 from tui.derived.nesting import MAX_NS, rows_by_group, rows_per_window, time_windows
 
@@ -33,33 +39,51 @@ from tui.derived.nesting import MAX_NS, rows_by_group, rows_per_window, time_win
 # set on the staged rows (host_depth_update.sql) hold some memory of their own, a little
 # outside DuckDB's limit (the 10 GB trace's peak at 160: 969 MiB; at 220: 946 MiB).
 BYTES_PER_ROW = 220
+# Threads that sort and search the windows' groups: a trace's ranges sit mostly in one
+# group (a thread's CPU ops), so a few threads take what there is to share.
+MAX_WORKERS = 4
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Carried:
-    """What one group carries into the next window."""
+    """What one group carries into a window."""
 
     started: int = 0  # ranges started in the windows before
     ended: int = 0  # of those, ranges ended before this window began
-    open_ends: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    open_ends: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))  # sorted
 
 
 def write_host_depths(con: duckdb.DuckDBPyConnection) -> None:
     """Set the depths of finalize.host_rows, a window at a time, then write the rows into
-    host_activities, numbered by row id."""
+    host_activities, numbered by row id. A window's depths are worked out on the pool while
+    this connection reads the next one, then set."""
     con.execute(load_query("host_depth_groups"))
     carried: dict[int, _Carried] = {}
-    for since, until in _windows(con):
-        window = {"since": since, "until": until}
-        cols = con.execute(load_query("host_depth_window"), window).fetchnumpy()
-        rows = np.asarray(cols["row"])
-        depth = group_depths(rows, np.asarray(cols["g"]), np.asarray(cols["start_ns"]),
-                             np.asarray(cols["end_ns"]), until, carried)
-        del cols
-        with registered(con, "host_depth_window_rows",
-                        pa.table({"row": rows, "depth": depth})):
-            con.execute(load_query("host_depth_update"), window)
+    with ThreadPoolExecutor(workers()) as pool:
+        pending: tuple[dict[str, int], np.ndarray, np.ndarray, list[Future]] | None = None
+        for since, until in _windows(con):
+            window = {"since": since, "until": until}
+            cols = con.execute(load_query("host_depth_window"), window).fetchnumpy()
+            rows = np.asarray(cols["row"])
+            depth, work = start_depths(rows, np.asarray(cols["g"]), np.asarray(cols["start_ns"]),
+                                       np.asarray(cols["end_ns"]), until, carried, pool)
+            del cols
+            if pending is not None:
+                _set_depths(con, *pending)
+            pending = (window, rows, depth, work)
+        if pending is not None:
+            _set_depths(con, *pending)
     con.execute(load_query("host_depth_write"))
+
+
+def _set_depths(con: duckdb.DuckDBPyConnection, window: dict[str, int], rows: np.ndarray,
+                depth: np.ndarray, work: list[Future]) -> None:
+    """Once a window's depths are worked out, set them on its staged rows."""
+    wait(work)
+    for done in work:
+        done.result()  # its error, if any
+    with registered(con, "host_depth_window_rows", pa.table({"row": rows, "depth": depth})):
+        con.execute(load_query("host_depth_update"), window)
 
 
 def _windows(con: duckdb.DuckDBPyConnection) -> list[tuple[int, int]]:
@@ -73,32 +97,90 @@ def window_rows() -> int:
     return rows_per_window(BYTES_PER_ROW)
 
 
+def workers() -> int:
+    """Threads for the windows' groups: a core each, MAX_WORKERS at most."""
+    return max(1, min(usable_cores(), MAX_WORKERS))
+
+
 def group_depths(row: np.ndarray, group: np.ndarray, start: np.ndarray, end: np.ndarray,
                  until: int = MAX_NS, carried: dict[int, _Carried] | None = None) -> np.ndarray:
     """Depth of each range (row ids `row`, in the order given) among the ranges of its
     group. With `carried`, the ranges are a window's, after the windows whose carry it
     holds; it is updated for the next window, which begins at `until`."""
-    carried = {} if carried is None else carried
+    depth, work = start_depths(row, group, start, end, until,
+                               {} if carried is None else carried)
+    for done in work:
+        done.result()
+    return depth
+
+
+def start_depths(row: np.ndarray, group: np.ndarray, start: np.ndarray, end: np.ndarray,
+                 until: int, carried: dict[int, _Carried],
+                 pool: ThreadPoolExecutor | None = None) -> tuple[np.ndarray, list[Future]]:
+    """group_depths, each group's sorts and searches on `pool` (here without one): the
+    depths array, filled once the futures are done. `carried` is updated for the next
+    window now."""
     depth = np.empty(len(start), dtype=np.int32)
+    work: list[Future] = []
     for members in rows_by_group(group):  # each group's positions
         g = int(group[members[0]])
-        carry = carried.setdefault(g, _Carried())
+        before = carried.get(g, _Carried())
         s, e, r = start[members], end[members], row[members]
-        # in start order, longer first at equal starts, then by row id
-        same_start = s[1:] == s[:-1]
-        if (np.any(s[1:] < s[:-1]) or np.any(same_start & (e[1:] > e[:-1]))
-                or np.any(same_start & (e[1:] == e[:-1]) & (r[1:] < r[:-1]))):
-            pick = np.lexsort((r, -e, s))
-            members, s, e = members[pick], s[pick], e[pick]
-        zero = e == s
-        ends = np.sort(np.concatenate([carry.open_ends, e[~zero]]))
-        zero_ends = np.sort(e[zero])
-        ended = (carry.ended + np.searchsorted(ends, s, side="right")
-                 + np.searchsorted(zero_ends, s, side="left"))
-        depth[members] = carry.started + np.arange(len(members)) - ended
-        # every later range starts at `until` or after: an end up to it has closed by then
-        closed = np.searchsorted(ends, until, side="right")
-        carry.started += len(members)
-        carry.ended += int(closed) + len(zero_ends)
-        carry.open_ends = ends[closed:]
-    return depth
+        carried[g] = _carry_on(before, s, e, until)
+        if pool is None:
+            _fill(depth, members, s, e, r, before)
+            done: Future = Future()
+            done.set_result(None)
+            work.append(done)
+        else:
+            work.append(pool.submit(_fill, depth, members, s, e, r, before))
+    return depth, work
+
+
+def _carry_on(before: _Carried, s: np.ndarray, e: np.ndarray, until: int) -> _Carried:
+    """What a group carries past a window of its ranges (starts `s`, ends `e`, any order)
+    into the next, which begins at `until`: every later range starts at `until` or after,
+    so an end up to it has closed by then, as has every zero-length range."""
+    zero = e == s
+    ends = np.concatenate([before.open_ends, e[~zero]])
+    still = np.sort(ends[ends > until])
+    return _Carried(before.started + len(s),
+                    before.ended + len(ends) - len(still) + int(np.count_nonzero(zero)), still)
+
+
+def _fill(depth: np.ndarray, members: np.ndarray, s: np.ndarray, e: np.ndarray,
+          r: np.ndarray, before: _Carried) -> None:
+    """Set the depths of one group's ranges of a window (at positions `members`; starts,
+    ends and row ids `s`, `e`, `r`), after the ranges `before` counts."""
+    order = _start_order(s, e, r)
+    if order is not None:
+        members, s, e = members[order], s[order], e[order]
+    zero = e == s
+    ends = np.sort(e[~zero])
+    zero_ends = np.sort(e[zero])
+    ended = (np.searchsorted(ends, s, side="right")
+             + np.searchsorted(before.open_ends, s, side="right")
+             + np.searchsorted(zero_ends, s, side="left"))
+    ended -= before.started - before.ended
+    depth[members] = np.arange(len(members)) - ended
+
+
+def _start_order(s: np.ndarray, e: np.ndarray, r: np.ndarray) -> np.ndarray | None:
+    """The order that puts a group's ranges by start, longer first at equal starts, then by
+    row id; None if they are in it. Ranges come mostly in start order, ties are few: a
+    stable sort of the starts (fast on runs in order), then the ties among themselves."""
+    same_start = s[1:] == s[:-1]
+    if not (np.any(s[1:] < s[:-1]) or np.any(same_start & (e[1:] > e[:-1]))
+            or np.any(same_start & (e[1:] == e[:-1]) & (r[1:] < r[:-1]))):
+        return None
+    order = np.argsort(s, kind="stable")
+    s_sorted = s[order]
+    tie = s_sorted[1:] == s_sorted[:-1]
+    if tie.any():
+        in_tie = np.zeros(len(s), dtype=bool)
+        in_tie[1:] = tie
+        in_tie[:-1] |= tie
+        at = np.flatnonzero(in_tie)
+        tied = order[at]  # runs of equal starts, run after run: ordered within each run
+        order[at] = tied[np.lexsort((r[tied], -e[tied], s[tied]))]
+    return order
