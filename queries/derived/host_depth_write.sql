@@ -1,5 +1,5 @@
 -- Params: none
--- Needs: table finalize.host_rows, temp table host_depth_groups
+-- Needs: table finalize.host_depth_groups, table finalize.host_rows
 -- Write the staged host rows out, numbered by their row id, with the depths
 -- tui/derived/host_depth.py set (host_depth_update.sql). A plain copy in row id order,
 -- which DuckDB writes on every core (pairing the rows with a separate table of depths by
@@ -8,4 +8,4 @@ INSERT INTO host_activities
 SELECT rowid AS id, kind, pid, tid, start_ns, end_ns, duration_ns, name, correlation, depth
 FROM finalize.host_rows;
 
-DROP TABLE host_depth_groups;
+DROP TABLE finalize.host_depth_groups;

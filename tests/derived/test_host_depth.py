@@ -12,7 +12,7 @@ from tests.helpers.paths import sample
 from tests.helpers.properties import examples
 from tui.core.db import connect
 from tui.core.queries import load_query
-from tui.derived import host_depth
+from tui.derived import host_depth, nesting
 from tui.loading.trace import finalize_activities, open_trace
 
 # (kind, tid, start, duration): small times so that ties, zero-length ranges and ranges
@@ -37,6 +37,9 @@ def test_depths_in_windows_equal_the_definition(ranges, window: int) -> None:
     con.execute("DELETE FROM staged_gpu")
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(host_depth, "window_rows", lambda: window)
+        patch.setattr(host_depth, "workers", lambda: 3)
+        patch.setattr(host_depth, "read_parts", lambda: 3)
+        patch.setattr(nesting, "MIN_PART_ROWS", 1)
         finalize_activities(con)
     rows, wrong, _ = depth_mismatches(con)
     assert (rows, wrong) == (len(ranges), 0)
@@ -49,3 +52,25 @@ def test_a_real_trace_in_windows_has_the_definitions_depths(monkeypatch) -> None
     with open_trace(sample("stacks_training.pt.trace.json.gz"), use_cache=False) as trace:
         rows, wrong, deepest = depth_mismatches(trace.con)
     assert rows == 9543 and wrong == 0 and deepest == 20
+
+
+def test_windows_read_in_parts_side_by_side_have_the_definitions_depths(monkeypatch) -> None:
+    """The same trace, each window of 2,000 ranges read in 3 parts on cursors of their own
+    and its groups worked out on a pool: the parts' rows are joined in time order and the
+    carry goes on from window to window."""
+    monkeypatch.setattr(host_depth, "window_rows", lambda: 2000)
+    monkeypatch.setattr(host_depth, "workers", lambda: 3)
+    monkeypatch.setattr(host_depth, "read_parts", lambda: 3)
+    monkeypatch.setattr(nesting, "MIN_PART_ROWS", 500)
+    seen: list[int] = []
+    read = host_depth.fetch_parts
+
+    def fetch_parts(con, query: str, parts: list) -> dict:
+        seen.append(len(parts))
+        return read(con, query, parts)
+
+    monkeypatch.setattr(host_depth, "fetch_parts", fetch_parts)
+    with open_trace(sample("stacks_training.pt.trace.json.gz"), use_cache=False) as trace:
+        rows, wrong, deepest = depth_mismatches(trace.con)
+    assert rows == 9543 and wrong == 0 and deepest == 20
+    assert len(seen) == 5 and set(seen) == {3}

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 
 from tui.core.errors import TraceError
@@ -287,6 +288,31 @@ def cursor(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     other = con.cursor()
     other.execute("SET enable_progress_bar = false")
     return other
+
+
+def fetch_parts(con: duckdb.DuckDBPyConnection, query: str,
+                parts: list[dict[str, Any]]) -> dict[str, np.ndarray]:
+    """The columns of `query`, run once for each of `parts` (its parameters), as NumPy
+    arrays: the parts' rows one after another, in the parts' order. DuckDB converts a
+    result to NumPy on the thread that fetches it, so with several parts each is run and
+    fetched on a cursor and a thread of its own, the conversion spread over as many cores
+    (1.3M host ranges in two parts: the busiest thread did 37% of the fetch's CPU, against
+    80% in one). NULLs are not masked: they hold what fetchnumpy leaves under its mask."""
+    if len(parts) == 1:
+        return {name: np.asarray(column)
+                for name, column in con.execute(query, parts[0]).fetchnumpy().items()}
+
+    def fetch(params: dict[str, Any]) -> dict[str, Any]:
+        other = cursor(con)
+        try:
+            return other.execute(query, params).fetchnumpy()
+        finally:
+            other.close()
+
+    with ThreadPoolExecutor(len(parts)) as pool:
+        results = list(pool.map(fetch, parts))
+    return {name: np.concatenate([np.asarray(result[name]) for result in results])
+            for name in results[0]}
 
 
 class CursorSource(Protocol):

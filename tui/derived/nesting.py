@@ -25,6 +25,9 @@ from tui.core.queries import load_query
 # The widest window of start times `HostNesting.read` takes: all of them.
 MIN_NS, MAX_NS = -(2**63), 2**63 - 1
 MIN_WINDOW_ROWS = 1 << 16
+# The fewest rows a part of a window is read in (time_window_parts): below, the cursor and
+# thread of another part cost more than its share of the conversion saves.
+MIN_PART_ROWS = 1 << 17
 
 
 def rows_per_window(bytes_per_row: int) -> int:
@@ -38,14 +41,26 @@ def time_windows(con: duckdb.DuckDBPyConnection, rows: int, per_window: int,
     """Windows of time, [since, until), together every time there is, of about
     `per_window` of `rows` each: cut at the times `cuts_query` (approximate quantiles)
     gives for $fractions, with `params`."""
-    windows = -(-rows // per_window)
+    return [(window[0][0], window[-1][1])
+            for window in time_window_parts(con, rows, per_window, cuts_query, params, 1)]
+
+
+def time_window_parts(con: duckdb.DuckDBPyConnection, rows: int, per_window: int,
+                      cuts_query: str, params: dict, parts: int) -> list[list[tuple[int, int]]]:
+    """time_windows, each cut again into `parts` of about equal counts (fewer where the
+    cuts meet), to be read side by side (tui.core.db.fetch_parts): each window the list
+    of its parts, in time order. Windows under `parts` times MIN_PART_ROWS take fewer."""
+    parts = max(1, min(parts, min(rows, per_window) // MIN_PART_ROWS))
+    pieces = -(-rows // per_window) * parts
     cuts: list[int] = []
-    if windows > 1:
-        fractions = [i / windows for i in range(1, windows)]
+    if pieces > 1:
+        fractions = [i / pieces for i in range(1, pieces)]
         found = con.execute(load_query(cuts_query), {**params, "fractions": fractions}).fetchone()
         assert found is not None
         cuts = sorted(set(found[0]) - {MIN_NS})
-    return list(itertools.pairwise([MIN_NS, *cuts, MAX_NS]))
+    bounds = [MIN_NS, *cuts, MAX_NS]
+    return [list(itertools.pairwise(bounds[first:first + parts + 1]))
+            for first in range(0, len(bounds) - 1, parts)]
 
 
 class HostNesting:
