@@ -14,7 +14,7 @@ import pytest
 from tests.helpers import xla_oracle
 from tests.helpers.paths import sample
 from tests.helpers.xla_samples import SAMPLE_FILES
-from tui.derived import stacks
+from tui.derived import nesting, stacks
 from tui.derived.nesting import HostNesting
 from tui.loading.trace import open_trace
 
@@ -160,5 +160,11 @@ def test_windows_of_ranges_give_what_one_window_gives(path: Path, per_window: in
                         lambda con, kinds: windows.extend(real_windows(con, kinds)) or windows)
     assert tables() == whole
     assert len(windows) > 5
+    # each window's ranges read in 3 parts side by side, on cursors of their own
+    monkeypatch.setattr(stacks, "read_parts", lambda: 3)
+    monkeypatch.setattr(nesting, "MIN_PART_ROWS", 1)
+    windows.clear()
+    assert tables() == whole
+    assert max(len(parts) for parts in windows) == 3
     assert any(parent is not None for _, parent in whole["python_frames"])
     assert any(frame is not None for *_, frame in whole["launches"])

@@ -32,7 +32,13 @@ import pyarrow as pa
 
 from tui.core.db import fetch_parts, registered, usable_cores
 from tui.core.queries import load_query
-from tui.derived.nesting import MAX_NS, rows_by_group, rows_per_window, time_window_parts
+from tui.derived.nesting import (
+    MAX_NS,
+    read_parts,
+    rows_by_group,
+    rows_per_window,
+    time_window_parts,
+)
 
 # The arrays of a window (read, sorted, counted), per range: RSS rose by about 130 bytes a
 # range at the peak (3 GB trace, windows of 0.3M-1.25M ranges). Counted as more: the depths
@@ -42,7 +48,6 @@ BYTES_PER_ROW = 220
 # Threads that sort and search the windows' groups: a trace's ranges sit mostly in one
 # group (a thread's CPU ops), so a few threads take what there is to share.
 MAX_WORKERS = 4
-CORES_PER_PART = 4
 
 
 @dataclass(frozen=True)
@@ -106,12 +111,6 @@ def workers() -> int:
     """Threads for the windows' groups: a core each, MAX_WORKERS at most."""
     return max(1, min(usable_cores(), MAX_WORKERS))
 
-
-def read_parts() -> int:
-    """How many parts a window is read in, side by side: one a CORES_PER_PART cores,
-    MAX_WORKERS at most. On 2 cores the rows' other work (the GPU rows' sort) keeps both
-    busy, and parts only cost more CPU (0.59-0.62 CPU-s against 0.53-0.55 in one)."""
-    return max(1, min(usable_cores() // CORES_PER_PART, MAX_WORKERS))
 
 
 def group_depths(row: np.ndarray, group: np.ndarray, start: np.ndarray, end: np.ndarray,

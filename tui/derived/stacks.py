@@ -20,7 +20,7 @@ from tui.core.db import (
 )
 from tui.core.queries import load_query
 from tui.derived.backtrace_frames import build_backtrace_frames, has_backtraces
-from tui.derived.nesting import HostNesting, rows_per_window, time_windows
+from tui.derived.nesting import HostNesting, read_parts, rows_per_window, time_window_parts
 
 # Top-level packages that are libraries, not the user's own code. A trace names a frame
 # by its path below the sys.path entry it came from ('torch/nn/modules/module.py'), so
@@ -117,8 +117,9 @@ def _stage_nesting(con: duckdb.DuckDBPyConnection, kinds: list[str]) -> None:
     stay within the budget's share for arrays (a 10 GB trace has 19M cpu ops)."""
     con.execute(load_query("stacks_nesting_tables"))
     carried = None
-    for window in _nesting_windows(con, kinds):
-        nesting = HostNesting.read(con, kinds, window, carried)
+    for parts in _nesting_windows(con, kinds):
+        window = (parts[0][0], parts[-1][1])
+        nesting = HostNesting.read(con, kinds, window, carried, parts)
         # the frames read for this window (those carried in start before it): their parents
         frames = np.flatnonzero((nesting.kind == len(kinds)) & (nesting.start >= window[0]))
         parents = nesting.parents()[frames]
@@ -147,13 +148,14 @@ def _stage_nesting(con: duckdb.DuckDBPyConnection, kinds: list[str]) -> None:
         del nesting
 
 
-def _nesting_windows(con: duckdb.DuckDBPyConnection, kinds: list[str]) -> list[tuple[int, int]]:
+def _nesting_windows(con: duckdb.DuckDBPyConnection,
+                     kinds: list[str]) -> list[list[tuple[int, int]]]:
     """Windows of time of about `nesting_window_rows()` ranges (by their start) and points
-    each (nesting.time_windows)."""
+    each, each in parts whose ranges are read side by side (nesting.time_window_parts)."""
     row = con.execute(load_query("stacks_nesting_count"), {"kinds": kinds}).fetchone()
     assert row is not None
-    return time_windows(con, row[0], nesting_window_rows(), "stacks_nesting_cuts",
-                        {"kinds": kinds})
+    return time_window_parts(con, row[0], nesting_window_rows(), "stacks_nesting_cuts",
+                             {"kinds": kinds}, read_parts())
 
 
 def nesting_window_rows() -> int:
