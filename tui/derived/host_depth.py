@@ -48,6 +48,9 @@ BYTES_PER_ROW = 220
 # Threads that sort and search the windows' groups: a trace's ranges sit mostly in one
 # group (a thread's CPU ops), so a few threads take what there is to share.
 MAX_WORKERS = 4
+# A window of fewer ranges is worked out on the loading thread: the hand-offs to the pool
+# would cost more than its groups take (a small trace's one window).
+POOL_MIN_ROWS = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -74,7 +77,7 @@ def write_host_depths(con: duckdb.DuckDBPyConnection) -> None:
                                [{"since": a, "until": b} for a, b in parts])
             rows = cols["row"]
             depth, work = start_depths(rows, cols["g"], cols["start_ns"], cols["end_ns"], until,
-                                       carried, pool)
+                                       carried, pool if len(rows) >= POOL_MIN_ROWS else None)
             del cols
             if pending is not None:
                 _set_depths(con, *pending)
