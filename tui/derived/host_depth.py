@@ -23,7 +23,7 @@ reading the next window and setting the last one's depths.
 
 from __future__ import annotations
 
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import duckdb
@@ -90,9 +90,9 @@ def write_host_depths(con: duckdb.DuckDBPyConnection) -> None:
 def _set_depths(con: duckdb.DuckDBPyConnection, window: dict[str, int], rows: np.ndarray,
                 depth: np.ndarray, work: list[Future]) -> None:
     """Once a window's depths are worked out, set them on its staged rows."""
-    wait(work)
-    for done in work:
-        done.result()  # its error, if any
+    for task in work:  # the window's task hands out its groups' tasks
+        for done in task.result():
+            done.result()  # its error, if any
     with registered(con, "host_depth_window_rows", pa.table({"row": rows, "depth": depth})):
         con.execute(load_query("host_depth_update"), window)
 
@@ -115,40 +115,67 @@ def workers() -> int:
     return max(1, min(usable_cores(), MAX_WORKERS))
 
 
-
 def group_depths(row: np.ndarray, group: np.ndarray, start: np.ndarray, end: np.ndarray,
                  until: int = MAX_NS, carried: dict[int, _Carried] | None = None) -> np.ndarray:
     """Depth of each range (row ids `row`, in the order given) among the ranges of its
     group. With `carried`, the ranges are a window's, after the windows whose carry it
     holds; it is updated for the next window, which begins at `until`."""
-    depth, work = start_depths(row, group, start, end, until,
-                               {} if carried is None else carried)
-    for done in work:
-        done.result()
+    depth, _ = start_depths(row, group, start, end, until, {} if carried is None else carried)
     return depth
 
 
 def start_depths(row: np.ndarray, group: np.ndarray, start: np.ndarray, end: np.ndarray,
                  until: int, carried: dict[int, _Carried],
                  pool: ThreadPoolExecutor | None = None) -> tuple[np.ndarray, list[Future]]:
-    """group_depths, each group's sorts and searches on `pool` (here without one): the
-    depths array, filled once the futures are done. `carried` is updated for the next
-    window now."""
+    """group_depths, `carried` updated for the next window now. Without a pool the depths
+    are worked out here; with one (groups numbered 0, 1, ...: host_depth_groups.sql), what
+    each group carries on is counted here and the rest is a task on the pool, which hands
+    out a task a group: the depths array is filled once the window's task and its groups'
+    tasks are done."""
     depth = np.empty(len(start), dtype=np.int32)
-    work: list[Future] = []
-    for members in rows_by_group(group):  # each group's positions
-        g = int(group[members[0]])
-        before = carried.get(g, _Carried())
-        s, e, r = start[members], end[members], row[members]
-        carried[g] = _carry_on(before, s, e, until)
-        if pool is None:
+    if pool is None:
+        for members in rows_by_group(group):  # each group's positions
+            g = int(group[members[0]])
+            before = carried.get(g, _Carried())
+            s, e, r = start[members], end[members], row[members]
+            carried[g] = _carry_on(before, s, e, until)
             _fill(depth, members, s, e, r, before)
-            done: Future = Future()
-            done.set_result(None)
-            work.append(done)
-        else:
-            work.append(pool.submit(_fill, depth, members, s, e, r, before))
-    return depth, work
+        return depth, []
+    carry_in = _carry_window(group, start, end, until, carried)
+    return depth, [pool.submit(_fill_groups, pool, depth, row, group, start, end, carry_in)]
+
+
+def _fill_groups(pool: ThreadPoolExecutor, depth: np.ndarray, row: np.ndarray,
+                 group: np.ndarray, start: np.ndarray, end: np.ndarray,
+                 before: dict[int, _Carried]) -> list[Future]:
+    """A window's groups, each a task on `pool` that sets its depths (`_fill`)."""
+    return [pool.submit(_fill, depth, members, start[members], end[members], row[members],
+                        before[int(group[members[0]])])
+            for members in rows_by_group(group)]
+
+
+def _carry_window(group: np.ndarray, start: np.ndarray, end: np.ndarray, until: int,
+                  carried: dict[int, _Carried]) -> dict[int, _Carried]:
+    """What each group of a window (groups numbered 0, 1, ...) carries into it, from
+    `carried`, which is updated for the next window: as `_carry_on`, counted for every
+    group at once (no group's rows put together: only the few still open at `until`)."""
+    zero = end == start
+    started = np.bincount(group)
+    zeros = np.bincount(group[zero], minlength=len(started))
+    later = np.flatnonzero(~zero & (end > until))  # still open as the next window begins
+    later_count = np.bincount(group[later], minlength=len(started))
+    open_later = {int(group[later[at[0]]]): end[later[at]]
+                  for at in rows_by_group(group[later])}
+    before = {}
+    for g in np.flatnonzero(started).tolist():
+        was = before[g] = carried.get(g, _Carried())
+        stay = was.open_ends[np.searchsorted(was.open_ends, until, side="right"):]
+        closed = (len(was.open_ends) - len(stay)
+                  + int(started[g] - zeros[g] - later_count[g]))
+        still = np.sort(np.concatenate([stay, open_later.get(g, stay[:0])]))
+        carried[g] = _Carried(was.started + int(started[g]), was.ended + closed + int(zeros[g]),
+                              still)
+    return before
 
 
 def _carry_on(before: _Carried, s: np.ndarray, e: np.ndarray, until: int) -> _Carried:
