@@ -40,6 +40,7 @@ def test_depths_in_windows_equal_the_definition(ranges, window: int) -> None:
         patch.setattr(host_depth, "workers", lambda: 3)
         patch.setattr(host_depth, "read_parts", lambda: 3)
         patch.setattr(host_depth, "POOL_MIN_ROWS", 0)
+        patch.setattr(host_depth, "POOL_MIN_CORES", 0)
         patch.setattr(nesting, "MIN_PART_ROWS", 1)
         finalize_activities(con)
     rows, wrong, _ = depth_mismatches(con)
@@ -63,6 +64,7 @@ def test_windows_read_in_parts_side_by_side_have_the_definitions_depths(monkeypa
     monkeypatch.setattr(host_depth, "workers", lambda: 3)
     monkeypatch.setattr(host_depth, "read_parts", lambda: 3)
     monkeypatch.setattr(host_depth, "POOL_MIN_ROWS", 0)
+    monkeypatch.setattr(host_depth, "POOL_MIN_CORES", 0)
     monkeypatch.setattr(nesting, "MIN_PART_ROWS", 500)
     seen: list[int] = []
     read = host_depth.fetch_parts

@@ -51,6 +51,10 @@ MAX_WORKERS = 4
 # A window of fewer ranges is worked out on the loading thread: the hand-offs to the pool
 # would cost more than its groups take (a small trace's one window).
 POOL_MIN_ROWS = 1 << 16
+# Nor is the pool used on fewer cores: on 2 the GPU rows' sort beside keeps both busy, and
+# the pool only cost CPU and memory (a 700 MB trace's rows written: 3.4 CPU-s against
+# 3.2-3.3, peak RSS 812-824 MiB against 791-799).
+POOL_MIN_CORES = 4
 
 
 @dataclass(frozen=True)
@@ -65,9 +69,10 @@ class _Carried:
 def write_host_depths(con: duckdb.DuckDBPyConnection) -> None:
     """Set the depths of finalize.host_rows, a window at a time, then write the rows into
     host_activities, numbered by row id. A window's depths are worked out on the pool while
-    this connection reads the next one, then set."""
+    this connection reads the next one, then set (here, on fewer than POOL_MIN_CORES)."""
     con.execute(load_query("host_depth_groups"))
     carried: dict[int, _Carried] = {}
+    use_pool = usable_cores() >= POOL_MIN_CORES
     with ThreadPoolExecutor(workers()) as pool:
         pending: tuple[dict[str, int], np.ndarray, np.ndarray, list[Future]] | None = None
         for parts in _windows(con):
@@ -77,7 +82,8 @@ def write_host_depths(con: duckdb.DuckDBPyConnection) -> None:
                                [{"since": a, "until": b} for a, b in parts])
             rows = cols["row"]
             depth, work = start_depths(rows, cols["g"], cols["start_ns"], cols["end_ns"], until,
-                                       carried, pool if len(rows) >= POOL_MIN_ROWS else None)
+                                       carried,
+                                       pool if use_pool and len(rows) >= POOL_MIN_ROWS else None)
             del cols
             if pending is not None:
                 _set_depths(con, *pending)
