@@ -16,9 +16,9 @@ moment). One sort of every start and end point in SQL did the same, and spilled 
 budget on a multi-GB trace.
 
 What a window carries on is worked out as it is read (counts and a comparison: cheap), so
-the sorts and searches of its groups need nothing from the windows before and run on a
-pool of threads (NumPy lets go of the GIL in them), beside each other and beside DuckDB
-reading the next window and setting the last one's depths.
+the sorts and searches of its groups need nothing from the windows before and, on 4 cores
+or more, run on a pool of threads (NumPy lets go of the GIL in them), beside each other and
+beside DuckDB reading the next window and setting the last one's depths.
 """
 
 from __future__ import annotations
@@ -68,8 +68,8 @@ class _Carried:
 
 def write_host_depths(con: duckdb.DuckDBPyConnection) -> None:
     """Set the depths of finalize.host_rows, a window at a time, then write the rows into
-    host_activities, numbered by row id. A window's depths are worked out on the pool while
-    this connection reads the next one, then set (here, on fewer than POOL_MIN_CORES)."""
+    host_activities, numbered by row id. On POOL_MIN_CORES cores or more a window's depths
+    are worked out on a pool while this connection reads the next one, then set."""
     con.execute(load_query("host_depth_groups"))
     carried: dict[int, _Carried] = {}
     use_pool = usable_cores() >= POOL_MIN_CORES
