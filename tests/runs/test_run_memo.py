@@ -310,3 +310,61 @@ def test_a_combined_run_gives_duckdb_less_memory_past_what_its_ranks_hold(
         assert sorted(batched.execute(counts).fetchall()) == sorted(
             opened.con.execute(counts).fetchall())
         batched.close()
+
+
+@pytest.mark.slow
+def test_a_run_copied_while_its_ranks_load_equals_the_run_attached_whole(
+        tmp_path: Path, cache: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run of more stores than are attached at once is copied as the pool loads its ranks
+    (BatchCopy.add), a store at a time here: every store is copied before the run is
+    finished, and the run's summary is the one over the four stores attached."""
+    from tui.runs import combine as combining
+
+    folder = str(SAMPLES / "ddp4")
+    whole = _summary(capsys, folder)
+    events: list[str] = []
+    copy_stores, finish = combining.BatchCopy._copy, combining.BatchCopy.finish
+
+    def recorded_copy(self, stores, first, ranks) -> None:  # noqa: ANN001
+        events.append(f"copy {first}")
+        copy_stores(self, stores, first, ranks)
+
+    def recorded_finish(self, *args, **kwargs):  # noqa: ANN001, ANN202
+        events.append("finish")
+        return finish(self, *args, **kwargs)
+
+    monkeypatch.setattr(combining.BatchCopy, "_copy", recorded_copy)
+    monkeypatch.setattr(combining.BatchCopy, "finish", recorded_finish)
+    monkeypatch.setattr(combining, "ATTACHED_AT_ONCE", 3)
+    monkeypatch.setattr(combining, "COPY_CHUNK", 1)
+    monkeypatch.setenv("TUI_CACHE_DIR", str(tmp_path / "cold again"))
+    early = _summary(capsys, "--workers", "2", folder)
+    assert early["source"]["cache_notes"] == whole["source"]["cache_notes"]  # loaded cold
+    assert events == ["copy 0", "copy 1", "copy 2", "copy 3", "finish"]
+    assert _figures(early) == _figures(whole)
+
+
+def test_a_run_copied_early_in_an_order_its_ranks_undo_is_combined_anew(
+        tmp_path: Path, cache: Path) -> None:
+    """Stores copied early take their place in the order given as their rank; where the
+    ranks the traces name undo that order, the early copy is dropped and the run copied
+    anew, by rank: the same rows as the stores attached."""
+    from tui.runs.combine import BatchCopy
+
+    with open_run([SAMPLES / "ddp4"], workers=1) as opened:
+        assert opened.ranks == [0, 1, 2, 3]
+        counts = "SELECT rank, count(*), sum(end_ns) FROM gpu_activities GROUP BY rank ORDER BY 1"
+        attached = opened.con.execute(counts).fetchall()
+        in_order = BatchCopy(tmp_path, at_once=2, chunk=1)
+        for place in (1, 3, 0):  # 0 and 1 copied once 0 has come; 3 waits for 2
+            in_order.add(place, opened.stores[place])
+        assert in_order.copied == opened.stores[:2]
+        con = in_order.finish(opened.stores, opened.ranks)
+        assert con is not None and con.execute(counts).fetchall() == attached
+        con.close()
+        (tmp_path / "reversed").mkdir()
+        reversed_copy = BatchCopy(tmp_path / "reversed", at_once=2, chunk=1)
+        for place, store in enumerate(reversed(opened.stores)):
+            reversed_copy.add(place, store)
+        assert reversed_copy.finish(opened.stores, opened.ranks) is None
+        assert not (tmp_path / "reversed" / "run.duckdb").exists()

@@ -94,7 +94,8 @@ class LoadJob:
 def load_stores(jobs: list[LoadJob], workers: int | None = None,
                 on_done: Callable[[TraceStore], None] | None = None,
                 stop: StopFlag | None = None, share_budget: bool = False,
-                elsewhere: LoadElsewhere | None = None) -> list[TraceStore]:
+                elsewhere: LoadElsewhere | None = None,
+                on_ready: Callable[[int, TraceStore], None] | None = None) -> list[TraceStore]:
     """Every job's store, in the order given. Raises the TraceError of the first job to
     fail, or LoadStopped once `stop` is set (from another thread). on_done(store) is called
     as each job's store is ready, those found in the cache first (a progress line counts
@@ -102,7 +103,9 @@ def load_stores(jobs: list[LoadJob], workers: int | None = None,
     part, none less than MIN_PROCESS_BUDGET), as one command opening a run does; else each
     load has the whole budget (`tui convert --memory`: the budget of each load).
     `elsewhere(jobs, on_done)`: the traces to load are loaded by it (a Dask cluster's tasks:
-    tui.runs.cluster), not by a local pool.
+    tui.runs.cluster), not by a local pool. on_ready(i, store) is called after on_done,
+    with the job's place in `jobs` (in this thread: the run's copy keeps pace with the
+    pool, tui.runs.combine.BatchCopy), as each job's store is ready here.
 
     A job with min_gap_ns comes back with its summary: kept from an earlier open
     (tui.analysis.rank_memo), else worked out where it is loaded (a trace from its cache
@@ -112,6 +115,14 @@ def load_stores(jobs: list[LoadJob], workers: int | None = None,
     if workers is None:
         workers = worker_setting()
     results: dict[int, TraceStore] = {}
+
+    def ready(i: int, store: TraceStore) -> None:
+        results[i] = store
+        if on_done is not None:
+            on_done(store)
+        if on_ready is not None:
+            on_ready(i, store)
+
     summary_only: set[int] = set()  # cached, their summary to work out again
     probe = connect(":memory:")
     try:
@@ -134,15 +145,16 @@ def load_stores(jobs: list[LoadJob], workers: int | None = None,
             else:
                 store = _cached_store(job, probe)
             if store is not None:
-                results[i] = store
-                if on_done is not None:
-                    on_done(store)
+                ready(i, store)
     finally:
         probe.close()
     pending = [i for i in range(len(jobs)) if i not in results]
     if elsewhere is not None and pending:
         loaded = elsewhere([jobs[i] for i in pending], on_done)
         results.update(zip(pending, loaded, strict=True))
+        if on_ready is not None:
+            for i in pending:
+                on_ready(i, results[i])
         pending = []
     count = min(len(pending), workers or available_cores())
     if share_budget:
@@ -153,20 +165,18 @@ def load_stores(jobs: list[LoadJob], workers: int | None = None,
             sum(i in summary_only for i in pending))):
         budget = (f"{memory_budget_bytes() // count // 1_000_000}MB" if share_budget
                   else None)
-        _load_in_pool(jobs, pending, count, results, on_done, stop, budget)
+        _load_in_pool(jobs, pending, count, ready, stop, budget)
     for i in pending:
         if i not in results:
-            results[i] = _load_stoppable(jobs[i], stop)
-            if on_done is not None:
-                on_done(results[i])
+            ready(i, _load_stoppable(jobs[i], stop))
     return [results[i] for i in range(len(jobs))]
 
 
 def _load_in_pool(jobs: list[LoadJob], pending: list[int], count: int,
-                  results: dict[int, TraceStore], on_done: Callable[[TraceStore], None] | None,
+                  ready: Callable[[int, TraceStore], None],
                   stop: StopFlag | None, budget: str | None = None) -> None:
-    """Load jobs[i] for each i in `pending` into `results`, in `count` processes, each
-    under `budget` (None: the budget of this process)."""
+    """Load jobs[i] for each i in `pending`, in `count` processes, each under `budget`
+    (None: the budget of this process); ready(i, store) as each is loaded."""
     # spawn: a fresh interpreter per worker, never a fork of a process holding DuckDB
     # connections and threads.
     context = multiprocessing.get_context("spawn")
@@ -179,10 +189,7 @@ def _load_in_pool(jobs: list[LoadJob], pending: list[int], count: int,
         futures = {pool.submit(_load_in_worker, jobs[i]): i for i in pending}
         try:
             for future in _as_done(list(futures), stop):
-                i = futures[future]
-                results[i] = future.result()
-                if on_done is not None:
-                    on_done(results[i])
+                ready(futures[future], future.result())
         except BaseException:  # a bad trace, Ctrl-C, or `stop`: stop loading the rest
             stop_workers.set()
             pool.shutdown(cancel_futures=True)  # the loads under way stop, then clean up
