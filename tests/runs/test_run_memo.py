@@ -316,12 +316,14 @@ def test_a_combined_run_gives_duckdb_less_memory_past_what_its_ranks_hold(
 def test_a_run_copied_while_its_ranks_load_equals_the_run_attached_whole(
         tmp_path: Path, cache: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
     """A run of more stores than are attached at once is copied as the pool loads its ranks
-    (BatchCopy.add), a store at a time here: every store is copied before the run is
-    finished, and the run's summary is the one over the four stores attached."""
+    (BatchCopy.add), a store at a time here, those found in the cache first as the pool
+    starts: every store is copied before the run is finished, and the run's summary is
+    the one over the four stores attached. Without a pool nothing is copied early."""
+    from tui.loading.cache import cache_file
     from tui.runs import combine as combining
 
-    folder = str(SAMPLES / "ddp4")
-    whole = _summary(capsys, folder)
+    folder = SAMPLES / "ddp4"
+    whole = _summary(capsys, str(folder))
     events: list[str] = []
     copy_stores, finish = combining.BatchCopy._copy, combining.BatchCopy.finish
 
@@ -337,11 +339,24 @@ def test_a_run_copied_while_its_ranks_load_equals_the_run_attached_whole(
     monkeypatch.setattr(combining.BatchCopy, "finish", recorded_finish)
     monkeypatch.setattr(combining, "ATTACHED_AT_ONCE", 3)
     monkeypatch.setattr(combining, "COPY_CHUNK", 1)
-    monkeypatch.setenv("TUI_CACHE_DIR", str(tmp_path / "cold again"))
-    early = _summary(capsys, "--workers", "2", folder)
-    assert early["source"]["cache_notes"] == whole["source"]["cache_notes"]  # loaded cold
+    # ranks 0 and 1 from the cache with their summaries, 2 and 3 loaded by the pool
+    for rank in (2, 3):
+        target = cache_file(folder / f"ddp_rank{rank}.pt.trace.json.gz")
+        for kept in cache.glob(f"{target.name}*"):
+            kept.unlink()
+    for memo in _run_memos(cache):
+        memo.unlink()
+    early = _summary(capsys, "--workers", "2", str(folder))
+    assert early["source"]["cache_notes"][:2] == [STORED_RANK] * 2
     assert events == ["copy 0", "copy 1", "copy 2", "copy 3", "finish"]
     assert _figures(early) == _figures(whole)
+    for memo in _run_memos(cache):  # every rank from the cache: no pool, a batch at a time
+        memo.unlink()
+    events.clear()
+    again = _summary(capsys, "--workers", "2", str(folder))
+    assert again["source"]["cache_notes"] == [STORED_RANK] * 4
+    assert events == ["finish", "copy 0", "copy 3"]
+    assert _figures(again) == _figures(whole)
 
 
 def test_a_run_copied_early_in_an_order_its_ranks_undo_is_combined_anew(

@@ -103,9 +103,11 @@ def load_stores(jobs: list[LoadJob], workers: int | None = None,
     part, none less than MIN_PROCESS_BUDGET), as one command opening a run does; else each
     load has the whole budget (`tui convert --memory`: the budget of each load).
     `elsewhere(jobs, on_done)`: the traces to load are loaded by it (a Dask cluster's tasks:
-    tui.runs.cluster), not by a local pool. on_ready(i, store) is called after on_done,
-    with the job's place in `jobs` (in this thread: the run's copy keeps pace with the
-    pool, tui.runs.combine.BatchCopy), as each job's store is ready here.
+    tui.runs.cluster), not by a local pool. Where a local pool loads some of the jobs,
+    on_ready(i, store) is called too, in this thread, with each job's place in `jobs`:
+    for those found first once the pool has its tasks, then for each as the pool loads it
+    (the run's copy keeps pace with the pool: tui.runs.combine.BatchCopy); elsewhere
+    never (there is nothing to keep pace with).
 
     A job with min_gap_ns comes back with its summary: kept from an earlier open
     (tui.analysis.rank_memo), else worked out where it is loaded (a trace from its cache
@@ -120,8 +122,6 @@ def load_stores(jobs: list[LoadJob], workers: int | None = None,
         results[i] = store
         if on_done is not None:
             on_done(store)
-        if on_ready is not None:
-            on_ready(i, store)
 
     summary_only: set[int] = set()  # cached, their summary to work out again
     probe = connect(":memory:")
@@ -152,9 +152,6 @@ def load_stores(jobs: list[LoadJob], workers: int | None = None,
     if elsewhere is not None and pending:
         loaded = elsewhere([jobs[i] for i in pending], on_done)
         results.update(zip(pending, loaded, strict=True))
-        if on_ready is not None:
-            for i in pending:
-                on_ready(i, results[i])
         pending = []
     count = min(len(pending), workers or available_cores())
     if share_budget:
@@ -165,7 +162,19 @@ def load_stores(jobs: list[LoadJob], workers: int | None = None,
             sum(i in summary_only for i in pending))):
         budget = (f"{memory_budget_bytes() // count // 1_000_000}MB" if share_budget
                   else None)
-        _load_in_pool(jobs, pending, count, ready, stop, budget)
+        found = sorted(results)
+
+        def from_pool(i: int, store: TraceStore) -> None:
+            ready(i, store)
+            if on_ready is not None:
+                on_ready(i, store)
+
+        def started() -> None:  # the stores found first, while the processes start
+            for i in found:
+                if on_ready is not None:
+                    on_ready(i, results[i])
+
+        _load_in_pool(jobs, pending, count, from_pool, stop, budget, started)
     for i in pending:
         if i not in results:
             ready(i, _load_stoppable(jobs[i], stop))
@@ -174,9 +183,11 @@ def load_stores(jobs: list[LoadJob], workers: int | None = None,
 
 def _load_in_pool(jobs: list[LoadJob], pending: list[int], count: int,
                   ready: Callable[[int, TraceStore], None],
-                  stop: StopFlag | None, budget: str | None = None) -> None:
+                  stop: StopFlag | None, budget: str | None = None,
+                  started: Callable[[], None] | None = None) -> None:
     """Load jobs[i] for each i in `pending`, in `count` processes, each under `budget`
-    (None: the budget of this process); ready(i, store) as each is loaded."""
+    (None: the budget of this process); ready(i, store) as each is loaded; started()
+    once the processes have their tasks."""
     # spawn: a fresh interpreter per worker, never a fork of a process holding DuckDB
     # connections and threads.
     context = multiprocessing.get_context("spawn")
@@ -188,6 +199,8 @@ def _load_in_pool(jobs: list[LoadJob], pending: list[int], count: int,
                              initargs=(stop_workers, threads, budget)) as pool:
         futures = {pool.submit(_load_in_worker, jobs[i]): i for i in pending}
         try:
+            if started is not None:
+                started()
             for future in _as_done(list(futures), stop):
                 ready(futures[future], future.result())
         except BaseException:  # a bad trace, Ctrl-C, or `stop`: stop loading the rest
