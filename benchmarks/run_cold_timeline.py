@@ -105,14 +105,15 @@ def main() -> None:
 
     folder = run_folder(args.ranks, args.workdir)
     cache = Path(tempfile.mkdtemp(prefix="tui-cold-timeline-"))
-    env = {**os.environ, "TUI_CACHE_DIR": str(cache),
-           "PYTHONPATH": os.environ.get("PYTHONPATH", str(ROOT))}
+    code = os.environ.get("PYTHONPATH", str(ROOT)).split(os.pathsep)[0]
+    env = {**os.environ, "TUI_CACHE_DIR": str(cache), "PYTHONPATH": code}
     ticks = os.sysconf("SC_CLK_TCK")
     load = os.getloadavg()[0]
     started = time.perf_counter()
     with tempfile.TemporaryFile() as err:
         proc = subprocess.Popen([sys.executable, "-c", STAGED, "--summary", "--json",
-                                 str(folder)], stdout=subprocess.DEVNULL, stderr=err, env=env)
+                                 str(folder)], stdout=subprocess.DEVNULL, stderr=err, env=env,
+                                cwd=code)  # `-c` puts the working directory first on the path
         samples: list[tuple[float, dict[int, float]]] = []
         while proc.poll() is None:
             samples.append((time.perf_counter() - started, tree_cpu(proc.pid, ticks)))
