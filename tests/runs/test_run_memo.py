@@ -383,3 +383,14 @@ def test_a_run_copied_early_in_an_order_its_ranks_undo_is_combined_anew(
             reversed_copy.add(place, store)
         assert reversed_copy.finish(opened.stores, opened.ranks) is None
         assert not (tmp_path / "reversed" / "run.duckdb").exists()
+        # the run's last two chunks go a quarter of a chunk at a time: here one store
+        (tmp_path / "last").mkdir()
+        last = BatchCopy(tmp_path / "last", at_once=4, chunk=4, total=4)
+        copied = []
+        for place, store in enumerate(opened.stores):
+            last.add(place, store)
+            copied.append(len(last.copied))
+        assert copied == [1, 2, 3, 4]
+        con = last.finish(opened.stores, opened.ranks)
+        assert con is not None and con.execute(counts).fetchall() == attached
+        con.close()

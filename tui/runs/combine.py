@@ -135,9 +135,10 @@ class BatchCopy:
     """
 
     def __init__(self, scratch: Path, at_once: int | None = None,
-                 chunk: int | None = None) -> None:
+                 chunk: int | None = None, total: int | None = None) -> None:
         self.at_once = at_once or ATTACHED_AT_ONCE
         self.chunk = min(chunk or COPY_CHUNK, self.at_once)
+        self.total = total  # the run's stores, where known: its last ones go in smaller chunks
         self.path = scratch / "run.duckdb"
         self.con: duckdb.DuckDBPyConnection | None = connect(str(self.path))
         # an early copy keeps to one thread and EARLY_COPY_SHARE of the budget: the pool's
@@ -155,7 +156,7 @@ class BatchCopy:
     def of_run(cls, scratch: Path, total: int) -> BatchCopy | None:
         """The copy of a run of `total` traces where it is copied (more than
         ATTACHED_AT_ONCE), else None."""
-        return cls(scratch) if total > ATTACHED_AT_ONCE else None
+        return cls(scratch, total=total) if total > ATTACHED_AT_ONCE else None
 
     def add(self, index: int, store: TraceStore) -> None:
         """Store `index` of the order given is ready: copy the next chunk if it is whole.
@@ -169,7 +170,7 @@ class BatchCopy:
         try:
             while True:
                 first = len(self.copied)
-                end = min(first + self.chunk, self._batch_end(first))
+                end = min(first + self._chunk_at(first), self._batch_end(first))
                 if any(i not in self.ready for i in range(first, end)):
                     return
                 self._copy([self.ready[i] for i in range(first, end)], first,
@@ -221,6 +222,14 @@ class BatchCopy:
         for leftover in (self.path, self.path.with_name(self.path.name + ".wal")):
             with contextlib.suppress(OSError):
                 leftover.unlink()
+
+    def _chunk_at(self, first: int) -> int:
+        """How many stores to copy at once from place `first` on: a quarter of a chunk
+        among the run's last two chunks (what is left to copy once the last rank is
+        loaded is the work after the pool waits for)."""
+        if self.total is not None and self.total - first <= 2 * self.chunk:
+            return max(1, self.chunk // 4)
+        return self.chunk
 
     def _batch_end(self, first: int) -> int:
         return (first // self.at_once + 1) * self.at_once
