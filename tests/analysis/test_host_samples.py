@@ -336,6 +336,28 @@ def test_the_work_inside_the_stretches_is_every_pair_that_overlaps() -> None:
                 assert con.execute(found).fetchall() == expected
                 assert len(expected) > 1000
                 assert con.execute(longer).fetchone()[0] > 40
+                # the small trace's join: the same rows, every column
+                every = "SELECT * FROM host_range_activities ORDER BY ALL"
+                buckets = con.execute(every).fetchall()
+                con.execute(load_query("host_range_activities_small"))
+                assert con.execute(every).fetchall() == buckets
+
+
+@pytest.mark.parametrize("name", ["gappy_training.pt.trace.json.gz",
+                                  "loops/loop_host.pt.trace.json.gz"])
+def test_the_host_view_is_the_same_by_either_join(
+        name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A trace of few host activities meets the gaps in one interval join, a bigger one
+    on buckets of time (PLAIN_JOIN_ROWS): the same view of the host either way."""
+    from tui.analysis import host_samples
+
+    with open_trace(sample(name), use_cache=False) as t:
+        (activities,), = t.con.execute("SELECT count(*) FROM host_activities").fetchall()
+        assert activities <= host_samples.PLAIN_JOIN_ROWS  # the interval join, by default
+        plain = gaps_host_activity(t.con, MIN_GAP_NS)
+        monkeypatch.setattr(host_samples, "PLAIN_JOIN_ROWS", 0)
+        assert gaps_host_activity(t.con, MIN_GAP_NS) == plain
+    assert plain is not None and plain.all_threads.by_op
 
 
 def traced_oracle(events: list[dict], tid: int, stretches_us: list[tuple[float, float]]) -> float:

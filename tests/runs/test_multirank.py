@@ -450,7 +450,7 @@ def test_tui_workers_sets_the_processes_that_load_a_run(
     monkeypatch.setenv("TUI_WORKERS", setting)
     pools: list[int] = []
     monkeypatch.setattr(load, "_load_in_pool",
-                        lambda jobs, pending, count, results, *args, **kwargs: pools.append(count))
+                        lambda jobs, pending, count, *args, **kwargs: pools.append(count))
     traces = [sample(f"ddp4/ddp_rank{rank}.pt.trace.json.gz") for rank in range(4)]
     stores = load.load_stores([load.LoadJob(p) for p in traces])
     assert bool(pools) == pool

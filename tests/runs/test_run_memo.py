@@ -310,3 +310,87 @@ def test_a_combined_run_gives_duckdb_less_memory_past_what_its_ranks_hold(
         assert sorted(batched.execute(counts).fetchall()) == sorted(
             opened.con.execute(counts).fetchall())
         batched.close()
+
+
+@pytest.mark.slow
+def test_a_run_copied_while_its_ranks_load_equals_the_run_attached_whole(
+        tmp_path: Path, cache: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run of more stores than are attached at once is copied as the pool loads its ranks
+    (BatchCopy.add), a store at a time here, those found in the cache first as the pool
+    starts: every store is copied before the run is finished, and the run's summary is
+    the one over the four stores attached. Without a pool nothing is copied early."""
+    from tui.loading.cache import cache_file
+    from tui.runs import combine as combining
+
+    folder = SAMPLES / "ddp4"
+    whole = _summary(capsys, str(folder))
+    events: list[str] = []
+    copy_stores, finish = combining.BatchCopy._copy, combining.BatchCopy.finish
+
+    def recorded_copy(self, stores, first, ranks) -> None:  # noqa: ANN001
+        events.append(f"copy {first}")
+        copy_stores(self, stores, first, ranks)
+
+    def recorded_finish(self, *args, **kwargs):  # noqa: ANN001, ANN202
+        events.append("finish")
+        return finish(self, *args, **kwargs)
+
+    monkeypatch.setattr(combining.BatchCopy, "_copy", recorded_copy)
+    monkeypatch.setattr(combining.BatchCopy, "finish", recorded_finish)
+    monkeypatch.setattr(combining, "ATTACHED_AT_ONCE", 3)
+    monkeypatch.setattr(combining, "COPY_CHUNK", 1)
+    # ranks 0 and 1 from the cache with their summaries, 2 and 3 loaded by the pool
+    for rank in (2, 3):
+        target = cache_file(folder / f"ddp_rank{rank}.pt.trace.json.gz")
+        for kept in cache.glob(f"{target.name}*"):
+            kept.unlink()
+    for memo in _run_memos(cache):
+        memo.unlink()
+    early = _summary(capsys, "--workers", "2", str(folder))
+    assert early["source"]["cache_notes"][:2] == [STORED_RANK] * 2
+    assert events == ["copy 0", "copy 1", "copy 2", "copy 3", "finish"]
+    assert _figures(early) == _figures(whole)
+    for memo in _run_memos(cache):  # every rank from the cache: no pool, a batch at a time
+        memo.unlink()
+    events.clear()
+    again = _summary(capsys, "--workers", "2", str(folder))
+    assert again["source"]["cache_notes"] == [STORED_RANK] * 4
+    assert events == ["finish", "copy 0", "copy 3"]
+    assert _figures(again) == _figures(whole)
+
+
+def test_a_run_copied_early_in_an_order_its_ranks_undo_is_combined_anew(
+        tmp_path: Path, cache: Path) -> None:
+    """Stores copied early take their place in the order given as their rank; where the
+    ranks the traces name undo that order, the early copy is dropped and the run copied
+    anew, by rank: the same rows as the stores attached."""
+    from tui.runs.combine import BatchCopy
+
+    with open_run([SAMPLES / "ddp4"], workers=1) as opened:
+        assert opened.ranks == [0, 1, 2, 3]
+        counts = "SELECT rank, count(*), sum(end_ns) FROM gpu_activities GROUP BY rank ORDER BY 1"
+        attached = opened.con.execute(counts).fetchall()
+        in_order = BatchCopy(tmp_path, at_once=2, chunk=1)
+        for place in (1, 3, 0):  # 0 and 1 copied once 0 has come; 3 waits for 2
+            in_order.add(place, opened.stores[place])
+        assert in_order.copied == opened.stores[:2]
+        con = in_order.finish(opened.stores, opened.ranks)
+        assert con is not None and con.execute(counts).fetchall() == attached
+        con.close()
+        (tmp_path / "reversed").mkdir()
+        reversed_copy = BatchCopy(tmp_path / "reversed", at_once=2, chunk=1)
+        for place, store in enumerate(reversed(opened.stores)):
+            reversed_copy.add(place, store)
+        assert reversed_copy.finish(opened.stores, opened.ranks) is None
+        assert not (tmp_path / "reversed" / "run.duckdb").exists()
+        # the run's last two chunks go a quarter of a chunk at a time: here one store
+        (tmp_path / "last").mkdir()
+        last = BatchCopy(tmp_path / "last", at_once=4, chunk=4, total=4)
+        copied = []
+        for place, store in enumerate(opened.stores):
+            last.add(place, store)
+            copied.append(len(last.copied))
+        assert copied == [1, 2, 3, 4]
+        con = last.finish(opened.stores, opened.ranks)
+        assert con is not None and con.execute(counts).fetchall() == attached
+        con.close()

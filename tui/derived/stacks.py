@@ -77,8 +77,9 @@ def build_stacks(con: duckdb.DuckDBPyConnection) -> list[str]:
     source = "none" if not has_frames else "python" if kind == "python" else "nvtx"
     if kind != "python" and has_backtraces(con) and build_backtrace_frames(con):
         source = "cuda_backtrace"
-    con.execute("INSERT OR REPLACE INTO trace_meta VALUES ('code_source', $source)",
-                {"source": source})
+    # deleted and inserted: no upsert (its first use in a database costs a few ms)
+    con.execute("DELETE FROM trace_meta WHERE key = 'code_source'")
+    con.execute("INSERT INTO trace_meta VALUES ('code_source', $source)", {"source": source})
     return _frame_warnings(con)
 
 

@@ -94,7 +94,8 @@ class LoadJob:
 def load_stores(jobs: list[LoadJob], workers: int | None = None,
                 on_done: Callable[[TraceStore], None] | None = None,
                 stop: StopFlag | None = None, share_budget: bool = False,
-                elsewhere: LoadElsewhere | None = None) -> list[TraceStore]:
+                elsewhere: LoadElsewhere | None = None,
+                on_ready: Callable[[int, TraceStore], None] | None = None) -> list[TraceStore]:
     """Every job's store, in the order given. Raises the TraceError of the first job to
     fail, or LoadStopped once `stop` is set (from another thread). on_done(store) is called
     as each job's store is ready, those found in the cache first (a progress line counts
@@ -102,7 +103,11 @@ def load_stores(jobs: list[LoadJob], workers: int | None = None,
     part, none less than MIN_PROCESS_BUDGET), as one command opening a run does; else each
     load has the whole budget (`tui convert --memory`: the budget of each load).
     `elsewhere(jobs, on_done)`: the traces to load are loaded by it (a Dask cluster's tasks:
-    tui.runs.cluster), not by a local pool.
+    tui.runs.cluster), not by a local pool. Where a local pool loads some of the jobs,
+    on_ready(i, store) is called too, in this thread, with each job's place in `jobs`:
+    for those found first once the pool has its tasks, then for each as the pool loads it
+    (the run's copy keeps pace with the pool: tui.runs.combine.BatchCopy); elsewhere
+    never (there is nothing to keep pace with).
 
     A job with min_gap_ns comes back with its summary: kept from an earlier open
     (tui.analysis.rank_memo), else worked out where it is loaded (a trace from its cache
@@ -112,6 +117,12 @@ def load_stores(jobs: list[LoadJob], workers: int | None = None,
     if workers is None:
         workers = worker_setting()
     results: dict[int, TraceStore] = {}
+
+    def ready(i: int, store: TraceStore) -> None:
+        results[i] = store
+        if on_done is not None:
+            on_done(store)
+
     summary_only: set[int] = set()  # cached, their summary to work out again
     probe = connect(":memory:")
     try:
@@ -134,9 +145,7 @@ def load_stores(jobs: list[LoadJob], workers: int | None = None,
             else:
                 store = _cached_store(job, probe)
             if store is not None:
-                results[i] = store
-                if on_done is not None:
-                    on_done(store)
+                ready(i, store)
     finally:
         probe.close()
     pending = [i for i in range(len(jobs)) if i not in results]
@@ -153,20 +162,32 @@ def load_stores(jobs: list[LoadJob], workers: int | None = None,
             sum(i in summary_only for i in pending))):
         budget = (f"{memory_budget_bytes() // count // 1_000_000}MB" if share_budget
                   else None)
-        _load_in_pool(jobs, pending, count, results, on_done, stop, budget)
+        found = sorted(results)
+
+        def from_pool(i: int, store: TraceStore) -> None:
+            ready(i, store)
+            if on_ready is not None:
+                on_ready(i, store)
+
+        def started() -> None:  # the stores found first, while the processes start
+            for i in found:
+                if on_ready is not None:
+                    on_ready(i, results[i])
+
+        _load_in_pool(jobs, pending, count, from_pool, stop, budget, started)
     for i in pending:
         if i not in results:
-            results[i] = _load_stoppable(jobs[i], stop)
-            if on_done is not None:
-                on_done(results[i])
+            ready(i, _load_stoppable(jobs[i], stop))
     return [results[i] for i in range(len(jobs))]
 
 
 def _load_in_pool(jobs: list[LoadJob], pending: list[int], count: int,
-                  results: dict[int, TraceStore], on_done: Callable[[TraceStore], None] | None,
-                  stop: StopFlag | None, budget: str | None = None) -> None:
-    """Load jobs[i] for each i in `pending` into `results`, in `count` processes, each
-    under `budget` (None: the budget of this process)."""
+                  ready: Callable[[int, TraceStore], None],
+                  stop: StopFlag | None, budget: str | None = None,
+                  started: Callable[[], None] | None = None) -> None:
+    """Load jobs[i] for each i in `pending`, in `count` processes, each under `budget`
+    (None: the budget of this process); ready(i, store) as each is loaded; started()
+    once the processes have their tasks."""
     # spawn: a fresh interpreter per worker, never a fork of a process holding DuckDB
     # connections and threads.
     context = multiprocessing.get_context("spawn")
@@ -178,11 +199,10 @@ def _load_in_pool(jobs: list[LoadJob], pending: list[int], count: int,
                              initargs=(stop_workers, threads, budget)) as pool:
         futures = {pool.submit(_load_in_worker, jobs[i]): i for i in pending}
         try:
+            if started is not None:
+                started()
             for future in _as_done(list(futures), stop):
-                i = futures[future]
-                results[i] = future.result()
-                if on_done is not None:
-                    on_done(results[i])
+                ready(futures[future], future.result())
         except BaseException:  # a bad trace, Ctrl-C, or `stop`: stop loading the rest
             stop_workers.set()
             pool.shutdown(cancel_futures=True)  # the loads under way stop, then clean up

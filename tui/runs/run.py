@@ -15,7 +15,13 @@ from tui.core.db import connect
 from tui.core.load_progress import LoadStopped
 from tui.loading.paths import expand_paths
 from tui.loading.store import TraceStore
-from tui.runs.combine import RankSet, combine, split_processes, summarize_stores
+from tui.runs.combine import (
+    BatchCopy,
+    RankSet,
+    combine,
+    split_processes,
+    summarize_stores,
+)
 from tui.runs.load import STOP_POLL_S, LoadElsewhere, LoadJob, StopFlag, load_stores
 
 
@@ -40,10 +46,13 @@ def open_run(paths: list[Path], use_cache: bool = True, workers: int | None = No
     files = expand_paths(paths)
     scratch = Path(tempfile.mkdtemp(prefix="tui-ranks-"))
     con = None
+    # a run to copy into a file of its own is copied as its ranks are loaded
+    copy = BatchCopy.of_run(scratch, len(files))
     try:
         stores = load_stores([LoadJob(p, use_cache, scratch, min_gap_ns) for p in files],
                              workers, on_done, stop, share_budget=True,
-                             elsewhere=_on_cluster(scheduler, workers))
+                             elsewhere=_on_cluster(scheduler, workers),
+                             on_ready=copy.add if copy is not None else None)
         if stop is not None and stop.is_set():  # asked while the last store was finished
             raise LoadStopped("loading stopped")
         stores = split_processes(stores)  # a multi-process report: a rank per process
@@ -54,10 +63,15 @@ def open_run(paths: list[Path], use_cache: bool = True, workers: int | None = No
         if min_gap_ns is not None and any(store.summary is None for store in stores):
             with contextlib.closing(connect(":memory:")) as alone, stopped_by(alone, stop):
                 summarize_stores(alone, stores, min_gap_ns)  # Parquet stores, one at a time
-        con = combine(stores, ranks, scratch, stop=stop)
+        if copy is not None:
+            con = copy.finish(stores, ranks, stop)
+        if con is None:  # not copied yet, or copied in an order that the ranks undo
+            con = combine(stores, ranks, scratch, stop=stop)
     except BaseException:
         if con is not None:
             con.close()
+        if copy is not None:
+            copy.close()
         with contextlib.suppress(OSError):
             shutil.rmtree(scratch)
         raise
