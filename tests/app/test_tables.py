@@ -190,6 +190,21 @@ async def test_gap_table_equals_explained_gaps(trace: str) -> None:
 
 
 @sync
+async def test_a_tab_s_tables_come_when_a_click_first_shows_it() -> None:
+    """A started app has no table in its tabs; a click on the Gaps tab's header mounts and
+    builds that tab's table, and only that one."""
+    app = TraceApp(sample(GAPPY))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert not app.query(SqlTable)
+        await pilot.click("#--content-tab-tab-3")
+        table = await ready(pilot, "gap-table")
+        assert [t.id for t in app.query(SqlTable)] == ["gap-table"]
+        assert table.total == len(explained_gaps(app.trace.con, app.min_gap_ns)) > 0
+        assert shown(table, 1).strip()  # its first row drawn
+
+
+@sync
 async def test_gap_threshold_is_changed_from_the_ui() -> None:
     app = TraceApp(sample(GAPPY))
     async with app.run_test(size=SIZE) as pilot:

@@ -131,6 +131,8 @@ class TraceApp(CommandsApp):
             if self.screen.maximized is not None:  # another tab's table filled the screen
                 self.screen.minimize()
             self.query_one("#panels", TabbedContent).active = panes[index].id or ""
+            for panel in panes[index].query(TablePanel).results():
+                panel.compose_now()  # a tab's tables come when it is first shown
             focusable = [w for w in panes[index].query("*") if w.focusable and w.display
                          and not w.has_class("caption-box")]  # its table, not its caption
             # at once, not deferred: a key typed right after (`@`) must find the focus moved

@@ -1,8 +1,9 @@
 """A tab below the timeline holding SqlTables: a caption line, `/` to filter, `m` to
 maximise, and the trace handed over once it is loaded.
 
-Subclasses say which tables they hold (`compose_tables`) and build their models in a
-worker (`build`); everything shared by the tabs lives here.
+Subclasses say which tables they hold (`compose_tables`, mounted when the tab is first
+shown) and build their models in a worker (`build`, also when first shown); everything
+shared by the tabs lives here.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
-from textual.widget import Widget
+from textual.widget import AwaitMount, Widget
 from textual.widgets import Input, Static
 
 from tui.core.errors import TraceError
@@ -109,13 +110,29 @@ class TablePanel(Vertical):
         self._unbuilt = False  # a trace is loaded, the tables not built from it yet
         self._focus_when_built = False  # the tab was opened by its key while it built
         self._focus_from: Widget | None = None  # what had the keys then
+        self._composed = False  # the tables are mounted (the tab was shown once)
+        self._mounting: AwaitMount | None = None  # their mounting, until it is awaited
 
     def compose(self) -> ComposeResult:
-        yield from self.compose_tables()
+        """Nothing yet: the tables come when the tab is first shown (compose_now). A tab
+        never opened adds no widgets to style, at the app's start and each time another
+        screen closes over it, nor to take apart at the end."""
+        return iter(())
+
+    def compose_now(self) -> None:
+        """Mount the tables, their caption and filter prompt, once. They are in the DOM as
+        this returns (the tab's key focuses one at once; a trace already loaded shows them
+        loading); their own mounting ends later (awaited before the build)."""
+        if self._composed or not self.is_attached:
+            return
+        self._composed = True
+        widgets = list(self.compose_tables())
+        for table in widgets:
+            if isinstance(table, SqlTable) and self._unbuilt:
+                table.loading = True
         # a long caption (a finding, a kernel's full name) scrolls: the wheel, or Tab to it
-        with VerticalScroll(classes="caption-box"):
-            yield self.caption
-        yield self.prompt
+        caption_box = VerticalScroll(self.caption, classes="caption-box")
+        self._mounting = self.mount_all([*widgets, caption_box, self.prompt])
 
     def compose_tables(self) -> Iterable[Widget]:
         raise NotImplementedError
@@ -147,7 +164,11 @@ class TablePanel(Vertical):
         if self.is_on_screen:
             self._build_once()
 
-    def on_show(self) -> None:
+    async def on_show(self) -> None:
+        self.compose_now()
+        mounting, self._mounting = self._mounting, None
+        if mounting is not None:
+            await mounting  # the tables mounted before the build hands them their rows
         self._build_once()
 
     def _build_once(self) -> None:
