@@ -159,10 +159,16 @@ def test_quitting_the_app_stops_its_load(scaled: tuple[Path, int], tmp_path: Pat
 # The ranks app in a process of its own: its pool's processes are spawned (a fresh
 # interpreter each, which imports the main module again), and multiprocessing starts its
 # resource tracker once a process; a test process may have started it already.
+RANKS_APP_TIMEOUT_S = 300
+DUMP_AFTER_S = 240
 RANKS_APP = """
-import asyncio, json, sys, time
+import asyncio, faulthandler, json, sys, time
 from pathlib import Path
 from tui.apps.run_app import RunApp
+
+# a run that hangs shows where: every thread's stack on stderr before the test's timeout,
+# the pool's processes' too (a spawned process runs this module's top again, its argv given)
+faulthandler.dump_traceback_later(float(sys.argv[4]), exit=False)
 
 class Recorded(RunApp):
     lines = []
@@ -201,10 +207,16 @@ def _ranks_app(tmp_path: Path, folder: Path, mode: str) -> dict:
     driver.write_text(RANKS_APP)
     cache, scratch = tmp_path / "cache", tmp_path / "scratch"
     scratch.mkdir(exist_ok=True)
-    done = subprocess.run([sys.executable, str(driver), str(folder), str(cache), mode],
-                          capture_output=True, text=True, cwd=ROOT, timeout=300,
-                          env={**{k: v for k, v in os.environ.items() if k != "TUI_WORKERS"},
-                               "TUI_CACHE_DIR": str(cache), "TMPDIR": str(scratch)})
+    try:
+        done = subprocess.run(
+            [sys.executable, str(driver), str(folder), str(cache), mode, str(DUMP_AFTER_S)],
+            capture_output=True, text=True, cwd=ROOT, timeout=RANKS_APP_TIMEOUT_S,
+            env={**{k: v for k, v in os.environ.items() if k != "TUI_WORKERS"},
+                 "TUI_CACHE_DIR": str(cache), "TMPDIR": str(scratch)})
+    except subprocess.TimeoutExpired as hung:
+        stderr = hung.stderr.decode() if isinstance(hung.stderr, bytes) else hung.stderr
+        pytest.fail(f"the ranks app ran past {RANKS_APP_TIMEOUT_S} s; its threads at "
+                    f"{DUMP_AFTER_S} s:\n{(stderr or '')[-6000:]}")
     assert done.returncode == 0 and done.stderr == "", done.stderr[-3000:]
     return json.loads(done.stdout)
 
