@@ -162,7 +162,7 @@ def test_quitting_the_app_stops_its_load(scaled: tuple[Path, int], tmp_path: Pat
 RANKS_APP_TIMEOUT_S = 300
 DUMP_AFTER_S = 240
 RANKS_APP = """
-import asyncio, faulthandler, json, sys, time
+import asyncio, faulthandler, json, os, sys, time
 from pathlib import Path
 from tui.apps.run_app import RunApp
 
@@ -188,6 +188,12 @@ async def drive(folder: Path, cache: Path, quit_when_reading: bool) -> dict:
                 break  # both traces' events are being read, each in its own process
             if not quit_when_reading and app.run_data is not None:
                 break
+        else:  # not loaded in time: say what the app was doing, and leave at once
+            workers = [(w.name, str(w.state), repr(w.error)) for w in app.workers]
+            print(json.dumps({"not_loaded_in_s": 120, "progress": app.lines,
+                              "running": app.is_running, "return_code": app.return_code,
+                              "workers": workers}), file=sys.stderr, flush=True)
+            os._exit(3)
         header = str(app.query_one("#run-header").render())
         progress_shown = app.query_one("#run-progress").display
         quit_at = time.monotonic()
