@@ -190,9 +190,11 @@ async def drive(folder: Path, cache: Path, quit_when_reading: bool) -> dict:
                 break
         else:  # not loaded in time: say what the app was doing, and leave at once
             workers = [(w.name, str(w.state), repr(w.error)) for w in app.workers]
+            said = [str(n.message) for n in app._notifications]
             print(json.dumps({"not_loaded_in_s": 120, "progress": app.lines,
                               "running": app.is_running, "return_code": app.return_code,
-                              "workers": workers}), file=sys.stderr, flush=True)
+                              "workers": workers, "notified": said}),
+                  file=sys.stderr, flush=True)
             os._exit(3)
         header = str(app.query_one("#run-header").render())
         progress_shown = app.query_one("#run-progress").display

@@ -366,3 +366,23 @@ def test_diff_app_snapshot(snap_compare, monkeypatch) -> None:
     monkeypatch.chdir(ROOT)
     diff = diff_traces(_relative(sample(GAPPY)), _relative(sample(TUNED)), 1_000_000)
     assert snap_compare(DiffApp(diff), terminal_size=(120, 34))
+
+
+@sync
+async def test_a_run_whose_load_breaks_says_so_in_one_line(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A load that fails in a way no trace explains (a pool's process killed: the pool is
+    broken) is said in one line, the app still up; before, the app's worker died with it
+    and the run stayed loading with nothing said."""
+    import tui.apps.run_app
+
+    def broken(*args: object) -> None:
+        raise RuntimeError("A process in the process pool was terminated abruptly")
+
+    monkeypatch.setattr(tui.apps.run_app, "load_run", broken)
+    app = RunApp(RANKS)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: "could not open the run" in static_text(app, "#run-header"))
+        assert app.is_running and app.run_data is None
+        assert [str(n.message) for n in app._notifications] == [
+            "RuntimeError: A process in the process pool was terminated abruptly"]

@@ -266,6 +266,10 @@ class RunApp(App[Path | None]):
         except (TraceError, OSError, duckdb.Error) as exc:
             self.call_from_thread(self._failed, str(exc))
             return
+        except Exception as exc:  # anything else (a pool's process killed): one line, not a
+            # crash of the app with the run's load gone and nothing said
+            self.call_from_thread(self._failed, f"{type(exc).__name__}: {exc}")
+            return
         self.call_from_thread(self._loaded, loaded)
 
     def on_run_app_progress(self, event: Progress) -> None:
