@@ -290,6 +290,11 @@ def cursor(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     return other
 
 
+def database_files(path: Path) -> tuple[Path, Path]:
+    """The files a DuckDB database at `path` may leave: the database and its WAL."""
+    return path, path.with_name(f"{path.name}.wal")
+
+
 def fetch_parts(con: duckdb.DuckDBPyConnection, query: str,
                 parts: list[dict[str, Any]]) -> dict[str, np.ndarray]:
     """The columns of `query`, run once for each of `parts` (its parameters), as NumPy

@@ -25,6 +25,7 @@ from tui.core.db import (
     beside,
     close_when_stopped,
     connect,
+    database_files,
     duckdb_share_of,
     duckdb_threads,
     insert_rows,
@@ -383,7 +384,7 @@ def _discard(con: duckdb.DuckDBPyConnection | None, partial: Path | None) -> Non
     if con is not None:
         close_when_stopped(con, con.interrupt, 30)
     if partial is not None:
-        for leftover in (partial, partial.with_name(f"{partial.name}.wal")):
+        for leftover in database_files(partial):
             leftover.unlink(missing_ok=True)
 
 

@@ -31,6 +31,7 @@ import duckdb
 from tui.core.db import (
     OUTSIDE_DUCKDB,
     connect,
+    database_files,
     duckdb_threads,
     memory_budget_bytes,
     sql_string,
@@ -219,7 +220,7 @@ class BatchCopy:
             with contextlib.suppress(duckdb.Error):
                 self.con.close()
             self.con = None
-        for leftover in (self.path, self.path.with_name(self.path.name + ".wal")):
+        for leftover in database_files(self.path):
             with contextlib.suppress(OSError):
                 leftover.unlink()
 
