@@ -3,6 +3,8 @@ definition (tests/helpers/depth_oracle.py)."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -78,3 +80,47 @@ def test_windows_read_in_parts_side_by_side_have_the_definitions_depths(monkeypa
         rows, wrong, deepest = depth_mismatches(trace.con)
     assert rows == 9543 and wrong == 0 and deepest == 20
     assert len(seen) == 5 and set(seen) == {3}
+
+
+@pytest.mark.parametrize("min_cores", [0, 1 << 20])
+def test_windows_are_set_beside_the_reads_only_on_many_cores(monkeypatch, min_cores: int) -> None:
+    """From POOL_MIN_CORES cores, each window's depths are set on a thread of their own
+    while the next window is read, in window order; below, on the reading thread."""
+    monkeypatch.setattr(host_depth, "window_rows", lambda: 2000)
+    monkeypatch.setattr(host_depth, "POOL_MIN_ROWS", 0)
+    monkeypatch.setattr(host_depth, "POOL_MIN_CORES", min_cores)
+    calls: list[tuple[int, int]] = []
+    set_depths = host_depth._set_depths
+
+    def recorded(con, window: dict, *rest) -> None:
+        calls.append((threading.get_ident(), window["since"]))
+        set_depths(con, window, *rest)
+
+    readers: set[int] = set()
+    read = host_depth.fetch_parts
+
+    def fetch_parts(con, query: str, parts: list) -> dict:
+        readers.add(threading.get_ident())
+        return read(con, query, parts)
+
+    monkeypatch.setattr(host_depth, "_set_depths", recorded)
+    monkeypatch.setattr(host_depth, "fetch_parts", fetch_parts)
+    with open_trace(sample("stacks_training.pt.trace.json.gz"), use_cache=False) as trace:
+        rows, wrong, _ = depth_mismatches(trace.con)
+    assert rows == 9543 and wrong == 0
+    assert len(calls) == 5 and [since for _, since in calls] == sorted(s for _, s in calls)
+    setters = {thread for thread, _ in calls}
+    assert len(readers) == 1 and (setters == readers) == (min_cores > 0)
+
+
+def test_a_window_that_cannot_be_set_fails_the_load(monkeypatch) -> None:
+    """An error setting a window's depths on the second thread is the load's error."""
+    monkeypatch.setattr(host_depth, "window_rows", lambda: 2000)
+    monkeypatch.setattr(host_depth, "POOL_MIN_CORES", 0)
+
+    def fails(*_: object) -> None:
+        raise RuntimeError("window not set")
+
+    monkeypatch.setattr(host_depth, "_set_depths", fails)
+    with pytest.raises(RuntimeError, match="window not set"):
+        open_trace(sample("stacks_training.pt.trace.json.gz"), use_cache=False)

@@ -18,19 +18,21 @@ budget on a multi-GB trace.
 What a window carries on is worked out as it is read (counts and a comparison: cheap), so
 the sorts and searches of its groups need nothing from the windows before and, on 4 cores
 or more, run on a pool of threads (NumPy lets go of the GIL in them), beside each other and
-beside DuckDB reading the next window and setting the last one's depths.
+beside DuckDB reading the next window; the last window's depths are set meanwhile on a
+second connection, so that reading and setting do not wait on each other.
 """
 
 from __future__ import annotations
 
-from concurrent.futures import Future, ThreadPoolExecutor
+import contextlib
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
 import duckdb
 import numpy as np
 import pyarrow as pa
 
-from tui.core.db import fetch_parts, registered, usable_cores
+from tui.core.db import cursor, fetch_parts, registered, usable_cores
 from tui.core.queries import load_query
 from tui.derived.nesting import (
     MAX_NS,
@@ -69,12 +71,12 @@ class _Carried:
 def write_host_depths(con: duckdb.DuckDBPyConnection) -> None:
     """Set the depths of finalize.host_rows, a window at a time, then write the rows into
     host_activities, numbered by row id. On POOL_MIN_CORES cores or more a window's depths
-    are worked out on a pool while this connection reads the next one, then set."""
+    are worked out on a pool while this connection reads the next one, then set on a
+    second connection (_Setter)."""
     con.execute(load_query("host_depth_groups"))
     carried: dict[int, _Carried] = {}
     use_pool = usable_cores() >= POOL_MIN_CORES
-    with ThreadPoolExecutor(workers()) as pool:
-        pending: tuple[dict[str, int], np.ndarray, np.ndarray, list[Future]] | None = None
+    with ThreadPoolExecutor(workers()) as pool, _Setter(con, use_pool) as setter:
         for parts in _windows(con):
             since, until = parts[0][0], parts[-1][1]
             window = {"since": since, "until": until}
@@ -85,12 +87,66 @@ def write_host_depths(con: duckdb.DuckDBPyConnection) -> None:
                                        carried,
                                        pool if use_pool and len(rows) >= POOL_MIN_ROWS else None)
             del cols
-            if pending is not None:
-                _set_depths(con, *pending)
-            pending = (window, rows, depth, work)
-        if pending is not None:
-            _set_depths(con, *pending)
+            setter.set(window, rows, depth, work)
     con.execute(load_query("host_depth_write"))
+
+
+class _Setter:
+    """Sets each window's depths on its staged rows once worked out (`_set_depths`), a
+    window behind the reads. Without a thread of its own, on the reading connection before
+    the next window is read; with one (`beside`, 4 cores or more), on a second connection
+    while the next window is read: the update and the read each wait on the other
+    otherwise. One window is set at a time, in order, so at most two windows' arrays are
+    held besides the one being read."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, on_thread: bool) -> None:
+        self._con = con
+        self._pending: tuple[dict[str, int], np.ndarray, np.ndarray, list[Future]] | None = None
+        self._stack = contextlib.ExitStack()
+        self._thread: ThreadPoolExecutor | None = None
+        self._other: duckdb.DuckDBPyConnection | None = None
+        self._setting: Future | None = None
+        self._on_thread = on_thread
+
+    def __enter__(self) -> _Setter:
+        if self._on_thread:
+            self._other = self._stack.enter_context(contextlib.closing(cursor(self._con)))
+            self._thread = self._stack.enter_context(ThreadPoolExecutor(1))
+        return self
+
+    def set(self, window: dict[str, int], rows: np.ndarray, depth: np.ndarray,
+            work: list[Future]) -> None:
+        """Hand on the window just read; the one before it is set now."""
+        pending, self._pending = self._pending, (window, rows, depth, work)
+        if pending is not None:
+            self._start(pending)
+
+    def _start(self, pending: tuple[dict[str, int], np.ndarray, np.ndarray,
+                                    list[Future]]) -> None:
+        if self._thread is None or self._other is None:
+            _set_depths(self._con, *pending)
+            return
+        self._wait()
+        self._setting = self._thread.submit(_set_depths, self._other, *pending)
+
+    def _wait(self) -> None:
+        if self._setting is not None:
+            setting, self._setting = self._setting, None
+            setting.result()  # its error, if any
+
+    def __exit__(self, exc_type: object, *rest: object) -> None:
+        try:
+            if exc_type is None:
+                if self._pending is not None:
+                    pending, self._pending = self._pending, None
+                    self._start(pending)
+                self._wait()
+            elif self._setting is not None and self._other is not None:
+                while not self._setting.done():  # an interrupt lands only on a running query
+                    self._other.interrupt()
+                    wait([self._setting], timeout=0.02)
+        finally:
+            self._stack.close()
 
 
 def _set_depths(con: duckdb.DuckDBPyConnection, window: dict[str, int], rows: np.ndarray,
