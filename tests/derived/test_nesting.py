@@ -5,6 +5,7 @@ JAX recording against an independent reading of its events."""
 from __future__ import annotations
 
 import random
+import threading
 from collections import Counter
 from pathlib import Path
 
@@ -166,5 +167,18 @@ def test_windows_of_ranges_give_what_one_window_gives(path: Path, per_window: in
     windows.clear()
     assert tables() == whole
     assert max(len(parts) for parts in windows) == 3
+    # each window's NumPy work on a thread of its own while the next window is read
+    monkeypatch.setattr(stacks, "POOL_MIN_CORES", 0)
+    nested_on: set[int] = set()
+    nest = stacks._nest_window
+
+    def on_thread(*args: object) -> object:
+        nested_on.add(threading.get_ident())
+        return nest(*args)
+
+    monkeypatch.setattr(stacks, "_nest_window", on_thread)
+    windows.clear()
+    assert tables() == whole
+    assert nested_on and threading.get_ident() not in nested_on
     assert any(parent is not None for _, parent in whole["python_frames"])
     assert any(frame is not None for *_, frame in whole["launches"])

@@ -22,7 +22,7 @@ import numpy as np
 from tui.core.db import ARRAYS_SHARE, fetch_parts, memory_budget_bytes, usable_cores
 from tui.core.queries import load_query
 
-# The widest window of start times `HostNesting.read` takes: all of them.
+# The widest window of start times `read_ranges` takes: all of them.
 MIN_NS, MAX_NS = -(2**63), 2**63 - 1
 MIN_WINDOW_ROWS = 1 << 16
 # The fewest rows a part of a window is read in (time_window_parts): below, the cursor and
@@ -73,6 +73,26 @@ def time_window_parts(con: duckdb.DuckDBPyConnection, rows: int, per_window: int
             for first in range(0, len(bounds) - 1, parts)]
 
 
+RANGE_COLUMNS = ("group_key", "id", "k", "start_ns", "end_ns", "depth")
+
+
+def read_ranges(con: duckdb.DuckDBPyConnection, kinds: list[str],
+                window: tuple[int, int] = (MIN_NS, MAX_NS),
+                parts: list[tuple[int, int]] | None = None) -> dict[str, np.ndarray]:
+    """The columns HostNesting.of_columns takes: the host ranges of `kinds` that start in
+    `window` [since, until) (stacks_nesting_ranges.sql; `parts`, the window cut in time by
+    time_window_parts, read side by side), after those that start before it and are still
+    open as it begins (stacks_nesting_open.sql)."""
+    cols = fetch_parts(con, load_query("stacks_nesting_ranges"),
+                       [{"kinds": kinds, "since": a, "until": b} for a, b in (parts or [window])])
+    if window[0] == MIN_NS:
+        return {name: cols[name] for name in RANGE_COLUMNS}
+    before = con.execute(load_query("stacks_nesting_open"),
+                         {"kinds": kinds, "since": window[0]}).fetchnumpy()
+    return {name: np.concatenate([np.asarray(before[name]), cols[name]])
+            for name in RANGE_COLUMNS}
+
+
 class HostNesting:
     """The host ranges of some kinds, in (group, start, depth, id) order; a group is a
     (kind, pid, tid)."""
@@ -97,22 +117,15 @@ class HostNesting:
     @classmethod
     def read(cls, con: duckdb.DuckDBPyConnection, kinds: list[str],
              window: tuple[int, int] = (MIN_NS, MAX_NS),
-             carried: dict[str, np.ndarray] | None = None,
              parts: list[tuple[int, int]] | None = None) -> HostNesting:
-        """The host ranges of `kinds` that start in `window` [since, until)
-        (stacks_nesting_ranges.sql), and before them `carried`: ranges from before the
-        window still open when it begins (`open_at` of the window before). `parts`, the
-        window cut in time (time_window_parts), are read side by side."""
-        cols = fetch_parts(con, load_query("stacks_nesting_ranges"),
-                           [{"kinds": kinds, "since": a, "until": b}
-                            for a, b in (parts or [window])])
-        names = ("group_key", "id", "k", "start_ns", "end_ns", "depth")
-        columns = [cols[name] for name in names]
-        del cols
-        if carried is not None and len(carried["id"]):
-            columns = [np.concatenate([carried[name], column])
-                       for name, column in zip(names, columns, strict=True)]
-        key, ids, kind, start, end, depth = columns
+        """The host ranges of `kinds` that start in `window` [since, until), and before
+        them those from before the window still open as it begins (read_ranges)."""
+        return cls.of_columns(read_ranges(con, kinds, window, parts))
+
+    @classmethod
+    def of_columns(cls, columns: dict[str, np.ndarray]) -> HostNesting:
+        """The nesting of ranges as read_ranges gives them (NumPy only: any thread)."""
+        key, ids, kind, start, end, depth = (columns[name] for name in RANGE_COLUMNS)
         if np.any(key[1:] < key[:-1]):  # each group's rows together, in their order
             order = np.argsort(key, kind="stable")
             key, ids, kind, start, end, depth = (
@@ -128,15 +141,6 @@ class HostNesting:
             group, ids, kind, start, end, depth = (
                 column[order] for column in (group, ids, kind, start, end, depth))
         return cls(ids, group, start, end, depth, kind, key[firsts])
-
-    def open_at(self, t: int) -> dict[str, np.ndarray]:
-        """The ranges not ended before `t`, as `read` takes them to carry into the next
-        window: those a point at t or later can be inside (and a child's parent)."""
-        still = self.end >= t
-        assert self.group_keys is not None and self.kind is not None
-        return {"group_key": self.group_keys[self.group[still]], "id": self.ids[still],
-                "k": self.kind[still], "start_ns": self.start[still],
-                "end_ns": self.end[still], "depth": self.depth[still]}
 
     def groups_of(self, keys: np.ndarray) -> np.ndarray:
         """The group number of each group key (-1: no ranges in that group)."""

@@ -5,6 +5,9 @@ innermost Python frame, and each memory event's op and frame (queries/derived/st
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from functools import partial
 
 import duckdb
 import numpy as np
@@ -17,10 +20,18 @@ from tui.core.db import (
     joins_as_written,
     memory_budget_bytes,
     registered,
+    usable_cores,
 )
 from tui.core.queries import load_query
 from tui.derived.backtrace_frames import build_backtrace_frames, has_backtraces
-from tui.derived.nesting import HostNesting, read_parts, rows_per_window, time_window_parts
+from tui.derived.host_depth import POOL_MIN_CORES
+from tui.derived.nesting import (
+    HostNesting,
+    read_parts,
+    read_ranges,
+    rows_per_window,
+    time_window_parts,
+)
 
 # Top-level packages that are libraries, not the user's own code. A trace names a frame
 # by its path below the sys.path entry it came from ('torch/nn/modules/module.py'), so
@@ -115,38 +126,84 @@ def _stage_nesting(con: duckdb.DuckDBPyConnection, kinds: list[str]) -> None:
 
     The ranges that start in a window of time and the points in it are taken a window at
     a time, with the ranges from before the window still open as it begins, so the arrays
-    stay within the budget's share for arrays (a 10 GB trace has 19M cpu ops)."""
+    stay within the budget's share for arrays (a 10 GB trace has 19M cpu ops). A window
+    needs nothing from the one before it: on POOL_MIN_CORES cores or more its NumPy work
+    runs on a thread of its own while this connection writes what the window before found
+    and reads the next (the work of one window, the reads of the next: two windows' arrays
+    at most)."""
     con.execute(load_query("stacks_nesting_tables"))
-    carried = None
-    for parts in _nesting_windows(con, kinds):
-        window = (parts[0][0], parts[-1][1])
-        nesting = HostNesting.read(con, kinds, window, carried, parts)
-        # the frames read for this window (those carried in start before it): their parents
-        frames = np.flatnonzero((nesting.kind == len(kinds)) & (nesting.start >= window[0]))
-        parents = nesting.parents()[frames]
-        parent_ids = pa.array(nesting.ids[np.maximum(parents, 0)], mask=parents < 0)
-        with registered(con, "stacks_nesting_parents_arrow",
-                        pa.table({"id": nesting.ids[frames], "parent_id": parent_ids})):
-            con.execute("INSERT INTO stacks_nesting_parents "
-                        "SELECT * FROM stacks_nesting_parents_arrow")
-        del frames, parents, parent_ids
-        for k in range(1, len(kinds) + 1):
-            if not np.any(nesting.kind == k):  # no range of this kind can hold a point
+    windows = _nesting_windows(con, kinds)
+    on_thread = usable_cores() >= POOL_MIN_CORES and len(windows) > 1
+    with ThreadPoolExecutor(1) as pool:
+        working: Future[_Found] | None = None
+        for parts in windows:
+            window = (parts[0][0], parts[-1][1])
+            ranges = read_ranges(con, kinds, window, parts)
+            if not on_thread:  # each kind's points read as the nesting needs them
+                _write_found(con, kinds, _nest_window(len(kinds), window, ranges,
+                                                      partial(_points, con, window)))
                 continue
-            points = con.execute(load_query("stacks_nesting_points"),
-                                 {"k": k, "since": window[0], "until": window[1]}).fetchnumpy()
-            innermost = nesting.innermost(nesting.groups_of(np.asarray(points["group_key"])),
-                                          np.asarray(points["t"], dtype=np.int64))
-            hit = innermost >= 0
-            found = pa.table({"is_memory": np.asarray(points["is_memory"])[hit],
-                              "point_id": np.asarray(points["point_id"])[hit],
-                              "k": np.full(int(hit.sum()), k, dtype=np.int32),
-                              "host_id": nesting.ids[innermost[hit]]})
-            del points, innermost, hit
-            with registered(con, "stacks_nesting_found", found):
-                con.execute(load_query("stacks_found_write"), {"kinds": kinds})
-        carried = nesting.open_at(window[1])
-        del nesting
+            points = {k: _points(con, window, k) for k in np.unique(ranges["k"]).tolist()}
+            if working is not None:
+                _write_found(con, kinds, working.result())
+            working = pool.submit(_nest_window, len(kinds), window, ranges, points.__getitem__)
+            del ranges, points
+        if working is not None:
+            _write_found(con, kinds, working.result())
+
+
+# What a window of the nesting found: its frames' parents (id, parent_id), and for each
+# kind with ranges, its points' innermost range of that kind (is_memory, point_id, k,
+# host_id).
+_Found = tuple[pa.Table, list[pa.Table]]
+
+
+def _points(con: duckdb.DuckDBPyConnection, window: tuple[int, int],
+            k: int) -> dict[str, np.ndarray]:
+    """The points (launches, memory events) of `window` to look up among the ranges of
+    kind number `k` (stacks_nesting_points.sql)."""
+    points = con.execute(load_query("stacks_nesting_points"),
+                         {"k": k, "since": window[0], "until": window[1]}).fetchnumpy()
+    return {name: np.asarray(column) for name, column in points.items()}
+
+
+def _nest_window(n_kinds: int, window: tuple[int, int], ranges: dict[str, np.ndarray],
+                 points_of: Callable[[int], dict[str, np.ndarray]]) -> _Found:
+    """What one window's nesting finds, from its ranges (nesting.read_ranges) and each
+    kind's points (NumPy only, but for what `points_of` reads)."""
+    nesting = HostNesting.of_columns(ranges)
+    del ranges
+    # the frames read for this window (those carried in start before it): their parents
+    frames = np.flatnonzero((nesting.kind == n_kinds) & (nesting.start >= window[0]))
+    parents = nesting.parents()[frames]
+    parent_ids = pa.array(nesting.ids[np.maximum(parents, 0)], mask=parents < 0)
+    frame_parents = pa.table({"id": nesting.ids[frames], "parent_id": parent_ids})
+    del frames, parents, parent_ids
+    found = []
+    for k in range(1, n_kinds + 1):
+        if not np.any(nesting.kind == k):  # no range of this kind can hold a point
+            continue
+        points = points_of(k)
+        innermost = nesting.innermost(nesting.groups_of(points["group_key"]),
+                                      points["t"].astype(np.int64, copy=False))
+        hit = innermost >= 0
+        found.append(pa.table({"is_memory": points["is_memory"][hit],
+                               "point_id": points["point_id"][hit],
+                               "k": np.full(int(hit.sum()), k, dtype=np.int32),
+                               "host_id": nesting.ids[innermost[hit]]}))
+        del points, innermost, hit
+    return frame_parents, found
+
+
+def _write_found(con: duckdb.DuckDBPyConnection, kinds: list[str], found: _Found) -> None:
+    """Add what a window's nesting found to stacks_nesting_parents and stacks_found."""
+    frame_parents, points_found = found
+    with registered(con, "stacks_nesting_parents_arrow", frame_parents):
+        con.execute("INSERT INTO stacks_nesting_parents "
+                    "SELECT * FROM stacks_nesting_parents_arrow")
+    for table in points_found:
+        with registered(con, "stacks_nesting_found", table):
+            con.execute(load_query("stacks_found_write"), {"kinds": kinds})
 
 
 def _nesting_windows(con: duckdb.DuckDBPyConnection,
