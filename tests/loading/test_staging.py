@@ -4,6 +4,9 @@ the schema's tables go on to the derived tables, the summary and the cache file.
 
 from __future__ import annotations
 
+import threading
+from pathlib import Path
+
 import duckdb
 import pytest
 
@@ -35,3 +38,29 @@ def test_what_a_loader_staged_is_dropped(name: str, staged: set[tuple[str, str]]
             "SELECT count(*) FROM duckdb_views() WHERE temporary AND NOT internal").fetchall()
     assert staged <= found[0]
     assert found[1] == set() and temporary == 0
+
+
+def test_the_scratch_is_let_go_of_while_the_depths_are_worked_out(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The loader's scratch database and files go once the staged rows are written, beside
+    the host depths (still running then), not after them; and they are gone at the end."""
+    dropped = threading.Event()
+    seen: dict[str, object] = {}
+    drop, depths = trace_module._drop_scratch, trace_module.write_host_depths
+
+    def drop_scratch(con: duckdb.DuckDBPyConnection, work: Path) -> None:
+        seen["work"] = work
+        drop(con, work)
+        dropped.set()
+
+    def write_host_depths(con: duckdb.DuckDBPyConnection) -> None:
+        seen["during"] = dropped.wait(timeout=10)  # the loading thread let go meanwhile
+        depths(con)
+
+    monkeypatch.setattr(trace_module, "_drop_scratch", drop_scratch)
+    monkeypatch.setattr(trace_module, "write_host_depths", write_host_depths)
+    with open_trace(sample("multistream.pt.trace.json.gz"), use_cache=False) as trace:
+        attached = {name for name, in trace.con.execute(
+            "SELECT database_name FROM duckdb_databases()").fetchall()}
+    assert seen["during"] is True
+    assert "scratch" not in attached and not Path(str(seen["work"])).exists()
