@@ -1,5 +1,5 @@
--- Params: $since, $until
--- Needs: temp table stacks_points
+-- Params: $since, $until, {host}
+-- Needs: temp table stacks_points, temp table {host}
 -- The GPU activities of ids [$since, $until) into stacks_points (stacks_points.sql), each
 -- with the host call its correlation id names, the first where two calls share one, at
 -- that call's start: for a part where stacks_points_launches.sql found an activity twice
@@ -12,7 +12,7 @@ SELECT 'launch' AS what, g.id AS point_id, min(r.id) AS runtime_id,
        arg_min(r.pid, r.id) AS pid, arg_min(r.tid, r.id) AS tid,
        arg_min(r.start_ns, r.id) AS t
 FROM gpu_activities AS g
-JOIN host_activities AS r ON r.correlation = g.correlation AND r.kind = 'runtime'
+JOIN {host} AS r ON r.correlation = g.correlation AND r.kind = 'runtime'
 WHERE g.id >= $since AND g.id < $until
 GROUP BY g.id
 ORDER BY t;

@@ -237,7 +237,7 @@ def test_a_correlation_id_two_calls_share_names_the_first_call(monkeypatch) -> N
     runtime calls share gets the first call (the lower id), once, in whichever part it
     falls, as the grouped query over all activities gives it."""
     import tui.derived.stacks as stacks
-    from tui.core.queries import load_query
+    from tui.core.queries import fill, load_query
 
     with open_trace(sample(STACKS), use_cache=False) as opened:
         con = opened.con
@@ -252,10 +252,11 @@ def test_a_correlation_id_two_calls_share_names_the_first_call(monkeypatch) -> N
                     "FROM host_activities WHERE id = ?", [runtime_id])
         query = "SELECT * FROM stacks_points WHERE what = 'launch' ORDER BY point_id"
         monkeypatch.setattr(stacks, "points_per_part", lambda: 7)
-        stacks._stage_points(con)
+        stacks._stage_points(con, "host_activities")
         in_parts = con.execute(query).fetchall()
         con.execute(load_query("stacks_points"))
-        con.execute(load_query("stacks_points_launches_first"), {"since": 0, "until": 1 << 62})
+        con.execute(fill("stacks_points_launches_first", host="host_activities"),
+                    {"since": 0, "until": 1 << 62})
         grouped = con.execute(query).fetchall()
     assert in_parts == grouped
     assert [row[2] for row in in_parts if row[1] == gpu_id] == [runtime_id]

@@ -64,3 +64,32 @@ def test_the_scratch_is_let_go_of_while_the_depths_are_worked_out(
             "SELECT database_name FROM duckdb_databases()").fetchall()}
     assert seen["during"] is True
     assert "scratch" not in attached and not Path(str(seen["work"])).exists()
+
+
+def test_launch_points_staged_beside_the_depths_give_the_same_stacks(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Kineto trace's launch points are staged from the host rows' copy while their
+    depths are worked out (stage_points_beside_depths), before host_activities is written:
+    every launch, Python frame and memory event's context is as staged from
+    host_activities afterwards (build_stacks, when nothing staged them)."""
+    tables = ("SELECT * FROM launches ORDER BY gpu_id",
+              "SELECT * FROM memory_events ORDER BY id",
+              "SELECT * FROM python_frames ORDER BY id")
+    staged: list[bool] = []
+    stage = trace_module.stage_points_beside_depths
+
+    def recorded(con: duckdb.DuckDBPyConnection) -> None:
+        staged.append(True)
+        stage(con)
+
+    def stacks() -> list[list[tuple]]:
+        with open_trace(sample("stacks_training.pt.trace.json.gz"), use_cache=False) as opened:
+            return [opened.con.execute(query).fetchall() for query in tables]
+
+    monkeypatch.setattr(trace_module, "stage_points_beside_depths", recorded)
+    early = stacks()
+    monkeypatch.setattr(trace_module, "stage_points_beside_depths", lambda con: None)
+    assert staged == [True] and stacks() == early
+    launches, memory, _ = early
+    assert sum(1 for row in launches if row[2] is not None) > 100
+    assert sum(1 for row in memory if row[-2] is not None) > 10

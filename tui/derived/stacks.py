@@ -22,7 +22,7 @@ from tui.core.db import (
     registered,
     usable_cores,
 )
-from tui.core.queries import load_query
+from tui.core.queries import fill, load_query
 from tui.derived.backtrace_frames import build_backtrace_frames, has_backtraces
 from tui.derived.host_depth import POOL_MIN_CORES
 from tui.derived.nesting import (
@@ -70,7 +70,8 @@ def build_stacks(con: duckdb.DuckDBPyConnection) -> list[str]:
     # nesting (NumPy, mostly one core)
     with beside(con, lambda other: other.execute(load_query("stacks_python_ids"),
                                                  {"kind": kind})):
-        _stage_points(con)
+        if not _points_staged(con):
+            _stage_points(con, "host_activities")
         _stage_nesting(con, ["cpu_op", kind])
     with joins_as_written(con):  # 1.2M frames: 0.87 -> 0.47 s
         con.execute(load_query("stacks_python_frames"),
@@ -94,16 +95,36 @@ def build_stacks(con: duckdb.DuckDBPyConnection) -> list[str]:
     return _frame_warnings(con)
 
 
-def _stage_points(con: duckdb.DuckDBPyConnection) -> None:
-    """The temp table stacks_points: the GPU activities' launching calls, a part of the
+def stage_points_beside_depths(con: duckdb.DuckDBPyConnection) -> None:
+    """Stage the points build_stacks looks up (the temp table stacks_points) before the
+    host rows are written into host_activities, from their copy whose depths are worked
+    out meanwhile on a second connection (finalize.host_rows: the same ids): the loading
+    connection waits on the depths otherwise. Needs gpu_activities and memory_events
+    written."""
+    con.execute(load_query("stacks_points_host_rows"))
+    try:
+        _stage_points(con, "stacks_points_host")
+    finally:
+        con.execute("DROP VIEW IF EXISTS stacks_points_host")
+
+
+def _points_staged(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether stacks_points was staged already (stage_points_beside_depths)."""
+    return con.execute("SELECT 1 FROM information_schema.tables WHERE table_catalog = 'temp' "
+                       "AND table_name = 'stacks_points'").fetchone() is not None
+
+
+def _stage_points(con: duckdb.DuckDBPyConnection, host: str) -> None:
+    """The temp table stacks_points: the GPU activities' launching calls among the host
+    rows of `host` (host_activities, or the view stacks_points_host), a part of the
     activities at a time (each part's join within DuckDB's memory), and the memory events."""
     con.execute(load_query("stacks_points"))
     for since, until in gpu_id_parts(con, points_per_part()):
         part = {"since": since, "until": until}
-        con.execute(load_query("stacks_points_launches"), part)
+        con.execute(fill("stacks_points_launches", host=host), part)
         if _came_twice(con, part):  # a correlation id two calls share
             con.execute(load_query("stacks_points_part_delete"), part)
-            con.execute(load_query("stacks_points_launches_first"), part)
+            con.execute(fill("stacks_points_launches_first", host=host), part)
     con.execute(load_query("stacks_points_memory"))
 
 

@@ -40,7 +40,7 @@ from tui.core.queries import load_query
 from tui.derived.flops import build_kernel_flops
 from tui.derived.gpu_idle import build_gpu_idle
 from tui.derived.host_depth import write_host_depths
-from tui.derived.stacks import build_stacks
+from tui.derived.stacks import build_stacks, stage_points_beside_depths
 from tui.derived.xla_hlo_match import tie_gpu_work_to_hlo
 from tui.loading import cache, cache_reason
 from tui.sources.chrome_json import is_gzip
@@ -430,6 +430,7 @@ def finalize_activities(con: duckdb.DuckDBPyConnection, host_written: bool = Fal
                 if staged_done is not None:
                     staged_done()
                     staged_done = None
+                stage_points_beside_depths(con)
             con.execute("DETACH finalize")
     if staged_done is not None:
         staged_done()
