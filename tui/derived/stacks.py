@@ -80,8 +80,8 @@ def build_stacks(con: duckdb.DuckDBPyConnection) -> list[str]:
     con.execute("DROP TABLE stacks_staged_python")
     con.execute("DETACH stacks_work")
     con.execute("DROP TABLE stacks_nesting_parents")
-    con.execute(load_query("stacks_launches"), {"frame_kind": kind})
-    con.execute(load_query("stacks_memory_context"), {"frame_kind": kind})
+    con.execute(load_query("stacks_launches"))
+    con.execute(load_query("stacks_memory_context"))
     con.execute(load_query("stacks_memory_write"))
     con.execute("DROP TABLE stacks_points")
     con.execute("DROP TABLE stacks_found")
@@ -161,16 +161,16 @@ def _stage_nesting(con: duckdb.DuckDBPyConnection, kinds: list[str]) -> None:
             window = (parts[0][0], parts[-1][1])
             ranges = read_ranges(con, kinds, window, parts)
             if not on_thread:  # each kind's points read as the nesting needs them
-                _write_found(con, kinds, _nest_window(len(kinds), window, ranges,
+                _write_found(con, _nest_window(len(kinds), window, ranges,
                                                       partial(_points, con, window)))
                 continue
             points = {k: _points(con, window, k) for k in np.unique(ranges["k"]).tolist()}
             if working is not None:
-                _write_found(con, kinds, working.result())
+                _write_found(con, working.result())
             working = pool.submit(_nest_window, len(kinds), window, ranges, points.__getitem__)
             del ranges, points
         if working is not None:
-            _write_found(con, kinds, working.result())
+            _write_found(con, working.result())
 
 
 # What a window of the nesting found: its frames' parents (id, parent_id), and for each
@@ -216,7 +216,7 @@ def _nest_window(n_kinds: int, window: tuple[int, int], ranges: dict[str, np.nda
     return frame_parents, found
 
 
-def _write_found(con: duckdb.DuckDBPyConnection, kinds: list[str], found: _Found) -> None:
+def _write_found(con: duckdb.DuckDBPyConnection, found: _Found) -> None:
     """Add what a window's nesting found to stacks_nesting_parents and stacks_found."""
     frame_parents, points_found = found
     with registered(con, "stacks_nesting_parents_arrow", frame_parents):
@@ -224,7 +224,7 @@ def _write_found(con: duckdb.DuckDBPyConnection, kinds: list[str], found: _Found
                     "SELECT * FROM stacks_nesting_parents_arrow")
     for table in points_found:
         with registered(con, "stacks_nesting_found", table):
-            con.execute(load_query("stacks_found_write"), {"kinds": kinds})
+            con.execute(load_query("stacks_found_write"))
 
 
 def _nesting_windows(con: duckdb.DuckDBPyConnection,
