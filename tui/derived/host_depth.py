@@ -94,10 +94,11 @@ def write_host_depths(con: duckdb.DuckDBPyConnection) -> None:
 class _Setter:
     """Sets each window's depths on its staged rows once worked out (`_set_depths`), a
     window behind the reads. Without a thread of its own, on the reading connection before
-    the next window is read; with one (`beside`, 4 cores or more), on a second connection
+    the next window is read; with one (4 cores or more), on a second connection
     while the next window is read: the update and the read each wait on the other
-    otherwise. One window is set at a time, in order, so at most two windows' arrays are
-    held besides the one being read."""
+    otherwise. One window is set at a time, in order: besides the window being read, the
+    one worked out on the pool and the one being set (its row ids and depths: 12 bytes a
+    range of the BYTES_PER_ROW) are held."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection, on_thread: bool) -> None:
         self._con = con
