@@ -115,14 +115,6 @@ class HostNesting:
         self._group_bounds = np.searchsorted(group, np.arange(int(group.max()) + 2 if n else 1))
 
     @classmethod
-    def read(cls, con: duckdb.DuckDBPyConnection, kinds: list[str],
-             window: tuple[int, int] = (MIN_NS, MAX_NS),
-             parts: list[tuple[int, int]] | None = None) -> HostNesting:
-        """The host ranges of `kinds` that start in `window` [since, until), and before
-        them those from before the window still open as it begins (read_ranges)."""
-        return cls.of_columns(read_ranges(con, kinds, window, parts))
-
-    @classmethod
     def of_columns(cls, columns: dict[str, np.ndarray]) -> HostNesting:
         """The nesting of ranges as read_ranges gives them (NumPy only: any thread)."""
         key, ids, kind, start, end, depth = (columns[name] for name in RANGE_COLUMNS)
@@ -144,7 +136,7 @@ class HostNesting:
 
     def groups_of(self, keys: np.ndarray) -> np.ndarray:
         """The group number of each group key (-1: no ranges in that group)."""
-        assert self.group_keys is not None, "read() knows the groups' keys"
+        assert self.group_keys is not None, "of_columns() knows the groups' keys"
         if not len(self.group_keys):
             return np.full(len(keys), -1, dtype=np.int64)
         at = np.searchsorted(self.group_keys, keys)

@@ -162,7 +162,7 @@ def _stage_nesting(con: duckdb.DuckDBPyConnection, kinds: list[str]) -> None:
             ranges = read_ranges(con, kinds, window, parts)
             if not on_thread:  # each kind's points read as the nesting needs them
                 _write_found(con, _nest_window(len(kinds), window, ranges,
-                                                      partial(_points, con, window)))
+                                               partial(_points, con, window)))
                 continue
             points = {k: _points(con, window, k) for k in np.unique(ranges["k"]).tolist()}
             if working is not None:
