@@ -18,8 +18,8 @@ budget on a multi-GB trace.
 What a window carries on is worked out as it is read (counts and a comparison: cheap), so
 the sorts and searches of its groups need nothing from the windows before and, on 4 cores
 or more, run on a pool of threads (NumPy lets go of the GIL in them), beside each other and
-beside DuckDB reading the next window; the last window's depths are set meanwhile on a
-second connection, so that reading and setting do not wait on each other.
+beside DuckDB reading the next window; the last window's depths are set meanwhile on
+another connection, so that reading and setting do not wait on each other.
 """
 
 from __future__ import annotations
