@@ -530,7 +530,7 @@ def test_summary_json_and_text_say_where_the_host_was(export, capsys) -> None:
     host-bound diagnosis says where the launching thread was; the text says it too."""
     from tui.cli.main import main
 
-    assert main(["--summary", "--json", "--no-cache", str(export)]) == 0
+    assert main(["--summary", "--json", str(export)]) == 0
     summary = json.loads(capsys.readouterr().out)
     host = summary["host_samples"]
     assert host["source"] == "cpu_samples" and host["thread"]["name"] == "python3"
@@ -538,7 +538,7 @@ def test_summary_json_and_text_say_where_the_host_was(export, capsys) -> None:
     assert summary["diagnosis"]["bound"] == "host"
     assert summary["diagnosis"]["host_where"] == host["where"]
     assert host["where"].startswith("the launching thread was in the Python interpreter (")
-    assert main(["--summary", "--no-cache", str(export)]) == 0
+    assert main(["--summary", str(export)]) == 0
     text = " ".join(capsys.readouterr().out.split())
     assert f"while the GPU idled, {host['where']}" in text
     assert "While the GPU waited" in text and "OS calls it waited in: read" in text
