@@ -38,8 +38,7 @@ def _path(precision: str) -> Path:
 
 @pytest.fixture(scope="module")
 def traces() -> Iterator[dict[str, Trace]]:
-    # in memory: a module's fixture is made before each test's private cache is set
-    loaded = {p: open_trace(_path(p), use_cache=False) for p in PRECISIONS}
+    loaded = {p: open_trace(_path(p)) for p in PRECISIONS}
     yield loaded
     for trace in loaded.values():
         trace.close()
@@ -244,7 +243,7 @@ JAX_SIZES, JAX_BATCH = (4096, 8192, 8192, 4096), 4096
 @pytest.fixture(scope="module")
 def jax_trace() -> Iterator[Trace]:
     path = next((SAMPLES_FLOPS / "jax_flops").rglob("*.xplane.pb"))
-    with open_trace(path, use_cache=False) as trace:
+    with open_trace(path) as trace:
         yield trace
 
 

@@ -39,7 +39,7 @@ def export() -> Path:
 
 @pytest.fixture(scope="module")
 def trace(export: Path):
-    with open_trace(export, use_cache=False) as loaded:
+    with open_trace(export) as loaded:
         yield loaded
 
 
@@ -144,7 +144,7 @@ def test_os_calls_equal_nvidia_osrt_sum(trace) -> None:
 
 
 def test_os_calls_of_another_loop_equal_nvidia_osrt_sum() -> None:
-    with open_trace(inflated("loops/loop_sync.sqlite"), use_cache=False) as t:
+    with open_trace(inflated("loops/loop_sync.sqlite")) as t:
         assert os_call_totals(t.con) == osrt_sum("loop_sync")
         (samples,), = t.con.execute("SELECT count(*) FROM host_samples").fetchall()
     db = sqlite3.connect(f"file:{inflated('loops/loop_sync.sqlite')}?mode=ro", uri=True)
@@ -195,7 +195,7 @@ def test_call_tree_adds_up(trace) -> None:
 
 
 def test_an_export_without_samples_loads_as_before() -> None:
-    with open_trace(sample("gappy_training.sqlite"), use_cache=False) as t:
+    with open_trace(sample("gappy_training.sqlite")) as t:
         assert t.con.execute("SELECT (SELECT count(*) FROM host_samples) + "
                              "(SELECT count(*) FROM os_calls)").fetchone() == (0,)
         assert gaps_host_activity(t.con, MIN_GAP_NS) is None
@@ -262,7 +262,7 @@ def kineto_op_oracle(path: Path, tid: int, gaps_us: list[tuple[float, float]]) -
 def test_kineto_python_frames_in_gaps_equal_the_json() -> None:
     path = sample("loops/loop_host.pt.trace.json.gz")
     tid, gaps, expected = kineto_oracle(path)
-    with open_trace(path, use_cache=False) as t:
+    with open_trace(path) as t:
         host = gaps_host_activity(t.con, MIN_GAP_NS)
     assert host is not None and host.unit == "ns" and host.thread is not None
     assert host.thread[1] == tid
@@ -292,7 +292,7 @@ def test_ops_that_span_several_stretches_count_in_each_as_the_json_says() -> Non
     last = max(e["ts"] + e["dur"] for e in ops)
     # µs: 60 long every 200, so an op longer than 140 (a few dozen) overlaps two or more
     stretches_us = [(first + i, first + i + 60) for i in range(0, round(last - first), 200)]
-    with open_trace(path, use_cache=False) as t:
+    with open_trace(path) as t:
         host = range_host_activity(t.con, [(round(s * 1000), round(e * 1000))
                                            for s, e in stretches_us])
     assert host is not None and host.thread is not None
@@ -324,7 +324,7 @@ def test_the_work_inside_the_stretches_is_every_pair_that_overlaps() -> None:
     found = "SELECT id, range_start, range_end FROM host_range_activities ORDER BY ALL"
     longer = """SELECT count(*) FROM host_range_activities
                 WHERE end_ns - start_ns > 1000000"""  # a bucket: the ranges are short
-    with open_trace(path, use_cache=False) as t:
+    with open_trace(path) as t:
         con = t.con
         (first, last), = con.execute("SELECT min(start_ns), max(end_ns) FROM host_activities "
                                      "WHERE kind = 'cpu_op'").fetchall()
@@ -351,7 +351,7 @@ def test_the_host_view_is_the_same_by_either_join(
     on buckets of time (PLAIN_JOIN_ROWS): the same view of the host either way."""
     from tui.analysis import host_samples
 
-    with open_trace(sample(name), use_cache=False) as t:
+    with open_trace(sample(name)) as t:
         (activities,), = t.con.execute("SELECT count(*) FROM host_activities").fetchall()
         assert activities <= host_samples.PLAIN_JOIN_ROWS  # the interval join, by default
         plain = gaps_host_activity(t.con, MIN_GAP_NS)
@@ -530,7 +530,7 @@ def test_summary_json_and_text_say_where_the_host_was(export, capsys) -> None:
     host-bound diagnosis says where the launching thread was; the text says it too."""
     from tui.cli.main import main
 
-    assert main(["--summary", "--json", "--no-cache", str(export)]) == 0
+    assert main(["--summary", "--json", str(export)]) == 0
     summary = json.loads(capsys.readouterr().out)
     host = summary["host_samples"]
     assert host["source"] == "cpu_samples" and host["thread"]["name"] == "python3"
@@ -538,7 +538,7 @@ def test_summary_json_and_text_say_where_the_host_was(export, capsys) -> None:
     assert summary["diagnosis"]["bound"] == "host"
     assert summary["diagnosis"]["host_where"] == host["where"]
     assert host["where"].startswith("the launching thread was in the Python interpreter (")
-    assert main(["--summary", "--no-cache", str(export)]) == 0
+    assert main(["--summary", str(export)]) == 0
     text = " ".join(capsys.readouterr().out.split())
     assert f"while the GPU idled, {host['where']}" in text
     assert "While the GPU waited" in text and "OS calls it waited in: read" in text

@@ -37,7 +37,7 @@ def _plain(value):
                                   "stacks_training.pt.trace.json.gz",
                                   "jax_train/plugins/profile/2026_11_24_13_14_53/vm.xplane.pb"])
 def test_streamed_json_is_what_json_dumps_writes(name: str) -> None:
-    with open_trace(sample(name), use_cache=False) as trace:
+    with open_trace(sample(name)) as trace:
         summary = trace_summary(trace, 100_000)
     text = "".join(iter_json(summary))
     assert text == json.dumps(_plain(summary))
@@ -52,7 +52,7 @@ def test_streamed_json_is_what_json_dumps_writes(name: str) -> None:
 
 def test_rule_rows_are_the_rule_query_rows() -> None:
     """ArrowRows give the values DuckDB's own rows give, in the rule's order."""
-    with open_trace(sample("sync_habits.sqlite"), use_cache=False) as trace:
+    with open_trace(sample("sync_habits.sqlite")) as trace:
         con = trace.con
         rows = ArrowRows.of_query(con, load_query("rule_cuda_api_sync"))
         cursor = con.execute(load_query("rule_cuda_api_sync"))
@@ -86,7 +86,7 @@ def test_a_row_set_reads_like_a_list_across_chunks() -> None:
 
 
 def test_gap_rows_are_the_gaps() -> None:
-    with open_trace(sample("gappy_training.sqlite"), use_cache=False) as trace:
+    with open_trace(sample("gappy_training.sqlite")) as trace:
         gaps = explained_gaps(trace.con, 1_000_000)
     rows = GapRows(gaps, origin=0)
     assert len(rows) == len(gaps) > 0
@@ -245,7 +245,7 @@ def test_rows_written_column_by_column_are_what_json_dumps_writes(monkeypatch) -
 def test_a_row_set_written_twice_is_encoded_once(monkeypatch) -> None:
     """A summary's gaps are also its gpu_gaps finding's rows, one RowSet: the JSON holds
     them twice, as json.dumps would, and they are encoded once."""
-    with open_trace(sample("gappy_training.sqlite"), use_cache=False) as trace:
+    with open_trace(sample("gappy_training.sqlite")) as trace:
         summary = trace_summary(trace, 1_000_000)
     gaps_rule = next(f for f in summary["findings"] if f["rule"] == "gpu_gaps")
     assert gaps_rule["rows"] is summary["gaps"] and len(summary["gaps"]) == 28

@@ -36,7 +36,7 @@ STREAMS = run_folder("jax_streams")
 
 @pytest.fixture(scope="module")
 def train() -> Trace:
-    with open_trace(TRAIN / "perfetto_trace.json.gz", use_cache=False) as trace:
+    with open_trace(TRAIN / "perfetto_trace.json.gz") as trace:
         yield trace
 
 
@@ -106,7 +106,7 @@ def test_xla_ops_name_the_real_op_its_line_and_path(train: Trace) -> None:
 def test_the_json_with_its_xplane_beside_equals_the_xplane(train: Trace) -> None:
     assert xplanes_beside(TRAIN / "perfetto_trace.json.gz") == [TRAIN / "vm.xplane.pb"]
     assert xplanes_beside(STREAMS / "vm.trace.json.gz") == [STREAMS / "vm.xplane.pb"]
-    with open_trace(TRAIN / "vm.xplane.pb", use_cache=False) as xplane:
+    with open_trace(TRAIN / "vm.xplane.pb") as xplane:
         assert _op_totals(xplane) == _op_totals(train)
 
 

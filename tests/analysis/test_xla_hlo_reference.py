@@ -46,7 +46,7 @@ def ops() -> dict[str, dict]:
     for workload in WORKLOADS:
         folder = run_folder(workload)
         path = folder / ("perfetto_trace.json.gz" if workload == "jax_lm" else "vm.xplane.pb")
-        with open_trace(path, use_cache=False) as trace:
+        with open_trace(path) as trace:
             assert trace.warnings == []
             out[workload] = {
                 "ops": xla_op_stats(trace.con), "buffers": command_buffer_stats(trace.con),

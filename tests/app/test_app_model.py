@@ -73,7 +73,6 @@ KINDS = {
 @pytest.fixture(scope="module", params=list(KINDS))
 def driver(request: pytest.FixtureRequest) -> Iterator[tuple[Kind, Driver]]:
     kind = KINDS[request.param]
-    # no cache: the module fixture starts before the test's private cache dir is set
     one = Driver(kind.path, ncu=kind.ncu)
     yield kind, one
     one.close()

@@ -14,7 +14,8 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Static, TextArea
 
 from tests.helpers.paths import sample
-from tests.helpers.pilot import GAPPY, SIZE, settle, sync
+from tests.helpers.pilot import GAPPY, SIZE, settle, sync, until
+from tests.helpers.tables import ready
 from tui.apps.trace_app import TraceApp
 from tui.cli.main import main as cli_main
 from tui.widgets.export_dialog import ExportDialog
@@ -145,13 +146,9 @@ async def test_export_a_table_tab(tmp_path: Path) -> None:
         await pilot.press("x")  # the timeline has nothing to export: no dialog
         await pilot.pause()
         assert not isinstance(pilot.app.screen, ExportDialog)
-        await pilot.press("2")  # the Kernels tab, its table focused
-        table = pilot.app.focused
-        for _ in range(300):
-            await pilot.pause()
-            if getattr(table, "total", None):
-                break
-            await asyncio.sleep(0.01)
+        await pilot.press("2")  # the Kernels tab: its table gets the keys once built
+        table = await ready(pilot, "kernel-names")
+        await until(pilot, lambda: pilot.app.focused is table)
         await pilot.press("x")
         await pilot.pause()
         await write_with_dialog(pilot, target)

@@ -126,7 +126,6 @@ def test_text_summary_names_the_findings() -> None:
     assert "\x1b[" not in out  # a pipe gets no colour codes
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(
     ("make", "message"),
     [
@@ -141,13 +140,15 @@ def test_text_summary_names_the_findings() -> None:
          "not an Nsight Systems export"),
     ],
 )
-def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, make, message: str) -> None:
+def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, make, message: str, capsys) -> None:
+    """main() as the entry point runs it (a real process's exit status and stderr for bad
+    input: tests/sources/test_bad_input.py::test_as_a_subprocess)."""
     path = make(tmp_path)
-    result = _run("--summary", str(path))
-    assert result.returncode == 2
-    assert "Traceback" not in result.stderr
-    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
-    assert message in result.stderr
+    assert main(["--summary", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1, err
+    assert message in err
 
 
 @pytest.mark.slow
@@ -213,18 +214,18 @@ def _sqlite_without_nsys_tables(directory: Path) -> bytes:
     return db.read_bytes()
 
 
-@pytest.mark.slow
-def test_text_summary_prints_gap_starts_as_offsets() -> None:
+def test_text_summary_prints_gap_starts_as_offsets(capsys) -> None:
     path = sample("gappy_training.pt.trace.json.gz")
     events = [e for e in chrome_events(path)
               if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
     origin_us = min(Decimal(e["ts"]) for e in events)
-    longest = json.loads(_run("--summary", "--json", str(path)).stdout)["gaps"][0]
-    result = _run("--summary", str(path))
-    assert result.returncode == 0, result.stderr
+    assert main(["--summary", "--json", str(path)]) == 0
+    longest = json.loads(capsys.readouterr().out)["gaps"][0]
+    assert main(["--summary", str(path)]) == 0
+    out = capsys.readouterr().out
     offset_ms = (Decimal(longest["start_ns"]) / 1000 - origin_us) / 1000
-    assert f"+{offset_ms:.3f} ms" in result.stdout  # +138.555 ms, as the app's Gaps tab
-    assert str(longest["start_ns"]) not in result.stdout  # no 16-digit absolute times
+    assert f"+{offset_ms:.3f} ms" in out  # +138.555 ms, as the app's Gaps tab
+    assert str(longest["start_ns"]) not in out  # no 16-digit absolute times
 
 
 @pytest.mark.slow

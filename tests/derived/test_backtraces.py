@@ -21,7 +21,7 @@ BACKTRACES = "backtraces_training.sqlite"
 
 @pytest.fixture(scope="module")
 def trace():
-    with open_trace(sample(BACKTRACES), use_cache=False) as loaded:
+    with open_trace(sample(BACKTRACES)) as loaded:
         yield loaded
 
 

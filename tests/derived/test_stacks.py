@@ -27,7 +27,7 @@ STACKS = "stacks_training.pt.trace.json.gz"
 
 @pytest.fixture(scope="module")
 def trace():
-    with open_trace(sample(STACKS), use_cache=False) as loaded:
+    with open_trace(sample(STACKS)) as loaded:
         yield loaded
 
 
@@ -136,7 +136,7 @@ NSYS_STACKS = Path("/work/main/.realtraces/rec/stacks/nsys/stacks_training.sqlit
 def test_nsys_code_by_nvtx_range_matches_sqlite() -> None:
     """An nsys report has no Python frames: its NVTX ranges stand in, and say so."""
     path = sample("gappy_training.sqlite")
-    with open_trace(path, use_cache=False) as t:
+    with open_trace(path) as t:
         assert t.meta("code_source") == "nvtx"
         got = {f.frame: (f.gpu_ns, f.self_gpu_ns, f.launches) for f in frame_times(t.con)}
     assert got == nsys_gpu_time_by_range(path)
@@ -146,7 +146,7 @@ def test_nsys_code_by_nvtx_range_matches_sqlite() -> None:
 @pytest.mark.skipif(not NSYS_STACKS.is_file(), reason="the nsys recording with "
                     "--cuda-memory-usage is kept outside sample_traces (5.9 MB)")
 def test_nsys_memory_peak_matches_sqlite() -> None:
-    with open_trace(NSYS_STACKS, use_cache=False) as t:
+    with open_trace(NSYS_STACKS) as t:
         peaks = {p.device: (p.peak_allocated_bytes, p.peak_ns)
                  for p in tui_memory_peaks(t.con) if p.device_type == "gpu"}
         assert t.meta("code_source") == "cuda_backtrace"
@@ -220,11 +220,12 @@ def test_launch_points_in_many_parts_give_the_same_stacks(trace: str, monkeypatc
               "SELECT * FROM memory_events ORDER BY id",
               "SELECT * FROM python_frames ORDER BY id")
 
-    def stacks() -> list[list[tuple]]:
-        with open_trace(sample(trace), use_cache=False) as opened:
+    def stacks(built: bool = True) -> list[list[tuple]]:
+        # in one part: the run's cache file of the trace, as any open reads it
+        with open_trace(sample(trace), use_cache=not built) as opened:
             return [opened.con.execute(query).fetchall() for query in tables]
 
-    whole = stacks()
+    whole = stacks(built=False)
     monkeypatch.setattr(tui.derived.stacks, "points_per_part", lambda: 7)
     assert stacks() == whole
     launches = whole[0]

@@ -65,8 +65,7 @@ class Driver:
 
     def __init__(self, path: Path, ncu: Path | None = None) -> None:
         self.loop = asyncio.new_event_loop()
-        # no cache: a module's fixture starts before the test's private cache dir is set
-        self.app = TraceApp(path, use_cache=False, ncu=ncu)
+        self.app = TraceApp(path, ncu=ncu)
         self.copied: list[str] = []
         self.app.copy_to_clipboard = self.copied.append  # type: ignore[method-assign]
         self._jobs: asyncio.Queue[tuple[Any, asyncio.Future[Any]] | None] = asyncio.Queue()

@@ -11,7 +11,14 @@ from tui.widgets.tables.base import SqlTable
 
 
 async def ready(pilot: Pilot, table_id: str) -> SqlTable:
-    """Wait until the table is built, counted and its visible rows are in."""
+    """Wait until the table is mounted (a tab's tables are, once the tab is first shown:
+    a key or click that shows it has not always mounted them when it returns), built,
+    counted and its visible rows are in."""
+    for _ in range(500):
+        if pilot.app.query(f"#{table_id}"):
+            break
+        await pilot.pause()
+        await asyncio.sleep(0.01)
     table = pilot.app.query_one(f"#{table_id}", SqlTable)
     for _ in range(500):
         await pilot.pause()

@@ -47,7 +47,7 @@ def converted(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.slow
 def test_a_store_opens_as_the_trace_it_was_converted_from(converted: Path) -> None:
     store = converted / RANK1
-    with open_store_trace(store) as from_store, open_trace(DDP[1], use_cache=False) as loaded:
+    with open_store_trace(store) as from_store, open_trace(DDP[1]) as loaded:
         assert (from_store.format, from_store.from_cache) == ("kineto", True)
         assert str(store) in from_store.cache_note
         for table in STORE_TABLES[1:]:  # trace_meta names the paths, the rest is the same

@@ -13,10 +13,12 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SAMPLES
+from tests.helpers.caches import copy_cache_files
 from tests.helpers.pilot import SIZE, cells, static_text, sync, until
 from tui.analysis.rank_memo import RANK_MEMO_VERSION
 from tui.apps.run_app import RunApp
 from tui.cli.main import main
+from tui.loading.paths import expand_paths
 from tui.runs.run import open_run
 from tui.widgets.run_tables import CollectiveTable, RankTable
 
@@ -30,6 +32,16 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "cache"
     monkeypatch.setenv("TUI_CACHE_DIR", str(folder))
     return folder
+
+
+@pytest.fixture
+def loaded_before(cache: Path, run_cache: Path) -> Path:
+    """`cache` holding the cache files of ddp4's and fsdp4's ranks, as a first open of each
+    run leaves them, and no summary kept: a test about the summaries kept beside them
+    starts there rather than loading the eight ranks cold (about 0.7 CPU-s a run)."""
+    ranks = expand_paths([SAMPLES / "ddp4", SAMPLES / "fsdp4"])
+    copy_cache_files(ranks, run_cache, cache)
+    return cache
 
 
 def _summary(capsys: pytest.CaptureFixture, *args: str) -> dict:
@@ -127,10 +139,10 @@ def test_a_rank_summary_kept_for_another_cache_file_is_not_trusted(
     assert _figures(again) == _figures(first)
 
 
-def test_a_damaged_run_memo_is_worked_out_again(tmp_path: Path, cache: Path, capsys) -> None:
-    folder = _copy_run(tmp_path)
+def test_a_damaged_run_memo_is_worked_out_again(loaded_before: Path, capsys) -> None:
+    folder = SAMPLES / "ddp4"
     first = _summary(capsys, str(folder))
-    (memo,) = _run_memos(cache)
+    (memo,) = _run_memos(loaded_before)
     memo.write_bytes(memo.read_bytes()[:-100])  # cut short
     again = _summary(capsys, str(folder))
     assert again["source"]["cache_notes"] == [STORED_RANK] * 4
@@ -222,7 +234,7 @@ def test_a_scheduler_goes_with_a_run_summary(capsys) -> None:
 @pytest.mark.parametrize("name, form", [("ddp4", "--json"), ("ddp4", "text"),
                                         ("stacks_training.pt.trace.json.gz", "text")])
 def test_a_kept_summary_read_back_imports_neither_duckdb_nor_pyarrow(
-        name: str, form: str, cache: Path, capsys) -> None:
+        name: str, form: str, loaded_before: Path, capsys) -> None:
     """What makes a kept run or trace open in a fraction of a second: reading its summary
     back, as JSON or as text, imports neither DuckDB nor pyarrow nor NumPy (together ~0.4 s
     of CPU and 80 MB)."""
@@ -230,7 +242,7 @@ def test_a_kept_summary_read_back_imports_neither_duckdb_nor_pyarrow(
     import sys
 
     folder = str(SAMPLES / name)
-    cold = _summary(capsys, folder)
+    first = _summary(capsys, folder)
     flags = ["--json"] if form == "--json" else []
     script = ("import runpy, sys\n"
               f"sys.argv = ['tui', '--summary', *{flags!r}, {folder!r}]\n"
@@ -239,7 +251,8 @@ def test_a_kept_summary_read_back_imports_neither_duckdb_nor_pyarrow(
               "heavy = sorted({'duckdb', 'pyarrow', 'numpy'} & set(sys.modules))\n"
               "print(heavy, file=sys.stderr)\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          env={**os.environ, "TUI_CACHE_DIR": str(cache)}, timeout=60)
+                          env={**os.environ, "TUI_CACHE_DIR": str(loaded_before)},
+                          timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stderr.strip().splitlines()[-1] == "[]"
     if form == "text":
@@ -247,17 +260,17 @@ def test_a_kept_summary_read_back_imports_neither_duckdb_nor_pyarrow(
         return
     warm = json.loads(done.stdout)
     assert warm["source"]["cache_notes"] == [STORED_RUN] * 4
-    assert _figures(warm) == _figures(cold)
+    assert _figures(warm) == _figures(first)
 
 
 @pytest.mark.parametrize("run", ["ddp4", "fsdp4"])
 def test_a_run_combined_in_batches_equals_the_run_attached_whole(
-        run: str, cache: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+        run: str, loaded_before: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
     """A run of more stores than are attached at once is copied into a file of its own,
     three stores at a time here: the same summary as over the four stores attached."""
     folder = str(SAMPLES / run)
     whole = _summary(capsys, folder)
-    for memo in _run_memos(cache):
+    for memo in _run_memos(loaded_before):
         memo.unlink()
     monkeypatch.setattr("tui.runs.combine.ATTACHED_AT_ONCE", 3)
     batched = _summary(capsys, folder)
@@ -266,7 +279,8 @@ def test_a_run_combined_in_batches_equals_the_run_attached_whole(
     assert whole["ranks"] and whole["kernels"]
 
 
-def test_a_run_combined_in_batches_stops_between_batches(tmp_path: Path, cache: Path) -> None:
+def test_a_run_combined_in_batches_stops_between_batches(tmp_path: Path,
+                                                          loaded_before: Path) -> None:
     from tui.core.load_progress import LoadStopped
     from tui.runs.combine import combine
 
@@ -285,7 +299,7 @@ def test_a_run_combined_in_batches_stops_between_batches(tmp_path: Path, cache: 
 
 
 def test_a_combined_run_gives_duckdb_less_memory_past_what_its_ranks_hold(
-        tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, loaded_before: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The ranks' summaries sit in Python beside a combined database: past
     RANKS_PYTHON_ALLOWANCE its DuckDB gets as much less of the budget, down to
     RUN_MIN_DUCKDB_SHARE of its usual part, and the run's figures stay the same."""
@@ -314,7 +328,7 @@ def test_a_combined_run_gives_duckdb_less_memory_past_what_its_ranks_hold(
 
 @pytest.mark.slow
 def test_a_run_copied_while_its_ranks_load_equals_the_run_attached_whole(
-        tmp_path: Path, cache: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, loaded_before: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
     """A run of more stores than are attached at once is copied as the pool loads its ranks
     (BatchCopy.add), a store at a time here, those found in the cache first as the pool
     starts: every store is copied before the run is finished, and the run's summary is
@@ -322,7 +336,7 @@ def test_a_run_copied_while_its_ranks_load_equals_the_run_attached_whole(
     from tui.loading.cache import cache_file
     from tui.runs import combine as combining
 
-    folder = SAMPLES / "ddp4"
+    folder, cache = SAMPLES / "ddp4", loaded_before
     whole = _summary(capsys, str(folder))
     events: list[str] = []
     copy_stores, finish = combining.BatchCopy._copy, combining.BatchCopy.finish
@@ -360,7 +374,7 @@ def test_a_run_copied_while_its_ranks_load_equals_the_run_attached_whole(
 
 
 def test_a_run_copied_early_in_an_order_its_ranks_undo_is_combined_anew(
-        tmp_path: Path, cache: Path) -> None:
+        tmp_path: Path, loaded_before: Path) -> None:
     """Stores copied early take their place in the order given as their rank; where the
     ranks the traces name undo that order, the early copy is dropped and the run copied
     anew, by rank: the same rows as the stores attached."""

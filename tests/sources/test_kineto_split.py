@@ -45,17 +45,33 @@ def _text(name: str) -> str:
     return gzip.decompress(sample(name).read_bytes()).decode()
 
 
+WHOLE_SAMPLES = ["gappy_training.pt.trace.json.gz", "multistream.pt.trace.json.gz"]
+
+
+@pytest.fixture(scope="module")
+def read_whole(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[dict, list[str]]]:
+    """Each sample inflated to plain JSON and read as one array, once for all the splits
+    (with the tests' smaller tail, as _small_tail sets it for each test)."""
+    found = {}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(chrome_json, "_TAIL_KEEP", 16 << 10)
+        for name in WHOLE_SAMPLES:
+            plain = tmp_path_factory.mktemp("whole") / "trace.json"
+            plain.write_text(_text(name))
+            found[name] = _content(plain)
+    return found
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["gappy_training.pt.trace.json.gz",
-                                  "multistream.pt.trace.json.gz"])
+@pytest.mark.parametrize("name", WHOLE_SAMPLES)
 @pytest.mark.parametrize("parts", [2, 3, 5])
 def test_a_trace_read_in_parts_equals_one_read_whole(tmp_path: Path, monkeypatch, name: str,
-                                                     parts: int) -> None:
+                                                     parts: int, read_whole) -> None:
     plain = tmp_path / "trace.json"
     plain.write_text(_text(name))
     events = extract_events(plain, tmp_path / "events.json", parts)
     assert len(events.paths) == parts  # the split did happen
-    whole = _content(plain)
+    whole = read_whole[name]
     assert whole[0]["gpu_activities"], "the sample holds GPU work"
     assert _content_in_parts(plain, parts, monkeypatch) == whole
     assert _content_in_parts(sample(name), parts, monkeypatch) == whole  # .gz

@@ -28,7 +28,7 @@ TRAIN = run_folder("jax_train")
 def summaries() -> dict[str, dict]:
     out = {}
     for name, path in SAMPLE_FILES.items():
-        with open_trace(path, use_cache=False) as trace:
+        with open_trace(path) as trace:
             out[name] = trace_summary(trace, MS)
     return out
 
@@ -98,12 +98,12 @@ def test_export_writes_the_xla_op_table(tmp_path: Path, summaries: dict[str, dic
 
 
 def trace_summary_of(path: Path) -> dict:
-    with open_trace(path, use_cache=False) as trace:
+    with open_trace(path) as trace:
         return trace_summary(trace, MS)
 
 
 def test_launch_configuration_copies_and_the_host_side() -> None:
-    with open_trace(SAMPLE_FILES["jax_train"], use_cache=False) as trace:
+    with open_trace(SAMPLE_FILES["jax_train"]) as trace:
         con = trace.con
         # 'regs:168 static_shared:0 dynamic_shared:231424 grid:128,1,1 block:384,1,1'
         row = con.execute(

@@ -90,7 +90,7 @@ def raw() -> Raw:
 
 @pytest.fixture(scope="module")
 def trace() -> Trace:
-    with open_trace(XPLANE, use_cache=False) as loaded:
+    with open_trace(XPLANE) as loaded:
         yield loaded
 
 

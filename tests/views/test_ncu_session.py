@@ -30,7 +30,7 @@ def _text(renderable: RenderableType, width: int = 200) -> str:
 def small() -> NcuSession:
     """small_kernels.ncu-rep matched to small_kernels.sqlite (kernels.cu under nsys)."""
     session = open_ncu(sample("small_kernels.ncu-rep"))
-    trace = open_trace(sample("small_kernels.sqlite"), use_cache=False)
+    trace = open_trace(sample("small_kernels.sqlite"))
     session.attach_trace(trace.con)
     return session
 

@@ -24,7 +24,7 @@ MIN_GAP = 1_000_000
 
 @pytest.fixture(scope="module")
 def gappy() -> Iterator[Trace]:
-    trace = open_trace(sample("gappy_training.pt.trace.json.gz"), use_cache=False)
+    trace = open_trace(sample("gappy_training.pt.trace.json.gz"))
     yield trace
     trace.close()
 
