@@ -7,7 +7,7 @@
 -- export) took 4.0 s, the joins 2.0 s.
 INSERT INTO launches
 SELECT p.point_id AS gpu_id, p.runtime_id, o.host_id AS op_id, f.host_id AS frame_id
-FROM (SELECT * FROM stacks_points WHERE what = 'launch') AS p
+FROM (SELECT * FROM stacks_points WHERE NOT is_memory) AS p
 LEFT JOIN (SELECT point_id, host_id FROM stacks_found
            WHERE NOT is_memory AND k = 1) AS o USING (point_id)
 LEFT JOIN (SELECT point_id, host_id FROM stacks_found

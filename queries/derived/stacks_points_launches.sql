@@ -16,7 +16,7 @@
 -- time, and in time order each window's read skips the rest (a 3 GB nsys export: 9.2 s ->
 -- 1.5 s for the reads).
 INSERT INTO stacks_points
-SELECT 'launch' AS what, g.id AS point_id, r.id AS runtime_id, r.pid, r.tid, r.start_ns AS t
+SELECT FALSE AS is_memory, g.id AS point_id, r.id AS runtime_id, r.pid, r.tid, r.start_ns AS t
 FROM gpu_activities AS g
 JOIN {host} AS r ON r.correlation = g.correlation AND r.kind = 'runtime'
 WHERE g.id >= $since AND g.id < $until

@@ -8,7 +8,7 @@
 -- beside 16M), and picking each correlation's first call among all of them first took
 -- three times as long. Parts and time order as stacks_points_launches.sql says.
 INSERT INTO stacks_points
-SELECT 'launch' AS what, g.id AS point_id, min(r.id) AS runtime_id,
+SELECT FALSE AS is_memory, g.id AS point_id, min(r.id) AS runtime_id,
        arg_min(r.pid, r.id) AS pid, arg_min(r.tid, r.id) AS tid,
        arg_min(r.start_ns, r.id) AS t
 FROM gpu_activities AS g

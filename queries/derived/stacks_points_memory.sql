@@ -3,6 +3,6 @@
 -- The memory events into stacks_points (stacks_points.sql) as points, in time order (after
 -- the launches: stacks_points_launches.sql).
 INSERT INTO stacks_points
-SELECT 'memory', id, NULL, pid, tid, ts_ns
+SELECT TRUE, id, NULL, pid, tid, ts_ns
 FROM memory_events
 ORDER BY ts_ns;

@@ -3,4 +3,4 @@
 -- Drop the activities of ids [$since, $until) from stacks_points, to be taken again with
 -- stacks_points_launches_first.sql.
 DELETE FROM stacks_points
-WHERE what = 'launch' AND point_id >= $since AND point_id < $until;
+WHERE NOT is_memory AND point_id >= $since AND point_id < $until;

@@ -3,4 +3,4 @@
 -- The activities of ids [$since, $until) that stacks_points_launches.sql stored, to check
 -- that none came twice (a correlation id that two calls share).
 SELECT point_id FROM stacks_points
-WHERE what = 'launch' AND point_id >= $since AND point_id < $until;
+WHERE NOT is_memory AND point_id >= $since AND point_id < $until;

@@ -2,9 +2,12 @@
 -- Needs: table scratch.kineto_events
 -- GPU work in the parsed Kineto events, as the view staged_gpu (finalize_activities.sql
 -- writes it out sorted; a view, not a table: the rows are read once, not copied twice).
+-- The view is the scratch database's, which another connection reads too (on 4 cores or
+-- more the GPU rows are sorted there beside the host rows' copy: tui/loading/trace.py),
+-- and a temp view of the same name over it, which every loader's finalize reads.
 -- Kineto writes pid = device and tid = stream; args.device/args.stream say the same
 -- where present and win. Older Kineto spelt the categories Kernel/Memcpy/Memset.
-CREATE TEMP VIEW staged_gpu (
+CREATE VIEW scratch.staged_gpu (
     kind, device, stream, start_ns, end_ns, duration_ns, name, correlation,
     grid_x, grid_y, grid_z, block_x, block_y, block_z, registers_per_thread,
     shared_memory_bytes, bytes, copy_kind, src_kind, dst_kind, src_device, dst_device,
@@ -56,3 +59,5 @@ FROM (
     )
 )
 WHERE device IS NOT NULL;
+
+CREATE TEMP VIEW staged_gpu AS FROM scratch.staged_gpu;

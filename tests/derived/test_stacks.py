@@ -251,7 +251,7 @@ def test_a_correlation_id_two_calls_share_names_the_first_call(monkeypatch) -> N
                     "SELECT (SELECT max(id) + 1 FROM host_activities), kind, pid, tid + 1, "
                     "start_ns - 5, end_ns, duration_ns, name, correlation, depth "
                     "FROM host_activities WHERE id = ?", [runtime_id])
-        query = "SELECT * FROM stacks_points WHERE what = 'launch' ORDER BY point_id"
+        query = "SELECT * FROM stacks_points WHERE NOT is_memory ORDER BY point_id"
         monkeypatch.setattr(stacks, "points_per_part", lambda: 7)
         stacks._stage_points(con, "host_activities")
         in_parts = con.execute(query).fetchall()

@@ -93,3 +93,32 @@ def test_launch_points_staged_beside_the_depths_give_the_same_stacks(
     launches, memory, _ = early
     assert sum(1 for row in launches if row[2] is not None) > 100
     assert sum(1 for row in memory if row[-2] is not None) > 10
+
+
+def test_gpu_rows_sorted_beside_the_host_rows_copy_are_the_rows_sorted_after_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """From POOL_MIN_CORES cores a Kineto trace's GPU rows are sorted and written on a
+    second connection (from the scratch database's view) while the host rows are copied
+    out: gpu_activities, host_activities and the launches are the same as written after
+    the copy on the loading connection (as on 2 cores)."""
+    tables = ("SELECT * FROM gpu_activities ORDER BY id",
+              "SELECT * FROM host_activities ORDER BY id",
+              "SELECT * FROM launches ORDER BY gpu_id")
+    written_from: list[tuple[str, bool]] = []
+    write = trace_module._write_gpu_rows
+
+    def recorded(con: duckdb.DuckDBPyConnection, staged: str = "staged_gpu") -> None:
+        written_from.append((staged, threading.current_thread() is threading.main_thread()))
+        write(con, staged)
+
+    def rows(cores: int) -> list[list[tuple]]:
+        monkeypatch.setattr(trace_module, "usable_cores", lambda: cores)
+        with open_trace(sample("stacks_training.pt.trace.json.gz"), use_cache=False) as opened:
+            return [opened.con.execute(query).fetchall() for query in tables]
+
+    monkeypatch.setattr(trace_module, "_write_gpu_rows", recorded)
+    after = rows(2)
+    beside = rows(trace_module.POOL_MIN_CORES)
+    assert written_from == [("staged_gpu", True), (trace_module.STAGED_GPU_ELSEWHERE, False)]
+    assert beside == after
+    assert len(after[0]) > 100 and sum(1 for row in after[2] if row[1] is not None) > 100

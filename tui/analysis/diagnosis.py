@@ -37,6 +37,7 @@ from typing import Any, NamedTuple
 
 import duckdb
 
+from tui.analysis.beside import Beside
 from tui.analysis.gaps import Gap, explained_gaps
 from tui.analysis.idle_causes import (
     CAUSES,
@@ -170,20 +171,19 @@ class TimeSplit(NamedTuple):
 
 def device_times(con: duckdb.DuckDBPyConnection, gaps: Sequence[Gap],
                  classified: bool = False, window: Window | None = None,
-                 ) -> list[DeviceTime]:
+                 split: Sequence[tuple] | None = None) -> list[DeviceTime]:
     """Every device's figures, over the whole trace or within `window` (a device with no
     work in it has none); `gaps` (explained, longest first) name what the host was busy in
     while the GPU waited for it. `classified`: idle_causes holds every interval's cause
-    already (idle_causes.every_interval_classified)."""
-    bounds = {"start_ns": window.start_ns if window else None,
-              "end_ns": window.end_ns if window else None}
+    already (idle_causes.every_interval_classified). `split`: time_split's rows, where
+    the caller has them already."""
+    bounds = _bounds(window)
     span = {row[0]: (row[1], row[2]) for row in con.execute(
         load_query("device_window_busy"), bounds).fetchall()}
     idle = {i.device: i for i in idle_by_cause(con, classified, **bounds)}
     busy_in = _host_busy_in(gaps, window)
     out = []
-    for row in map(TimeSplit._make,
-                   con.execute(load_query("device_time_split"), bounds).fetchall()):
+    for row in map(TimeSplit._make, time_split(con, window) if split is None else split):
         if row.device not in span:
             continue
         span_ns, busy_ns = span[row.device]
@@ -195,6 +195,18 @@ def device_times(con: duckdb.DuckDBPyConnection, gaps: Sequence[Gap],
             idle=idle.get(row.device, IdleByCause(row.device)),
             host_busy_in=busy_in.get(row.device), window=window))
     return out
+
+
+def time_split(con: duckdb.DuckDBPyConnection, window: Window | None = None) -> list[tuple]:
+    """Each device's compute, copy and communication time and kernels' counts, over the
+    whole trace or within `window` (device_time_split.sql: no idle interval's cause in it,
+    so it may run beside their classifying)."""
+    return con.execute(load_query("device_time_split"), _bounds(window)).fetchall()
+
+
+def _bounds(window: Window | None) -> dict[str, int | None]:
+    return {"start_ns": window.start_ns if window else None,
+            "end_ns": window.end_ns if window else None}
 
 
 def _host_busy_in(gaps: Sequence[Gap], window: Window | None = None) -> dict[int, str]:
@@ -520,17 +532,23 @@ def gaps_and_times(con: duckdb.DuckDBPyConnection, min_gap_ns: int,
 
 
 def gaps_and_work(con: duckdb.DuckDBPyConnection, min_gap_ns: int,
-                  window: Window | None = None,
+                  window: Window | None = None, side_by_side: bool = False,
                   ) -> tuple[list[Gap], list[DeviceTime], list[DeviceTime]]:
     """The gaps over `min_gap_ns` (explained), every device's figures over the whole trace
     (for the findings, beside NVIDIA's rules) and within the window of work (for the
     diagnosis: tui/analysis/window.py; `window`: its work_window, where the caller has
-    it already), with every idle interval classified once."""
+    it already), with every idle interval classified once. `side_by_side`: the devices'
+    time splits on cursors of their own beside the classifying (tui.analysis.beside; a
+    cursor reads the database's default schema, not one `USE` points `con` at)."""
     window = window or work_window(con)
-    with every_interval_classified(con):
-        gaps = explained_gaps(con, min_gap_ns, classified=True)
-        whole = device_times(con, gaps, classified=True)
-        work = device_times(con, gaps, classified=True, window=window) if window else []
+    with Beside(con, side_by_side) as beside:  # the splits need no cause
+        whole_split = beside.start(time_split)
+        work_split = beside.start(lambda cur: time_split(cur, window) if window else [])
+        with every_interval_classified(con):
+            gaps = explained_gaps(con, min_gap_ns, classified=True)
+            whole = device_times(con, gaps, classified=True, split=whole_split())
+            work = (device_times(con, gaps, classified=True, window=window,
+                                 split=work_split()) if window else [])
         # a window without GPU work in it (profiler steps the GPU ran nothing in) says
         # nothing: the whole trace is judged instead
         return gaps, whole, work or whole

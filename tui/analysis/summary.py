@@ -8,6 +8,7 @@ from typing import TypeVar
 
 import duckdb
 
+from tui.analysis.beside import Beside, side_by_side
 from tui.analysis.code import code_source, frame_times, unattributed
 from tui.analysis.code_hlo import op_path_rows
 from tui.analysis.diagnosis import diagnose, gaps_and_work, gaps_and_work_only
@@ -23,7 +24,7 @@ from tui.analysis.gpu_metrics import (
     window_means,
     with_metrics_phrase,
 )
-from tui.analysis.host_samples import gaps_host_activity
+from tui.analysis.host_samples import HostActivity, gaps_host_activity
 from tui.analysis.kernels import device_busy, kernel_stats
 from tui.analysis.memory import memory_peaks
 from tui.analysis.row_sets import GapRows, RowSet, add_offsets
@@ -124,14 +125,24 @@ def _rank_counters(con: duckdb.DuckDBPyConnection, min_gap_ns: int) -> GpuMetric
 
 
 def _summary(trace: Trace, min_gap_ns: int) -> TraceSummary:
+    on = side_by_side()
+    with Beside(trace.con, on) as beside:
+        # each needs nothing from the rest: beside them, from 4 cores (tui.analysis.beside)
+        figures = beside.start(trace_figures)
+        host_activity = beside.start(lambda cur: gaps_host_activity(cur, min_gap_ns))
+        return _summed_up(trace, min_gap_ns, on, figures, host_activity)
+
+
+def _summed_up(trace: Trace, min_gap_ns: int, on: bool, figures: Callable[[], dict],
+               host_activity: Callable[[], HostActivity | None]) -> TraceSummary:
     con = trace.con
     # first, while few Python objects are held
     code_memory = code_and_memory(con)
     devices = device_busy(con)
     kernels = kernel_stats(con)
     window = work_window(con)  # for the diagnosis and the FLOPs alike
-    gaps, times, work = gaps_and_work(con, min_gap_ns, window)
-    host = gaps_host_activity(con, min_gap_ns)
+    gaps, times, work = gaps_and_work(con, min_gap_ns, window, side_by_side=on)
+    host = host_activity()
     span = con.execute(load_query("trace_span")).fetchone() or (None, None)
     origin = one_row(con, load_query("trace_origin"))[0]
     meta = dict(con.execute("SELECT key, value FROM trace_meta").fetchall())
@@ -155,7 +166,7 @@ def _summary(trace: Trace, min_gap_ns: int) -> TraceSummary:
                               times, matrix)
     # the trace as one rank of a distributed run (HTA's figures): rank 0 unless it says
     rank = {"rank": int(meta["rank"]) if str(meta.get("rank", "")).isdigit() else 0,
-            **trace_figures(con), "gap_classes": gap_classes(GapRows(gaps, origin))}
+            **figures(), "gap_classes": gap_classes(GapRows(gaps, origin))}
     found += distributed_findings([rank], run=False)
     gap_rows = GapRows(gaps, origin)
     counters = gpu_metrics_summary(con, min_gap_ns, [k.name for k in kernels])
