@@ -23,6 +23,9 @@ class Window:
 
     cutoff_ns: int | None
     steps: int
+    # the GPU activities dist_work holds, where prepare() filled it just now (None: read
+    # back from an earlier fill)
+    work_rows: int | None = None
 
     def as_dict(self) -> dict:
         return {"cutoff_ns": self.cutoff_ns, "steps": self.steps,
@@ -30,10 +33,12 @@ class Window:
 
 
 def prepare(con: duckdb.DuckDBPyConnection, fresh: bool = False,
-            whole_trace: bool = False) -> Window:
+            whole_trace: bool = False, remember: bool = True) -> Window:
     """Fill the temp table dist_work (queries/analysis/dist_work.sql) once per connection; `fresh`:
     again (the connection now reads another trace's tables: `USE` of another store);
-    `whole_trace`: every activity, the last profiler step too (the timeline's lanes)."""
+    `whole_trace`: every activity, the last profiler step too (the timeline's lanes);
+    `remember`: note the window on the connection for the next call (one that passes
+    its Window on and releases dist_work after, as trace_figures does, need not)."""
     row = None
     if not fresh:
         try:
@@ -56,15 +61,27 @@ def prepare(con: duckdb.DuckDBPyConnection, fresh: bool = False,
             con.execute(load_query("dist_owner_counts_part"), {"since": since, "until": until})
         con.execute(load_query("dist_links_processes"))
     con.execute(load_query("dist_work"))
-    for since, until in parts:
-        con.execute(load_query("dist_work_part"), {"since": since, "until": until,
-                                                   "cutoff_ns": cutoff, "hta_calls": hta_calls})
-    con.execute(f"CREATE OR REPLACE TEMP TABLE {_PREPARED} AS "
-                "SELECT $cutoff::BIGINT AS cutoff_ns, $steps::BIGINT AS steps, "
-                "$whole::BOOLEAN AS whole",
-                {"cutoff": cutoff, "steps": steps if cutoff is not None else 0,
-                 "whole": whole_trace})
-    return Window(cutoff, steps if cutoff is not None else 0)
+    rows = 0
+    # the first part makes the table (one statement where the trace fits in one part)
+    for index, (since, until) in enumerate(parts or [(0, 0)]):
+        rows += one_count(con.execute(
+            load_query("dist_work_part" if index else "dist_work_first"),
+            {"since": since, "until": until, "cutoff_ns": cutoff, "hta_calls": hta_calls}))
+    if remember:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {_PREPARED} AS "
+                    "SELECT $cutoff::BIGINT AS cutoff_ns, $steps::BIGINT AS steps, "
+                    "$whole::BOOLEAN AS whole",
+                    {"cutoff": cutoff, "steps": steps if cutoff is not None else 0,
+                     "whole": whole_trace})
+    else:  # a window noted earlier is no longer what dist_work holds
+        con.execute(f"DROP TABLE IF EXISTS temp.main.{_PREPARED}")
+    return Window(cutoff, steps if cutoff is not None else 0, rows)
+
+
+def one_count(cursor: duckdb.DuckDBPyConnection) -> int:
+    """The rows a CREATE TABLE AS or INSERT wrote (its one row, one column)."""
+    row = cursor.fetchone()
+    return int(row[0]) if row and row[0] is not None else 0
 
 
 def _id_parts(con: duckdb.DuckDBPyConnection) -> list[tuple[int, int]]:
