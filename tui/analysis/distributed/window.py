@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from tui.core.db import SUMMARY_SHARE, gpu_id_parts, memory_budget_bytes, one_row
+from tui.core.db import SUMMARY_SHARE, id_parts, memory_budget_bytes, one_row
 from tui.core.queries import load_query
 
 _PREPARED = "dist_window_prepared"  # a temp table's name: the window, once per connection
@@ -47,12 +47,12 @@ def prepare(con: duckdb.DuckDBPyConnection, fresh: bool = False,
             pass
     if row is not None and row[2] == whole_trace:
         return Window(row[0], row[1])
-    _names, cutoff, steps, fmt = one_row(con, load_query("dist_window"))
+    _names, cutoff, steps, fmt, gpu_ids = one_row(con, load_query("dist_window"))
     if whole_trace:
         cutoff, steps = None, 0
     # HTA reads Kineto traces: there its launch calls are counted; elsewhere every linked call
     hta_calls = fmt is None or fmt == "kineto"
-    parts = _id_parts(con)
+    parts = _id_parts(gpu_ids)
     if hta_calls:  # a Kineto trace is one process's
         con.execute(load_query("dist_links"))
     else:  # nsys and XLA traces may hold several
@@ -84,11 +84,11 @@ def one_count(cursor: duckdb.DuckDBPyConnection) -> int:
     return int(row[0]) if row and row[0] is not None else 0
 
 
-def _id_parts(con: duckdb.DuckDBPyConnection) -> list[tuple[int, int]]:
-    """The GPU activities' ids in parts, each as many as the summary's share of the budget
-    holds at WORK_JOIN_BYTES an activity."""
+def _id_parts(span: int) -> list[tuple[int, int]]:
+    """The `span` GPU activities' ids in parts, each as many as the summary's share of the
+    budget holds at WORK_JOIN_BYTES an activity."""
     per_part = max(int(memory_budget_bytes() * SUMMARY_SHARE) // WORK_JOIN_BYTES, 1 << 16)
-    return gpu_id_parts(con, per_part)
+    return id_parts(span, per_part)
 
 
 def release(con: duckdb.DuckDBPyConnection) -> None:
