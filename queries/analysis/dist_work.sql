@@ -2,10 +2,11 @@
 -- Needs: temp macro dist_links
 -- The GPU work the distributed figures read (tui/analysis/distributed/), as the table
 -- macro dist_work_rows(since, until, cutoff_ns, hta_calls) over the GPU activities of ids
--- [since, until), and the temp table dist_work, empty: tui/analysis/distributed/window.py
--- fills it a part of the ids at a time (dist_work_part.sql), so that each part's join with
--- the launch calls fits DuckDB's memory (all 15.7M of a 3 GB nsys export at once spilled:
--- 36 s against 16 s in parts of 1-2M, under the summary's 286 MiB).
+-- [since, until): tui/analysis/distributed/window.py makes the temp table dist_work of the
+-- first part of the ids (dist_work_first.sql) and adds the others a part at a time
+-- (dist_work_part.sql), so that each part's join with the launch calls fits DuckDB's
+-- memory (all 15.7M of a 3 GB nsys export at once spilled: 36 s against 16 s in parts of
+-- 1-2M, under the summary's 286 MiB).
 -- The work: every kernel, copy and set with its class and launching call, in Holistic
 -- Trace Analysis' window: with a cut (the last profiler step's start), only the
 -- work whose launch call began before it (work whose call the trace lost goes too), as
@@ -53,6 +54,3 @@ FROM gpu_activities AS g
 LEFT JOIN dist_links(since, until) AS l ON l.gpu_id = g.id
 WHERE g.id >= since AND g.id < until
   AND (cutoff_ns IS NULL OR l.call.start_ns < cutoff_ns);
-
--- dist_work, empty: dist_work_part.sql fills it
-CREATE OR REPLACE TEMP TABLE dist_work AS FROM dist_work_rows(0, 0, NULL, FALSE);

@@ -476,8 +476,7 @@ def test_the_work_read_in_parts_gives_the_same_figures(monkeypatch, name: str) -
         with open_trace(sample(name)) as trace:
             return trace_figures(trace.con)
 
-    def five_parts(con: duckdb.DuckDBPyConnection) -> list[tuple[int, int]]:
-        span = con.execute("SELECT max(id) + 1 FROM gpu_activities").fetchone()[0]
+    def five_parts(span: int) -> list[tuple[int, int]]:
         size = span // 5 + 1
         return [(since, since + size) for since in range(0, span, size)]
 
@@ -486,3 +485,26 @@ def test_the_work_read_in_parts_gives_the_same_figures(monkeypatch, name: str) -
     parted = figures()
     assert whole["launch_stats"] and whole["queue_length"]
     assert parted == whole
+
+
+@pytest.mark.parametrize("name", ["ddp_rank0.pt.trace.json.gz", "ddp4_nsys.sqlite",
+                                  "pp_1f1b_nsys.sqlite"])
+def test_the_launch_stats_held_or_counted_are_the_same(monkeypatch, name: str) -> None:
+    """A small trace's launch statistics hold every delay (dist_launch_stats_held.sql), a
+    big one's count the distinct delays (dist_launch_stats.sql): the same figures, per
+    device and over the trace, quantiles and all, on one process's trace (Kineto) and on
+    several processes' (nsys: DDP, and a pipeline whose stages launch unlike work)."""
+    from tui.analysis.distributed import figures as figures_module
+    from tui.analysis.distributed.window import prepare
+
+    with open_trace(sample(name)) as trace:
+        window = prepare(trace.con, fresh=True, remember=False)
+        assert window.work_rows == trace.con.execute(
+            "SELECT count(*) FROM dist_work").fetchone()[0] > 0
+        held = trace_figures(trace.con)
+        monkeypatch.setattr(figures_module, "HELD_DELAYS_MAX", 0)
+        counted = trace_figures(trace.con)
+    whole = held["launch_stats"]
+    assert whole["launches"] > 0 and whole["delay_ns_p50"] is not None
+    assert whole["delay_ns_p50"] <= whole["delay_ns_p90"] <= whole["delay_ns_p99"]
+    assert held == counted

@@ -449,7 +449,11 @@ def gpu_id_parts(con: duckdb.DuckDBPyConnection, per_part: int) -> list[tuple[in
     queries that take a part of them at a time (gpu_id_span.sql); none for a trace
     without GPU work."""
     row = con.execute(load_query("gpu_id_span")).fetchone()
-    span = row[0] if row else 0
+    return id_parts(row[0] if row else 0, per_part)
+
+
+def id_parts(span: int, per_part: int) -> list[tuple[int, int]]:
+    """The ids 0 .. span - 1 in parts [since, until) of `per_part` (gpu_id_parts)."""
     return [(since, since + per_part) for since in range(0, span, per_part)]
 
 

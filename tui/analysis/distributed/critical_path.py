@@ -118,7 +118,9 @@ def critical_paths(con: duckdb.DuckDBPyConnection, other_streams: bool = True,
     window = window or prepare(con)
     steps = con.execute(load_query("dist_steps"),
                         {"cutoff_ns": window.cutoff_ns, **step_patterns()}).fetchall()
-    steps = _steps_within(con, steps)
+    # where all of dist_work is within the walk's limit, so is every step's work
+    if window.work_rows is None or window.work_rows > MAX_WORK_ROWS:
+        steps = _steps_within(con, steps)
     if not steps:
         return []
     first, last = steps[0][1], max(step[2] for step in steps)

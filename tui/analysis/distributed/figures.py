@@ -13,6 +13,11 @@ from tui.core.queries import load_query
 # HTA's launch-stats outlier cutoffs (runtime_cutoff=50, launch_delay_cutoff=100, in us)
 RUNTIME_CUTOFF_NS = 50_000
 DELAY_CUTOFF_NS = 100_000
+# Up to this many GPU activities, the launch delays' quantiles are found holding every
+# delay (dist_launch_stats_held.sql: 8 bytes each, twice, ~16 MB at most), a plan a third
+# as dear as counting the distinct delays (dist_launch_stats.sql), which a 3 GB export's
+# 15.7M needs to fit the summary's share of the budget.
+HELD_DELAYS_MAX = 1_000_000
 BREAKDOWN_KEYS = ("idle_ns", "compute_ns", "non_compute_ns", "kernel_ns")
 LAUNCH_KEYS = ("launches", "cpu_ns_sum", "cpu_ns_max", "gpu_ns_sum", "gpu_ns_max",
                "delay_ns_sum", "delay_ns_max", "delay_ns_p50", "delay_ns_p90",
@@ -24,9 +29,10 @@ def trace_figures(con: duckdb.DuckDBPyConnection) -> dict:
     critical_path (one entry a step) and window over the trace's devices together (as HTA
     gives a rank's); per_device as well where the trace has more than one GPU (one process
     driving several, or an nsys report of several processes)."""
-    window = prepare(con, fresh=True)
+    window = prepare(con, fresh=True, remember=False)
     parts = _breakdown(con)
-    launches = _launch_stats(con)
+    launches = _launch_stats(con, held=window.work_rows is not None
+                             and window.work_rows <= HELD_DELAYS_MAX)
     devices = sorted(d for d in parts if d >= 0)
     whole_key = -1 if len(devices) > 1 else (devices[0] if devices else -1)
     whole = _entry(parts.get(whole_key), launches.get(None), window.steps)
@@ -67,8 +73,11 @@ def _breakdown(con: duckdb.DuckDBPyConnection) -> dict[int, dict]:
     return {row[0]: dict(zip(names, row, strict=True)) for row in cursor.fetchall()}
 
 
-def _launch_stats(con: duckdb.DuckDBPyConnection) -> dict[int | None, dict]:
-    cursor = con.execute(load_query("dist_launch_stats"),
+def _launch_stats(con: duckdb.DuckDBPyConnection,
+                  held: bool = False) -> dict[int | None, dict]:
+    """Per device and over the trace (None); `held`: by the query that holds every delay
+    (the same figures, for a small trace)."""
+    cursor = con.execute(load_query("dist_launch_stats_held" if held else "dist_launch_stats"),
                          {"runtime_cutoff_ns": RUNTIME_CUTOFF_NS,
                           "delay_cutoff_ns": DELAY_CUTOFF_NS})
     names = [d[0] for d in cursor.description]

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from tui.core.db import SUMMARY_SHARE, gpu_id_parts, memory_budget_bytes, one_row
+from tui.core.db import SUMMARY_SHARE, id_parts, memory_budget_bytes, one_row
 from tui.core.queries import load_query
 
 _PREPARED = "dist_window_prepared"  # a temp table's name: the window, once per connection
@@ -23,6 +23,9 @@ class Window:
 
     cutoff_ns: int | None
     steps: int
+    # the GPU activities dist_work holds, where prepare() filled it just now (None: read
+    # back from an earlier fill)
+    work_rows: int | None = None
 
     def as_dict(self) -> dict:
         return {"cutoff_ns": self.cutoff_ns, "steps": self.steps,
@@ -30,10 +33,12 @@ class Window:
 
 
 def prepare(con: duckdb.DuckDBPyConnection, fresh: bool = False,
-            whole_trace: bool = False) -> Window:
+            whole_trace: bool = False, remember: bool = True) -> Window:
     """Fill the temp table dist_work (queries/analysis/dist_work.sql) once per connection; `fresh`:
     again (the connection now reads another trace's tables: `USE` of another store);
-    `whole_trace`: every activity, the last profiler step too (the timeline's lanes)."""
+    `whole_trace`: every activity, the last profiler step too (the timeline's lanes);
+    `remember`: note the window on the connection for the next call (one that passes
+    its Window on and releases dist_work after, as trace_figures does, need not)."""
     row = None
     if not fresh:
         try:
@@ -42,12 +47,12 @@ def prepare(con: duckdb.DuckDBPyConnection, fresh: bool = False,
             pass
     if row is not None and row[2] == whole_trace:
         return Window(row[0], row[1])
-    _names, cutoff, steps, fmt = one_row(con, load_query("dist_window"))
+    _names, cutoff, steps, fmt, gpu_ids = one_row(con, load_query("dist_window"))
     if whole_trace:
         cutoff, steps = None, 0
     # HTA reads Kineto traces: there its launch calls are counted; elsewhere every linked call
     hta_calls = fmt is None or fmt == "kineto"
-    parts = _id_parts(con)
+    parts = _id_parts(gpu_ids)
     if hta_calls:  # a Kineto trace is one process's
         con.execute(load_query("dist_links"))
     else:  # nsys and XLA traces may hold several
@@ -56,22 +61,34 @@ def prepare(con: duckdb.DuckDBPyConnection, fresh: bool = False,
             con.execute(load_query("dist_owner_counts_part"), {"since": since, "until": until})
         con.execute(load_query("dist_links_processes"))
     con.execute(load_query("dist_work"))
-    for since, until in parts:
-        con.execute(load_query("dist_work_part"), {"since": since, "until": until,
-                                                   "cutoff_ns": cutoff, "hta_calls": hta_calls})
-    con.execute(f"CREATE OR REPLACE TEMP TABLE {_PREPARED} AS "
-                "SELECT $cutoff::BIGINT AS cutoff_ns, $steps::BIGINT AS steps, "
-                "$whole::BOOLEAN AS whole",
-                {"cutoff": cutoff, "steps": steps if cutoff is not None else 0,
-                 "whole": whole_trace})
-    return Window(cutoff, steps if cutoff is not None else 0)
+    rows = 0
+    # the first part makes the table (one statement where the trace fits in one part)
+    for index, (since, until) in enumerate(parts or [(0, 0)]):
+        rows += one_count(con.execute(
+            load_query("dist_work_part" if index else "dist_work_first"),
+            {"since": since, "until": until, "cutoff_ns": cutoff, "hta_calls": hta_calls}))
+    if remember:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {_PREPARED} AS "
+                    "SELECT $cutoff::BIGINT AS cutoff_ns, $steps::BIGINT AS steps, "
+                    "$whole::BOOLEAN AS whole",
+                    {"cutoff": cutoff, "steps": steps if cutoff is not None else 0,
+                     "whole": whole_trace})
+    else:  # a window noted earlier is no longer what dist_work holds
+        con.execute(f"DROP TABLE IF EXISTS temp.main.{_PREPARED}")
+    return Window(cutoff, steps if cutoff is not None else 0, rows)
 
 
-def _id_parts(con: duckdb.DuckDBPyConnection) -> list[tuple[int, int]]:
-    """The GPU activities' ids in parts, each as many as the summary's share of the budget
-    holds at WORK_JOIN_BYTES an activity."""
+def one_count(cursor: duckdb.DuckDBPyConnection) -> int:
+    """The rows a CREATE TABLE AS or INSERT wrote (its one row, one column)."""
+    row = cursor.fetchone()
+    return int(row[0]) if row and row[0] is not None else 0
+
+
+def _id_parts(span: int) -> list[tuple[int, int]]:
+    """The `span` GPU activities' ids in parts, each as many as the summary's share of the
+    budget holds at WORK_JOIN_BYTES an activity."""
     per_part = max(int(memory_budget_bytes() * SUMMARY_SHARE) // WORK_JOIN_BYTES, 1 << 16)
-    return gpu_id_parts(con, per_part)
+    return id_parts(span, per_part)
 
 
 def release(con: duckdb.DuckDBPyConnection) -> None:
