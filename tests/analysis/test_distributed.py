@@ -490,8 +490,8 @@ def test_the_work_read_in_parts_gives_the_same_figures(monkeypatch, name: str) -
 @pytest.mark.parametrize("name", ["ddp_rank0.pt.trace.json.gz", "ddp4_nsys.sqlite",
                                   "pp_1f1b_nsys.sqlite"])
 def test_the_launch_stats_held_or_counted_are_the_same(monkeypatch, name: str) -> None:
-    """A small trace's launch statistics hold every delay (dist_launch_stats_held.sql), a
-    big one's count the distinct delays (dist_launch_stats.sql): the same figures, per
+    """A small trace's launch statistics hold every delay (dist_launch_stats.sql, $held), a
+    big one's count the distinct delays (dist_launch_delay_quantiles.sql): the same figures, per
     device and over the trace, quantiles and all, on one process's trace (Kineto) and on
     several processes' (nsys: DDP, and a pipeline whose stages launch unlike work)."""
     from tui.analysis.distributed import figures as figures_module

@@ -14,9 +14,9 @@ from tui.core.queries import load_query
 RUNTIME_CUTOFF_NS = 50_000
 DELAY_CUTOFF_NS = 100_000
 # Up to this many GPU activities, the launch delays' quantiles are found holding every
-# delay (dist_launch_stats_held.sql: 8 bytes each, twice, ~16 MB at most), a plan a third
-# as dear as counting the distinct delays (dist_launch_stats.sql), which a 3 GB export's
-# 15.7M needs to fit the summary's share of the budget.
+# delay (dist_launch_stats.sql with $held: 8 bytes each, twice, ~16 MB at most), a plan a
+# third as dear as counting the distinct delays (dist_launch_delay_quantiles.sql), which
+# a 3 GB export's 15.7M needs to fit the summary's share of the budget.
 HELD_DELAYS_MAX = 1_000_000
 BREAKDOWN_KEYS = ("idle_ns", "compute_ns", "non_compute_ns", "kernel_ns")
 LAUNCH_KEYS = ("launches", "cpu_ns_sum", "cpu_ns_max", "gpu_ns_sum", "gpu_ns_max",
@@ -77,15 +77,19 @@ def _launch_stats(con: duckdb.DuckDBPyConnection,
                   held: bool = False) -> dict[int | None, dict]:
     """Per device and over the trace (None); `held`: by the query that holds every delay
     (the same figures, for a small trace)."""
-    cursor = con.execute(load_query("dist_launch_stats_held" if held else "dist_launch_stats"),
+    cursor = con.execute(load_query("dist_launch_stats"),
                          {"runtime_cutoff_ns": RUNTIME_CUTOFF_NS,
-                          "delay_cutoff_ns": DELAY_CUTOFF_NS})
+                          "delay_cutoff_ns": DELAY_CUTOFF_NS, "held": held})
     names = [d[0] for d in cursor.description]
+    rows = cursor.fetchall()
+    counted = {} if held else dict(
+        con.execute(load_query("dist_launch_delay_quantiles")).fetchall())
     out = {}
-    for row in cursor.fetchall():
+    for row in rows:
         item = dict(zip(names, row, strict=True))
         device = item.pop("device")
-        quantiles = item.pop("delay_ns_quantiles") or [None] * 3
+        quantiles = (item.pop("delay_ns_quantiles") if held else counted.get(device)) \
+            or [None] * 3
         for key, value in zip(("delay_ns_p50", "delay_ns_p90", "delay_ns_p99"), quantiles,
                               strict=True):
             item[key] = round(value) if value is not None else None
