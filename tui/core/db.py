@@ -452,6 +452,11 @@ def gpu_id_parts(con: duckdb.DuckDBPyConnection, per_part: int) -> list[tuple[in
     return id_parts(row[0] if row else 0, per_part)
 
 
+def has_temp_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+    """Whether `con` has the temp table `name` (one a loader or an earlier step staged)."""
+    return con.execute(load_query("temp_table_exists"), {"name": name}).fetchone() is not None
+
+
 def id_parts(span: int, per_part: int) -> list[tuple[int, int]]:
     """The ids 0 .. span - 1 in parts [since, until) of `per_part` (gpu_id_parts)."""
     return [(since, since + per_part) for since in range(0, span, per_part)]

@@ -9,7 +9,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from tui.core.db import registered
+from tui.core.db import has_temp_table, registered
 from tui.core.queries import load_query
 
 # Modules whose frames are left out: the profiler's own, the CUDA driver's internals, the
@@ -25,11 +25,7 @@ LIBRARY_MODULES = (r"/(site|dist)-packages/|^/usr/(lib|lib64|local/cuda|local/nv
 
 def has_backtraces(con: duckdb.DuckDBPyConnection) -> bool:
     """Whether the loader staged CUDA backtraces (nsys, --cudabacktrace)."""
-    # information_schema, not duckdb_tables(): that one's first call in a new database
-    # lists DuckDB's own catalog too, ~3 ms of a small trace's load
-    row = con.execute("SELECT 1 FROM information_schema.tables WHERE table_catalog = 'temp' "
-                      "AND table_name = 'stacks_input_backtrace_calls'").fetchone()
-    return row is not None
+    return has_temp_table(con, "stacks_input_backtrace_calls")
 
 
 def build_backtrace_frames(con: duckdb.DuckDBPyConnection) -> bool:

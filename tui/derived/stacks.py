@@ -17,6 +17,7 @@ from tui.core.db import (
     DERIVE_SHARE,
     beside,
     gpu_id_parts,
+    has_temp_table,
     joins_as_written,
     memory_budget_bytes,
     registered,
@@ -110,8 +111,7 @@ def stage_points_beside_depths(con: duckdb.DuckDBPyConnection) -> None:
 
 def _points_staged(con: duckdb.DuckDBPyConnection) -> bool:
     """Whether stacks_points was staged already (stage_points_beside_depths)."""
-    return con.execute("SELECT 1 FROM information_schema.tables WHERE table_catalog = 'temp' "
-                       "AND table_name = 'stacks_points'").fetchone() is not None
+    return has_temp_table(con, "stacks_points")
 
 
 def _stage_points(con: duckdb.DuckDBPyConnection, host: str) -> None:
