@@ -1,10 +1,10 @@
 -- Params: none
 -- Needs: none
 -- The complete and begin/end events of a Kineto trace (and its process/thread names),
--- parsed and typed, in the file's order; filled by kineto_stage_events.sql, whose reader
--- reads `args` as kineto_event_args (the fields a loader reads). The Python frame ids and
--- the `[memory]` events' figures are read too; their "Bytes" is not: a struct's field
--- names are case-insensitive, so it cannot sit beside the copies' "bytes"
+-- parsed and typed, in the file's order; filled by kineto_stage_events.sql, which casts
+-- the kept events' `args` to kineto_event_args (the fields a loader reads). The Python
+-- frame ids and the `[memory]` events' figures are read too; their "Bytes" is not: a
+-- struct's field names are case-insensitive, so it cannot sit beside the copies' "bytes"
 -- (kineto_memory_events.sql derives it).
 -- The table lives in the load's scratch database (tui/loading/trace.py): in memory for a small
 -- trace, else a file whose blocks are written compressed as they fill; either way a
