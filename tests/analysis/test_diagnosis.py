@@ -11,11 +11,19 @@ import pytest
 from tests.helpers.paths import DATA, SAMPLES, inflated, sample
 from tests.helpers.pilot import SIZE, settle, sync
 from tests.helpers.tables import ready
-from tui.analysis.diagnosis import diagnose, gaps_and_times, gaps_and_work, with_ncu
+from tui.analysis.diagnosis import (
+    diagnose,
+    gaps_and_times,
+    gaps_and_work,
+    holds_all_gpu_work,
+    time_split,
+    with_ncu,
+)
 from tui.analysis.findings import trace_findings
 from tui.analysis.idle_causes import CAUSES, GAP_KIND, tally
 from tui.analysis.kernels import device_busy
 from tui.analysis.ncu.attach import ncu_for_trace
+from tui.analysis.window import work_window
 from tui.apps.trace_app import TraceApp
 from tui.loading.trace import open_trace
 from tui.widgets.tables.findings import FindingPanel
@@ -238,3 +246,21 @@ def test_one_ncu_report_says_which_busy_loop_is_memory_bound(name: str, bound: s
     assert [k["verdict"] for k in ncu["kernels"]] == ["compute"] * 3 + ["memory"] * 3
     assert alone["bound"] == "compute"
     assert with_ncu(alone, ncu)["bound"] == bound
+
+
+@pytest.mark.parametrize(("name", "holds"), [("launch_bound_inference.pt.trace.json.gz", True),
+                                             ("cuda_graphs.pt.trace.json.gz", False)])
+def test_a_window_holding_every_gpu_activity_takes_the_whole_traces_split(name: str,
+                                                                          holds: bool) -> None:
+    """The inference loop's profiler steps hold all of its kernels; the CUDA graph sample
+    has replays outside its steps. Where the window holds them all, the split within it
+    (one pass over every activity saved) is the one device_time_split.sql finds there."""
+    with open_trace(sample(name), use_cache=False) as t:
+        window = work_window(t.con)
+        assert window is not None
+        assert holds_all_gpu_work(t.con, window) is holds
+        within, whole = time_split(t.con, window), time_split(t.con)
+        assert (within == whole) is holds
+        _, _, work = gaps_and_work(t.con, 1_000_000, window)
+        assert [(d.compute_ns, d.copy_ns, d.comm_ns, d.kernels) for d in work] == \
+            [(row[1], row[2], row[3], row[5]) for row in within]
