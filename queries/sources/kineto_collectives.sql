@@ -1,5 +1,5 @@
 -- Params: none
--- Needs: temp macro kineto_int_id, table scratch.kineto_events
+-- Needs: temp table kineto_events_more, temp macro kineto_int_id, table scratch.kineto_events
 -- c10d's collectives and point-to-point calls (record_param_comms CPU ops; their `wait`s
 -- left out) into collectives, each with the NCCL kernel it launched: the first NCCL
 -- kernel launched on the same thread from the op's start on (a collective launches inside
@@ -19,7 +19,7 @@ WITH calls AS (
            TRY_CAST(args."In msg nelems" AS BIGINT) AS in_nelems,
            TRY_CAST(args."Out msg nelems" AS BIGINT) AS out_nelems,
            args.dtype AS dtype
-    FROM scratch.kineto_events
+    FROM kineto_events_more
     WHERE ph = 'X' AND cat = 'cpu_op' AND name = 'record_param_comms'
       AND args."Collective name" IS NOT NULL AND args."Collective name" <> 'wait'
       AND start_ns IS NOT NULL AND duration_ns >= 0

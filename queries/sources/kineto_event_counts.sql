@@ -1,5 +1,5 @@
 -- Params: none
--- Needs: table scratch.kineto_events
+-- Needs: temp table kineto_events_more
 -- What the staged Kineto events hold, for warnings: complete events without a usable
 -- time (none, a negative duration, or a start or end beyond ±2^62 ns, where times could
 -- overflow int64 when subtracted),
@@ -20,4 +20,4 @@ SELECT
     count(*) FILTER (WHERE ph = 'X' AND cat = 'cpu_op'
                        AND (args.flops IS NOT NULL OR args."Input Dims" IS NOT NULL))
         AS shaped_ops
-FROM scratch.kineto_events;
+FROM kineto_events_more;

@@ -1,5 +1,5 @@
 -- Params: none
--- Needs: temp macro kineto_int_id, table scratch.kineto_events
+-- Needs: temp table kineto_events_more, temp macro kineto_int_id
 -- The matrix products of PyTorch's GEMM ops into gemm_shapes, from their "Input Dims"
 -- (record_shapes): the first two inputs of aten::mm, bmm, _scaled_mm and _int_mm, the
 -- second and third of addmm and baddbmm (the first is the added term). m and k are the
@@ -11,7 +11,7 @@ WITH ops AS (
            start_ns + duration_ns AS end_ns, name AS op,
            CASE WHEN name = 'aten::addmm' OR name = 'aten::baddbmm' THEN 1 ELSE 0 END AS a,
            TRY_CAST(args."Input Dims" AS JSON) AS dims, TRY_CAST(args."Input type" AS JSON) AS types
-    FROM scratch.kineto_events
+    FROM kineto_events_more
     WHERE ph = 'X' AND cat = 'cpu_op' AND args."Input Dims" IS NOT NULL
       AND (name = 'aten::mm' OR name = 'aten::addmm' OR name = 'aten::bmm'
            OR name = 'aten::baddbmm' OR name = 'aten::_scaled_mm' OR name = 'aten::_int_mm')

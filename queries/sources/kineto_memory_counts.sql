@@ -1,5 +1,5 @@
 -- Params: $max_bytes
--- Needs: table scratch.kineto_events
+-- Needs: temp table kineto_events_more
 -- What the Kineto `[memory]` events held that memory_events could not take, for warnings
 -- (see kineto_memory_events.sql). $max_bytes: the largest total believed.
 -- Columns: events, unusable (no time, device or total, or a total out of range),
@@ -15,5 +15,5 @@ SELECT count(*) AS events,
        count(*) FILTER (WHERE TRY_CAST(args."Device Type" AS INTEGER) IS DISTINCT FROM 0
                           AND TRY_CAST(args."Device Type" AS INTEGER) IS DISTINCT FROM 1)
            AS other_device
-FROM scratch.kineto_events
+FROM kineto_events_more
 WHERE ph = 'i';

@@ -1,5 +1,5 @@
 -- Params: $max_bytes
--- Needs: temp macro kineto_int_id, table scratch.kineto_events
+-- Needs: temp table kineto_events_more, temp macro kineto_int_id
 -- Kineto `[memory]` instant events (profile_memory=True) into memory_events, numbered in
 -- time order per device. "Device Type" 1 is CUDA ('gpu'), 0 the host's allocator ('host'),
 -- any other value 'other' (the loader warns). Each event's size is the step in "Total
@@ -27,8 +27,8 @@ FROM (
                -- the first integer in the text (kineto_macros.sql)
                kineto_int_id(pid) AS pid,
                kineto_int_id(tid) AS tid,
-               rowid AS ord  -- the file's order (a row_number() here ran on one thread)
-        FROM scratch.kineto_events
+               event_row AS ord  -- the file's order (a row_number() here ran on one thread)
+        FROM kineto_events_more
         WHERE ph = 'i'
     )
     WHERE ts_ns IS NOT NULL AND device IS NOT NULL

@@ -1,5 +1,5 @@
 -- Params: none
--- Needs: temp macro kineto_int_id, table scratch.kineto_events
+-- Needs: temp table kineto_events_more, temp macro kineto_int_id
 -- The FLOPs of the CPU ops that do floating-point work, into op_flops: the op's own
 -- `flops` where the profiler wrote one (PyTorch before 2.x's with_flops), else worked out
 -- from the shapes record_shapes wrote ("Input Dims"), as PyTorch counts them:
@@ -23,7 +23,7 @@ WITH ops AS (
            TRY_CAST(args.flops AS DOUBLE) AS given,
            TRY_CAST(TRY_CAST(args."Input Dims" AS JSON) AS DOUBLE[][]) AS dims,
            TRY_CAST(TRY_CAST(args."Input type" AS JSON) AS VARCHAR[]) AS types
-    FROM scratch.kineto_events
+    FROM kineto_events_more
     WHERE ph = 'X' AND cat = 'cpu_op' AND start_ns IS NOT NULL AND duration_ns >= 0
       AND (args.flops IS NOT NULL OR args."Input Dims" IS NOT NULL)
 ), shaped AS (

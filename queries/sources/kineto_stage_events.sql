@@ -44,11 +44,15 @@ SELECT
     CASE WHEN cat = 'kernel' OR cat = 'gpu_memcpy' OR cat = 'gpu_memset' OR cat = 'memcpy'
            OR cat = 'memset' OR cat = 'cuda_runtime' OR cat = 'cuda_driver'
            OR cat = 'runtime' OR cat = 'driver' OR cat = 'python_function'
-           OR cat = 'cpu_instant_event'
-           OR (cat = 'cpu_op' AND name = 'record_param_comms')
-           -- the ops whose FLOPs are counted (kineto_op_flops.sql): a function of a
-           -- constant list, not IN (see above)
-           OR (cat = 'cpu_op' AND list_contains([
+           OR more_args OR (ph = 'M' AND name IN ('process_name', 'thread_name'))
+         THEN TRY_CAST(args AS kineto_event_args) END AS args,
+    CASE WHEN more_args THEN args END AS args_more
+FROM (
+    -- the few events whose other fields a loader reads (kineto_events_table.sql): memory
+    -- instants, collectives, and the ops whose FLOPs are counted (kineto_op_flops.sql; a
+    -- function of a constant list, not IN: see above)
+    SELECT *, cat = 'cpu_instant_event'
+              OR (cat = 'cpu_op' AND (name = 'record_param_comms' OR list_contains([
                    'aten::mm', 'aten::addmm', 'aten::bmm', 'aten::baddbmm',
                    'aten::_addmm_activation', 'aten::_scaled_mm', 'aten::_int_mm',
                    'aten::conv2d', 'aten::mul', 'aten::add',
@@ -57,27 +61,27 @@ SELECT
                    'aten::_scaled_dot_product_cudnn_attention',
                    'aten::_scaled_dot_product_flash_attention_backward',
                    'aten::_scaled_dot_product_efficient_attention_backward',
-                   'aten::_scaled_dot_product_cudnn_attention_backward'], name))
-           OR (ph = 'M' AND name IN ('process_name', 'thread_name'))
-         THEN TRY_CAST(args AS kineto_event_args) END AS args
-FROM (
-    SELECT ph, lower(cat) AS cat, name, pid, tid, ts, dur, args
-    FROM read_json(
-        $path,
-        format = $format,
-        -- arrays: an element that is no object (a number, null, a list) reads as an
-        -- all-NULL row, dropped by the ph filter below, instead of failing the whole
-        -- file; malformed JSON still fails (DuckDB cannot skip parse errors in an array).
-        -- Lines: errors fail the part (a line that is no whole event would lose its events)
-        ignore_errors = $ignore_errors,
-        -- the largest event: the reader sizes its buffers by it (see kineto.py)
-        maximum_object_size = $max_object_bytes,
-        columns = {
-            ph: 'VARCHAR', cat: 'VARCHAR', name: 'VARCHAR', pid: 'VARCHAR', tid: 'VARCHAR',
-            ts: 'DOUBLE', dur: 'DOUBLE',
-            args: 'JSON'  -- cast above, for the kept events only
-        }
+                   'aten::_scaled_dot_product_cudnn_attention_backward'], name)))
+              AS more_args
+    FROM (
+        SELECT ph, lower(cat) AS cat, name, pid, tid, ts, dur, args
+        FROM read_json(
+            $path,
+            format = $format,
+            -- arrays: an element that is no object (a number, null, a list) reads as an
+            -- all-NULL row, dropped by the ph filter below, instead of failing the whole
+            -- file; malformed JSON still fails (DuckDB cannot skip parse errors in an array).
+            -- Lines: errors fail the part (a line that is no whole event would lose its events)
+            ignore_errors = $ignore_errors,
+            -- the largest event: the reader sizes its buffers by it (see kineto.py)
+            maximum_object_size = $max_object_bytes,
+            columns = {
+                ph: 'VARCHAR', cat: 'VARCHAR', name: 'VARCHAR', pid: 'VARCHAR', tid: 'VARCHAR',
+                ts: 'DOUBLE', dur: 'DOUBLE',
+                args: 'JSON'  -- cast above, for the kept events only
+            }
+        )
+        WHERE ph IN ('X', 'B', 'E') OR (ph = 'i' AND name = '[memory]')
+           OR (ph = 'M' AND name IN ('process_name', 'thread_name'))  -- lanes' names: a few rows
     )
-    WHERE ph IN ('X', 'B', 'E') OR (ph = 'i' AND name = '[memory]')
-       OR (ph = 'M' AND name IN ('process_name', 'thread_name'))  -- lanes' names: a few rows
 );
