@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import gzip
+import json
 from collections import Counter
 from pathlib import Path
 
+import duckdb
 import pytest
 
 import tui.loading.trace as trace_module
@@ -14,6 +16,7 @@ from tests.helpers.paths import sample
 from tui.analysis.gaps import explained_gaps
 from tui.analysis.kernels import kernel_stats
 from tui.loading.trace import open_trace
+from tui.sources.kineto import parse_chrome_events
 
 TORCH_TRACES = ["gappy_training", "tuned_training", "multistream", "cuda_graphs",
                 "launch_bound_inference"]
@@ -250,3 +253,38 @@ def test_events_parsed_into_a_scratch_file_load_the_same_rows(monkeypatch) -> No
     assert rows() == in_memory
     assert attached[0].endswith("scratch.duckdb") and not Path(attached[0]).exists()
     assert len(in_memory["host_activities"]) == 9543 and len(in_memory["launches"]) == 604
+
+
+# the ops whose FLOPs are counted (kineto_op_flops.sql)
+FLOP_OPS = {"aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::_addmm_activation",
+            "aten::_scaled_mm", "aten::_int_mm", "aten::conv2d", "aten::mul", "aten::add",
+            *(f"aten::_scaled_dot_product_{kind}_attention{part}"
+              for kind in ("flash", "efficient", "cudnn") for part in ("", "_backward"))}
+
+
+def test_the_few_events_read_for_more_keep_those_fields_apart(tmp_path: Path) -> None:
+    """gappy_training (profile_memory and record_shapes on): only its memory instants and
+    the ops whose FLOPs are counted keep their other fields (args_more, beside every kept
+    event's `args`), and kineto_events_more reads them back as the json module does."""
+    path = sample("gappy_training.pt.trace.json.gz")
+    with gzip.open(path) as f:
+        events = json.load(f)["traceEvents"]
+    memory = [e for e in events if e.get("ph") == "i" and e.get("name") == "[memory]"]
+    flop_ops = [e for e in events if e.get("ph") == "X" and e.get("cat") == "cpu_op"
+                and (e.get("name") in FLOP_OPS or e.get("name") == "record_param_comms")]
+    con = duckdb.connect()
+    con.execute("ATTACH ':memory:' AS scratch")
+    parse_chrome_events(con, path, tmp_path, [])
+    kept_apart = con.execute(
+        "SELECT count(*) FILTER (WHERE ph = 'i'), count(*) FILTER (WHERE cat = 'cpu_op') "
+        "FROM scratch.kineto_events WHERE args_more IS NOT NULL").fetchone()
+    assert kept_apart == (len(memory), len(flop_ops)) and len(memory) > 1000
+    got = con.execute(
+        'SELECT args."Total Allocated", args."Device Type", args."Input Dims" IS NULL '
+        "FROM kineto_events_more WHERE ph = 'i' ORDER BY event_row").fetchall()
+    assert [(int(total), int(kind), True) for total, kind, _ in got] == [
+        (e["args"]["Total Allocated"], e["args"]["Device Type"], True) for e in memory]
+    dims = con.execute(
+        """SELECT args."Input Dims" FROM kineto_events_more WHERE cat = 'cpu_op'
+           AND args_more IS NOT NULL ORDER BY event_row""").fetchall()
+    assert [json.loads(d) for (d,) in dims] == [e["args"]["Input Dims"] for e in flop_ops]
