@@ -15,10 +15,12 @@
 -- events and CPU-op argument lists are most of a trace's bytes. The reader hands `args` on
 -- as its JSON text, and only the kept events' is cast to kineto_event_args, leniently: a
 -- field of another JSON type reads as its JSON text (VARCHAR) or NULL (lists), and `args`
--- that is no object as all-NULL fields, as the reader itself would read them. Read by the
--- reader as the struct, every event's `args` (2.9M on a 700 MB trace, most of them dropped)
--- filled the struct's 29 fields: 0.2-0.4 CPU-s more of a 2.7 CPU-s parse, the same rows
--- (benchmarks/HISTORY.md, "A big trace's cold open on 2 cores").
+-- that is no object as all-NULL fields, as the reader itself would read them. The few
+-- events read for more (memory instants, collectives, FLOP ops) also keep the text, in
+-- args_more (kineto_events_table.sql). Read by the reader as the struct, every event's
+-- `args` (2.9M on a 700 MB trace, most of them dropped) filled its fields: 0.2-0.4 CPU-s
+-- more of a 2.7 CPU-s parse, the same rows (benchmarks/HISTORY.md, "A big trace's cold
+-- open on 2 cores").
 INSERT INTO scratch.kineto_events
 SELECT
     ph,
