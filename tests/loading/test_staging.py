@@ -53,9 +53,9 @@ def test_the_scratch_is_let_go_of_while_the_depths_are_worked_out(
         drop(con, work)
         dropped.set()
 
-    def write_host_depths(con: duckdb.DuckDBPyConnection) -> None:
+    def write_host_depths(con: duckdb.DuckDBPyConnection, *rest: object) -> None:
         seen["during"] = dropped.wait(timeout=10)  # the loading thread let go meanwhile
-        depths(con)
+        depths(con, *rest)
 
     monkeypatch.setattr(trace_module, "_drop_scratch", drop_scratch)
     monkeypatch.setattr(trace_module, "write_host_depths", write_host_depths)
@@ -122,3 +122,38 @@ def test_gpu_rows_sorted_beside_the_host_rows_copy_are_the_rows_sorted_after_it(
     assert written_from == [("staged_gpu", True), (trace_module.STAGED_GPU_ELSEWHERE, False)]
     assert beside == after
     assert len(after[0]) > 100 and sum(1 for row in after[2] if row[1] is not None) > 100
+
+
+def test_nesting_staged_beside_the_host_rows_write_gives_the_same_stacks(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """From POOL_MIN_CORES cores the launch stacks' nesting is found from the host rows'
+    copy once every depth is set, while a second connection writes the rows into
+    host_activities (stage_nesting_beside_write): every launch, Python frame and memory
+    event's context is as found from host_activities afterwards (as on 2 cores)."""
+    tables = ("SELECT * FROM launches ORDER BY gpu_id",
+              "SELECT * FROM memory_events ORDER BY id",
+              "SELECT * FROM python_frames ORDER BY id")
+    unset: list[int] = []  # host rows whose depth was not set yet as the nesting began
+    stage = trace_module.stage_nesting_beside_write
+
+    def recorded(con: duckdb.DuckDBPyConnection) -> None:
+        (count,), = con.execute(
+            "SELECT count(*) FROM finalize.host_rows WHERE depth IS NULL").fetchall()
+        unset.append(count)
+        stage(con)
+
+    def stacks(cores: int) -> list[list[tuple]]:
+        monkeypatch.setattr(trace_module, "usable_cores", lambda: cores)
+        with open_trace(sample("stacks_training.pt.trace.json.gz"), use_cache=False) as opened:
+            return [opened.con.execute(query).fetchall() for query in tables]
+
+    monkeypatch.setattr(trace_module, "stage_nesting_beside_write", recorded)
+    after = stacks(2)
+    assert unset == []
+    beside = stacks(trace_module.POOL_MIN_CORES)
+    assert unset == [0]
+    assert beside == after
+    launches, memory, frames = after
+    assert sum(1 for row in launches if row[2] is not None and row[3] is not None) > 100
+    assert sum(1 for row in memory if row[-2] is not None) > 10
+    assert sum(1 for row in frames if row[1] is not None) > 100
