@@ -65,15 +65,17 @@ def build_stacks(con: duckdb.DuckDBPyConnection) -> list[str]:
     ranges; trace_meta's `code_source` says which ('python' | 'cuda_backtrace' | 'nvtx' |
     'none')."""
     kind = _frame_kind(con, "host_activities")
+    # stage_nesting_beside_write found the nesting and wrote the launches already
+    nested = has_temp_table(con, "stacks_nesting_parents")
     con.execute(load_query("stacks_staged_python"))  # a loader without Python ids stages none
     con.execute("ATTACH ':memory:' AS stacks_work")
     # the frames' own ids are paired up on a second connection while this one finds the
     # nesting (NumPy, mostly one core)
     with beside(con, lambda other: other.execute(load_query("stacks_python_ids"),
                                                  {"kind": kind})):
-        if not _points_staged(con):
-            _stage_points(con, "host_activities")
-        if not has_temp_table(con, "stacks_found"):  # stage_nesting_beside_write did not
+        if not nested:
+            if not _points_staged(con):
+                _stage_points(con, "host_activities")
             _stage_nesting(con, ["cpu_op", kind], "host_activities")
     with joins_as_written(con):  # 1.2M frames: 0.87 -> 0.47 s
         con.execute(load_query("stacks_python_frames"),
@@ -82,11 +84,8 @@ def build_stacks(con: duckdb.DuckDBPyConnection) -> list[str]:
     con.execute("DROP TABLE stacks_staged_python")
     con.execute("DETACH stacks_work")
     con.execute("DROP TABLE stacks_nesting_parents")
-    con.execute(load_query("stacks_launches"))
-    con.execute(load_query("stacks_memory_context"))
-    con.execute(load_query("stacks_memory_write"))
-    con.execute("DROP TABLE stacks_points")
-    con.execute("DROP TABLE stacks_found")
+    if not nested:
+        _write_launches(con)
     has_frames = con.execute("SELECT 1 FROM python_frames LIMIT 1").fetchone() is not None
     source = "none" if not has_frames else "python" if kind == "python" else "nvtx"
     if kind != "python" and has_backtraces(con) and build_backtrace_frames(con):
@@ -111,17 +110,29 @@ def stage_points_beside_depths(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def stage_nesting_beside_write(con: duckdb.DuckDBPyConnection) -> None:
-    """Stage the nesting build_stacks looks up (the temp tables stacks_nesting_parents and
-    stacks_found) from the host rows' copy once their depths are set, while a second
+    """Find the nesting from the host rows' copy once their depths are set, while a second
     connection writes them into host_activities (finalize.host_rows: the same ids and
-    depths): the nesting waits on that write otherwise. Needs stacks_points staged
-    (stage_points_beside_depths)."""
+    depths): the nesting waits on that write otherwise. Then write the launches and the
+    memory events' context, which need nothing of host_activities; build_stacks does the
+    rest (the Python frames' rows, from the temp table stacks_nesting_parents). Needs
+    stacks_points staged (stage_points_beside_depths)."""
     con.execute(load_query("stacks_nesting_host"))
     host = "finalize.stacks_nesting_host"
     try:
         _stage_nesting(con, ["cpu_op", _frame_kind(con, host)], host)
     finally:
         con.execute("DROP VIEW IF EXISTS finalize.stacks_nesting_host")
+    _write_launches(con)
+
+
+def _write_launches(con: duckdb.DuckDBPyConnection) -> None:
+    """launches and the memory events' context, from the points (stacks_points) and what
+    the nesting found for them (stacks_found), both dropped after."""
+    con.execute(load_query("stacks_launches"))
+    con.execute(load_query("stacks_memory_context"))
+    con.execute(load_query("stacks_memory_write"))
+    con.execute("DROP TABLE stacks_points")
+    con.execute("DROP TABLE stacks_found")
 
 
 def _points_staged(con: duckdb.DuckDBPyConnection) -> bool:
