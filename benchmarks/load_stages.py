@@ -34,7 +34,7 @@ STAGES = {"load_kineto", "load_xla_json", "load_nsys_sqlite", "_extract", "parse
           "finalize_activities", "write_host_depths", "stage_kineto_memory", "build_stacks",
           "build_gpu_idle", "trace_summary", "_build", "device_times", "classify_idle",
           "critical_paths", "group_depths", "_set_depths", "_to_lines",
-          "stage_nesting_beside_write"}
+          "stage_stacks_beside_write"}
 
 
 def _cpu() -> float:

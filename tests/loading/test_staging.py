@@ -124,36 +124,41 @@ def test_gpu_rows_sorted_beside_the_host_rows_copy_are_the_rows_sorted_after_it(
     assert len(after[0]) > 100 and sum(1 for row in after[2] if row[1] is not None) > 100
 
 
-def test_nesting_staged_beside_the_host_rows_write_gives_the_same_stacks(
+def test_stacks_written_beside_the_host_rows_write_are_the_stacks_written_after_it(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """From POOL_MIN_CORES cores the launch stacks' nesting is found from the host rows'
-    copy once every depth is set, while a second connection writes the rows into
-    host_activities (stage_nesting_beside_write): every launch, Python frame and memory
-    event's context is as found from host_activities afterwards (as on 2 cores)."""
+    """From POOL_MIN_CORES cores a Kineto trace's launch stacks are written from the host
+    rows' copy once every depth is set, while a second connection writes the rows into
+    host_activities (stage_stacks_beside_write): every Python frame (parents, own ids),
+    launch and memory event's context, and the frames' source, is as written from
+    host_activities after it (as on 2 cores)."""
     tables = ("SELECT * FROM launches ORDER BY gpu_id",
               "SELECT * FROM memory_events ORDER BY id",
-              "SELECT * FROM python_frames ORDER BY id")
-    unset: list[int] = []  # host rows whose depth was not set yet as the nesting began
-    stage = trace_module.stage_nesting_beside_write
+              "SELECT * FROM python_frames ORDER BY id",
+              "SELECT value FROM trace_meta WHERE key = 'code_source'")
+    seen: list[tuple[int, int]] = []  # (depths not set, frames written) around the staging
+    stage = trace_module.stage_stacks_beside_write
 
     def recorded(con: duckdb.DuckDBPyConnection) -> None:
-        (count,), = con.execute(
+        (unset,), = con.execute(
             "SELECT count(*) FROM finalize.host_rows WHERE depth IS NULL").fetchall()
-        unset.append(count)
         stage(con)
+        (frames,), = con.execute("SELECT count(*) FROM python_frames").fetchall()
+        seen.append((unset, frames))
 
     def stacks(cores: int) -> list[list[tuple]]:
         monkeypatch.setattr(trace_module, "usable_cores", lambda: cores)
         with open_trace(sample("stacks_training.pt.trace.json.gz"), use_cache=False) as opened:
             return [opened.con.execute(query).fetchall() for query in tables]
 
-    monkeypatch.setattr(trace_module, "stage_nesting_beside_write", recorded)
+    monkeypatch.setattr(trace_module, "stage_stacks_beside_write", recorded)
     after = stacks(2)
-    assert unset == []
+    assert seen == []
     beside = stacks(trace_module.POOL_MIN_CORES)
-    assert unset == [0]
+    assert seen == [(0, len(after[2]))]
     assert beside == after
-    launches, memory, frames = after
+    launches, memory, frames, source = after
+    assert source == [("python",)]
     assert sum(1 for row in launches if row[2] is not None and row[3] is not None) > 100
     assert sum(1 for row in memory if row[-2] is not None) > 10
     assert sum(1 for row in frames if row[1] is not None) > 100
+    assert sum(1 for row in frames if row[-1] is not None) > 100  # the trace's own ids

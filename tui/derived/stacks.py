@@ -58,34 +58,17 @@ POINTS_JOIN_BYTES = 150
 
 
 def build_stacks(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """Fill python_frames, launches and the memory events' context; returns warnings.
+    """Fill python_frames, launches and the memory events' context (unless
+    stage_stacks_beside_write did); returns warnings.
 
     A trace without Python frames has, in their place, the native frames of an nsys
     report's CUDA API backtraces (--cudabacktrace), else its NVTX / user annotation
     ranges; trace_meta's `code_source` says which ('python' | 'cuda_backtrace' | 'nvtx' |
     'none')."""
-    kind = _frame_kind(con, "host_activities")
-    # stage_nesting_beside_write found the nesting and wrote the launches already
-    nested = has_temp_table(con, "stacks_nesting_parents")
-    con.execute(load_query("stacks_staged_python"))  # a loader without Python ids stages none
-    con.execute("ATTACH ':memory:' AS stacks_work")
-    # the frames' own ids are paired up on a second connection while this one finds the
-    # nesting (NumPy, mostly one core)
-    with beside(con, lambda other: other.execute(load_query("stacks_python_ids"),
-                                                 {"kind": kind})):
-        if not nested:
-            if not _points_staged(con):
-                _stage_points(con, "host_activities")
-            _stage_nesting(con, ["cpu_op", kind], "host_activities")
-    with joins_as_written(con):  # 1.2M frames: 0.87 -> 0.47 s
-        con.execute(load_query("stacks_python_frames"),
-                    {"libraries": list(LIBRARIES), "stdlib": sorted(sys.stdlib_module_names),
-                     "kind": kind})
-    con.execute("DROP TABLE stacks_staged_python")
-    con.execute("DETACH stacks_work")
-    con.execute("DROP TABLE stacks_nesting_parents")
-    if not nested:
-        _write_launches(con)
+    kind = _kind_written(con)
+    if kind is None:
+        kind = _frame_kind(con, "host_activities")
+        _write_stack_rows(con, kind, "host_activities")
     has_frames = con.execute("SELECT 1 FROM python_frames LIMIT 1").fetchone() is not None
     source = "none" if not has_frames else "python" if kind == "python" else "nvtx"
     if kind != "python" and has_backtraces(con) and build_backtrace_frames(con):
@@ -94,6 +77,60 @@ def build_stacks(con: duckdb.DuckDBPyConnection) -> list[str]:
     con.execute("DELETE FROM trace_meta WHERE key = 'code_source'")
     con.execute("INSERT INTO trace_meta VALUES ('code_source', $source)", {"source": source})
     return _frame_warnings(con)
+
+
+def _write_stack_rows(con: duckdb.DuckDBPyConnection, kind: str, host: str) -> None:
+    """python_frames (from the host rows of `kind`), launches and the memory events'
+    context, from the host rows of `host`: host_activities, or a view with its columns
+    and ids (stacks_nesting_host.sql)."""
+    con.execute(load_query("stacks_staged_python"))  # a loader without Python ids stages none
+    con.execute("ATTACH ':memory:' AS stacks_work")
+    # the frames' own ids are paired up on a second connection while this one finds the
+    # nesting (NumPy, mostly one core)
+    with beside(con, lambda other: other.execute(fill("stacks_python_ids", host=host),
+                                                 {"kind": kind})):
+        if not _points_staged(con):
+            _stage_points(con, host)
+        _stage_nesting(con, ["cpu_op", kind], host)
+    with joins_as_written(con):  # 1.2M frames: 0.87 -> 0.47 s
+        con.execute(fill("stacks_python_frames", host=host),
+                    {"libraries": list(LIBRARIES), "stdlib": sorted(sys.stdlib_module_names),
+                     "kind": kind})
+    con.execute("DROP TABLE stacks_staged_python")
+    con.execute("DETACH stacks_work")
+    con.execute("DROP TABLE stacks_nesting_parents")
+    con.execute(load_query("stacks_launches"))
+    con.execute(load_query("stacks_memory_context"))
+    con.execute(load_query("stacks_memory_write"))
+    con.execute("DROP TABLE stacks_points")
+    con.execute("DROP TABLE stacks_found")
+
+
+def stage_stacks_beside_write(con: duckdb.DuckDBPyConnection) -> None:
+    """Write the launch stacks' rows (as build_stacks does) from the host rows' copy once
+    their depths are set, while a second connection writes them into host_activities
+    (finalize.host_rows: the same ids, depths and names): the stacks wait on that write
+    otherwise. build_stacks then does the rest (the frames' source, warnings). Needs
+    stacks_points staged (stage_points_beside_depths)."""
+    con.execute(load_query("stacks_nesting_host"))
+    host = "finalize.stacks_nesting_host"
+    try:
+        kind = _frame_kind(con, host)
+        _write_stack_rows(con, kind, host)
+    finally:
+        con.execute("DROP VIEW IF EXISTS finalize.stacks_nesting_host")
+    con.execute(load_query("stacks_rows_written"), {"kind": kind})
+
+
+def _kind_written(con: duckdb.DuckDBPyConnection) -> str | None:
+    """The frames' kind where stage_stacks_beside_write wrote the rows (its note dropped),
+    else None."""
+    if not has_temp_table(con, "stacks_rows_written"):
+        return None
+    row = con.execute("SELECT kind FROM stacks_rows_written").fetchone()
+    con.execute("DROP TABLE stacks_rows_written")
+    assert row is not None
+    return str(row[0])
 
 
 def stage_points_beside_depths(con: duckdb.DuckDBPyConnection) -> None:
@@ -107,32 +144,6 @@ def stage_points_beside_depths(con: duckdb.DuckDBPyConnection) -> None:
         _stage_points(con, "stacks_points_host")
     finally:
         con.execute("DROP VIEW IF EXISTS stacks_points_host")
-
-
-def stage_nesting_beside_write(con: duckdb.DuckDBPyConnection) -> None:
-    """Find the nesting from the host rows' copy once their depths are set, while a second
-    connection writes them into host_activities (finalize.host_rows: the same ids and
-    depths): the nesting waits on that write otherwise. Then write the launches and the
-    memory events' context, which need nothing of host_activities; build_stacks does the
-    rest (the Python frames' rows, from the temp table stacks_nesting_parents). Needs
-    stacks_points staged (stage_points_beside_depths)."""
-    con.execute(load_query("stacks_nesting_host"))
-    host = "finalize.stacks_nesting_host"
-    try:
-        _stage_nesting(con, ["cpu_op", _frame_kind(con, host)], host)
-    finally:
-        con.execute("DROP VIEW IF EXISTS finalize.stacks_nesting_host")
-    _write_launches(con)
-
-
-def _write_launches(con: duckdb.DuckDBPyConnection) -> None:
-    """launches and the memory events' context, from the points (stacks_points) and what
-    the nesting found for them (stacks_found), both dropped after."""
-    con.execute(load_query("stacks_launches"))
-    con.execute(load_query("stacks_memory_context"))
-    con.execute(load_query("stacks_memory_write"))
-    con.execute("DROP TABLE stacks_points")
-    con.execute("DROP TABLE stacks_found")
 
 
 def _points_staged(con: duckdb.DuckDBPyConnection) -> bool:

@@ -44,8 +44,8 @@ from tui.derived.gpu_idle import build_gpu_idle
 from tui.derived.host_depth import POOL_MIN_CORES, write_host_depths
 from tui.derived.stacks import (
     build_stacks,
-    stage_nesting_beside_write,
     stage_points_beside_depths,
+    stage_stacks_beside_write,
 )
 from tui.derived.xla_hlo_match import tie_gpu_work_to_hlo
 from tui.loading import cache, cache_reason
@@ -421,9 +421,9 @@ def finalize_activities(con: duckdb.DuckDBPyConnection, host_written: bool = Fal
     unless it keeps its whole part (`whole_share`: keeps_whole_share). Once what the
     loader staged is dropped, `staged_done` runs (the loader's scratch let go of): while
     the depths are still worked out, where they are. On POOL_MIN_CORES cores or more, once
-    the depths are set this connection finds the launch stacks' nesting from the rows'
-    copy while the second one writes them into host_activities (a 3 GB trace's write:
-    several cores' work that the stacks, at 2.5 of 16 cores, waited on).
+    the depths are set this connection writes the launch stacks' rows from the rows' copy
+    while the second one writes them into host_activities (a 3 GB trace's write: several
+    cores' work that the stacks, at 2.5 of 16 cores, waited on).
     """
     if host_written:
         _write_gpu_rows(con)
@@ -448,8 +448,8 @@ def finalize_activities(con: duckdb.DuckDBPyConnection, host_written: bool = Fal
                     staged_done = None
                 stage_points_beside_depths(con)
                 if usable_cores() >= POOL_MIN_CORES and _set_first(depths_set, depths_written):
-                    # the launch stacks' nesting from the rows' copy while they are written
-                    stage_nesting_beside_write(con)
+                    # the launch stacks from the rows' copy while they are written
+                    stage_stacks_beside_write(con)
             con.execute("DETACH finalize")
     if staged_done is not None:
         staged_done()
