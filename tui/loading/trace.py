@@ -485,9 +485,9 @@ def _gpu_rows_beside_copy(con: duckdb.DuckDBPyConnection) -> Iterator[Callable[[
 def _gpu_idle_beside_stacks(con: duckdb.DuckDBPyConnection) -> Iterator[Callable[[], None]]:
     """gpu_idle_built(): the GPU-idle intervals built once called. They need only
     gpu_activities, written by now: on POOL_MIN_CORES cores or more they are built on a
-    second connection from the block's start, beside the launch stacks (which leave most
-    cores idle: a 3 GB trace's took 1.2 s at 2.5 of 16), where they came after them;
-    otherwise on `con` when called, as before."""
+    second connection from the block's start, beside build_stacks and the steps after it
+    (the launch stacks left most cores idle: a 3 GB trace's took 1.2 s at 2.5 of 16),
+    where they came after them; otherwise on `con` when called, as before."""
     if usable_cores() < POOL_MIN_CORES:
         yield lambda: build_gpu_idle(con)
         return
