@@ -162,3 +162,32 @@ def test_stacks_written_beside_the_host_rows_write_are_the_stacks_written_after_
     assert sum(1 for row in memory if row[-2] is not None) > 10
     assert sum(1 for row in frames if row[1] is not None) > 100
     assert sum(1 for row in frames if row[-1] is not None) > 100  # the trace's own ids
+
+
+def test_a_depths_error_before_they_are_set_ends_the_load_not_the_wait(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """From POOL_MIN_CORES cores the loading connection waits for the host depths to be set
+    before the launch stacks: where their work fails first, the load ends with its error
+    (and writes no stacks) rather than waiting on."""
+    staged: list[bool] = []
+
+    def failing(con: duckdb.DuckDBPyConnection, *rest: object) -> None:
+        raise RuntimeError("the depths failed")
+
+    monkeypatch.setattr(trace_module, "usable_cores", lambda: trace_module.POOL_MIN_CORES)
+    monkeypatch.setattr(trace_module, "write_host_depths", failing)
+    monkeypatch.setattr(trace_module, "stage_stacks_beside_write",
+                        lambda con: staged.append(True))
+    raised: list[BaseException] = []
+
+    def load() -> None:
+        try:
+            open_trace(sample("multistream.pt.trace.json.gz"), use_cache=False).close()
+        except BaseException as exc:  # noqa: BLE001 - what the load ended with
+            raised.append(exc)
+
+    loading = threading.Thread(target=load, daemon=True)
+    loading.start()
+    loading.join(timeout=60)
+    assert not loading.is_alive()
+    assert [str(exc) for exc in raised] == ["the depths failed"] and staged == []
