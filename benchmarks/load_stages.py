@@ -33,7 +33,8 @@ ROOT = Path(__file__).resolve().parent.parent
 STAGES = {"load_kineto", "load_xla_json", "load_nsys_sqlite", "_extract", "parse_chrome_events",
           "finalize_activities", "write_host_depths", "stage_kineto_memory", "build_stacks",
           "build_gpu_idle", "trace_summary", "_build", "device_times", "classify_idle",
-          "critical_paths", "group_depths", "_set_depths", "_to_lines"}
+          "critical_paths", "group_depths", "_set_depths", "_to_lines",
+          "stage_stacks_beside_write"}
 
 
 def _cpu() -> float:

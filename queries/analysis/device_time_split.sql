@@ -16,7 +16,12 @@
 -- Columns: device, compute_ns, copy_ns, comm_ns, all_ns, kernels, kernel_median_ns,
 --          comm_kernels, comm_kernel_ns, copies, copy_bytes.
 WITH inside AS (
-    SELECT * FROM gpu_activities
+    -- the columns read after, the name only as whether it is NCCL's: the rows are held
+    -- (read twice), and a kernel's name can be hundreds of characters long; a compressed
+    -- column's names are tested once per distinct name as it is read
+    SELECT id, device, start_ns, end_ns, duration_ns, kind, bytes,
+           contains(lower(name), 'nccl') AS nccl
+    FROM gpu_activities
     WHERE device IS NOT NULL
       AND ($start_ns IS NULL OR end_ns > $start_ns)
       AND ($end_ns IS NULL OR start_ns < $end_ns)
@@ -24,7 +29,7 @@ WITH inside AS (
     -- clipping keeps the id order a start order (greatest/least skip a NULL bound)
     SELECT id, device, greatest(start_ns, $start_ns) AS start_ns,
            least(end_ns, $end_ns) AS end_ns, id // 65536 AS block,
-           CASE WHEN kind = 'kernel' AND NOT contains(lower(name), 'nccl') THEN 1
+           CASE WHEN kind = 'kernel' AND NOT nccl THEN 1
                 WHEN kind IN ('memcpy', 'memset') THEN 2
                 ELSE 3 END AS what
     FROM inside
@@ -65,10 +70,8 @@ WITH inside AS (
     SELECT device,
            count(*) FILTER (WHERE kind = 'kernel') AS kernels,
            median(duration_ns) FILTER (WHERE kind = 'kernel')::DOUBLE AS kernel_median_ns,
-           count(*) FILTER (WHERE kind = 'kernel' AND contains(lower(name), 'nccl'))
-               AS comm_kernels,
-           coalesce(sum(duration_ns) FILTER (WHERE kind = 'kernel'
-                                             AND contains(lower(name), 'nccl')), 0)::BIGINT
+           count(*) FILTER (WHERE kind = 'kernel' AND nccl) AS comm_kernels,
+           coalesce(sum(duration_ns) FILTER (WHERE kind = 'kernel' AND nccl), 0)::BIGINT
                AS comm_kernel_ns,
            count(*) FILTER (WHERE kind = 'memcpy') AS copies,
            coalesce(sum(bytes) FILTER (WHERE kind = 'memcpy'), 0)::BIGINT AS copy_bytes

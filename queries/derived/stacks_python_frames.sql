@@ -1,6 +1,7 @@
--- Params: $kind, $libraries, $stdlib
--- Needs: temp table stacks_nesting_parents, table stacks_work.frame_ids
--- Fill python_frames from the host_activities rows of kind $kind ('python'; 'annotation'
+-- Params: $kind, $libraries, $stdlib, {host}
+-- Needs: temp table stacks_nesting_parents, table stacks_work.frame_ids, temp table {host}
+-- Fill python_frames from the host rows ({host}: host_activities, or before it is written,
+-- the rows whose depths are set: stacks_nesting_host.sql) of kind $kind ('python'; 'annotation'
 -- for a trace without Python frames, whose NVTX ranges then stand in): each frame's name
 -- parsed ('file.py(123): func'), whether it is the user's own code, and its parent, the
 -- frame one level up that was open when it started on its thread: the one the trace's own
@@ -17,7 +18,7 @@
 INSERT INTO python_frames
 WITH numbered AS (
     SELECT id, pid, tid, start_ns, end_ns, depth, name
-    FROM host_activities
+    FROM {host}
     WHERE kind = $kind
 ), split AS (
     -- 'dir/file.py(123): func': the file and line before '): ', the function after it

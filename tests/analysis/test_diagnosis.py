@@ -5,6 +5,7 @@ that every device's idle time is accounted for by cause, to the nanosecond."""
 from __future__ import annotations
 
 import csv
+import re
 
 import pytest
 
@@ -20,11 +21,18 @@ from tui.analysis.diagnosis import (
     with_ncu,
 )
 from tui.analysis.findings import trace_findings
-from tui.analysis.idle_causes import CAUSES, GAP_KIND, tally
+from tui.analysis.idle_causes import (
+    CAUSES,
+    COLLECTIVE_PATTERN,
+    GAP_KIND,
+    STAGING_PATTERN,
+    tally,
+)
 from tui.analysis.kernels import device_busy
 from tui.analysis.ncu.attach import ncu_for_trace
 from tui.analysis.window import work_window
 from tui.apps.trace_app import TraceApp
+from tui.core.queries import load_query
 from tui.loading.trace import open_trace
 from tui.widgets.tables.findings import FindingPanel
 
@@ -160,6 +168,23 @@ def test_tally_is_the_one_way_causes_become_totals() -> None:
     assert zero.idle_ns == 100 and zero.by_cause["other"] == 50
     assert zero.top_call == {"sync": "cudaStreamSynchronize"}
     assert (one.device, one.idle_ns, one.by_cause["host"]) == (1, 7, 7)
+
+
+@pytest.mark.parametrize("name", [
+    "nccl:all_reduce", "NCCL_AllGather", "gloo:broadcast", "c10d::allreduce_",
+    "C10D.barrier", "ProcessGroupNCCL::allreduce", "xProcessGroupGloo", "record_param_comms",
+    "torch.distributed.all_gather", "Distributed.broadcast", "dist_BARRIER_wait",
+    "H2D Dispatch", "h2d transfer", "HostToDevice", "copy_host_to_device",
+    "Host_ToDevice", "BufferFromHostBuffer", "PjRt::bufferfromhostbuffer",
+])
+def test_the_ops_idle_causes_matches_pass_its_substrings_first(name: str) -> None:
+    """idle_causes.sql looks for substrings of a CPU op's name (ILIKE) before its patterns
+    (cheap on dictionary-compressed names): every name the patterns match holds one."""
+    hints = re.findall(r"h\.name ILIKE '%([^%']+)%'", load_query("idle_causes"))
+    assert len(hints) == 9
+    assert re.search(COLLECTIVE_PATTERN, name) or re.search(STAGING_PATTERN, name)
+    # ILIKE's _ stands for any one character
+    assert any(re.search(re.escape(hint).replace("_", "."), name.lower()) for hint in hints)
 
 
 @pytest.mark.slow

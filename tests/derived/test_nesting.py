@@ -160,7 +160,8 @@ def test_windows_of_ranges_give_what_one_window_gives(path: Path, per_window: in
     monkeypatch.setattr(stacks, "nesting_window_rows", lambda: per_window)
     real_windows = stacks._nesting_windows
     monkeypatch.setattr(stacks, "_nesting_windows",
-                        lambda con, kinds: windows.extend(real_windows(con, kinds)) or windows)
+                        lambda con, kinds, host: windows.extend(real_windows(con, kinds, host))
+                        or windows)
     assert tables() == whole
     assert len(windows) > 5
     # each window's ranges read in 3 parts side by side, on cursors of their own

@@ -53,9 +53,9 @@ def test_the_scratch_is_let_go_of_while_the_depths_are_worked_out(
         drop(con, work)
         dropped.set()
 
-    def write_host_depths(con: duckdb.DuckDBPyConnection) -> None:
+    def write_host_depths(con: duckdb.DuckDBPyConnection, *rest: object) -> None:
         seen["during"] = dropped.wait(timeout=10)  # the loading thread let go meanwhile
-        depths(con)
+        depths(con, *rest)
 
     monkeypatch.setattr(trace_module, "_drop_scratch", drop_scratch)
     monkeypatch.setattr(trace_module, "write_host_depths", write_host_depths)
@@ -122,3 +122,72 @@ def test_gpu_rows_sorted_beside_the_host_rows_copy_are_the_rows_sorted_after_it(
     assert written_from == [("staged_gpu", True), (trace_module.STAGED_GPU_ELSEWHERE, False)]
     assert beside == after
     assert len(after[0]) > 100 and sum(1 for row in after[2] if row[1] is not None) > 100
+
+
+def test_stacks_written_beside_the_host_rows_write_are_the_stacks_written_after_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """From POOL_MIN_CORES cores a Kineto trace's launch stacks are written from the host
+    rows' copy once every depth is set, while a second connection writes the rows into
+    host_activities (stage_stacks_beside_write): every Python frame (parents, own ids),
+    launch and memory event's context, and the frames' source, is as written from
+    host_activities after it (as on 2 cores)."""
+    tables = ("SELECT * FROM launches ORDER BY gpu_id",
+              "SELECT * FROM memory_events ORDER BY id",
+              "SELECT * FROM python_frames ORDER BY id",
+              "SELECT value FROM trace_meta WHERE key = 'code_source'")
+    seen: list[tuple[int, int]] = []  # (depths not set, frames written) around the staging
+    stage = trace_module.stage_stacks_beside_write
+
+    def recorded(con: duckdb.DuckDBPyConnection) -> None:
+        (unset,), = con.execute(
+            "SELECT count(*) FROM finalize.host_rows WHERE depth IS NULL").fetchall()
+        stage(con)
+        (frames,), = con.execute("SELECT count(*) FROM python_frames").fetchall()
+        seen.append((unset, frames))
+
+    def stacks(cores: int) -> list[list[tuple]]:
+        monkeypatch.setattr(trace_module, "usable_cores", lambda: cores)
+        with open_trace(sample("stacks_training.pt.trace.json.gz"), use_cache=False) as opened:
+            return [opened.con.execute(query).fetchall() for query in tables]
+
+    monkeypatch.setattr(trace_module, "stage_stacks_beside_write", recorded)
+    after = stacks(2)
+    assert seen == []
+    beside = stacks(trace_module.POOL_MIN_CORES)
+    assert seen == [(0, len(after[2]))]
+    assert beside == after
+    launches, memory, frames, source = after
+    assert source == [("python",)]
+    assert sum(1 for row in launches if row[2] is not None and row[3] is not None) > 100
+    assert sum(1 for row in memory if row[-2] is not None) > 10
+    assert sum(1 for row in frames if row[1] is not None) > 100
+    assert sum(1 for row in frames if row[-1] is not None) > 100  # the trace's own ids
+
+
+def test_a_depths_error_before_they_are_set_ends_the_load_not_the_wait(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """From POOL_MIN_CORES cores the loading connection waits for the host depths to be set
+    before the launch stacks: where their work fails first, the load ends with its error
+    (and writes no stacks) rather than waiting on."""
+    staged: list[bool] = []
+
+    def failing(con: duckdb.DuckDBPyConnection, *rest: object) -> None:
+        raise RuntimeError("the depths failed")
+
+    monkeypatch.setattr(trace_module, "usable_cores", lambda: trace_module.POOL_MIN_CORES)
+    monkeypatch.setattr(trace_module, "write_host_depths", failing)
+    monkeypatch.setattr(trace_module, "stage_stacks_beside_write",
+                        lambda con: staged.append(True))
+    raised: list[BaseException] = []
+
+    def load() -> None:
+        try:
+            open_trace(sample("multistream.pt.trace.json.gz"), use_cache=False).close()
+        except BaseException as exc:  # noqa: BLE001 - what the load ended with
+            raised.append(exc)
+
+    loading = threading.Thread(target=load, daemon=True)
+    loading.start()
+    loading.join(timeout=60)
+    assert not loading.is_alive()
+    assert [str(exc) for exc in raised] == ["the depths failed"] and staged == []

@@ -809,9 +809,9 @@ def _memory_limit_in(step: str, monkeypatch) -> tuple[list[str], str, int]:
     seen: list[str] = []
     real = getattr(tui.loading.trace, step)
 
-    def spying(con):
+    def spying(con, *rest):
         seen.append(con.execute("SELECT current_setting('memory_limit')").fetchone()[0])
-        return real(con)
+        return real(con, *rest)
 
     monkeypatch.setenv("TUI_MEMORY", "1GB")
     monkeypatch.setattr(tui.loading.trace, step, spying)

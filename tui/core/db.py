@@ -39,7 +39,9 @@ ARRAYS_SHARE = 0.1
 # gets this share (a loader that wrote its host rows itself keeps the loading share). The
 # 3 GB Kineto trace peaked in that phase at 868-871 MiB with 70%, 774-780 MiB with 60%
 # (whole cold runs 28.0-30.0 s before, 29.4-31.5 s after); a 10 GB one at 983 MiB with 70%
-# on a 16-core host.
+# on a 16-core host. From 4 cores a Kineto trace's launch stacks are written in this phase
+# too, beside the host rows' final write, once the depths' windows are done: the nesting's
+# windows (ARRAYS_SHARE) take theirs' place.
 FINALIZE_SHARE = 0.6
 # While the launch stacks and idle intervals are derived from the loaded tables, DuckDB
 # gets this share: its temp tables and the nesting's NumPy windows (ARRAYS_SHARE) sit

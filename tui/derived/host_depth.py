@@ -25,6 +25,7 @@ another connection, so that reading and setting do not wait on each other.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
@@ -68,11 +69,13 @@ class _Carried:
     open_ends: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))  # sorted
 
 
-def write_host_depths(con: duckdb.DuckDBPyConnection) -> None:
+def write_host_depths(con: duckdb.DuckDBPyConnection,
+                      depths_set: Callable[[], None] | None = None) -> None:
     """Set the depths of finalize.host_rows, a window at a time, then write the rows into
     host_activities, numbered by row id. On POOL_MIN_CORES cores or more a window's depths
     are worked out on a pool while this connection reads the next one, then set on a
-    second connection (_Setter)."""
+    second connection (_Setter). `depths_set` is called once every depth is set, before
+    the write: another connection may read the rows' copy meanwhile."""
     con.execute(load_query("host_depth_groups"))
     carried: dict[int, _Carried] = {}
     use_pool = usable_cores() >= POOL_MIN_CORES
@@ -88,6 +91,8 @@ def write_host_depths(con: duckdb.DuckDBPyConnection) -> None:
                                        pool if use_pool and len(rows) >= POOL_MIN_ROWS else None)
             del cols
             setter.set(window, rows, depth, work)
+    if depths_set is not None:
+        depths_set()
     con.execute(load_query("host_depth_write"))
 
 

@@ -20,7 +20,7 @@ import duckdb
 import numpy as np
 
 from tui.core.db import ARRAYS_SHARE, fetch_parts, memory_budget_bytes, usable_cores
-from tui.core.queries import load_query
+from tui.core.queries import fill
 
 # The widest window of start times `read_ranges` takes: all of them.
 MIN_NS, MAX_NS = -(2**63), 2**63 - 1
@@ -56,16 +56,19 @@ def time_windows(con: duckdb.DuckDBPyConnection, rows: int, per_window: int,
 
 
 def time_window_parts(con: duckdb.DuckDBPyConnection, rows: int, per_window: int,
-                      cuts_query: str, params: dict, parts: int) -> list[list[tuple[int, int]]]:
+                      cuts_query: str, params: dict, parts: int,
+                      query_slots: dict[str, str] | None = None) -> list[list[tuple[int, int]]]:
     """time_windows, each cut again into `parts` of about equal counts (fewer where the
     cuts meet), to be read side by side (tui.core.db.fetch_parts): each window the list
-    of its parts, in time order. Windows under `parts` times MIN_PART_ROWS take fewer."""
+    of its parts, in time order. Windows under `parts` times MIN_PART_ROWS take fewer.
+    `query_slots` fill the cuts query's slots, where it has any."""
     parts = max(1, min(parts, min(rows, per_window) // MIN_PART_ROWS))
     pieces = -(-rows // per_window) * parts
     cuts: list[int] = []
     if pieces > 1:
         fractions = [i / pieces for i in range(1, pieces)]
-        found = con.execute(load_query(cuts_query), {**params, "fractions": fractions}).fetchone()
+        found = con.execute(fill(cuts_query, **(query_slots or {})),
+                            {**params, "fractions": fractions}).fetchone()
         assert found is not None
         cuts = sorted(set(found[0]) - {MIN_NS})
     bounds = [MIN_NS, *cuts, MAX_NS]
@@ -78,16 +81,18 @@ RANGE_COLUMNS = ("group_key", "id", "k", "start_ns", "end_ns", "depth")
 
 def read_ranges(con: duckdb.DuckDBPyConnection, kinds: list[str],
                 window: tuple[int, int] = (MIN_NS, MAX_NS),
-                parts: list[tuple[int, int]] | None = None) -> dict[str, np.ndarray]:
+                parts: list[tuple[int, int]] | None = None,
+                host: str = "host_activities") -> dict[str, np.ndarray]:
     """The columns HostNesting.of_columns takes: the host ranges of `kinds` that start in
     `window` [since, until) (stacks_nesting_ranges.sql; `parts`, the window cut in time by
     time_window_parts, read side by side), after those that start before it and are still
-    open as it begins (stacks_nesting_open.sql)."""
-    cols = fetch_parts(con, load_query("stacks_nesting_ranges"),
+    open as it begins (stacks_nesting_open.sql); of `host`, host_activities or a view with
+    its columns (stacks_nesting_host.sql)."""
+    cols = fetch_parts(con, fill("stacks_nesting_ranges", host=host),
                        [{"kinds": kinds, "since": a, "until": b} for a, b in (parts or [window])])
     if window[0] == MIN_NS:
         return {name: cols[name] for name in RANGE_COLUMNS}
-    before = con.execute(load_query("stacks_nesting_open"),
+    before = con.execute(fill("stacks_nesting_open", host=host),
                          {"kinds": kinds, "since": window[0]}).fetchnumpy()
     return {name: np.concatenate([np.asarray(before[name]), cols[name]])
             for name in RANGE_COLUMNS}

@@ -58,24 +58,42 @@ POINTS_JOIN_BYTES = 150
 
 
 def build_stacks(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """Fill python_frames, launches and the memory events' context; returns warnings.
+    """Fill python_frames, launches and the memory events' context (unless
+    stage_stacks_beside_write did); returns warnings.
 
     A trace without Python frames has, in their place, the native frames of an nsys
     report's CUDA API backtraces (--cudabacktrace), else its NVTX / user annotation
     ranges; trace_meta's `code_source` says which ('python' | 'cuda_backtrace' | 'nvtx' |
     'none')."""
-    kind = _frame_kind(con)
+    kind = _kind_written(con)
+    if kind is None:
+        kind = _frame_kind(con, "host_activities")
+        _write_stack_rows(con, kind, "host_activities")
+    has_frames = con.execute("SELECT 1 FROM python_frames LIMIT 1").fetchone() is not None
+    source = "none" if not has_frames else "python" if kind == "python" else "nvtx"
+    if kind != "python" and has_backtraces(con) and build_backtrace_frames(con):
+        source = "cuda_backtrace"
+    # deleted and inserted: no upsert (its first use in a database costs a few ms)
+    con.execute("DELETE FROM trace_meta WHERE key = 'code_source'")
+    con.execute("INSERT INTO trace_meta VALUES ('code_source', $source)", {"source": source})
+    return _frame_warnings(con)
+
+
+def _write_stack_rows(con: duckdb.DuckDBPyConnection, kind: str, host: str) -> None:
+    """python_frames (from the host rows of `kind`), launches and the memory events'
+    context, from the host rows of `host`: host_activities, or a view with its columns
+    and ids (stacks_nesting_host.sql)."""
     con.execute(load_query("stacks_staged_python"))  # a loader without Python ids stages none
     con.execute("ATTACH ':memory:' AS stacks_work")
     # the frames' own ids are paired up on a second connection while this one finds the
     # nesting (NumPy, mostly one core)
-    with beside(con, lambda other: other.execute(load_query("stacks_python_ids"),
+    with beside(con, lambda other: other.execute(fill("stacks_python_ids", host=host),
                                                  {"kind": kind})):
         if not _points_staged(con):
-            _stage_points(con, "host_activities")
-        _stage_nesting(con, ["cpu_op", kind])
+            _stage_points(con, host)
+        _stage_nesting(con, ["cpu_op", kind], host)
     with joins_as_written(con):  # 1.2M frames: 0.87 -> 0.47 s
-        con.execute(load_query("stacks_python_frames"),
+        con.execute(fill("stacks_python_frames", host=host),
                     {"libraries": list(LIBRARIES), "stdlib": sorted(sys.stdlib_module_names),
                      "kind": kind})
     con.execute("DROP TABLE stacks_staged_python")
@@ -86,14 +104,33 @@ def build_stacks(con: duckdb.DuckDBPyConnection) -> list[str]:
     con.execute(load_query("stacks_memory_write"))
     con.execute("DROP TABLE stacks_points")
     con.execute("DROP TABLE stacks_found")
-    has_frames = con.execute("SELECT 1 FROM python_frames LIMIT 1").fetchone() is not None
-    source = "none" if not has_frames else "python" if kind == "python" else "nvtx"
-    if kind != "python" and has_backtraces(con) and build_backtrace_frames(con):
-        source = "cuda_backtrace"
-    # deleted and inserted: no upsert (its first use in a database costs a few ms)
-    con.execute("DELETE FROM trace_meta WHERE key = 'code_source'")
-    con.execute("INSERT INTO trace_meta VALUES ('code_source', $source)", {"source": source})
-    return _frame_warnings(con)
+
+
+def stage_stacks_beside_write(con: duckdb.DuckDBPyConnection) -> None:
+    """Write the launch stacks' rows (as build_stacks does) from the host rows' copy once
+    their depths are set, while a second connection writes them into host_activities
+    (finalize.host_rows: the same ids, depths and names): the stacks wait on that write
+    otherwise. build_stacks then does the rest (the frames' source, warnings). Needs
+    stacks_points staged (stage_points_beside_depths)."""
+    con.execute(load_query("stacks_nesting_host"))
+    host = "finalize.stacks_nesting_host"
+    try:
+        kind = _frame_kind(con, host)
+        _write_stack_rows(con, kind, host)
+    finally:
+        con.execute("DROP VIEW IF EXISTS finalize.stacks_nesting_host")
+    con.execute(load_query("stacks_rows_written"), {"kind": kind})
+
+
+def _kind_written(con: duckdb.DuckDBPyConnection) -> str | None:
+    """The frames' kind where stage_stacks_beside_write wrote the rows (its note dropped),
+    else None."""
+    if not has_temp_table(con, "stacks_rows_written"):
+        return None
+    row = con.execute("SELECT kind FROM stacks_rows_written").fetchone()
+    con.execute("DROP TABLE stacks_rows_written")
+    assert row is not None
+    return str(row[0])
 
 
 def stage_points_beside_depths(con: duckdb.DuckDBPyConnection) -> None:
@@ -140,10 +177,11 @@ def points_per_part() -> int:
     return max(int(memory_budget_bytes() * DERIVE_SHARE) // POINTS_JOIN_BYTES, 1 << 16)
 
 
-def _stage_nesting(con: duckdb.DuckDBPyConnection, kinds: list[str]) -> None:
+def _stage_nesting(con: duckdb.DuckDBPyConnection, kinds: list[str], host: str) -> None:
     """Into temp tables, from the nesting of the host ranges of `kinds` (cpu ops, then the
-    frames' kind): stacks_nesting_parents (id, parent_id: the enclosing frame of each
-    frame, NULL at the top) and stacks_found (each point's innermost range of each kind).
+    frames' kind) in `host` (host_activities, or a view with its columns):
+    stacks_nesting_parents (id, parent_id: the enclosing frame of each frame, NULL at the
+    top) and stacks_found (each point's innermost range of each kind).
 
     The ranges that start in a window of time and the points in it are taken a window at
     a time, with the ranges from before the window still open as it begins, so the arrays
@@ -153,13 +191,13 @@ def _stage_nesting(con: duckdb.DuckDBPyConnection, kinds: list[str]) -> None:
     and reads the next (the work of one window, the reads of the next: two windows' arrays
     at most)."""
     con.execute(load_query("stacks_nesting_tables"))
-    windows = _nesting_windows(con, kinds)
+    windows = _nesting_windows(con, kinds, host)
     on_thread = usable_cores() >= POOL_MIN_CORES and len(windows) > 1
     with ThreadPoolExecutor(1) as pool:
         working: Future[_Found] | None = None
         for parts in windows:
             window = (parts[0][0], parts[-1][1])
-            ranges = read_ranges(con, kinds, window, parts)
+            ranges = read_ranges(con, kinds, window, parts, host)
             if not on_thread:  # each kind's points read as the nesting needs them
                 _write_found(con, _nest_window(len(kinds), window, ranges,
                                                partial(_points, con, window)))
@@ -227,14 +265,14 @@ def _write_found(con: duckdb.DuckDBPyConnection, found: _Found) -> None:
             con.execute(load_query("stacks_found_write"))
 
 
-def _nesting_windows(con: duckdb.DuckDBPyConnection,
-                     kinds: list[str]) -> list[list[tuple[int, int]]]:
+def _nesting_windows(con: duckdb.DuckDBPyConnection, kinds: list[str],
+                     host: str) -> list[list[tuple[int, int]]]:
     """Windows of time of about `nesting_window_rows()` ranges (by their start) and points
     each, each in parts whose ranges are read side by side (nesting.time_window_parts)."""
-    row = con.execute(load_query("stacks_nesting_count"), {"kinds": kinds}).fetchone()
+    row = con.execute(fill("stacks_nesting_count", host=host), {"kinds": kinds}).fetchone()
     assert row is not None
     return time_window_parts(con, row[0], nesting_window_rows(), "stacks_nesting_cuts",
-                             {"kinds": kinds}, read_parts())
+                             {"kinds": kinds}, read_parts(), {"host": host})
 
 
 def nesting_window_rows() -> int:
@@ -243,9 +281,10 @@ def nesting_window_rows() -> int:
     return rows_per_window(NESTING_BYTES_PER_ROW)
 
 
-def _frame_kind(con: duckdb.DuckDBPyConnection) -> str:
-    """'python' when the trace has Python frames, else 'annotation' (NVTX ranges)."""
-    row = con.execute("SELECT 1 FROM host_activities WHERE kind = 'python' LIMIT 1").fetchone()
+def _frame_kind(con: duckdb.DuckDBPyConnection, host: str) -> str:
+    """'python' when the host rows of `host` hold Python frames, else 'annotation' (NVTX
+    ranges)."""
+    row = con.execute(fill("stacks_frame_kind", host=host)).fetchone()
     return "python" if row is not None else "annotation"
 
 
