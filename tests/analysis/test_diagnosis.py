@@ -238,3 +238,24 @@ def test_one_ncu_report_says_which_busy_loop_is_memory_bound(name: str, bound: s
     assert [k["verdict"] for k in ncu["kernels"]] == ["compute"] * 3 + ["memory"] * 3
     assert alone["bound"] == "compute"
     assert with_ncu(alone, ncu)["bound"] == bound
+
+
+@pytest.mark.parametrize("name", ["ddp4/ddp_rank0.pt.trace.json.gz", "ddp4_nsys.sqlite"])
+def test_a_trace_of_one_block_of_ids_splits_its_time_as_the_blocks_query(
+        monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """device_time_split_small.sql (all GPU ids in the first block) gives the rows of
+    device_time_split.sql, over the whole trace and within its window of work (one GPU, and
+    an nsys report's four); each device's all_ns is its busy time (device_busy)."""
+    from tui.analysis import diagnosis
+    from tui.analysis.window import work_window
+
+    with open_trace(sample(name)) as trace:
+        window = work_window(trace.con)
+        assert window is not None
+        small = [diagnosis.time_split(trace.con), diagnosis.time_split(trace.con, window)]
+        monkeypatch.setattr(diagnosis, "SPLIT_BLOCK_IDS", 0)  # the blocks' query
+        blocks = [diagnosis.time_split(trace.con), diagnosis.time_split(trace.con, window)]
+        busy = {d.id: d.busy_ns for d in device_busy(trace.con)}
+    assert small == blocks
+    assert {row[0]: row[4] for row in small[0]} == busy
+    assert len(small[0]) == (4 if name.endswith(".sqlite") else 1)
