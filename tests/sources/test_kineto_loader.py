@@ -161,6 +161,13 @@ def test_cpu_only_trace_says_what_to_enable(tmp_path: Path) -> None:
     path.write_text(json.dumps({"traceEvents": events}, default=float))
     with open_trace(path, use_cache=False) as trace:
         assert any("CPU-only" in w and "ProfilerActivity.CUDA" in w for w in trace.warnings)
+        assert trace.con.execute("SELECT count(*) FROM gpu_activities").fetchone() == (0,)
+    # the trace as recorded: its GPU events counted as the rows staged (no warning)
+    with open_trace(sample("gappy_training.pt.trace.json.gz"), use_cache=False) as trace:
+        assert not any("CPU-only" in w or "no GPU events" in w for w in trace.warnings)
+        (rows,) = trace.con.execute("SELECT count(*) FROM gpu_activities").fetchone()
+    assert rows == sum(1 for e in oracle.chrome_events(sample("gappy_training.pt.trace.json.gz"))
+                       if e.get("cat") in oracle.GPU_CATS and e.get("ph") == "X") > 100
 
 
 def test_old_kineto_category_names_load(tmp_path: Path) -> None:
