@@ -259,3 +259,21 @@ def test_a_trace_of_one_block_of_ids_splits_its_time_as_the_blocks_query(
     assert small == blocks
     assert {row[0]: row[4] for row in small[0]} == busy
     assert len(small[0]) == (4 if name.endswith(".sqlite") else 1)
+
+
+@pytest.mark.parametrize("name", ["gappy_training.pt.trace.json.gz", "gappy_training.sqlite",
+                                  "host_sleep.pt.trace.json.gz"])
+def test_a_small_traces_gaps_find_their_host_activity_as_the_buckets_do(
+        monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """gap_overlaps_small.sql (one interval join, for a trace of few host activities) gives
+    every gap the cause, busy_in and class gap_overlaps.sql's buckets of time give it."""
+    from tui.analysis import gaps as gaps_module
+
+    def explained() -> list:
+        with open_trace(sample(name)) as trace:
+            return gaps_module.explained_gaps(trace.con, 1_000_000)
+
+    small = explained()
+    monkeypatch.setattr(gaps_module, "GAP_PLAIN_JOIN_ROWS", -1)  # the buckets' query
+    assert explained() == small
+    assert len(small) >= 4 and sum(1 for g in small if g.busy_in) >= 1
