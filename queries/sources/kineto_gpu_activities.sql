@@ -7,6 +7,7 @@
 -- and a temp view of the same name over it, which every loader's finalize reads.
 -- Kineto writes pid = device and tid = stream; args.device/args.stream say the same
 -- where present and win. Older Kineto spelt the categories Kernel/Memcpy/Memset.
+-- kineto_event_counts.sql counts these rows by the same conditions (gpu_events).
 CREATE VIEW scratch.staged_gpu (
     kind, device, stream, start_ns, end_ns, duration_ns, name, correlation,
     grid_x, grid_y, grid_z, block_x, block_y, block_z, registers_per_thread,

@@ -289,3 +289,42 @@ def test_a_window_holding_every_gpu_activity_takes_the_whole_traces_split(name: 
         _, _, work = gaps_and_work(t.con, 1_000_000, window)
         assert [(d.compute_ns, d.copy_ns, d.comm_ns, d.kernels) for d in work] == \
             [(row[1], row[2], row[3], row[5]) for row in within]
+
+
+@pytest.mark.parametrize("name", ["ddp4/ddp_rank0.pt.trace.json.gz", "ddp4_nsys.sqlite"])
+def test_a_trace_of_one_block_of_ids_splits_its_time_as_the_blocks_query(
+        monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """device_time_split_small.sql (all GPU ids in the first block) gives the rows of
+    device_time_split.sql, over the whole trace and within its window of work (one GPU, and
+    an nsys report's four); each device's all_ns is its busy time (device_busy)."""
+    from tui.analysis import diagnosis
+    from tui.analysis.window import work_window
+
+    with open_trace(sample(name)) as trace:
+        window = work_window(trace.con)
+        assert window is not None
+        small = [diagnosis.time_split(trace.con), diagnosis.time_split(trace.con, window)]
+        monkeypatch.setattr(diagnosis, "SPLIT_BLOCK_IDS", 0)  # the blocks' query
+        blocks = [diagnosis.time_split(trace.con), diagnosis.time_split(trace.con, window)]
+        busy = {d.id: d.busy_ns for d in device_busy(trace.con)}
+    assert small == blocks
+    assert {row[0]: row[4] for row in small[0]} == busy
+    assert len(small[0]) == (4 if name.endswith(".sqlite") else 1)
+
+
+@pytest.mark.parametrize("name", ["gappy_training.pt.trace.json.gz", "gappy_training.sqlite",
+                                  "host_sleep.pt.trace.json.gz"])
+def test_a_small_traces_gaps_find_their_host_activity_as_the_buckets_do(
+        monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """gap_overlaps_small.sql (one interval join, for a trace of few host activities) gives
+    every gap the cause, busy_in and class gap_overlaps.sql's buckets of time give it."""
+    from tui.analysis import gaps as gaps_module
+
+    def explained() -> list:
+        with open_trace(sample(name)) as trace:
+            return gaps_module.explained_gaps(trace.con, 1_000_000)
+
+    small = explained()
+    monkeypatch.setattr(gaps_module, "GAP_PLAIN_JOIN_ROWS", -1)  # the buckets' query
+    assert explained() == small
+    assert len(small) >= 4 and sum(1 for g in small if g.busy_in) >= 1

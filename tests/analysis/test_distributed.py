@@ -469,7 +469,8 @@ def test_a_run_of_converted_stores_reads_the_figures_convert_kept(tmp_path, monk
 def test_the_work_read_in_parts_gives_the_same_figures(monkeypatch, name: str) -> None:
     """dist_work is filled a part of the GPU ids at a time (a big trace's join within the
     summary's memory): five parts give every figure one part gives, for one process's
-    trace (Kineto) and for four processes' (nsys: each device's owner counted by parts)."""
+    trace (Kineto: in one part, dist_work_whole.sql's one statement, not the table
+    macros) and for four processes' (nsys: each device's owner counted by parts)."""
     from tui.analysis.distributed import window
 
     def figures() -> dict:

@@ -22,7 +22,9 @@ from tests.helpers.paths import DATA
 from tests.helpers.window_oracle import kineto_expected, to_ns
 from tui.analysis.diagnosis import COMPUTE_MOST, diagnose, gaps_and_work
 from tui.analysis.summary import trace_summary
-from tui.analysis.window import work_window
+from tui.analysis.window import LIBRARY_RANGES, MOST_WORK, work_window
+from tui.core.queries import load_query
+from tui.core.steps import PROFILER_STEP, STEP_NAME
 from tui.loading.trace import open_trace
 
 REFERENCE = DATA / "loops"
@@ -273,3 +275,34 @@ def test_the_repeating_iteration_is_the_window_without_markers() -> None:
     assert diagnosis["bound"] == "launch"
     assert diagnosis["text"].startswith(
         "Launch-bound in 3,000 repeats of its kernel sequence (from `loop_add_fusion`), ")
+
+
+@pytest.mark.parametrize("name", ["ddp4/ddp_rank0.pt.trace.json.gz",
+                                  "bound_launch.pt.trace.json.gz",
+                                  "stacks_training.pt.trace.json.gz", "ddp4_nsys.sqlite"])
+def test_the_profiler_steps_own_query_finds_the_same_window(name) -> None:
+    """work_window_profiler_steps.sql gives work_window.sql's very row where the window is
+    the profiler's steps, and no row where it is not (named steps, an nsys report's NVTX
+    ranges): work_window then weighs every kind. Asked for the first two here, each's
+    steps read from the raw file."""
+    params = {"profiler_step": PROFILER_STEP, "step_name": STEP_NAME, "most": MOST_WORK,
+              "library": LIBRARY_RANGES, "iteration_start": None, "iteration_name": None,
+              "iteration_repeats": None}
+    with open_trace(sample(name)) as trace:
+        full = trace.con.execute(load_query("work_window"), params).fetchone()
+        steps = trace.con.execute(load_query("work_window_profiler_steps"),
+                                  {"profiler_step": PROFILER_STEP}).fetchone()
+        window = work_window(trace.con)
+    assert full is not None and window is not None
+    if name.endswith(".pt.trace.json.gz") and full[0] == "profiler_steps":
+        with gzip.open(sample(name), "rt") as f:
+            events = json.load(f, parse_float=Decimal)["traceEvents"]
+        marks = sorted(to_ns(e["ts"]) for e in events if e.get("ph") == "X"
+                       and e.get("cat") == "user_annotation"
+                       and str(e.get("name", "")).startswith("ProfilerStep#"))
+        assert full[2] == marks[0] and full[4] == len(marks) >= 3
+        assert steps == full
+    else:
+        assert name in ("stacks_training.pt.trace.json.gz", "ddp4_nsys.sqlite")
+        assert full[0] == "steps" and steps is None
+    assert (window.kind, window.start_ns, window.end_ns, window.ranges) == full[:1] + full[2:5]

@@ -262,3 +262,35 @@ def test_a_correlation_id_two_calls_share_names_the_first_call(monkeypatch) -> N
     assert in_parts == grouped
     assert [row[2] for row in in_parts if row[1] == gpu_id] == [runtime_id]
     assert len(in_parts) > 500
+
+
+@pytest.mark.parametrize("trace", ["stacks_training.pt.trace.json.gz",
+                                   "ddp4/ddp_rank0.pt.trace.json.gz"])
+def test_the_memory_events_context_is_asked_only_where_there_are_some(
+        trace: str, monkeypatch) -> None:
+    """The memory events' context queries run only where the trace has memory events
+    (stacks_training's profile_memory run has; a DDP rank has none): without them the
+    launches, frames and memory events are what asking them anyway gives."""
+    import tui.derived.stacks
+
+    tables = ("SELECT * FROM launches ORDER BY gpu_id",
+              "SELECT * FROM memory_events ORDER BY id",
+              "SELECT * FROM python_frames ORDER BY id")
+    asked: list[bool] = []
+    has = tui.derived.stacks._has_memory_events
+
+    def recorded(con) -> bool:
+        asked.append(has(con))
+        return asked[-1]
+
+    def stacks() -> list[list[tuple]]:
+        with open_trace(sample(trace), use_cache=False) as opened:
+            return [opened.con.execute(query).fetchall() for query in tables]
+
+    monkeypatch.setattr(tui.derived.stacks, "_has_memory_events", recorded)
+    found = stacks()
+    monkeypatch.setattr(tui.derived.stacks, "_has_memory_events", lambda con: True)
+    assert stacks() == found
+    with_memory = trace.startswith("stacks_training")
+    assert asked == [with_memory, with_memory] and (len(found[1]) > 100) == with_memory
+    assert len(found[0]) > 100 and len(found[2]) > 10

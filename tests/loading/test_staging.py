@@ -107,9 +107,10 @@ def test_gpu_rows_sorted_beside_the_host_rows_copy_are_the_rows_sorted_after_it(
     written_from: list[tuple[str, bool]] = []
     write = trace_module._write_gpu_rows
 
-    def recorded(con: duckdb.DuckDBPyConnection, staged: str = "staged_gpu") -> None:
+    def recorded(con: duckdb.DuckDBPyConnection, staged: str = "staged_gpu",
+                 small: bool = False) -> None:
         written_from.append((staged, threading.current_thread() is threading.main_thread()))
-        write(con, staged)
+        write(con, staged, small)
 
     def rows(cores: int) -> list[list[tuple]]:
         monkeypatch.setattr(trace_module, "usable_cores", lambda: cores)
@@ -191,3 +192,30 @@ def test_a_depths_error_before_they_are_set_ends_the_load_not_the_wait(
     loading.join(timeout=60)
     assert not loading.is_alive()
     assert [str(exc) for exc in raised] == ["the depths failed"] and staged == []
+
+
+@pytest.mark.parametrize("name", ["ddp4/ddp_rank0.pt.trace.json.gz", "multistream.sqlite"])
+def test_a_small_traces_gpu_rows_sorted_by_their_names_are_the_rows_sorted_by_enum(
+        monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """A small trace's GPU rows (keeps_whole_share) are sorted by their names' text, not
+    through the ENUM of the names a big trace's sort carries: the same rows, ids and order
+    (a Kineto rank, whose loader stages them, and an nsys export, whose writes its host
+    rows itself)."""
+    write = trace_module._write_gpu_rows
+    asked: list[bool] = []
+    by_enum: list[bool] = []
+
+    def recorded(con: duckdb.DuckDBPyConnection, staged: str = "staged_gpu",
+                 small: bool = False) -> None:
+        asked.append(small)
+        write(con, staged, small and not by_enum[-1])
+
+    monkeypatch.setattr(trace_module, "_write_gpu_rows", recorded)
+    rows = []
+    for enum in (False, True):
+        by_enum.append(enum)
+        with open_trace(sample(name), use_cache=False) as opened:
+            rows.append(opened.con.execute("SELECT * FROM gpu_activities ORDER BY id").fetchall())
+    assert asked == [True, True]
+    assert rows[0] == rows[1]
+    assert len(rows[0]) > 100 and [r[0] for r in rows[0]] == list(range(len(rows[0])))

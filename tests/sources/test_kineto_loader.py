@@ -164,6 +164,13 @@ def test_cpu_only_trace_says_what_to_enable(tmp_path: Path) -> None:
     path.write_text(json.dumps({"traceEvents": events}, default=float))
     with open_trace(path, use_cache=False) as trace:
         assert any("CPU-only" in w and "ProfilerActivity.CUDA" in w for w in trace.warnings)
+        assert trace.con.execute("SELECT count(*) FROM gpu_activities").fetchone() == (0,)
+    # the trace as recorded: its GPU events counted as the rows staged (no warning)
+    with open_trace(sample("gappy_training.pt.trace.json.gz"), use_cache=False) as trace:
+        assert not any("CPU-only" in w or "no GPU events" in w for w in trace.warnings)
+        (rows,) = trace.con.execute("SELECT count(*) FROM gpu_activities").fetchone()
+    assert rows == sum(1 for e in oracle.chrome_events(sample("gappy_training.pt.trace.json.gz"))
+                       if e.get("cat") in oracle.GPU_CATS and e.get("ph") == "X") > 100
 
 
 def test_old_kineto_category_names_load(tmp_path: Path) -> None:
@@ -288,3 +295,38 @@ def test_the_few_events_read_for_more_keep_those_fields_apart(tmp_path: Path) ->
         """SELECT args."Input Dims" FROM kineto_events_more WHERE cat = 'cpu_op'
            AND args_more IS NOT NULL ORDER BY event_row""").fetchall()
     assert [json.loads(d) for (d,) in dims] == [e["args"]["Input Dims"] for e in flop_ops]
+
+
+def test_odd_args_read_leniently(tmp_path: Path) -> None:
+    """A generated edge case: the real multistream trace with three kernels' args made odd
+    (a number; a device that is an object and a grid that is text; a list). `args` is
+    read as JSON and cast to its fields only where kept: each kernel still loads, its odd
+    fields NULL (the device then from the event's pid, as Kineto writes it), every other
+    field as the file has it; a CPU op's odd args (never read) fail nothing."""
+    import json
+
+    events = [dict(e) for e in oracle.chrome_events(sample("multistream.pt.trace.json.gz"))]
+    kernels = [e for e in events if e.get("ph") == "X" and e.get("cat") == "kernel"]
+    ops = [e for e in events if e.get("ph") == "X" and e.get("cat") == "cpu_op"]
+    first, second, third = kernels[:3]
+    stream, correlation = second["args"]["stream"], second["args"]["correlation"]
+    first["args"] = 5
+    second["args"] = {**second["args"], "device": {"x": 1}, "grid": "abc"}
+    third["args"] = [1, 2]
+    ops[0]["args"] = {"grid": "abc", "device": [1]}
+    path = tmp_path / "odd_args.json"
+    path.write_text(json.dumps({"traceEvents": events}, default=float))
+    with open_trace(path, use_cache=False) as trace:
+        rows = {r[0]: r[1:] for r in trace.con.execute(
+            "SELECT start_ns, device, stream, correlation, grid_x, block_x FROM gpu_activities "
+            "WHERE kind = 'kernel'").fetchall()}
+        ops_loaded = trace.con.execute(
+            "SELECT count(*) FROM host_activities WHERE kind = 'cpu_op'").fetchone()[0]
+    assert len(rows) == len(kernels) and ops_loaded == len(ops)
+    by_start = {round(float(e["ts"]) * 1000): e for e in (first, second, third)}
+    odd = [rows[start] for start in sorted(by_start)]
+    for row, event in zip(odd, sorted(by_start.items()), strict=True):
+        assert row[0] == int(event[1]["pid"])  # the device from the pid
+    second_row = rows[round(float(second["ts"]) * 1000)]
+    assert second_row[1:] == (int(stream), int(correlation), None, second["args"]["block"][0])
+    assert rows[round(float(first["ts"]) * 1000)][2:4] == (None, None)

@@ -426,13 +426,13 @@ def finalize_activities(con: duckdb.DuckDBPyConnection, host_written: bool = Fal
     cores' work that the stacks, at 2.5 of 16 cores, waited on).
     """
     if host_written:
-        _write_gpu_rows(con)
+        _write_gpu_rows(con, small=whole_share)
         warnings = events_work(con) if events_work else []
         _drop_staging(con)
     else:
         # the depths' arrays sit beside DuckDB
         with _share_unless(whole_share, con, FINALIZE_SHARE), \
-                _gpu_rows_beside_copy(con) as gpu_rows_written:
+                _gpu_rows_beside_copy(con, whole_share) as gpu_rows_written:
             con.execute(load_query("finalize_host_rows"))
             depths_set: Future[None] = Future()
             with beside(con, lambda other: write_host_depths(
@@ -463,21 +463,27 @@ def _set_first(depths_set: Future[None], depths_written: Future) -> bool:
     return depths_set.done()
 
 
-def _write_gpu_rows(con: duckdb.DuckDBPyConnection, staged: str = "staged_gpu") -> None:
-    con.execute(fill("finalize_activities", staged_gpu=staged))
+def _write_gpu_rows(con: duckdb.DuckDBPyConnection, staged: str = "staged_gpu",
+                    small: bool = False) -> None:
+    """`small`: a trace that keeps DuckDB's whole part (keeps_whole_share), its rows
+    sorted by their names' text instead of through an ENUM of them (the same order)."""
+    query = "finalize_activities_small" if small else "finalize_activities"
+    con.execute(fill(query, staged_gpu=staged))
 
 
 @contextlib.contextmanager
-def _gpu_rows_beside_copy(con: duckdb.DuckDBPyConnection) -> Iterator[Callable[[], None]]:
+def _gpu_rows_beside_copy(con: duckdb.DuckDBPyConnection,
+                          small: bool = False) -> Iterator[Callable[[], None]]:
     """gpu_rows_written(): the GPU rows written once called. On POOL_MIN_CORES cores or
     more, where the loader staged them where another connection reads them
     (STAGED_GPU_ELSEWHERE: a Kineto trace's), they are sorted and written on a second
     connection from the block's start, beside the host rows' copy (which ran alone: on a
     3 GB trace on 16 cores ~1 s); otherwise on `con` when called, as before."""
     if usable_cores() < POOL_MIN_CORES or not _staged_elsewhere(con):
-        yield lambda: _write_gpu_rows(con)
+        yield lambda: _write_gpu_rows(con, small=small)
         return
-    with beside(con, lambda other: _write_gpu_rows(other, STAGED_GPU_ELSEWHERE)) as done:
+    with beside(con, lambda other: _write_gpu_rows(other, STAGED_GPU_ELSEWHERE,
+                                                   small)) as done:
         yield done.result
 
 

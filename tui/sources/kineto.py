@@ -84,7 +84,7 @@ def load_kineto(path: Path, con: duckdb.DuckDBPyConnection, scratch_dir: Path) -
     events = parse_chrome_events(con, path, scratch_dir, warnings)
     counts = con.execute(load_query("kineto_event_counts")).fetchone()
     assert counts is not None
-    complete, unusable, begin_end, comm_records, shaped_ops = counts
+    complete, unusable, begin_end, comm_records, shaped_ops, gpu_events = counts
     if complete == 0 and begin_end == 0:
         raise TraceError(f"{path}: the trace holds no complete (ph 'X') events")
     if unusable:
@@ -109,7 +109,7 @@ def load_kineto(path: Path, con: duckdb.DuckDBPyConnection, scratch_dir: Path) -
     _load_devices(con, events.metadata)
     _load_meta(con, path, events.metadata)
 
-    has_gpu = con.execute("SELECT 1 FROM staged_gpu LIMIT 1").fetchone() is not None
+    has_gpu = gpu_events > 0
     if not has_gpu and events.truncated:
         warnings.append(  # Kineto writes GPU events after the host's: cut off before them
             "no GPU events at all (kernels, copies, sets) in the part of the trace that "

@@ -53,6 +53,26 @@ def prepare(con: duckdb.DuckDBPyConnection, fresh: bool = False,
     # HTA reads Kineto traces: there its launch calls are counted; elsewhere every linked call
     hta_calls = fmt is None or fmt == "kineto"
     parts = _id_parts(gpu_ids)
+    if hta_calls and len(parts) <= 1:  # one process's work in one part: one statement
+        rows = one_count(con.execute(load_query("dist_work_whole"),
+                                     {"cutoff_ns": cutoff, "hta_calls": hta_calls}))
+    else:
+        rows = _work_in_parts(con, parts, cutoff, hta_calls)
+    if remember:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {_PREPARED} AS "
+                    "SELECT $cutoff::BIGINT AS cutoff_ns, $steps::BIGINT AS steps, "
+                    "$whole::BOOLEAN AS whole",
+                    {"cutoff": cutoff, "steps": steps if cutoff is not None else 0,
+                     "whole": whole_trace})
+    else:  # a window noted earlier is no longer what dist_work holds
+        con.execute(f"DROP TABLE IF EXISTS temp.main.{_PREPARED}")
+    return Window(cutoff, steps if cutoff is not None else 0, rows)
+
+
+def _work_in_parts(con: duckdb.DuckDBPyConnection, parts: list[tuple[int, int]],
+                   cutoff: int | None, hta_calls: bool) -> int:
+    """Fill dist_work a part of the GPU ids at a time (dist_work.sql's table macros); the
+    rows written."""
     if hta_calls:  # a Kineto trace is one process's
         con.execute(load_query("dist_links"))
     else:  # nsys and XLA traces may hold several
@@ -67,15 +87,7 @@ def prepare(con: duckdb.DuckDBPyConnection, fresh: bool = False,
         rows += one_count(con.execute(
             load_query("dist_work_part" if index else "dist_work_first"),
             {"since": since, "until": until, "cutoff_ns": cutoff, "hta_calls": hta_calls}))
-    if remember:
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {_PREPARED} AS "
-                    "SELECT $cutoff::BIGINT AS cutoff_ns, $steps::BIGINT AS steps, "
-                    "$whole::BOOLEAN AS whole",
-                    {"cutoff": cutoff, "steps": steps if cutoff is not None else 0,
-                     "whole": whole_trace})
-    else:  # a window noted earlier is no longer what dist_work holds
-        con.execute(f"DROP TABLE IF EXISTS temp.main.{_PREPARED}")
-    return Window(cutoff, steps if cutoff is not None else 0, rows)
+    return rows
 
 
 def one_count(cursor: duckdb.DuckDBPyConnection) -> int:
