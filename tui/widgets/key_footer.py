@@ -18,7 +18,7 @@ from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import ActiveBinding, Binding
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer
@@ -147,22 +147,22 @@ class KeyFooter(Footer):
     async def _update_if_changed(self) -> None:
         if not self.is_attached:
             return
+        active = self.screen.active_bindings  # worked out at each call: once here
         shown = (self._width(), self.show_command_palette, *(
-            (binding, enabled, tooltip)
-            for _node, binding, enabled, tooltip in self.screen.active_bindings.values()))
+            (binding, enabled, tooltip) for _node, binding, enabled, tooltip in active.values()))
         if shown == self._shown:
             return
         self._shown = shown
-        keys = self.fitting()
-        if not self.line.is_attached or self._palette_key(keys) != self._palette:
+        keys = self.fitting(active)
+        if not self.line.is_attached or self._palette_key(keys, active) != self._palette:
             await self.recompose()  # the first keys; the palette's key came, went or changed
         else:
             self.line.show(keys)
 
-    def fitting(self) -> list[Shown]:
+    def fitting(self, active: dict[str, ActiveBinding]) -> list[Shown]:
         """The keys to show, in order: those in ALWAYS last, the others while they fit."""
         keys: dict[str, Shown] = {}  # one key an action, as Textual's Footer shows them
-        for _node, binding, enabled, tooltip in self.screen.active_bindings.values():
+        for _node, binding, enabled, tooltip in active.values():
             if binding.show and binding.action not in keys:
                 keys[binding.action] = (binding, enabled, tooltip)
         always = [keys[action] for action in ALWAYS if action in keys]
@@ -181,9 +181,10 @@ class KeyFooter(Footer):
         """Cells a key takes in the compact footer: `key description` and a space."""
         return len(self.app.get_key_display(binding)) + 1 + len(binding.description) + 1
 
-    def _palette_key(self, keys: list[Shown]) -> tuple | None:
+    def _palette_key(self, keys: list[Shown], active: dict[str, ActiveBinding]
+                     ) -> tuple | None:
         """The command palette's key where it is shown (room left after the keys)."""
-        palette = self.screen.active_bindings.get(self.app.COMMAND_PALETTE_BINDING)
+        palette = active.get(self.app.COMMAND_PALETTE_BINDING)
         room = self._width() - sum(self._cost(one[0]) for one in keys)
         if (self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE
                 and palette is not None and self._cost(palette[1]) + 2 <= room):
@@ -194,11 +195,12 @@ class KeyFooter(Footer):
     def compose(self) -> ComposeResult:
         if not self._bindings_ready:
             return
-        keys = self.fitting()
+        active = self.screen.active_bindings
+        keys = self.fitting(active)
         self.line = KeyLine()
         self.line.keys = keys
         yield self.line
-        self._palette = self._palette_key(keys)
+        self._palette = self._palette_key(keys, active)
         if self._palette is not None:
             binding, enabled, _tooltip = self._palette
             yield FooterKey(binding.key, self.app.get_key_display(binding),
