@@ -126,6 +126,7 @@ class KeyLine(Widget):
 class KeyFooter(Footer):
     _shown: tuple | None = None  # what is drawn: (width, palette, keys ...)
     _palette: tuple | None = None  # the palette's key as composed: (binding, enabled, tip)
+    _pending = False  # an update is asked for after the next refresh
 
     def __init__(self) -> None:
         super().__init__(compact=True)
@@ -136,15 +137,22 @@ class KeyFooter(Footer):
         if not screen.app.app_focus:
             return
         if self.is_attached and screen is self.screen:
-            self.call_after_refresh(self._update_if_changed)
+            self._update_later()
 
     def on_resize(self) -> None:
-        self.call_after_refresh(self._update_if_changed)
+        self._update_later()
+
+    def _update_later(self) -> None:
+        """One update after the next refresh, however many changes ask for it before."""
+        if not self._pending:
+            self._pending = True
+            self.call_after_refresh(self._update_if_changed)
 
     def _width(self) -> int:
         return self.size.width or self.app.size.width
 
     async def _update_if_changed(self) -> None:
+        self._pending = False
         if not self.is_attached:
             return
         active = self.screen.active_bindings  # worked out at each call: once here
