@@ -48,9 +48,19 @@ async def test_the_footer_shows_the_focused_widget_s_keys_and_is_redrawn_only_fo
         await settle(pilot)
         await pilot.pause()
         assert shown(app) == on_timeline
-        # a click on a key presses it: `?` opens the help
+        # the key under the mouse is drawn over the hover background, the others as before
         line = footer.line
-        text = line.render().plain
+        before = line.render()
+        await pilot.hover(line, offset=(0, 0))
+        hovered = line.render()
+        assert hovered.plain == before.plain
+        assert hovered.get_style_at_offset(app.console, 0) != before.get_style_at_offset(
+            app.console, 0)
+        last = len(before.plain) - 1
+        assert hovered.get_style_at_offset(app.console, last) == before.get_style_at_offset(
+            app.console, last)
+        # a click on a key presses it: `?` opens the help
+        text = before.plain
         assert text.startswith(line.app.get_key_display(line.keys[0][0]))
         await pilot.click(line, offset=(text.index("? help"), 0))
         await pilot.pause()

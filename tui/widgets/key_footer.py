@@ -51,7 +51,6 @@ class KeyLine(Widget):
             background: $footer-description-background;
         }
         .footer-key--hover {
-            color: $footer-key-foreground;
             background: $block-hover-background;
         }
     }
@@ -83,14 +82,14 @@ class KeyLine(Widget):
         gap = self.parent.rich_style if isinstance(self.parent, Widget) else base
         text = Text(no_wrap=True, overflow="crop", end="")
         for index, (binding, enabled, _tooltip) in enumerate(self.keys):
-            under = base
-            if index == self._hover:
-                under = base + self.get_component_rich_style("footer-key--hover")
-            if not enabled:
-                under = under + Style(dim=True)  # a FooterKey's `-disabled`: dim
+            # a FooterKey's `-disabled`: dim
+            under = base + Style(dim=True) if not enabled else base
             key = Text.assemble((self.app.get_key_display(binding), key_style),
                                 (" " + binding.description, description_style))
             key.stylize_before(under)
+            if index == self._hover:  # a hovered FooterKey's background, under its text
+                hover = self.get_component_rich_style("footer-key--hover")
+                key.stylize(Style(bgcolor=hover.bgcolor))
             if index:
                 text.append(" ", gap)  # the compact FooterKey's right margin
             text.append_text(key)
