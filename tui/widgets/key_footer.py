@@ -6,7 +6,7 @@ would otherwise cut the line before the keys that lead to the rest. The command 
 key comes last, where room is left.
 
 Textual's Footer is a widget a key, all of them recomposed (removed, made, styled, laid
-out again) on every change of focus: in an app session of eight focus changes that was a
+out again) on every change of focus: in an app taken through eight focus changes that was a
 third of its CPU time. Here the keys are one widget, `KeyLine`, drawn as one line the way
 Textual's FooterKey draws each (the same styles, a cell between keys) and redrawn when the
 keys shown change; a click or hover finds the key under the mouse. Only the palette's key
