@@ -10,7 +10,6 @@ import re
 from contextlib import redirect_stdout
 
 from textual.widgets import TabPane
-from textual.widgets._footer import FooterKey
 
 from tests.conftest import ROOT, sample
 from tests.helpers.pilot import settle, sync
@@ -36,7 +35,7 @@ def screen_lines(app: TraceApp) -> list[str]:
 
 
 def footer(app: TraceApp) -> list[str]:
-    return [key.key_display for key in app.query_one(KeyFooter).query(FooterKey)]
+    return app.query_one(KeyFooter).keys_shown()
 
 
 async def press(pilot, *keys: str) -> Timeline:

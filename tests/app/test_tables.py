@@ -29,7 +29,9 @@ GAPPY_NSYS = "gappy_training.sqlite"
 
 @pytest.mark.parametrize("trace", [GAPPY, GAPPY_NSYS])
 @sync
-async def test_kernel_table_equals_the_summary(trace: str) -> None:
+async def test_kernel_and_gap_tables_equal_the_summary(trace: str) -> None:
+    """The Kernels tab equals the summary's kernels, the Gaps tab the explained gaps (one
+    app: the two tabs read the same trace), and Enter on a gap moves the timeline there."""
     app = TraceApp(sample(trace))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -47,6 +49,18 @@ async def test_kernel_table_equals_the_summary(trace: str) -> None:
             assert row["category"] == categorize(row["name"])
         top = shown(table, 1)
         assert format_ns(expected[0]["total_ns"]) in top and f"{expected[0]['count']:,}" in top
+
+        await pilot.press("3")
+        table = await ready(pilot, "gap-table")
+        gaps = explained_gaps(app.trace.con, app.min_gap_ns)
+        assert gaps and table.total == len(gaps)
+        fields = ("device", "start_ns", "duration_ns", "before", "after", "cause", "kind")
+        assert [tuple(r[f] for f in fields) for r in all_rows(table)] == [
+            tuple(getattr(g, f) for f in fields) for g in gaps]
+        await pilot.press("down", "enter")
+        timeline = await settle(pilot)
+        assert isinstance(timeline.info, GapInfo)
+        assert timeline.info.start_ns == gaps[1].start_ns
 
 
 @sync
@@ -170,25 +184,6 @@ async def test_categories_group_the_kernels() -> None:
             k["name"] for k in kernels if categorize(k["name"]) == top}
 
 
-@pytest.mark.parametrize("trace", [GAPPY, GAPPY_NSYS])
-@sync
-async def test_gap_table_equals_explained_gaps(trace: str) -> None:
-    app = TraceApp(sample(trace))
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("3")
-        table = await ready(pilot, "gap-table")
-        gaps = explained_gaps(app.trace.con, app.min_gap_ns)
-        assert gaps and table.total == len(gaps)
-        fields = ("device", "start_ns", "duration_ns", "before", "after", "cause", "kind")
-        assert [tuple(r[f] for f in fields) for r in all_rows(table)] == [
-            tuple(getattr(g, f) for f in fields) for g in gaps]
-        await pilot.press("down", "enter")
-        timeline = await settle(pilot)
-        assert isinstance(timeline.info, GapInfo)
-        assert timeline.info.start_ns == gaps[1].start_ns
-
-
 @sync
 async def test_a_tab_s_tables_come_when_a_click_first_shows_it() -> None:
     """A started app has no table in its tabs; a click on the Gaps tab's header mounts and
@@ -250,7 +245,10 @@ def busy_inside(kernels: list[tuple[int, int]], start: int, end: int) -> int:
 
 
 @sync
-async def test_nvtx_table_counts_gpu_time_inside_each_range() -> None:
+async def test_nvtx_table_counts_gpu_time_inside_each_range_and_copies_table_sums_copies(
+) -> None:
+    """Two tabs of one nsys trace in one app: NVTX ranges against plain Python over the
+    rows, copies against a GROUP BY."""
     app = TraceApp(sample(GAPPY_NSYS))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -273,22 +271,15 @@ async def test_nvtx_table_counts_gpu_time_inside_each_range() -> None:
                 for r in rows} == expected
         assert all(0 < expected[name][2] < expected[name][1] for name in expected)
         assert rows[0]["name"] == "gappy_training"  # the longest in total comes first
-
-
-@sync
-async def test_copies_table() -> None:
-    app = TraceApp(sample(GAPPY_NSYS))
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
         await pilot.press("5")
         table = await ready(pilot, "copy-table")
-        expected = app.trace.con.execute(
+        copies = con.execute(
             "SELECT kind, copy_kind, count(*), sum(bytes), sum(duration_ns) FROM gpu_activities "
             "WHERE kind IN ('memcpy', 'memset') GROUP BY ALL").fetchall()
         rows = all_rows(table)
-        assert len(rows) == len(expected) == 4
+        assert len(rows) == len(copies) == 4
         got = {(r["kind"], r["direction"]): (r["count"], r["bytes"], r["total_ns"]) for r in rows}
-        assert got == {(k, d or "set"): (n, b, t) for k, d, n, b, t in expected}
+        assert got == {(k, d or "set"): (n, b, t) for k, d, n, b, t in copies}
         pageable = next(r for r in rows if r["direction"] == "HtoD")
         assert pageable["host_memory"] == "Pageable"
         assert pageable["gb_per_s"] == pytest.approx(pageable["bytes"] / pageable["total_ns"])

@@ -53,8 +53,11 @@ class Exportable(Protocol):
 def find_source(node: DOMNode | None) -> ExportSource | None:
     """The export source of `node` or its nearest ancestor that has one."""
     while node is not None:
-        if isinstance(node, Exportable):
-            source = node.export_source()
+        # what isinstance(node, Exportable) checks, without its cost (a protocol's members
+        # looked up again at each call): the app asks at every redraw of its keys
+        export_source = getattr(node, "export_source", None)
+        if export_source is not None:
+            source = export_source()
             if source is not None:
                 return source
         node = node.parent
