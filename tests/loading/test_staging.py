@@ -16,6 +16,14 @@ from tui.loading import trace as trace_module
 from tui.loading.trace import open_trace
 
 
+def _training_tables(monkeypatch: pytest.MonkeyPatch, cores: int,
+                     queries: tuple[str, ...]) -> list[list[tuple]]:
+    """Each query's rows over stacks_training.pt.trace.json.gz loaded as on `cores` cores."""
+    monkeypatch.setattr(trace_module, "usable_cores", lambda: cores)
+    with open_trace(sample("stacks_training.pt.trace.json.gz"), use_cache=False) as opened:
+        return [opened.con.execute(query).fetchall() for query in queries]
+
+
 @pytest.mark.parametrize(("name", "staged"), [
     ("multistream.pt.trace.json.gz",
      {("VIEW", "staged_gpu"), ("VIEW", "staged_host"), ("TYPE", "kineto_event_args")}),
@@ -112,14 +120,9 @@ def test_gpu_rows_sorted_beside_the_host_rows_copy_are_the_rows_sorted_after_it(
         written_from.append((staged, threading.current_thread() is threading.main_thread()))
         write(con, staged, small)
 
-    def rows(cores: int) -> list[list[tuple]]:
-        monkeypatch.setattr(trace_module, "usable_cores", lambda: cores)
-        with open_trace(sample("stacks_training.pt.trace.json.gz"), use_cache=False) as opened:
-            return [opened.con.execute(query).fetchall() for query in tables]
-
     monkeypatch.setattr(trace_module, "_write_gpu_rows", recorded)
-    after = rows(2)
-    beside = rows(trace_module.POOL_MIN_CORES)
+    after = _training_tables(monkeypatch, 2, tables)
+    beside = _training_tables(monkeypatch, trace_module.POOL_MIN_CORES, tables)
     assert written_from == [("staged_gpu", True), (trace_module.STAGED_GPU_ELSEWHERE, False)]
     assert beside == after
     assert len(after[0]) > 100 and sum(1 for row in after[2] if row[1] is not None) > 100
@@ -146,15 +149,10 @@ def test_stacks_written_beside_the_host_rows_write_are_the_stacks_written_after_
         (frames,), = con.execute("SELECT count(*) FROM python_frames").fetchall()
         seen.append((unset, frames))
 
-    def stacks(cores: int) -> list[list[tuple]]:
-        monkeypatch.setattr(trace_module, "usable_cores", lambda: cores)
-        with open_trace(sample("stacks_training.pt.trace.json.gz"), use_cache=False) as opened:
-            return [opened.con.execute(query).fetchall() for query in tables]
-
     monkeypatch.setattr(trace_module, "stage_stacks_beside_write", recorded)
-    after = stacks(2)
+    after = _training_tables(monkeypatch, 2, tables)
     assert seen == []
-    beside = stacks(trace_module.POOL_MIN_CORES)
+    beside = _training_tables(monkeypatch, trace_module.POOL_MIN_CORES, tables)
     assert seen == [(0, len(after[2]))]
     assert beside == after
     launches, memory, frames, source = after
