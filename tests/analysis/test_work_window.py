@@ -22,8 +22,7 @@ from tests.helpers.paths import DATA
 from tests.helpers.window_oracle import kineto_expected, to_ns
 from tui.analysis.diagnosis import COMPUTE_MOST, diagnose, gaps_and_work
 from tui.analysis.summary import trace_summary
-from tui.analysis.window import LIBRARY_RANGES, MOST_WORK, work_window
-from tui.core.queries import load_query
+from tui.analysis.window import LIBRARY_RANGES, MOST_WORK, window_query, work_window
 from tui.core.steps import PROFILER_STEP, STEP_NAME
 from tui.loading.trace import open_trace
 
@@ -289,8 +288,8 @@ def test_the_profiler_steps_own_query_finds_the_same_window(name) -> None:
               "library": LIBRARY_RANGES, "iteration_start": None, "iteration_name": None,
               "iteration_repeats": None}
     with open_trace(sample(name)) as trace:
-        full = trace.con.execute(load_query("work_window"), params).fetchone()
-        steps = trace.con.execute(load_query("work_window_profiler_steps"),
+        full = trace.con.execute(window_query("work_window"), params).fetchone()
+        steps = trace.con.execute(window_query("work_window_profiler_steps"),
                                   {"profiler_step": PROFILER_STEP}).fetchone()
         window = work_window(trace.con)
     assert full is not None and window is not None

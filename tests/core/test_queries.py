@@ -28,7 +28,7 @@ from tui.core.queries import (
 # Lowest first, as the import contract in pyproject.toml orders them
 LAYERS = ("core", "derived", "sources", "loading", "analysis", "runs", "views", "widgets",
           "apps", "cli")
-NEEDS_KINDS = ("temp table", "temp macro", "table", "arrow", "sqlite")
+NEEDS_KINDS = ("temp table", "temp macro", "table", "arrow", "sqlite", "cte")
 
 # Strings and comments out, quoted names kept (they may be columns)
 _NOISE = re.compile(r"'(?:[^']|'')*'|--[^\n]*|/\*.*?\*/", re.DOTALL)

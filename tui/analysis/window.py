@@ -18,10 +18,11 @@ idled. The gaps table and NVIDIA's rules stay over the whole capture.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from functools import cache
 
 import duckdb
 
-from tui.core.queries import load_query
+from tui.core.queries import Sql, fill, load_query
 from tui.core.steps import step_patterns
 from tui.core.units import format_ns
 
@@ -104,6 +105,13 @@ class Window:
                 f"{idle:.0f}% of it), not part of the diagnosis.")
 
 
+@cache
+def window_query(name: str) -> str:
+    """The query `name` (work_window or work_window_profiler_steps), with the set-up that
+    both end with (work_window_setup.sql)."""
+    return fill(name, window=Sql(load_query("work_window_setup").rstrip()))
+
+
 def work_window(con: duckdb.DuckDBPyConnection) -> Window | None:
     """The trace's window of work; None without GPU activity. The kernel sequence is
     searched for its iteration only where nothing marks the work (a pass over every
@@ -115,10 +123,10 @@ def work_window(con: duckdb.DuckDBPyConnection) -> Window | None:
     # the profiler's steps, where the trace has them, come first: their own query plans in
     # a third of the time of the one that weighs every kind (a run sums up each rank)
     if con.execute(load_query("profiler_step_named")).fetchone() is not None:
-        row = con.execute(load_query("work_window_profiler_steps"),
+        row = con.execute(window_query("work_window_profiler_steps"),
                           {"profiler_step": params["profiler_step"]}).fetchone()
     if row is None:
-        row = con.execute(load_query("work_window"), params).fetchone()
+        row = con.execute(window_query("work_window"), params).fetchone()
     if row is not None and row[0] == "gpu_span":
         found = con.execute(load_query("work_iteration"),
                             {"min_repeats": MIN_REPEATS, "regular": REGULAR}).fetchone()
@@ -126,7 +134,7 @@ def work_window(con: duckdb.DuckDBPyConnection) -> Window | None:
             start, name, repeats, _period = found
             params |= {"iteration_start": start, "iteration_name": name,
                        "iteration_repeats": repeats}
-            row = con.execute(load_query("work_window"), params).fetchone()
+            row = con.execute(window_query("work_window"), params).fetchone()
     if row is None:
         return None
     kind, name, start, end, ranges, _first, setup, setup_busy = row
