@@ -1,8 +1,10 @@
--- Params: none
--- Needs: temp table selected_gaps
+-- Params: {overlapping}, {tables}
+-- Needs: temp table gap_top_calls, temp table selected_gaps
 -- Host activity overlapping each gap of `context_gaps` (the longest gaps of selected_gaps,
 -- gaps_selected.sql), into temp tables read by gap_host_context.sql: ranges and ops
 -- (gap_ranges), Python frames (gap_frames), runtime calls (gap_top_calls, gap_call_parents).
+-- The slots: {overlapping}, gap_overlapping_rows.sql; {tables}, gap_overlap_tables.sql
+-- (which makes gap_top_calls), the part gap_overlaps_small.sql shares.
 -- Host rows number in the millions (10M+ API calls in a big nsys export) and are not
 -- stored in time order, so even an IEJoin of them against the gaps takes seconds; inside
 -- one big query DuckDB may pick a merge join that is slower still. But almost every host
@@ -36,45 +38,12 @@ WITH gap_buckets AS (
     FROM host_activities AS h, gap_bucket_width AS w, context_gaps AS g
     WHERE h.duration_ns > w.bucket_ns
       AND h.start_ns < g.end_ns AND h.end_ns > g.start_ns
+), ranges AS (
+    SELECT * FROM short_ranges UNION ALL SELECT * FROM long_ranges
 )
-SELECT gap_no, id, kind, pid, tid, start_ns, end_ns, name, depth,
-       least(end_ns, gap_end) - greatest(start_ns, gap_start) AS overlap_ns,
-       gap_end - gap_start AS gap_ns
-FROM (SELECT * FROM short_ranges UNION ALL SELECT * FROM long_ranges)
--- Python frames (millions in a with_stack trace) only where they run through a gap: what
--- gap_frames names
-WHERE kind <> 'python'
-   OR (least(end_ns, gap_end) - greatest(start_ns, gap_start))::HUGEINT * 10
-      >= (gap_end - gap_start)::HUGEINT * 3;
+SELECT * FROM ({overlapping});
 
-CREATE OR REPLACE TEMP TABLE gap_ranges AS
-SELECT gap_no, kind, name, depth, overlap_ns, gap_ns
-FROM gap_overlapping
-WHERE kind IN ('annotation', 'cpu_op');
-
--- The innermost Python frame of each gap, on any thread: of the frames covering at least
--- 30% of the gap (the only ones kept), the deepest (what the host was running: `time.sleep`
--- inside a step's range).
-CREATE OR REPLACE TEMP TABLE gap_frames AS
-SELECT gap_no,
-       arg_max(name, [depth, overlap_ns]) AS frame_name,
-       arg_max(overlap_ns, [depth, overlap_ns]) AS frame_overlap_ns
-FROM gap_overlapping
-WHERE kind = 'python'
-GROUP BY gap_no;
-
--- The longest-overlapping call of each gap (of equals, the first by id).
-CREATE OR REPLACE TEMP TABLE gap_top_calls AS
-SELECT gap_no, top.overlap_ns AS call_overlap_ns, top.name AS call_name, top.pid, top.tid,
-       top.start_ns AS call_start_ns, top.end_ns AS call_end_ns
-FROM (
-    SELECT gap_no,
-           arg_max({'overlap_ns': overlap_ns, 'name': name, 'pid': pid, 'tid': tid,
-                    'start_ns': start_ns, 'end_ns': end_ns}, [overlap_ns, -id]) AS top
-    FROM gap_overlapping
-    WHERE kind = 'runtime'
-    GROUP BY gap_no
-);
+{tables}
 
 -- The innermost CPU op enclosing each top call on its thread. An enclosing op no longer
 -- than a bucket starts in the call's bucket or the one before; the longer ones take the

@@ -1,5 +1,5 @@
--- Params: none
--- Needs: temp table selected_gaps
+-- Params: {overlapping}, {tables}
+-- Needs: temp table gap_top_calls, temp table selected_gaps
 -- gap_overlaps.sql for a trace of at most PLAIN_JOIN_ROWS host activities
 -- (tui/analysis/gaps.py): the same temp tables (context_gaps, gap_overlapping, gap_ranges,
 -- gap_frames, gap_top_calls, gap_call_parents), the host activity overlapping each gap
@@ -7,6 +7,7 @@
 -- without gap_overlaps.sql's buckets of time (which pay past tens of thousands of rows:
 -- their plan was ~half of its ~5 ms on a DDP rank). A row's duration is its end less its
 -- start, as gap_overlaps.sql's buckets take it.
+-- The slots as in gap_overlaps.sql.
 CREATE OR REPLACE TEMP VIEW context_gaps AS
 SELECT gap_no, device, start_ns, end_ns FROM selected_gaps WHERE with_context;
 
@@ -17,44 +18,9 @@ WITH ranges AS (
     WHERE h.duration_ns IS NOT NULL
       AND h.start_ns < g.end_ns AND h.end_ns > g.start_ns
 )
-SELECT gap_no, id, kind, pid, tid, start_ns, end_ns, name, depth,
-       least(end_ns, gap_end) - greatest(start_ns, gap_start) AS overlap_ns,
-       gap_end - gap_start AS gap_ns
-FROM ranges
--- Python frames (millions in a with_stack trace) only where they run through a gap: what
--- gap_frames names
-WHERE kind <> 'python'
-   OR (least(end_ns, gap_end) - greatest(start_ns, gap_start))::HUGEINT * 10
-      >= (gap_end - gap_start)::HUGEINT * 3;
+SELECT * FROM ({overlapping});
 
-CREATE OR REPLACE TEMP TABLE gap_ranges AS
-SELECT gap_no, kind, name, depth, overlap_ns, gap_ns
-FROM gap_overlapping
-WHERE kind IN ('annotation', 'cpu_op');
-
--- The innermost Python frame of each gap, on any thread: of the frames covering at least
--- 30% of the gap (the only ones kept), the deepest (what the host was running: `time.sleep`
--- inside a step's range).
-CREATE OR REPLACE TEMP TABLE gap_frames AS
-SELECT gap_no,
-       arg_max(name, [depth, overlap_ns]) AS frame_name,
-       arg_max(overlap_ns, [depth, overlap_ns]) AS frame_overlap_ns
-FROM gap_overlapping
-WHERE kind = 'python'
-GROUP BY gap_no;
-
--- The longest-overlapping call of each gap (of equals, the first by id).
-CREATE OR REPLACE TEMP TABLE gap_top_calls AS
-SELECT gap_no, top.overlap_ns AS call_overlap_ns, top.name AS call_name, top.pid, top.tid,
-       top.start_ns AS call_start_ns, top.end_ns AS call_end_ns
-FROM (
-    SELECT gap_no,
-           arg_max({'overlap_ns': overlap_ns, 'name': name, 'pid': pid, 'tid': tid,
-                    'start_ns': start_ns, 'end_ns': end_ns}, [overlap_ns, -id]) AS top
-    FROM gap_overlapping
-    WHERE kind = 'runtime'
-    GROUP BY gap_no
-);
+{tables}
 
 -- The innermost CPU op enclosing each top call on its thread.
 CREATE OR REPLACE TEMP TABLE gap_call_parents AS

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING
 
 from tui.analysis.idle_causes import COPY_PATTERN, GAP_KIND, SYNC_PATTERN, classify_idle
 from tui.analysis.module_names import module_label
-from tui.core.queries import load_query
+from tui.core.queries import Sql, fill, load_query
 from tui.core.steps import PROFILER_STEP, STEP_NAME
 from tui.core.units import format_ns
 
@@ -79,6 +80,13 @@ def explain_gap(con: duckdb.DuckDBPyConnection, device: int, start_ns: int) -> G
     return found[0] if found else None
 
 
+@cache
+def overlaps_query(name: str) -> str:
+    """The script `name` (gap_overlaps or gap_overlaps_small) with the parts both share."""
+    return fill(name, overlapping=Sql(load_query("gap_overlapping_rows").rstrip()),
+                tables=Sql(load_query("gap_overlap_tables").rstrip()))
+
+
 def _explained(con: duckdb.DuckDBPyConnection, params: dict,
                classified: bool = False) -> list[Gap]:
     if not classified:
@@ -87,8 +95,8 @@ def _explained(con: duckdb.DuckDBPyConnection, params: dict,
         con.execute(load_query("gaps_selected"), {**params, "context_gaps": MAX_CONTEXT_GAPS})
         rows = con.execute(load_query("gaps_selected_rows")).fetchall()
         if rows:
-            con.execute(load_query("gap_overlaps_small" if _host_rows(con) <= GAP_PLAIN_JOIN_ROWS
-                                   else "gap_overlaps"))
+            con.execute(overlaps_query("gap_overlaps_small" if _host_rows(con)
+                                       <= GAP_PLAIN_JOIN_ROWS else "gap_overlaps"))
             context = con.execute(load_query("gap_host_context")).fetchall()
             sampled = _gap_samples(con)
     finally:
