@@ -1,4 +1,4 @@
--- Params: $end_ns, $start_ns
+-- Params: $end_ns, $start_ns, {unions}
 -- Needs: schema
 -- Per device: how its busy time splits by what ran, each instant counted once, in the
 -- order compute > copy > communication: compute_ns is the union of its kernels that are
@@ -7,10 +7,9 @@
 -- Also the kernel count, their median duration, the NCCL kernels' count and summed time,
 -- and the copies' count and bytes.
 -- A union's length is the sum over activities in start order of the part of each past the
--- latest end before it. "Before it" is a running max, taken in blocks of 65,536 ids (id
--- order is (device, start_ns, end_ns) order): within a block by a window, across blocks
--- from each block's max, as gpu_idle_windows.sql does, so that no window holds a whole
--- device's activities (15M of them ran out of memory under the 1GB budget).
+-- latest end before it, a running max: {unions} takes it, in blocks of 65,536 ids
+-- (device_time_unions_blocks.sql) or, where every GPU id falls in the first block, in one
+-- window a device (device_time_unions_one_block.sql: a plan with less to it).
 -- Within a window ($start_ns, $end_ns; NULL: the whole trace) each activity counts clipped
 -- to it, and the counts, median and bytes are those of the activities it overlaps.
 -- Columns: device, compute_ns, copy_ns, comm_ns, all_ns, kernels, kernel_median_ns,
@@ -38,34 +37,8 @@ WITH inside AS (
     SELECT *, CASE WHEN what = 1 THEN end_ns END AS end1,
               CASE WHEN what <= 2 THEN end_ns END AS end2
     FROM acts
-), block_last AS (
-    SELECT device, block, max(end1) AS end1, max(end2) AS end2, max(end_ns) AS end3
-    FROM ends
-    GROUP BY device, block
-), before_block AS (
-    SELECT device, block,
-           max(end1) OVER earlier AS end1, max(end2) OVER earlier AS end2,
-           max(end3) OVER earlier AS end3
-    FROM block_last
-    WINDOW earlier AS (PARTITION BY device ORDER BY block
-                       ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
-), within_block AS (
-    SELECT device, block, start_ns, end_ns, what,
-           max(end1) OVER earlier AS end1, max(end2) OVER earlier AS end2,
-           max(end_ns) OVER earlier AS end3
-    FROM ends
-    WINDOW earlier AS (PARTITION BY device, block ORDER BY id
-                       ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 ), unions AS (
-    -- greatest() skips NULLs: nothing of the kind has ended before
-    SELECT w.device,
-           sum(CASE WHEN what = 1 THEN greatest(0, end_ns - greatest(start_ns, w.end1, b.end1))
-                    ELSE 0 END) AS u1,
-           sum(CASE WHEN what <= 2 THEN greatest(0, end_ns - greatest(start_ns, w.end2, b.end2))
-                    ELSE 0 END) AS u2,
-           sum(greatest(0, end_ns - greatest(start_ns, w.end3, b.end3))) AS u3
-    FROM within_block AS w JOIN before_block AS b USING (device, block)
-    GROUP BY w.device
+    SELECT * FROM ({unions})
 ), counts AS (
     SELECT device,
            count(*) FILTER (WHERE kind = 'kernel') AS kernels,

@@ -294,9 +294,10 @@ def test_a_window_holding_every_gpu_activity_takes_the_whole_traces_split(name: 
 @pytest.mark.parametrize("name", ["ddp4/ddp_rank0.pt.trace.json.gz", "ddp4_nsys.sqlite"])
 def test_a_trace_of_one_block_of_ids_splits_its_time_as_the_blocks_query(
         monkeypatch: pytest.MonkeyPatch, name: str) -> None:
-    """device_time_split_small.sql (all GPU ids in the first block) gives the rows of
-    device_time_split.sql, over the whole trace and within its window of work (one GPU, and
-    an nsys report's four); each device's all_ns is its busy time (device_busy)."""
+    """device_time_split.sql over device_time_unions_one_block.sql (all GPU ids in the first
+    block) gives the rows it gives over device_time_unions_blocks.sql, over the whole trace
+    and within its window of work (one GPU, and an nsys report's four); each device's
+    all_ns is its busy time (device_busy)."""
     from tui.analysis import diagnosis
     from tui.analysis.window import work_window
 

@@ -33,6 +33,7 @@ import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
+from functools import cache
 from typing import Any, NamedTuple
 
 import duckdb
@@ -50,7 +51,7 @@ from tui.analysis.remedies import host_work, remedy
 from tui.analysis.summary_types import Diagnosis as DiagnosisJson
 from tui.analysis.window import Window, merged, work_window
 from tui.core.db import one_row
-from tui.core.queries import load_query
+from tui.core.queries import Sql, fill, load_query
 from tui.core.units import format_bytes, format_ns
 
 BOUNDS = ("compute", "memory", "launch", "host", "sync", "copy", "communication", "other")
@@ -62,7 +63,8 @@ COMPUTE_MOST = 0.9
 MEMORY_MOST = 0.5
 # A rank's NCCL kernels waiting for other ranks this share of its span: communication-bound.
 WAIT_MOST = 0.5
-# device_time_split.sql takes each device's running max in blocks of this many GPU ids
+# device_time_unions_blocks.sql takes each device's running max in blocks of this many GPU
+# ids
 SPLIT_BLOCK_IDS = 65_536
 
 _TITLE = {"compute": "Compute-bound", "memory": "Memory-bound", "launch": "Launch-bound",
@@ -203,11 +205,17 @@ def device_times(con: duckdb.DuckDBPyConnection, gaps: Sequence[Gap],
 def time_split(con: duckdb.DuckDBPyConnection, window: Window | None = None) -> list[tuple]:
     """Each device's compute, copy and communication time and kernels' counts, over the
     whole trace or within `window` (device_time_split.sql: no idle interval's cause in it,
-    so it may run beside their classifying). A trace of one block of ids has a query
-    of its own, a plan with less to it (device_time_split_small.sql: the same rows)."""
+    so it may run beside their classifying). A trace of one block of ids takes its unions
+    in a plan with less to it (device_time_unions_one_block.sql: the same rows)."""
     one_block = one_row(con, load_query("gpu_id_span"))[0] <= SPLIT_BLOCK_IDS
-    query = "device_time_split_small" if one_block else "device_time_split"
-    return con.execute(load_query(query), _bounds(window)).fetchall()
+    return con.execute(split_query("device_time_unions_one_block" if one_block
+                                   else "device_time_unions_blocks"), _bounds(window)).fetchall()
+
+
+@cache
+def split_query(unions: str) -> str:
+    """device_time_split.sql with the unions of the query `unions`."""
+    return fill("device_time_split", unions=Sql(load_query(unions).rstrip()))
 
 
 def holds_all_gpu_work(con: duckdb.DuckDBPyConnection, window: Window) -> bool:
