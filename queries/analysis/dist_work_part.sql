@@ -1,6 +1,7 @@
--- Params: $cutoff_ns, $hta_calls, $since, $until
--- Needs: temp table dist_work, temp macro dist_work_rows
+-- Params: $since, $until, {rows}
+-- Needs: temp macro dist_links, temp table dist_work
 -- The GPU work of ids [$since, $until) into the temp table dist_work
--- (dist_work_first.sql made it). $cutoff_ns, $hta_calls: as dist_work.sql says.
+-- (dist_work_first.sql made it; {rows}: dist_work.sql, as there).
 INSERT INTO dist_work
-FROM dist_work_rows($since, $until, $cutoff_ns, $hta_calls);
+WITH links AS (FROM dist_links($since, $until))
+SELECT * FROM ({rows});

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 import duckdb
 
 from tui.core.db import SUMMARY_SHARE, id_parts, memory_budget_bytes, one_row
-from tui.core.queries import load_query
+from tui.core.queries import Sql, fill, load_query
 
 _PREPARED = "dist_window_prepared"  # a temp table's name: the window, once per connection
 # What a GPU activity's join with its launch calls holds (dist_work_part.sql): a 3 GB nsys
@@ -54,8 +55,9 @@ def prepare(con: duckdb.DuckDBPyConnection, fresh: bool = False,
     hta_calls = fmt is None or fmt == "kineto"
     parts = _id_parts(gpu_ids)
     if hta_calls and len(parts) <= 1:  # one process's work in one part: one statement
-        rows = one_count(con.execute(load_query("dist_work_whole"),
-                                     {"cutoff_ns": cutoff, "hta_calls": hta_calls}))
+        rows = one_count(con.execute(work_query("dist_work_whole"),
+                                     {"since": 0, "until": gpu_ids, "cutoff_ns": cutoff,
+                                      "hta_calls": hta_calls}))
     else:
         rows = _work_in_parts(con, parts, cutoff, hta_calls)
     if remember:
@@ -71,7 +73,7 @@ def prepare(con: duckdb.DuckDBPyConnection, fresh: bool = False,
 
 def _work_in_parts(con: duckdb.DuckDBPyConnection, parts: list[tuple[int, int]],
                    cutoff: int | None, hta_calls: bool) -> int:
-    """Fill dist_work a part of the GPU ids at a time (dist_work.sql's table macros); the
+    """Fill dist_work a part of the GPU ids at a time (the table macro dist_links); the
     rows written."""
     if hta_calls:  # a Kineto trace is one process's
         con.execute(load_query("dist_links"))
@@ -80,14 +82,19 @@ def _work_in_parts(con: duckdb.DuckDBPyConnection, parts: list[tuple[int, int]],
         for since, until in parts:
             con.execute(load_query("dist_owner_counts_part"), {"since": since, "until": until})
         con.execute(load_query("dist_links_processes"))
-    con.execute(load_query("dist_work"))
     rows = 0
     # the first part makes the table (one statement where the trace fits in one part)
     for index, (since, until) in enumerate(parts or [(0, 0)]):
         rows += one_count(con.execute(
-            load_query("dist_work_part" if index else "dist_work_first"),
+            work_query("dist_work_part" if index else "dist_work_first"),
             {"since": since, "until": until, "cutoff_ns": cutoff, "hta_calls": hta_calls}))
     return rows
+
+
+@cache
+def work_query(name: str) -> str:
+    """The statement `name` that makes or adds to dist_work, with its rows (dist_work.sql)."""
+    return fill(name, rows=Sql(load_query("dist_work").rstrip()))
 
 
 def one_count(cursor: duckdb.DuckDBPyConnection) -> int:
