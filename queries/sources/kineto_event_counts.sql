@@ -1,4 +1,4 @@
--- Params: none
+-- Params: {gpu_events}
 -- Needs: table scratch.kineto_events
 -- What the staged Kineto events hold, for warnings: complete events without a usable
 -- time (none, a negative duration, or a start or end beyond ±2^62 ns, where times could
@@ -9,8 +9,8 @@
 -- (kineto_gemm_shapes.sql, kineto_op_flops.sql; their fields in args_more, read as
 -- kineto_events_more reads them).
 -- And whether any GPU work is there: the rows the view staged_gpu
--- (kineto_gpu_activities.sql) would hold, by the same conditions; asking the view itself
--- took ~2.5 ms of a DDP rank's load, most of it the view's plan.
+-- (kineto_gpu_activities.sql) would hold, {gpu_events} (kineto_gpu_events.sql); asking the
+-- view itself took ~2.5 ms of a DDP rank's load, most of it the view's plan.
 -- Columns: complete_events, unusable_times, begin_end_events, comm_records, shaped_ops,
 --          gpu_events
 SELECT
@@ -25,14 +25,6 @@ SELECT
     count(*) FILTER (WHERE ph = 'X' AND cat = 'cpu_op'
                        AND (more.flops IS NOT NULL OR more."Input Dims" IS NOT NULL))
         AS shaped_ops,
-    count(*) FILTER (WHERE ph = 'X'
-                       AND cat IN ('kernel', 'gpu_memcpy', 'gpu_memset', 'memcpy', 'memset')
-                       AND start_ns IS NOT NULL AND duration_ns >= 0
-                       AND start_ns >= -4611686018427387903
-                       AND start_ns::HUGEINT + duration_ns <= 4611686018427387903
-                       AND coalesce(TRY_CAST(args.device AS INTEGER),
-                                    TRY_CAST(regexp_extract(pid, '\d+') AS INTEGER))
-                           IS NOT NULL)
-        AS gpu_events
+    (SELECT count(*) FROM ({gpu_events})) AS gpu_events
 FROM (SELECT *, TRY_CAST(args_more AS kineto_event_more_args) AS more
       FROM scratch.kineto_events);

@@ -1,13 +1,12 @@
--- Params: none
--- Needs: table scratch.kineto_events
+-- Params: {gpu_events}
+-- Needs: none
 -- GPU work in the parsed Kineto events, as the view staged_gpu (finalize_activities.sql
 -- writes it out sorted; a view, not a table: the rows are read once, not copied twice).
 -- The view is the scratch database's, which another connection reads too (on 4 cores or
 -- more the GPU rows are sorted there beside the host rows' copy: tui/loading/trace.py),
 -- and a temp view of the same name over it, which every loader's finalize reads.
--- Kineto writes pid = device and tid = stream; args.device/args.stream say the same
--- where present and win. Older Kineto spelt the categories Kernel/Memcpy/Memset.
--- kineto_event_counts.sql counts these rows by the same conditions (gpu_events).
+-- Kineto writes tid = stream; args.stream says the same where present and wins. The rows:
+-- {gpu_events}, kineto_gpu_events.sql (which kineto_event_counts.sql counts too).
 CREATE VIEW scratch.staged_gpu (
     kind, device, stream, start_ns, end_ns, duration_ns, name, correlation,
     grid_x, grid_y, grid_z, block_x, block_y, block_z, registers_per_thread,
@@ -38,8 +37,7 @@ FROM (
             WHEN 'memcpy' THEN 'memcpy'
             ELSE 'memset'
         END AS kind,
-        coalesce(TRY_CAST(args.device AS INTEGER),
-                 TRY_CAST(regexp_extract(pid, '\d+') AS INTEGER)) AS device,
+        device,
         coalesce(TRY_CAST(args.stream AS BIGINT),
                  TRY_CAST(regexp_extract(tid, '\d+') AS BIGINT)) AS stream,
         start_ns,
@@ -47,18 +45,7 @@ FROM (
         name,
         TRY_CAST(args.correlation AS BIGINT) AS correlation,
         args
-    FROM (
-        -- args' fields were read as text when the events were parsed (TRY_CAST decides)
-        SELECT *
-        FROM scratch.kineto_events
-        WHERE ph = 'X'
-          AND cat IN ('kernel', 'gpu_memcpy', 'gpu_memset', 'memcpy', 'memset')
-          AND start_ns IS NOT NULL AND duration_ns >= 0
-          -- start and end within ±2^62 ns, so no difference of two times overflows
-          AND start_ns >= -4611686018427387903
-          AND start_ns::HUGEINT + duration_ns <= 4611686018427387903
-    )
-)
-WHERE device IS NOT NULL;
+    FROM ({gpu_events})
+);
 
 CREATE TEMP VIEW staged_gpu AS FROM scratch.staged_gpu;

@@ -9,6 +9,7 @@ import tempfile
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from functools import cache
 from pathlib import Path
 
 import duckdb
@@ -16,7 +17,7 @@ import duckdb
 from tui.core.db import available_cores, duckdb_threads, insert_rows, setting_in_block, thread_cap
 from tui.core.errors import TraceError, first_line
 from tui.core.interrupt import is_interrupt
-from tui.core.queries import load_query
+from tui.core.queries import Sql, fill, load_query
 from tui.core.units import format_bytes
 from tui.sources.chrome_json import EventsFile, extract_events, is_gzip
 from tui.sources.event_lines import event_separator, separated_to_lines
@@ -78,11 +79,17 @@ def reader_parts(path: Path) -> int:
     return max(1, min(threads, size // MIN_PART_BYTES))
 
 
+@cache
+def with_gpu_events(name: str) -> str:
+    """The query `name` over the events that are GPU work (kineto_gpu_events.sql)."""
+    return fill(name, gpu_events=Sql(load_query("kineto_gpu_events").rstrip()))
+
+
 def load_kineto(path: Path, con: duckdb.DuckDBPyConnection, scratch_dir: Path) -> list[str]:
     """Load a Chrome-trace JSON file; returns warnings. Raises TraceError if unusable."""
     warnings: list[str] = []
     events = parse_chrome_events(con, path, scratch_dir, warnings)
-    counts = con.execute(load_query("kineto_event_counts")).fetchone()
+    counts = con.execute(with_gpu_events("kineto_event_counts")).fetchone()
     assert counts is not None
     complete, unusable, begin_end, comm_records, shaped_ops, gpu_events = counts
     if complete == 0 and begin_end == 0:
@@ -96,7 +103,7 @@ def load_kineto(path: Path, con: duckdb.DuckDBPyConnection, scratch_dir: Path) -
     con.execute("DROP TABLE staged_gpu")
     con.execute("DROP TABLE staged_host")
     con.execute(load_query("kineto_macros"))
-    con.execute(load_query("kineto_gpu_activities"))
+    con.execute(with_gpu_events("kineto_gpu_activities"))
     con.execute(load_query("kineto_host_activities"))
     con.execute(load_query("kineto_threads"))
     # each a few ms of planning even over no events: most traces have no collectives, and
