@@ -21,6 +21,8 @@
 -- `args` (2.9M on a 700 MB trace, most of them dropped) filled its fields: 0.2-0.4 CPU-s
 -- more of a 2.7 CPU-s parse, the same rows (benchmarks/HISTORY.md, "A big trace's cold
 -- open on 2 cores").
+-- The reader's options are xla_stage_json.sql's; its columns differ (text and JSON here,
+-- typed there), so the two calls stay apart.
 INSERT INTO scratch.kineto_events
 SELECT
     ph,

@@ -7,6 +7,8 @@
 -- are written (tui/sources/kineto.py: ARRAYS, or LINES, one event a line).
 -- Only complete events and the process/thread names are kept. An element that is no
 -- object, or a field of an odd type, reads as NULLs instead of failing the load.
+-- The reader's options are kineto_stage_events.sql's; its columns differ (typed here, text
+-- and JSON there), so the two calls stay apart.
 INSERT INTO xla_events
 SELECT ph, pid, tid, ts, dur, name, args
 FROM read_json(
