@@ -194,9 +194,10 @@ def main() -> None:
     os.environ["TUI_CACHE_DIR"] = str(cache)
     sys.path.insert(0, str(ROOT))
     if args.threads:
-        import tui.core.db
+        import tui.core.budget
 
-        tui.core.db.BYTES_PER_THREAD = max(1, tui.core.db.memory_budget_bytes() // args.threads)
+        tui.core.budget.BYTES_PER_THREAD = max(
+            1, tui.core.budget.memory_budget_bytes() // args.threads)
     from tui.analysis.summary import trace_summary
     from tui.loading.trace import open_trace
 

@@ -1,4 +1,4 @@
-"""The default memory budget fits the machine (tui/core/db.py: default_budget)."""
+"""The default memory budget fits the machine (tui/core/budget.py: default_budget)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from tests.conftest import sample
-from tui.core import db
+from tui.core import budget as budgets
 
 
 @pytest.fixture
@@ -18,32 +18,35 @@ def no_budget_given(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize(("cores", "memory_gb", "budget"), [
-    (2, 24, "1GB"),       # the floor: 2 x 250 MB is less
-    (16, 128, "4000MB"),  # a thread a core
+    (2, 24, "1GB"),       # 500 MB a core
+    (1, 24, "1GB"),       # the floor
+    (4, 64, "2000MB"),
+    (16, 128, "8000MB"),  # 500 MB a core, the cap
     (64, 512, "8000MB"),  # the cap
     (16, 8, "2000MB"),    # a quarter of a small machine's memory
     (16, 2, "1GB"),       # never under the floor
 ])
 def test_the_default_budget_fits_the_cores_and_memory(no_budget_given, monkeypatch, cores,
                                                        memory_gb, budget) -> None:
-    monkeypatch.setattr(db, "available_cores", lambda: cores)
-    monkeypatch.setattr(db, "machine_memory_bytes", lambda: memory_gb * 1_000_000_000)
-    assert db.memory_budget() == budget
-    assert db.duckdb_threads() == max(1, min(cores, db.memory_budget_bytes() // 250_000_000))
+    monkeypatch.setattr(budgets, "available_cores", lambda: cores)
+    monkeypatch.setattr(budgets, "machine_memory_bytes", lambda: memory_gb * 1_000_000_000)
+    assert budgets.memory_budget() == budget
+    assert budgets.duckdb_threads() == max(
+        1, min(cores, budgets.memory_budget_bytes() // budgets.BYTES_PER_THREAD))
 
 
 def test_the_option_and_the_variable_still_win(no_budget_given, monkeypatch) -> None:
-    monkeypatch.setattr(db, "available_cores", lambda: 64)
+    monkeypatch.setattr(budgets, "available_cores", lambda: 64)
     monkeypatch.setenv("TUI_MEMORY", "700MB")
-    assert db.memory_budget() == "700MB"
+    assert budgets.memory_budget() == "700MB"
 
 
 def test_threads_shared_by_several_processes_shrink_the_default(no_budget_given,
                                                                 monkeypatch) -> None:
-    monkeypatch.setattr(db, "available_cores", lambda: 16)
-    monkeypatch.setattr(db, "machine_memory_bytes", lambda: 128_000_000_000)
+    monkeypatch.setattr(budgets, "available_cores", lambda: 16)
+    monkeypatch.setattr(budgets, "machine_memory_bytes", lambda: 128_000_000_000)
     monkeypatch.setenv("TUI_THREADS", "8")
-    assert db.memory_budget() == "2000MB"
+    assert budgets.memory_budget() == "4000MB"
 
 
 def test_debug_prints_the_budget_and_the_json_says_it(tmp_path) -> None:

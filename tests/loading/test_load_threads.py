@@ -15,7 +15,7 @@ import pytest
 import tui.loading.trace as trace_module
 from tests.helpers.paths import inflated
 from tui.cli.main import main
-from tui.core.db import duckdb_threads
+from tui.core.budget import duckdb_threads
 from tui.core.gpu_metric_names import REPORTED
 from tui.loading.trace import ONE_THREAD_BYTES, open_trace
 from tui.sources import nsys_gpu_metrics

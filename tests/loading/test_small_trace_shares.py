@@ -16,7 +16,7 @@ import pytest
 from tests.helpers.paths import sample
 from tui.cli.main import main
 from tui.core import db
-from tui.core.db import budget_of
+from tui.core.budget import budget_of
 from tui.loading import trace as trace_module
 
 TRACE = "multistream.pt.trace.json.gz"  # 45 kernels, 79 KB

@@ -232,18 +232,19 @@ def test_a_scheduler_goes_with_a_run_summary(capsys) -> None:
 
 
 @pytest.mark.parametrize("name, form", [("ddp4", "--json"), ("ddp4", "text"),
-                                        ("stacks_training.pt.trace.json.gz", "text")])
+                                        ("stacks_training.pt.trace.json.gz", "text"),
+                                        ("stacks_training.pt.trace.json.gz", "--memory")])
 def test_a_kept_summary_read_back_imports_neither_duckdb_nor_pyarrow(
         name: str, form: str, loaded_before: Path, capsys) -> None:
     """What makes a kept run or trace open in a fraction of a second: reading its summary
     back, as JSON or as text, imports neither DuckDB nor pyarrow nor NumPy (together ~0.4 s
-    of CPU and 80 MB)."""
+    of CPU and 80 MB), nor does a budget given with --memory."""
     import subprocess
     import sys
 
     folder = str(SAMPLES / name)
     first = _summary(capsys, folder)
-    flags = ["--json"] if form == "--json" else []
+    flags = {"--json": ["--json"], "text": [], "--memory": ["--memory", "2GB"]}[form]
     script = ("import runpy, sys\n"
               f"sys.argv = ['tui', '--summary', *{flags!r}, {folder!r}]\n"
               "try:\n    runpy.run_module('tui', run_name='__main__')\n"
@@ -255,7 +256,7 @@ def test_a_kept_summary_read_back_imports_neither_duckdb_nor_pyarrow(
                           timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stderr.strip().splitlines()[-1] == "[]"
-    if form == "text":
+    if form != "--json":
         assert "from cache" in done.stdout.splitlines()[1], done.stdout[:300]
         return
     warm = json.loads(done.stdout)
@@ -303,7 +304,8 @@ def test_a_combined_run_gives_duckdb_less_memory_past_what_its_ranks_hold(
     """The ranks' summaries sit in Python beside a combined database: past
     RANKS_PYTHON_ALLOWANCE its DuckDB gets as much less of the budget, down to
     RUN_MIN_DUCKDB_SHARE of its usual part, and the run's figures stay the same."""
-    from tui.core.db import OUTSIDE_DUCKDB, memory_budget_bytes
+    from tui.core.budget import memory_budget_bytes
+    from tui.core.db import OUTSIDE_DUCKDB
     from tui.runs import combine as combining
 
     usual = memory_budget_bytes() * (1 - OUTSIDE_DUCKDB)

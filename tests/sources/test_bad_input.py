@@ -858,7 +858,7 @@ def test_a_summary_that_outgrows_its_share_is_tried_with_twice_the_budget(tmp_pa
     of 50MB: summed up again with 100MB, the same summary, with a warning that says so;
     under 20MB, then 40MB, it is a TraceError (one line, exit 2 from the command)."""
     from tui.analysis.summary import trace_summary
-    from tui.core.db import budget_of
+    from tui.core.budget import budget_of
     from tui.core.errors import TraceError
     from tui.loading.trace import open_trace
 

@@ -14,7 +14,7 @@ import duckdb
 import pytest
 
 from tests.helpers.paths import inflated
-from tui.core import db
+from tui.core import budget
 from tui.core.db import connect
 from tui.core.gpu_metric_names import is_kept
 from tui.core.queries import load_query
@@ -85,7 +85,7 @@ def test_the_parts_cover_the_rowids_once(export: Path, small_parts: None) -> Non
 
 
 def test_one_core_is_left_to_the_rest_of_the_export(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(db, "available_cores", lambda: 16)
+    monkeypatch.setattr(budget, "available_cores", lambda: 16)
     monkeypatch.delenv("TUI_THREADS", raising=False)
     assert metric_connections() == nsys_gpu_metrics.MAX_CONNECTIONS
     monkeypatch.setenv("TUI_THREADS", "3")

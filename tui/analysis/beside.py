@@ -18,7 +18,7 @@ from typing import TypeVar
 
 import duckdb
 
-from tui.core.db import usable_cores
+from tui.core.budget import usable_cores
 from tui.derived.host_depth import POOL_MIN_CORES
 
 T = TypeVar("T")

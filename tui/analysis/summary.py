@@ -39,14 +39,8 @@ from tui.analysis.summary_types import Finding as FindingJson
 from tui.analysis.tensor_cores import gemm_tensor_cores, matrix_kernels, with_matrix_phrase
 from tui.analysis.window import work_window
 from tui.analysis.xla_ops import command_buffer_stats, xla_module_stats, xla_op_stats
-from tui.core.db import (
-    SUMMARY_SHARE,
-    budget_of,
-    duckdb_share_of,
-    memory_budget,
-    one_row,
-    twice_the_budget_if_short,
-)
+from tui.core.budget import budget_of, memory_budget
+from tui.core.db import SUMMARY_SHARE, duckdb_share_of, one_row, twice_the_budget_if_short
 from tui.core.queries import load_query
 from tui.loading.trace import Trace, keeps_whole_share
 

@@ -144,7 +144,7 @@ def _run(args: argparse.Namespace) -> int:
         return fail("--min-gap-ms must be 0 or more")
     min_gap_ns = round(args.min_gap_ms * 1_000_000)
     if args.memory is not None or args.debug:  # tui.core.db imports DuckDB and pyarrow
-        from tui.core.db import budget_source, memory_budget, set_memory_budget
+        from tui.core.budget import budget_source, memory_budget, set_memory_budget
 
         if args.memory is not None:
             set_memory_budget(args.memory)

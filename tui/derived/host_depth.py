@@ -33,7 +33,8 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from tui.core.db import cursor, fetch_parts, registered, usable_cores
+from tui.core.budget import usable_cores
+from tui.core.db import cursor, fetch_parts, registered
 from tui.core.queries import load_query
 from tui.derived.nesting import (
     MAX_NS,

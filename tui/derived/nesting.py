@@ -19,7 +19,8 @@ from collections.abc import Iterator
 import duckdb
 import numpy as np
 
-from tui.core.db import ARRAYS_SHARE, fetch_parts, memory_budget_bytes, usable_cores
+from tui.core.budget import memory_budget_bytes, usable_cores
+from tui.core.db import ARRAYS_SHARE, fetch_parts
 from tui.core.queries import fill
 
 # The widest window of start times `read_ranges` takes: all of them.

@@ -13,15 +13,14 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
+from tui.core.budget import memory_budget_bytes, usable_cores
 from tui.core.db import (
     DERIVE_SHARE,
     beside,
     gpu_id_parts,
     has_temp_table,
     joins_as_written,
-    memory_budget_bytes,
     registered,
-    usable_cores,
 )
 from tui.core.queries import fill, load_query
 from tui.derived.backtrace_frames import build_backtrace_frames, has_backtraces

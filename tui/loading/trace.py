@@ -16,6 +16,7 @@ from pathlib import Path
 import duckdb
 
 from tui.core import load_progress
+from tui.core.budget import duckdb_threads, memory_budget_bytes, usable_cores
 from tui.core.db import (
     DERIVE_SHARE,
     FINALIZE_SHARE,
@@ -28,13 +29,10 @@ from tui.core.db import (
     connect,
     database_files,
     duckdb_share_of,
-    duckdb_threads,
     insert_rows,
-    memory_budget_bytes,
     one_row,
     sql_string,
     twice_the_budget_if_short,
-    usable_cores,
 )
 from tui.core.errors import TraceError, first_line
 from tui.core.formats import TIMELINE_FORMATS, TraceFormat

@@ -14,7 +14,7 @@ import logging
 import os
 from collections.abc import Callable, Iterator
 
-from tui.core.db import available_cores, set_memory_budget
+from tui.core.budget import available_cores, set_memory_budget
 from tui.core.errors import TraceError
 from tui.loading.store import TraceStore
 from tui.runs.load import LoadJob, load_store

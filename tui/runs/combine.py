@@ -28,14 +28,8 @@ from pathlib import Path
 
 import duckdb
 
-from tui.core.db import (
-    OUTSIDE_DUCKDB,
-    connect,
-    database_files,
-    duckdb_threads,
-    memory_budget_bytes,
-    sql_string,
-)
+from tui.core.budget import duckdb_threads, memory_budget_bytes
+from tui.core.db import OUTSIDE_DUCKDB, connect, database_files, sql_string
 from tui.core.load_progress import LoadStopped
 from tui.core.queries import fill, load_query
 from tui.loading.store import RUN_TABLES, TraceStore

@@ -40,15 +40,14 @@ from tui.analysis.rank_memo import (
     store_stamp,
     write_rank_memo,
 )
-from tui.core.db import (
+from tui.core.budget import (
     available_cores,
     cap_threads,
-    connect,
     memory_budget_bytes,
     set_memory_budget,
-    sql_string,
     worker_setting,
 )
+from tui.core.db import connect, sql_string
 from tui.core.errors import TraceError
 from tui.core.load_progress import LoadMeter, LoadStopped, start_watching, stop_watching
 from tui.loading import cache

@@ -40,7 +40,7 @@ from tui.analysis.summary_types import (
     StragglerGroup,
 )
 from tui.analysis.tensor_cores import gemm_tensor_cores, matrix_kernels
-from tui.core.db import memory_budget
+from tui.core.budget import memory_budget
 from tui.core.queries import load_query
 from tui.runs.combine import RankSet
 

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import duckdb
 
-from tui.core.db import available_cores, duckdb_threads, insert_rows, setting_in_block, thread_cap
+from tui.core.budget import available_cores, duckdb_threads, thread_cap
+from tui.core.db import insert_rows, setting_in_block
 from tui.core.errors import TraceError, first_line
 from tui.core.interrupt import is_interrupt
 from tui.core.queries import Sql, fill, load_query

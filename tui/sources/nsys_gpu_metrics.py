@@ -28,7 +28,8 @@ import duckdb
 import pyarrow as pa
 from adbc_driver_sqlite import StatementOptions
 
-from tui.core.db import cursor, registered, usable_cores
+from tui.core.budget import usable_cores
+from tui.core.db import cursor, registered
 from tui.core.errors import first_line
 from tui.core.gpu_metric_names import is_kept
 from tui.core.interrupt import is_interrupt

@@ -7,7 +7,8 @@ from functools import cache
 
 import duckdb
 
-from tui.core.db import SUMMARY_SHARE, id_parts, memory_budget_bytes, one_row
+from tui.core.budget import memory_budget_bytes
+from tui.core.db import SUMMARY_SHARE, id_parts, one_row
 from tui.core.queries import Sql, fill, load_query
 
 _PREPARED = "dist_window_prepared"  # a temp table's name: the window, once per connection

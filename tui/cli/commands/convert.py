@@ -53,7 +53,7 @@ def main(argv: list[str]) -> int:
     from tui.runs.load import LoadJob
 
     if args.memory is not None:
-        from tui.core.db import set_memory_budget
+        from tui.core.budget import set_memory_budget
 
         set_memory_budget(args.memory)
     files = expand_paths(args.traces)
