@@ -9,7 +9,12 @@ first two ranks are not counted (the imports, the first plans).
 Run it with PYTHONPATH at the checkout to measure; alternate two checkouts on a busy
 machine (the figures of one run move by ±5%).
 
-Usage: PYTHONPATH=. python benchmarks/rank_statements.py [--ranks 16] [--top 60]
+With --plans, DuckDB's detailed profile of every statement is summed too: each optimizer
+pass's ms a rank, binding's, the physical plan's and the operators', then by query (the
+profile itself costs CPU: compare its figures with each other, not with a run without it).
+
+Usage: PYTHONPATH=. python benchmarks/rank_statements.py [--ranks 16] [--top 60] [--plans]
+                                                         [--disable PASS,PASS]
 """
 
 from __future__ import annotations
@@ -152,8 +157,9 @@ def main() -> None:
                              "pass's, binding's, the physical plan's and the operators' ms a "
                              "rank, summed, then by query (profiling costs CPU of its own)")
     parser.add_argument("--disable", default="",
-                        help="optimizer passes left out on every connection (a trial: "
-                             "'join_order,common_subplan')")
+                        help="optimizer passes left out on every connection as it is opened (a "
+                             "trial: 'join_order,common_subplan'; a small trace's database "
+                             "then sets its own, tui.core.db.light_plans)")
     args = parser.parse_args()
     global profiled, disabled
     profiled = args.plans
