@@ -223,8 +223,9 @@ def _left_out(con: duckdb.DuckDBPyConnection) -> set[str]:
 # DuckDB's optimizer passes a small trace's database leaves out (light_plans). A load and
 # summary run ~135 statements over tables of a few thousand rows, where a statement's plan
 # costs more than its rows: on a DDP rank (sample_traces/ddp4) DuckDB's profile gives its
-# optimizers ~27 ms a rank, join_order 5.4 and expression_rewriter 4.9 the largest, and
-# without these passes a rank costs ~8% less CPU. Kept: those whose absence slows the
+# optimizers ~27 ms a rank, join_order 5.4 and expression_rewriter 4.9 the largest; without
+# the eleven below, ~13 against ~21 (the operators as before), and a rank in a load pool's
+# process costs 5-7% less CPU. Kept: the passes whose absence slows the
 # operators of a bigger small trace (bound_launch, 13 MB: statistics_propagation,
 # common_subplan and common_subexpressions, a CTE read twice computed twice; unused_columns
 # and column_lifetime, whole rows carried through a window's sort), and filter_pushdown
