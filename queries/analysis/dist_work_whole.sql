@@ -9,16 +9,18 @@
 -- (tests/analysis/test_distributed.py compares the rows).
 CREATE OR REPLACE TEMP TABLE dist_work AS
 WITH links AS (
+    -- the calls found (at most one a GPU row) on the join's right: the side a small
+    -- trace's hash join builds (db.light_plans), not every host row (4.7 -> 3.4 ms a DDP rank)
     SELECT l.gpu_id,
            {'id': r.id, 'name': regexp_replace(r.name, '_v[0-9]+$', ''),
             'start_ns': r.start_ns, 'end_ns': r.end_ns, 'pid': r.pid, 'tid': r.tid} AS call
-    FROM (
+    FROM host_activities AS r
+    JOIN (
         SELECT g.id AS gpu_id, min(r.id) AS call_id
         FROM gpu_activities AS g
         JOIN host_activities AS r ON r.correlation = g.correlation AND r.kind = 'runtime'
         WHERE g.correlation IS NOT NULL
         GROUP BY g.id
-    ) AS l
-    JOIN host_activities AS r ON r.id = l.call_id
+    ) AS l ON r.id = l.call_id
 )
 SELECT * FROM ({rows});

@@ -28,9 +28,11 @@ WITH candidates AS (
           WHERE kind = 'runtime' AND correlation IS NOT NULL) AS c
     ASOF JOIN steps AS s ON c.start_ns >= s.start_ns
     WHERE c.start_ns < s.end_ns
-), work AS (
-    SELECT c.step_start, max(g.end_ns) AS last_end_ns, sum(k.flops) AS flops,
-           CASE WHEN count(p.peak) = count(k.flops) THEN sum(k.flops / p.peak) END AS ideal_s,
+), work AS (  -- summed in the GPU rows' order: a sum of doubles depends on its order,
+               -- which the join's plan must not decide (db.light_plans joins as written)
+    SELECT c.step_start, max(g.end_ns) AS last_end_ns, sum(k.flops ORDER BY g.id) AS flops,
+           CASE WHEN count(p.peak) = count(k.flops)
+                THEN sum(k.flops / p.peak ORDER BY g.id) END AS ideal_s,
            count(DISTINCT g.device) FILTER (WHERE k.flops IS NOT NULL) AS devices
     FROM calls AS c
     JOIN gpu_activities AS g ON g.correlation = c.correlation

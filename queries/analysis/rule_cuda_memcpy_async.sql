@@ -16,4 +16,5 @@ JOIN host_activities AS h ON h.correlation = g.correlation AND h.kind = 'runtime
 WHERE g.kind = 'memcpy'
   AND (g.src_kind = 'Pageable' OR g.dst_kind = 'Pageable')
   AND h.name ILIKE 'cudaMemcpy%Async%'
-ORDER BY g.duration_ns DESC, g.start_ns, g.device;
+-- a copy whose correlation id two host calls carry comes once for each: the earlier first
+ORDER BY g.duration_ns DESC, g.start_ns, g.device, h.start_ns;

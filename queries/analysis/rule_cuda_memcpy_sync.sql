@@ -19,4 +19,5 @@ WHERE g.kind = 'memcpy'
   AND NOT (g.src_device IS NOT NULL AND g.src_device = g.dst_device)
   AND h.name ILIKE 'cudaMemcpy%'
   AND h.name NOT ILIKE '%Async%'
-ORDER BY g.duration_ns DESC, g.start_ns, g.device;
+-- a copy whose correlation id two host calls carry comes once for each: the earlier first
+ORDER BY g.duration_ns DESC, g.start_ns, g.device, h.start_ns;

@@ -16,4 +16,5 @@ WHERE g.kind = 'memset'
   AND g.dst_kind IN ('Pinned', 'Managed')
   AND h.name ILIKE 'cudaMemset%'
   AND h.name NOT ILIKE '%async%'
-ORDER BY g.duration_ns DESC, g.start_ns, g.device;
+-- a copy whose correlation id two host calls carry comes once for each: the earlier first
+ORDER BY g.duration_ns DESC, g.start_ns, g.device, h.start_ns;

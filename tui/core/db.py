@@ -87,9 +87,46 @@ def duckdb_share_of(con: duckdb.DuckDBPyConnection,
 def joins_as_written(con: duckdb.DuckDBPyConnection) -> contextlib.AbstractContextManager[None]:
     """In the block, each hash join builds its table from the right-hand side as the query
     is written, instead of the side DuckDB estimates smaller (a setting of the whole
-    database, as it was after). For a join of two inputs of equal length whose left side
-    is wide (text columns) and right side a few numbers: DuckDB would build on the wide one."""
-    return setting_in_block(con, "disabled_optimizers", "build_side_probe_side")
+    database, as it was after; the passes already left out stay out: light_plans). For a
+    join of two inputs of equal length whose left side is wide (text columns) and right
+    side a few numbers: DuckDB would build on the wide one."""
+    left_out = _left_out(con)
+    if "build_side_probe_side" in left_out:  # light_plans: the joins are as written already
+        return contextlib.nullcontext()
+    return setting_in_block(con, "disabled_optimizers",
+                            ",".join(sorted(left_out | {"build_side_probe_side"})))
+
+
+def _left_out(con: duckdb.DuckDBPyConnection) -> set[str]:
+    """The optimizer passes DuckDB leaves out on `con`'s database."""
+    setting = str(one_row(con, "SELECT current_setting('disabled_optimizers')")[0])
+    return {name.strip() for name in setting.split(",") if name.strip()}
+
+
+# DuckDB's optimizer passes a small trace's database leaves out (light_plans). A load and
+# summary run ~135 statements over tables of a few thousand rows, where a statement's plan
+# costs more than its rows: on a DDP rank (sample_traces/ddp4) DuckDB's profile gives its
+# optimizers ~27 ms a rank, join_order 5.4 and expression_rewriter 4.9 the largest; without
+# the eleven below, ~13 against ~21 (the operators as before), and a rank in a load pool's
+# process costs 5-7% less CPU. Kept: the passes whose absence slows the
+# operators of a bigger small trace (bound_launch, 13 MB: statistics_propagation,
+# common_subplan and common_subexpressions, a CTE read twice computed twice; unused_columns
+# and column_lifetime, whole rows carried through a window's sort), and filter_pushdown
+# (the filters into the scans, a filtered cross product into a join). Figures in
+# benchmarks/HISTORY.md, "A run's cold open: the optimizer passes a small trace leaves out".
+LIGHT_PLAN_PASSES_LEFT_OUT = (
+    "join_order", "expression_rewriter", "projection_placement", "join_filter_pushdown",
+    "projection_pullup", "duplicate_groups", "cte_filter_pusher", "build_side_probe_side",
+    "outer_join_simplification", "join_elimination", "aggregate_reuse",
+)
+
+
+def light_plans(con: duckdb.DuckDBPyConnection) -> None:
+    """`con`'s database (every connection of it) plans its statements without the passes
+    of LIGHT_PLAN_PASSES_LEFT_OUT: for a small trace's tables, whose plans cost more than
+    their rows. The same results; a query without ORDER BY may give its rows in another
+    order."""
+    con.execute(f"SET disabled_optimizers = {sql_string(','.join(LIGHT_PLAN_PASSES_LEFT_OUT))}")
 
 
 T = TypeVar("T")

@@ -30,6 +30,7 @@ from tui.core.db import (
     database_files,
     duckdb_share_of,
     insert_rows,
+    light_plans,
     one_row,
     sql_string,
     twice_the_budget_if_short,
@@ -71,6 +72,11 @@ BUILD_IN_MEMORY_SHARE = 0.25
 # statements of a load and summary (the small samples on a quiet 2-core machine: 13% less
 # CPU and 8% less wall time; benchmarks/HISTORY.md).
 ONE_THREAD_BYTES = 16 << 20
+# A trace of at most this many bytes (its file, inflated) is loaded and read with DuckDB's
+# lighter plans (core/db.py light_plans): its tables of a few thousand rows cost less than
+# their statements' plans. The bound is the one-thread trace's: a plan's passes matter
+# more once a table takes several row groups.
+LIGHT_PLANS_BYTES = ONE_THREAD_BYTES
 # A trace built in memory over this many bytes (its file, inflated) is checkpointed there
 # once built: its tables are read from then on as they were written (the GPU rows' ids set
 # by an UPDATE), and checkpointed are read as a cache file's are. The summary's statements
@@ -222,6 +228,7 @@ def _build(path: Path, kind: TraceFormat, target: Path | None,
         raise _CacheWriteError(first_line(exc)) from None
     try:
         _one_thread_if_small(con, path, _gpu_metrics_bytes(path, kind))
+        _light_plans_if_small(con, path)
         whole = keeps_whole_share(path)
         load_progress.stage(path, load_progress.READING, con)
         # work a loader leaves running (an nsys export's GPU metrics) goes on through the
@@ -284,8 +291,9 @@ def _build(path: Path, kind: TraceFormat, target: Path | None,
     if in_memory:  # the same tables as the file's, read from memory
         _threads_for_reading(con, path)
         return Trace(path, fmt, con, warnings, cache_path=target)
-    return Trace(path, fmt, connect(str(target), read_only=True), warnings,
-                 cache_path=target)
+    reading = connect(str(target), read_only=True)
+    _light_plans_if_small(reading, path)
+    return Trace(path, fmt, reading, warnings, cache_path=target)
 
 
 def _drop_scratch(con: duckdb.DuckDBPyConnection, work: Path) -> None:
@@ -342,6 +350,12 @@ def _one_thread_if_small(con: duckdb.DuckDBPyConnection, path: Path,
     that load on connections of their own."""
     if _inflated_bytes(path) - apart <= ONE_THREAD_BYTES:
         con.execute("SET threads = 1")
+
+
+def _light_plans_if_small(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    """DuckDB's lighter plans for a small trace's database (LIGHT_PLANS_BYTES)."""
+    if _inflated_bytes(path) <= LIGHT_PLANS_BYTES:
+        light_plans(con)
 
 
 def _threads_for_reading(con: duckdb.DuckDBPyConnection, path: Path) -> None:
@@ -542,6 +556,7 @@ def _open_cached(path: Path, target: Path) -> Trace | str:
         return why
     assert con is not None
     _one_thread_if_small(con, path)
+    _light_plans_if_small(con, path)
     cache.opened_caches.add(target)
     return Trace(path, rows.get("format", "?"), con, warnings, from_cache=True,
                  cache_path=target, cache_note=cache_reason.FROM_CACHE)
