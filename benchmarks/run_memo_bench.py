@@ -244,7 +244,8 @@ def main() -> None:
     print(f"copies of the 4 real DDP ranks (sample_traces/ddp4); {os.cpu_count()} cores; "
           f"load average {os.getloadavg()[0]:.1f}; {time.strftime('%Y-%m-%d %H:%M')}")
     print("ranks | code | cold s (CPU s) | cold s/rank | "
-          "cold RSS MB | warm s (CPU s) | warm RSS MB | warm, ranks' memos only s (CPU s) | "
+          "cold RSS MB | warm s (CPU s) | warm RSS MB | "
+          "warm, ranks' memos only s (CPU s) | its RSS MB | "
           "same figures as this")
     for count in sizes:
         folder = run_folder(count, args.workdir)
@@ -272,6 +273,7 @@ def main() -> None:
                 f"{got['warm'][0]:.2f} ({got['warm'][2]:.2f})", f"{got['warm'][1] / 1e6:.0f}",
                 (f"{got['ranks_only'][0]:.2f} ({got['ranks_only'][2]:.2f})"
                  if "ranks_only" in got else "-"),
+                f"{got['ranks_only'][1] / 1e6:.0f}" if "ranks_only" in got else "-",
                 "yes" if same else "NO"]), flush=True)
     print(f"load average after: {os.getloadavg()[0]:.1f}; warm: the median of "
           f"{args.warm_runs} run(s)")
