@@ -143,7 +143,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.min_gap_ms < 0:
         return fail("--min-gap-ms must be 0 or more")
     min_gap_ns = round(args.min_gap_ms * 1_000_000)
-    if args.memory is not None or args.debug:  # tui.core.db imports DuckDB and pyarrow
+    if args.memory is not None or args.debug:
         from tui.core.budget import budget_source, memory_budget, set_memory_budget
 
         if args.memory is not None:

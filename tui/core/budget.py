@@ -28,9 +28,9 @@ BYTES_PER_THREAD = 250_000_000
 # memory (or of its cgroup's limit) and DEFAULT_CAP. Measured on a 16-core H200 host, a
 # 10 GB Kineto trace's cold summary (one event a line, beside a bare DuckDB read of its
 # events of 69 s): 36.3 and 38.1 s at 4GB (250 MB a core; 3.9 GB RSS), 33.7 and 33.3 s
-# at 8GB (5.6 GB RSS), the two alternated in one run; a 3 GB one gained less (9.6 against
-# 10.6 s pretty-printed), and past a thread a core nothing did before (3 GB: 4GB 0.60x the
-# bare read, 8GB 0.61x, with the code of then).
+# at 8GB (5.6 GB RSS), the two alternated in one run; a 3 GB one within one run's spread
+# (9.66 and 10.93 s at 8GB against 9.78 and 9.84 s at 4GB), as it was with the code of
+# 2026-11-26 (4GB 0.60x the bare read, 8GB 0.61x).
 BUDGET_PER_CORE = 500_000_000
 DEFAULT_CAP = 8_000_000_000
 _SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(([KMGT])(i?)B|B)?\s*", re.IGNORECASE)
