@@ -43,7 +43,7 @@ WITH gap_buckets AS (
 )
 SELECT * FROM ({overlapping});
 
-{tables}
+{tables};
 
 -- The innermost CPU op enclosing each top call on its thread. An enclosing op no longer
 -- than a bucket starts in the call's bucket or the one before; the longer ones take the

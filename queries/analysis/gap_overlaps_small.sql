@@ -20,7 +20,7 @@ WITH ranges AS (
 )
 SELECT * FROM ({overlapping});
 
-{tables}
+{tables};
 
 -- The innermost CPU op enclosing each top call on its thread.
 CREATE OR REPLACE TEMP TABLE gap_call_parents AS

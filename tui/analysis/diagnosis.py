@@ -51,7 +51,7 @@ from tui.analysis.remedies import host_work, remedy
 from tui.analysis.summary_types import Diagnosis as DiagnosisJson
 from tui.analysis.window import Window, merged, work_window
 from tui.core.db import one_row
-from tui.core.queries import Sql, fill, load_query
+from tui.core.queries import fill, fragment, load_query
 from tui.core.units import format_bytes, format_ns
 
 BOUNDS = ("compute", "memory", "launch", "host", "sync", "copy", "communication", "other")
@@ -215,7 +215,7 @@ def time_split(con: duckdb.DuckDBPyConnection, window: Window | None = None) -> 
 @cache
 def split_query(unions: str) -> str:
     """device_time_split.sql with the unions of the query `unions`."""
-    return fill("device_time_split", unions=Sql(load_query(unions).rstrip()))
+    return fill("device_time_split", unions=fragment(unions))
 
 
 def holds_all_gpu_work(con: duckdb.DuckDBPyConnection, window: Window) -> bool:

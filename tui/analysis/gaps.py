@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from tui.analysis.idle_causes import COPY_PATTERN, GAP_KIND, SYNC_PATTERN, classify_idle
 from tui.analysis.module_names import module_label
-from tui.core.queries import Sql, fill, load_query
+from tui.core.queries import fill, fragment, load_query
 from tui.core.steps import PROFILER_STEP, STEP_NAME
 from tui.core.units import format_ns
 
@@ -83,8 +83,8 @@ def explain_gap(con: duckdb.DuckDBPyConnection, device: int, start_ns: int) -> G
 @cache
 def overlaps_query(name: str) -> str:
     """The script `name` (gap_overlaps or gap_overlaps_small) with the parts both share."""
-    return fill(name, overlapping=Sql(load_query("gap_overlapping_rows").rstrip()),
-                tables=Sql(load_query("gap_overlap_tables").rstrip()))
+    return fill(name, overlapping=fragment("gap_overlapping_rows"),
+                tables=fragment("gap_overlap_tables"))
 
 
 def _explained(con: duckdb.DuckDBPyConnection, params: dict,

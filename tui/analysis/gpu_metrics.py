@@ -36,7 +36,7 @@ from tui.core.gpu_metric_names import (
     SM,
     TENSOR,
 )
-from tui.core.queries import Sql, fill, load_query
+from tui.core.queries import fill, fragment, load_query
 
 TOP_KERNELS = 30  # kernel names with means in the summary, the longest first
 TOP_GAPS = 10  # gaps with means of their own in the summary, the longest first
@@ -82,7 +82,7 @@ def means(con: duckdb.DuckDBPyConnection, device: int, names: list[str], interva
     """{key: {metric: mean}} over device's samples inside the intervals of the query named
     `intervals` (key, start_ns, end_ns; see gpu_metric_means.sql)."""
     sql = fill("gpu_metric_means",
-               intervals=Sql(load_query(intervals).rstrip().rstrip(";")))
+               intervals=fragment(intervals))
     out: dict[str, dict[str, float]] = {}
     rows = con.execute(sql, {"device": device, "names": names, **(params or {})}).fetchall()
     for key, name, mean, _samples in rows:

@@ -22,7 +22,7 @@ from functools import cache
 
 import duckdb
 
-from tui.core.queries import Sql, fill, load_query
+from tui.core.queries import fill, fragment, load_query
 from tui.core.steps import step_patterns
 from tui.core.units import format_ns
 
@@ -109,7 +109,7 @@ class Window:
 def window_query(name: str) -> str:
     """The query `name` (work_window or work_window_profiler_steps), with the set-up that
     both end with (work_window_setup.sql)."""
-    return fill(name, window=Sql(load_query("work_window_setup").rstrip()))
+    return fill(name, window=fragment("work_window_setup"))
 
 
 def work_window(con: duckdb.DuckDBPyConnection) -> Window | None:

@@ -79,3 +79,10 @@ def fill(name: str, /, **values: str) -> str:
             raise ValueError(f"slot {{{slot}}} of query {name!r} takes names or Sql, "
                              f"not {value!r}")
     return _TOKENS.sub(lambda m: values[m.group(1)] if m.group(1) else m.group(0), text)
+
+
+def fragment(name: str) -> Sql:
+    """The query `name` as a piece of another query's text, for a `{slot}` that `fill`
+    fills: without its trailing blanks and last `;` (the query that holds it ends the
+    statement where it needs to)."""
+    return Sql(load_query(name).rstrip().removesuffix(";").rstrip())

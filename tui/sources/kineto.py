@@ -18,7 +18,7 @@ from tui.core.budget import available_cores, duckdb_threads, thread_cap
 from tui.core.db import insert_rows, setting_in_block
 from tui.core.errors import TraceError, first_line
 from tui.core.interrupt import is_interrupt
-from tui.core.queries import Sql, fill, load_query
+from tui.core.queries import fill, fragment, load_query
 from tui.core.units import format_bytes
 from tui.sources.chrome_json import EventsFile, extract_events, is_gzip
 from tui.sources.event_lines import event_separator, separated_to_lines
@@ -83,7 +83,7 @@ def reader_parts(path: Path) -> int:
 @cache
 def with_gpu_events(name: str) -> str:
     """The query `name` over the events that are GPU work (kineto_gpu_events.sql)."""
-    return fill(name, gpu_events=Sql(load_query("kineto_gpu_events").rstrip()))
+    return fill(name, gpu_events=fragment("kineto_gpu_events"))
 
 
 def load_kineto(path: Path, con: duckdb.DuckDBPyConnection, scratch_dir: Path) -> list[str]:

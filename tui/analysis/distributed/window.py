@@ -9,7 +9,7 @@ import duckdb
 
 from tui.core.budget import memory_budget_bytes
 from tui.core.db import SUMMARY_SHARE, id_parts, one_row
-from tui.core.queries import Sql, fill, load_query
+from tui.core.queries import fill, fragment, load_query
 
 _PREPARED = "dist_window_prepared"  # a temp table's name: the window, once per connection
 # What a GPU activity's join with its launch calls holds (dist_work_part.sql): a 3 GB nsys
@@ -95,7 +95,7 @@ def _work_in_parts(con: duckdb.DuckDBPyConnection, parts: list[tuple[int, int]],
 @cache
 def work_query(name: str) -> str:
     """The statement `name` that makes or adds to dist_work, with its rows (dist_work.sql)."""
-    return fill(name, rows=Sql(load_query("dist_work").rstrip()))
+    return fill(name, rows=fragment("dist_work"))
 
 
 def one_count(cursor: duckdb.DuckDBPyConnection) -> int:

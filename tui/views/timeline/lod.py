@@ -16,7 +16,7 @@ from pathlib import Path
 import duckdb
 
 from tui.core.db import insert_rows, sql_string
-from tui.core.queries import Sql, fill, load_query
+from tui.core.queries import fill, fragment, load_query
 
 LOD_VERSION = "1"  # bump when timeline_bins.sql or the summary's tables change meaning
 LOD_BINS = 1 << 16  # level-0 bins across the whole trace
@@ -64,7 +64,7 @@ def _build(con: duckdb.DuckDBPyConnection, span: tuple[int, int], min_gap_ns: in
     start, end = span
     width = max(1, math.ceil((end - start) / LOD_BINS))
     sql = fill("timeline_lod_build",
-               bins_query=Sql(load_query("timeline_bins").rstrip().rstrip(";")))
+               bins_query=fragment("timeline_bins"))
     con.execute(sql, {"npc": width, "t_lo": start // width * width,
                       "t_hi": (end // width + 1) * width, "min_gap_ns": min_gap_ns,
                       "nvtx_depths": 1 << 30, "host": True})

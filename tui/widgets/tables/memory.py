@@ -11,7 +11,7 @@ from textual import on
 from textual.widget import Widget
 
 from tui.analysis.memory import MemoryPeak, memory_peaks
-from tui.core.queries import Sql, fill, load_query
+from tui.core.queries import fill, fragment
 from tui.core.units import format_bytes
 from tui.loading.trace import Trace
 from tui.views.table_model import TableModel
@@ -42,7 +42,7 @@ class MemoryPanel(TablePanel):
     def build(self, trace: Trace) -> None:
         self.model = TableModel(trace, self.allocations.keys,
                                 search=("where", "op", "frame", "user_frame"))
-        allocations = Sql(load_query("memory_allocations").strip().rstrip(";"))
+        allocations = fragment("memory_allocations")
         self.model.build(fill("table_memory", allocations=allocations),
                          {"limit": None})
         self.peaks = self.model.run(memory_peaks)
