@@ -182,6 +182,24 @@ def test_a_trace_built_in_memory_caches_what_one_built_in_the_file_does(
     assert in_memory == in_file
 
 
+def test_a_trace_over_the_in_memory_size_is_built_in_its_file(tmp_path: Path,
+                                                              monkeypatch) -> None:
+    """However large the budget, a trace over BUILD_IN_MEMORY_MAX_BYTES (inflated) is built
+    in its cache file; one of exactly that size, in memory."""
+    from tui.loading import trace as trace_module
+
+    path = sample(TRACE)
+    size = trace_module._inflated_bytes(path)
+    monkeypatch.setenv("TUI_MEMORY", "64GB")
+    for cap, where in ((size - 1, "file"), (size, "memory")):
+        monkeypatch.setenv("TUI_CACHE_DIR", str(tmp_path / where))
+        monkeypatch.setattr(trace_module, "BUILD_IN_MEMORY_MAX_BYTES", cap)
+        with trace_module.open_trace(path) as built:
+            assert built.cache_path is not None and not built.from_cache
+            database = built.con.execute("SELECT current_database()").fetchone()
+            assert (database == ("memory",)) == (where == "memory"), where
+
+
 # ---------------------------------------------------------------- stale and damaged
 
 

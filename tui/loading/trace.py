@@ -66,6 +66,12 @@ SCRATCH_IN_MEMORY_SHARE = 0.5
 # DDP rank, ~80 ms of waiting) and the file is opened again to be read (~15 ms of CPU for
 # a new DuckDB instance). A bigger trace is built in the file, which DuckDB can evict to.
 BUILD_IN_MEMORY_SHARE = 0.25
+# Nor is a trace of more than this many bytes (its file, inflated) built in memory, whatever
+# the budget: the copy into the file at the end then costs more than the commits save. Built
+# in the file instead (cold `--summary --json`, alternated): 140 MB 1.50-1.56 s against
+# 1.67-1.90, 700 MB (a 4GB budget) 4.27-4.60 against 4.99-5.20 on 2 cores; 3 GB on 16
+# cores (the 8GB default) 9.41-9.76 against 10.19-10.37; about even at 17 and 52 MB.
+BUILD_IN_MEMORY_MAX_BYTES = 32 << 20
 # A trace of at most this many bytes (its file, inflated) is loaded and read with one
 # DuckDB thread: its tables take a row group or two (122,880 rows each), which DuckDB runs
 # on one thread anyway, and another thread only adds its hand-offs to each of the ~200
@@ -315,10 +321,12 @@ def _set_meta(con: duckdb.DuckDBPyConnection, rows: list[tuple[str, str]]) -> No
 
 
 def _builds_in_memory(path: Path) -> bool:
-    """Whether a cached trace is built in memory, its cache file written at the end: its
-    events take under BUILD_IN_MEMORY_SHARE of DuckDB's part of the budget."""
-    return _events_bytes(path) < (memory_budget_bytes() * (1 - OUTSIDE_DUCKDB)
-                                  * BUILD_IN_MEMORY_SHARE)
+    """Whether a cached trace is built in memory, its cache file written at the end: it is
+    at most BUILD_IN_MEMORY_MAX_BYTES, and its events take under BUILD_IN_MEMORY_SHARE of
+    DuckDB's part of the budget."""
+    return (_inflated_bytes(path) <= BUILD_IN_MEMORY_MAX_BYTES
+            and _events_bytes(path) < (memory_budget_bytes() * (1 - OUTSIDE_DUCKDB)
+                                       * BUILD_IN_MEMORY_SHARE))
 
 
 def write_database_file(con: duckdb.DuckDBPyConnection, partial: Path) -> None:
