@@ -83,13 +83,14 @@ ONE_THREAD_BYTES = 16 << 20
 # their statements' plans. The bound is the one-thread trace's: a plan's passes matter
 # more once a table takes several row groups.
 LIGHT_PLANS_BYTES = ONE_THREAD_BYTES
-# A trace built in memory over this many bytes (its file, inflated) is checkpointed there
-# once built: its tables are read from then on as they were written (the GPU rows' ids set
-# by an UPDATE), and checkpointed are read as a cache file's are. The summary's statements
-# then cost half the CPU (a 300 MB Kineto copy: 0.9 against 1.9 CPU-s, for 0.3 here;
-# device_time_split.sql 0.09 against 0.27), about even at 35 MB; the small samples' summaries
-# save less than the checkpoint costs (5-17% more CPU). A trace built in its cache file
-# is checkpointed anyway, before it is read.
+# A trace built in memory over this many bytes (its file, inflated: one loaded without a
+# cache; a cached one that big is built in its file) is checkpointed there once built: its
+# tables are read from then on as they were written (the GPU rows' ids set by an UPDATE),
+# and checkpointed are read as a cache file's are. The summary's statements then cost half
+# the CPU (a 300 MB Kineto copy: 0.9 against 1.9 CPU-s, for 0.3 here; device_time_split.sql
+# 0.09 against 0.27), about even at 35 MB; the small samples' summaries save less than the
+# checkpoint costs (5-17% more CPU). A trace built in its cache file is checkpointed
+# anyway, before it is read.
 CHECKPOINT_MIN_BYTES = 32 << 20
 # Such a trace whose events also take under this part of the summary's share of the budget
 # keeps DuckDB's whole part while it is loaded and summed up (keeps_whole_share): the lower
