@@ -4,11 +4,11 @@ Installed as the distribution `gpu-trace-tui` (`tui` on the package index is ano
 project); the package and the command are `tui`.
 """
 
+import os
+
 # The one place the version is written: pyproject.toml reads it (hatchling's dynamic
 # version), `tui --version` prints it, and the summary memo is keyed by it.
 __version__ = "0.1.0"
-
-import os
 
 # NumPy's OpenBLAS starts a thread a core when imported, and each spins a while waiting for
 # work. tui calls no BLAS routine (its NumPy work is sorts and searches), so one, unless the
