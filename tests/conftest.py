@@ -23,11 +23,13 @@ from tests.helpers.paths import (  # noqa: F401
 )
 from tests.helpers.properties import IN_CI, examples  # noqa: F401
 
-# The apps under test draw at most 20 frames a second, not 60: the frames between two
-# checks are never looked at, and drawing them was a sixth of an app test's time. The
+# The apps under test draw at most 10 frames a second, not 60: the frames between two
+# checks are never looked at, and drawing them was a sixth of an app test's time (at 20
+# rather than 10, tests/app took 119 CPU-s rather than 106). A check of the drawn screen
+# waits for the frame (tests/helpers/screen.py: drawn_screen). The
 # pytest-textual-snapshot plugin imports Textual before this file, so its setting
 # (TEXTUAL_FPS, read at import) is set here for subprocesses and patched in for this one.
-TEST_FPS = 20
+TEST_FPS = 10
 os.environ["TEXTUAL_FPS"] = str(TEST_FPS)
 textual.screen.UPDATE_PERIOD = 1 / TEST_FPS
 
@@ -70,8 +72,11 @@ def explicit_width(monkeypatch: pytest.MonkeyPatch) -> None:
 
 # A run's ranks are loaded in the test's own process unless a test asks for a pool
 # (workers=, --workers): starting a pool's processes (a fresh interpreter each, ~0.7 CPU-s)
-# for every run a test opens was a tenth of the suite's CPU on two cores.
-POOL_OFF = {"TUI_WORKERS": "1"}
+# for every run a test opens was a tenth of the suite's CPU on two cores. And DuckDB keeps
+# to one thread (TUI_THREADS, as for tui processes that share the cores): the workers
+# outnumber the cores, and the threads only added their hand-offs (the suite on two
+# cores: 395 CPU-s and 211 s, against 410 CPU-s and 219 s).
+POOL_OFF = {"TUI_WORKERS": "1", "TUI_THREADS": "1"}
 
 
 def _run_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:

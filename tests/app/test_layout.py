@@ -7,7 +7,7 @@ import pytest
 
 from tests.helpers.paths import sample
 from tests.helpers.pilot import GAPPY, settle, sync
-from tests.helpers.screen import screen_text
+from tests.helpers.screen import drawn_screen
 from tui.apps.trace_app import TraceApp
 from tui.widgets.layout import lane_rows
 
@@ -30,8 +30,8 @@ async def test_gaps_tab_fits_eight_rows_at_80x24() -> None:
         assert (timeline.size.height, len(timeline.lanes)) == (5, 7)
         await pilot.press("3")
         await settle(pilot)
-        rows = [line for line in screen_text(app) if "host-wait" in line]
-        assert len(rows) >= 8, "\n".join(screen_text(app))
+        rows = [line for line in (await drawn_screen(pilot)) if "host-wait" in line]
+        assert len(rows) >= 8, "\n".join(await drawn_screen(pilot))
 
 
 @sync
@@ -41,7 +41,7 @@ async def test_notice_goes_to_the_status_line_not_over_the_details() -> None:
         await settle(pilot)
         await pilot.press("b")
         await settle(pilot)
-        lines = screen_text(app)
+        lines = await drawn_screen(pilot)
         assert "gap 1 of 10 by length: 51.2 ms" in lines[0]
         assert not app._notifications  # no toast drawn over the panels
         assert any("idle for 51.2 ms" in line for line in lines[1:])

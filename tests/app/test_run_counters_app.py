@@ -9,7 +9,7 @@ import pytest
 
 from tests.helpers.paths import inflated
 from tests.helpers.pilot import cells, sync, until
-from tests.helpers.screen import screen_text
+from tests.helpers.screen import drawn_screen
 from tui.apps.run_app import RunApp
 from tui.widgets.run_tables import CounterTable, RankTable
 
@@ -35,6 +35,6 @@ async def test_m_shows_each_rank_s_own_gpu_counters_at_80x24() -> None:
         assert by[("NVTX allreduce", "0")][5] == "59.9"
         assert by[("NVTX allreduce", "1")][5] == "62.6"
         assert by[("NVTX compute", "0")][3:5] == ["49.1", "47.6"]
-        screen = "\n".join(screen_text(app))
+        screen = "\n".join(await drawn_screen(pilot))
         assert "GPU hardware counters" in screen and "NVTX allreduce" in screen
         assert "59.9" in screen and "62.6" in screen  # the NVLink column fits

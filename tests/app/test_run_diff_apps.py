@@ -11,7 +11,7 @@ from textual.pilot import Pilot
 
 from tests.helpers.paths import ROOT, sample
 from tests.helpers.pilot import SIZE, cells, static_text, sync, until
-from tests.helpers.screen import screen_text
+from tests.helpers.screen import drawn_screen
 from tui.apps.diff_app import DiffApp
 from tui.apps.run_app import RunApp
 from tui.widgets.diff_tables import KernelDiffTable, TotalsTable
@@ -106,7 +106,7 @@ async def test_p_brings_the_pipeline_and_b_the_bandwidth_at_80x24() -> None:
         assert cells(table) == [
             ["0", "0", "8", "1F1B", "11.1%", "92.3%", "+81.2 pts"],
             ["1", "1", "8", "1F1B", "11.1%", "90.4%", "+79.3 pts"]]
-        screen = "\n".join(screen_text(app))
+        screen = "\n".join(await drawn_screen(pilot))
         assert "Pipeline: ranks 0 → 1, 8 micro-batches a step, 1F1B; bubble per stage" in screen
         assert "92.3%" in screen and "90.4%" in screen
         assert "To shrink the bubble: more micro-batches per step (8 now" in screen
@@ -118,7 +118,7 @@ async def test_p_brings_the_pipeline_and_b_the_bandwidth_at_80x24() -> None:
         assert rates and [r[:4] for r in cells(bandwidth)] == [
             [r["name"], f"{r['bytes']:,}", str(r["group_size"]), str(r["instances"])]
             for r in rates]
-        screen = "\n".join(screen_text(app))
+        screen = "\n".join(await drawn_screen(pilot))
         assert "Collective bandwidth" in screen and f"{rates[0]['bytes']:,}" in screen
 
 

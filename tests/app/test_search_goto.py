@@ -11,7 +11,7 @@ import pytest
 from tests.helpers.oracle import chrome_events
 from tests.helpers.paths import ROOT, sample
 from tests.helpers.pilot import GAPPY, details_text, settle, sync, type_in
-from tests.helpers.screen import screen_text
+from tests.helpers.screen import drawn_screen
 from tui.apps.trace_app import TraceApp
 from tui.views.timeline import HostInfo
 from tui.views.timeline.goto import parse_time
@@ -45,7 +45,7 @@ async def test_slash_counts_marks_and_steps_through_hits() -> None:
                         if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset"))
         assert timeline.cursor_t - timeline.data.extent.gpu_start_ns == \
             round((first_us - origin_us) * 1000)  # Enter: the first hit
-        assert "/gemm 1 of 280" in screen_text(app)[0]
+        assert "/gemm 1 of 280" in (await drawn_screen(pilot))[0]
         await pilot.press("n", "n")
         timeline = await settle(pilot)
         assert timeline.search_summary() == "/gemm 3 of 280"
@@ -59,7 +59,7 @@ async def test_slash_counts_marks_and_steps_through_hits() -> None:
         assert any(s.style and s.style.underline for s in overview)  # marked on the overview
         await pilot.press("escape")
         timeline = await settle(pilot)
-        assert timeline.hits is None and "/gemm" not in screen_text(app)[0]
+        assert timeline.hits is None and "/gemm" not in (await drawn_screen(pilot))[0]
 
 
 @pytest.mark.slow

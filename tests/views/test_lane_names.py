@@ -11,7 +11,7 @@ import sqlite3
 from tests.helpers.oracle import chrome_events
 from tests.helpers.paths import sample
 from tests.helpers.pilot import settle, sync
-from tests.helpers.screen import screen_text
+from tests.helpers.screen import drawn_screen
 from tui.apps.trace_app import TraceApp
 from tui.loading.trace import open_trace
 from tui.views.timeline import HostInfo, TimelineData
@@ -63,7 +63,7 @@ async def test_a_ranks_trace_says_its_rank_on_the_status_line() -> None:
     app = TraceApp(path)
     async with app.run_test(size=(200, 60)) as pilot:
         await settle(pilot)
-        assert f"kineto · rank {rank}" in screen_text(app)[0]
+        assert f"kineto · rank {rank}" in (await drawn_screen(pilot))[0]
 
 
 def test_details_name_the_thread_as_its_lane_does() -> None:
