@@ -4,13 +4,16 @@ output, cold caches for snapshots, the hypothesis profile and how many xdist wor
 from __future__ import annotations
 
 import gc
+import inspect
 import os
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import textual.screen
 from hypothesis import settings
+from textual.pilot import Pilot
 
 # What the tests share lives in tests/helpers/; these names are imported from here as well.
 from tests.helpers.paths import (  # noqa: F401
@@ -21,7 +24,9 @@ from tests.helpers.paths import (  # noqa: F401
     inflated,
     sample,
 )
+from tests.helpers.pilot import until
 from tests.helpers.properties import IN_CI, examples  # noqa: F401
+from tests.helpers.screen import frame_pending
 
 # The apps under test draw at most 10 frames a second, not 60: the frames between two
 # checks are never looked at, and drawing them was a sixth of an app test's time (at 20
@@ -120,6 +125,27 @@ def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     cache = tmp_path / "tui-cache"
     monkeypatch.setenv("TUI_CACHE_DIR", str(cache))
     return cache
+
+
+@pytest.fixture
+def snap_compare(snap_compare: Callable[..., bool]) -> Callable[..., bool]:
+    """pytest-textual-snapshot's, the screenshot taken once the frame the keys asked for is
+    drawn: the apps draw at TEST_FPS, and the plugin only lets the messages be handled."""
+
+    def compare(app: object, press: Iterable[str] = (),
+                run_before: Callable[[Pilot], Awaitable[None] | None] | None = None,
+                **options: Any) -> bool:
+        async def then_drawn(pilot: Pilot) -> None:
+            if run_before is not None:
+                result = run_before(pilot)
+                if inspect.isawaitable(result):
+                    await result
+            await pilot.press(*press)
+            await until(pilot, lambda: not frame_pending(pilot.app))
+
+        return snap_compare(app, run_before=then_drawn, **options)
+
+    return compare
 
 
 @pytest.fixture(autouse=True)

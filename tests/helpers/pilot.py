@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -16,6 +17,7 @@ from tui.widgets.details import DetailsPanel
 from tui.widgets.timeline import Timeline
 
 SIZE = (120, 40)
+SETTLE_S = 60
 GAPPY = "gappy_training.pt.trace.json.gz"
 
 
@@ -32,7 +34,8 @@ def sync(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
 async def settle(pilot: Pilot) -> Timeline:
     """Wait until the trace is loaded and the window the keys asked for is drawn."""
     timeline = pilot.app.query_one(Timeline)
-    for _ in range(500):
+    deadline = time.monotonic() + SETTLE_S  # bounded in time: a busy machine's frames lag
+    while time.monotonic() < deadline:
         await pilot.pause()
         busy = any(worker.is_running for worker in pilot.app.workers)
         if timeline.data is not None and not timeline.pending and not busy:

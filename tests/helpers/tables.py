@@ -3,24 +3,30 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 from textual.pilot import Pilot
 
 from tui.widgets.tables.base import SqlTable
 
+WAIT_S = 60
+
 
 async def ready(pilot: Pilot, table_id: str) -> SqlTable:
     """Wait until the table is mounted (a tab's tables are, once the tab is first shown:
     a key or click that shows it has not always mounted them when it returns), built,
     counted and its visible rows are in."""
-    for _ in range(500):
+    # bounded in time, not in tries: on a busy machine a tab's first frames (each a
+    # layout the mounting waits on, at the tests' frame rate) take seconds
+    deadline = time.monotonic() + WAIT_S
+    while time.monotonic() < deadline:
         if pilot.app.query(f"#{table_id}"):
             break
         await pilot.pause()
         await asyncio.sleep(0.01)
     table = pilot.app.query_one(f"#{table_id}", SqlTable)
-    for _ in range(500):
+    while time.monotonic() < deadline:
         await pilot.pause()
         busy = any(w.is_running for w in pilot.app.workers)
         if table.total is not None and not table.loading and not busy and (
