@@ -30,7 +30,7 @@ from tests.helpers.screen import frame_pending
 
 # The apps under test draw at most 10 frames a second, not 60: the frames between two
 # checks are never looked at, and drawing them was a sixth of an app test's time (at 20
-# rather than 10, tests/app took 119 CPU-s rather than 106). A check of the drawn screen
+# rather than 10, tests/app took 118 CPU-s rather than 105). A check of the drawn screen
 # waits for the frame (tests/helpers/screen.py: drawn_screen). The
 # pytest-textual-snapshot plugin imports Textual before this file, so its setting
 # (TEXTUAL_FPS, read at import) is set here for subprocesses and patched in for this one.
