@@ -24,9 +24,7 @@ from tests.helpers.paths import (  # noqa: F401
     inflated,
     sample,
 )
-from tests.helpers.pilot import until
 from tests.helpers.properties import IN_CI, examples  # noqa: F401
-from tests.helpers.screen import frame_pending
 
 # The apps under test draw at most 10 frames a second, not 60: the frames between two
 # checks are never looked at, and drawing them was a sixth of an app test's time (at 20
@@ -135,6 +133,10 @@ def snap_compare(snap_compare: Callable[..., bool]) -> Callable[..., bool]:
     def compare(app: object, press: Iterable[str] = (),
                 run_before: Callable[[Pilot], Awaitable[None] | None] | None = None,
                 **options: Any) -> bool:
+        # imported here: the helpers import the apps, which a run of other tests never needs
+        from tests.helpers.pilot import until
+        from tests.helpers.screen import frame_pending
+
         async def then_drawn(pilot: Pilot) -> None:
             if run_before is not None:
                 result = run_before(pilot)
