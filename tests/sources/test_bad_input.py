@@ -244,7 +244,6 @@ def small_event_limits(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.slow
 @pytest.mark.parametrize("case", list(CHROME_CASES))
 def test_chrome_trace_corpus(case: str, tmp_path: Path, capsys, small_event_limits) -> None:
     build, expected = CHROME_CASES[case]
