@@ -134,8 +134,7 @@ def snap_compare(snap_compare: Callable[..., bool]) -> Callable[..., bool]:
                 run_before: Callable[[Pilot], Awaitable[None] | None] | None = None,
                 **options: Any) -> bool:
         # imported here: the helpers import the apps, which a run of other tests never needs
-        from tests.helpers.pilot import until
-        from tests.helpers.screen import frame_pending
+        from tests.helpers.screen import frame_drawn
 
         async def then_drawn(pilot: Pilot) -> None:
             if run_before is not None:
@@ -143,7 +142,7 @@ def snap_compare(snap_compare: Callable[..., bool]) -> Callable[..., bool]:
                 if inspect.isawaitable(result):
                     await result
             await pilot.press(*press)
-            await until(pilot, lambda: not frame_pending(pilot.app))
+            await frame_drawn(pilot)
 
         return snap_compare(app, run_before=then_drawn, **options)
 

@@ -17,7 +17,9 @@ from tui.widgets.details import DetailsPanel
 from tui.widgets.timeline import Timeline
 
 SIZE = (120, 40)
-SETTLE_S = 60
+# how long settle and tables.ready wait, in time rather than in tries: on a busy machine a
+# tab's first frames (each a layout the next step waits on, at the tests' frame rate) lag
+WAIT_S = 60
 GAPPY = "gappy_training.pt.trace.json.gz"
 
 
@@ -34,7 +36,7 @@ def sync(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
 async def settle(pilot: Pilot) -> Timeline:
     """Wait until the trace is loaded and the window the keys asked for is drawn."""
     timeline = pilot.app.query_one(Timeline)
-    deadline = time.monotonic() + SETTLE_S  # bounded in time: a busy machine's frames lag
+    deadline = time.monotonic() + WAIT_S
     while time.monotonic() < deadline:
         await pilot.pause()
         busy = any(worker.is_running for worker in pilot.app.workers)

@@ -29,7 +29,12 @@ def frame_pending(app: App) -> bool:
                 or screen._dirty_widgets)
 
 
+async def frame_drawn(pilot: Pilot) -> None:
+    """Wait until what is pending on the screen is drawn."""
+    await until(pilot, lambda: not frame_pending(pilot.app))
+
+
 async def drawn_screen(pilot: Pilot) -> list[str]:
     """The screen as text once what is pending on it is drawn."""
-    await until(pilot, lambda: not frame_pending(pilot.app))
+    await frame_drawn(pilot)
     return screen_text(pilot.app)

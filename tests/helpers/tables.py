@@ -8,17 +8,14 @@ from typing import Any
 
 from textual.pilot import Pilot
 
+from tests.helpers.pilot import WAIT_S
 from tui.widgets.tables.base import SqlTable
-
-WAIT_S = 60
 
 
 async def ready(pilot: Pilot, table_id: str) -> SqlTable:
     """Wait until the table is mounted (a tab's tables are, once the tab is first shown:
     a key or click that shows it has not always mounted them when it returns), built,
     counted and its visible rows are in."""
-    # bounded in time, not in tries: on a busy machine a tab's first frames (each a
-    # layout the mounting waits on, at the tests' frame rate) take seconds
     deadline = time.monotonic() + WAIT_S
     while time.monotonic() < deadline:
         if pilot.app.query(f"#{table_id}"):
