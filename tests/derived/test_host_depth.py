@@ -38,7 +38,7 @@ def test_depths_in_windows_equal_the_definition(ranges, window: int) -> None:
                      for kind, tid, start, duration in ranges])
     con.execute("DELETE FROM staged_gpu")
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(host_depth, "window_rows", lambda: window)
+        patch.setattr(host_depth, "window_rows", lambda rows=None: window)
         patch.setattr(host_depth, "workers", lambda: 3)
         patch.setattr(host_depth, "read_parts", lambda: 3)
         patch.setattr(host_depth, "POOL_MIN_ROWS", 0)
@@ -52,7 +52,7 @@ def test_depths_in_windows_equal_the_definition(ranges, window: int) -> None:
 def test_a_real_trace_in_windows_has_the_definitions_depths(monkeypatch) -> None:
     """A Kineto trace whose ranges nest 20 deep, cut into windows of 500 ranges (19 of
     them): the windows carry open ranges across; dropping that carry fails this."""
-    monkeypatch.setattr(host_depth, "window_rows", lambda: 500)
+    monkeypatch.setattr(host_depth, "window_rows", lambda rows=None: 500)
     with open_trace(sample("stacks_training.pt.trace.json.gz"), use_cache=False) as trace:
         rows, wrong, deepest = depth_mismatches(trace.con)
     assert rows == 9543 and wrong == 0 and deepest == 20
@@ -62,7 +62,7 @@ def test_windows_read_in_parts_side_by_side_have_the_definitions_depths(monkeypa
     """The same trace, each window of 2,000 ranges read in 3 parts on cursors of their own
     and its groups worked out on a pool: the parts' rows are joined in time order and the
     carry goes on from window to window."""
-    monkeypatch.setattr(host_depth, "window_rows", lambda: 2000)
+    monkeypatch.setattr(host_depth, "window_rows", lambda rows=None: 2000)
     monkeypatch.setattr(host_depth, "workers", lambda: 3)
     monkeypatch.setattr(host_depth, "read_parts", lambda: 3)
     monkeypatch.setattr(host_depth, "POOL_MIN_ROWS", 0)
@@ -86,7 +86,7 @@ def test_windows_read_in_parts_side_by_side_have_the_definitions_depths(monkeypa
 def test_windows_are_set_beside_the_reads_only_on_many_cores(monkeypatch, min_cores: int) -> None:
     """From POOL_MIN_CORES cores, each window's depths are set on a thread of their own
     while the next window is read, in window order; below, on the reading thread."""
-    monkeypatch.setattr(host_depth, "window_rows", lambda: 2000)
+    monkeypatch.setattr(host_depth, "window_rows", lambda rows=None: 2000)
     monkeypatch.setattr(host_depth, "POOL_MIN_ROWS", 0)
     monkeypatch.setattr(host_depth, "POOL_MIN_CORES", min_cores)
     calls: list[tuple[int, int]] = []
@@ -115,7 +115,7 @@ def test_windows_are_set_beside_the_reads_only_on_many_cores(monkeypatch, min_co
 
 def test_a_window_that_cannot_be_set_fails_the_load(monkeypatch) -> None:
     """An error setting a window's depths on the second thread is the load's error."""
-    monkeypatch.setattr(host_depth, "window_rows", lambda: 2000)
+    monkeypatch.setattr(host_depth, "window_rows", lambda rows=None: 2000)
     monkeypatch.setattr(host_depth, "POOL_MIN_CORES", 0)
 
     def fails(*_: object) -> None:

@@ -157,7 +157,7 @@ def test_windows_of_ranges_give_what_one_window_gives(path: Path, per_window: in
                     for table, sql in STACK_TABLES.items()}
     whole = tables(built=False)
     windows = []
-    monkeypatch.setattr(stacks, "nesting_window_rows", lambda: per_window)
+    monkeypatch.setattr(stacks, "nesting_window_rows", lambda rows=None: per_window)
     real_windows = stacks._nesting_windows
     monkeypatch.setattr(stacks, "_nesting_windows",
                         lambda con, kinds, host: windows.extend(real_windows(con, kinds, host))
@@ -170,8 +170,11 @@ def test_windows_of_ranges_give_what_one_window_gives(path: Path, per_window: in
     windows.clear()
     assert tables() == whole
     assert max(len(parts) for parts in windows) == 3
-    # each window's NumPy work on a thread of its own while the next window is read
+    # each window's NumPy work on a pool of three threads while the next windows are read,
+    # what they found written in window order
     monkeypatch.setattr(stacks, "POOL_MIN_CORES", 0)
+    monkeypatch.setattr(stacks, "usable_cores", lambda: 16)
+    assert stacks.nesting_workers() == stacks.NESTING_WORKERS == 3
     nested_on: set[int] = set()
     nest = stacks._nest_window
 
@@ -185,3 +188,18 @@ def test_windows_of_ranges_give_what_one_window_gives(path: Path, per_window: in
     assert nested_on and threading.get_ident() not in nested_on
     assert any(parent is not None for _, parent in whole["python_frames"])
     assert any(frame is not None for *_, frame in whole["launches"])
+
+
+def test_many_cores_cut_a_sweep_into_windows_worked_side_by_side(monkeypatch) -> None:
+    """From POOL_MIN_CORES cores a sweep that the budget would take in one window or two is
+    cut into SIDE_BY_SIDE_WINDOWS, whose NumPy work then runs side by side; below, and
+    where the budget allows less, its share decides. Windows held at once share it."""
+    monkeypatch.setattr(nesting, "memory_budget_bytes", lambda: 8 * 10**9)
+    fits = int(8 * 10**9 * nesting.ARRAYS_SHARE) // 100  # 8M rows at 100 bytes
+    monkeypatch.setattr(nesting, "usable_cores", lambda: 2)
+    assert nesting.rows_per_window(100, 12_000_000) == fits
+    monkeypatch.setattr(nesting, "usable_cores", lambda: 16)
+    assert nesting.rows_per_window(100) == fits
+    assert nesting.rows_per_window(100, 12_000_000) == 1_500_000
+    assert nesting.rows_per_window(100, 120_000_000, held=3) == fits // 3
+    assert nesting.rows_per_window(100, 1000) == nesting.MIN_WINDOW_ROWS

@@ -38,6 +38,7 @@ from tui.core.db import cursor, fetch_parts, registered
 from tui.core.queries import load_query
 from tui.derived.nesting import (
     MAX_NS,
+    POOL_MIN_CORES,
     read_parts,
     rows_by_group,
     rows_per_window,
@@ -55,10 +56,6 @@ MAX_WORKERS = 4
 # A window of fewer ranges is worked out on the loading thread: the hand-offs to the pool
 # would cost more than its groups take (a small trace's one window).
 POOL_MIN_ROWS = 1 << 16
-# Nor is the pool used on fewer cores: on 2 the GPU rows' sort beside keeps both busy, and
-# the pool only cost CPU and memory (a 700 MB trace's rows written: 3.4 CPU-s against
-# 3.2-3.3, peak RSS 812-824 MiB against 791-799).
-POOL_MIN_CORES = 4
 
 
 @dataclass(frozen=True)
@@ -170,13 +167,13 @@ def _windows(con: duckdb.DuckDBPyConnection) -> list[list[tuple[int, int]]]:
     """Windows of start times of about `window_rows()` ranges each, each in parts read side
     by side (nesting.time_window_parts)."""
     row = con.execute("SELECT count(*) FROM finalize.host_rows").fetchone()
-    return time_window_parts(con, row[0] if row else 0, window_rows(), "host_depth_cuts", {},
-                             read_parts())
+    rows = row[0] if row else 0
+    return time_window_parts(con, rows, window_rows(rows), "host_depth_cuts", {}, read_parts())
 
 
-def window_rows() -> int:
+def window_rows(rows: int | None = None) -> int:
     """How many ranges a window takes: the arrays cost about BYTES_PER_ROW each."""
-    return rows_per_window(BYTES_PER_ROW)
+    return rows_per_window(BYTES_PER_ROW, rows)
 
 
 def workers() -> int:

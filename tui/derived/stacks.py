@@ -5,6 +5,7 @@ innermost Python frame, and each memory event's op and frame (queries/derived/st
 from __future__ import annotations
 
 import sys
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
@@ -24,8 +25,8 @@ from tui.core.db import (
 )
 from tui.core.queries import fill, load_query
 from tui.derived.backtrace_frames import build_backtrace_frames, has_backtraces
-from tui.derived.host_depth import POOL_MIN_CORES
 from tui.derived.nesting import (
+    POOL_MIN_CORES,
     HostNesting,
     read_parts,
     read_ranges,
@@ -54,6 +55,9 @@ NESTING_BYTES_PER_ROW = 110
 # activity (its hash table, the sort; the grouping, where two calls share a correlation
 # id): 4M a part at a 600 MB share took 1.4 s each with the grouping, nothing spilled.
 POINTS_JOIN_BYTES = 150
+# Threads the nesting's windows are worked out on, side by side, from POOL_MIN_CORES cores
+# (a core in four, this many at most).
+NESTING_WORKERS = 3
 
 
 def build_stacks(con: duckdb.DuckDBPyConnection) -> list[str]:
@@ -194,28 +198,37 @@ def _stage_nesting(con: duckdb.DuckDBPyConnection, kinds: list[str], host: str) 
     a time, with the ranges from before the window still open as it begins, so the arrays
     stay within the budget's share for arrays (a 10 GB trace has 19M cpu ops). A window
     needs nothing from the one before it: on POOL_MIN_CORES cores or more its NumPy work
-    runs on a thread of its own while this connection writes what the window before found
-    and reads the next (the work of one window, the reads of the next: two windows' arrays
-    at most)."""
+    runs on a pool (nesting_workers) while this connection reads the next windows and
+    writes, in window order, what those before found (the windows on the pool and the one
+    being read; nesting_window_rows shares the arrays' budget among those on the pool)."""
     con.execute(load_query("stacks_nesting_tables"))
     windows = _nesting_windows(con, kinds, host)
-    on_thread = usable_cores() >= POOL_MIN_CORES and len(windows) > 1
-    with ThreadPoolExecutor(1) as pool:
-        working: Future[_Found] | None = None
+    workers = nesting_workers() if len(windows) > 1 else 0
+    with ThreadPoolExecutor(max(workers, 1)) as pool:
+        working: deque[Future[_Found]] = deque()
         for parts in windows:
             window = (parts[0][0], parts[-1][1])
             ranges = read_ranges(con, kinds, window, parts, host)
-            if not on_thread:  # each kind's points read as the nesting needs them
+            if not workers:  # each kind's points read as the nesting needs them
                 _write_found(con, _nest_window(len(kinds), window, ranges,
                                                partial(_points, con, window)))
                 continue
             points = {k: _points(con, window, k) for k in np.unique(ranges["k"]).tolist()}
-            if working is not None:
-                _write_found(con, working.result())
-            working = pool.submit(_nest_window, len(kinds), window, ranges, points.__getitem__)
+            if len(working) == workers:
+                _write_found(con, working.popleft().result())
+            working.append(pool.submit(_nest_window, len(kinds), window, ranges,
+                                       points.__getitem__))
             del ranges, points
-        if working is not None:
-            _write_found(con, working.result())
+        while working:
+            _write_found(con, working.popleft().result())
+
+
+def nesting_workers() -> int:
+    """Threads the nesting's windows are worked out on beside the reads (0: none, on fewer
+    than POOL_MIN_CORES cores)."""
+    if usable_cores() < POOL_MIN_CORES:
+        return 0
+    return max(1, min(usable_cores() // 4, NESTING_WORKERS))
 
 
 # What a window of the nesting found: its frames' parents (id, parent_id), and for each
@@ -278,14 +291,14 @@ def _nesting_windows(con: duckdb.DuckDBPyConnection, kinds: list[str],
     each, each in parts whose ranges are read side by side (nesting.time_window_parts)."""
     row = con.execute(fill("stacks_nesting_count", host=host), {"kinds": kinds}).fetchone()
     assert row is not None
-    return time_window_parts(con, row[0], nesting_window_rows(), "stacks_nesting_cuts",
+    return time_window_parts(con, row[0], nesting_window_rows(row[0]), "stacks_nesting_cuts",
                              {"kinds": kinds}, read_parts(), {"host": host})
 
 
-def nesting_window_rows() -> int:
+def nesting_window_rows(rows: int | None = None) -> int:
     """How many ranges and points a window of the nesting takes: the arrays cost about
-    NESTING_BYTES_PER_ROW each."""
-    return rows_per_window(NESTING_BYTES_PER_ROW)
+    NESTING_BYTES_PER_ROW each, shared by the windows worked out side by side."""
+    return rows_per_window(NESTING_BYTES_PER_ROW, rows, max(nesting_workers(), 1))
 
 
 def _frame_kind(con: duckdb.DuckDBPyConnection, host: str) -> str:
