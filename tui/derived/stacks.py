@@ -4,6 +4,8 @@ innermost Python frame, and each memory event's op and frame (queries/derived/st
 
 from __future__ import annotations
 
+import contextlib
+import queue
 import sys
 from collections import deque
 from collections.abc import Callable
@@ -18,6 +20,7 @@ from tui.core.budget import memory_budget_bytes, usable_cores
 from tui.core.db import (
     DERIVE_SHARE,
     beside,
+    cursor,
     gpu_id_parts,
     has_temp_table,
     joins_as_written,
@@ -197,30 +200,52 @@ def _stage_nesting(con: duckdb.DuckDBPyConnection, kinds: list[str], host: str) 
     The ranges that start in a window of time and the points in it are taken a window at
     a time, with the ranges from before the window still open as it begins, so the arrays
     stay within the budget's share for arrays (a 10 GB trace has 19M cpu ops). A window
-    needs nothing from the one before it: on POOL_MIN_CORES cores or more its NumPy work
-    runs on a pool (nesting_workers) while this connection reads the next windows and
-    writes, in window order, what those before found (the windows on the pool and the one
-    being read; nesting_window_rows shares the arrays' budget among those on the pool)."""
+    needs nothing from the one before it: on POOL_MIN_CORES cores or more its ranges are
+    read and its NumPy work done on a pool (nesting_workers), each window on a cursor of
+    its own, while this connection reads the next windows' points and writes, in window
+    order, what those before found (nesting_window_rows shares the arrays' budget among
+    the windows on the pool)."""
     con.execute(load_query("stacks_nesting_tables"))
     windows = _nesting_windows(con, kinds, host)
     workers = nesting_workers() if len(windows) > 1 else 0
-    with ThreadPoolExecutor(max(workers, 1)) as pool:
+    if not workers:
+        for parts in windows:  # each kind's points read as the nesting needs them
+            window = (parts[0][0], parts[-1][1])
+            ranges = read_ranges(con, kinds, window, parts, host)
+            _write_found(con, _nest_window(len(kinds), window, ranges,
+                                           partial(_points, con, window)))
+        return
+    with contextlib.ExitStack() as stack:
+        # a cursor for each window on the pool, handed from task to task: the loading
+        # connection is this thread's
+        cursors: queue.SimpleQueue[duckdb.DuckDBPyConnection] = queue.SimpleQueue()
+        for _ in range(workers):
+            cursors.put(stack.enter_context(contextlib.closing(cursor(con))))
+        pool = stack.enter_context(ThreadPoolExecutor(workers))
         working: deque[Future[_Found]] = deque()
         for parts in windows:
             window = (parts[0][0], parts[-1][1])
-            ranges = read_ranges(con, kinds, window, parts, host)
-            if not workers:  # each kind's points read as the nesting needs them
-                _write_found(con, _nest_window(len(kinds), window, ranges,
-                                               partial(_points, con, window)))
-                continue
-            points = {k: _points(con, window, k) for k in np.unique(ranges["k"]).tolist()}
+            # the points are a temp table's, which only this connection sees
+            points = {k: _points(con, window, k) for k in range(1, len(kinds) + 1)}
             if len(working) == workers:
                 _write_found(con, working.popleft().result())
-            working.append(pool.submit(_nest_window, len(kinds), window, ranges,
-                                       points.__getitem__))
-            del ranges, points
+            working.append(pool.submit(_read_and_nest, cursors, kinds, window, parts, host,
+                                       points))
+            del points
         while working:
             _write_found(con, working.popleft().result())
+
+
+def _read_and_nest(cursors: queue.SimpleQueue[duckdb.DuckDBPyConnection], kinds: list[str],
+                   window: tuple[int, int], parts: list[tuple[int, int]], host: str,
+                   points: dict[int, dict[str, np.ndarray]]) -> _Found:
+    """A window's ranges read on a cursor of `cursors`, and what its nesting finds."""
+    con = cursors.get()
+    try:
+        ranges = read_ranges(con, kinds, window, parts, host)
+    finally:
+        cursors.put(con)
+    return _nest_window(len(kinds), window, ranges, points.__getitem__)
 
 
 def nesting_workers() -> int:
