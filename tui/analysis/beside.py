@@ -19,7 +19,7 @@ from typing import TypeVar
 import duckdb
 
 from tui.core.budget import usable_cores
-from tui.derived.host_depth import POOL_MIN_CORES
+from tui.derived.nesting import POOL_MIN_CORES
 
 T = TypeVar("T")
 Work = Callable[[duckdb.DuckDBPyConnection], T]

@@ -40,7 +40,8 @@ from tui.core.formats import TIMELINE_FORMATS, TraceFormat
 from tui.core.queries import fill, load_query
 from tui.derived.flops import build_kernel_flops
 from tui.derived.gpu_idle import build_gpu_idle
-from tui.derived.host_depth import POOL_MIN_CORES, write_host_depths
+from tui.derived.host_depth import write_host_depths
+from tui.derived.nesting import POOL_MIN_CORES
 from tui.derived.stacks import (
     build_stacks,
     stage_points_beside_depths,
