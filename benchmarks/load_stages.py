@@ -14,6 +14,7 @@ process's CPU of their time. Stages (the loader, finalize, stacks, idle interval
 summary) are the functions named in STAGES.
 
 Usage: python benchmarks/load_stages.py TRACE [--memory 1GB] [--top 25] [--stages-only]
+       [--cache DIR]
 """
 
 from __future__ import annotations
@@ -187,10 +188,13 @@ def main() -> None:
     parser.add_argument("--by-cpu", action="store_true", help="lines by CPU seconds")
     parser.add_argument("--stages-only", action="store_true",
                         help="time the stages only, tracing no line (Python at its own speed)")
+    parser.add_argument("--cache", type=Path, default=None,
+                        help="the cache dir to use and keep (a second run times the summary "
+                             "on the cache the first built)")
     args = parser.parse_args()
     if args.memory:
         os.environ["TUI_MEMORY"] = args.memory
-    cache = Path(tempfile.mkdtemp(prefix="tui-stages-"))
+    cache = args.cache or Path(tempfile.mkdtemp(prefix="tui-stages-"))
     os.environ["TUI_CACHE_DIR"] = str(cache)
     sys.path.insert(0, str(ROOT))
     if args.threads:
@@ -215,7 +219,8 @@ def main() -> None:
     finally:
         sys.settrace(None)
         threading.settrace(None)
-        shutil.rmtree(cache, ignore_errors=True)
+        if args.cache is None:
+            shutil.rmtree(cache, ignore_errors=True)
     t1, c1 = time.perf_counter(), _cpu()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     print(f"{args.trace.name}: {os.cpu_count()} cores; load {t_loaded - t0:.2f} s, "

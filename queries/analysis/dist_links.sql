@@ -2,8 +2,9 @@
 -- Needs: schema
 -- Each GPU activity's launch call, as the table macro dist_links(since, until) over the
 -- activities of ids [since, until) (dist_work.sql reads it a part of the ids at a time),
--- for a trace of one process (Kineto): the runtime or driver call of its correlation id
--- (the store of a rank in a run may lack the launches table); of several, the first.
+-- for a trace of one process (Kineto) without a launches table (the store of a rank in a
+-- run may lack it; where it is there, dist_links_launches.sql reads it): the runtime or
+-- driver call of its correlation id; of several, the first.
 -- Columns: gpu_id (gpu_activities.id), call (id, name, start_ns, end_ns, pid, tid: the
 --          call's host_activities row; the name without an nsys-style API version
 --          suffix, 'cudaLaunchKernel_v7000').

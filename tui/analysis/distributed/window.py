@@ -77,7 +77,7 @@ def _work_in_parts(con: duckdb.DuckDBPyConnection, parts: list[tuple[int, int]],
     """Fill dist_work a part of the GPU ids at a time (the table macro dist_links); the
     rows written."""
     if hta_calls:  # a Kineto trace is one process's
-        con.execute(load_query("dist_links"))
+        con.execute(load_query("dist_links_launches" if has_launches(con) else "dist_links"))
     else:  # nsys and XLA traces may hold several
         con.execute(load_query("dist_owner_counts"))
         for since, until in parts:
@@ -90,6 +90,12 @@ def _work_in_parts(con: duckdb.DuckDBPyConnection, parts: list[tuple[int, int]],
             work_query("dist_work_part" if index else "dist_work_first"),
             {"since": since, "until": until, "cutoff_ns": cutoff, "hta_calls": hta_calls}))
     return rows
+
+
+def has_launches(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the database and schema in use hold the launches table (a rank's store may
+    not: queries/analysis/launches_visible.sql)."""
+    return con.execute(load_query("launches_visible")).fetchone() is not None
 
 
 @cache
