@@ -17,16 +17,15 @@ WITH picked AS (
     WHERE g.duration_ns > $min_ns
       AND ($device IS NULL OR g.device = $device)
       AND ($start_ns IS NULL OR g.start_ns = $start_ns)
-), launched AS (
-    -- joined from the intervals, so that a few of them touch few calls
-    SELECT p.device, p.start_ns, min(h.start_ns) AS launch_ns,
-           arg_min(h.end_ns, h.start_ns) AS launch_end_ns,
-           arg_min(h.pid, h.start_ns) AS pid, arg_min(h.tid, h.start_ns) AS tid
-    FROM picked AS p
-    JOIN host_activities AS h ON h.kind = 'runtime' AND h.correlation = p.correlation
-    GROUP BY p.device, p.start_ns
 )
-SELECT p.device, p.start_ns, p.duration_ns, p.before_copy, p.after_copy,
-       l.pid, l.tid, l.launch_ns, l.launch_end_ns
+-- joined from the intervals, so that a few of them touch few calls; one grouping of the
+-- intervals (a device's start one), which carries their own columns along, instead of a
+-- grouping of the calls joined back to the intervals (a 10 GB trace's 5.5M: 5.1-5.6 s
+-- against 6.8-7.1 s)
+SELECT p.device, p.start_ns, any_value(p.duration_ns) AS duration_ns,
+       any_value(p.before_copy) AS before_copy, any_value(p.after_copy) AS after_copy,
+       arg_min(h.pid, h.start_ns) AS pid, arg_min(h.tid, h.start_ns) AS tid,
+       min(h.start_ns) AS launch_ns, arg_min(h.end_ns, h.start_ns) AS launch_end_ns
 FROM picked AS p
-LEFT JOIN launched AS l USING (device, start_ns);
+LEFT JOIN host_activities AS h ON h.kind = 'runtime' AND h.correlation = p.correlation
+GROUP BY p.device, p.start_ns;
