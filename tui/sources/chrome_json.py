@@ -31,6 +31,7 @@ from types import ModuleType
 from tui.core.errors import TraceError
 from tui.sources.event_bounds import event_boundary, outside_strings
 from tui.sources.limits import max_inflated_bytes, size_text
+from tui.sources.parts_in_place import PartRanges
 
 # Either module: their `decompressobj` and `error` are used alike (isal's stub types `error`
 # as an instance, so the module's own types are not followed here).
@@ -70,6 +71,7 @@ class EventsFile:
     truncated: bool = False
     bytes_total: int = 0  # bytes of event text the source held
     bytes_dropped: int = 0  # bytes of a cut-off final event that could not be used
+    in_place: PartRanges | None = None  # the parts as ranges of the source (no `paths`)
 
 
 class _Stream:
@@ -136,11 +138,15 @@ class _Stream:
 
 
 def extract_events(source: Path, scratch: Path, parts: int = 1,
-                   on_part: Callable[[Path], None] | None = None) -> EventsFile:
+                   on_part: Callable[[Path], None] | None = None,
+                   in_place: bool = False) -> EventsFile:
     """Write the trace's events as JSON arrays: `scratch`, then for each further part of
     the `parts` asked for, a file beside it (fewer when no split point is found).
     on_part(path) is called as each part but the last is complete, so that a reader can
-    begin while the rest is still being inflated; the last is complete on return."""
+    begin while the rest is still being inflated; the last is complete on return.
+
+    in_place: a complete plain file's parts are not copied but described, as byte ranges
+    of it (EventsFile.in_place, read through parts_in_place.py), where it has several."""
     stream = _Stream(source, max_inflated_bytes(source, scratch.parent))
     chunks = stream.chunks()
     try:
@@ -150,6 +156,10 @@ def extract_events(source: Path, scratch: Path, parts: int = 1,
             raise TraceError(f"{source}: the .gz file is damaged before its events begin; "
                              "nothing can be loaded (copy or export it again)") from None
         raise
+    if in_place and parts > 1 and not stream.compressed:
+        events = _parts_in_place(source, array_start + 1, parts, metadata)
+        if events is not None:
+            return events
     files = _PartFiles(scratch, on_part)
     events = EventsFile(paths=files.paths, metadata=metadata)
     try:
@@ -283,6 +293,26 @@ def _copy_plain(source: Path, body_start: int, files: _PartFiles, parts: int) ->
     finally:
         files.close_earlier()
     return tail
+
+
+def _parts_in_place(source: Path, body_start: int, parts: int,
+                    metadata: dict) -> EventsFile | None:
+    """A complete plain file's parts as byte ranges of it; None when it has one part, or
+    is cut off (its last part then ends where its last event does: a scan of a copy)."""
+    size = source.stat().st_size
+    tail_start = max(body_start, size - _TAIL_KEEP)
+    with open(source, "rb") as src:
+        cuts = _plain_split_points(src, body_start, tail_start, parts)
+        src.seek(tail_start)
+        tail = bytearray(src.read())
+    end = _complete_end(tail, metadata) if cuts else None
+    if end is None:
+        return None
+    # the ',' between two parts' events is dropped, as _copy_plain drops it
+    ranges = list(zip([body_start] + [cut + 1 for cut in cuts], [*cuts, tail_start],
+                      strict=True))
+    return EventsFile(paths=[], metadata=metadata, bytes_total=size - body_start,
+                      in_place=PartRanges(source, ranges, bytes(tail[:end])))
 
 
 def _plain_split_points(src, start: int, end: int, parts: int) -> list[int]:

@@ -8,7 +8,7 @@ import queue
 import shutil
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from pathlib import Path
@@ -23,6 +23,7 @@ from tui.core.queries import fill, fragment, load_query
 from tui.core.units import format_bytes
 from tui.sources.chrome_json import EventsFile, extract_events, is_gzip
 from tui.sources.event_lines import event_separator, separated_to_lines
+from tui.sources.parts_in_place import PartsInPlace, can_read_in_place
 from tui.sources.text_repair import can_repair, repair_text
 
 # DuckDB parses one JSON array per thread: a trace of more than this many bytes of events
@@ -178,9 +179,10 @@ def cut_off_warning(path: Path, events: EventsFile) -> str:
 
 
 def _extract(path: Path, tmp: Path, parts: int,
-             on_part: Callable[[Path], None] | None = None) -> EventsFile:
+             on_part: Callable[[Path], None] | None = None,
+             in_place: bool = False) -> EventsFile:
     try:
-        return extract_events(path, tmp / "events.json", parts, on_part)
+        return extract_events(path, tmp / "events.json", parts, on_part, in_place)
     except OSError as exc:  # e.g. no space left for the scratch copy
         raise TraceError(f"{path}: cannot copy its events to {tmp.parent} "
                          f"({exc.strerror}); free space there or set TUI_CACHE_DIR") from None
@@ -196,14 +198,21 @@ def _parsed_in_parts(con: duckdb.DuckDBPyConnection, path: Path, tmp: Path, tabl
         return None
     threads = parse_threads(path)
     gzip = is_gzip(path)
+    lines = not gzip and json_lines_wanted()
+    # the filesystem naming the parts read in place outlives the parser's queries
     with setting_in_block(con, "threads", str(max(threads, duckdb_threads()))), \
-            _PartParser(con, stage, threads) as parser:
-        # a .json.gz's parts are parsed as they are inflated; a plain file's parts (a
-        # quick copy) all together, side by side
-        events = _extract(path, tmp, parts, parser.submit_one if gzip else None)
-        if not gzip and json_lines_wanted() and _to_lines(events.paths):
+            PartsInPlace(con) as in_place, _PartParser(con, stage, threads) as parser:
+        # a .json.gz's parts are parsed as they are inflated; a plain file's parts all
+        # together, side by side: read where they lie in the file, or copied (to be
+        # rewritten one event a line)
+        events = _extract(path, tmp, parts, parser.submit_one if gzip else None,
+                          in_place=not gzip and not lines and can_read_in_place())
+        if lines and _to_lines(events.paths):
             parser.reader = LINES
-        parser.submit(events.paths[parser.submitted:])
+        if events.in_place is not None:
+            parser.submit(in_place.names(events.in_place))
+        else:
+            parser.submit(events.paths[parser.submitted:])
     if parser.ok:
         return events
     con.execute(load_query(table))  # without the rows of accepted parts
@@ -240,7 +249,7 @@ class _PartParser:
         self._con = con
         self._stage = stage
         self._threads = threads or duckdb_threads()
-        self._ready: queue.SimpleQueue[list[Path] | None] = queue.SimpleQueue()
+        self._ready: queue.SimpleQueue[list[Path | str] | None] = queue.SimpleQueue()
         # a daemon: a Ctrl-C between its start and the `with` block (so no __exit__)
         # must not leave the process waiting for it
         self._thread = threading.Thread(target=self._run, name="tui-parse-parts", daemon=True)
@@ -248,7 +257,7 @@ class _PartParser:
         self.submitted = 0  # parts queued so far
         self.reader = ARRAYS  # how the parts are written: set before they are submitted
 
-    def submit(self, parts: list[Path]) -> None:
+    def submit(self, parts: Sequence[Path | str]) -> None:
         """Queue parts, to be parsed after those queued before (together, if they are
         still waiting together)."""
         self.submitted += len(parts)
