@@ -88,3 +88,10 @@ def test_a_load_in_place_gives_the_tables_of_one_array(plain: Path, monkeypatch)
     assert len(named) == 1 and len(named[0]) == 3, "the three parts were read in place"
     assert not copied
     assert whole["gpu_activities"] and whole["host_activities"]
+    # split for more threads than that, the parts are copies (made in the kernel)
+    monkeypatch.undo()
+    monkeypatch.setattr(chrome_json, "_TAIL_KEEP", 16 << 10)
+    monkeypatch.setattr(PartsInPlace, "names", recording)
+    monkeypatch.setattr(kineto, "reader_parts", lambda _path: kineto.IN_PLACE_MAX_PARTS + 1)
+    assert content() == whole
+    assert len(named) == 1, "no part was read in place"

@@ -47,6 +47,14 @@ HUGE_EVENT_BYTES = 256 << 20
 # errors raised, since a line that is no whole event would otherwise lose its events.
 ARRAYS = {"format": "array", "ignore_errors": True}
 LINES = {"format": "newline_delimited", "ignore_errors": False}
+# A plain file split into at most this many parts is read in place (parts_in_place.py);
+# into more, from copies. Each read in place passes through Python, one thread at a time,
+# where the copies run in the kernel on as many cores: a 3 GB trace's cold open on a
+# 16-core host took 8.79-9.03 s read in place against 8.28-8.37 s from copies, on 8 of its
+# cores 11.01-11.68 s against 11.04-11.52, on 4 16.05-16.06 s against 16.20-18.00; on a
+# 2-core VM (the copy of 10 GB: 15-18 s) a 10 GB trace's parse took 48.6 s against 64.7 s
+# (benchmarks/HISTORY.md, "Parts read in place").
+IN_PLACE_MAX_PARTS = 4
 
 
 def json_lines_wanted() -> bool:
@@ -203,10 +211,11 @@ def _parsed_in_parts(con: duckdb.DuckDBPyConnection, path: Path, tmp: Path, tabl
     with setting_in_block(con, "threads", str(max(threads, duckdb_threads()))), \
             PartsInPlace(con) as in_place, _PartParser(con, stage, threads) as parser:
         # a .json.gz's parts are parsed as they are inflated; a plain file's parts all
-        # together, side by side: read where they lie in the file, or copied (to be
-        # rewritten one event a line)
+        # together, side by side: read where they lie in the file, or copied (on many
+        # cores, or to be rewritten one event a line)
         events = _extract(path, tmp, parts, parser.submit_one if gzip else None,
-                          in_place=not gzip and not lines and can_read_in_place())
+                          in_place=(not gzip and not lines and parts <= IN_PLACE_MAX_PARTS
+                                    and can_read_in_place()))
         if lines and _to_lines(events.paths):
             parser.reader = LINES
         if events.in_place is not None:

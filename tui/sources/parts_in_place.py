@@ -9,7 +9,9 @@ page cache for the copy) before its parse could begin, and as much free disk.
 DuckDB's Python client opens files through a filesystem registered on the connection
 (fsspec's interface): here each part is a name under a protocol of this connection's
 own, and reading it reads the file. A read returns at most _READ_BYTES: DuckDB reads
-again for the rest, and a part's bytes pass through Python a piece at a time.
+again for the rest, and a part's bytes pass through Python a piece at a time, one
+thread at a time: on many cores the copies, made in the kernel on all of them, cost less
+(kineto.IN_PLACE_MAX_PARTS).
 
 Named pipes fed from the file were measured first and do not do: DuckDB's JSON reader
 keeps every byte it reads from a pipe (to read it again after sampling), so a 5 GB part
