@@ -95,3 +95,16 @@ def test_a_load_in_place_gives_the_tables_of_one_array(plain: Path, monkeypatch)
     monkeypatch.setattr(kineto, "reader_parts", lambda _path: kineto.IN_PLACE_MAX_PARTS + 1)
     assert content() == whole
     assert len(named) == 1, "no part was read in place"
+
+
+def test_a_connection_that_takes_no_filesystem_reads_copies(plain: Path, monkeypatch) -> None:
+    def refused(self, parts):
+        raise duckdb.NotImplementedException("no filesystems here")
+
+    with open_trace(plain, use_cache=False) as trace:  # one array
+        whole = trace.con.execute("SELECT * FROM host_activities ORDER BY ALL").fetchall()
+    monkeypatch.setattr(PartsInPlace, "names", refused)
+    monkeypatch.setattr(kineto, "reader_parts", lambda _path: 3)
+    with open_trace(plain, use_cache=False) as trace:
+        assert trace.con.execute("SELECT * FROM host_activities ORDER BY ALL").fetchall() == whole
+    assert whole

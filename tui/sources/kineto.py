@@ -219,7 +219,11 @@ def _parsed_in_parts(con: duckdb.DuckDBPyConnection, path: Path, tmp: Path, tabl
         if lines and _to_lines(events.paths):
             parser.reader = LINES
         if events.in_place is not None:
-            parser.submit(in_place.names(events.in_place))
+            try:
+                parser.submit(in_place.names(events.in_place))
+            except (duckdb.Error, ImportError):  # DuckDB takes no filesystem here: copies
+                events = _extract(path, tmp, parts)
+                parser.submit(events.paths)
         else:
             parser.submit(events.paths[parser.submitted:])
     if parser.ok:
