@@ -273,16 +273,8 @@ def _copy_inflated(start: bytes, chunks: Iterator[bytes], files: _PartFiles,
 def _copy_plain(source: Path, body_start: int, files: _PartFiles, parts: int) -> bytearray:
     """Copy an uncompressed file's events to the parts in the kernel (copy_file_range),
     all but the tail (returned)."""
-    size = source.stat().st_size
-    tail_start = max(body_start, size - _TAIL_KEEP)
-    with open(source, "rb") as src:
-        cuts = _plain_split_points(src, body_start, tail_start, parts)
-        src.seek(tail_start)
-        tail = bytearray(src.read())
-    # the ',' between two parts' events is dropped
-    ranges = list(zip([body_start] + [cut + 1 for cut in cuts], [*cuts, tail_start],
-                      strict=True))
-    outs = files.open_parts(len(cuts))
+    ranges, tail = _plain_parts(source, body_start, parts)
+    outs = files.open_parts(len(ranges) - 1)
     try:
         if len(ranges) == 1:
             _copy_range(source, outs[0], *ranges[0])
@@ -299,20 +291,27 @@ def _parts_in_place(source: Path, body_start: int, parts: int,
                     metadata: dict) -> EventsFile | None:
     """A complete plain file's parts as byte ranges of it; None when it has one part, or
     is cut off (its last part then ends where its last event does: a scan of a copy)."""
-    size = source.stat().st_size
-    tail_start = max(body_start, size - _TAIL_KEEP)
+    ranges, tail = _plain_parts(source, body_start, parts)
+    end = _complete_end(tail, metadata) if len(ranges) > 1 else None
+    if end is None:
+        return None
+    return EventsFile(paths=[], metadata=metadata,
+                      bytes_total=source.stat().st_size - body_start,
+                      in_place=PartRanges(source, ranges, bytes(tail[:end])))
+
+
+def _plain_parts(source: Path, body_start: int,
+                 parts: int) -> tuple[list[tuple[int, int]], bytearray]:
+    """The byte ranges of an uncompressed file's parts, up to its tail, and the tail (the
+    last _TAIL_KEEP bytes, where the events end). The ',' between two parts' events is
+    in neither."""
+    tail_start = max(body_start, source.stat().st_size - _TAIL_KEEP)
     with open(source, "rb") as src:
         cuts = _plain_split_points(src, body_start, tail_start, parts)
         src.seek(tail_start)
         tail = bytearray(src.read())
-    end = _complete_end(tail, metadata) if cuts else None
-    if end is None:
-        return None
-    # the ',' between two parts' events is dropped, as _copy_plain drops it
-    ranges = list(zip([body_start] + [cut + 1 for cut in cuts], [*cuts, tail_start],
-                      strict=True))
-    return EventsFile(paths=[], metadata=metadata, bytes_total=size - body_start,
-                      in_place=PartRanges(source, ranges, bytes(tail[:end])))
+    starts = [body_start] + [cut + 1 for cut in cuts]
+    return list(zip(starts, [*cuts, tail_start], strict=True)), tail
 
 
 def _plain_split_points(src, start: int, end: int, parts: int) -> list[int]:
