@@ -221,7 +221,7 @@ def _parsed_in_parts(con: duckdb.DuckDBPyConnection, path: Path, tmp: Path, tabl
         if events.in_place is not None:
             try:
                 parser.submit(in_place.names(events.in_place))
-            except (duckdb.Error, ImportError):  # DuckDB takes no filesystem here: copies
+            except (duckdb.Error, ImportError, OSError):  # no filesystem for them: copies
                 events = _extract(path, tmp, parts)
                 parser.submit(events.paths)
         else:
