@@ -20,6 +20,7 @@ stayed in memory as they were read and the 10 GB parse ran out of its budget in 
 
 from __future__ import annotations
 
+import contextlib
 import io
 import itertools
 import os
@@ -80,10 +81,15 @@ class PartsInPlace:
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  traceback: TracebackType | None) -> None:
-        if self._protocol is not None:
-            self._con.unregister_filesystem(self._protocol)
-            self._protocol = None
-        self._parts.close()
+        try:
+            if self._protocol is not None:
+                # an error here (a connection closed under Ctrl-C) must not hide the one
+                # that ended the block
+                with contextlib.suppress(duckdb.Error):
+                    self._con.unregister_filesystem(self._protocol)
+                self._protocol = None
+        finally:
+            self._parts.close()
 
 
 def _pieces(parts: PartRanges, k: int) -> list[tuple[int, int, bytes | None]]:
