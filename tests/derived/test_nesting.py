@@ -15,6 +15,7 @@ import pytest
 from tests.helpers import xla_oracle
 from tests.helpers.paths import sample
 from tests.helpers.xla_samples import SAMPLE_FILES
+from tui.core.db import connect
 from tui.derived import nesting, stacks
 from tui.derived.nesting import HostNesting
 from tui.loading.trace import open_trace
@@ -203,3 +204,23 @@ def test_many_cores_cut_a_sweep_into_windows_worked_side_by_side(monkeypatch) ->
     assert nesting.rows_per_window(100, 12_000_000) == 1_500_000
     assert nesting.rows_per_window(100, 120_000_000, held=3) == fits // 3
     assert nesting.rows_per_window(100, 1000) == nesting.MIN_WINDOW_ROWS
+
+
+@pytest.mark.parametrize("rows", [50_000, 3_000_000])
+def test_windows_cut_at_a_samples_quantiles_hold_about_their_share(rows: int) -> None:
+    """GENERATED start times in no order (and a run of equal ones), cut into windows of
+    ~per_window rows each: exact quantiles where the sample is every row, within 5% of
+    the share where it is a sample of them; together the windows cover every row once."""
+    con = connect()
+    con.execute("ATTACH ':memory:' AS finalize")
+    con.execute("CREATE TABLE finalize.host_rows AS SELECT CASE WHEN i % 10 = 0 THEN 7 "
+                "ELSE hash(i) % 1000000007 END AS start_ns FROM range($rows) t(i)",
+                {"rows": rows})
+    per_window = rows // 8
+    windows = nesting.time_window_parts(con, rows, per_window, "host_depth_cuts", {}, 1)
+    counts = [con.execute("SELECT count(*) FROM finalize.host_rows "
+                          "WHERE start_ns >= $a AND start_ns < $b",
+                          {"a": window[0][0], "b": window[-1][1]}).fetchone()[0]
+              for window in windows]
+    assert len(windows) == 8 and sum(counts) == rows
+    assert max(abs(count - per_window) for count in counts) <= per_window * 0.05 + 1

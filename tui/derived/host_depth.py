@@ -8,7 +8,7 @@ closes after. So only starts need putting in order, and each range's count of en
 binary search among the group's sorted ends.
 
 The rows are read a window of start times at a time (windows of about equal counts, at
-approximate quantiles), so the arrays stay within the budget's share for them. Every range
+quantiles of a sample), so the arrays stay within the budget's share for them. Every range
 of a window starts after every range of the windows before, so each group carries across
 windows only how many of its ranges started, how many of those ended before the window
 began, and the ends of the ones still open then (a handful: the ranges open at that
