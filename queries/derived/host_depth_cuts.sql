@@ -6,5 +6,5 @@
 SELECT quantile_disc(start_ns, $fractions::DOUBLE[])
 FROM (
     SELECT start_ns FROM finalize.host_rows
-    USING SAMPLE bernoulli({percent} PERCENT) REPEATABLE (1)
+    USING SAMPLE bernoulli({percent} PERCENT)
 );

@@ -10,5 +10,5 @@ FROM (
         SELECT start_ns AS t FROM {host} WHERE list_contains($kinds, kind)
         UNION ALL
         SELECT t FROM stacks_points
-    ) USING SAMPLE bernoulli({percent} PERCENT) REPEATABLE (1)
+    ) USING SAMPLE bernoulli({percent} PERCENT)
 );

@@ -46,10 +46,11 @@ MIN_PART_ROWS = 1 << 17
 CORES_PER_PART = 4
 MAX_READ_PARTS = 4
 # The windows are cut at quantiles of a uniform sample of the times (each kept with the same
-# chance, on one thread), of about this many times for each window or part, CUT_SAMPLE_MIN
-# at least: a window's count is then within a few per cent of its share. DuckDB's
-# approx_quantile over every time took 5 times the CPU (a 3 GB trace's 7.4M host rows:
-# 0.33 CPU-s against 0.07).
+# chance), of about this many times for each window or part, CUT_SAMPLE_MIN at least: a
+# window's count is then within a few per cent of its share. DuckDB's approx_quantile over
+# every time took 3-5 times the CPU (a 3 GB trace's 7.4M host rows: 0.33 CPU-s against
+# 0.07-0.10). The sample is drawn afresh each time, on every core (a seeded one is drawn
+# on one): the windows move a little from load to load, the depths and stacks do not.
 CUT_SAMPLE_PER_PIECE = 4096
 CUT_SAMPLE_MIN = 100_000
 
