@@ -20,7 +20,11 @@ SELECT
     start_ns,
     start_ns + duration_ns AS end_ns,
     duration_ns,
-    name,
+    -- a built-in's frame names the object it was called on by its address ('<built-in
+    -- method __exit__ of … object at 0x7f24…>'): the same function under many names,
+    -- and digits that numbered names (batch_3 as batch_N) would read as a number
+    CASE WHEN cat = 'python_function' AND contains(name, ' at 0x')
+         THEN regexp_replace(name, ' at 0x[0-9a-fA-F]+>$', '>') ELSE name END AS name,
     TRY_CAST(args.correlation AS BIGINT) AS correlation,
     0 AS depth,
     -- a Python frame's own ids (with_stack=True)

@@ -16,6 +16,7 @@ import pytest
 
 from tests.conftest import inflated, sample
 from tests.helpers.paths import DATA as DATA_ROOT
+from tests.helpers.stacks_oracle import frame_name
 from tui.analysis.host_samples import (
     gaps_host_activity,
     range_host_activity,
@@ -231,7 +232,7 @@ def kineto_oracle(path: Path) -> tuple[int, list[tuple[float, float]], dict[str,
             own[parent] -= clipped[e["args"]["Python id"]]
     by_name: dict[str, float] = defaultdict(float)
     for e in frames:
-        by_name[e["name"]] += own[e["args"]["Python id"]]
+        by_name[frame_name(e["name"])] += own[e["args"]["Python id"]]
     return tid, gaps, by_name
 
 

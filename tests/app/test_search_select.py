@@ -14,6 +14,7 @@ from tests.helpers import xla_oracle
 from tests.helpers.oracle import chrome_events
 from tests.helpers.paths import SAMPLES, sample
 from tests.helpers.pilot import details_text, settle, sync, type_in
+from tests.helpers.stacks_oracle import frame_name
 from tui.apps.trace_app import TraceApp
 from tui.views.timeline import HostInfo, KernelInfo
 from tui.views.timeline.lanes import LANE_GPU, LANE_OPENED
@@ -29,7 +30,8 @@ def hits_in(events: list[dict], pattern: str) -> list[tuple[int, int, str]]:
     """(start_ns, duration_ns, name) of the complete events whose name matches, in time
     order."""
     found = [(xla_oracle.ns(Decimal(str(e["ts"]))), xla_oracle.ns(Decimal(str(e["dur"]))),
-              e["name"]) for e in events
+              frame_name(e["name"]) if e.get("cat") == "python_function" else e["name"])
+             for e in events
              if e.get("ph") == "X" and re.search(pattern, e.get("name", ""), re.I)]
     return sorted(found)
 

@@ -3,12 +3,19 @@ slow, obvious Python that shares no code with tui's SQL, for the stacks tests.""
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from pathlib import Path
 
 from tests.helpers.oracle import GPU_CATS, chrome_events, ns
 
 RUNTIME_CATS = {"cuda_runtime", "cuda_driver"}
+
+
+def frame_name(name: str) -> str:
+    """A Python frame's name as tui keeps it: a built-in's without the address of the
+    object it was called on ('<built-in method f of T object at 0x7f…>' as '… T object>')."""
+    return re.sub(r" at 0x[0-9a-fA-F]+>$", ">", name)
 
 
 def frames_per_launch(path: Path) -> list[tuple[int, list[str]]]:
@@ -32,7 +39,7 @@ def frames_per_launch(path: Path) -> list[tuple[int, list[str]]]:
         enclosing = [f for fs, fe, f in frames[(call["pid"], call["tid"])]
                      if fs <= start and end <= fe]
         enclosing.sort(key=lambda f: (ns(f["ts"]), -ns(f["dur"])))  # outermost first
-        out.append((ns(e["dur"]), [f["name"] for f in enclosing]))
+        out.append((ns(e["dur"]), [frame_name(f["name"]) for f in enclosing]))
     return out
 
 
