@@ -14,7 +14,7 @@ import pytest
 from tests.conftest import inflated, sample
 from tests.helpers.window_oracle import kineto_expected
 from tui.analysis.diagnosis import diagnose, gaps_and_work
-from tui.analysis.remedies import GENERAL, HOST_WORK, host_remedy, host_work
+from tui.analysis.remedies import GENERAL, HOST_WORK, WARM_UP, host_remedy, host_work
 from tui.loading.trace import open_trace
 
 # (trace, where the time is taken: the window of work or the whole capture, the host work
@@ -32,6 +32,12 @@ CASES = [
     ("ddp4_nsys.sqlite", "whole", "ncclCommInitRankConfig", "init"),
     # GPT-2-like inference under torch.profiler: the host's side of the model's ops
     ("launch_bound_inference.pt.trace.json.gz", "work", "aten::clamp_min", "host_op"),
+    # recordings/gen_compiled_lm.py: torch.save of the model and optimizer in step 20,
+    # PyTorch's zip writer writing each tensor's record (the pin-memory thread meanwhile in
+    # `poll`, waiting: not what held the launching thread up)
+    ("compiled_lm/compiled_lm.pt.trace.json.gz", "work",
+     "<built-in method write_record of pybind11_builtins.pybind11_detail_function_record_"
+     "v1_system_libstdcpp_gxx_abi_1xxx_use_cxx11_abi_1 object>", "checkpoint"),
 ]
 
 
@@ -58,14 +64,16 @@ def test_every_row_is_checked_on_a_trace() -> None:
 def test_one_time_set_up_falls_outside_the_window() -> None:
     """The DDP export's largest host waits are NCCL's communicator set-up; its window, the
     processes' `step N` ranges, starts after it, and the GPUs' host waits there are not
-    in any range the trace names."""
+    in any range the trace names. Most of them are in each process's first step (DDP's
+    first iteration), which the sentence says, with the warm-up's remedy."""
     with open_trace(sample("ddp4_nsys.sqlite")) as trace:
         _gaps, whole, work = gaps_and_work(trace.con, 1_000_000)
     assert all(t.host_busy_in == "ncclCommInitRankConfig" for t in whole)
     assert all(t.window and t.window.kind == "steps" and t.host_busy_in is None
                for t in work)
     diagnosis = diagnose(work, "nsys")
-    assert diagnosis.bound == "host" and diagnosis.text.endswith(f"; {GENERAL}.")
+    assert diagnosis.bound == "host" and diagnosis.text.endswith(f"; {WARM_UP}.")
+    assert " of it in its first 4 steps (step 0 (pid " in diagnosis.text
     assert host_remedy(None) == GENERAL
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers.paths import sample
+from tests.helpers.paths import inflated, sample
 from tests.helpers.pilot import SIZE, messages, settle, sync
 from tests.helpers.tables import all_rows, ready
 from tui.analysis.summary import trace_summary
@@ -110,3 +110,30 @@ async def test_a_blocking_call_row_jumps_to_its_host_thread() -> None:
         assert timeline.cursor_t == first["start_ns"] + first["duration_ns"] // 2
         lane = timeline.lanes[timeline.lane_index]
         assert (lane.kind, lane.k1, lane.k2) == (LANE_HOST, first["pid"], first["tid"])
+
+
+@sync
+async def test_a_slow_step_row_jumps_to_the_step_on_its_thread() -> None:
+    """The torch.compile'd GPT-2 whose step 20 writes a checkpoint (nsys, whole program):
+    the slow_steps finding lists step 20, and Enter shows it on the thread that ran it."""
+    path = inflated("compiled_lm/compiled_lm_lean.sqlite")
+    with open_trace(path) as loaded:
+        found = trace_summary(loaded, min_gap_ns=1_000_000)["findings"]
+    (step,) = next(f for f in found if f["rule"] == "slow_steps")["rows"]
+    app = TraceApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("6")
+        table = await ready(pilot, "finding-table")
+        index = next(i for i, r in enumerate(all_rows(table)) if r["rule"] == "slow_steps")
+        await pilot.press(*["down"] * index, "enter")
+        rows = await ready(pilot, "finding-rows")
+        (listed,) = all_rows(rows)
+        assert (listed["start_ns"], listed["duration_ns"]) == (step["start_ns"],
+                                                               step["duration_ns"])
+        assert listed["detail"].startswith("step 20: ")
+        await pilot.press("enter")
+        timeline = await settle(pilot)
+        assert timeline.cursor_t == step["start_ns"] + step["duration_ns"] // 2
+        lane = timeline.lanes[timeline.lane_index]
+        assert (lane.kind, lane.k1, lane.k2) == (LANE_HOST, step["pid"], step["tid"])

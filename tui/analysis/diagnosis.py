@@ -47,7 +47,8 @@ from tui.analysis.idle_causes import (
     idle_by_cause,
 )
 from tui.analysis.parallelism import ADVICE
-from tui.analysis.remedies import host_work, remedy
+from tui.analysis.remedies import WARM_UP, host_work, remedy
+from tui.analysis.step_times import StepFigures, in_slow_steps, step_figures, steps_text, summed
 from tui.analysis.summary_types import Diagnosis as DiagnosisJson
 from tui.analysis.window import Window, merged, work_window
 from tui.core.db import one_row
@@ -93,6 +94,7 @@ class DeviceTime:
     comm_wait_ns: int | None = None  # a run: NCCL kernels waiting for other ranks
     memory_ns: int | None = None  # --ncu: compute time of kernels at their memory ceiling
     window: Window | None = None  # the window of work the figures are of (None: the span)
+    steps: StepFigures | None = None  # the window's steps, with this device's idle in the slow
 
     @property
     def idle_ns(self) -> int:
@@ -137,8 +139,9 @@ class Diagnosis:
 
     def to_json(self) -> DiagnosisJson:
         """{bound, text, window {kind, name, start_ns, end_ns}, setup_ns, setup_text,
-        idle_ns, idle_by_cause {<cause>_ns}, parts {<bound>: ns}, figures, devices: [the
-        same per device] (when the trace has several)}. The figures are the window's."""
+        steps_text, idle_ns, idle_by_cause {<cause>_ns}, parts {<bound>: ns}, figures
+        (with the window's steps: tui/analysis/step_times.py), devices: [the same per
+        device] (when the trace has several)}. The figures are the window's."""
         t = self.time
         window = t.window if t else None
         out: DiagnosisJson = {
@@ -148,6 +151,8 @@ class Diagnosis:
                        if window else None),
             "setup_ns": window.setup_ns if window else 0,
             "setup_text": window.setup_text() if window else None,
+            "steps_text": (steps_text(t.steps, window.duration_ns if window else t.span_ns)
+                           if t else None),
             "idle_ns": t.idle_ns if t else 0,
             "idle_by_cause": {f"{c}_ns": (t.idle.by_cause[c] if t else 0) for c in CAUSES},
             "parts": t.parts() if t else {},
@@ -187,6 +192,9 @@ def device_times(con: duckdb.DuckDBPyConnection, gaps: Sequence[Gap],
         load_query("device_window_busy"), bounds).fetchall()}
     idle = {i.device: i for i in idle_by_cause(con, classified, **bounds)}
     busy_in = _host_busy_in(gaps, window)
+    # the window's steps, and each device's idle inside the slow ones (needs the causes)
+    steps, slow_idle = (step_figures(con, window) if window and classified
+                        else (None, {}))
     out = []
     for row in map(TimeSplit._make, time_split(con, window) if split is None else split):
         if row.device not in span:
@@ -198,7 +206,9 @@ def device_times(con: duckdb.DuckDBPyConnection, gaps: Sequence[Gap],
             kernel_median_ns=row.kernel_median_ns, comm_kernels=row.comm_kernels,
             copies=row.copies, copy_bytes=row.copy_bytes,
             idle=idle.get(row.device, IdleByCause(row.device)),
-            host_busy_in=busy_in.get(row.device), window=window))
+            host_busy_in=busy_in.get(row.device), window=window,
+            steps=({**steps, "slow_idle": slow_idle.get(row.device, {})} if steps
+                   else None)))
     return out
 
 
@@ -248,8 +258,11 @@ def _host_busy_in(gaps: Sequence[Gap], window: Window | None = None) -> dict[int
 
 
 def _numbered(name: str) -> str:
-    """batch_3 and batch_4 as batch_N; a Python frame keeps its line ('train.py(42): f')."""
-    return name if ".py(" in name else re.sub(r"\d+", "N", name)
+    """batch_3 and batch_4 as batch_N; a Python frame keeps its line ('train.py(42): f'),
+    a built-in its name ('<built-in method write_record of PyTorchFileWriter object>')."""
+    if ".py(" in name or name.startswith("<built-in"):
+        return name
+    return re.sub(r"\d+", "N", name)
 
 
 def _inside(busy_in: str | None, window: Window | None) -> str | None:
@@ -286,7 +299,7 @@ def combined(times: Sequence[DeviceTime]) -> DeviceTime:
         copies=sum(t.copies for t in times), copy_bytes=sum(t.copy_bytes for t in times),
         idle=idle, host_busy_in=_busiest_host(times),
         comm_wait_ns=total("comm_wait_ns"), memory_ns=total("memory_ns"),
-        window=merged([t.window for t in times]))
+        window=merged([t.window for t in times]), steps=summed([t.steps for t in times]))
 
 
 def _busiest_host(times: Sequence[DeviceTime]) -> str | None:
@@ -341,8 +354,12 @@ def _one(t: DeviceTime, source_format: str | None, subject: str | None,
     context = ("" if bound in ("compute", "memory") else
                f"; {'they' if its == 'their' else 'it'} computed "
                f"{_pct(t.compute_ns, t.span_ns)}")
+    slow = ("" if bound in ("compute", "memory") else
+            in_slow_steps(t.steps, bound, t.parts()[bound]))
+    if slow and t.steps and t.steps.get("slow_first"):  # the loss is mostly warm-up
+        advice = WARM_UP
     return Diagnosis(bound, f"{_TITLE[bound]}{where}: {_EVIDENCE[bound](t, who, its)}"
-                            f"{context}; {advice}.", t)
+                            f"{slow}{context}; {advice}.", t)
 
 
 def _pct(ns: int, of: int) -> str:

@@ -1,6 +1,7 @@
 """The findings of one trace: Nsight Systems' rules (tui.analysis.rules) and tui's own
 (GPU idle share per device, the top kernel, launch overhead, matrix kernels on CUDA
-cores, GEMMs of unaligned shapes), most costly first.
+cores, GEMMs of unaligned shapes, steps far slower than the window's median), most costly
+first.
 
 Each is a Finding: its `text` is what the terminal prints, `cost_ns` the GPU-idle or host
 time it explains (the top kernel: its GPU time), `rows` where it is (every row). Each
@@ -24,6 +25,7 @@ from tui.analysis.kernels import DeviceBusy, KernelStats, device_busy, kernel_st
 from tui.analysis.nsys_rules import RULES
 from tui.analysis.row_sets import ArrowRows
 from tui.analysis.rules import rule_findings, share
+from tui.analysis.step_times import slow_step_finding
 from tui.analysis.tensor_cores import (
     MatrixKernel,
     cuda_core_finding,
@@ -48,19 +50,20 @@ def trace_findings(con: duckdb.DuckDBPyConnection, min_gap_ns: int,
     span_ns = last - first if first is not None and last is not None else 0
     gaps, times, work = gaps_and_work(con, min_gap_ns)
     found, skipped = findings(con, device_busy(con), kernel_stats(con), gaps, min_gap_ns,
-                              span_ns, times)
+                              span_ns, times, work=work)
     return found, skipped, span_ns, diagnose(work, _source_format(con))
 
 
 def findings(
     con: duckdb.DuckDBPyConnection, devices: list[DeviceBusy], kernels: list[KernelStats],
     gaps: list[Gap], min_gap_ns: int, span_ns: int, times: list[DeviceTime] | None = None,
-    matrix: list[MatrixKernel] | None = None,
+    matrix: list[MatrixKernel] | None = None, work: list[DeviceTime] | None = None,
 ) -> tuple[list[Finding], dict[str, str]]:
     """Every finding, most costly first (those without a cost last), and {rule: why}
     for the rules this trace could not be checked against. `times` (tui.analysis.diagnosis)
     split each device's idle time by cause; `matrix`: the trace's matrix_kernels, where
-    the caller has them already."""
+    the caller has them already; `work`: the figures of the window of work, whose slow
+    steps are a finding (tui/analysis/step_times.py)."""
     out, skipped = rule_findings(con, span_ns, gaps, min_gap_ns)
     if times:
         out = [_with_idle(f, times) for f in out]
@@ -83,6 +86,10 @@ def findings(
     unaligned = unaligned_finding(unaligned_gemms(con))
     if unaligned is not None:
         out.append(unaligned)
+    stepped = next((t for t in work or [] if t.steps), None)
+    slow = slow_step_finding(con, stepped.steps, stepped.window) if stepped else None
+    if slow is not None:
+        out.append(slow)
     if "cuda_memcpy_async" in skipped:  # which call issued a copy is unknown: name them all
         pageable = _pageable(con, span_ns)
         if pageable is not None:

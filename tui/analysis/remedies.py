@@ -48,14 +48,26 @@ class HostWork:
     remedy_xla: str | None = None
 
 
+# Where the loss is paid once: initialisation, or the first steps (warm-up, compiling)
+WARM_UP = ("it is paid once, not every step: start the profile after warm-up (a profiler "
+           "schedule with warmup, or NVTX step ranges) and judge the steps alone")
+
 HOST_WORK = (
     HostWork(
         "init", "one-time initialisation",
         re.compile(r"(?i)^nccl(Comm)?Init|CommInit|^cu(da)?(Init|SetDevice|DeviceReset)\b"
                    r"|^cu(Module|Library)Load|^(cudnn|cublas|cublasLt)Create|initiali[sz]"
                    r"|warm.?up|compil|autotun"),
-        "it is paid once, not every step: start the profile after warm-up (a profiler "
-        "schedule with warmup, or NVTX step ranges) and judge the steps alone"),
+        WARM_UP),
+    HostWork(
+        "checkpoint", "writing a checkpoint",
+        re.compile(r"(?i)serializ|write_record|torch\.save|save_?(checkpoint|pretrained)"
+                   r"|distributed[/.]checkpoint|safetensors|orbax"),
+        "the thread that issues GPU work copies the state to the host and writes it while "
+        "the GPU waits: save less often, or in the background "
+        "(torch.distributed.checkpoint.async_save, or a copy to pinned host memory "
+        "written from another thread)",
+        "save less often, or in the background (orbax's asynchronous checkpointing)"),
     HostWork(
         "sleep", "a sleep",
         re.compile(r"(?i)sleep"),

@@ -157,7 +157,7 @@ def _summed_up(trace: Trace, min_gap_ns: int, on: bool, figures: Callable[[], di
             source[key] = meta[key]
     matrix = matrix_kernels(con)
     found, skipped = findings(con, devices, kernels, gaps, min_gap_ns, source["span_ns"],
-                              times, matrix)
+                              times, matrix, work=work)
     # the trace as one rank of a distributed run (HTA's figures): rank 0 unless it says
     rank = {"rank": int(meta["rank"]) if str(meta.get("rank", "")).isdigit() else 0,
             **figures(), "gap_classes": gap_classes(GapRows(gaps, origin))}

@@ -68,6 +68,7 @@ class _DiagnosisKeys(TypedDict):
     window: WorkWindow | None
     setup_ns: int  # before the window
     setup_text: str | None
+    steps_text: str | None  # the window's steps, the slow ones: tui/analysis/step_times.py
     idle_ns: int
     idle_by_cause: dict[str, int]  # <cause>_ns
     parts: dict[str, int]  # <bound>: ns

@@ -23,7 +23,8 @@ MAX_RANK_ROWS = 64  # beyond this, the ranks that wait or are waited for most
 def print_run_summary(summary: Mapping[str, Any], console: Console) -> None:
     source = summary["source"]
     console.print(plain(
-        f"{source['path']}  ({source['format']}, {source['ranks']} ranks"
+        f"{source['path']}  ({source['format']}, {source['ranks']} "
+        f"rank{'' if source['ranks'] == 1 else 's'}"
         + (f" of {source['world_size']}" if "world_size" in source else "") + ")",
         style="bold",
     ))
@@ -63,6 +64,8 @@ def diagnosis_lines(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
         for r in ranks:
             out.append((f"  rank {r['rank']}: {r['diagnosis']['text']}", ""))
             out.append((f"    {idle_line(r['diagnosis'])}", "dim"))
+            if r["diagnosis"].get("steps_text"):  # the rank's steps, the slow ones named
+                out.append((f"    {r['diagnosis']['steps_text']}", "dim"))
             if r["diagnosis"].get("setup_text"):  # the rank's start-up, told apart
                 out.append((f"    {r['diagnosis']['setup_text']}", "dim"))
         return out

@@ -80,6 +80,8 @@ def print_diagnosis(diagnosis: dict, console: Console, indent: str = "") -> None
             who = (f"GPU {entry['figures']['device']}: " if diagnosis.get("devices")
                    and entry.get("figures") else "")
             console.print(plain(f"{indent}  {who}{line}", style="dim"))
+    if diagnosis.get("steps_text"):  # the window's steps, the slow ones named
+        console.print(plain(f"{indent}  {diagnosis['steps_text']}", style="dim"))
     if diagnosis.get("setup_text"):  # the start-up before the window, told apart
         console.print(plain(f"{indent}  {diagnosis['setup_text']}", style="dim"))
 
@@ -106,7 +108,9 @@ def rows_line(rows: list[dict], shown: int = TOP_FINDING_ROWS) -> str:
 def _row_text(row: dict) -> str:
     if row.get("start_ns") is None:
         return f"{_fit(str(row.get('name', '?')), 50)} ×{row.get('count', '?')}"
-    where = [f"GPU {row['device']}" if row.get("device") is not None else None,
+    where = [_fit(str(row["name"]), 50) if row.get("beyond_median_ns") is not None
+             else None,  # a slow step's name
+             f"GPU {row['device']}" if row.get("device") is not None else None,
              f"stream {row['stream']}" if row.get("stream") is not None else None,
              f"tid {row['tid']}" if row.get("tid") is not None else None,
              row.get("api"),

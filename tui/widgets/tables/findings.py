@@ -18,6 +18,7 @@ from textual.widget import Widget
 from tui.analysis.diagnosis import Diagnosis, breakdown_text
 from tui.analysis.finding import Finding
 from tui.analysis.findings import trace_findings
+from tui.analysis.step_times import steps_text
 from tui.core.queries import load_query
 from tui.core.safe_text import plain
 from tui.core.units import format_bytes, format_ns
@@ -127,6 +128,10 @@ class FindingPanel(TablePanel):
             time = self.diagnosis.time
             if time is not None:
                 out.append_text(plain(f" ({breakdown_text(time)})"))
+                window_ns = time.window.duration_ns if time.window else time.span_ns
+                steps = steps_text(time.steps, window_ns)
+                if steps:  # the window's steps, the slow ones named
+                    out.append_text(plain(f" {steps}"))
                 setup = time.window.setup_text() if time.window else None
                 if setup:  # the start-up before the window, told apart
                     out.append_text(plain(f" {setup}"))
@@ -171,7 +176,7 @@ def _rows_table(found: list[Finding]) -> pa.Table:
 
 def detail(row: dict[str, Any]) -> str:
     """What a row says beyond where it is: memory kinds and bytes, the call's own time,
-    the share in use, a gap's class and cause, a kernel's name."""
+    the share in use, a gap's class and cause, a kernel's name, a slow step's excess."""
     parts = []
     if row.get("src_kind") or row.get("dst_kind"):
         parts.append(f"{row.get('src_kind') or '?'} → {row.get('dst_kind') or '?'}")
@@ -187,6 +192,8 @@ def detail(row: dict[str, Any]) -> str:
         parts.append(f"busy {format_ns(row['busy_ns'])}")
     if row.get("cause"):
         parts.append(f"{row.get('kind')}: {row['cause']}")
-    if row.get("name"):
+    if row.get("beyond_median_ns") is not None:  # a slow step
+        parts.append(f"{row['name']}: {format_ns(row['beyond_median_ns'])} over a median step")
+    elif row.get("name"):
         parts.append(f"{row['name']} ×{row.get('count', '?')}")
     return ", ".join(parts)

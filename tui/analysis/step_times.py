@@ -1,0 +1,222 @@
+"""How long the steps of the window of work took, and the steps far slower than the rest.
+
+A checkpoint written, an evaluation run, a recompilation or a stalled batch in one step of
+forty hides in the window's totals, yet can hold most of what the diagnosis names as the
+loss. The steps are the window's (queries/analysis/window_steps.sql: Kineto's
+`ProfilerStep#N`, else the outermost ranges named like steps, tui/core/steps.py), each
+timed by its host range, as NVIDIA's `nvtx_sum` and XProf's step time take a step. A step
+lasting over SLOW_FACTOR times the median step is slow; each device's idle time of each
+cause inside the slow steps (queries/analysis/step_idle.sql) is kept beside the figures,
+so that the diagnosis can say how much of its loss they hold.
+"""
+
+from __future__ import annotations
+
+from statistics import median
+from typing import TYPE_CHECKING, TypedDict
+
+from tui.analysis.finding import Finding
+from tui.analysis.idle_causes import CAUSES
+from tui.core.queries import load_query
+from tui.core.steps import step_patterns
+from tui.core.units import format_ns
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from tui.analysis.window import Window
+
+# A step lasting over this many times the median step is slow.
+SLOW_FACTOR = 2.0
+# Fewer steps than this give no median worth comparing a step with.
+MIN_STEPS = 4
+# The slow steps named, the longest first.
+LISTED = 3
+# Slow steps holding at least this share of the bound's loss are named in the diagnosis.
+MOST_OF_LOSS = 0.5
+# Slow steps costing this share of the window or more (beyond a median step) are a warning.
+WARN_SHARE = 0.1
+# What to do where the slow steps are the window's first (warm-up, compiling)
+WARM_UP_ADVICE = ("a first step pays for warm-up and compiling once: start the profile "
+                  "after it and judge the steps alone")
+
+
+class SlowStep(TypedDict):
+    name: str
+    pid: int | None
+    start_ns: int
+    duration_ns: int
+
+
+class StepFigures(TypedDict):
+    """The window's steps (a device's figures carry them, with its idle in the slow ones)."""
+
+    count: int
+    first: str
+    last: str
+    median_ns: int
+    mean_ns: int
+    max_ns: int
+    longest: str  # the longest step's name
+    slow: int  # steps over SLOW_FACTOR times the median
+    slow_ns: int  # their time, summed
+    slow_first: bool  # the slow steps are the window's first ones (warm-up, compiling)
+    listed: list[SlowStep]  # the slowest of them, at most LISTED, the longest first
+    slow_idle: dict[str, int]  # the device's idle time by cause inside the slow steps
+
+
+def step_figures(con: duckdb.DuckDBPyConnection, window: Window
+                 ) -> tuple[StepFigures | None, dict[int, dict[str, int]]]:
+    """The window's step figures (None with fewer than MIN_STEPS steps) and, per device,
+    the idle time by cause inside its slow steps. Needs the temp table idle_causes
+    (idle_causes.every_interval_classified)."""
+    rows = _steps(con, window)
+    if len(rows) < MIN_STEPS:
+        return None, {}
+    durations = [end - start for _, _, _, start, end in rows]
+    middle = median(durations)
+    longest = max(range(len(rows)), key=lambda i: durations[i])
+    slow = sorted((i for i, d in enumerate(durations) if d > SLOW_FACTOR * middle),
+                  key=lambda i: -durations[i])
+    figures: StepFigures = {
+        "count": len(rows), "first": rows[0][0], "last": rows[-1][0],
+        "median_ns": round(middle), "mean_ns": round(sum(durations) / len(rows)),
+        "max_ns": durations[longest], "longest": rows[longest][0], "slow": len(slow),
+        "slow_ns": sum(durations[i] for i in slow),
+        "slow_first": bool(slow) and max(slow) == len(slow) - 1,
+        "listed": [{"name": rows[i][0], "pid": rows[i][1], "start_ns": rows[i][3],
+                    "duration_ns": durations[i]} for i in slow[:LISTED]],
+        "slow_idle": {}}
+    return figures, _idle_inside(con, [(rows[i][3], rows[i][4]) for i in slow])
+
+
+def _steps(con: duckdb.DuckDBPyConnection, window: Window) -> list[tuple]:
+    """(name, pid, tid, start_ns, end_ns) of each step in `window`, by start."""
+    return con.execute(load_query("window_steps"), {
+        **step_patterns(), "start_ns": window.start_ns, "end_ns": window.end_ns}).fetchall()
+
+
+def slow_step_finding(con: duckdb.DuckDBPyConnection, steps: StepFigures | None,
+                      window: Window | None) -> Finding | None:
+    """The finding `slow_steps`: every step of the window over SLOW_FACTOR times the median
+    (rows: name, pid, tid, start_ns, duration_ns, beyond_median_ns; longest first), its
+    cost their time beyond a median step; None without slow steps. A warning where that
+    is at least WARN_SHARE of the window."""
+    if not steps or not steps["slow"] or window is None:
+        return None
+    median_ns = steps["median_ns"]
+    rows = sorted(({"name": name, "pid": pid, "tid": tid, "start_ns": start,
+                    "duration_ns": end - start, "beyond_median_ns": end - start - median_ns}
+                   for name, pid, tid, start, end in _steps(con, window)
+                   if end - start > SLOW_FACTOR * median_ns),
+                  key=lambda r: (-r["duration_ns"], r["start_ns"]))
+    if not rows:
+        return None
+    cost = sum(r["beyond_median_ns"] for r in rows)
+    share = 100 * cost / window.duration_ns if window.duration_ns else 0.0
+    which = (f"{'The first step' if len(rows) == 1 else f'The first {len(rows):,} steps'}"
+             if steps.get("slow_first") else
+             f"{len(rows):,} step{'s' if len(rows) > 1 else ''}")
+    does = "it does" if len(rows) == 1 else "they do"
+    advice = (WARM_UP_ADVICE if steps.get("slow_first") else
+              f"find what {does} that the others do not (e.g. a checkpoint, an evaluation, "
+              "a recompilation, a stalled batch) and do it less often or off the thread "
+              "that issues GPU work")
+    text = (f"{which} of {steps['count']:,} in the window took over "
+            f"{_times(SLOW_FACTOR)} the median step ({format_ns(median_ns)}): "
+            f"{_listed(steps)}; {format_ns(cost)} beyond a median step ({share:.1f}% of the "
+            f"window); {advice}.")
+    return Finding("slow_steps", "warning" if share >= 100 * WARN_SHARE else "info",
+                   text, cost, rows)
+
+
+def _idle_inside(con: duckdb.DuckDBPyConnection, ranges: list[tuple[int, int]]
+                 ) -> dict[int, dict[str, int]]:
+    """Per device, the idle time by cause inside `ranges` (merged first: the steps of
+    several processes may overlap)."""
+    merged: list[list[int]] = []
+    for start, end in sorted(ranges):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    if not merged:
+        return {}
+    out: dict[int, dict[str, int]] = {}
+    for device, cause, ns in con.execute(load_query("step_idle"), {
+            "starts": [s for s, _ in merged], "ends": [e for _, e in merged]}).fetchall():
+        by_cause = out.setdefault(device, dict.fromkeys(CAUSES, 0))
+        key = cause if cause in by_cause else "other"
+        by_cause[key] += ns
+    return out
+
+
+def steps_text(steps: StepFigures | None, window_ns: int) -> str | None:
+    """'Steps: 40 (step 0 … step 39), median 17.3 ms, mean 50.2 ms; 1 over twice the
+    median, 1.34 s in all (66% of the window): step 20 1.34 s.'; None without steps."""
+    if not steps:
+        return None
+    head = (f"Steps: {steps['count']:,} ({steps['first']} … {steps['last']}), median "
+            f"{format_ns(steps['median_ns'])}, mean {format_ns(steps['mean_ns'])}")
+    if not steps["slow"]:
+        return (f"{head}, longest {format_ns(steps['max_ns'])} ({steps['longest']}); none "
+                f"over {_times(SLOW_FACTOR)} the median.")
+    share = f" ({100 * steps['slow_ns'] / window_ns:.0f}% of the window)" if window_ns else ""
+    first = " (the first)" if steps.get("slow_first") else ""
+    return (f"{head}; {steps['slow']:,}{first} over {_times(SLOW_FACTOR)} the median, "
+            f"{format_ns(steps['slow_ns'])} in all{share}: {_listed(steps)}.")
+
+
+def in_slow_steps(steps: StepFigures | None, cause: str, loss_ns: int) -> str:
+    """', 870 ms of it in step 20, which took 1.34 s against a median step of 17.3 ms'
+    (', 345 ms of it in its first step (step_0 367 ms) against a median step of 40.4 ms'
+    where they are the window's first) where the slow steps hold at least MOST_OF_LOSS
+    of the idle time `loss_ns` of `cause`; else ''."""
+    if not steps or not steps["slow"] or loss_ns <= 0:
+        return ""
+    inside = steps["slow_idle"].get(cause, 0)
+    if inside < MOST_OF_LOSS * loss_ns:
+        return ""
+    median_step = format_ns(steps["median_ns"])
+    if steps.get("slow_first"):
+        first = ("its first step" if steps["slow"] == 1
+                 else f"its first {steps['slow']:,} steps")
+        return (f", {format_ns(inside)} of it in {first} ({_listed(steps, by_start=True)}) "
+                f"against a median step of {median_step}")
+    if steps["slow"] == 1:
+        one = steps["listed"][0]
+        return (f", {format_ns(inside)} of it in {one['name']}, which took "
+                f"{format_ns(one['duration_ns'])} against a median step of {median_step}")
+    return (f", {format_ns(inside)} of it in {steps['slow']:,} steps over "
+            f"{_times(SLOW_FACTOR)} the median step of {median_step} ({_listed(steps)})")
+
+
+def summed(figures: list[StepFigures | None]) -> StepFigures | None:
+    """Devices' step figures as one (the steps are the trace's, the same for every device;
+    the idle inside the slow steps summed over the devices)."""
+    present = [f for f in figures if f]
+    if not present:
+        return None
+    idle = dict.fromkeys(CAUSES, 0)
+    for f in present:
+        for cause, ns in f["slow_idle"].items():
+            idle[cause] = idle.get(cause, 0) + ns
+    return {**present[0], "slow_idle": idle}
+
+
+def _listed(steps: StepFigures, by_start: bool = False) -> str:
+    """'step 20 1.34 s, step 30 120 ms, …', the longest first (`by_start`: in time order); a
+    step named with its process where several processes' steps share names ('step 0 (pid
+    4242) 630 ms')."""
+    listed = (sorted(steps["listed"], key=lambda s: s["start_ns"]) if by_start
+              else steps["listed"])
+    shared = len({s["name"] for s in listed}) < len(listed)
+    parts = []
+    for step in listed:
+        process = f" (pid {step['pid']})" if shared else ""
+        parts.append(f"{step['name']}{process} {format_ns(step['duration_ns'])}")
+    return ", ".join(parts) + (", …" if steps["slow"] > len(listed) else "")
+
+
+def _times(factor: float) -> str:
+    return "twice" if factor == 2 else f"{factor:g}×"
