@@ -5,7 +5,8 @@
 --   profiler_steps  Kineto's `ProfilerStep#N` ranges ($profiler_step), first to last
 --   range           an outermost NVTX range or user annotation (one per thread, not named
 --                   like a step: `compute`, `train`) whose time holds at least $most of
---                   the GPU work; with several, the one holding the most
+--                   the GPU work and, where the trace has ranges named like steps, one of
+--                   them; with several, the one holding the most
 --   steps           annotation ranges named like steps ($step_name: `step 3`, XLA's
 --                   `train step 3`), their outermost depth, first to last, holding some
 --                   GPU work (however much the set-up before them ran)
@@ -89,8 +90,13 @@ WITH gpu AS (
     GROUP BY ALL
 ), holding AS (
     SELECT kind, first_name, last_name, start_ns, end_ns, ranges, rank
-    FROM held
+    FROM held AS h
     WHERE held_ns > 0 AND (kind = 'steps' OR held_ns >= $most * (SELECT ns FROM work))
+      -- where the trace names its steps, a range around none of them is set-up (a
+      -- compile and its autotuning, a warm-up), however much GPU work it ran
+      AND (kind <> 'range' OR NOT EXISTS (SELECT 1 FROM step_notes)
+           OR EXISTS (SELECT 1 FROM step_notes AS s
+                      WHERE s.start_ns >= h.start_ns AND s.start_ns < h.end_ns))
 ), profiler_calls AS (
     SELECT 'profiler_range' AS kind, 'cudaProfilerStart' AS first_name,
            'cudaProfilerStop' AS last_name,

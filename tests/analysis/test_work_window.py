@@ -218,6 +218,34 @@ def test_a_range_without_gpu_work_is_never_the_window() -> None:
     assert window.start_ns == min(lo for _name, lo in steps)
 
 
+def test_a_range_around_no_step_is_set_up_where_steps_are_named(tmp_path: Path) -> None:
+    """compiled_lm_lean.sqlite (a torch.compile'd GPT-2 recorded whole: NVTX `compile`,
+    then `train` around `step 0` to `step 39`), with the GPU work of its later steps taken
+    out (a generated variant: the kernels, copies and sets that start after step 10 began
+    deleted), so that `compile`, the compile and its autotuning, holds most of the GPU
+    work, as it did on rank 0 of the same program run with DDP on two GPUs: the window is
+    still the steps, not `compile`."""
+    path = tmp_path / "compiled_lm_variant.sqlite"
+    path.write_bytes(inflated("compiled_lm/compiled_lm_lean.sqlite").read_bytes())
+    db = sqlite3.connect(path)
+    ranges = dict(((name, (lo, hi)) for name, lo, hi in db.execute(
+        "SELECT coalesce(e.text, s.value), e.start, e.end FROM NVTX_EVENTS AS e "
+        "LEFT JOIN StringIds AS s ON s.id = e.textId WHERE e.end IS NOT NULL")))
+    cut = ranges["step 10"][0]
+    for table in GPU_TABLES:
+        db.execute(f"DELETE FROM {table} WHERE start >= ?", (cut,))
+    db.commit()
+    activities = [row for t in GPU_TABLES for row in db.execute(f"SELECT start, end FROM {t}")]
+    held = {name: _clipped(activities, *ranges[name]) for name in ("compile", "train")}
+    assert held["compile"] >= MOST_WORK * sum(e - s for s, e in activities) > held["train"]
+    db.close()
+    with open_trace(path, use_cache=False) as trace:
+        window = work_window(trace.con)
+    assert window is not None
+    assert (window.kind, window.name) == ("steps", "step 0 … step 39")
+    assert window.start_ns == ranges["step 0"][0]
+
+
 def test_a_capture_range_is_the_window_without_ranges() -> None:
     """recordings/gen_profiler_range.py, recorded whole: no NVTX range nor profiler step,
     the loop between cudaProfilerStart and cudaProfilerStop (nsys keeps both calls). The

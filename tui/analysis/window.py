@@ -3,7 +3,8 @@ whole-program capture is judged by its loop, not by its imports and CUDA set-up.
 
 The first that the trace has (queries/work_window.sql): the profiler's steps (Kineto's
 `ProfilerStep#N`); else an outermost NVTX range or user annotation holding at least
-MOST_WORK of the GPU work (`compute`, `train`); else the ranges named like steps (`step 3`,
+MOST_WORK of the GPU work (`compute`, `train`) and, where ranges are named like steps, one
+of them (a `compile` range around none is set-up); else the ranges named like steps (`step 3`,
 JAX's `train step 3`) holding any; else a cudaProfilerStart/Stop capture range; else the
 outermost ranges named more than once on their thread (a loop's phases, `allreduce`,
 `compute`, `idle` each round; not a library's own, NCCL's), first to last, holding at least
