@@ -9,13 +9,17 @@ the loop, a host pause the GPU waits through.
 
 A diagnosis of the whole capture should describe the loop, not the compile before it.
 
+Under torchrun (WORLD_SIZE > 1) the model is data-parallel (DDP, NCCL, one process per GPU)
+and only rank 0 writes the checkpoint: the other ranks wait for it in step 21's all-reduce.
+
 Usage: python gen_compiled_lm.py OUTDIR
+       (or: torchrun --nproc_per_node=N gen_compiled_lm.py OUTDIR)
   PLAIN=1: bare, NVTX ranges, for `nsys profile` of the whole program
   default: under torch.profiler (schedule wait=14, warmup=2, active=6, repeat=1: steps
            16-21, profiler steps, with_stack, profile_memory, record_shapes):
            OUTDIR/compiled_lm.pt.trace.json.gz
   STEPS:   loop iterations (40)
-Prints `compiled_lm ok steps=<n> loop_s=<seconds> compile_s=<seconds>`.
+Prints `compiled_lm ok rank=<r> steps=<n> loop_s=<seconds> compile_s=<seconds>`.
 """
 import gzip
 import os
@@ -68,10 +72,18 @@ class _NoRange:
 def main(outdir: str) -> None:
     os.makedirs(outdir, exist_ok=True)
     torch.manual_seed(0)
+    rank, distributed = 0, int(os.environ.get("WORLD_SIZE", "1")) > 1
+    if distributed:  # under torchrun: data-parallel (DDP), one process per GPU
+        torch.distributed.init_process_group("nccl")
+        rank = torch.distributed.get_rank()
+        torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
     config = GPT2Config(n_layer=6, n_embd=768, n_head=12, n_positions=SEQ, vocab_size=VOCAB)
     model = GPT2LMHeadModel(config).cuda()
     optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4, fused=True)
-    compiled = torch.compile(model)
+    trained = (torch.nn.parallel.DistributedDataParallel(
+        model, device_ids=[torch.cuda.current_device()]) if distributed else model)
+    compiled = torch.compile(trained)
+    suffix = f"_rank{rank}" if distributed else ""
     loader = DataLoader(Tokens(BATCH * (STEPS + 4)), batch_size=BATCH, num_workers=2,
                         pin_memory=True, persistent_workers=True)
     batches = iter(loader)
@@ -99,7 +111,7 @@ def main(outdir: str) -> None:
                        with_stack=True,
                        profile_memory=True, record_shapes=True,
                        on_trace_ready=lambda p: p.export_chrome_trace(
-                           os.path.join(outdir, "compiled_lm.pt.trace.json")))
+                           os.path.join(outdir, f"compiled_lm{suffix}.pt.trace.json")))
         prof.start()
     started = time.perf_counter()
     with nvtx("train"):
@@ -108,7 +120,7 @@ def main(outdir: str) -> None:
                 loss = train_step(next(batches))
                 if step % 10 == 9:
                     print(f"step {step} loss {loss.item():.3f}", flush=True)
-                if step == 20:
+                if step == 20 and rank == 0:  # on one rank: the others wait in step 21
                     torch.save({"model": model.state_dict(), "opt": optimizer.state_dict()},
                                os.path.join(outdir, "checkpoint.pt"))
             if prof is not None:
@@ -117,13 +129,16 @@ def main(outdir: str) -> None:
     loop_s = time.perf_counter() - started
     if prof is not None:
         prof.stop()
-        plain = os.path.join(outdir, "compiled_lm.pt.trace.json")
+        plain = os.path.join(outdir, f"compiled_lm{suffix}.pt.trace.json")
         with open(plain, "rb") as src, gzip.open(plain + ".gz", "wb") as dst:
             shutil.copyfileobj(src, dst)
         os.remove(plain)
-    os.remove(os.path.join(outdir, "checkpoint.pt"))
-    print(f"compiled_lm ok steps={STEPS} loop_s={loop_s:.3f} compile_s={compile_s:.3f}",
-          flush=True)
+    if rank == 0:
+        os.remove(os.path.join(outdir, "checkpoint.pt"))
+    print(f"compiled_lm ok rank={rank} steps={STEPS} loop_s={loop_s:.3f} "
+          f"compile_s={compile_s:.3f}", flush=True)
+    if distributed:
+        torch.distributed.destroy_process_group()
 
 
 if __name__ == "__main__":

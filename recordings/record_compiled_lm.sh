@@ -7,7 +7,8 @@
 # Run from the repository root:   OUT=/some/dir bash recordings/record_compiled_lm.sh
 # A second `nsys profile` of it records CUDA and NVTX alone (`compiled_lm_lean`).
 # Env: OUT (a folder), GPUS (the first is used), SAMPLING_HZ (500), GPU_METRICS_HZ (2000),
-# ONLY (full,lean,torch: which of the three recordings to make).
+# ONLY (full,lean,torch,ddp: which recordings to make; ddp: torchrun over the two GPUs of
+# DDP_GPUS (0,1), lean under nsys and under torch.profiler, a trace per rank).
 # Outputs: $OUT/compiled_lm.sqlite.xz and $OUT/compiled_lm_lean.sqlite.xz, $OUT/compiled_lm_refs.tgz
 # (NVIDIA's CSVs, logs), $OUT/compiled_lm.pt.trace.json.gz, $OUT/run.log.
 # nsys: the one bundled with Nsight Compute, which needs the libdw1/libelf1 .deb files in
@@ -21,6 +22,8 @@ GPU_METRICS_HZ=${GPU_METRICS_HZ:-2000}
 DEPS=${NSYS_DEPS:-$(pwd)/.realtraces/.nsysdeps}
 GPUS=${GPUS:-0}
 ONLY=${ONLY:-full,lean,torch}
+DDP_GPUS=${DDP_GPUS:-0,1}
+LAUNCH=python3
 export CUDA_VISIBLE_DEVICES=${GPUS%%,*} PYTHONUNBUFFERED=1
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 W=/tmp/compiled-lm; rm -rf $W; mkdir -p $W/nsys $W/torch $W/logs $OUT
@@ -48,8 +51,8 @@ FLAGS="--sample=process-tree --cpuctxsw=process-tree $SAMPLING $GM --cuda-memory
 
 record() {  # record NAME FLAGS...: the whole program under nsys, exported to SQLite
   local name=$1 P=$W/nsys/$1; shift
-  (export PLAIN=1; timeout -k 5 240 $NSYS profile "$@" -f true -o $P \
-     python3 $HERE/gen_compiled_lm.py $W/nsys) > $P.log 2>&1
+  (export PLAIN=1; timeout -k 5 300 $NSYS profile "$@" -f true -o $P \
+     $LAUNCH $HERE/gen_compiled_lm.py $W/nsys) > $P.log 2>&1
   say "nsys $name: rc=$? $(grep -h ' ok ' $P.log | tail -1)"
   [ -f $P.nsys-rep ] || [ ! -f $P.qdstrm ] || timeout 150 $D/QdstrmImporter -i $P.qdstrm >> $P.log 2>&1
   rm -f $P.qdstrm
@@ -84,16 +87,29 @@ if [[ $ONLY == *lean* ]]; then
   analyze compiled_lm_lean > $W/nsys/compiled_lm_lean.analyze.log 2>&1 & PIDS+=($!)
 fi
 
+# data-parallel over two GPUs (torchrun, NCCL; rank 0 writes the checkpoint), lean
+if [[ $ONLY == *ddp* ]]; then
+  (export CUDA_VISIBLE_DEVICES=$DDP_GPUS
+   LAUNCH="python3 -m torch.distributed.run --standalone --nproc_per_node=2"
+   record compiled_lm_ddp -t cuda,nvtx --sample=none --cpuctxsw=none)
+  analyze compiled_lm_ddp > $W/nsys/compiled_lm_ddp.analyze.log 2>&1 & PIDS+=($!)
+fi
+
 # 2. the same program under torch.profiler (beside the analyses: another process)
 if [[ $ONLY == *torch* ]]; then
   timeout -k 5 200 python3 $HERE/gen_compiled_lm.py $W/torch > $W/logs/torch.log 2>&1
   say "torch.profiler: rc=$? $(grep -h ' ok ' $W/logs/torch.log | tail -1)"
 fi
+if [[ $ONLY == *ddp* ]]; then
+  CUDA_VISIBLE_DEVICES=$DDP_GPUS timeout -k 5 240 python3 -m torch.distributed.run --standalone \
+    --nproc_per_node=2 $HERE/gen_compiled_lm.py $W/torch > $W/logs/torch_ddp.log 2>&1
+  say "torch.profiler, DDP: rc=$? $(grep -h ' ok ' $W/logs/torch_ddp.log | tr '\n' ';')"
+fi
 for p in "${PIDS[@]}"; do wait $p; done
 say "analyses done: $(ls $W/nsys/*.csv 2>/dev/null | wc -l) CSVs"
 
 # 3. pack
-cp $W/torch/compiled_lm.pt.trace.json.gz $OUT/ 2>/dev/null
+cp $W/torch/compiled_lm*.pt.trace.json.gz $OUT/ 2>/dev/null
 for f in $W/nsys/*.sqlite; do xz -T0 -6 -c $f > $OUT/$(basename $f).xz; done
 cp $LOG $W/logs/run.log
 (cd $W && tar czf $OUT/compiled_lm_refs.tgz nsys/*.csv nsys/*.log nsys/*.txt logs)
