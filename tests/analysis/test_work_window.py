@@ -241,9 +241,14 @@ def test_a_range_around_no_step_is_set_up_where_steps_are_named(tmp_path: Path) 
     db.close()
     with open_trace(path, use_cache=False) as trace:
         window = work_window(trace.con)
+        _gaps, _whole, work = gaps_and_work(trace.con, 1_000_000, window)
     assert window is not None
     assert (window.kind, window.name) == ("steps", "step 0 … step 39")
     assert window.start_ns == ranges["step 0"][0]
+    # the loop's own range around the steps names no host work: the gaps in the steps,
+    # all inside `train`, are in no other range
+    assert window.around == ("train",)
+    assert work[0].window == window and work[0].host_busy_in is None
 
 
 def test_a_capture_range_is_the_window_without_ranges() -> None:

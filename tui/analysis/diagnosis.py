@@ -266,12 +266,17 @@ def _numbered(name: str) -> str:
 
 
 def _inside(busy_in: str | None, window: Window | None) -> str | None:
-    """A gap's ranges less the window's own range, which says nothing of the host's work
-    ('host › prepare' in the window `host`: 'prepare')."""
-    if busy_in and window and window.kind == "range" and window.name:
-        names = busy_in.split(" › ")
-        return " › ".join(names[1:] if names[0] == window.name else names) or None
-    return busy_in
+    """A gap's ranges less the window's own range and the ranges around its steps, which
+    say nothing of the host's work ('host › prepare' in the window `host`: 'prepare';
+    'train' in a window of the steps inside `train`: nothing)."""
+    if not busy_in or window is None:
+        return busy_in
+    own = set(window.around) | ({window.name} if window.kind == "range" and window.name
+                                else set())
+    names = busy_in.split(" › ")
+    while names and names[0] in own:
+        names = names[1:]
+    return " › ".join(names) or None
 
 
 def combined(times: Sequence[DeviceTime]) -> DeviceTime:

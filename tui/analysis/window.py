@@ -52,6 +52,7 @@ class Window:
     ranges: int = 0  # the ranges (steps) that make it up
     setup_ns: int = 0  # the trace's first event to the window's start
     setup_busy_ns: int = 0  # of that, the time some GPU activity ran
+    around: tuple[str, ...] = ()  # a window of steps: the ranges around it (window_around.sql)
 
     @property
     def duration_ns(self) -> int:
@@ -65,7 +66,8 @@ class Window:
         if not data:
             return None
         names = set(cls.__dataclass_fields__)
-        return cls(**{k: v for k, v in data.items() if k in names})
+        fields = {k: v for k, v in data.items() if k in names}
+        return cls(**fields | {"around": tuple(fields.get("around") or ())})
 
     def phrase(self, source_format: str | None = None) -> str:
         """'in NVTX range `compute`, 1.63 s' (trace text in backquotes, never markup)."""
@@ -139,7 +141,12 @@ def work_window(con: duckdb.DuckDBPyConnection) -> Window | None:
     if row is None:
         return None
     kind, name, start, end, ranges, _first, setup, setup_busy = row
-    return Window(kind, name, start, end, ranges, setup, setup_busy)
+    around: tuple[str, ...] = ()
+    if kind in ("steps", "profiler_steps"):  # the loop's own ranges around its steps
+        around = tuple(r[0] for r in con.execute(load_query("window_around"), {
+            "profiler_step": params["profiler_step"], "step_name": params["step_name"],
+            "start_ns": start}).fetchall())
+    return Window(kind, name, start, end, ranges, setup, setup_busy, around)
 
 
 def merged(windows: list[Window | None]) -> Window | None:
