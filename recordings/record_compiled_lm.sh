@@ -19,7 +19,6 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 START=$SECONDS
 SAMPLING_HZ=${SAMPLING_HZ:-500}
 GPU_METRICS_HZ=${GPU_METRICS_HZ:-2000}
-DEPS=${NSYS_DEPS:-$(pwd)/.realtraces/.nsysdeps}
 GPUS=${GPUS:-0}
 ONLY=${ONLY:-full,lean,torch}
 DDP_GPUS=${DDP_GPUS:-0,1}
@@ -27,14 +26,7 @@ LAUNCH=python3
 export CUDA_VISIBLE_DEVICES=${GPUS%%,*} PYTHONUNBUFFERED=1
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 W=/tmp/compiled-lm; rm -rf $W; mkdir -p $W/nsys $W/torch $W/logs $OUT
-LOG=$OUT/run.log; : > $LOG
-say() { echo "[$(( SECONDS - START ))s] $*" | tee -a $LOG; }
-
-H=$(ls -d /opt/nvidia/nsight-compute/*/host 2>/dev/null | head -1)
-T=$H/target-linux-x64; D=$(ls -d $H/linux-desktop-* 2>/dev/null | head -1)
-NSYS=$(command -v nsys || echo $T/nsys)
-mkdir -p /tmp/deps && for f in $DEPS/*.deb; do dpkg -x $f /tmp/deps; done
-export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu:$D
+. $HERE/nsys_env.sh
 {
   nvidia-smi; nproc
   python3 -c "import torch, transformers, sys; print(sys.version); print(torch.__version__, torch.version.cuda, transformers.__version__)"

@@ -43,3 +43,14 @@ def kineto_expected(path: Path) -> dict:
 
 def to_ns(us: Decimal | int) -> int:
     return int((Decimal(us) * 1000).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
+def union_within(intervals: list[tuple[int, int]], lo: int, hi: int) -> int:
+    """The length of the union of `intervals` (start, end) within lo..hi."""
+    total, reach = 0, lo
+    for start, end in sorted(intervals):
+        start, end = max(start, reach), min(end, hi)
+        if end > start:
+            total += end - start
+            reach = end
+    return total

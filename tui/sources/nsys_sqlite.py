@@ -220,7 +220,9 @@ def _column(schema: dict[str, set[str]], table: str, column: str, default: str =
     return column if column in schema.get(table, set()) else default
 
 
-GPU_TABLES = (KERNEL_TABLE, "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET")
+GRAPH_TABLE = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE"  # CUDA graphs traced whole
+GPU_TABLES = (KERNEL_TABLE, "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
+              GRAPH_TABLE)
 
 
 def _per_process(schema: dict[str, set[str]]) -> bool:
@@ -276,6 +278,13 @@ def _gpu_queries(schema: dict[str, set[str]], warnings: list[str]) -> list[tuple
             "nsys_sqlite_memset", process=_process(schema, "globalPid"),
             mem_kind=_column(schema, "CUPTI_ACTIVITY_KIND_MEMSET", "memKind"),
         ), "memset"))
+    if GRAPH_TABLE in schema:
+        warnings.append(
+            "CUDA graphs were traced whole (nsys' default, --cuda-graph-trace=graph): each "
+            "launch of one is a kernel named `CUDA graph N`, busy from its start to its end, "
+            "its own kernels unseen; record with --cuda-graph-trace=node to see them")
+        queries.append((fill("nsys_sqlite_graphs", process=_process(schema, "globalPid")),
+                        "kernel"))
     return queries
 
 
