@@ -19,6 +19,7 @@ import pytest
 from tests.conftest import inflated, sample
 from tests.helpers.oracle import chrome_events, ns
 from tests.helpers.paths import DATA
+from tests.helpers.window_oracle import union_within
 from tui.analysis.step_times import SLOW_FACTOR, steps_text
 from tui.analysis.summary import trace_summary
 from tui.core.units import format_ns
@@ -54,13 +55,43 @@ def _nvidia_steps() -> dict[str, int]:
     return {r["Range"][1:]: int(r["Total Time (ns)"]) for r in rows}
 
 
-def _expected(durations: dict[str, int]) -> dict:
+def _expected(durations: dict[str, int], waited: dict[str, int], window_ns: int) -> dict:
+    """The figures by the definitions (docs/diagnosis.md#steps): a step's own time is its
+    range less its waits on the GPU; a typical step the median own time, or the window's
+    time per step where that is longer; slow, an own time over twice a typical step."""
     median = statistics.median(durations.values())
-    slow = {name for name, d in durations.items() if d > SLOW_FACTOR * median}
+    own = {name: d - waited.get(name, 0) for name, d in durations.items()}
+    typical = round(max(statistics.median(own.values()), window_ns / len(own)))
+    slow = {name for name, ns in own.items() if ns > SLOW_FACTOR * typical}
     return {"count": len(durations), "median_ns": round(median),
             "mean_ns": round(sum(durations.values()) / len(durations)),
             "max_ns": max(durations.values()),
-            "longest": max(durations, key=durations.__getitem__), "slow": slow}
+            "longest": max(durations, key=durations.__getitem__), "slow": slow,
+            "typical_ns": typical}
+
+
+def _nsys_waits(path: Path, names: list[str]) -> dict[str, int]:
+    """Each step range's time in synchronising and copy calls on its thread (clipped to
+    it), read from the export with sqlite3."""
+    db = sqlite3.connect(path)
+    steps = db.execute(
+        "SELECT coalesce(e.text, s.value), e.start, e.end, e.globalTid FROM NVTX_EVENTS AS e "
+        "LEFT JOIN StringIds AS s ON s.id = e.textId WHERE e.end IS NOT NULL").fetchall()
+    calls = db.execute(
+        "SELECT r.start, r.end, r.globalTid FROM CUPTI_ACTIVITY_KIND_RUNTIME AS r JOIN "
+        "StringIds AS s ON s.id = r.nameId WHERE s.value LIKE 'cuda%Synchronize%' "
+        "OR s.value LIKE 'cudaMemcpy%'").fetchall()
+    out = {}
+    for name, lo, hi, thread in steps:
+        if name in names:
+            out[name] = sum(max(0, min(e, hi) - max(s, lo)) for s, e, t in calls
+                            if t == thread)
+    return out
+
+
+def _window_ns(summary: dict) -> int:
+    window = summary["diagnosis"]["window"]
+    return window["end_ns"] - window["start_ns"]
 
 
 def _check(steps: dict, expected: dict) -> None:
@@ -75,26 +106,17 @@ def test_the_nsys_steps_are_nvidias_step_ranges(nsys: dict) -> None:
     assert diagnosis["window"]["kind"] == "range" and diagnosis["window"]["name"] == "train"
     steps = diagnosis["figures"]["steps"]
     durations = _nvidia_steps()
-    expected = _expected(durations)
+    waited = _nsys_waits(inflated(NSYS), list(durations))
+    expected = _expected(durations, waited, _window_ns(nsys))
     assert expected["count"] == 40 and expected["slow"] == {"step 20"}  # the checkpoint
     _check(steps, expected)
+    assert steps["typical_ns"] == expected["typical_ns"]
     assert steps["slow_ns"] == durations["step 20"] and not steps["slow_first"]
-    assert diagnosis["steps_text"] == steps_text(
-        steps, diagnosis["window"]["end_ns"] - diagnosis["window"]["start_ns"])
+    assert diagnosis["steps_text"] == steps_text(steps, _window_ns(nsys))
     assert diagnosis["steps_text"].startswith(
         f"Steps: 40 (step 0 … step 39), median {format_ns(expected['median_ns'])}, mean "
-        f"{format_ns(expected['mean_ns'])}; 1 over twice the median, "
-        f"{format_ns(durations['step 20'])} in all")
-
-
-def _busy(intervals: list[tuple[int, int]], lo: int, hi: int) -> int:
-    total, reach = 0, lo
-    for start, end in sorted(intervals):
-        start, end = max(start, reach), min(end, hi)
-        if end > start:
-            total += end - start
-            reach = end
-    return total
+        f"{format_ns(expected['mean_ns'])}; 1 slow (over twice a typical step, waits on "
+        f"the GPU left out), {format_ns(durations['step 20'])} in all")
 
 
 def test_the_slow_step_holds_what_the_gpu_idled_in_it(nsys: dict) -> None:
@@ -107,7 +129,7 @@ def test_the_slow_step_holds_what_the_gpu_idled_in_it(nsys: dict) -> None:
         "s.id = e.textId WHERE coalesce(e.text, s.value) = 'step 20'").fetchall()
     busy = [row for t in GPU_TABLES for row in db.execute(f"SELECT start, end FROM {t}")]
     assert min(s for s, _ in busy) < start and max(e for _, e in busy) > end
-    idle = (end - start) - _busy(busy, start, end)
+    idle = (end - start) - union_within(busy, start, end)
     diagnosis = nsys["diagnosis"]
     inside = diagnosis["figures"]["steps"]["slow_idle"]
     assert sum(inside.values()) == idle
@@ -122,10 +144,17 @@ def test_the_slow_step_holds_what_the_gpu_idled_in_it(nsys: dict) -> None:
 
 def test_the_profiler_steps_are_the_jsons(kineto: dict) -> None:
     events = chrome_events(sample(KINETO))
-    durations = {e["name"]: ns(e["dur"]) for e in events  # the host's, not the GPU's
-                 if e.get("ph") == "X" and e.get("cat") == "user_annotation"
-                 and re.fullmatch(r"ProfilerStep#\d+", e["name"])}
-    expected = _expected(durations)
+    steps = {e["name"]: e for e in events  # the host's, not the GPU's
+             if e.get("ph") == "X" and e.get("cat") == "user_annotation"
+             and re.fullmatch(r"ProfilerStep#\d+", e["name"])}
+    durations = {name: ns(e["dur"]) for name, e in steps.items()}
+    calls = [(ns(e["ts"]), ns(e["ts"]) + ns(e["dur"]), e["tid"]) for e in events
+             if e.get("ph") == "X" and e.get("cat") == "cuda_runtime"
+             and re.match(r"cuda\w*Synchronize|cudaMemcpy", e["name"])]
+    waited = {name: sum(max(0, min(hi, ns(e["ts"]) + ns(e["dur"])) - max(lo, ns(e["ts"])))
+                        for lo, hi, tid in calls if tid == e["tid"])
+              for name, e in steps.items()}
+    expected = _expected(durations, waited, _window_ns(kineto))
     assert expected["count"] == 6 and expected["slow"] == {"ProfilerStep#20"}
     diagnosis = kineto["diagnosis"]
     assert diagnosis["window"]["kind"] == "profiler_steps"
@@ -137,14 +166,16 @@ def test_a_slow_first_step_is_warm_up() -> None:
     """gappy_training.sqlite's first step range (cuBLAS and the allocator warming up)
     takes 367 ms against a median of 40 ms and most of the window's host-caused idle:
     the sentence names it as the first and gives the warm-up's remedy."""
-    diagnosis = _summary(sample("gappy_training.sqlite"))["diagnosis"]
-    steps = diagnosis["figures"]["steps"]
     db = sqlite3.connect(sample("gappy_training.sqlite"))
     durations = dict(db.execute(
         "SELECT coalesce(e.text, s.value), e.end - e.start FROM NVTX_EVENTS AS e LEFT JOIN "
         "StringIds AS s ON s.id = e.textId WHERE coalesce(e.text, s.value) GLOB 'step_*' "
         "AND e.end IS NOT NULL").fetchall())
-    expected = _expected(durations)
+    summary = _summary(sample("gappy_training.sqlite"))
+    expected = _expected(durations, _nsys_waits(sample("gappy_training.sqlite"),
+                                                list(durations)), _window_ns(summary))
+    diagnosis = summary["diagnosis"]
+    steps = diagnosis["figures"]["steps"]
     assert expected["slow"] == {"step_0"}
     _check(steps, expected)
     assert steps["slow_first"]
@@ -153,7 +184,7 @@ def test_a_slow_first_step_is_warm_up() -> None:
     assert diagnosis["text"].endswith("start the profile after warm-up (a profiler schedule "
                                       "with warmup, or NVTX step ranges) and judge the "
                                       "steps alone.")
-    assert "1 (the first) over twice the median" in diagnosis["steps_text"]
+    assert "1 (the first) slow (over twice a typical step" in diagnosis["steps_text"]
 
 
 def test_steps_none_slow_and_no_steps() -> None:
@@ -161,26 +192,27 @@ def test_steps_none_slow_and_no_steps() -> None:
     no steps (small_kernels.sqlite: the GPU span) has no steps line."""
     even = _summary(sample("loops/loop_compute.pt.trace.json.gz"))["diagnosis"]
     assert even["figures"]["steps"]["slow"] == 0 and " of it in " not in even["text"]
-    assert even["steps_text"].endswith("; none over twice the median.")
+    assert even["steps_text"].endswith(
+        "; none slow (over twice a typical step, waits on the GPU left out).")
     bare = _summary(sample("small_kernels.sqlite"))["diagnosis"]
     assert bare["figures"]["steps"] is None and bare["steps_text"] is None
 
 
 def test_the_slow_steps_are_a_finding_with_their_cost(nsys: dict, kineto: dict) -> None:
     """Each slow step a row (its host range, as NVIDIA's nvtx_sum times it), the cost
-    their time beyond a median step; a warning at 10% of the window or more."""
+    their own time beyond a typical step; a warning at 10% of the window or more."""
     durations = _nvidia_steps()
-    median = round(statistics.median(durations.values()))
+    waited = _nsys_waits(inflated(NSYS), list(durations))
+    typical = _expected(durations, waited, _window_ns(nsys))["typical_ns"]
+    beyond = durations["step 20"] - waited["step 20"] - typical
     (finding,) = [f for f in nsys["findings"] if f["rule"] == "slow_steps"]
-    assert [(r["name"], r["duration_ns"], r["beyond_median_ns"]) for r in finding["rows"]] \
-        == [("step 20", durations["step 20"], durations["step 20"] - median)]
-    assert finding["cost_ns"] == durations["step 20"] - median
-    window = nsys["diagnosis"]["window"]
-    assert finding["cost_ns"] >= 0.1 * (window["end_ns"] - window["start_ns"])
+    assert [(r["name"], r["duration_ns"], r["beyond_typical_ns"]) for r in finding["rows"]] \
+        == [("step 20", durations["step 20"], beyond)]
+    assert finding["cost_ns"] == beyond >= 0.1 * _window_ns(nsys)
     assert finding["severity"] == "warning"
     assert finding["text"].startswith(
-        f"1 step of 40 in the window took over twice the median step ({format_ns(median)}): "
-        f"step 20 {format_ns(durations['step 20'])}; ")
+        f"1 step of 40 in the window took over twice a typical step ({format_ns(typical)}), "
+        f"waits on the GPU left out: step 20 {format_ns(durations['step 20'])} (")
     (profiled,) = [f for f in kineto["findings"] if f["rule"] == "slow_steps"]
     assert [r["name"] for r in profiled["rows"]] == ["ProfilerStep#20"]
     assert not [f for f in _summary(sample("loops/loop_compute.pt.trace.json.gz"))["findings"]

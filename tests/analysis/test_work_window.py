@@ -19,7 +19,7 @@ import pytest
 
 from tests.conftest import SAMPLES, inflated, sample
 from tests.helpers.paths import DATA
-from tests.helpers.window_oracle import kineto_expected, to_ns
+from tests.helpers.window_oracle import kineto_expected, to_ns, union_within
 from tui.analysis.diagnosis import COMPUTE_MOST, diagnose, gaps_and_work
 from tui.analysis.summary import trace_summary
 from tui.analysis.window import LIBRARY_RANGES, MOST_WORK, window_query, work_window
@@ -36,17 +36,6 @@ GPU_TABLES = ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
 
 def _clipped(intervals: list[tuple[int, int]], lo: int, hi: int) -> int:
     return sum(max(0, min(end, hi) - max(start, lo)) for start, end in intervals)
-
-
-def _union(intervals: list[tuple[int, int]], lo: int, hi: int) -> int:
-    """The length of the union of `intervals` within lo..hi."""
-    total, reach = 0, lo
-    for start, end in sorted(intervals):
-        start, end = max(start, reach), min(end, hi)
-        if end > start:
-            total += end - start
-            reach = end
-    return total
 
 
 def _nsys_expected(path: Path, loop: str) -> dict:
@@ -120,7 +109,7 @@ def test_the_set_up_is_told_apart(loop) -> None:
         assert setup > 200_000_000
         assert diagnosis["setup_text"].startswith("Set-up: ")
         assert f"before the range `{name}` (no GPU work " in diagnosis["setup_text"]
-        busy = _union(expected["activities"], expected["first"], expected["start"])
+        busy = union_within(expected["activities"], expected["first"], expected["start"])
         idle_pct = round(100 * (setup - busy) / setup)
         assert f"(no GPU work {idle_pct}% of it)" in diagnosis["setup_text"]
 
@@ -147,7 +136,7 @@ def test_idle_by_cause_adds_up_in_the_window(loop) -> None:
     lo = max(expected["start"], min(s for s, _ in activities))
     hi = min(expected["end"], max(e for _, e in activities))
     assert time.span_ns == hi - lo
-    busy = _union(activities, lo, hi)
+    busy = union_within(activities, lo, hi)
     assert time.busy_ns == busy
     assert time.compute_ns + time.copy_ns + time.comm_ns == busy
     if kind == "sqlite":  # NVIDIA's every idle interval, clipped to the window

@@ -91,6 +91,16 @@ async def test_findings_follow_the_gap_threshold() -> None:
         assert gaps["text"].startswith("3 GPU-idle gaps over 5 ms")
 
 
+async def _rows_of(pilot, rule: str):
+    """The Findings tab (6), the finding of `rule` opened: its rows' table."""
+    await settle(pilot)
+    await pilot.press("6")
+    table = await ready(pilot, "finding-table")
+    index = next(i for i, r in enumerate(all_rows(table)) if r["rule"] == rule)
+    await pilot.press(*["down"] * index, "enter")
+    return await ready(pilot, "finding-rows")
+
+
 @sync
 async def test_a_blocking_call_row_jumps_to_its_host_thread() -> None:
     with open_trace(sample(RULES)) as loaded:
@@ -98,12 +108,7 @@ async def test_a_blocking_call_row_jumps_to_its_host_thread() -> None:
     sync_rows = next(f for f in found if f["rule"] == "cuda_api_sync")["rows"]
     app = TraceApp(sample(RULES))
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("6")
-        table = await ready(pilot, "finding-table")
-        index = next(i for i, r in enumerate(all_rows(table)) if r["rule"] == "cuda_api_sync")
-        await pilot.press(*["down"] * index, "enter")
-        await ready(pilot, "finding-rows")
+        await _rows_of(pilot, "cuda_api_sync")
         await pilot.press("enter")  # the longest blocking call
         timeline = await settle(pilot)
         first = sync_rows[0]
@@ -122,12 +127,7 @@ async def test_a_slow_step_row_jumps_to_the_step_on_its_thread() -> None:
     (step,) = next(f for f in found if f["rule"] == "slow_steps")["rows"]
     app = TraceApp(path)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("6")
-        table = await ready(pilot, "finding-table")
-        index = next(i for i, r in enumerate(all_rows(table)) if r["rule"] == "slow_steps")
-        await pilot.press(*["down"] * index, "enter")
-        rows = await ready(pilot, "finding-rows")
+        rows = await _rows_of(pilot, "slow_steps")
         (listed,) = all_rows(rows)
         assert (listed["start_ns"], listed["duration_ns"]) == (step["start_ns"],
                                                                step["duration_ns"])

@@ -5,9 +5,12 @@ forty hides in the window's totals, yet can hold most of what the diagnosis name
 loss. The steps are the window's (queries/analysis/window_steps.sql: Kineto's
 `ProfilerStep#N`, else the outermost ranges named like steps, tui/core/steps.py), each
 timed by its host range, as NVIDIA's `nvtx_sum` and XProf's step time take a step. A step
-lasting over SLOW_FACTOR times the median step is slow; each device's idle time of each
-cause inside the slow steps (queries/analysis/step_idle.sql) is kept beside the figures,
-so that the diagnosis can say how much of its loss they hold.
+is slow when its own time (its host range less the time its thread spent in synchronising
+and copy calls in it: a host running ahead of the GPU waits in the step that reads a
+result back, which is long without doing more) is over SLOW_FACTOR times a typical step's
+(_slow); each device's idle time of each cause inside the slow steps
+(queries/analysis/step_idle.sql) is kept beside the figures, so that the diagnosis can say
+how much of its loss they hold.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from statistics import median
 from typing import TYPE_CHECKING, TypedDict
 
 from tui.analysis.finding import Finding
-from tui.analysis.idle_causes import CAUSES
+from tui.analysis.idle_causes import CAUSES, COPY_PATTERN, SYNC_PATTERN
 from tui.core.queries import load_query
 from tui.core.steps import step_patterns
 from tui.core.units import format_ns
@@ -26,7 +29,7 @@ if TYPE_CHECKING:
 
     from tui.analysis.window import Window
 
-# A step lasting over this many times the median step is slow.
+# A step whose own time is over this many times a typical step's is slow (_slow).
 SLOW_FACTOR = 2.0
 # Fewer steps than this give no median worth comparing a step with.
 MIN_STEPS = 4
@@ -46,6 +49,7 @@ class SlowStep(TypedDict):
     pid: int | None
     start_ns: int
     duration_ns: int
+    waited_ns: int  # in synchronising and copy calls
 
 
 class StepFigures(TypedDict):
@@ -58,7 +62,8 @@ class StepFigures(TypedDict):
     mean_ns: int
     max_ns: int
     longest: str  # the longest step's name
-    slow: int  # steps over SLOW_FACTOR times the median
+    typical_ns: int  # a typical step's time: _slow
+    slow: int  # steps whose own time is over SLOW_FACTOR times a typical step's
     slow_ns: int  # their time, summed
     slow_first: bool  # the slow steps are the window's first ones (warm-up, compiling)
     listed: list[SlowStep]  # the slowest of them, at most LISTED, the longest first
@@ -73,61 +78,76 @@ def step_figures(con: duckdb.DuckDBPyConnection, window: Window
     rows = _steps(con, window)
     if len(rows) < MIN_STEPS:
         return None, {}
-    durations = [end - start for _, _, _, start, end in rows]
-    middle = median(durations)
+    durations = [end - start for _, _, _, start, end, _ in rows]
+    typical, slow = _slow(rows, window.duration_ns)
     longest = max(range(len(rows)), key=lambda i: durations[i])
-    slow = sorted((i for i, d in enumerate(durations) if d > SLOW_FACTOR * middle),
-                  key=lambda i: -durations[i])
     figures: StepFigures = {
         "count": len(rows), "first": rows[0][0], "last": rows[-1][0],
-        "median_ns": round(middle), "mean_ns": round(sum(durations) / len(rows)),
-        "max_ns": durations[longest], "longest": rows[longest][0], "slow": len(slow),
+        "median_ns": round(median(durations)), "mean_ns": round(sum(durations) / len(rows)),
+        "max_ns": durations[longest], "longest": rows[longest][0],
+        "typical_ns": typical, "slow": len(slow),
         "slow_ns": sum(durations[i] for i in slow),
         "slow_first": bool(slow) and max(slow) == len(slow) - 1,
         "listed": [{"name": rows[i][0], "pid": rows[i][1], "start_ns": rows[i][3],
-                    "duration_ns": durations[i]} for i in slow[:LISTED]],
+                    "duration_ns": durations[i], "waited_ns": rows[i][5]}
+                   for i in slow[:LISTED]],
         "slow_idle": {}}
     return figures, _idle_inside(con, [(rows[i][3], rows[i][4]) for i in slow])
 
 
 def _steps(con: duckdb.DuckDBPyConnection, window: Window) -> list[tuple]:
-    """(name, pid, tid, start_ns, end_ns) of each step in `window`, by start."""
+    """(name, pid, tid, start_ns, end_ns, waited_ns) of each step in `window`, by start."""
     return con.execute(load_query("window_steps"), {
-        **step_patterns(), "start_ns": window.start_ns, "end_ns": window.end_ns}).fetchall()
+        **step_patterns(), "sync_pattern": SYNC_PATTERN, "copy_pattern": COPY_PATTERN,
+        "start_ns": window.start_ns, "end_ns": window.end_ns}).fetchall()
+
+
+def _slow(rows: list[tuple], window_ns: int) -> tuple[int, list[int]]:
+    """A typical step's time and the slow steps' indices, the longest first: the steps
+    whose own time (the host range less the time the thread spent in synchronising and
+    copy calls in it) is over SLOW_FACTOR times a typical step's. That is the median of
+    the own times, or the window's time per step where that is longer: a host that runs
+    ahead of the GPU issues each step in microseconds, and a step doing 50 µs more work
+    than that is no slower for the GPU."""
+    own = [end - start - waited for _, _, _, start, end, waited in rows]
+    typical = round(max(median(own), window_ns / len(rows)))
+    slow = sorted((i for i, ns in enumerate(own) if ns > SLOW_FACTOR * typical),
+                  key=lambda i: -(rows[i][4] - rows[i][3]))
+    return typical, slow
 
 
 def slow_step_finding(con: duckdb.DuckDBPyConnection, steps: StepFigures | None,
                       window: Window | None) -> Finding | None:
-    """The finding `slow_steps`: every step of the window over SLOW_FACTOR times the median
-    (rows: name, pid, tid, start_ns, duration_ns, beyond_median_ns; longest first), its
-    cost their time beyond a median step; None without slow steps. A warning where that
-    is at least WARN_SHARE of the window."""
+    """The finding `slow_steps`: every slow step of the window (rows: name, pid, tid,
+    start_ns, duration_ns, beyond_typical_ns: its own time beyond a typical step's; longest
+    first), its cost their time beyond a typical step; None without slow steps. A warning
+    where that is at least WARN_SHARE of the window."""
     if not steps or not steps["slow"] or window is None:
         return None
-    median_ns = steps["median_ns"]
-    rows = sorted(({"name": name, "pid": pid, "tid": tid, "start_ns": start,
-                    "duration_ns": end - start, "beyond_median_ns": end - start - median_ns}
-                   for name, pid, tid, start, end in _steps(con, window)
-                   if end - start > SLOW_FACTOR * median_ns),
-                  key=lambda r: (-r["duration_ns"], r["start_ns"]))
-    if not rows:
+    rows = _steps(con, window)
+    typical, slow = _slow(rows, window.duration_ns)
+    found = [{"name": rows[i][0], "pid": rows[i][1], "tid": rows[i][2],
+              "start_ns": rows[i][3], "duration_ns": rows[i][4] - rows[i][3],
+              "beyond_typical_ns": rows[i][4] - rows[i][3] - rows[i][5] - typical}
+             for i in slow]
+    if not found:
         return None
-    cost = sum(r["beyond_median_ns"] for r in rows)
+    cost = sum(r["beyond_typical_ns"] for r in found)
     share = 100 * cost / window.duration_ns if window.duration_ns else 0.0
-    which = (f"{'The first step' if len(rows) == 1 else f'The first {len(rows):,} steps'}"
+    which = (f"{'The first step' if len(found) == 1 else f'The first {len(found):,} steps'}"
              if steps.get("slow_first") else
-             f"{len(rows):,} step{'s' if len(rows) > 1 else ''}")
-    does = "it does" if len(rows) == 1 else "they do"
+             f"{len(found):,} step{'s' if len(found) > 1 else ''}")
+    does = "it does" if len(found) == 1 else "they do"
     advice = (WARM_UP_ADVICE if steps.get("slow_first") else
               f"find what {does} that the others do not (e.g. a checkpoint, an evaluation, "
               "a recompilation, a stalled batch) and do it less often or off the thread "
               "that issues GPU work")
     text = (f"{which} of {steps['count']:,} in the window took over "
-            f"{_times(SLOW_FACTOR)} the median step ({format_ns(median_ns)}): "
-            f"{_listed(steps)}; {format_ns(cost)} beyond a median step ({share:.1f}% of the "
-            f"window); {advice}.")
+            f"{_times(SLOW_FACTOR)} a typical step ({format_ns(typical)}), waits on the GPU "
+            f"left out: {_listed(steps)}; {format_ns(cost)} beyond a typical step "
+            f"({share:.1f}% of the window); {advice}.")
     return Finding("slow_steps", "warning" if share >= 100 * WARN_SHARE else "info",
-                   text, cost, rows)
+                   text, cost, found)
 
 
 def _idle_inside(con: duckdb.DuckDBPyConnection, ranges: list[tuple[int, int]]
@@ -160,11 +180,12 @@ def steps_text(steps: StepFigures | None, window_ns: int) -> str | None:
             f"{format_ns(steps['median_ns'])}, mean {format_ns(steps['mean_ns'])}")
     if not steps["slow"]:
         return (f"{head}, longest {format_ns(steps['max_ns'])} ({steps['longest']}); none "
-                f"over {_times(SLOW_FACTOR)} the median.")
+                f"slow (over {_times(SLOW_FACTOR)} a typical step, waits on the GPU left out).")
     share = f" ({100 * steps['slow_ns'] / window_ns:.0f}% of the window)" if window_ns else ""
     first = " (the first)" if steps.get("slow_first") else ""
-    return (f"{head}; {steps['slow']:,}{first} over {_times(SLOW_FACTOR)} the median, "
-            f"{format_ns(steps['slow_ns'])} in all{share}: {_listed(steps)}.")
+    return (f"{head}; {steps['slow']:,}{first} slow (over {_times(SLOW_FACTOR)} a typical "
+            f"step, waits on the GPU left out), {format_ns(steps['slow_ns'])} in "
+            f"all{share}: {_listed(steps)}.")
 
 
 def in_slow_steps(steps: StepFigures | None, cause: str, loss_ns: int) -> str:
@@ -214,7 +235,10 @@ def _listed(steps: StepFigures, by_start: bool = False) -> str:
     parts = []
     for step in listed:
         process = f" (pid {step['pid']})" if shared else ""
-        parts.append(f"{step['name']}{process} {format_ns(step['duration_ns'])}")
+        waited = step.get("waited_ns", 0)
+        waiting = (f" ({format_ns(waited)} of it waiting on the GPU)"
+                   if waited > 0.1 * step["duration_ns"] else "")
+        parts.append(f"{step['name']}{process} {format_ns(step['duration_ns'])}{waiting}")
     return ", ".join(parts) + (", …" if steps["slow"] > len(listed) else "")
 
 

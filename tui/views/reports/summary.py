@@ -108,7 +108,7 @@ def rows_line(rows: list[dict], shown: int = TOP_FINDING_ROWS) -> str:
 def _row_text(row: dict) -> str:
     if row.get("start_ns") is None:
         return f"{_fit(str(row.get('name', '?')), 50)} ×{row.get('count', '?')}"
-    where = [_fit(str(row["name"]), 50) if row.get("beyond_median_ns") is not None
+    where = [_fit(str(row["name"]), 50) if row.get("beyond_typical_ns") is not None
              else None,  # a slow step's name
              f"GPU {row['device']}" if row.get("device") is not None else None,
              f"stream {row['stream']}" if row.get("stream") is not None else None,

@@ -192,8 +192,9 @@ def detail(row: dict[str, Any]) -> str:
         parts.append(f"busy {format_ns(row['busy_ns'])}")
     if row.get("cause"):
         parts.append(f"{row.get('kind')}: {row['cause']}")
-    if row.get("beyond_median_ns") is not None:  # a slow step
-        parts.append(f"{row['name']}: {format_ns(row['beyond_median_ns'])} over a median step")
+    if row.get("beyond_typical_ns") is not None:  # a slow step
+        parts.append(f"{row['name']}: {format_ns(row['beyond_typical_ns'])} over a typical "
+                     "step")
     elif row.get("name"):
         parts.append(f"{row['name']} ×{row.get('count', '?')}")
     return ", ".join(parts)
