@@ -28,7 +28,8 @@ CACHE_VERSION = "20"  # 2: memset kinds, peer devices; 3: threads; 4: XLA op col
 # 19: XLA GPU counters (CUPTI PM sampling, an XSpace's `_counters_` line) as gpu_metrics,
 # no longer as kernels; XLA TraceAnnotations around jitted calls as annotations
 # 20: Kineto Python frames the tracer left open closed where their caller returned; a
-# built-in's frame named without its object's address
+# built-in's frame named without its object's address; nsys CUDA graphs traced whole as
+# kernels ('CUDA graph N')
 
 
 # Cache files opened by the command now running: DuckDB checks a block's checksum only when
