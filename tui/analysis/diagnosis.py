@@ -259,7 +259,7 @@ def _host_busy_in(gaps: Sequence[Gap], window: Window | None = None) -> dict[int
 
 def _numbered(name: str) -> str:
     """batch_3 and batch_4 as batch_N; a Python frame keeps its line ('train.py(42): f'),
-    a built-in its name ('<built-in method write_record of PyTorchFileWriter object>')."""
+    a built-in its name ('<built-in method write_record of … object>')."""
     if ".py(" in name or name.startswith("<built-in"):
         return name
     return re.sub(r"\d+", "N", name)

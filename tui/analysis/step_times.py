@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, TypedDict
 
 from tui.analysis.finding import Finding
 from tui.analysis.idle_causes import CAUSES, COPY_PATTERN, SYNC_PATTERN
+from tui.analysis.remedies import WARM_UP
 from tui.core.queries import load_query
 from tui.core.steps import step_patterns
 from tui.core.units import format_ns
@@ -39,9 +40,6 @@ LISTED = 3
 MOST_OF_LOSS = 0.5
 # Slow steps costing this share of the window or more (beyond a median step) are a warning.
 WARN_SHARE = 0.1
-# What to do where the slow steps are the window's first (warm-up, compiling)
-WARM_UP_ADVICE = ("a first step pays for warm-up and compiling once: start the profile "
-                  "after it and judge the steps alone")
 
 
 class SlowStep(TypedDict):
@@ -138,7 +136,7 @@ def slow_step_finding(con: duckdb.DuckDBPyConnection, steps: StepFigures | None,
              if steps.get("slow_first") else
              f"{len(found):,} step{'s' if len(found) > 1 else ''}")
     does = "it does" if len(found) == 1 else "they do"
-    advice = (WARM_UP_ADVICE if steps.get("slow_first") else
+    advice = (WARM_UP if steps.get("slow_first") else
               f"find what {does} that the others do not (e.g. a checkpoint, an evaluation, "
               "a recompilation, a stalled batch) and do it less often or off the thread "
               "that issues GPU work")
