@@ -20,6 +20,7 @@ from tests.conftest import inflated, sample
 from tests.helpers.oracle import chrome_events, ns
 from tests.helpers.paths import DATA
 from tests.helpers.window_oracle import union_within
+from tui.analysis.remedies import SLOW_STEPS
 from tui.analysis.step_times import SLOW_FACTOR, steps_text
 from tui.analysis.summary import trace_summary
 from tui.core.units import format_ns
@@ -140,6 +141,8 @@ def test_the_slow_step_holds_what_the_gpu_idled_in_it(nsys: dict) -> None:
             f"{format_ns(inside['host'])} of it in step 20, which took "
             f"{format_ns(end - start)} against a median step of {format_ns(median)}; "
             ) in diagnosis["text"]
+    # nothing in the export names what the host did in it: what to look for in it
+    assert diagnosis["text"].endswith(f"; {SLOW_STEPS.format(does='it does')}.")
 
 
 def test_the_profiler_steps_are_the_jsons(kineto: dict) -> None:

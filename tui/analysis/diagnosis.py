@@ -47,7 +47,7 @@ from tui.analysis.idle_causes import (
     idle_by_cause,
 )
 from tui.analysis.parallelism import ADVICE
-from tui.analysis.remedies import WARM_UP, host_work, remedy
+from tui.analysis.remedies import SLOW_STEPS, WARM_UP, host_work, remedy
 from tui.analysis.step_times import StepFigures, in_slow_steps, step_figures, steps_text, summed
 from tui.analysis.summary_types import Diagnosis as DiagnosisJson
 from tui.analysis.window import Window, merged, work_window
@@ -363,6 +363,9 @@ def _one(t: DeviceTime, source_format: str | None, subject: str | None,
             in_slow_steps(t.steps, bound, t.parts()[bound]))
     if slow and t.steps and t.steps.get("slow_first"):  # the loss is mostly warm-up
         advice = WARM_UP
+    elif slow and t.steps and not (remedies or {}).get(bound) and host_work(
+            t.host_busy_in) is None:  # the loss is in a few steps, and nothing says why
+        advice = SLOW_STEPS.format(does="it does" if t.steps["slow"] == 1 else "they do")
     return Diagnosis(bound, f"{_TITLE[bound]}{where}: {_EVIDENCE[bound](t, who, its)}"
                             f"{slow}{context}; {advice}.", t)
 

@@ -52,6 +52,11 @@ class HostWork:
 WARM_UP = ("it is paid once, not every step: start the profile after warm-up (a profiler "
            "schedule with warmup, or NVTX step ranges) and judge the steps alone")
 
+# Where a few steps far slower than the rest hold the loss, and nothing names what they did
+SLOW_STEPS = ("find what {does} that the other steps do not (e.g. a checkpoint, an "
+              "evaluation, a recompilation, a stalled batch) and do it less often or off the "
+              "thread that issues GPU work")
+
 HOST_WORK = (
     HostWork(
         "init", "one-time initialisation",

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, TypedDict
 
 from tui.analysis.finding import Finding
 from tui.analysis.idle_causes import CAUSES, COPY_PATTERN, SYNC_PATTERN
-from tui.analysis.remedies import WARM_UP
+from tui.analysis.remedies import SLOW_STEPS, WARM_UP
 from tui.core.queries import load_query
 from tui.core.steps import step_patterns
 from tui.core.units import format_ns
@@ -135,11 +135,8 @@ def slow_step_finding(con: duckdb.DuckDBPyConnection, steps: StepFigures | None,
     which = (f"{'The first step' if len(found) == 1 else f'The first {len(found):,} steps'}"
              if steps.get("slow_first") else
              f"{len(found):,} step{'s' if len(found) > 1 else ''}")
-    does = "it does" if len(found) == 1 else "they do"
     advice = (WARM_UP if steps.get("slow_first") else
-              f"find what {does} that the others do not (e.g. a checkpoint, an evaluation, "
-              "a recompilation, a stalled batch) and do it less often or off the thread "
-              "that issues GPU work")
+              SLOW_STEPS.format(does="it does" if len(found) == 1 else "they do"))
     text = (f"{which} of {steps['count']:,} in the window took over "
             f"{_times(SLOW_FACTOR)} a typical step ({format_ns(typical)}), waits on the GPU "
             f"left out: {_listed(steps)}; {format_ns(cost)} beyond a typical step "
