@@ -189,7 +189,8 @@ def test_an_xla_profile_is_judged_over_its_steps() -> None:
 def test_a_range_without_gpu_work_is_never_the_window() -> None:
     """pp_1f1b_nsys.sqlite: the 1F1B job's two ranks end in NVTX ranges `ncclCommDestroy`
     (0.5 s each, after the last kernel) that hold no GPU work; the window is the ranges
-    named like steps, `step 0` to `step 5`, from the first one's start."""
+    named like steps, `step 1` to `step 5`, from the first one's start: each rank's
+    `step 0`, over twice a typical step, is moved into the set-up."""
     path = sample("pp_1f1b_nsys.sqlite")
     db = sqlite3.connect(path)
     ranges = db.execute(
@@ -203,8 +204,16 @@ def test_a_range_without_gpu_work_is_never_the_window() -> None:
     with open_trace(path) as trace:
         window = work_window(trace.con)
     assert window is not None
-    assert (window.kind, window.name) == ("steps", "step 0 … step 5")
-    assert window.start_ns == min(lo for _name, lo in steps)
+    assert (window.kind, window.name, window.warm_up) == ("steps", "step 1 … step 5", 2)
+    assert window.start_ns == min(lo for name, lo in steps if name == "step 1")
+    # the set-up: from the first event to there, with the GPU's busy time in it
+    activities = [row for t in GPU_TABLES for row in db.execute(f"SELECT start, end FROM {t}")]
+    (first,) = db.execute(
+        "SELECT min(s) FROM (SELECT min(start) AS s FROM CUPTI_ACTIVITY_KIND_KERNEL UNION ALL "
+        "SELECT min(start) FROM CUPTI_ACTIVITY_KIND_RUNTIME UNION ALL SELECT min(start) "
+        "FROM NVTX_EVENTS WHERE end IS NOT NULL)").fetchone()
+    assert window.setup_ns == window.start_ns - first
+    assert window.setup_busy_ns == union_within(activities, first, window.start_ns)
 
 
 def test_a_range_around_no_step_is_set_up_where_steps_are_named(tmp_path: Path) -> None:
@@ -326,4 +335,8 @@ def test_the_profiler_steps_own_query_finds_the_same_window(name) -> None:
     else:
         assert name in ("stacks_training.pt.trace.json.gz", "ddp4_nsys.sqlite")
         assert full[0] == "steps" and steps is None
-    assert (window.kind, window.start_ns, window.end_ns, window.ranges) == full[:1] + full[2:5]
+    # (ddp4_nsys: each process's `step 0`, warming up, moved into the set-up)
+    warm = 4 if name == "ddp4_nsys.sqlite" else 0
+    assert window.warm_up == warm
+    assert (window.kind, window.end_ns, window.ranges + warm) == (full[0], full[3], full[4])
+    assert (window.start_ns == full[2]) == (warm == 0)

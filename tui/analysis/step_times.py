@@ -93,6 +93,22 @@ def step_figures(con: duckdb.DuckDBPyConnection, window: Window
     return figures, _idle_inside(con, [(rows[i][3], rows[i][4]) for i in slow])
 
 
+def leading_slow_steps(con: duckdb.DuckDBPyConnection, window: Window
+                       ) -> tuple[int, list[tuple]] | None:
+    """How many of the window's first steps are slow, one after another (warming up), and
+    its steps (_steps); None where none is, or fewer than MIN_STEPS - 1 would stay."""
+    rows = _steps(con, window)
+    if len(rows) < MIN_STEPS:
+        return None
+    _typical, slow = _slow(rows, window.duration_ns)
+    warm = 0
+    while warm in slow:
+        warm += 1
+    if not warm or len(rows) - warm < MIN_STEPS - 1:
+        return None
+    return warm, rows
+
+
 def _steps(con: duckdb.DuckDBPyConnection, window: Window) -> list[tuple]:
     """(name, pid, tid, start_ns, end_ns, waited_ns) of each step in `window`, by start."""
     return con.execute(load_query("window_steps"), {

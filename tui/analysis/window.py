@@ -18,7 +18,7 @@ idled. The gaps table and NVIDIA's rules stay over the whole capture.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import cache
 
 import duckdb
@@ -53,6 +53,7 @@ class Window:
     setup_ns: int = 0  # the trace's first event to the window's start
     setup_busy_ns: int = 0  # of that, the time some GPU activity ran
     around: tuple[str, ...] = ()  # a window of steps: the ranges around it (window_around.sql)
+    warm_up: int = 0  # a window of steps: its first steps, slow, moved into the set-up
 
     @property
     def duration_ns(self) -> int:
@@ -98,13 +99,20 @@ class Window:
         diagnosis.'; None when it is under SETUP_SAID of the window."""
         if self.setup_ns < SETUP_SAID * self.duration_ns or self.kind == "gpu_span":
             return None
+        first_step = (self.name or "").split(" … ")[0]
         before = {"profiler_steps": "the first profiler step", "steps": "the first step",
                   "range": f"the range `{self.name}`",
                   "profiler_range": "cudaProfilerStart",
                   "phases": f"the first range `{(self.name or '').split(' … ')[0]}`",
                   "iteration": "the repeating kernels"}.get(self.kind, "the work")
         idle = 100 * (self.setup_ns - self.setup_busy_ns) / self.setup_ns
-        return (f"Set-up: {format_ns(self.setup_ns)} before {before} (no GPU work "
+        warm = ""
+        if self.warm_up:  # the first steps, slow, moved into the set-up
+            before = first_step
+            warm = (", its first step (over twice a typical step) among it"
+                    if self.warm_up == 1 else f", its first {self.warm_up} steps (each over "
+                    "twice a typical step) among it")
+        return (f"Set-up: {format_ns(self.setup_ns)} before {before}{warm} (no GPU work "
                 f"{idle:.0f}% of it), not part of the diagnosis.")
 
 
@@ -141,12 +149,34 @@ def work_window(con: duckdb.DuckDBPyConnection) -> Window | None:
     if row is None:
         return None
     kind, name, start, end, ranges, _first, setup, setup_busy = row
-    around: tuple[str, ...] = ()
-    if kind in ("steps", "profiler_steps"):  # the loop's own ranges around its steps
-        around = tuple(r[0] for r in con.execute(load_query("window_around"), {
-            "profiler_step": params["profiler_step"], "step_name": params["step_name"],
-            "start_ns": start}).fetchall())
-    return Window(kind, name, start, end, ranges, setup, setup_busy, around)
+    window = Window(kind, name, start, end, ranges, setup, setup_busy)
+    if kind in ("steps", "profiler_steps"):
+        window = _after_warm_up(con, window)
+        # the loop's own ranges around its steps
+        window = replace(window, around=tuple(r[0] for r in con.execute(
+            load_query("window_around"), {"profiler_step": params["profiler_step"],
+                                          "step_name": params["step_name"],
+                                          "start_ns": window.start_ns}).fetchall()))
+    return window
+
+
+def _after_warm_up(con: duckdb.DuckDBPyConnection, window: Window) -> Window:
+    """A window of steps less its first steps where they are slow (tui/analysis/
+    step_times.py: compiling, autotuning, a first iteration's allocations), moved into the
+    set-up, where at least STEADY_STEPS steps stay: the diagnosis is of the steady steps."""
+    from tui.analysis.step_times import leading_slow_steps  # step_times uses Window
+
+    steps = leading_slow_steps(con, window)
+    if steps is None:
+        return window
+    warm, rows = steps
+    first_ns = window.start_ns - window.setup_ns
+    start = rows[warm][3]
+    (busy,) = con.execute(load_query("window_setup_busy"),
+                          {"first_ns": first_ns, "start_ns": start}).fetchone() or (0,)
+    return replace(window, name=f"{rows[warm][0]} … {rows[-1][0]}", start_ns=start,
+                   ranges=len(rows) - warm, setup_ns=start - first_ns, setup_busy_ns=busy,
+                   warm_up=warm)
 
 
 def merged(windows: list[Window | None]) -> Window | None:
