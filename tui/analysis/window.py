@@ -23,6 +23,7 @@ from functools import cache
 
 import duckdb
 
+from tui.analysis.step_times import leading_slow_steps
 from tui.core.queries import fill, fragment, load_query
 from tui.core.steps import step_patterns
 from tui.core.units import format_ns
@@ -164,8 +165,6 @@ def _after_warm_up(con: duckdb.DuckDBPyConnection, window: Window) -> Window:
     """A window of steps less its first steps where they are slow (tui/analysis/
     step_times.py: compiling, autotuning, a first iteration's allocations), moved into the
     set-up, where at least STEADY_STEPS steps stay: the diagnosis is of the steady steps."""
-    from tui.analysis.step_times import leading_slow_steps  # step_times uses Window
-
     steps = leading_slow_steps(con, window)
     if steps is None:
         return window
