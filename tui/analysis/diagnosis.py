@@ -94,7 +94,7 @@ class DeviceTime:
     comm_wait_ns: int | None = None  # a run: NCCL kernels waiting for other ranks
     memory_ns: int | None = None  # --ncu: compute time of kernels at their memory ceiling
     window: Window | None = None  # the window of work the figures are of (None: the span)
-    steps: StepFigures | None = None  # the window's steps, with this device's idle in the slow
+    steps: StepFigures | None = None  # the window's steps; this device's idle in slow ones
 
     @property
     def idle_ns(self) -> int:

@@ -1,6 +1,6 @@
 """The findings of one trace: Nsight Systems' rules (tui.analysis.rules) and tui's own
 (GPU idle share per device, the top kernel, launch overhead, matrix kernels on CUDA
-cores, GEMMs of unaligned shapes, steps far slower than the window's median), most costly
+cores, GEMMs of unaligned shapes, steps far slower than a typical step), most costly
 first.
 
 Each is a Finding: its `text` is what the terminal prints, `cost_ns` the GPU-idle or host

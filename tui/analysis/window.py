@@ -164,7 +164,8 @@ def work_window(con: duckdb.DuckDBPyConnection) -> Window | None:
 def _after_warm_up(con: duckdb.DuckDBPyConnection, window: Window) -> Window:
     """A window of steps less its first steps where they are slow (tui/analysis/
     step_times.py: compiling, autotuning, a first iteration's allocations), moved into the
-    set-up, where at least STEADY_STEPS steps stay: the diagnosis is of the steady steps."""
+    set-up, where at least MIN_STEPS - 1 steps stay (step_times.leading_slow_steps): the
+    diagnosis is of the steady steps."""
     steps = leading_slow_steps(con, window)
     if steps is None:
         return window
