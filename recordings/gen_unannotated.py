@@ -1,0 +1,182 @@
+"""Whole programs with no annotations at all (no NVTX range, no profiler step), as most
+programs are when first put under `nsys profile`: the imports, the model's build and the
+first iterations' set-up come first, then the work.
+
+Workloads (argv[1]):
+  generate  Hugging Face Llama-style model (random weights from its config: 8 layers,
+            width 1024, 16 heads, 4 KV heads) in bf16, eager, `generate()` greedy of 192
+            new tokens for 4 prompts of 128 tokens, 4 times: the decode launches many
+            small kernels one after another from Python (launch-bound).
+  vision    timm ResNet-50 trained in bf16 autocast, channels_last, SGD, 40 steps of 64
+            images at 224x224, each image decoded and augmented on the host in NumPy by a
+            two-worker DataLoader (~8 ms an image): the GPU waits on the loader.
+  jax       a jitted JAX MLP (4 layers of 4096, bf16) trained 200 steps with SGD, each
+            batch made on the host in NumPy (~4 ms: random inputs, a sort, a normalisation)
+            and put on the device before the step: the GPU waits on the host's data step.
+  triton    a Triton softmax kernel and a Triton matmul kernel timed with
+            `triton.testing.do_bench` (its L2 flush between runs): compute on the GPU, a
+            JIT compile before each kernel's first run.
+
+Usage: python gen_unannotated.py WORKLOAD
+Prints `<workload> ok work_s=<seconds> ...`.
+"""
+import os
+import sys
+import time
+
+import numpy as np
+import torch
+
+
+def generate() -> str:
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    config = LlamaConfig(hidden_size=1024, intermediate_size=2816, num_hidden_layers=8,
+                         num_attention_heads=16, num_key_value_heads=4, vocab_size=32000,
+                         max_position_embeddings=1024)
+    torch.manual_seed(0)
+    model = LlamaForCausalLM(config).to(torch.bfloat16).cuda().eval()
+    prompts = torch.randint(3, 32000, (4, 128), device="cuda")
+    rounds = int(os.environ.get("ROUNDS", "4"))
+    start = time.perf_counter()
+    with torch.inference_mode():
+        for _ in range(rounds):
+            out = model.generate(prompts, attention_mask=torch.ones_like(prompts),
+                                 max_new_tokens=192, min_new_tokens=192, do_sample=False,
+                                 pad_token_id=0)
+    torch.cuda.synchronize()
+    return f"work_s={time.perf_counter() - start:.2f} tokens={out.shape[1] - 128}"
+
+
+class Images(torch.utils.data.Dataset):
+    """Each image 'decoded' (a random 256x256 RGB array from its index) and augmented on
+    the host: a random crop to 224, a flip, a colour jitter and normalisation in float32."""
+
+    def __len__(self) -> int:
+        return 1 << 20
+
+    def __getitem__(self, index: int) -> tuple[torch.Tensor, int]:
+        rng = np.random.default_rng(index)
+        image = rng.integers(0, 256, (256, 256, 3), dtype=np.uint8)
+        y, x = rng.integers(0, 32, 2)
+        crop = image[y:y + 224, x:x + 224].astype(np.float32) / 255.0
+        if rng.random() < 0.5:
+            crop = crop[:, ::-1]
+        for _ in range(3):  # jitter: brightness, contrast, saturation
+            crop = np.clip(crop * rng.uniform(0.8, 1.2) + rng.uniform(-0.1, 0.1), 0, 1)
+        crop = (crop - np.array([0.485, 0.456, 0.406])) / np.array([0.229, 0.224, 0.225])
+        chw = np.ascontiguousarray(crop.transpose(2, 0, 1), np.float32)
+        return torch.from_numpy(chw), index % 1000
+
+
+def vision() -> str:
+    import timm
+
+    model = timm.create_model("resnet50", num_classes=1000).cuda().to(
+        memory_format=torch.channels_last)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    loader = torch.utils.data.DataLoader(Images(), batch_size=64, num_workers=2,
+                                         pin_memory=True, shuffle=False)
+    steps = int(os.environ.get("STEPS", "40"))
+    start = time.perf_counter()
+    for step, (images, labels) in enumerate(loader):
+        if step == steps:
+            break
+        images = images.cuda(non_blocking=True).to(memory_format=torch.channels_last)
+        labels = labels.cuda(non_blocking=True)
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = torch.nn.functional.cross_entropy(model(images), labels)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+    torch.cuda.synchronize()
+    return f"work_s={time.perf_counter() - start:.2f} steps={steps}"
+
+
+def triton_kernels() -> str:
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def softmax_kernel(out_ptr, in_ptr, stride, cols, BLOCK: tl.constexpr):
+        row = tl.program_id(0)
+        offs = tl.arange(0, BLOCK)
+        x = tl.load(in_ptr + row * stride + offs, mask=offs < cols, other=-float("inf"))
+        x = x - tl.max(x, axis=0)
+        num = tl.exp(x)
+        tl.store(out_ptr + row * stride + offs, num / tl.sum(num, axis=0), mask=offs < cols)
+
+    @triton.jit
+    def matmul_kernel(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                      BK: tl.constexpr):
+        pm, pn = tl.program_id(0), tl.program_id(1)
+        rm = pm * BM + tl.arange(0, BM)
+        rn = pn * BN + tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, K, BK):
+            x = tl.load(a + rm[:, None] * K + (k + rk)[None, :])
+            y = tl.load(b + (k + rk)[:, None] * N + rn[None, :])
+            acc += tl.dot(x, y)
+        tl.store(c + rm[:, None] * N + rn[None, :], acc.to(tl.bfloat16))
+
+    x = torch.randn(8192, 4096, device="cuda")
+    y = torch.empty_like(x)
+    soft = triton.testing.do_bench(
+        lambda: softmax_kernel[(8192,)](y, x, x.stride(0), 4096, BLOCK=4096), rep=2000)
+    n = 4096
+    a = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+    c = torch.empty(n, n, device="cuda", dtype=torch.bfloat16)
+    mm = triton.testing.do_bench(
+        lambda: matmul_kernel[(n // 128, n // 128)](a, b, c, n, n, n, BM=128, BN=128, BK=64),
+        rep=2000)
+    torch.testing.assert_close(c.float(), (a.float() @ b.float()), atol=1, rtol=0.05)
+    return f"softmax_ms={soft:.3f} matmul_ms={mm:.3f}"
+
+
+def jax_train() -> str:
+    import jax
+    import jax.numpy as jnp
+
+    sizes = [4096] * 5
+    key = jax.random.PRNGKey(0)
+    params = []
+    for a, b in zip(sizes[:-1], sizes[1:], strict=True):
+        key, k = jax.random.split(key)
+        params.append((jax.random.normal(k, (a, b), jnp.bfloat16) / np.sqrt(a),
+                       jnp.zeros((b,), jnp.bfloat16)))
+
+    def loss(params, x, y):
+        for w, b in params[:-1]:
+            x = jax.nn.gelu(x @ w + b)
+        w, b = params[-1]
+        return jnp.mean(((x @ w + b) - y).astype(jnp.float32) ** 2)
+
+    @jax.jit
+    def step(params, x, y):
+        grads = jax.grad(loss)(params, x, y)
+        return jax.tree_util.tree_map(lambda p, g: p - 1e-3 * g, params, grads)
+
+    rng = np.random.default_rng(0)
+
+    def batch() -> tuple:
+        x = rng.standard_normal((512, 4096), dtype=np.float32)
+        x = np.sort(x, axis=1)
+        x = (x - x.mean(axis=1, keepdims=True)) / x.std(axis=1, keepdims=True)
+        return (jax.device_put(x.astype(jnp.bfloat16)),
+                jax.device_put(x[:, ::-1].astype(jnp.bfloat16)))
+
+    steps = int(os.environ.get("STEPS", "200"))
+    start = time.perf_counter()
+    for _ in range(steps):
+        params = step(params, *batch())
+    jax.block_until_ready(params)
+    return f"work_s={time.perf_counter() - start:.2f} steps={steps}"
+
+
+if __name__ == "__main__":
+    workload = sys.argv[1]
+    run = {"generate": generate, "vision": vision, "triton": triton_kernels,
+           "jax": jax_train}[workload]
+    print(workload, "ok", run(), flush=True)

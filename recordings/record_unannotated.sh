@@ -1,0 +1,60 @@
+#!/bin/bash
+# Record gen_unannotated.py's workloads as users first record a program: the whole of it
+# under `nsys profile -t cuda,nvtx,osrt --sample=process-tree --cpuctxsw=process-tree`, no
+# capture range, no annotations; each exported to SQLite with NVIDIA's answers beside it
+# (`nsys stats` and every `nsys analyze` rule's rows, gpu_gaps also at gap=0). Where this
+# nsys has `--python-sampling`, `vision` is recorded a second time with it (vision_py).
+# Run from the repository root:   OUT=/some/dir bash recordings/record_unannotated.sh
+# Env: OUT (a folder), GPUS (the first is used), ONLY (generate,vision,triton,vision_py,jax,
+# jax_no_cb: jax with XLA's command buffers off and nsys --cuda-graph-trace=node).
+# Outputs: $OUT/<name>.sqlite.xz, $OUT/unannotated_refs.tgz (CSVs, logs), $OUT/run.log.
+# nsys: the one bundled with Nsight Compute, which needs the libdw1/libelf1 .deb files in
+# $NSYS_DEPS (default .realtraces/.nsysdeps; see README.md).
+set -u -o pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+: "${OUT:?set OUT to a folder}"
+START=$SECONDS
+GPUS=${GPUS:-0}
+ONLY=${ONLY:-generate,vision,triton,vision_py,jax}
+export CUDA_VISIBLE_DEVICES=${GPUS%%,*} PYTHONUNBUFFERED=1 XLA_PYTHON_CLIENT_PREALLOCATE=false
+W=/tmp/unannotated; rm -rf $W; mkdir -p $W $OUT
+. $HERE/nsys_env.sh
+{
+  nvidia-smi; nproc
+  python3 -c "import torch, transformers, timm, triton, sys; print(sys.version); print(torch.__version__, torch.version.cuda, transformers.__version__, timm.__version__, triton.__version__)"
+  python3 -c "import jax; print('jax', jax.__version__)"
+  $NSYS --version
+} > $W/probe.txt 2>&1
+say "$(grep -m1 -o 'NVIDIA [A-Z0-9 ]*[0-9]' $W/probe.txt); $(tail -2 $W/probe.txt | tr '\n' ' ')"
+$NSYS profile --help > $W/nsys_profile_help.txt 2>&1
+FLAGS="-t cuda,nvtx,osrt --sample=process-tree --cpuctxsw=process-tree"
+RULES="cuda_memcpy_async cuda_memcpy_sync cuda_memset_sync cuda_api_sync gpu_gaps gpu_time_util"
+for name in ${ONLY//,/ }; do
+  workload=$name; extra=""
+  if [ $name = jax_no_cb ]; then  # XLA's command buffers off: each step's kernels traced
+    workload=jax; extra="--cuda-graph-trace=node"
+    export XLA_FLAGS=--xla_gpu_enable_command_buffer=
+  fi
+  if [ $name = vision_py ]; then
+    grep -q -- '--python-sampling' $W/nsys_profile_help.txt || { say "no --python-sampling"; continue; }
+    workload=vision; extra="--python-sampling=true"
+  fi
+  P=$W/$name
+  timeout -k 5 300 $NSYS profile $FLAGS $extra -f true -o $P \
+    python3 $HERE/gen_unannotated.py $workload > $P.log 2>&1
+  say "nsys $name: rc=$? $(grep -h ' ok ' $P.log | tail -1)"
+  [ -f $P.nsys-rep ] || [ ! -f $P.qdstrm ] || timeout 150 $D/QdstrmImporter -i $P.qdstrm >> $P.log 2>&1
+  rm -f $P.qdstrm
+  timeout 200 $NSYS export --type sqlite -f true -o $P.sqlite $P.nsys-rep >> $P.log 2>&1
+  say "export $name: rc=$? $(stat -c %s $P.sqlite 2>/dev/null) B"
+  for r in $RULES gpu_gaps:gap=0; do
+    arg=$r:rows=-1; [ $r = gpu_gaps ] && arg=gpu_gaps:gap=1:rows=-1
+    timeout 90 $NSYS analyze -r $arg --format csv --force-overwrite true -o $P $P.sqlite >> $P.log 2>&1
+  done
+  timeout 150 $NSYS stats --format csv --force-overwrite true -o $P -r \
+    cuda_gpu_kern_sum,cuda_gpu_sum,cuda_api_sum,osrt_sum,cuda_gpu_mem_time_sum $P.sqlite >> $P.log 2>&1
+  xz -T0 -6 -c $P.sqlite > $OUT/$name.sqlite.xz
+  say "xz $name: $(stat -c %s $OUT/$name.sqlite.xz) B"
+done
+(cd $W && tar czf $OUT/unannotated_refs.tgz *.csv *.log *.txt)
+ls -la $OUT | tee -a $LOG
