@@ -16,7 +16,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from tui.analysis.idle_causes import COPY_PATTERN, GAP_KIND, SYNC_PATTERN, classify_idle
-from tui.analysis.module_names import module_label
+from tui.analysis.module_names import COMPILERS, module_label
 from tui.core.queries import fill, fragment, load_query
 from tui.core.steps import PROFILER_STEP, STEP_NAME
 from tui.core.units import format_ns
@@ -32,6 +32,9 @@ SYNC_CALL = re.compile(SYNC_PATTERN)
 COPY_CALL = re.compile(COPY_PATTERN)
 # The host call must cover this share of the gap to be named its cause.
 DOMINANT_SHARE = 0.3
+# A gap whose launching thread has this share of its samples in one compiler (NVRTC,
+# Triton's) was spent compiling kernels: that is what the host was busy in.
+COMPILING_SHARE = 0.5
 # Gaps whose overlapping host calls, ranges and ops are looked up (the longest ones):
 # range joins against millions of host events grow with the gap count, so beyond this
 # a gap's cause names its class alone.
@@ -120,14 +123,15 @@ def _explained(con: duckdb.DuckDBPyConnection, params: dict,
             launch_start=launch_start, blocked_in=blocked_in,
             frame=_innermost_frame(frame_name, frame_overlap, op_name, op_overlap, duration),
         )
-        if cause == "host" and gap_no in sampled:
-            text += f"; {sampled[gap_no]}"
+        said, compiler = sampled.get(gap_no, (None, None))
+        if cause == "host" and said:
+            text += f"; {said}"
         if cause == "other" and len(gaps) >= MAX_CONTEXT_GAPS:
             text = f"host activity not looked up (only for the {MAX_CONTEXT_GAPS:,} longest gaps)"
         gaps.append(Gap(device=device, start_ns=start, duration_ns=duration,
                         before=before or "", after=after or "", cause=text,
                         kind=GAP_KIND.get(cause or "other", "other"),
-                        busy_in=_busy_in(range_path, op_name, frame_name)
+                        busy_in=(compiler or _busy_in(range_path, op_name, frame_name))
                         if cause == "host" else None))
     return gaps
 
@@ -138,9 +142,12 @@ def _host_rows(con: duckdb.DuckDBPyConnection) -> int:
 
 
 # Ranges that mark steps say nothing of what the host was doing in them (Kineto's
-# ProfilerStep#N, NVTX `step 3`): the op beneath is named instead
+# ProfilerStep#N, NVTX `step 3`), nor do XLA's marking its own execution under nsys
+# (`XlaModule:#hlo_module=jit_step…#`) or nsys' `[Unknown]` for a range it could not
+# name: the op beneath is named instead
 _STEP_RANGES = (re.compile(PROFILER_STEP),
-                re.compile("^" + STEP_NAME.removeprefix("^(?i)"), re.IGNORECASE))
+                re.compile("^" + STEP_NAME.removeprefix("^(?i)"), re.IGNORECASE),
+                re.compile(r"^(Xla[A-Za-z]+|Thunk):#|^\[Unknown\]$"))
 
 
 def _busy_in(range_path: str | None, op_name: str | None,
@@ -153,9 +160,11 @@ def _busy_in(range_path: str | None, op_name: str | None,
     return " › ".join(named) if named else (op_name or frame_name)
 
 
-def _gap_samples(con: duckdb.DuckDBPyConnection) -> dict[int, str]:
-    """{gap_no: 'its thread's samples: the Python interpreter 90%, libc 7%'} for the gaps
-    with host context where the trace has CPU samples on the thread that ended them."""
+def _gap_samples(con: duckdb.DuckDBPyConnection) -> dict[int, tuple[str, str | None]]:
+    """{gap_no: ('its thread's samples: the Python interpreter 90%, libc 7%', compiler)}
+    for the gaps with host context where the trace has CPU samples on the thread that
+    ended them; `compiler`: the label of a compiler (module_names.COMPILERS) holding
+    COMPILING_SHARE or more of them, what the host was busy in; else None."""
     import duckdb  # here: a warm summary imports this module without DuckDB
 
     try:
@@ -168,7 +177,10 @@ def _gap_samples(con: duckdb.DuckDBPyConnection) -> dict[int, str]:
     for gap_no, samples, top in con.execute(load_query("gap_samples")).fetchall():
         parts = [f"{module_label(t['module'])} {100 * t['samples'] / samples:.0f}%"
                  for t in top]
-        said[gap_no] = f"its thread's {samples:,} samples: {', '.join(parts)}"
+        first = module_label(top[0]["module"]) if top else None
+        compiler = (first if first in COMPILERS and top[0]["samples"] >= COMPILING_SHARE * samples
+                    else None)
+        said[gap_no] = (f"its thread's {samples:,} samples: {', '.join(parts)}", compiler)
     return said
 
 

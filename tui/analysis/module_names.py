@@ -15,7 +15,23 @@ _MODULE_LABELS = (
     (re.compile(r"^libtorch|^libc10"), "PyTorch"),
     (re.compile(r"^libc\.so|^libpthread|^ld-linux"), "libc"),
     (re.compile(r"kallsyms|^\[kernel|vmlinux"), "the OS kernel"),
+    # data preparation's usual libraries (NumPy's compiled modules: _multiarray_umath,
+    # its random generators _pcg64, _bounded_integers, …)
+    (re.compile(r"^_multiarray|^_umath|^_pcg64|^_philox|^_mt19937|^_sfc64"
+                r"|^_bounded_integers|^bit_generator|^libnumpy|numpy"),
+     "NumPy"),
+    (re.compile(r"^_imaging|^libjpeg|^libturbojpeg|^libpng|^libwebp"), "Pillow"),
+    (re.compile(r"^(lib)?opencv|^cv2"), "OpenCV"),
+    # compilers run while the program runs (COMPILERS)
+    (re.compile(r"^libnvrtc"), "NVRTC"),
+    (re.compile(r"^libnvidia-ptxjitcompiler"), "the driver's PTX compiler"),
+    (re.compile(r"^libtriton"), "Triton's compiler"),
+    (re.compile(r"^ptxas"), "ptxas"),
 )
+# The labels of compilers that build GPU kernels while the program runs: samples in them
+# on the thread that issues GPU work are kernels compiled while the GPU waits.
+COMPILERS = frozenset({"NVRTC", "the driver's PTX compiler",
+                       "Triton's compiler", "ptxas"})
 
 
 def module_label(module: str) -> str:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from tui.analysis.module_names import COMPILERS
+
 # What to do about each bound, by the framework that made the trace (default: PyTorch).
 REMEDY = {
     "compute": "speed up the kernels themselves: lower precision (bf16, TF32), fused or "
@@ -59,6 +61,18 @@ SLOW_STEPS = ("find what {does} that the other steps do not (e.g. a checkpoint, 
 
 HOST_WORK = (
     HostWork(
+        "jit", "compiling GPU kernels while the program runs",
+        re.compile("^(" + "|".join(re.escape(label) for label in sorted(COMPILERS)) + ")$"),
+        "the thread that issues GPU work compiles kernels while the GPU waits: where it "
+        "recurs, new input shapes are the usual reason (a sequence that grows each step, "
+        "batches of varying size): keep shapes fixed (pad to a few lengths, a static KV "
+        "cache) or use kernels not compiled per shape (for attention, another SDPA "
+        "backend); where it is once, warm up before the work and keep the compiler's "
+        "cache between runs (TRITON_CACHE_DIR, TORCHINDUCTOR_CACHE_DIR)",
+        "XLA compiles while the GPU waits: keep shapes static (pad, bucket) so that each "
+        "jitted function compiles once, and keep its persistent compilation cache "
+        "(jax_compilation_cache_dir)"),
+    HostWork(
         "init", "one-time initialisation",
         re.compile(r"(?i)^nccl(Comm)?Init|CommInit|^cu(da)?(Init|SetDevice|DeviceReset)\b"
                    r"|^cu(Module|Library)Load|^(cudnn|cublas|cublasLt)Create|initiali[sz]"
@@ -78,6 +92,17 @@ HOST_WORK = (
         re.compile(r"(?i)sleep"),
         "the thread that issues GPU work sleeps while the GPU waits: remove the sleep or "
         "move it (throttling, polling) to another thread"),
+    HostWork(  # host_samples.HostActivity.busy_elsewhere: 'NumPy on other threads'
+        "elsewhere", "what the launching thread waited for",
+        re.compile(r" on other threads$"),
+        "the thread that issues GPU work waits for work done on other threads or processes "
+        "(a DataLoader's workers): give that work more workers (num_workers) and "
+        "prefetching (prefetch_factor), and make it cheaper (decode and augment on the GPU, "
+        "e.g. torchvision.transforms.v2 on CUDA tensors or NVIDIA DALI; store the data "
+        "nearer its final form)",
+        "the thread that issues work waits for work done on other threads (the input "
+        "pipeline): give it more parallelism (tf.data's num_parallel_calls, Grain's "
+        "worker_count) and prefetching, and make it cheaper"),
     HostWork(
         "data", "data preparation",
         re.compile(r"(?i)data|loader|batch|collate|prefetch|prepar|preprocess|augment"
