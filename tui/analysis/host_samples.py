@@ -15,6 +15,7 @@ however many devices' gaps hold it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -34,6 +35,29 @@ JSON_ROWS = 100
 PLAIN_JOIN_ROWS = 50_000
 _TEMP_TABLES = ("host_ranges_raw", "host_ranges", "host_range_samples", "host_range_ids",
                 "host_range_activities")
+
+
+# OS runtime calls in which a thread waits for another thread or process (a queue's
+# semaphore or condition, a pipe or socket polled, a child joined): a launching thread
+# held in them through most of the stretches was waiting for work done elsewhere. Not
+# `read`: a file read is the thread's own I/O as much as a pipe's wait on another.
+WAIT_CALLS = re.compile(r"^(sem_(clock|timed)?wait|pthread_(cond_(timed|clock)?wait|join)"
+                        r"|e?poll(_wait|_pwait)?|ppoll|p?select|futex|waitpid|wait4?)$")
+# The launching thread waited elsewhere when its waiting calls held this share of the
+# stretches' time.
+WAITED_MOST = 0.5
+
+
+@dataclass
+class Waiting:
+    """The launching thread waited in `call` (and others of WAIT_CALLS) for `pct` of the
+    stretches while the other threads' samples were in `others` ((label, pct), largest
+    first)."""
+
+    call: str | None  # None: no waiting call traced (its time off a CPU says it waited)
+    pct: float
+    on_cpu_pct: float | None
+    others: list[tuple[str, float]]
 
 
 @dataclass
@@ -90,10 +114,66 @@ class HostActivity:
     thread_name: str | None = None
     on_cpu_ns: int | None = None  # the launching thread's time on a CPU (context switches)
 
+    def waiting(self) -> Waiting | None:
+        """Whether the launching thread spent most of the stretches waiting for other
+        threads or processes (OS runtime calls of WAIT_CALLS over WAITED_MOST of the time,
+        else off a CPU that long by its context switches, not in a sleep), and where the
+        other threads' samples were meanwhile; None: it did not, or the trace has no CPU
+        samples and OS runtime calls or context switches to tell."""
+        if self.unit != "samples" or not self.range_ns:
+            return None
+        waits = [o for o in self.launching.osrt if WAIT_CALLS.match(o.name)]
+        waited = sum(o.ns for o in waits)
+        slept = sum(o.ns for o in self.launching.osrt if "sleep" in o.name)
+        off_cpu = (self.range_ns - self.on_cpu_ns if self.on_cpu_ns is not None else 0)
+        if waited < WAITED_MOST * self.range_ns:
+            # off a CPU most of the time, and not asleep: blocked where the OS runtime
+            # trace does not see (a futex of the runtime's own locks: XLA's threads)
+            if off_cpu < WAITED_MOST * self.range_ns or slept >= WAITED_MOST * self.range_ns:
+                return None
+            waited = off_cpu
+        own = {share.name: share.value for share in self.launching.by_module}
+        labels: dict[str, int] = {}
+        for share in self.all_threads.by_module:
+            rest = share.value - own.get(share.name, 0)
+            if rest > 0:
+                label = module_label(share.name)
+                labels[label] = labels.get(label, 0) + rest
+        total = sum(labels.values())
+        others = [(label, 100.0 * n / total) for label, n in
+                  sorted(labels.items(), key=lambda item: (-item[1], item[0]))[:2]
+                  if round(100.0 * n / total) >= 1]
+        on_cpu = (100.0 * self.on_cpu_ns / self.range_ns
+                  if self.on_cpu_ns is not None else None)
+        top = max(waits, key=lambda o: o.ns).name if waits else None
+        return Waiting(top, 100.0 * waited / self.range_ns, on_cpu, others)
+
+    def busy_elsewhere(self) -> str | None:
+        """What the host was busy in while the launching thread waited for it (waiting):
+        'NumPy on other threads'; None where it did not wait, or nothing else was sampled."""
+        waiting = self.waiting()
+        if waiting is None or not waiting.others:
+            return None
+        return f"{waiting.others[0][0]} on other threads"
+
     def where(self) -> str:
         """Where the launching thread was, in words: 'the launching thread was in the
-        Python interpreter (69% of its samples) and OpenBLAS (22%)'; '' when unknown."""
+        Python interpreter (69% of its samples) and OpenBLAS (22%)', or 'the launching
+        thread waited 72% of the time (most in sem_clockwait; on a CPU 23%); other threads
+        were in NumPy (52% of their samples) and libc (19%)'; '' when unknown."""
         view = self.launching
+        waiting = self.waiting()
+        if waiting is not None:
+            held = [f"most in {waiting.call}"] if waiting.call else []
+            if waiting.on_cpu_pct is not None:
+                held.append(f"on a CPU {waiting.on_cpu_pct:.0f}%")
+            said = (f"the launching thread waited {waiting.pct:.0f}% of the time"
+                    + (f" ({'; '.join(held)})" if held else ""))
+            if waiting.others:
+                said += "; other threads were in " + " and ".join(
+                    f"{label} ({pct:.0f}%{' of their samples' if i == 0 else ''})"
+                    for i, (label, pct) in enumerate(waiting.others))
+            return said
         if self.unit == "samples":
             labels: dict[str, float] = {}
             for share in view.by_module:

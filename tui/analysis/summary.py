@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TypeVar
 
 import duckdb
@@ -18,13 +19,15 @@ from tui.analysis.distributed.idle import gap_classes
 from tui.analysis.distributed.memo import cached_figures
 from tui.analysis.findings import findings
 from tui.analysis.flops import flops_summary
+from tui.analysis.framework import source_format
+from tui.analysis.gaps import Gap
 from tui.analysis.gpu_metrics import (
     gpu_metrics_summary,
     metric_devices,
     window_means,
     with_metrics_phrase,
 )
-from tui.analysis.host_samples import HostActivity, gaps_host_activity
+from tui.analysis.host_samples import HostActivity, gaps_host_activity, range_host_activity
 from tui.analysis.kernels import device_busy, kernel_stats
 from tui.analysis.memory import memory_peaks
 from tui.analysis.row_sets import GapRows, RowSet, add_offsets
@@ -37,7 +40,7 @@ from tui.analysis.summary_types import (
 )
 from tui.analysis.summary_types import Finding as FindingJson
 from tui.analysis.tensor_cores import gemm_tensor_cores, matrix_kernels, with_matrix_phrase
-from tui.analysis.window import work_window
+from tui.analysis.window import Window, work_window
 from tui.analysis.xla_ops import command_buffer_stats, xla_module_stats, xla_op_stats
 from tui.core.budget import budget_of, memory_budget
 from tui.core.db import SUMMARY_SHARE, duckdb_share_of, one_row, twice_the_budget_if_short
@@ -101,7 +104,7 @@ def _rank_summary(trace: Trace, min_gap_ns: int) -> dict:
     con = trace.con
     devices = device_busy(con)
     gaps, work = gaps_and_work_only(con, min_gap_ns)
-    diagnosis = diagnose(work, trace.format).to_json()
+    diagnosis = diagnose(work, source_format(con)).to_json()
     origin = one_row(con, load_query("trace_origin"))[0]
     return {"devices": [d.as_dict() for d in devices], "gaps": GapRows(gaps, origin),
             "diagnosis": diagnosis, "warnings": list(trace.warnings),
@@ -137,6 +140,11 @@ def _summed_up(trace: Trace, min_gap_ns: int, on: bool, figures: Callable[[], di
     window = work_window(con)  # for the diagnosis and the FLOPs alike
     gaps, times, work = gaps_and_work(con, min_gap_ns, window, side_by_side=on)
     host = host_activity()
+    # what the diagnosis's sentence says of the host: over the window's gaps alone
+    waited_on = _window_host(con, host, gaps, window)
+    elsewhere = waited_on.busy_elsewhere() if waited_on else None
+    if elsewhere:  # the launching thread waited on others, and nothing else says for what
+        work = [t if t.host_busy_in else replace(t, host_busy_in=elsewhere) for t in work]
     span = con.execute(load_query("trace_span")).fetchone() or (None, None)
     origin = one_row(con, load_query("trace_origin"))[0]
     meta = dict(con.execute("SELECT key, value FROM trace_meta").fetchall())
@@ -164,7 +172,7 @@ def _summed_up(trace: Trace, min_gap_ns: int, on: bool, figures: Callable[[], di
     found += distributed_findings([rank], run=False)
     gap_rows = GapRows(gaps, origin)
     counters = gpu_metrics_summary(con, min_gap_ns, [k.name for k in kernels])
-    diagnosis = diagnose(work, trace.format).to_json()
+    diagnosis = diagnose(work, source_format(con)).to_json()
     described = diagnosis.get("window")
     # the counters over the window the sentence describes, not the whole busy span
     over = (window_means(con, described["start_ns"], described["end_ns"])
@@ -172,8 +180,8 @@ def _summed_up(trace: Trace, min_gap_ns: int, on: bool, figures: Callable[[], di
     rank["diagnosis"] = with_metrics_phrase(diagnosis, counters, over)
     if counters is None:  # no Tensor Active: the kernels' names say where the math ran
         rank["diagnosis"] = with_matrix_phrase(rank["diagnosis"], matrix)
-    if host and rank["diagnosis"].get("bound") == "host" and host.where():
-        rank["diagnosis"]["host_where"] = host.where()  # where the waited-on host was
+    if waited_on and rank["diagnosis"].get("bound") == "host" and waited_on.where():
+        rank["diagnosis"]["host_where"] = waited_on.where()  # where the waited-on host was
     summary: TraceSummary = {
         "source": source,
         "diagnosis": rank["diagnosis"],
@@ -198,6 +206,21 @@ def _summed_up(trace: Trace, min_gap_ns: int, on: bool, figures: Callable[[], di
         summary["xla_modules"] = xla_module_stats(con)
         summary["xla_command_buffers"] = command_buffer_stats(con)
     return summary
+
+
+def _window_host(con: duckdb.DuckDBPyConnection, host: HostActivity | None,
+                 gaps: list[Gap], window: Window | None) -> HostActivity | None:
+    """The host's activity in the gaps inside the window of work (clipped to it), where
+    the window leaves out some of the gaps and the trace has CPU samples (a whole
+    program's set-up: its compiles, its imports); else `host`, over every gap."""
+    if host is None or host.unit != "samples" or window is None:
+        return host
+    inside = [(max(g.start_ns, window.start_ns), min(g.start_ns + g.duration_ns, window.end_ns))
+              for g in gaps]
+    inside = [(start, end) for start, end in inside if end > start]
+    if len(inside) == len(gaps) or not inside:
+        return host
+    return range_host_activity(con, inside)
 
 
 def code_and_memory(con: duckdb.DuckDBPyConnection) -> CodeAndMemory:
