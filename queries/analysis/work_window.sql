@@ -4,7 +4,8 @@
 -- steady state rather than the start-up. The first of these the trace has:
 --   profiler_steps  Kineto's `ProfilerStep#N` ranges ($profiler_step), first to last
 --   range           an outermost NVTX range or user annotation (one per thread, not named
---                   like a step: `compute`, `train`) whose time holds at least $most of
+--                   like a step nor a library's own ($library): `compute`, `train`)
+--                   whose time holds at least $most of
 --                   the GPU work and, where the trace has ranges named like steps, one of
 --                   them; with several, the one holding the most
 --   steps           annotation ranges named like steps ($step_name: `step 3`, XLA's
@@ -43,10 +44,12 @@ WITH gpu AS (
     WHERE profiler_step
     HAVING count(*) > 0
 ), outer_ranges AS (
-    -- the outermost ranges not named like steps, one per thread for their name
+    -- the outermost ranges not named like steps nor a library's own, one per thread for
+    -- their name
     SELECT name, min(start_ns) AS start_ns, max(end_ns) AS end_ns, count(*) AS ranges
     FROM notes
     WHERE depth = 0 AND NOT profiler_step AND NOT step_named
+      AND NOT regexp_matches(name, $library)
     GROUP BY name
     HAVING count(*) = count(DISTINCT (pid, tid))
 ), step_notes AS (  -- the outermost of the ranges named like steps

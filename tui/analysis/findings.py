@@ -20,6 +20,7 @@ import duckdb
 
 from tui.analysis.diagnosis import DeviceTime, Diagnosis, diagnose, gaps_and_work
 from tui.analysis.finding import Finding
+from tui.analysis.framework import source_format
 from tui.analysis.gaps import Gap
 from tui.analysis.kernels import DeviceBusy, KernelStats, device_busy, kernel_stats
 from tui.analysis.nsys_rules import RULES
@@ -51,7 +52,7 @@ def trace_findings(con: duckdb.DuckDBPyConnection, min_gap_ns: int,
     gaps, times, work = gaps_and_work(con, min_gap_ns)
     found, skipped = findings(con, device_busy(con), kernel_stats(con), gaps, min_gap_ns,
                               span_ns, times, work=work)
-    return found, skipped, span_ns, diagnose(work, _source_format(con))
+    return found, skipped, span_ns, diagnose(work, source_format(con))
 
 
 def findings(
@@ -75,12 +76,12 @@ def findings(
         out.append(_top_kernel(kernels[0]))
         launch_idle = (sum(t.idle.by_cause["launch"] for t in times)
                        if times is not None else None)
-        source_format = _source_format(con)
-        overhead = _launch_overhead(kernels, source_format, launch_idle)
+        framework = source_format(con)
+        overhead = _launch_overhead(kernels, framework, launch_idle)
         if overhead is not None:
             out.append(overhead)
         on_cuda_cores = cuda_core_finding(matrix_kernels(con) if matrix is None else matrix,
-                                          sum(k.total_ns for k in kernels), source_format)
+                                          sum(k.total_ns for k in kernels), framework)
         if on_cuda_cores is not None:
             out.append(on_cuda_cores)
     unaligned = unaligned_finding(unaligned_gemms(con))
@@ -164,11 +165,6 @@ _FUSE_ADVICE = {
            "command buffers (CUDA graphs)",
 }
 _FUSE_ADVICE_DEFAULT = "fuse them (torch.compile) or replay them as a CUDA graph"
-
-
-def _source_format(con: duckdb.DuckDBPyConnection) -> str | None:
-    row = con.execute("SELECT value FROM trace_meta WHERE key = 'format'").fetchone()
-    return row[0] if row else None
 
 
 def _launch_overhead(kernels: list[KernelStats], source_format: str | None,

@@ -40,8 +40,12 @@ REGULAR = 0.9
 KINDS = ("profiler_steps", "range", "steps", "profiler_range", "phases", "iteration",
          "gpu_span")
 # Ranges a library marks its own calls with (NCCL's NVTX domain: ncclAllReduce,
-# ncclCommInitRankConfig): no phase of the program's loop.
-LIBRARY_RANGES = "^nccl[A-Z]"
+# ncclCommInitRankConfig; XLA's under nsys: XlaModule:#hlo_module=jit_step…#, its
+# compiler's XlaCompileBackend:#…#, XlaEmitLlvmIr:#…#, its thunks' Thunk:#hlo_op=…#):
+# neither the work nor a phase of the program's loop. XLA's compile ranges hold its GEMM
+# autotuning's kernels, on a dozen threads at once. `[Unknown]`: nsys' name for a range
+# whose string it could not find (XLA's autotuning ranges, where its import failed).
+LIBRARY_RANGES = r"^nccl[A-Z]|^(Xla[A-Za-z]+|Thunk):#|^\[Unknown\]$"
 
 
 @dataclass(frozen=True)
