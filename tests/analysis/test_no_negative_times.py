@@ -33,7 +33,8 @@ SIGNED_ROWS = {
                                 "activity, the +0 (JAX's first step dispatches, then runs)"},
 }
 # folders whose one trace is kept xz-compressed: summed up inflated
-PACKED = {"nvlink": "nvlink/nvlink.sqlite", "cuda_graph": "cuda_graph/cuda_graph_graph.sqlite"}
+PACKED = {"nvlink": "nvlink/nvlink.sqlite", "cuda_graph": "cuda_graph/cuda_graph_graph.sqlite",
+          "unannotated": "unannotated/vision.sqlite"}
 
 
 def negatives(value: Any, where: str = "") -> Iterator[tuple[str, float]]:

@@ -1,0 +1,188 @@
+"""Whole programs recorded with no annotations (recordings/gen_unannotated.py under `nsys
+profile -t cuda,nvtx,osrt --sample=process-tree --cpuctxsw=process-tree`): what the host
+was doing while the GPU waited comes from the CPU samples and OS runtime calls alone. Each
+figure is checked against the export read with sqlite3 and NVIDIA's own `gpu_gaps` rows
+(tests/data/unannotated/)."""
+
+from __future__ import annotations
+
+import csv
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.paths import inflated
+from tui.analysis.diagnosis import diagnose, gaps_and_work
+from tui.analysis.framework import source_format
+from tui.analysis.host_samples import WAIT_CALLS, gaps_host_activity
+from tui.analysis.remedies import host_work
+from tui.analysis.summary import trace_summary
+from tui.loading.trace import open_trace
+
+DATA = Path(__file__).parents[1] / "data" / "unannotated"
+MS = 1_000_000
+
+
+def nvidia_gaps(name: str) -> list[tuple[int, int]]:
+    """NVIDIA's `nsys analyze -r gpu_gaps:gap=1` rows: (start, duration), by start."""
+    with open(DATA / f"{name}.gpu_gaps.csv", newline="") as f:
+        return sorted((int(r["Start (ns)"]), int(r["Duration (ns)"])) for r in csv.DictReader(f))
+
+
+def leaf_modules(db: sqlite3.Connection, gtid: int | None, start: int, end: int,
+                 others: bool = False) -> dict[str, int]:
+    """The CPU samples of thread `gtid` (others: of every other thread) in [start, end), by
+    the module of their innermost frame, as the export holds them."""
+    rows = db.execute(
+        "SELECT m.value, count(*) FROM COMPOSITE_EVENTS AS e "
+        "JOIN SAMPLING_CALLCHAINS AS c ON c.id = e.id AND c.stackDepth = 0 "
+        "JOIN StringIds AS m ON m.id = c.module "
+        "WHERE e.start >= ? AND e.start < ? AND (e.globalTid = ?) != ? GROUP BY 1",
+        (start, end, gtid, others)).fetchall()
+    return {Path(module).name: n for module, n in rows}
+
+
+def global_tid(pid: int, tid: int) -> int:
+    return (pid << 24) | tid | (1 << 48)
+
+
+def test_a_kernel_compiled_while_the_gpu_waits_is_what_the_host_was_busy_in() -> None:
+    """`triton`: softmax's and matmul's first runs each wait for Triton to compile them.
+    The second compile (1.03 s) falls in the window of work; its thread spent most of its
+    samples in libtriton, so that is what the host was busy in, with the compiler's remedy."""
+    path = inflated("unannotated/triton.sqlite")
+    with open_trace(path) as trace:
+        gaps, _whole, work = gaps_and_work(trace.con, MS)
+    assert sorted((g.start_ns, g.duration_ns) for g in gaps) == nvidia_gaps("triton")
+    # NVIDIA's second-longest gap: matmul's compile, after softmax's timed runs
+    start, duration = sorted(nvidia_gaps("triton"), key=lambda g: -g[1])[1]
+    assert duration == 1_030_573_991
+    compile_gap = next(g for g in gaps if g.start_ns == start)
+    assert compile_gap.busy_in == "Triton's compiler" == work[0].host_busy_in
+    # the export's own samples of the launching thread in that gap: libtriton over half
+    db = sqlite3.connect(path)
+    (gtid,), = db.execute(
+        "SELECT r.globalTid FROM CUPTI_ACTIVITY_KIND_RUNTIME AS r "
+        "JOIN CUPTI_ACTIVITY_KIND_KERNEL AS k USING (correlationId) "
+        "WHERE k.start = ?", (start + duration,)).fetchall()
+    modules = leaf_modules(db, gtid, start, start + duration)
+    assert modules["libtriton.so"] >= 0.5 * sum(modules.values())
+    assert f"its thread's {sum(modules.values()):,} samples: Triton's compiler" \
+        in compile_gap.cause
+    row = host_work("Triton's compiler")
+    assert row is not None and row.key == "jit"
+    text = diagnose(work, "nsys").text
+    assert ("the host busy most in Triton's compiler: compiling GPU kernels while the "
+            "program runs") in text
+    assert text.endswith(f"; {row.remedy}.")
+
+
+@pytest.fixture(scope="module")
+def vision() -> tuple[Path, dict, list]:
+    path = inflated("unannotated/vision.sqlite")
+    with open_trace(path) as trace:
+        gaps, _whole, _work = gaps_and_work(trace.con, MS)
+        return path, dict(trace_summary(trace, MS)), gaps
+
+
+def test_a_loader_bound_loop_waits_on_its_workers_numpy(vision) -> None:
+    """`vision`: each batch of 64 images is augmented in NumPy by two DataLoader worker
+    processes, slower than the GPU trains on it. While the GPU idles, the launching thread
+    mostly waits (in the loader's queue: sem_clockwait) and the other threads' samples are
+    in NumPy: the host was busy in that, and the remedy is the workers'."""
+    path, summary, gaps = vision
+    assert sorted((g.start_ns, g.duration_ns) for g in gaps) == nvidia_gaps("vision")
+    host = summary["host_samples"]
+    assert host["range_ns"] == sum(d for _, d in nvidia_gaps("vision"))
+    pid, tid = host["thread"]["pid"], host["thread"]["tid"]
+    db = sqlite3.connect(path)
+    gtid = global_tid(pid, tid)
+    # the sentence is of the window of work: NVIDIA's gaps clipped to it (the set-up's
+    # gaps, imports and the model's build, left out)
+    window = summary["diagnosis"]["window"]
+    stretches = [(max(s, window["start_ns"]), min(s + d, window["end_ns"]))
+                 for s, d in nvidia_gaps("vision")]
+    stretches = [(s, e) for s, e in stretches if e > s]
+    assert len(stretches) < len(nvidia_gaps("vision"))
+    # the launching thread's waiting calls inside them, clipped to them
+    waited = 0
+    for start, end in stretches:
+        for name, s, e in db.execute(
+                "SELECT n.value, o.start, o.end FROM OSRT_API AS o "
+                "JOIN StringIds AS n ON n.id = o.nameId "
+                "WHERE o.globalTid = ? AND o.start < ? AND o.end > ?",
+                (gtid, end, start)):
+            if WAIT_CALLS.match(name):
+                waited += min(e, end) - max(s, start)
+    total = sum(e - s for s, e in stretches)
+    numpy = {f"{m}.cpython-312-x86_64-linux-gnu.so"
+             for m in ("_multiarray_umath", "_pcg64", "_bounded_integers")}
+    others: dict[str, int] = {}
+    for start, end in stretches:
+        for module, n in leaf_modules(db, gtid, start, end, others=True).items():
+            others[module] = others.get(module, 0) + n
+    in_numpy = sum(n for m, n in others.items() if m in numpy)
+    assert in_numpy == max(in_numpy, *others.values()) and in_numpy > 0.5 * sum(others.values())
+    where = summary["diagnosis"]["host_where"]
+    assert where.startswith(f"the launching thread waited {100 * waited / total:.0f}% of "
+                            "the time (most in sem_clockwait; on a CPU ")
+    assert f"other threads were in NumPy ({100 * in_numpy / sum(others.values()):.0f}% of " \
+           "their samples)" in where
+    text = summary["diagnosis"]["text"]
+    row = host_work("NumPy on other threads")
+    assert row is not None and row.key == "elsewhere"
+    assert summary["diagnosis"]["bound"] == "host"
+    assert ("the host busy most in NumPy on other threads: what the launching thread waited "
+            "for") in text
+    assert text.endswith(f"; {row.remedy}.")
+
+
+def test_without_os_calls_the_time_off_a_cpu_tells_the_wait(vision) -> None:
+    """The same gaps with the OS runtime calls left out: the context switches still show
+    the launching thread off a CPU most of the time (no call named); without them too,
+    nothing tells a wait, and its samples are all that is said."""
+    path, _summary, _gaps = vision
+    with open_trace(path) as trace:
+        trace.con.execute("CREATE TEMP TABLE os_calls AS SELECT * FROM main.os_calls LIMIT 0")
+        host = gaps_host_activity(trace.con, MS)
+    assert host is not None and host.on_cpu_ns is not None
+    waiting = host.waiting()
+    assert waiting is not None and waiting.call is None
+    off_cpu = 100 * (host.range_ns - host.on_cpu_ns) / host.range_ns
+    assert host.where().startswith(
+        f"the launching thread waited {off_cpu:.0f}% of the time (on a CPU "
+        f"{100 - off_cpu:.0f}%); other threads were in NumPy")
+    # and with neither OS calls nor context switches, its samples are all that is said
+    with open_trace(path) as trace:
+        trace.con.execute("CREATE TEMP TABLE os_calls AS SELECT * FROM main.os_calls LIMIT 0")
+        trace.con.execute("CREATE TEMP TABLE thread_sched AS "
+                          "SELECT * FROM main.thread_sched LIMIT 0")
+        host = gaps_host_activity(trace.con, MS)
+    assert host is not None and host.waiting() is None and host.busy_elsewhere() is None
+    assert host.where().startswith("the launching thread was in ")
+
+
+def test_a_jax_program_under_nsys_is_judged_over_its_steps_in_xlas_words() -> None:
+    """`jax` with XLA's command buffers off: a jitted MLP's 200 steps, each batch made in
+    NumPy on the Python thread while XLA's thread that launches the kernels waits. XLA's
+    own NVTX ranges (its compiles, their GEMM autotuning's kernels on a dozen threads) are
+    neither the window nor what the host was busy in; the window is the 200 steps; the
+    advice is XLA's, and names the NumPy the launching thread waited for."""
+    path = inflated("unannotated/jax_no_cb.sqlite")
+    with open_trace(path) as trace:
+        gaps, _whole, work = gaps_and_work(trace.con, MS)
+        assert source_format(trace.con) == "xla"
+        summary = dict(trace_summary(trace, MS))
+    assert sorted((g.start_ns, g.duration_ns) for g in gaps) == nvidia_gaps("jax_no_cb")
+    window = work[0].window
+    assert window is not None and window.kind == "iteration"
+    assert summary["diagnosis"]["text"].startswith(
+        "Host-bound in 200 repeats of its kernel sequence")
+    assert not any(g.busy_in and g.busy_in.startswith(("Xla", "[Unknown]")) for g in gaps)
+    row = host_work("NumPy on other threads")
+    assert row is not None and row.remedy_xla is not None
+    text = summary["diagnosis"]["text"]
+    assert "the host busy most in NumPy on other threads" in text
+    assert text.endswith(f"; {row.remedy_xla}.")
+    assert "other threads were in NumPy" in summary["diagnosis"]["host_where"]
