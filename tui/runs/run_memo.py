@@ -40,7 +40,8 @@ from tui.loading import cache
 from tui.loading.locations import is_remote
 from tui.loading.store import is_parquet_store
 
-RUN_MEMO_VERSION = "v4"  # bump when run_summary's keys or meaning change; v4: gpu_metrics
+RUN_MEMO_VERSION = "v5"  # bump when run_summary's keys or meaning change; v4: gpu_metrics;
+# v5: a gap's compiler, XLA's advice under nsys
 _SLICE = 16 << 20  # characters copied at a time
 
 
