@@ -12,7 +12,7 @@ import duckdb
 from tui.analysis.beside import Beside, side_by_side
 from tui.analysis.code import code_source, frame_times, unattributed
 from tui.analysis.code_hlo import op_path_rows
-from tui.analysis.diagnosis import diagnose, gaps_and_work, gaps_and_work_only
+from tui.analysis.diagnosis import decide, diagnose, gaps_and_work, gaps_and_work_only
 from tui.analysis.distributed import trace_figures
 from tui.analysis.distributed.findings import distributed_findings
 from tui.analysis.distributed.idle import gap_classes
@@ -140,8 +140,10 @@ def _summed_up(trace: Trace, min_gap_ns: int, on: bool, figures: Callable[[], di
     window = work_window(con)  # for the diagnosis and the FLOPs alike
     gaps, times, work = gaps_and_work(con, min_gap_ns, window, side_by_side=on)
     host = host_activity()
-    # what the diagnosis's sentence says of the host: over the window's gaps alone
-    waited_on = _window_host(con, host, gaps, window)
+    # what the diagnosis's sentence says of the host: over the window's gaps alone, worked
+    # out only where a device waited on its host most
+    waited_on = (_window_host(con, host, gaps, window)
+                 if any(decide(t) == "host" for t in work) else None)
     elsewhere = waited_on.busy_elsewhere() if waited_on else None
     if elsewhere:  # the launching thread waited on others, and nothing else says for what
         work = [t if t.host_busy_in else replace(t, host_busy_in=elsewhere) for t in work]
