@@ -13,6 +13,10 @@ Workloads (argv[1]):
   jax       a jitted JAX MLP (4 layers of 4096, bf16) trained 200 steps with SGD, each
             batch made on the host in NumPy (~4 ms: random inputs, a sort, a normalisation)
             and put on the device before the step: the GPU waits on the host's data step.
+  ddp       (under torchrun, one process per GPU) an MLP (8 layers of 4096, bf16 autocast)
+            trained 100 steps data-parallel (DDP, NCCL) on batches made on the GPU; the
+            last rank sleeps 20 ms before each step (a slow input), so the others wait
+            for it in the gradients' all-reduce.
   triton    a Triton softmax kernel and a Triton matmul kernel timed with
             `triton.testing.do_bench` (its L2 flush between runs): compute on the GPU, a
             JIT compile before each kernel's first run.
@@ -135,6 +139,36 @@ def triton_kernels() -> str:
     return f"softmax_ms={soft:.3f} matmul_ms={mm:.3f}"
 
 
+def ddp() -> str:
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel
+
+    dist.init_process_group("nccl")
+    rank, world = dist.get_rank(), dist.get_world_size()
+    torch.cuda.set_device(rank)
+    torch.manual_seed(0)
+    layers = []
+    for _ in range(8):
+        layers += [torch.nn.Linear(4096, 4096), torch.nn.GELU()]
+    model = DistributedDataParallel(torch.nn.Sequential(*layers).cuda(), device_ids=[rank])
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    steps = int(os.environ.get("STEPS", "100"))
+    start = time.perf_counter()
+    for _ in range(steps):
+        if rank == world - 1:
+            time.sleep(0.02)  # a slow input on the last rank
+        x = torch.randn(256, 4096, device="cuda")
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = model(x).float().pow(2).mean()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+    torch.cuda.synchronize()
+    took = time.perf_counter() - start
+    dist.destroy_process_group()
+    return f"rank={rank} work_s={took:.2f} steps={steps}"
+
+
 def jax_train() -> str:
     import jax
     import jax.numpy as jnp
@@ -178,5 +212,5 @@ def jax_train() -> str:
 if __name__ == "__main__":
     workload = sys.argv[1]
     run = {"generate": generate, "vision": vision, "triton": triton_kernels,
-           "jax": jax_train}[workload]
+           "jax": jax_train, "ddp": ddp}[workload]
     print(workload, "ok", run(), flush=True)

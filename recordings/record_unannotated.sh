@@ -6,7 +6,8 @@
 # nsys has `--python-sampling`, `vision` is recorded a second time with it (vision_py).
 # Run from the repository root:   OUT=/some/dir bash recordings/record_unannotated.sh
 # Env: OUT (a folder), GPUS (the first is used), ONLY (generate,vision,triton,vision_py,jax,
-# jax_no_cb: jax with XLA's command buffers off and nsys --cuda-graph-trace=node).
+# jax_no_cb: jax with XLA's command buffers off and nsys --cuda-graph-trace=node; ddp:
+# torchrun over the two GPUs of DDP_GPUS, default 0,1).
 # Outputs: $OUT/<name>.sqlite.xz, $OUT/unannotated_refs.tgz (CSVs, logs), $OUT/run.log.
 # nsys: the one bundled with Nsight Compute, which needs the libdw1/libelf1 .deb files in
 # $NSYS_DEPS (default .realtraces/.nsysdeps; see README.md).
@@ -39,9 +40,14 @@ for name in ${ONLY//,/ }; do
     grep -q -- '--python-sampling' $W/nsys_profile_help.txt || { say "no --python-sampling"; continue; }
     workload=vision; extra="--python-sampling=true"
   fi
+  LAUNCH=python3
+  if [ $name = ddp ]; then  # one process per GPU of DDP_GPUS, under one nsys
+    LAUNCH="torchrun --nproc_per_node=2"; export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1}
+    export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
+  fi
   P=$W/$name
   timeout -k 5 300 $NSYS profile $FLAGS $extra -f true -o $P \
-    python3 $HERE/gen_unannotated.py $workload > $P.log 2>&1
+    $LAUNCH $HERE/gen_unannotated.py $workload > $P.log 2>&1
   say "nsys $name: rc=$? $(grep -h ' ok ' $P.log | tail -1)"
   [ -f $P.nsys-rep ] || [ ! -f $P.qdstrm ] || timeout 150 $D/QdstrmImporter -i $P.qdstrm >> $P.log 2>&1
   rm -f $P.qdstrm

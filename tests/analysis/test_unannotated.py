@@ -186,3 +186,45 @@ def test_a_jax_program_under_nsys_is_judged_over_its_steps_in_xlas_words() -> No
     assert "the host busy most in NumPy on other threads" in text
     assert text.endswith(f"; {row.remedy_xla}.")
     assert "other threads were in NumPy" in summary["diagnosis"]["host_where"]
+
+
+def test_a_rank_that_sleeps_before_each_step_is_the_straggler_and_its_sleep_named() -> None:
+    """`ddp` (two processes under one nsys): the last rank sleeps 20 ms before each step,
+    the other waits for it in the all-reduce. Each of its gaps whose launching thread was
+    held in `clock_nanosleep` for most of it says so, as many as the export's own OS
+    calls over NVIDIA's gaps on that GPU give; the rank is host-bound on a sleep, with
+    the sleep's remedy."""
+    import io
+    import json
+    from contextlib import redirect_stdout
+
+    from tui.cli.main import main
+
+    path = inflated("unannotated/ddp.sqlite")
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main(["--summary", "--json", str(path)]) == 0
+    summary = json.loads(out.getvalue())
+    assert summary["straggler"] == 1
+    rank = next(r for r in summary["ranks"] if r["rank"] == 1)
+    row = host_work("clock_nanosleep")
+    assert row is not None and row.key == "sleep"
+    assert "the host busy most in clock_nanosleep: a sleep" in rank["diagnosis"]["text"]
+    assert rank["diagnosis"]["text"].endswith(f"; {row.remedy}.")
+    # NVIDIA's gaps on GPU 1 over 1 ms, and the sleeps of that rank's process in each
+    with open(DATA / "ddp.gpu_gaps.csv", newline="") as f:
+        nvidia = [(int(r["Start (ns)"]), int(r["Duration (ns)"]), int(r["PID"]))
+                  for r in csv.DictReader(f) if r["Device ID"] == "1"]
+    db = sqlite3.connect(path)
+    slept = 0
+    for start, duration, pid in nvidia:
+        (held,), = db.execute(
+            "SELECT coalesce(max(min(o.end, ?) - max(o.start, ?)), 0) FROM OSRT_API AS o "
+            "JOIN StringIds AS n ON n.id = o.nameId "
+            "WHERE n.value = 'clock_nanosleep' AND o.globalTid >> 24 & 16777215 = ? "
+            "AND o.start < ? AND o.end > ?",
+            (start + duration, start, pid, start + duration, start)).fetchall()
+        slept += held >= 0.3 * duration
+    said = [g for g in summary["gaps"] if g["rank"] == 1
+            and "its thread slept in clock_nanosleep" in g["cause"]]
+    assert slept >= 90 and len(said) == slept

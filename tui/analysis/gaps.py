@@ -102,6 +102,7 @@ def _explained(con: duckdb.DuckDBPyConnection, params: dict,
                                        <= GAP_PLAIN_JOIN_ROWS else "gap_overlaps"))
             context = con.execute(load_query("gap_host_context")).fetchall()
             sampled = _gap_samples(con)
+            held = _gap_os_calls(con)
     finally:
         con.execute("DROP VIEW IF EXISTS context_gaps")
         for table in ((() if classified else ("idle_causes",))
@@ -126,13 +127,19 @@ def _explained(con: duckdb.DuckDBPyConnection, params: dict,
         said, compiler = sampled.get(gap_no, (None, None))
         if cause == "host" and said:
             text += f"; {said}"
+        call, call_ns = held.get(gap_no, (None, 0))
+        slept = None
+        if cause == "host" and call and call_ns >= DOMINANT_SHARE * duration:
+            slept = call if "sleep" in call else None
+            text += (f"; its thread {'slept' if slept else 'waited'} in {call} "
+                     f"({format_ns(call_ns)} of {format_ns(duration)})")
         if cause == "other" and len(gaps) >= MAX_CONTEXT_GAPS:
             text = f"host activity not looked up (only for the {MAX_CONTEXT_GAPS:,} longest gaps)"
         gaps.append(Gap(device=device, start_ns=start, duration_ns=duration,
                         before=before or "", after=after or "", cause=text,
                         kind=GAP_KIND.get(cause or "other", "other"),
-                        busy_in=(compiler or _busy_in(range_path, op_name, frame_name))
-                        if cause == "host" else None))
+                        busy_in=(compiler or _busy_in(range_path, op_name, frame_name)
+                                 or slept) if cause == "host" else None))
     return gaps
 
 
@@ -182,6 +189,19 @@ def _gap_samples(con: duckdb.DuckDBPyConnection) -> dict[int, tuple[str, str | N
                     else None)
         said[gap_no] = (f"its thread's {samples:,} samples: {', '.join(parts)}", compiler)
     return said
+
+
+def _gap_os_calls(con: duckdb.DuckDBPyConnection) -> dict[int, tuple[str, int]]:
+    """{gap_no: (name, ns)}: the OS runtime call that held the thread that ended each gap
+    with host context the longest inside it (a sleep, a wait on a queue), where the trace
+    has OS runtime calls (nsys -t osrt)."""
+    import duckdb  # here: a warm summary imports this module without DuckDB
+
+    try:
+        rows = con.execute(load_query("gap_os_calls")).fetchall()
+    except duckdb.CatalogException:  # a store written before OS calls were loaded
+        return {}
+    return {gap_no: (name, int(ns)) for gap_no, name, ns in rows}
 
 
 # How the host's part in each cause is said
