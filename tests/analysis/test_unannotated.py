@@ -228,3 +228,35 @@ def test_a_rank_that_sleeps_before_each_step_is_the_straggler_and_its_sleep_name
     said = [g for g in summary["gaps"] if g["rank"] == 1
             and "its thread slept in clock_nanosleep" in g["cause"]]
     assert slept >= 90 and len(said) == slept
+
+
+def test_the_repeats_of_a_program_that_marks_nothing_are_its_steps() -> None:
+    """`triton`: nothing marks the steps, so the window is the kernel sequence's repeats
+    and each repeat is a step on the host, from one launch call of the kernel that comes
+    once a repeat (the L2 flush before each timed run) to the next. Their times are the
+    export's own launch calls' (sqlite3); the slowest is the one that waited for the
+    matmul's compile, and the diagnosis says how much of the loss it holds."""
+    from tui.analysis.window import work_window
+
+    path = inflated("unannotated/triton.sqlite")
+    with open_trace(path) as trace:
+        window = work_window(trace.con)
+        assert window is not None and window.kind == "iteration" and window.name
+        _gaps, _whole, work = gaps_and_work(trace.con, MS)
+    steps = work[0].steps
+    assert steps is not None
+    db = sqlite3.connect(path)
+    starts = [s for (s,) in db.execute(
+        "SELECT r.start FROM CUPTI_ACTIVITY_KIND_KERNEL AS k "
+        "JOIN StringIds AS n ON n.id = k.demangledName "
+        "JOIN CUPTI_ACTIVITY_KIND_RUNTIME AS r USING (correlationId) "
+        "WHERE n.value = ? AND k.start >= ? AND k.start < ? ORDER BY r.start",
+        (window.name, window.start_ns, window.end_ns))]
+    lengths = [b - a for a, b in zip(starts[:-1], starts[1:], strict=True)]
+    assert steps["count"] == len(lengths) > 7000
+    assert steps["max_ns"] == max(lengths) > 1_000_000_000
+    slowest = steps["listed"][0]
+    assert slowest["duration_ns"] == max(lengths)
+    assert slowest["name"] == f"repeat {lengths.index(max(lengths)) + 1}"
+    assert f"in {steps['slow']} steps over twice the median step" in \
+        diagnose(work, "nsys").text

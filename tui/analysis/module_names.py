@@ -17,8 +17,8 @@ _MODULE_LABELS = (
     (re.compile(r"kallsyms|^\[kernel|vmlinux"), "the OS kernel"),
     # data preparation's usual libraries (NumPy's compiled modules: _multiarray_umath,
     # its random generators _pcg64, _bounded_integers, …)
-    (re.compile(r"^_multiarray|^_umath|^_pcg64|^_philox|^_mt19937|^_sfc64"
-                r"|^_bounded_integers|^bit_generator|^libnumpy|numpy"),
+    (re.compile(r"^_multiarray|^_umath|^_pcg64|^_philox|^_mt19937|^_sfc64|^mtrand"
+                r"|^_generator\.cpython|^_bounded_integers|^bit_generator|^libnumpy|numpy"),
      "NumPy"),
     (re.compile(r"^_imaging|^libjpeg|^libturbojpeg|^libpng|^libwebp"), "Pillow"),
     (re.compile(r"^(lib)?opencv|^cv2"), "OpenCV"),

@@ -4,7 +4,10 @@ A checkpoint written, an evaluation run, a recompilation or a stalled batch in o
 forty hides in the window's totals, yet can hold most of what the diagnosis names as the
 loss. The steps are the window's (queries/analysis/window_steps.sql: Kineto's
 `ProfilerStep#N`, else the outermost ranges named like steps, tui/core/steps.py), each
-timed by its host range, as NVIDIA's `nvtx_sum` and XProf's step time take a step. A step
+timed by its host range, as NVIDIA's `nvtx_sum` and XProf's step time take a step; in a
+window of the kernel sequence's repeats (a program that marks nothing), each repeat is a
+step, from one launch call of the kernel that comes once a repeat to the next
+(queries/analysis/window_repeats.sql). A step
 is slow when its own time (its host range less the time its thread spent in synchronising
 and copy calls in it: a host running ahead of the GPU waits in the step that reads a
 result back, which is long without doing more) is over SLOW_FACTOR times a typical step's
@@ -110,10 +113,16 @@ def leading_slow_steps(con: duckdb.DuckDBPyConnection, window: Window
 
 
 def _steps(con: duckdb.DuckDBPyConnection, window: Window) -> list[tuple]:
-    """(name, pid, tid, start_ns, end_ns, waited_ns) of each step in `window`, by start."""
-    return con.execute(load_query("window_steps"), {
-        **step_patterns(), "sync_pattern": SYNC_PATTERN, "copy_pattern": COPY_PATTERN,
-        "start_ns": window.start_ns, "end_ns": window.end_ns}).fetchall()
+    """(name, pid, tid, start_ns, end_ns, waited_ns) of each step in `window`, by start: its
+    annotated steps, or in a window of the kernel sequence's repeats (nothing marks the
+    steps), each repeat on the host, from one launch of its anchor kernel to the next
+    (window_repeats.sql)."""
+    bounds = {"sync_pattern": SYNC_PATTERN, "copy_pattern": COPY_PATTERN,
+              "start_ns": window.start_ns, "end_ns": window.end_ns}
+    if window.kind == "iteration":
+        return con.execute(load_query("window_repeats"),
+                           {**bounds, "anchor": window.name}).fetchall()
+    return con.execute(load_query("window_steps"), {**step_patterns(), **bounds}).fetchall()
 
 
 def _slow(rows: list[tuple], window_ns: int) -> tuple[int, list[int]]:
