@@ -137,3 +137,28 @@ async def test_a_slow_step_row_jumps_to_the_step_on_its_thread() -> None:
         assert timeline.cursor_t == step["start_ns"] + step["duration_ns"] // 2
         lane = timeline.lanes[timeline.lane_index]
         assert (lane.kind, lane.k1, lane.k2) == (LANE_HOST, step["pid"], step["tid"])
+
+
+@sync
+async def test_a_slow_repeat_of_a_program_that_marks_nothing_jumps_to_its_thread() -> None:
+    """Triton's benchmarks (nsys, no annotations): the window is the kernel sequence's
+    repeats, and the repeat that waited for the matmul's compile is a slow step; Enter on
+    its row shows it on the thread that launched it."""
+    path = inflated("unannotated/triton.sqlite")
+    with open_trace(path) as loaded:
+        found = trace_summary(loaded, min_gap_ns=1_000_000)["findings"]
+    slowest = max(next(f for f in found if f["rule"] == "slow_steps")["rows"],
+                  key=lambda r: r["duration_ns"])
+    assert slowest["name"].startswith("repeat ") and slowest["duration_ns"] > 1_000_000_000
+    app = TraceApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        rows = await _rows_of(pilot, "slow_steps")
+        first = all_rows(rows)[0]  # the longest first
+        assert (first["start_ns"], first["duration_ns"]) == (slowest["start_ns"],
+                                                             slowest["duration_ns"])
+        assert first["detail"].startswith(f"{slowest['name']}: ")
+        await pilot.press("enter")
+        timeline = await settle(pilot)
+        assert timeline.cursor_t == slowest["start_ns"] + slowest["duration_ns"] // 2
+        lane = timeline.lanes[timeline.lane_index]
+        assert (lane.kind, lane.k1, lane.k2) == (LANE_HOST, slowest["pid"], slowest["tid"])
