@@ -17,6 +17,10 @@ Workloads (argv[1]):
             trained 100 steps data-parallel (DDP, NCCL) on batches made on the GPU; the
             last rank sleeps 20 ms before each step (a slow input), so the others wait
             for it in the gradients' all-reduce.
+  churn     an MLP (6 layers of 4096, bf16 autocast) trained 60 steps on batches of a
+            different size each step (512 to 4096 rows), `torch.cuda.empty_cache()` after
+            each: PyTorch's caching allocator gives its memory back and asks for it again
+            (cudaFree, cudaMalloc) every step.
   triton    a Triton softmax kernel and a Triton matmul kernel timed with
             `triton.testing.do_bench` (its L2 flush between runs): compute on the GPU, a
             JIT compile before each kernel's first run.
@@ -169,6 +173,30 @@ def ddp() -> str:
     return f"rank={rank} work_s={took:.2f} steps={steps}"
 
 
+def churn() -> str:
+    torch.manual_seed(0)
+    layers = []
+    for _ in range(6):
+        layers += [torch.nn.Linear(4096, 4096), torch.nn.GELU()]
+    model = torch.nn.Sequential(*layers).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    rng = np.random.default_rng(0)
+    steps = int(os.environ.get("STEPS", "60"))
+    start = time.perf_counter()
+    for _ in range(steps):
+        rows = int(rng.integers(512, 4097))
+        x = torch.randn(rows, 4096, device="cuda")
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = model(x).float().pow(2).mean()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        del x, loss
+        torch.cuda.empty_cache()
+    torch.cuda.synchronize()
+    return f"work_s={time.perf_counter() - start:.2f} steps={steps}"
+
+
 def jax_train() -> str:
     import jax
     import jax.numpy as jnp
@@ -212,5 +240,5 @@ def jax_train() -> str:
 if __name__ == "__main__":
     workload = sys.argv[1]
     run = {"generate": generate, "vision": vision, "triton": triton_kernels,
-           "jax": jax_train, "ddp": ddp}[workload]
+           "jax": jax_train, "ddp": ddp, "churn": churn}[workload]
     print(workload, "ok", run(), flush=True)

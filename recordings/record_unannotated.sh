@@ -5,7 +5,7 @@
 # (`nsys stats` and every `nsys analyze` rule's rows, gpu_gaps also at gap=0). Where this
 # nsys has `--python-sampling`, `vision` is recorded a second time with it (vision_py).
 # Run from the repository root:   OUT=/some/dir bash recordings/record_unannotated.sh
-# Env: OUT (a folder), GPUS (the first is used), ONLY (generate,vision,triton,vision_py,jax,
+# Env: OUT (a folder), GPUS (the first is used), ONLY (generate,vision,triton,vision_py,jax,churn,
 # jax_no_cb: jax with XLA's command buffers off and nsys --cuda-graph-trace=node; ddp:
 # torchrun over the two GPUs of DDP_GPUS, default 0,1).
 # Outputs: $OUT/<name>.sqlite.xz, $OUT/unannotated_refs.tgz (CSVs, logs), $OUT/run.log.
@@ -62,5 +62,6 @@ for name in ${ONLY//,/ }; do
   xz -T0 -6 -c $P.sqlite > $OUT/$name.sqlite.xz
   say "xz $name: $(stat -c %s $OUT/$name.sqlite.xz) B"
 done
-(cd $W && tar czf $OUT/unannotated_refs.tgz *.csv *.log *.txt)
+cp $T/rules/cuda_api_sync.py $W/ 2>/dev/null
+(cd $W && tar czf $OUT/unannotated_refs.tgz *.csv *.log *.txt *.py)
 ls -la $OUT | tee -a $LOG

@@ -19,16 +19,20 @@
 --   iteration       the kernel sequence's repeating iteration (work_iteration.sql: its first
 --                   kernel's start $iteration_start, the anchor kernel $iteration_name and
 --                   $iteration_repeats; NULL: none asked for), to the last GPU activity
---   gpu_span        the first GPU activity to the last
+--   gpu_span        the first kernel (the first GPU activity where none is a kernel) to
+--                   the last GPU activity: the copies before the first kernel (a model's
+--                   weights uploaded, then its start-up) are set-up; named `kernel` where
+--                   it starts at one
 -- "GPU work" is the time of every GPU activity, summed over devices, clipped to the range.
 -- {window}: work_window_setup.sql, which ends a window of host ranges where its GPU work
 -- does and adds the set-up before it (work_window_profiler_steps.sql shares it).
 -- Columns: as work_window_setup.sql's
 WITH gpu AS (
-    SELECT start_ns, end_ns FROM gpu_activities
+    SELECT start_ns, end_ns, kind FROM gpu_activities
     WHERE device IS NOT NULL AND end_ns > start_ns
 ), work AS (
-    SELECT sum(end_ns - start_ns) AS ns, min(start_ns) AS first_ns, max(end_ns) AS last_ns
+    SELECT sum(end_ns - start_ns) AS ns, min(start_ns) AS first_ns, max(end_ns) AS last_ns,
+           min(start_ns) FILTER (WHERE kind = 'kernel') AS first_kernel_ns
     FROM gpu
 ), notes AS (
     SELECT pid, tid, name, start_ns, end_ns, depth,
@@ -117,8 +121,11 @@ WITH gpu AS (
            $iteration_repeats AS ranges, 6 AS rank
     WHERE $iteration_start IS NOT NULL
 ), whole AS (
-    SELECT 'gpu_span' AS kind, NULL AS first_name, NULL AS last_name, first_ns AS start_ns,
-           last_ns AS end_ns, 0 AS ranges, 7 AS rank
+    SELECT 'gpu_span' AS kind,
+           CASE WHEN first_kernel_ns IS NOT NULL THEN 'kernel' END AS first_name,
+           CASE WHEN first_kernel_ns IS NOT NULL THEN 'kernel' END AS last_name,
+           coalesce(first_kernel_ns, first_ns) AS start_ns, last_ns AS end_ns, 0 AS ranges,
+           7 AS rank
     FROM work
     WHERE first_ns IS NOT NULL
 ), chosen AS (

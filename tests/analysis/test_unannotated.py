@@ -18,6 +18,7 @@ from tui.analysis.framework import source_format
 from tui.analysis.host_samples import WAIT_CALLS, gaps_host_activity
 from tui.analysis.remedies import host_work
 from tui.analysis.summary import trace_summary
+from tui.core.units import format_ns
 from tui.loading.trace import open_trace
 
 DATA = Path(__file__).parents[1] / "data" / "unannotated"
@@ -259,3 +260,43 @@ def test_the_repeats_of_a_program_that_marks_nothing_are_its_steps() -> None:
     assert slowest["name"] == f"repeat {lengths.index(max(lengths)) + 1}"
     assert f"in {steps['slow']} steps over twice the median step" in \
         diagnose(work, "nsys").text
+
+
+def test_the_work_starts_at_the_first_kernel_and_a_gaps_cuda_call_is_named() -> None:
+    """`churn`: batches of a new size each step, `empty_cache()` after each: no kernel
+    sequence repeats, so the window is the GPU's span, from the first kernel (the
+    model's weights, copied 4.8 s before it, are set-up). A gap's launching thread held
+    in one CUDA call for most of it says so: loading the modules of kernels a new shape
+    needs (cuLibraryLoadData), as the export's own calls over NVIDIA's gaps give."""
+    path = inflated("unannotated/churn.sqlite")
+    db = sqlite3.connect(path)
+    (first_kernel,), = db.execute("SELECT min(start) FROM CUPTI_ACTIVITY_KIND_KERNEL")
+    (first_any,), = db.execute("SELECT min(start) FROM CUPTI_ACTIVITY_KIND_MEMCPY")
+    assert first_kernel - first_any > 4_000_000_000
+    with open_trace(path) as trace:
+        gaps, _whole, work = gaps_and_work(trace.con, MS)
+    window = work[0].window
+    assert window is not None and window.kind == "gpu_span"
+    assert window.start_ns == first_kernel and window.name == "kernel"
+    assert (window.setup_text() or "").startswith("Set-up: 5.08 s before the first kernel")
+    assert sorted((g.start_ns, g.duration_ns) for g in gaps) == nvidia_gaps("churn")
+    longest = max((g for g in gaps if g.start_ns >= first_kernel), key=lambda g: g.duration_ns)
+    (gtid,), = db.execute(
+        "SELECT r.globalTid FROM CUPTI_ACTIVITY_KIND_RUNTIME AS r "
+        "JOIN CUPTI_ACTIVITY_KIND_KERNEL AS k USING (correlationId) WHERE k.start = ? "
+        "UNION SELECT r.globalTid FROM CUPTI_ACTIVITY_KIND_RUNTIME AS r "
+        "JOIN CUPTI_ACTIVITY_KIND_MEMSET AS k USING (correlationId) WHERE k.start = ? "
+        "UNION SELECT r.globalTid FROM CUPTI_ACTIVITY_KIND_RUNTIME AS r "
+        "JOIN CUPTI_ACTIVITY_KIND_MEMCPY AS k USING (correlationId) WHERE k.start = ?",
+        (longest.start_ns + longest.duration_ns,) * 3).fetchall()
+    start, end = longest.start_ns, longest.start_ns + longest.duration_ns
+    (loading,), = db.execute(
+        "SELECT sum(min(r.end, ?) - max(r.start, ?)) FROM CUPTI_ACTIVITY_KIND_RUNTIME AS r "
+        "JOIN StringIds AS n ON n.id = r.nameId "
+        "WHERE n.value LIKE 'cuLibraryLoadData%' AND r.globalTid = ? AND r.start < ? "
+        "AND r.end > ?", (end, start, gtid, end, start)).fetchall()
+    assert loading >= 0.3 * longest.duration_ns
+    assert longest.cause.endswith(
+        f"; its thread in cuLibraryLoadData ({format_ns(loading)} of "
+        f"{format_ns(longest.duration_ns)})")
+    assert work[0].host_busy_in == "cuLibraryLoadData"

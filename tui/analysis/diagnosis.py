@@ -39,7 +39,7 @@ from typing import Any, NamedTuple
 import duckdb
 
 from tui.analysis.beside import Beside
-from tui.analysis.gaps import Gap, explained_gaps
+from tui.analysis.gaps import DOMINANT_SHARE, Gap, explained_gaps
 from tui.analysis.idle_causes import (
     CAUSES,
     IdleByCause,
@@ -244,17 +244,32 @@ def _bounds(window: Window | None) -> dict[str, int | None]:
 def _host_busy_in(gaps: Sequence[Gap], window: Window | None = None) -> dict[int, str]:
     """Per device, the op or range the host was busy in over the most host-wait time
     (not the most gaps) of the gaps in `window` (numbered names such as batch_3 and
-    batch_4 counted as one, batch_N)."""
-    totals: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    batch_4 counted as one, batch_N). Where no gap names one, the CUDA call that held
+    the most (Gap.busy_in_call: a module load, the allocator), where that is at least
+    DOMINANT_SHARE of the device's host-wait time there: a kernel's module loaded in one
+    step says nothing of the rest."""
+    named: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    calls: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    waited: dict[int, int] = defaultdict(int)
     for gap in gaps:
         ns = gap.duration_ns
         if window:  # the gap's time in the window
             ns = (min(gap.start_ns + gap.duration_ns, window.end_ns)
                   - max(gap.start_ns, window.start_ns))
+        if ns <= 0 or gap.kind != "host-wait":
+            continue
+        waited[gap.device] += ns
         busy_in = _inside(gap.busy_in, window)
-        if busy_in and ns > 0:
-            totals[gap.device][_numbered(busy_in)] += ns
-    return {device: max(names, key=lambda n: names[n]) for device, names in totals.items()}
+        if busy_in:
+            named[gap.device][_numbered(busy_in)] += ns
+        elif gap.busy_in_call:
+            calls[gap.device][gap.busy_in_call] += ns
+    out = {device: max(names, key=lambda n: names[n]) for device, names in named.items()}
+    for device, names in calls.items():
+        top = max(names, key=lambda n: names[n])
+        if device not in out and names[top] >= DOMINANT_SHARE * waited[device]:
+            out[device] = top
+    return out
 
 
 def _numbered(name: str) -> str:

@@ -57,6 +57,7 @@ class Gap:
     # 'sync' | 'copy' | 'host-wait' | 'launch-overhead' | 'communication' | 'other'
     kind: str
     busy_in: str | None = None  # a host-wait's ranges (outer › inner; else op) the host was in
+    busy_in_call: str | None = None  # a host-wait's CUDA call holding its thread (cudaFree)
 
     def as_dict(self) -> dict:
         # not dataclasses.asdict: its deep copy costs seconds over 50k+ gaps
@@ -102,7 +103,8 @@ def _explained(con: duckdb.DuckDBPyConnection, params: dict,
                                        <= GAP_PLAIN_JOIN_ROWS else "gap_overlaps"))
             context = con.execute(load_query("gap_host_context")).fetchall()
             sampled = _gap_samples(con)
-            held = _gap_os_calls(con)
+            held = _gap_calls(con, "gap_os_call_rows")
+            in_cuda = _gap_calls(con, "gap_runtime_call_rows")
     finally:
         con.execute("DROP VIEW IF EXISTS context_gaps")
         for table in ((() if classified else ("idle_causes",))
@@ -127,19 +129,26 @@ def _explained(con: duckdb.DuckDBPyConnection, params: dict,
         said, compiler = sampled.get(gap_no, (None, None))
         if cause == "host" and said:
             text += f"; {said}"
-        call, call_ns = held.get(gap_no, (None, 0))
+        os_call, os_ns = held.get(gap_no, (None, 0))
         slept = None
-        if cause == "host" and call and call_ns >= DOMINANT_SHARE * duration:
-            slept = call if "sleep" in call else None
-            text += (f"; its thread {'slept' if slept else 'waited'} in {call} "
-                     f"({format_ns(call_ns)} of {format_ns(duration)})")
+        if cause == "host" and os_call and os_ns >= DOMINANT_SHARE * duration:
+            slept = os_call if "sleep" in os_call else None
+            text += (f"; its thread {'slept' if slept else 'waited'} in {os_call} "
+                     f"({format_ns(os_ns)} of {format_ns(duration)})")
+        cuda_call, cuda_ns = in_cuda.get(gap_no, (None, 0))
+        if cause == "host" and cuda_call and cuda_ns >= DOMINANT_SHARE * duration:
+            text += (f"; its thread in {cuda_call} ({format_ns(cuda_ns)} of "
+                     f"{format_ns(duration)})")
+        else:
+            cuda_call = None
         if cause == "other" and len(gaps) >= MAX_CONTEXT_GAPS:
             text = f"host activity not looked up (only for the {MAX_CONTEXT_GAPS:,} longest gaps)"
         gaps.append(Gap(device=device, start_ns=start, duration_ns=duration,
                         before=before or "", after=after or "", cause=text,
                         kind=GAP_KIND.get(cause or "other", "other"),
                         busy_in=(compiler or _busy_in(range_path, op_name, frame_name)
-                                 or slept) if cause == "host" else None))
+                                 or slept) if cause == "host" else None,
+                        busy_in_call=cuda_call))
     return gaps
 
 
@@ -191,14 +200,21 @@ def _gap_samples(con: duckdb.DuckDBPyConnection) -> dict[int, tuple[str, str | N
     return said
 
 
-def _gap_os_calls(con: duckdb.DuckDBPyConnection) -> dict[int, tuple[str, int]]:
-    """{gap_no: (name, ns)}: the OS runtime call that held the thread that ended each gap
-    with host context the longest inside it (a sleep, a wait on a queue), where the trace
-    has OS runtime calls (nsys -t osrt)."""
+@cache
+def thread_calls_query(calls: str) -> str:
+    """gap_thread_calls.sql over the calls of the fragment `calls`."""
+    return fill("gap_thread_calls", calls=fragment(calls))
+
+
+def _gap_calls(con: duckdb.DuckDBPyConnection, calls: str) -> dict[int, tuple[str, int]]:
+    """{gap_no: (name, ns)}: the call of `calls` (gap_os_call_rows: OS runtime calls, a
+    sleep, a wait on a queue; gap_runtime_call_rows: CUDA calls other than launches, the
+    allocator's, module loads) that held the thread that ended each gap with host context
+    the longest inside it."""
     import duckdb  # here: a warm summary imports this module without DuckDB
 
     try:
-        rows = con.execute(load_query("gap_os_calls")).fetchall()
+        rows = con.execute(thread_calls_query(calls)).fetchall()
     except duckdb.CatalogException:  # a store written before OS calls were loaded
         return {}
     return {gap_no: (name, int(ns)) for gap_no, name, ns in rows}

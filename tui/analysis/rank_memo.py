@@ -107,7 +107,7 @@ def _gaps_json(gaps: GapRows) -> dict[str, Any]:
     """The gaps with everything a Gap holds (its host range too), column by column."""
     return {"origin": gaps.origin,
             "rows": [[g.device, g.start_ns, g.duration_ns, g.before, g.after, g.cause, g.kind,
-                      g.busy_in] for g in gaps.gaps]}
+                      g.busy_in, g.busy_in_call] for g in gaps.gaps]}
 
 
 def gap_rows(stored: dict[str, Any]) -> GapRows:

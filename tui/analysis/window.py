@@ -97,19 +97,23 @@ class Window:
                     f"{length}")
         if self.kind == "mixed":
             return f"in each one's window of work, {length} in all"
+        if self.name == "kernel":  # a gpu_span from its first kernel
+            return f"from the first kernel to the last GPU activity, {length}"
         return f"from the first GPU activity to the last, {length}"
 
     def setup_text(self) -> str | None:
         """'Set-up: 1.95 s before the first step (no GPU work 78% of it), not part of the
         diagnosis.'; None when it is under SETUP_SAID of the window."""
-        if self.setup_ns < SETUP_SAID * self.duration_ns or self.kind == "gpu_span":
+        if self.setup_ns < SETUP_SAID * self.duration_ns:
             return None
         first_step = (self.name or "").split(" … ")[0]
         before = {"profiler_steps": "the first profiler step", "steps": "the first step",
                   "range": f"the range `{self.name}`",
                   "profiler_range": "cudaProfilerStart",
                   "phases": f"the first range `{(self.name or '').split(' … ')[0]}`",
-                  "iteration": "the repeating kernels"}.get(self.kind, "the work")
+                  "iteration": "the repeating kernels",
+                  "gpu_span": ("the first kernel" if self.name == "kernel"
+                               else "the first GPU activity")}.get(self.kind, "the work")
         idle = 100 * (self.setup_ns - self.setup_busy_ns) / self.setup_ns
         warm = ""
         if self.warm_up:  # the first steps, slow, moved into the set-up

@@ -1,12 +1,12 @@
--- Params: none
+-- Params: {calls}
 -- Needs: table selected_gaps
--- The OS runtime call (os_calls, nsys -t osrt) that held, longest, the thread that
--- launched the work ending each gap of `context_gaps` (its launch call, by correlation
--- id), inside the gap: a sleep, a wait on a queue. One row per gap with such a call:
--- gap_no, name, ns (its time inside the gap, summed over that name's calls). A thread's
--- calls do not overlap (nested ones aside), so those overlapping a gap are the last one to
--- start before it and those starting inside it: each found by an as-of join, no call
--- compared with every gap.
+-- The call of {calls} (OS runtime calls, os_calls: a sleep, a wait on a queue; or CUDA
+-- runtime and driver calls other than launches: cudaFree, cuLibraryLoadData) that held,
+-- longest, the thread that launched the work ending each gap of `context_gaps` (its launch
+-- call, by correlation id), inside the gap. One row per gap with such a call: gap_no,
+-- name, ns (its time inside the gap, summed over that name's calls). Each gap's calls are
+-- the last one of the thread to start before it and those starting inside it: each found
+-- by an as-of join, no call compared with every gap.
 WITH launcher AS (
     SELECT g.gap_no, g.device, g.start_ns, g.end_ns,
            arg_min(h.pid, h.start_ns) AS pid, arg_min(h.tid, h.start_ns) AS tid
@@ -16,7 +16,7 @@ WITH launcher AS (
     GROUP BY g.gap_no, g.device, g.start_ns, g.end_ns
 ), calls AS (
     SELECT o.pid, o.tid, o.start_ns, o.end_ns, o.name
-    FROM os_calls AS o
+    FROM ({calls}) AS o
     JOIN (SELECT DISTINCT pid, tid FROM launcher) AS t USING (pid, tid)
 ), before_gap AS (  -- the thread's last call to start before the gap: it may run into it
     SELECT l.gap_no, c.name,
