@@ -106,7 +106,7 @@ def test_gap_as_dict_has_every_field_in_order() -> None:
     from tui.analysis.gaps import Gap
 
     gap = Gap(0, 10, 5, "before", "after", "cause", "sync", "dataloader")
-    # every field but busy_in, which the diagnosis reads and the JSON row leaves out (the
-    # cause says it)
+    # every field but busy_in and busy_in_call, which the diagnosis reads and the JSON row
+    # leaves out (the cause says them)
     assert list(gap.as_dict().items()) == [
-        (k, v) for k, v in asdict(gap).items() if k != "busy_in"]
+        (k, v) for k, v in asdict(gap).items() if k not in ("busy_in", "busy_in_call")]

@@ -103,8 +103,8 @@ def _explained(con: duckdb.DuckDBPyConnection, params: dict,
                                        <= GAP_PLAIN_JOIN_ROWS else "gap_overlaps"))
             context = con.execute(load_query("gap_host_context")).fetchall()
             sampled = _gap_samples(con)
-            held = _gap_calls(con, "gap_os_call_rows")
-            in_cuda = _gap_calls(con, "gap_runtime_call_rows")
+            os_calls = _gap_calls(con, "gap_os_call_rows")
+            cuda_calls = _gap_calls(con, "gap_runtime_call_rows")
     finally:
         con.execute("DROP VIEW IF EXISTS context_gaps")
         for table in ((() if classified else ("idle_causes",))
@@ -126,30 +126,51 @@ def _explained(con: duckdb.DuckDBPyConnection, params: dict,
             launch_start=launch_start, blocked_in=blocked_in,
             frame=_innermost_frame(frame_name, frame_overlap, op_name, op_overlap, duration),
         )
-        said, compiler = sampled.get(gap_no, (None, None))
-        if cause == "host" and said:
-            text += f"; {said}"
-        os_call, os_ns = held.get(gap_no, (None, 0))
-        slept = None
-        if cause == "host" and os_call and os_ns >= DOMINANT_SHARE * duration:
-            slept = os_call if "sleep" in os_call else None
-            text += (f"; its thread {'slept' if slept else 'waited'} in {os_call} "
-                     f"({format_ns(os_ns)} of {format_ns(duration)})")
-        cuda_call, cuda_ns = in_cuda.get(gap_no, (None, 0))
-        if cause == "host" and cuda_call and cuda_ns >= DOMINANT_SHARE * duration:
-            text += (f"; its thread in {cuda_call} ({format_ns(cuda_ns)} of "
-                     f"{format_ns(duration)})")
-        else:
-            cuda_call = None
+        held = (_thread_held(duration, sampled.get(gap_no), os_calls.get(gap_no),
+                             cuda_calls.get(gap_no)) if cause == "host" else _Held())
+        text += held.text
         if cause == "other" and len(gaps) >= MAX_CONTEXT_GAPS:
             text = f"host activity not looked up (only for the {MAX_CONTEXT_GAPS:,} longest gaps)"
         gaps.append(Gap(device=device, start_ns=start, duration_ns=duration,
                         before=before or "", after=after or "", cause=text,
                         kind=GAP_KIND.get(cause or "other", "other"),
-                        busy_in=(compiler or _busy_in(range_path, op_name, frame_name)
-                                 or slept) if cause == "host" else None,
-                        busy_in_call=cuda_call))
+                        busy_in=(held.compiler or _busy_in(range_path, op_name, frame_name)
+                                 or held.slept) if cause == "host" else None,
+                        busy_in_call=held.cuda_call))
     return gaps
+
+
+@dataclass
+class _Held:
+    """What held a host-wait gap's launching thread: said after its cause (`text`), and
+    what of it names the gap's work."""
+
+    text: str = ""  # '; its thread's 37 samples: …; its thread slept in …'
+    compiler: str | None = None  # module_names.COMPILERS: most of its samples in one
+    slept: str | None = None  # a sleep call held it for DOMINANT_SHARE of the gap or more
+    cuda_call: str | None = None  # a CUDA call (not a launch) held it that long
+
+
+def _thread_held(duration: int, sampled: tuple[str, str | None] | None,
+                 os_call: tuple[str, int] | None, cuda_call: tuple[str, int] | None
+                 ) -> _Held:
+    """A host-wait gap's _Held from its launching thread's samples (_gap_samples) and the
+    OS and CUDA calls that held it longest (_gap_calls): a call is said where it held the
+    thread for DOMINANT_SHARE of the gap or more."""
+    held = _Held()
+    if sampled:
+        held.text += f"; {sampled[0]}"
+        held.compiler = sampled[1]
+    if os_call and os_call[1] >= DOMINANT_SHARE * duration:
+        name, ns = os_call
+        held.slept = name if "sleep" in name else None
+        held.text += (f"; its thread {'slept' if held.slept else 'waited'} in {name} "
+                      f"({format_ns(ns)} of {format_ns(duration)})")
+    if cuda_call and cuda_call[1] >= DOMINANT_SHARE * duration:
+        name, ns = cuda_call
+        held.cuda_call = name
+        held.text += f"; its thread in {name} ({format_ns(ns)} of {format_ns(duration)})"
+    return held
 
 
 def _host_rows(con: duckdb.DuckDBPyConnection) -> int:
