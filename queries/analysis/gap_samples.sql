@@ -1,5 +1,5 @@
--- Params: none
--- Needs: table selected_gaps
+-- Params: {launchers}
+-- Needs: schema
 -- Where the CPU samples of each gap of `context_gaps` (gap_overlaps.sql) were taken on the
 -- thread that launched the work ending it (its launch call, by correlation id): the two
 -- modules (of the innermost frame) holding most of them. One row per gap with samples:
@@ -7,12 +7,7 @@
 -- A device's gaps never overlap, so each sample of a launching thread finds the one gap
 -- of each device that may hold it by an as-of join: no sample is compared with every gap.
 WITH launcher AS (
-    SELECT g.gap_no, g.device, g.start_ns, g.end_ns,
-           arg_min(h.pid, h.start_ns) AS pid, arg_min(h.tid, h.start_ns) AS tid
-    FROM selected_gaps AS g
-    JOIN host_activities AS h ON h.kind = 'runtime' AND h.correlation = g.after_correlation
-    WHERE g.with_context
-    GROUP BY g.gap_no, g.device, g.start_ns, g.end_ns
+    {launchers}
 ), candidates AS (
     SELECT s.ts_ns, s.pid, s.tid, s.chain, d.device
     FROM host_samples AS s

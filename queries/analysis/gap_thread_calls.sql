@@ -1,5 +1,5 @@
--- Params: {calls}
--- Needs: table selected_gaps
+-- Params: {calls}, {launchers}
+-- Needs: none
 -- The call of {calls} (OS runtime calls, os_calls: a sleep, a wait on a queue; or CUDA
 -- runtime and driver calls other than launches: cudaFree, cuLibraryLoadData) that held,
 -- longest, the thread that launched the work ending each gap of `context_gaps` (its launch
@@ -8,12 +8,7 @@
 -- the last one of the thread to start before it and those starting inside it: each found
 -- by an as-of join, no call compared with every gap.
 WITH launcher AS (
-    SELECT g.gap_no, g.device, g.start_ns, g.end_ns,
-           arg_min(h.pid, h.start_ns) AS pid, arg_min(h.tid, h.start_ns) AS tid
-    FROM selected_gaps AS g
-    JOIN host_activities AS h ON h.kind = 'runtime' AND h.correlation = g.after_correlation
-    WHERE g.with_context
-    GROUP BY g.gap_no, g.device, g.start_ns, g.end_ns
+    {launchers}
 ), calls AS (
     SELECT o.pid, o.tid, o.start_ns, o.end_ns, o.name
     FROM ({calls}) AS o

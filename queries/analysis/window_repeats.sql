@@ -1,12 +1,12 @@
--- Params: $anchor, $copy_pattern, $end_ns, $start_ns, $sync_pattern
+-- Params: $anchor, $end_ns, $start_ns, {waited}
 -- Needs: schema
 -- The steps of a window of the kernel sequence's repeats (kind `iteration`: nothing in the
 -- trace marks its steps), as window_steps.sql gives annotated ones: each thread that
 -- launched the anchor kernel ($anchor, the kernel that comes once a repeat) in the window
 -- ($start_ns..$end_ns) has a step from each such launch call's start to its next one's
 -- (`repeat 1`, `repeat 2`, …; the last launch, with no next, ends none); with each, the
--- time its thread spent in calls that wait on the GPU inside it ($sync_pattern,
--- $copy_pattern), as window_steps.sql.
+-- time its thread spent in calls that wait on the GPU inside it (window_step_waits.sql,
+-- as window_steps.sql).
 -- Columns: name, pid, tid, start_ns, end_ns (the step's host range), waited_ns, by start.
 WITH anchors AS (
     SELECT h.pid, h.tid, h.start_ns
@@ -20,22 +20,5 @@ WITH anchors AS (
            lead(start_ns) OVER (PARTITION BY pid, tid ORDER BY start_ns) AS end_ns
     FROM anchors
     QUALIFY end_ns IS NOT NULL AND end_ns > start_ns
-), waits AS (  -- the blocking calls are few: found by a substring first, then the pattern
-    SELECT pid, tid, start_ns, end_ns
-    FROM host_activities
-    WHERE kind = 'runtime' AND (contains(name, 'ynchronize') OR contains(name, 'emcpy'))
-      AND (regexp_matches(name, $sync_pattern) OR regexp_matches(name, $copy_pattern))
-      AND start_ns < (SELECT max(end_ns) FROM steps) AND end_ns > $start_ns
-), waited AS (
-    SELECT s.pid, s.tid, s.start_ns,
-           sum(least(w.end_ns, s.end_ns) - greatest(w.start_ns, s.start_ns)) AS waited_ns
-    FROM steps AS s
-    JOIN waits AS w
-      ON w.pid = s.pid AND w.tid = s.tid AND w.start_ns < s.end_ns AND w.end_ns > s.start_ns
-    GROUP BY ALL
-)
-SELECT s.name, s.pid, s.tid, s.start_ns, s.end_ns,
-       coalesce(w.waited_ns, 0)::BIGINT AS waited_ns
-FROM steps AS s
-LEFT JOIN waited AS w USING (pid, tid, start_ns)
-ORDER BY s.start_ns, s.pid;
+),
+{waited}

@@ -211,7 +211,7 @@ def _gap_samples(con: duckdb.DuckDBPyConnection) -> dict[int, tuple[str, str | N
     if not any_samples:
         return {}
     said = {}
-    for gap_no, samples, top in con.execute(load_query("gap_samples")).fetchall():
+    for gap_no, samples, top in con.execute(samples_query()).fetchall():
         parts = [f"{module_label(t['module'])} {100 * t['samples'] / samples:.0f}%"
                  for t in top]
         first = module_label(top[0]["module"]) if top else None
@@ -224,7 +224,14 @@ def _gap_samples(con: duckdb.DuckDBPyConnection) -> dict[int, tuple[str, str | N
 @cache
 def thread_calls_query(calls: str) -> str:
     """gap_thread_calls.sql over the calls of the fragment `calls`."""
-    return fill("gap_thread_calls", calls=fragment(calls))
+    return fill("gap_thread_calls", calls=fragment(calls),
+                launchers=fragment("gap_launchers"))
+
+
+@cache
+def samples_query() -> str:
+    """gap_samples.sql with its gaps' launching threads."""
+    return fill("gap_samples", launchers=fragment("gap_launchers"))
 
 
 def _gap_calls(con: duckdb.DuckDBPyConnection, calls: str) -> dict[int, tuple[str, int]]:

@@ -18,13 +18,14 @@ how much of its loss they hold.
 
 from __future__ import annotations
 
+from functools import cache
 from statistics import median
 from typing import TYPE_CHECKING, TypedDict
 
 from tui.analysis.finding import Finding
 from tui.analysis.idle_causes import CAUSES, COPY_PATTERN, SYNC_PATTERN
 from tui.analysis.remedies import SLOW_STEPS, WARM_UP
-from tui.core.queries import load_query
+from tui.core.queries import fill, fragment, load_query
 from tui.core.steps import step_patterns
 from tui.core.units import format_ns
 
@@ -120,9 +121,15 @@ def _steps(con: duckdb.DuckDBPyConnection, window: Window) -> list[tuple]:
     bounds = {"sync_pattern": SYNC_PATTERN, "copy_pattern": COPY_PATTERN,
               "start_ns": window.start_ns, "end_ns": window.end_ns}
     if window.kind == "iteration":
-        return con.execute(load_query("window_repeats"),
+        return con.execute(steps_query("window_repeats"),
                            {**bounds, "anchor": window.name}).fetchall()
-    return con.execute(load_query("window_steps"), {**step_patterns(), **bounds}).fetchall()
+    return con.execute(steps_query("window_steps"), {**step_patterns(), **bounds}).fetchall()
+
+
+@cache
+def steps_query(name: str) -> str:
+    """window_steps.sql or window_repeats.sql, ended by window_step_waits.sql."""
+    return fill(name, waited=fragment("window_step_waits"))
 
 
 def _slow(rows: list[tuple], window_ns: int) -> tuple[int, list[int]]:
