@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from tui.analysis.idle_causes import COPY_PATTERN, GAP_KIND, SYNC_PATTERN, classify_idle
 from tui.analysis.module_names import COMPILERS, module_label
 from tui.core.queries import fill, fragment, load_query
-from tui.core.steps import PROFILER_STEP, STEP_NAME
+from tui.core.steps import NOT_THE_PROGRAMS, PROFILER_STEP, STEP_NAME
 from tui.core.units import format_ns
 
 if TYPE_CHECKING:  # not imported at run time: a warm `--summary --json` needs no DuckDB
@@ -179,12 +179,11 @@ def _host_rows(con: duckdb.DuckDBPyConnection) -> int:
 
 
 # Ranges that mark steps say nothing of what the host was doing in them (Kineto's
-# ProfilerStep#N, NVTX `step 3`), nor do XLA's marking its own execution under nsys
-# (`XlaModule:#hlo_module=jit_step…#`) or nsys' `[Unknown]` for a range it could not
-# name: the op beneath is named instead
+# ProfilerStep#N, NVTX `step 3`), nor do those that mark no work of the program's own
+# (XLA's under nsys, nsys' `[Unknown]`: NOT_THE_PROGRAMS): the op beneath is named instead
 _STEP_RANGES = (re.compile(PROFILER_STEP),
                 re.compile("^" + STEP_NAME.removeprefix("^(?i)"), re.IGNORECASE),
-                re.compile(r"^(Xla[A-Za-z]+|Thunk):#|^\[Unknown\]$"))
+                re.compile(NOT_THE_PROGRAMS))
 
 
 def _busy_in(range_path: str | None, op_name: str | None,

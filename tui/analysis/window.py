@@ -25,7 +25,7 @@ import duckdb
 
 from tui.analysis.step_times import leading_slow_steps
 from tui.core.queries import fill, fragment, load_query
-from tui.core.steps import step_patterns
+from tui.core.steps import NOT_THE_PROGRAMS, step_patterns
 from tui.core.units import format_ns
 
 # Ranges holding at least this share of the GPU work (summed activity time) are the work.
@@ -40,12 +40,10 @@ REGULAR = 0.9
 KINDS = ("profiler_steps", "range", "steps", "profiler_range", "phases", "iteration",
          "gpu_span")
 # Ranges a library marks its own calls with (NCCL's NVTX domain: ncclAllReduce,
-# ncclCommInitRankConfig; XLA's under nsys: XlaModule:#hlo_module=jit_step…#, its
-# compiler's XlaCompileBackend:#…#, XlaEmitLlvmIr:#…#, its thunks' Thunk:#hlo_op=…#):
-# neither the work nor a phase of the program's loop. XLA's compile ranges hold its GEMM
-# autotuning's kernels, on a dozen threads at once. `[Unknown]`: nsys' name for a range
-# whose string it could not find (XLA's autotuning ranges, where its import failed).
-LIBRARY_RANGES = r"^nccl[A-Z]|^(Xla[A-Za-z]+|Thunk):#|^\[Unknown\]$"
+# ncclCommInitRankConfig; XLA's and nsys' `[Unknown]`: NOT_THE_PROGRAMS): neither the work
+# nor a phase of the program's loop. XLA's compile ranges hold its GEMM autotuning's
+# kernels, on a dozen threads at once.
+LIBRARY_RANGES = f"^nccl[A-Z]|{NOT_THE_PROGRAMS}"
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,12 @@ PROFILER_STEP = r"^ProfilerStep#\d+$"
 # else an annotation (NVTX, JAX StepTraceAnnotation) named like a step: 'step 3', 'step_3',
 # 'Step#3', 'train_step 3', 'iteration 3', 'iter_3' (anything may follow); group 1: N
 STEP_NAME = r"^(?i)(?:train[ _-]?)?(?:step|iteration|iter)[ _#:-]?(\d+)\b"
+# Ranges that mark no work of the program's own: XLA's under nsys (its execution,
+# `XlaModule:#hlo_module=jit_step…#`; its compiler's, `XlaCompileBackend:#…#`; its thunks',
+# `Thunk:#hlo_op=…#`) and nsys' `[Unknown]`, a range whose name its import lost. Neither
+# the window of work (tui/analysis/window.py) nor what the host was busy in
+# (tui/analysis/gaps.py).
+NOT_THE_PROGRAMS = r"^(Xla[A-Za-z]+|Thunk):#|^\[Unknown\]$"
 
 
 def step_patterns() -> dict[str, str]:
