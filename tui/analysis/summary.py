@@ -182,8 +182,10 @@ def _summed_up(trace: Trace, min_gap_ns: int, on: bool, figures: Callable[[], di
     rank["diagnosis"] = with_metrics_phrase(diagnosis, counters, over)
     if counters is None:  # no Tensor Active: the kernels' names say where the math ran
         rank["diagnosis"] = with_matrix_phrase(rank["diagnosis"], matrix)
-    if waited_on and rank["diagnosis"].get("bound") == "host" and waited_on.where():
-        rank["diagnosis"]["host_where"] = waited_on.where()  # where the waited-on host was
+    where = (waited_on.where() if waited_on and rank["diagnosis"].get("bound") == "host"
+             else "")
+    if where:
+        rank["diagnosis"]["host_where"] = where  # where the waited-on host was
     summary: TraceSummary = {
         "source": source,
         "diagnosis": rank["diagnosis"],
