@@ -3,9 +3,12 @@
 # under `nsys profile -t cuda,nvtx,osrt --sample=process-tree --cpuctxsw=process-tree`, no
 # capture range, no annotations; each exported to SQLite with NVIDIA's answers beside it
 # (`nsys stats` and every `nsys analyze` rule's rows, gpu_gaps also at gap=0). Where this
-# nsys has `--python-sampling`, `vision` is recorded a second time with it (vision_py).
+# nsys has `--python-sampling`, `vision` is recorded a second time with Python's stacks
+# (vision_py: sampled, and at the CUDA calls of 80 µs or more), and so may be `churn`
+# (churn_py: at every CUDA call), each exported with `--include-json=true`, which keeps them.
 # Run from the repository root:   OUT=/some/dir bash recordings/record_unannotated.sh
 # Env: OUT (a folder), GPUS (the first is used), ONLY (generate,vision,triton,vision_py,jax,churn,
+# churn_py (churn with Python's stacks, as vision_py),
 # jax_no_cb: jax with XLA's command buffers off and nsys --cuda-graph-trace=node; ddp:
 # torchrun over the two GPUs of DDP_GPUS, default 0,1).
 # Outputs: $OUT/<name>.sqlite.xz, $OUT/unannotated_refs.tgz (CSVs, logs), $OUT/run.log.
@@ -36,9 +39,13 @@ for name in ${ONLY//,/ }; do
     workload=jax; extra="--cuda-graph-trace=node"
     export XLA_FLAGS=--xla_gpu_enable_command_buffer=
   fi
-  if [ $name = vision_py ]; then
+  if [ "${name%_py}" != $name ]; then  # vision_py, churn_py: the workload with Python's stacks
     grep -q -- '--python-sampling' $W/nsys_profile_help.txt || { say "no --python-sampling"; continue; }
-    workload=vision; extra="--python-sampling=true"
+    # Python's own stacks: sampled (--python-sampling) and taken at each CUDA call
+    # (--python-backtrace=cuda, which needs the calls' backtraces: --cudabacktrace; `all`
+    # backtraces the calls of 80 µs or more, churn_py's `all:0` every call)
+    bt=all; [ $name = churn_py ] && bt=all:0
+    workload=${name%_py}; extra="--python-sampling=true --python-backtrace=cuda --cudabacktrace=$bt"
   fi
   LAUNCH=python3
   if [ $name = ddp ]; then  # one process per GPU of DDP_GPUS, under one nsys
@@ -51,7 +58,9 @@ for name in ${ONLY//,/ }; do
   say "nsys $name: rc=$? $(grep -h ' ok ' $P.log | tail -1)"
   [ -f $P.nsys-rep ] || [ ! -f $P.qdstrm ] || timeout 150 $D/QdstrmImporter -i $P.qdstrm >> $P.log 2>&1
   rm -f $P.qdstrm
-  timeout 200 $NSYS export --type sqlite -f true -o $P.sqlite $P.nsys-rep >> $P.log 2>&1
+  # --include-json: the Python samples' and backtraces' frames are kept only as JSON text
+  json=""; [ "${name%_py}" != $name ] && json="--include-json=true"
+  timeout 200 $NSYS export --type sqlite $json -f true -o $P.sqlite $P.nsys-rep >> $P.log 2>&1
   say "export $name: rc=$? $(stat -c %s $P.sqlite 2>/dev/null) B"
   for r in $RULES gpu_gaps:gap=0; do
     arg=$r:rows=-1; [ $r = gpu_gaps ] && arg=gpu_gaps:gap=1:rows=-1

@@ -1,8 +1,9 @@
 -- Params: $libraries
 -- Needs: temp table backtrace_keys, arrow backtrace_nodes, arrow backtrace_rows, temp table stacks_input_backtrace_calls
--- The CUDA backtraces' frames into python_frames (emptied first; tui/sources/
--- backtrace_frames.py). Registered: backtrace_nodes (node,
--- parent, level, frame_key: one per distinct path of frames from the outermost),
+-- The CUDA backtraces' frames (native ones, and Python's where nsys took both) into
+-- python_frames (emptied first; tui/derived/backtrace_frames.py). Registered:
+-- backtrace_nodes (node, parent, level, frame_key: one per distinct path of frames from
+-- the outermost),
 -- backtrace_rows (chain, node: every path a chain passes through), backtrace_inner (chain,
 -- node: its innermost). A frame's pid, tid and time span are those of the calls under it.
 -- $libraries: a regexp on module paths that are not the user's own code.
@@ -17,9 +18,20 @@ WITH spans AS (
 )
 SELECT n.node AS id, n.parent AS parent_id, s.pid, s.tid, s.start_ns, s.end_ns,
        n.level AS depth,
-       k.symbol || ' (' || regexp_extract(k.module, '[^/]*$') || ')' AS name,
-       k.module AS file, NULL AS line, k.symbol AS func,
-       NOT regexp_matches(k.module, $libraries) AS user_code,
+       -- a native frame 'symbol (library.so)'; a Python one as Kineto names it,
+       -- 'file.py(42): function', its file the path below site-packages (a library's) or
+       -- its name (the user's, the standard library's)
+       CASE WHEN k.line IS NULL
+            THEN k.symbol || ' (' || regexp_extract(k.module, '[^/]*$') || ')'
+            ELSE coalesce(nullif(regexp_extract(k.module, '/(site|dist)-packages/(.*)$', 2), ''),
+                          regexp_extract(k.module, '[^/]*$'))
+                 || '(' || k.line || '): ' || k.symbol
+       END AS name,
+       k.module AS file, k.line, k.symbol AS func,
+       -- Python's frozen modules ('<frozen runpy>') and code run from a string are not
+       -- the user's files
+       NOT (regexp_matches(k.module, $libraries)
+            OR (k.line IS NOT NULL AND starts_with(k.module, '<'))) AS user_code,
        NULL AS python_id, NULL AS python_parent_id
 FROM backtrace_nodes AS n
 JOIN backtrace_keys AS k USING (frame_key)

@@ -6,4 +6,5 @@ CREATE OR REPLACE TEMP TABLE backtrace_kept AS
 SELECT f.chain, row_number() OVER (PARTITION BY f.chain ORDER BY f.depth DESC) - 1 AS level,
        k.frame_key
 FROM stacks_input_backtrace_frames AS f
-JOIN backtrace_keys AS k USING (symbol, module);
+JOIN backtrace_keys AS k
+  ON k.symbol = f.symbol AND k.module = f.module AND k.line IS NOT DISTINCT FROM f.line;

@@ -300,3 +300,12 @@ def test_the_work_starts_at_the_first_kernel_and_a_gaps_cuda_call_is_named() -> 
         f"; its thread in cuLibraryLoadData ({format_ns(loading)} of "
         f"{format_ns(longest.duration_ns)})")
     assert work[0].host_busy_in == "cuLibraryLoadData"
+
+
+def test_a_report_with_pythons_stacks_has_nvidias_gaps() -> None:
+    """`churn_py`, recorded with Python samples and backtraces (their NVTX marks and
+    payload schemas besides the usual tables): its GPU-idle gaps are NVIDIA's."""
+    with open_trace(inflated("unannotated/churn_py.sqlite")) as trace:
+        gaps, _whole, _work = gaps_and_work(trace.con, MS)
+    assert len(gaps) >= 100
+    assert sorted((g.start_ns, g.duration_ns) for g in gaps) == nvidia_gaps("churn_py")

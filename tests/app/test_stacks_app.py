@@ -152,7 +152,7 @@ async def test_backtrace_frames_in_the_code_tab_and_details() -> None:
         await pilot.press(tab_key(app, CodePanel))
         table = await ready(pilot, "code-frames")
         caption = str(app.query_one(CodePanel).caption.render())
-        assert "GPU time by native frame (CUDA API backtraces)" in caption
+        assert "GPU time by frame (nsys' CUDA API backtraces)" in caption
         assert "(96 launches) had none around its launch (nsys took no backtrace" in caption
         rows = all_rows(table)
         assert rows[0]["frame"].startswith("torch::autograd::")

@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from tests.helpers.paths import sample
+from tests.helpers.paths import inflated, sample
 from tests.helpers.stacks_oracle import nsys_backtrace_stacks, nsys_gpu_time_by_backtrace_frame
 from tui.analysis.code import code_tree, frame_times, unattributed
 from tui.derived.backtrace_frames import DROPPED_MODULES, LIBRARY_MODULES, path_nodes
@@ -84,8 +84,8 @@ def test_summary_json_and_text(capsys) -> None:
     assert "cuda_backtraces" not in summary
     assert main(["--summary", str(sample(BACKTRACES))]) == 0
     text = capsys.readouterr().out
-    assert "GPU time by native frame (CUDA API backtraces" in text
-    assert "had no native frame (CUDA backtrace) around its launch" in text
+    assert "GPU time by frame (nsys' CUDA API backtraces, inclusive; none in your own" in text
+    assert "had no frame (CUDA backtrace) around its launch" in text
 
 
 def test_path_nodes_share_common_prefixes() -> None:
@@ -123,3 +123,69 @@ def test_unreadable_call_chains_leave_nvtx_ranges_with_a_warning(tmp_path) -> No
                    for w in t.warnings)
         kernels, = t.con.execute("SELECT count(*) FROM gpu_activities").fetchone()
     assert kernels == 724
+
+
+# A report recorded with Python's stacks at the CUDA calls (--python-backtrace=cuda) and
+# exported with --include-json=true (sample_traces/unannotated/README.md)
+PYTHON_BACKTRACES = "unannotated/churn_py.sqlite"
+
+
+@pytest.fixture(scope="module")
+def python_trace():
+    with open_trace(inflated(PYTHON_BACKTRACES)) as loaded:
+        yield loaded
+
+
+def test_python_backtraces_are_the_frames_outside_the_native_ones(python_trace) -> None:
+    """GPU time by frame, the Python lines included, equals the export read with sqlite3
+    and json; the program's own lines are its code, torch's are not."""
+    path = inflated(PYTHON_BACKTRACES)
+    expected = nsys_gpu_time_by_backtrace_frame(path, DROPPED_MODULES, LIBRARY_MODULES)
+    times = frame_times(python_trace.con)
+    assert {f.frame: (f.gpu_ns, f.self_gpu_ns, f.launches) for f in times} == expected
+    user = {f.frame: f for f in times if f.user_code}
+    # gen_unannotated.py's churn(): line 190 the forward pass, 193 opt.step() (AdamW,
+    # fused: a multi-tensor kernel a step), 181 .cuda() (the weights' copies)
+    assert {"gen_unannotated.py(190): churn", "gen_unannotated.py(193): churn",
+            "gen_unannotated.py(181): churn"} <= set(user)
+    assert user["gen_unannotated.py(193): churn"].launches >= 300
+    assert all(not name.startswith(("torch/", "<frozen")) for name in user)
+    assert "torch/optim/optimizer.py(533): wrapper" in {f.frame for f in times}
+
+
+def test_a_launch_stack_runs_from_the_python_line_into_the_library(python_trace) -> None:
+    stacks = nsys_backtrace_stacks(inflated(PYTHON_BACKTRACES), DROPPED_MODULES,
+                                   LIBRARY_MODULES)
+    rows = python_trace.con.execute(
+        "SELECT g.id, g.correlation FROM gpu_activities AS g JOIN launches AS l "
+        "ON l.gpu_id = g.id WHERE l.frame_id IS NOT NULL ORDER BY g.id").fetchall()
+    with_python = [(gpu_id, corr & 0xFFFFFFFF) for gpu_id, corr in rows
+                   if any("(" in f and f.endswith("): churn")
+                          for f in stacks[corr & 0xFFFFFFFF])]
+    assert len(with_python) > 1000
+    for gpu_id, corr_id in with_python[::200]:
+        stack = [f.name for f in launch_stack(python_trace.con, gpu_id)]
+        assert stack == stacks[corr_id]
+        assert " (lib" in stack[0]  # innermost a native frame: the CUDA runtime, cuBLAS
+        assert stack[-1] == "gen_unannotated.py(244): <module>"
+
+
+def test_python_backtraces_exported_without_their_frames_say_how_to_get_them(tmp_path) -> None:
+    """The same export as written without --include-json (the frames' JSON text NULL, in
+    a copy): the native frames stand, and a warning says how to export the Python ones."""
+    import shutil
+    import sqlite3
+
+    copy = tmp_path / "no_json.sqlite"
+    shutil.copy(inflated(PYTHON_BACKTRACES), copy)
+    db = sqlite3.connect(copy)
+    db.execute("UPDATE NVTX_EVENTS SET jsonText = NULL")
+    db.commit()
+    db.close()
+    with open_trace(copy, use_cache=False) as t:
+        assert t.meta("code_source") == "cuda_backtrace"
+        assert any("3,667 Python backtraces have no frames" in w and "--include-json=true" in w
+                   for w in t.warnings), t.warnings
+        lines, = t.con.execute(
+            "SELECT count(*) FROM python_frames WHERE line IS NOT NULL").fetchone()
+    assert lines == 0

@@ -136,28 +136,58 @@ def nsys_backtrace_stacks(path: Path, dropped: str, libraries: str) -> dict[int,
     """For an nsys export with CUDA API backtraces: correlation id -> the frames of the API
     call's chain that tui shows, innermost first ('symbol (module file name)'): frames
     whose module matches `dropped` left out, and bare addresses in `libraries` modules.
-    Read with sqlite3 and re."""
+    Where nsys took a Python backtrace at the call too (nsys_python_backtraces), its frames
+    follow, innermost first, named as Kineto names them ('torch/nn/modules/module.py(1097):
+    cuda', the path below site-packages, or the file's name). Read with sqlite3 and re."""
     import re
     import sqlite3
 
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     strings = dict(db.execute("SELECT id, value FROM StringIds"))
+    python = nsys_python_backtraces(db, strings)
     chains: dict[int, list[tuple[int, str, str]]] = defaultdict(list)
     for chain, depth, symbol, module in db.execute(
             "SELECT id, stackDepth, symbol, module FROM CUDA_CALLCHAINS"):
         chains[chain].append((depth, strings[symbol], strings[module]))
     stacks: dict[int, list[str]] = {}
-    for corr, chain in db.execute("SELECT correlationId, callchainId FROM "
-                                  "CUPTI_ACTIVITY_KIND_RUNTIME WHERE callchainId IS NOT NULL"):
+    for corr, chain, tid, start in db.execute(
+            "SELECT correlationId, callchainId, globalTid, start FROM "
+            "CUPTI_ACTIVITY_KIND_RUNTIME WHERE callchainId IS NOT NULL"):
         assert corr not in stacks, "one backtraced call per correlation id"
         stacks[corr] = [
             f"{symbol} ({module.rsplit('/', 1)[-1]})"
             for _, symbol, module in sorted(chains[chain])
             if not re.search(dropped, module)
             and not (re.fullmatch(r"0x[0-9a-fA-F]+", symbol) and re.search(libraries, module))
-        ]
+        ] + [_python_frame_name(*frame) for frame in python.get((tid, start), [])]
     db.close()
     return stacks
+
+
+def nsys_python_backtraces(db, strings: dict[int, str]) -> dict[tuple[int, int], list]:
+    """(globalTid, start) -> the frames of the Python backtrace nsys took there
+    (--python-backtrace=cuda, exported with --include-json=true), innermost first, each
+    (function, file, line): the JSON text of its NVTX mark, strings unescaped."""
+    import html
+    import json
+
+    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
+    if "NVTX_PAYLOAD_SCHEMAS" not in tables:
+        return {}
+    found = {}
+    for tid, start, text in db.execute(
+            "SELECT globalTid, start, jsonText FROM NVTX_EVENTS WHERE eventType = 34 AND "
+            "domainId IN (SELECT domainId FROM NVTX_PAYLOAD_SCHEMAS "
+            "WHERE name = 'Python Backtrace on CUDA') AND jsonText IS NOT NULL"):
+        frames = json.loads(text)["Python Backtrace on CUDA"]["Frames"]
+        found[(tid, start)] = [(html.unescape(strings[f["Function"]]),
+                                html.unescape(strings[f["File"]]), f["Line"]) for f in frames]
+    return found
+
+
+def _python_frame_name(function: str, file: str, line: int) -> str:
+    below = file.split("-packages/", 1)[1] if "-packages/" in file else file.rsplit("/", 1)[-1]
+    return f"{below}({line}): {function}"
 
 
 def nsys_gpu_time_by_backtrace_frame(path: Path, dropped: str,

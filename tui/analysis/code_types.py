@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from tui.analysis import summary_types
 
 # What a frame is, by code source: for titles and captions.
-FRAME_WORDS = {"python": "Python frame", "cuda_backtrace": "native frame (CUDA backtrace)",
+FRAME_WORDS = {"python": "Python frame", "cuda_backtrace": "frame (CUDA backtrace)",
                "nvtx": "NVTX range", "hlo": "line of code (XLA's HLO op metadata)"}
 # Why a launch may have none, by code source.
 WHY_NO_FRAME = {"python": "another thread, e.g. autograd's backward",

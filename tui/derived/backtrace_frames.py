@@ -1,7 +1,8 @@
 """The Code view's frames from an nsys report's CUDA API backtraces (staged by
-tui/sources/nsys_backtraces.py): one frame per distinct path of native frames from the
-outermost, as the top-down tree shows them, so that thousands of calls through the same
-path share their frames. Each launch's frame is the innermost of its call's chain."""
+tui/sources/nsys_backtraces.py: native frames, Python's outside them where nsys took
+those too): one frame per distinct path of frames from the outermost, as the top-down
+tree shows them, so that thousands of calls through the same path share their frames.
+Each launch's frame is the innermost of its call's chain."""
 
 from __future__ import annotations
 

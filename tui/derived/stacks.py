@@ -67,8 +67,9 @@ def build_stacks(con: duckdb.DuckDBPyConnection) -> list[str]:
     """Fill python_frames, launches and the memory events' context (unless
     stage_stacks_beside_write did); returns warnings.
 
-    A trace without Python frames has, in their place, the native frames of an nsys
-    report's CUDA API backtraces (--cudabacktrace), else its NVTX / user annotation
+    A trace without Python frames has, in their place, the frames of an nsys report's CUDA
+    API backtraces (--cudabacktrace: native, and Python's where --python-backtrace=cuda
+    took them too), else its NVTX / user annotation
     ranges; trace_meta's `code_source` says which ('python' | 'cuda_backtrace' | 'nvtx' |
     'none')."""
     kind = _kind_written(con)

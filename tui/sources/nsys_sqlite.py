@@ -91,7 +91,7 @@ def _load_rest(path: Path, schema: dict[str, set[str]],
         _load_gpu(source, con, gpu_jobs, failed)
         calls = _load_host(source, con, host_jobs, failed)
         if calls.num_rows:
-            warnings += stage_backtraces(source, con, calls)
+            warnings += stage_backtraces(source, con, calls, schema)
         warnings += load_nsys_host(source, con, schema)  # CPU samples, OS runtime calls
     finally:
         source.close()

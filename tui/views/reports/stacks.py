@@ -22,14 +22,14 @@ def print_code_and_memory(summary: Mapping[str, Any], console: Console) -> None:
     frames = [f for f in summary.get("code") or () if f["frame"] in user][:TOP_FRAMES]
     title = {"python": "GPU time by line of your code (inclusive: it or what it called)",
              "nvtx": "GPU time by NVTX range (no Python frames in this trace)",
-             "cuda_backtrace": "GPU time by native frame of your code (CUDA API backtraces, "
-                               "inclusive)",
+             "cuda_backtrace": "GPU time by frame of your code (nsys' CUDA API backtraces, "
+                               "Python's where it took them; inclusive)",
              "hlo": "GPU time by line of your code (the XLA ops' metadata; inclusive: it or "
                     "what it called)"}.get(source or "", "")
     if not frames and source == "cuda_backtrace":
         # a Python program's backtraces are all library frames: show the top ones
         frames = list(summary.get("code") or ())[:TOP_FRAMES]
-        title = ("GPU time by native frame (CUDA API backtraces, inclusive; none in your "
+        title = ("GPU time by frame (nsys' CUDA API backtraces, inclusive; none in your "
                  "own code)")
     if frames:
         table = Table(title=title, title_justify="left")

@@ -216,7 +216,7 @@ class CodePanel(TablePanel):
         view = ("top-down: Enter opens a path, K its kernels" if self.paths.display
                 else f"{table.caption()} · inclusive: it or what it called · Enter: kernels")
         what = {"nvtx": "NVTX range (this trace has no Python frames)",
-                "cuda_backtrace": "native frame (CUDA API backtraces), ● your code",
+                "cuda_backtrace": "frame (nsys' CUDA API backtraces), ● your code",
                 "hlo": ("op path (XLA's HLO op metadata)" if self.paths.display else
                         "line of code (XLA's HLO op metadata), ● your code")}.get(
             source, "Python frame, ● your code")
