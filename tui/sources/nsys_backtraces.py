@@ -11,7 +11,7 @@ import pyarrow as pa
 
 from tui.core.db import registered
 from tui.core.errors import first_line
-from tui.core.queries import load_query
+from tui.core.queries import Sql, fill, load_query
 
 CALLCHAINS_TABLE = "CUDA_CALLCHAINS"
 # The Python backtraces' marks and the payload schema that names them.
@@ -46,7 +46,12 @@ def _stage_python_backtraces(source: adbc_sqlite.Connection,
     """Put each staged call's Python backtrace outside its native frames; warnings."""
     cursor = source.cursor()
     try:
-        cursor.execute(load_query("nsys_sqlite_python_backtraces"))
+        cursor.execute(load_query("nsys_sqlite_python_backtrace_domains"))
+        domains = [int(domain) for domain in cursor.fetch_arrow_table().column(0).to_pylist()]
+        if not domains:
+            return []
+        cursor.execute(fill("nsys_sqlite_python_backtraces",  # integers: no quoting needed
+                            domains=Sql(", ".join(str(domain) for domain in domains))))
         backtraces = cursor.fetch_arrow_table()
     except Exception as exc:  # the driver raises its own error family
         return [f"skipped the Python backtraces ({first_line(exc)}): native frames stand in"]
