@@ -13,6 +13,7 @@ import pytest
 from tests.helpers.paths import sample
 from tui.sources.nsys_rep import export_to_sqlite
 
+
 def _stand_in(folder: Path, help_text: str) -> Path:
     """An `nsys` whose `export --help` prints `help_text` and whose export copies the
     sample to its --output; its arguments are written to folder/args."""
