@@ -285,6 +285,25 @@ CREATE TABLE IF NOT EXISTS host_callchains (
     module   VARCHAR   -- the file name of its library or executable: 'libc.so.6', 'python3.12'
 );
 
+-- Python samples of host threads (nsys `--python-sampling=true`, exported with
+-- --include-json=true): when each thread's Python stack was sampled, and its state.
+CREATE TABLE IF NOT EXISTS python_samples (
+    ts_ns BIGINT,   -- when the sample was taken
+    pid   BIGINT,   -- as host_activities.pid
+    tid   BIGINT,   -- as host_activities.tid
+    state VARCHAR,  -- as nsys names it: 'Running', 'Blocking Wait', 'Uninterruptible'
+    stack BIGINT    -- python_stacks.stack of its frames
+);
+
+-- The distinct Python stacks of python_samples, a row a frame.
+CREATE TABLE IF NOT EXISTS python_stacks (
+    stack    BIGINT,
+    depth    INTEGER,  -- 0 = innermost (the line running when the sample was taken), 1 = its caller, ...
+    function VARCHAR,  -- 'step', '<module>'
+    file     VARCHAR,  -- as Python knew it: '/home/me/train.py', '<frozen runpy>'
+    line     INTEGER
+);
+
 -- When each host thread ran on a CPU (nsys `--cpuctxsw=process-tree`: its context switches
 -- paired, each switch in with the next switch out): a thread with no interval over a
 -- stretch was off every CPU, waiting or asleep.

@@ -94,6 +94,13 @@ COMMENT ON TABLE host_callchains IS 'The distinct native call chains of host_sam
 COMMENT ON COLUMN host_callchains.depth IS '0 = innermost (where the sample was taken; the OS call itself), 1 = its caller ...';
 COMMENT ON COLUMN host_callchains.function IS 'as the profiler resolved it, or an address such as 0x5cdb03';
 COMMENT ON COLUMN host_callchains.module IS 'the file name of its library or executable, e.g. libc.so.6';
+COMMENT ON TABLE python_samples IS 'Python samples of host threads (nsys --python-sampling): time, thread, state and stack';
+COMMENT ON COLUMN python_samples.ts_ns IS 'when the sample was taken, ns';
+COMMENT ON COLUMN python_samples.state IS 'as nsys names it: Running, Blocking Wait, Uninterruptible';
+COMMENT ON COLUMN python_samples.stack IS 'python_stacks.stack of its frames';
+COMMENT ON TABLE python_stacks IS 'The distinct Python stacks of python_samples, a row a frame';
+COMMENT ON COLUMN python_stacks.depth IS '0 = innermost (the line running when sampled), 1 = its caller ...';
+COMMENT ON COLUMN python_stacks.file IS 'as Python knew it: /home/me/train.py, <frozen runpy>';
 COMMENT ON TABLE thread_sched IS 'When each host thread ran on a CPU (nsys --cpuctxsw): switch-in to switch-out';
 COMMENT ON COLUMN thread_sched.start_ns IS 'switched in, ns';
 COMMENT ON COLUMN thread_sched.end_ns IS 'switched out, ns';

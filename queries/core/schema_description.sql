@@ -9,9 +9,11 @@ JOIN duckdb_columns() AS c USING (table_name)
 WHERE t.table_name IN ('trace_meta', 'devices', 'gpu_activities', 'host_activities', 'gpu_idle',
                        'threads', 'python_frames', 'launches', 'memory_events',
                        'gpu_metric_names', 'gpu_metrics', 'op_flops', 'kernel_flops',
-                       'host_samples', 'os_calls', 'host_callchains', 'thread_sched')
+                       'host_samples', 'os_calls', 'host_callchains', 'thread_sched',
+                       'python_samples', 'python_stacks')
 ORDER BY list_position(['trace_meta', 'devices', 'gpu_activities', 'host_activities',
                         'gpu_idle', 'threads', 'python_frames', 'launches',
                         'memory_events', 'gpu_metric_names', 'gpu_metrics', 'op_flops',
                         'kernel_flops', 'host_samples',
-                        'os_calls', 'host_callchains', 'thread_sched'], t.table_name), c.column_index;
+                        'os_calls', 'host_callchains', 'thread_sched', 'python_samples',
+                        'python_stacks'], t.table_name), c.column_index;

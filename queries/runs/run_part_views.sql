@@ -1,9 +1,9 @@
 -- Params: {schema}, {source}
--- Needs: table {schema}.part, table {source}.collectives, table {source}.devices, table {source}.gpu_activities, table {source}.gpu_idle, table {source}.host_activities, table {source}.host_callchains, table {source}.host_samples, table {source}.launches, table {source}.memory_events, table {source}.os_calls, table {source}.python_frames, table {source}.threads, table {source}.trace_meta
+-- Needs: table {schema}.part, table {source}.collectives, table {source}.devices, table {source}.gpu_activities, table {source}.gpu_idle, table {source}.host_activities, table {source}.host_callchains, table {source}.host_samples, table {source}.launches, table {source}.memory_events, table {source}.os_calls, table {source}.python_frames, table {source}.python_samples, table {source}.python_stacks, table {source}.threads, table {source}.trace_meta
 -- One rank of a multi-process report (an nsys report of torchrun's processes): the
 -- schema's tables of the attached report {source}, as views in {schema} holding only the
 -- process and GPU in {schema}.part (run_part_table.sql): its GPU's work, idle time and
--- device; its process's host rows, CPU samples, OS calls, frames, threads and memory
+-- device; its process's host rows, CPU and Python samples, OS calls, frames, threads and memory
 -- events (and those on its GPU); the launches of its GPU's work. trace_meta is the
 -- report's.
 CREATE VIEW {schema}.trace_meta AS FROM {source}.trace_meta;
@@ -20,6 +20,9 @@ CREATE VIEW {schema}.host_samples AS  -- its CPU samples and OS calls: what its 
 CREATE VIEW {schema}.os_calls AS
     FROM {source}.os_calls WHERE coalesce(pid = (SELECT pid FROM {schema}.part), true);
 CREATE VIEW {schema}.host_callchains AS FROM {source}.host_callchains;
+CREATE VIEW {schema}.python_samples AS
+    FROM {source}.python_samples WHERE coalesce(pid = (SELECT pid FROM {schema}.part), true);
+CREATE VIEW {schema}.python_stacks AS FROM {source}.python_stacks;
 CREATE VIEW {schema}.python_frames AS
     FROM {source}.python_frames WHERE coalesce(pid = (SELECT pid FROM {schema}.part), true);
 CREATE VIEW {schema}.threads AS

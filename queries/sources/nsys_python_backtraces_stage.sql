@@ -1,13 +1,12 @@
 -- Params: none
--- Needs: arrow nsys_python_backtraces, arrow nsys_strings, temp table stacks_input_backtrace_calls, temp table stacks_input_backtrace_frames
+-- Needs: arrow nsys_python_backtraces, arrow nsys_strings, temp macro nsys_unescape, temp table stacks_input_backtrace_calls, temp table stacks_input_backtrace_frames
 -- Join the Python backtraces nsys took at CUDA API calls (nsys_sqlite_python_backtraces.sql,
 -- registered as nsys_python_backtraces) to the staged native ones (nsys_backtraces_stage.sql):
 -- a call with both gets a chain of its own, its Python frames outside its native frames
 -- (Python calls into the library that makes the CUDA call: the two stacks meet where the
 -- interpreter's frames, which backtrace_keys.sql leaves out, stood). A backtrace is the
--- call's that starts at its time on its thread. Python frames are named as nsys stores
--- them (function and file ids into StringIds, '<' and '>' written as HTML entities) and
--- have a line; native frames' line is NULL.
+-- call's that starts at its time on its thread. Python frames are named through
+-- nsys_strings (nsys_unescape, nsys_macros.sql) and have a line; native frames' is NULL.
 CREATE OR REPLACE TEMP TABLE python_backtraced AS
 SELECT c.call_id, c.chain,
        (SELECT coalesce(max(chain), 0) FROM stacks_input_backtrace_calls)
@@ -33,10 +32,8 @@ FROM python_backtraced AS p
 JOIN stacks_input_backtrace_frames AS f USING (chain)
 UNION ALL
 SELECT p.chain, p.depth,
-       replace(replace(replace(coalesce(CAST(s.value AS VARCHAR), '(unknown)'),
-                               '&lt;', '<'), '&gt;', '>'), '&amp;', '&'),
-       replace(replace(replace(coalesce(CAST(m.value AS VARCHAR), '(unknown)'),
-                               '&lt;', '<'), '&gt;', '>'), '&amp;', '&'),
+       nsys_unescape(coalesce(CAST(s.value AS VARCHAR), '(unknown)')),
+       nsys_unescape(coalesce(CAST(m.value AS VARCHAR), '(unknown)')),
        p.frame."Line"
 FROM python AS p
 LEFT JOIN nsys_strings AS s ON s.id = p.frame."Function"

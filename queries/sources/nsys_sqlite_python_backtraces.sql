@@ -5,7 +5,7 @@
 -- call: its thread, when it was taken (the call's start) and its frames as the JSON text
 -- the export keeps only when written with --include-json=true (NULL otherwise). They are
 -- marks (eventType 34) of the domains whose payload schema is "Python Backtrace on CUDA"
--- ({domains}: their ids, nsys_sqlite_python_backtrace_domains.sql).
+-- ({domains}: their ids, nsys_sqlite_python_domains.sql).
 SELECT
     CAST(n.globalTid AS INTEGER) AS global_tid,
     CAST(n.start AS INTEGER) AS start_ns,

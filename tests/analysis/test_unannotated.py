@@ -302,10 +302,60 @@ def test_the_work_starts_at_the_first_kernel_and_a_gaps_cuda_call_is_named() -> 
     assert work[0].host_busy_in == "cuLibraryLoadData"
 
 
-def test_a_report_with_pythons_stacks_has_nvidias_gaps() -> None:
+def test_a_report_with_pythons_stacks_has_nvidias_gaps_and_the_lines_it_waited_on() -> None:
     """`churn_py`, recorded with Python samples and backtraces (their NVTX marks and
-    payload schemas besides the usual tables): its GPU-idle gaps are NVIDIA's."""
-    with open_trace(inflated("unannotated/churn_py.sqlite")) as trace:
+    payload schemas besides the usual tables): its GPU-idle gaps are NVIDIA's, and where
+    the launching thread's Python samples in them were (each at its innermost line of the
+    program's own code) is what the export's JSON text says."""
+    path = inflated("unannotated/churn_py.sqlite")
+    with open_trace(path) as trace:
         gaps, _whole, _work = gaps_and_work(trace.con, MS)
+        host = gaps_host_activity(trace.con, MS)
+        states = dict(trace.con.execute(
+            "SELECT state, count(*) FROM python_samples GROUP BY state").fetchall())
+    db = sqlite3.connect(path)
+    assert states == dict(db.execute(
+        "SELECT json_extract(jsonText, '$.\"Python Periodic Sampling\".\"Thread state\"'), "
+        "count(*) FROM NVTX_EVENTS WHERE eventType = 34 AND domainId IN (SELECT domainId "
+        "FROM NVTX_PAYLOAD_SCHEMAS WHERE name = 'Python Periodic Sampling') GROUP BY 1"))
+    assert sum(states.values()) == 10_249
     assert len(gaps) >= 100
     assert sorted((g.start_ns, g.duration_ns) for g in gaps) == nvidia_gaps("churn_py")
+    assert host is not None and host.thread is not None
+    expected = python_lines(db, global_tid(*host.thread), nvidia_gaps("churn_py"))
+    assert {s.name: s.value for s in host.python} == expected
+    top = host.python[0]
+    # line 182 builds the fused AdamW: the first gap, 4 s long, is spent there
+    assert top.name == "gen_unannotated.py(182): churn" and top.pct > 80
+    assert "; in Python at gen_unannotated.py(182): churn (87% of its Python samples)" \
+        in host.where()
+
+
+def python_lines(db: sqlite3.Connection, gtid: int,
+                 gaps: list[tuple[int, int]]) -> dict[str, int]:
+    """Thread `gtid`'s Python samples inside `gaps` (start, duration) by the innermost
+    frame of the program's own code (else the innermost), named as Kineto names frames:
+    the export's JSON text read with json."""
+    import html
+    import json
+    import re
+
+    from tui.derived.backtrace_frames import LIBRARY_MODULES
+
+    strings = dict(db.execute("SELECT id, value FROM StringIds"))
+    counts: dict[str, int] = {}
+    for ts, text in db.execute(
+            "SELECT start, jsonText FROM NVTX_EVENTS WHERE eventType = 34 AND globalTid = ? "
+            "AND domainId IN (SELECT domainId FROM NVTX_PAYLOAD_SCHEMAS "
+            "WHERE name = 'Python Periodic Sampling')", (gtid,)):
+        if not any(start <= ts < start + duration for start, duration in gaps):
+            continue
+        frames = [(html.unescape(strings[f["Function"]]), html.unescape(strings[f["File"]]),
+                   f["Line"]) for f in json.loads(text)["Python Periodic Sampling"]["Frames"]]
+        own = [f for f in frames
+               if not re.search(LIBRARY_MODULES, f[1]) and not f[1].startswith("<")]
+        function, file, line = (own or frames)[0]
+        below = file.split("-packages/", 1)[1] if "-packages/" in file else file.rsplit("/")[-1]
+        name = f"{below}({line}): {function}"
+        counts[name] = counts.get(name, 0) + 1
+    return counts

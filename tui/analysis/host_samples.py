@@ -25,6 +25,7 @@ import duckdb
 from tui.analysis.module_names import module_label
 from tui.core.db import insert_rows, one_row
 from tui.core.queries import load_query
+from tui.derived.backtrace_frames import LIBRARY_MODULES
 
 # The longest lists (functions, modules, ops) keep their largest entries in the JSON.
 JSON_ROWS = 100
@@ -113,6 +114,9 @@ class HostActivity:
     untraced_ns: int | None = None  # time-weighted: the launching thread's time with no op
     thread_name: str | None = None
     on_cpu_ns: int | None = None  # the launching thread's time on a CPU (context switches)
+    # where the launching thread's Python samples were (nsys --python-sampling): each
+    # sample at its innermost line of the user's code, else its innermost line
+    python: list[Share] = field(default_factory=list)
 
     def waiting(self) -> Waiting | None:
         """Whether the launching thread spent most of the stretches waiting for other
@@ -197,7 +201,11 @@ class HostActivity:
             return ""
         parts = [f"{name} ({pct:.0f}%{first if i == 0 else ''})"
                  for i, (name, pct) in enumerate(top)]
-        return "the launching thread was in " + " and ".join(parts)
+        lines = [s for s in self.python[:2] if round(s.pct) >= 1]
+        at = ("; in Python at " + " and ".join(
+            f"{s.name} ({s.pct:.0f}%{' of its Python samples' if i == 0 else ''})"
+            for i, s in enumerate(lines))) if lines else ""
+        return "the launching thread was in " + " and ".join(parts) + at
 
     def as_dict(self) -> dict:
         out = {"source": "cpu_samples" if self.unit == "samples" else "python_frames",
@@ -211,6 +219,9 @@ class HostActivity:
             out["untraced_ns"] = self.untraced_ns
         if self.on_cpu_ns is not None:
             out["on_cpu_ns"] = self.on_cpu_ns
+        if self.python:
+            out["python"] = [{"frame": s.name, "file": s.module, "samples": s.value,
+                              "pct": round(s.pct, 2)} for s in self.python[:JSON_ROWS]]
         return out
 
 
@@ -297,7 +308,8 @@ def host_activity(con: duckdb.DuckDBPyConnection) -> HostActivity | None:
         con.execute(load_query("host_range_samples"))
         views = [_sampled_view(con, t, osrt) for t in (thread, None)]
         return HostActivity("samples", thread, views[0], views[1], int(range_ns),
-                            thread_name=name, on_cpu_ns=_on_cpu(con, thread))
+                            thread_name=name, on_cpu_ns=_on_cpu(con, thread),
+                            python=_python_lines(con, thread))
     # the traced work inside the ranges, found once for both views and the untraced time
     con.execute(load_query("host_range_activities" if activities > PLAIN_JOIN_ROWS
                            else "host_range_activities_small"))
@@ -401,6 +413,24 @@ def _on_cpu(con: duckdb.DuckDBPyConnection, thread: tuple[int, int] | None) -> i
     except duckdb.CatalogException:  # a store without thread_sched
         return None
     return int(row[0]) if row and row[0] is not None else None
+
+
+def _python_lines(con: duckdb.DuckDBPyConnection,
+                  thread: tuple[int, int] | None) -> list[Share]:
+    """Where the launching thread's Python samples inside the ranges were (none: the
+    report has no Python samples, or a store written before they were kept)."""
+    if thread is None:
+        return []
+    try:
+        if not one_row(con, "SELECT EXISTS (SELECT 1 FROM python_samples)")[0]:
+            return []
+        rows = con.execute(load_query("host_python_lines"),
+                           {**_thread_params(thread), "libraries": LIBRARY_MODULES}).fetchall()
+    except duckdb.CatalogException:  # a store without python_samples
+        return []
+    total = sum(int(samples) for _, _, samples in rows)
+    return [Share(frame, int(samples), 100.0 * samples / total, file)
+            for frame, file, samples in rows]
 
 
 def _has_os_calls(con: duckdb.DuckDBPyConnection) -> bool:

@@ -1,7 +1,7 @@
 """The `--summary` of a cached trace, kept beside its cache file for the next warm open.
 
 A summary is a pure function of the cached database and the gap threshold, so once
-computed it is stored as `<cache file>.summary-<min_gap_ns>.v10.json` (written under a
+computed it is stored as `<cache file>.summary-<min_gap_ns>.v11.json` (written under a
 temporary name as it is printed, then renamed) and a later `tui --summary` of the
 unchanged trace prints it without opening the database. The cache file's name changes
 with the trace (path, size, mtime) and with CACHE_VERSION, and the memo is only trusted
@@ -26,11 +26,12 @@ from tui.core.memo_file import MemoFile, read_first_line
 from tui.loading import cache
 
 _SLICE = 16 << 20  # characters copied at a time from a stored summary
-_SUFFIX = "v10.json"  # v3: the diagnosis; v4: of the window of work, with the set-up apart;
+_SUFFIX = "v11.json"  # v3: the diagnosis; v4: of the window of work, with the set-up apart;
 # v5: gemm_tensor_cores; v6: where critical paths start; v7: the matrix kernels' cores in
 # a compute-bound diagnosis, the GEMM findings' advice by kind; v8: a window of a loop's
 # repeated ranges (phases), none of a range without GPU work; v9: the window's steps, the
-# slow ones in the diagnosis; v10: compiling, waiting on other threads, XLA under nsys
+# slow ones in the diagnosis; v10: compiling, waiting on other threads, XLA under nsys;
+# v11: the launching thread's Python lines (nsys Python samples)
 # Long row lists (every gap, every row of a rule) are kept whole in the memo's JSON and
 # cut to this many in its brief, from which `--summary` prints text (it shows ten at most).
 BRIEF_ROWS = 20

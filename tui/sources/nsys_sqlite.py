@@ -30,6 +30,9 @@ from tui.sources.nsys_gpu_metrics import load_nsys_gpu_metrics
 from tui.sources.nsys_host import load_nsys_host
 from tui.sources.nsys_memory import load_nsys_memory
 from tui.sources.nsys_nesting import Nesting
+from tui.sources.nsys_python import BACKTRACES as PYTHON_BACKTRACES
+from tui.sources.nsys_python import SAMPLES as PYTHON_SAMPLES
+from tui.sources.nsys_python import load_python_samples, python_domains
 from tui.sources.read_ahead import ReadAhead
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -90,9 +93,12 @@ def _load_rest(path: Path, schema: dict[str, set[str]],
         con.register("nsys_strings", _read_strings(source, schema, warnings))
         _load_gpu(source, con, gpu_jobs, failed)
         calls = _load_host(source, con, host_jobs, failed)
+        python = python_domains(source, schema)  # Python's stacks, where recorded
         if calls.num_rows:
-            warnings += stage_backtraces(source, con, calls, schema)
+            warnings += stage_backtraces(source, con, calls, python.get(PYTHON_BACKTRACES, []))
         warnings += load_nsys_host(source, con, schema)  # CPU samples, OS runtime calls
+        if PYTHON_SAMPLES in python:
+            warnings += load_python_samples(source, con, python[PYTHON_SAMPLES])
     finally:
         source.close()
         con.unregister("nsys_strings")
