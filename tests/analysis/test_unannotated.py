@@ -322,20 +322,39 @@ def test_a_report_with_pythons_stacks_has_nvidias_gaps_and_the_lines_it_waited_o
     assert len(gaps) >= 100
     assert sorted((g.start_ns, g.duration_ns) for g in gaps) == nvidia_gaps("churn_py")
     assert host is not None and host.thread is not None
-    expected = python_lines(db, global_tid(*host.thread), nvidia_gaps("churn_py"))
+    samples = python_sample_lines(db)
+    expected = python_lines(samples, global_tid(*host.thread), nvidia_gaps("churn_py"))
     assert {s.name: s.value for s in host.python} == expected
     top = host.python[0]
     # line 182 builds the fused AdamW: the first gap, 4 s long, is spent there
     assert top.name == "gen_unannotated.py(182): churn" and top.pct > 80
     assert "; in Python at gen_unannotated.py(182): churn (87% of its Python samples)" \
         in host.where()
+    # each host-wait gap says the line of its launching thread's samples in it, as the
+    # export's give it (none for a gap whose work autograd's thread launched: no Python)
+    said = 0
+    for gap in gaps:
+        end = gap.start_ns + gap.duration_ns
+        launchers = {gtid for table in ("KERNEL", "MEMSET", "MEMCPY") for (gtid,) in db.execute(
+            "SELECT r.globalTid FROM CUPTI_ACTIVITY_KIND_RUNTIME AS r "
+            f"JOIN CUPTI_ACTIVITY_KIND_{table} AS k USING (correlationId) WHERE k.start = ?",
+            (end,))}
+        assert len(launchers) == 1
+        lines = python_lines(samples, launchers.pop(), [(gap.start_ns, gap.duration_ns)])
+        if gap.kind != "host-wait" or not lines:
+            assert "in Python at" not in gap.cause
+            continue
+        top = max(lines, key=lambda name: (lines[name], name))
+        assert (f"; in Python at {top} ({lines[top]:,} of its {sum(lines.values()):,} Python "
+                "samples)") in gap.cause, gap.cause
+        said += 1
+    assert said >= 50
 
 
-def python_lines(db: sqlite3.Connection, gtid: int,
-                 gaps: list[tuple[int, int]]) -> dict[str, int]:
-    """Thread `gtid`'s Python samples inside `gaps` (start, duration) by the innermost
-    frame of the program's own code (else the innermost), named as Kineto names frames:
-    the export's JSON text read with json."""
+def python_sample_lines(db: sqlite3.Connection) -> list[tuple[int, int, str]]:
+    """Each Python sample of the export (globalTid, time, line): its innermost frame of the
+    program's own code (else its innermost), named as Kineto names frames; the JSON text
+    read with json."""
     import html
     import json
     import re
@@ -343,19 +362,32 @@ def python_lines(db: sqlite3.Connection, gtid: int,
     from tui.derived.backtrace_frames import LIBRARY_MODULES
 
     strings = dict(db.execute("SELECT id, value FROM StringIds"))
-    counts: dict[str, int] = {}
-    for ts, text in db.execute(
-            "SELECT start, jsonText FROM NVTX_EVENTS WHERE eventType = 34 AND globalTid = ? "
+    found = []
+    for gtid, ts, text in db.execute(
+            "SELECT globalTid, start, jsonText FROM NVTX_EVENTS WHERE eventType = 34 "
             "AND domainId IN (SELECT domainId FROM NVTX_PAYLOAD_SCHEMAS "
-            "WHERE name = 'Python Periodic Sampling')", (gtid,)):
-        if not any(start <= ts < start + duration for start, duration in gaps):
-            continue
+            "WHERE name = 'Python Periodic Sampling')"):
         frames = [(html.unescape(strings[f["Function"]]), html.unescape(strings[f["File"]]),
                    f["Line"]) for f in json.loads(text)["Python Periodic Sampling"]["Frames"]]
         own = [f for f in frames
                if not re.search(LIBRARY_MODULES, f[1]) and not f[1].startswith("<")]
         function, file, line = (own or frames)[0]
         below = file.split("-packages/", 1)[1] if "-packages/" in file else file.rsplit("/")[-1]
-        name = f"{below}({line}): {function}"
-        counts[name] = counts.get(name, 0) + 1
+        found.append((gtid, ts, f"{below}({line}): {function}"))
+    return sorted(found, key=lambda sample: sample[1])
+
+
+def python_lines(samples: list[tuple[int, int, str]], gtid: int,
+                 gaps: list[tuple[int, int]]) -> dict[str, int]:
+    """Thread `gtid`'s samples (python_sample_lines) inside `gaps` (start, duration), by
+    line; the samples in time order."""
+    import bisect
+
+    times = [ts for thread, ts, _ in samples]
+    counts: dict[str, int] = {}
+    for start, duration in gaps:
+        for thread, _, name in samples[bisect.bisect_left(times, start):
+                                       bisect.bisect_left(times, start + duration)]:
+            if thread == gtid:
+                counts[name] = counts.get(name, 0) + 1
     return counts

@@ -20,6 +20,7 @@ from tui.analysis.module_names import COMPILERS, module_label
 from tui.core.queries import fill, fragment, load_query
 from tui.core.steps import NOT_THE_PROGRAMS, PROFILER_STEP, STEP_NAME
 from tui.core.units import format_ns
+from tui.derived.backtrace_frames import LIBRARY_MODULES
 
 if TYPE_CHECKING:  # not imported at run time: a warm `--summary --json` needs no DuckDB
     import duckdb
@@ -103,6 +104,7 @@ def _explained(con: duckdb.DuckDBPyConnection, params: dict,
                                        <= GAP_PLAIN_JOIN_ROWS else "gap_overlaps"))
             context = con.execute(load_query("gap_host_context")).fetchall()
             sampled = _gap_samples(con)
+            python = _gap_python_lines(con)
             os_calls = _gap_calls(con, "gap_os_call_rows")
             cuda_calls = _gap_calls(con, "gap_runtime_call_rows")
     finally:
@@ -127,7 +129,8 @@ def _explained(con: duckdb.DuckDBPyConnection, params: dict,
             frame=_innermost_frame(frame_name, frame_overlap, op_name, op_overlap, duration),
         )
         held = (_thread_held(duration, sampled.get(gap_no), os_calls.get(gap_no),
-                             cuda_calls.get(gap_no)) if cause == "host" else _Held())
+                             cuda_calls.get(gap_no), python.get(gap_no))
+                if cause == "host" else _Held())
         text += held.text
         if cause == "other" and len(gaps) >= MAX_CONTEXT_GAPS:
             text = f"host activity not looked up (only for the {MAX_CONTEXT_GAPS:,} longest gaps)"
@@ -152,15 +155,18 @@ class _Held:
 
 
 def _thread_held(duration: int, sampled: tuple[str, str | None] | None,
-                 os_call: tuple[str, int] | None, cuda_call: tuple[str, int] | None
-                 ) -> _Held:
-    """A host-wait gap's _Held from its launching thread's samples (_gap_samples) and the
-    OS and CUDA calls that held it longest (_gap_calls): a call is said where it held the
-    thread for DOMINANT_SHARE of the gap or more."""
+                 os_call: tuple[str, int] | None, cuda_call: tuple[str, int] | None,
+                 python_line: str | None = None) -> _Held:
+    """A host-wait gap's _Held from its launching thread's samples (_gap_samples), the
+    line of its Python samples (_gap_python_lines) and the OS and CUDA calls that held it
+    longest (_gap_calls): a call is said where it held the thread for DOMINANT_SHARE of
+    the gap or more."""
     held = _Held()
     if sampled:
         held.text += f"; {sampled[0]}"
         held.compiler = sampled[1]
+    if python_line:
+        held.text += f"; {python_line}"
     if os_call and os_call[1] >= DOMINANT_SHARE * duration:
         name, ns = os_call
         held.slept = name if "sleep" in name else None
@@ -218,6 +224,30 @@ def _gap_samples(con: duckdb.DuckDBPyConnection) -> dict[int, tuple[str, str | N
                     else None)
         said[gap_no] = (f"its thread's {samples:,} samples: {', '.join(parts)}", compiler)
     return said
+
+
+def _gap_python_lines(con: duckdb.DuckDBPyConnection) -> dict[int, str]:
+    """{gap_no: 'in Python at train.py(42): step (31 of its 40 Python samples)'} for the
+    gaps with host context where the report has Python samples (nsys --python-sampling)
+    on the thread that ended them."""
+    import duckdb  # here: a warm summary imports this module without DuckDB
+
+    try:
+        (any_samples,), = con.execute("SELECT count(*) > 0 FROM python_samples").fetchall()
+    except duckdb.CatalogException:  # a store written before Python samples were kept
+        return {}
+    if not any_samples:
+        return {}
+    rows = con.execute(python_lines_query(), {"libraries": LIBRARY_MODULES}).fetchall()
+    return {gap_no: f"in Python at {frame} ({at:,} of its {samples:,} Python samples)"
+            for gap_no, samples, frame, at in rows}
+
+
+@cache
+def python_lines_query() -> str:
+    """gap_python_lines.sql with its gaps' launching threads."""
+    return fill("gap_python_lines", launchers=fragment("gap_launchers"),
+                stack_lines=fragment("python_stack_lines"))
 
 
 @cache

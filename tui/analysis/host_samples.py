@@ -24,7 +24,7 @@ import duckdb
 
 from tui.analysis.module_names import module_label
 from tui.core.db import insert_rows, one_row
-from tui.core.queries import load_query
+from tui.core.queries import fill, fragment, load_query
 from tui.derived.backtrace_frames import LIBRARY_MODULES
 
 # The longest lists (functions, modules, ops) keep their largest entries in the JSON.
@@ -424,7 +424,7 @@ def _python_lines(con: duckdb.DuckDBPyConnection,
     try:
         if not one_row(con, "SELECT EXISTS (SELECT 1 FROM python_samples)")[0]:
             return []
-        rows = con.execute(load_query("host_python_lines"),
+        rows = con.execute(fill("host_python_lines", stack_lines=fragment("python_stack_lines")),
                            {**_thread_params(thread), "libraries": LIBRARY_MODULES}).fetchall()
     except duckdb.CatalogException:  # a store without python_samples
         return []
