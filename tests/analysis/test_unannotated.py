@@ -21,6 +21,8 @@ from tui.analysis.summary import trace_summary
 from tui.core.units import format_ns
 from tui.loading.trace import open_trace
 
+# each loads a whole-program export and reads it again with sqlite3: over a second
+pytestmark = pytest.mark.slow
 DATA = Path(__file__).parents[1] / "data" / "unannotated"
 MS = 1_000_000
 
