@@ -1,6 +1,6 @@
 -- Params: none
 -- Needs: arrow nsys_python_backtraces, arrow nsys_strings, temp macro nsys_unescape, temp table stacks_input_backtrace_calls, temp table stacks_input_backtrace_frames
--- Join the Python backtraces nsys took at CUDA API calls (nsys_sqlite_python_backtraces.sql,
+-- Join the Python backtraces nsys took at CUDA API calls (nsys_sqlite_python_marks.sql,
 -- registered as nsys_python_backtraces) to the staged native ones (nsys_backtraces_stage.sql):
 -- a call with both gets a chain of its own, its Python frames outside its native frames
 -- (Python calls into the library that makes the CUDA call: the two stacks meet where the
@@ -11,14 +11,14 @@ CREATE OR REPLACE TEMP TABLE python_backtraced AS
 SELECT c.call_id, c.chain,
        (SELECT coalesce(max(chain), 0) FROM stacks_input_backtrace_calls)
            + row_number() OVER (ORDER BY c.call_id) AS new_chain,
-       CAST(json_extract(b.frames_json, '$."Python Backtrace on CUDA".Frames')
+       CAST(json_extract(b.json, '$."Python Backtrace on CUDA".Frames')
             AS STRUCT("Function" BIGINT, "File" BIGINT, "Line" INTEGER)[]) AS frames
 FROM nsys_python_backtraces AS b
 JOIN host_activities AS h
   ON h.kind = 'runtime' AND h.start_ns = b.start_ns
  AND h.pid = (b.global_tid >> 24) & 16777215 AND h.tid = b.global_tid & 16777215
 JOIN stacks_input_backtrace_calls AS c ON c.call_id = h.id
-WHERE b.frames_json IS NOT NULL;
+WHERE b.json IS NOT NULL;
 
 INSERT INTO stacks_input_backtrace_frames
 WITH python AS (

@@ -1,16 +1,16 @@
 -- Params: none
 -- Needs: arrow nsys_python_samples, arrow nsys_strings, temp macro nsys_unescape
--- nsys' Python samples (nsys_sqlite_python_samples.sql, registered as nsys_python_samples)
+-- nsys' Python samples (nsys_sqlite_python_marks.sql, registered as nsys_python_samples)
 -- into python_samples and python_stacks, each distinct stack once: its frames innermost
 -- first, named through nsys_strings ('<' and '>' stored as HTML entities: nsys_unescape,
 -- nsys_macros.sql). Samples whose JSON text the export left out are not written.
 CREATE OR REPLACE TEMP TABLE nsys_python_sample_rows AS
-SELECT (global_tid >> 24) & 16777215 AS pid, global_tid & 16777215 AS tid, ts_ns,
-       json_extract_string(sample_json, '$."Python Periodic Sampling"."Thread state"') AS state,
-       CAST(json_extract(sample_json, '$."Python Periodic Sampling".Frames') AS VARCHAR)
+SELECT (global_tid >> 24) & 16777215 AS pid, global_tid & 16777215 AS tid, start_ns AS ts_ns,
+       json_extract_string(json, '$."Python Periodic Sampling"."Thread state"') AS state,
+       CAST(json_extract(json, '$."Python Periodic Sampling".Frames') AS VARCHAR)
            AS frames
 FROM nsys_python_samples
-WHERE sample_json IS NOT NULL;
+WHERE json IS NOT NULL;
 
 CREATE OR REPLACE TEMP TABLE nsys_python_stack_ids AS
 SELECT row_number() OVER (ORDER BY frames) - 1 AS stack, frames

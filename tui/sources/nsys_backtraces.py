@@ -12,7 +12,7 @@ import pyarrow as pa
 from tui.core.db import registered
 from tui.core.errors import first_line
 from tui.core.queries import load_query
-from tui.sources.nsys_python import EXPORT_AGAIN, read_marks
+from tui.sources.nsys_python import load_marks
 
 CALLCHAINS_TABLE = "CUDA_CALLCHAINS"
 
@@ -34,22 +34,9 @@ def stage_backtraces(source: adbc_sqlite.Connection, con: duckdb.DuckDBPyConnect
         cursor.close()
     with registered(con, "nsys_calls", calls), registered(con, "nsys_chain_frames", frames):
         con.execute(load_query("nsys_backtraces_stage")).fetchall()
-    return _stage_python_backtraces(source, con, python_domains) if python_domains else []
-
-
-def _stage_python_backtraces(source: adbc_sqlite.Connection, con: duckdb.DuckDBPyConnection,
-                             domains: list[int]) -> list[str]:
-    """Put each staged call's Python backtrace outside its native frames; warnings."""
-    try:
-        backtraces = read_marks(source, "nsys_sqlite_python_backtraces", domains)
-    except Exception as exc:  # the driver raises its own error family
-        return [f"skipped the Python backtraces ({first_line(exc)}): native frames stand in"]
-    if backtraces.num_rows == 0:
+    if not python_domains:
         return []
-    if backtraces.column("frames_json").null_count == backtraces.num_rows:
-        return [f"{backtraces.num_rows:,} Python backtraces have no frames in this export "
-                f"(nsys keeps them only as JSON text): {EXPORT_AGAIN}"]
-    con.execute(load_query("nsys_macros"))
-    with registered(con, "nsys_python_backtraces", backtraces):
-        con.execute(load_query("nsys_python_backtraces_stage")).fetchall()
-    return []
+    # each call's Python backtrace outside its native frames
+    return load_marks(source, con, python_domains, "Python backtraces",
+                      ("nsys_python_backtraces_stage", "nsys_python_backtraces"),
+                      ": native frames stand in")

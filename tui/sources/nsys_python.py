@@ -16,9 +16,6 @@ from tui.core.queries import Sql, fill, load_query
 BACKTRACES = "Python Backtrace on CUDA"
 SAMPLES = "Python Periodic Sampling"
 TABLES = ("NVTX_EVENTS", "NVTX_PAYLOAD_SCHEMAS")
-# The export option that keeps their frames, as a warning asks for it.
-EXPORT_AGAIN = ("export it again with `nsys export --type sqlite --include-json=true` to "
-                "see them")
 
 
 def python_domains(source: adbc_sqlite.Connection,
@@ -41,30 +38,37 @@ def python_domains(source: adbc_sqlite.Connection,
     return found
 
 
-def read_marks(source: adbc_sqlite.Connection, query: str, domains: list[int]):
-    """The marks of `domains` by the named query (its {domains} slot), as Arrow."""
+def load_marks(source: adbc_sqlite.Connection, con: duckdb.DuckDBPyConnection,
+               domains: list[int], what: str, write: tuple[str, str],
+               instead: str = "") -> list[str]:
+    """Read the marks of `domains` (nsys_sqlite_python_marks.sql) and write them: `write`
+    is (the query, the name it reads them by), with nsys_strings registered on `con`.
+    Warnings: `what` names the marks ('Python samples'), `instead` says what stands in
+    where they cannot be read."""
     cursor = source.cursor()
     try:
-        cursor.execute(fill(query, domains=Sql(", ".join(str(int(d)) for d in domains))))
-        return cursor.fetch_arrow_table()
+        cursor.execute(fill("nsys_sqlite_python_marks",  # integers: no quoting needed
+                            domains=Sql(", ".join(str(int(d)) for d in domains))))
+        marks = cursor.fetch_arrow_table()
+    except Exception as exc:  # the driver raises its own error family
+        return [f"skipped the {what} ({first_line(exc)}){instead}"]
     finally:
         cursor.close()
+    if marks.num_rows == 0:
+        return []
+    if marks.column("json").null_count == marks.num_rows:
+        return [f"{marks.num_rows:,} {what} have no frames in this export (nsys keeps them "
+                "only as JSON text): export it again with `nsys export --type sqlite "
+                "--include-json=true` to see them"]
+    con.execute(load_query("nsys_macros"))
+    query, name = write
+    with registered(con, name, marks):
+        con.execute(load_query(query)).fetchall()
+    return []
 
 
 def load_python_samples(source: adbc_sqlite.Connection, con: duckdb.DuckDBPyConnection,
                         domains: list[int]) -> list[str]:
-    """python_samples and python_stacks from the marks of `domains` (with nsys_strings
-    registered on `con`); warnings."""
-    try:
-        samples = read_marks(source, "nsys_sqlite_python_samples", domains)
-    except Exception as exc:  # the driver raises its own error family
-        return [f"skipped the Python samples ({first_line(exc)})"]
-    if samples.num_rows == 0:
-        return []
-    if samples.column("sample_json").null_count == samples.num_rows:
-        return [f"{samples.num_rows:,} Python samples have no frames in this export (nsys "
-                f"keeps them only as JSON text): {EXPORT_AGAIN}"]
-    con.execute(load_query("nsys_macros"))
-    with registered(con, "nsys_python_samples", samples):
-        con.execute(load_query("nsys_python_samples_write")).fetchall()
-    return []
+    """python_samples and python_stacks from the marks of `domains`; warnings."""
+    return load_marks(source, con, domains, "Python samples",
+                      ("nsys_python_samples_write", "nsys_python_samples"))
