@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING
 
 from tui.analysis.idle_causes import COPY_PATTERN, GAP_KIND, SYNC_PATTERN, classify_idle
 from tui.analysis.module_names import COMPILERS, module_label
+from tui.core.library_paths import LIBRARY_MODULES
 from tui.core.queries import fill, fragment, load_query
 from tui.core.steps import NOT_THE_PROGRAMS, PROFILER_STEP, STEP_NAME
 from tui.core.units import format_ns
-from tui.derived.backtrace_frames import LIBRARY_MODULES
 
 if TYPE_CHECKING:  # not imported at run time: a warm `--summary --json` needs no DuckDB
     import duckdb

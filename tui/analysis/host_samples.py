@@ -24,8 +24,8 @@ import duckdb
 
 from tui.analysis.module_names import module_label
 from tui.core.db import insert_rows, one_row
+from tui.core.library_paths import LIBRARY_MODULES
 from tui.core.queries import fill, fragment, load_query
-from tui.derived.backtrace_frames import LIBRARY_MODULES
 
 # The longest lists (functions, modules, ops) keep their largest entries in the JSON.
 JSON_ROWS = 100

@@ -11,6 +11,7 @@ import numpy as np
 import pyarrow as pa
 
 from tui.core.db import has_temp_table, registered
+from tui.core.library_paths import LIBRARY_MODULES
 from tui.core.queries import load_query
 
 # Modules whose frames are left out: the profiler's own, the CUDA driver's internals, the
@@ -18,10 +19,6 @@ from tui.core.queries import load_query
 # work).
 DROPPED_MODULES = (r"libcupti|libToolsInjection|/nsight-(systems|compute)[^/]*/|libcuda\.so|"
                    r"/python[0-9.]*$|libpython[0-9.]*\.so|/libc\.so|/ld-linux|libpthread")
-# Modules that are not the user's own code: installed packages, system and CUDA libraries.
-LIBRARY_MODULES = (r"/(site|dist)-packages/|^/usr/(lib|lib64|local/cuda|local/nvidia)/|"
-                   r"^/(lib|lib64|opt/nvidia)/|/cuda[^/]*/(lib|lib64|targets)/|"
-                   r"libcudart|libstdc\+\+|libgcc")
 
 
 def has_backtraces(con: duckdb.DuckDBPyConnection) -> bool:
