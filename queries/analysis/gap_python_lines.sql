@@ -2,7 +2,7 @@
 -- Needs: schema
 -- Where the Python samples of each gap of `context_gaps` (gap_overlaps.sql) were taken on
 -- the thread that launched the work ending it: the line of the program holding most of
--- them (python_stack_lines.sql, in {stack_lines}, with its $libraries). One row per gap with samples: gap_no,
+-- them (python_stack_lines.sql, in {stack_lines}). One row per gap with samples: gap_no,
 -- samples (the thread's in the gap), frame, at (its samples). Each sample finds the one
 -- gap of each device that may hold it by an as-of join, as in gap_samples.sql.
 WITH launcher AS (

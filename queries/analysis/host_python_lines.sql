@@ -2,8 +2,8 @@
 -- Needs: table host_ranges
 -- The Python samples of thread ($pid, $tid) inside host_ranges (host_ranges_merge.sql:
 -- disjoint, so an as-of join finds the one range that may hold each sample), by the line
--- of the program each was at (python_stack_lines.sql, in {stack_lines}, with its
--- $libraries). Columns: frame, file, samples; most first.
+-- of the program each was at (python_stack_lines.sql, in {stack_lines}). Columns: frame,
+-- file, samples; most first.
 WITH lines AS (
     {stack_lines}
 )

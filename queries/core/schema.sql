@@ -301,7 +301,9 @@ CREATE TABLE IF NOT EXISTS python_stacks (
     depth    INTEGER,  -- 0 = innermost (the line running when the sample was taken), 1 = its caller, ...
     function VARCHAR,  -- 'step', '<module>'
     file     VARCHAR,  -- as Python knew it: '/home/me/train.py', '<frozen runpy>'
-    line     INTEGER
+    line     INTEGER,
+    name     VARCHAR,  -- as python_frames.name: 'train.py(42): step'
+    user_code BOOLEAN  -- as python_frames.user_code: not a library, the stdlib or frozen
 );
 
 -- When each host thread ran on a CPU (nsys `--cpuctxsw=process-tree`: its context switches

@@ -101,6 +101,8 @@ COMMENT ON COLUMN python_samples.stack IS 'python_stacks.stack of its frames';
 COMMENT ON TABLE python_stacks IS 'The distinct Python stacks of python_samples, a row a frame';
 COMMENT ON COLUMN python_stacks.depth IS '0 = innermost (the line running when sampled), 1 = its caller ...';
 COMMENT ON COLUMN python_stacks.file IS 'as Python knew it: /home/me/train.py, <frozen runpy>';
+COMMENT ON COLUMN python_stacks.name IS 'as python_frames.name: train.py(42): step';
+COMMENT ON COLUMN python_stacks.user_code IS 'the user''s own code: not a library, the stdlib or a frozen module';
 COMMENT ON TABLE thread_sched IS 'When each host thread ran on a CPU (nsys --cpuctxsw): switch-in to switch-out';
 COMMENT ON COLUMN thread_sched.start_ns IS 'switched in, ns';
 COMMENT ON COLUMN thread_sched.end_ns IS 'switched out, ns';

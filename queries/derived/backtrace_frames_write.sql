@@ -1,5 +1,5 @@
 -- Params: $libraries
--- Needs: temp table backtrace_keys, arrow backtrace_nodes, arrow backtrace_rows, temp table stacks_input_backtrace_calls
+-- Needs: temp table backtrace_keys, arrow backtrace_nodes, arrow backtrace_rows, temp macro python_frame_name, temp macro python_user_code, temp table stacks_input_backtrace_calls
 -- The CUDA backtraces' frames (native ones, and Python's where nsys took both) into
 -- python_frames (emptied first; tui/derived/backtrace_frames.py). Registered:
 -- backtrace_nodes (node, parent, level, frame_key: one per distinct path of frames from
@@ -18,20 +18,15 @@ WITH spans AS (
 )
 SELECT n.node AS id, n.parent AS parent_id, s.pid, s.tid, s.start_ns, s.end_ns,
        n.level AS depth,
-       -- a native frame 'symbol (library.so)'; a Python one as Kineto names it,
-       -- 'file.py(42): function', its file the path below site-packages (a library's) or
-       -- its name (the user's, the standard library's)
+       -- a native frame 'symbol (library.so)'; a Python one (it has a line) as
+       -- python_frame_macros.sql names it
        CASE WHEN k.line IS NULL
             THEN k.symbol || ' (' || regexp_extract(k.module, '[^/]*$') || ')'
-            ELSE coalesce(nullif(regexp_extract(k.module, '/(site|dist)-packages/(.*)$', 2), ''),
-                          regexp_extract(k.module, '[^/]*$'))
-                 || '(' || k.line || '): ' || k.symbol
+            ELSE python_frame_name(k.module, k.line, k.symbol)
        END AS name,
        k.module AS file, k.line, k.symbol AS func,
-       -- Python's frozen modules ('<frozen runpy>') and code run from a string are not
-       -- the user's files
-       NOT (regexp_matches(k.module, $libraries)
-            OR (k.line IS NOT NULL AND starts_with(k.module, '<'))) AS user_code,
+       CASE WHEN k.line IS NULL THEN NOT regexp_matches(k.module, $libraries)
+            ELSE python_user_code(k.module) END AS user_code,
        NULL AS python_id, NULL AS python_parent_id
 FROM backtrace_nodes AS n
 JOIN backtrace_keys AS k USING (frame_key)

@@ -1,9 +1,11 @@
 -- Params: none
--- Needs: arrow nsys_python_samples, arrow nsys_strings, temp macro nsys_unescape
+-- Needs: arrow nsys_python_samples, arrow nsys_strings, temp macro nsys_unescape, temp macro python_frame_name, temp macro python_user_code
 -- nsys' Python samples (nsys_sqlite_python_marks.sql, registered as nsys_python_samples)
 -- into python_samples and python_stacks, each distinct stack once: its frames innermost
 -- first, named through nsys_strings ('<' and '>' stored as HTML entities: nsys_unescape,
--- nsys_macros.sql). Samples whose JSON text the export left out are not written.
+-- nsys_macros.sql), each frame's name and whether it is the user's code as
+-- python_frame_macros.sql says. Samples whose JSON text the export left out are not
+-- written.
 CREATE OR REPLACE TEMP TABLE nsys_python_sample_rows AS
 SELECT (global_tid >> 24) & 16777215 AS pid, global_tid & 16777215 AS tid, start_ns AS ts_ns,
        json_extract_string(json, '$."Python Periodic Sampling"."Thread state"') AS state,
@@ -29,14 +31,18 @@ WITH frames AS (
                                               "Line" INTEGER)[]) AS f
           FROM nsys_python_stack_ids)
 )
-SELECT f.stack, f.depth,
-       nsys_unescape(coalesce(CAST(s.value AS VARCHAR), '(unknown)')) AS function,
-       nsys_unescape(coalesce(CAST(m.value AS VARCHAR), '(unknown)')) AS file,
-       f.frame."Line" AS line
-FROM frames AS f
-LEFT JOIN nsys_strings AS s ON s.id = f.frame."Function"
-LEFT JOIN nsys_strings AS m ON m.id = f.frame."File"
-ORDER BY f.stack, f.depth;
+SELECT stack, depth, function, file, line, python_frame_name(file, line, function) AS name,
+       python_user_code(file) AS user_code
+FROM (
+    SELECT f.stack, f.depth,
+           nsys_unescape(coalesce(CAST(s.value AS VARCHAR), '(unknown)')) AS function,
+           nsys_unescape(coalesce(CAST(m.value AS VARCHAR), '(unknown)')) AS file,
+           f.frame."Line" AS line
+    FROM frames AS f
+    LEFT JOIN nsys_strings AS s ON s.id = f.frame."Function"
+    LEFT JOIN nsys_strings AS m ON m.id = f.frame."File"
+)
+ORDER BY stack, depth;
 
 DROP TABLE nsys_python_sample_rows;
 DROP TABLE nsys_python_stack_ids;

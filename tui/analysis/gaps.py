@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 
 from tui.analysis.idle_causes import COPY_PATTERN, GAP_KIND, SYNC_PATTERN, classify_idle
 from tui.analysis.module_names import COMPILERS, module_label
-from tui.core.library_paths import LIBRARY_MODULES
 from tui.core.queries import fill, fragment, load_query
 from tui.core.steps import NOT_THE_PROGRAMS, PROFILER_STEP, STEP_NAME
 from tui.core.units import format_ns
@@ -238,7 +237,7 @@ def _gap_python_lines(con: duckdb.DuckDBPyConnection) -> dict[int, str]:
         return {}
     if not any_samples:
         return {}
-    rows = con.execute(python_lines_query(), {"libraries": LIBRARY_MODULES}).fetchall()
+    rows = con.execute(python_lines_query()).fetchall()
     return {gap_no: f"in Python at {frame} ({at:,} of its {samples:,} Python samples)"
             for gap_no, samples, frame, at in rows}
 

@@ -24,7 +24,6 @@ import duckdb
 
 from tui.analysis.module_names import module_label
 from tui.core.db import insert_rows, one_row
-from tui.core.library_paths import LIBRARY_MODULES
 from tui.core.queries import fill, fragment, load_query
 
 # The longest lists (functions, modules, ops) keep their largest entries in the JSON.
@@ -425,7 +424,7 @@ def _python_lines(con: duckdb.DuckDBPyConnection,
         if not one_row(con, "SELECT EXISTS (SELECT 1 FROM python_samples)")[0]:
             return []
         rows = con.execute(fill("host_python_lines", stack_lines=fragment("python_stack_lines")),
-                           {**_thread_params(thread), "libraries": LIBRARY_MODULES}).fetchall()
+                           _thread_params(thread)).fetchall()
     except duckdb.CatalogException:  # a store without python_samples
         return []
     total = sum(int(samples) for _, _, samples in rows)

@@ -10,9 +10,9 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from tui.core.db import has_temp_table, registered
+from tui.core.db import has_temp_table, registered, sql_string
 from tui.core.library_paths import LIBRARY_MODULES
-from tui.core.queries import load_query
+from tui.core.queries import Sql, fill, load_query
 
 # Modules whose frames are left out: the profiler's own, the CUDA driver's internals, the
 # Python interpreter's and the C library's (they say nothing of which code launched the
@@ -42,6 +42,7 @@ def build_backtrace_frames(con: duckdb.DuckDBPyConnection) -> bool:
     key = np.asarray(kept["frame_key"], dtype=np.int64)
     row_node, nodes = path_nodes(level, key)
     last = np.append(chain[1:] != chain[:-1], True)  # each chain's innermost row
+    define_python_frame_macros(con)
     with registered(con, "backtrace_nodes", nodes), \
             registered(con, "backtrace_rows", {"chain": chain, "node": row_node}), \
             registered(con, "backtrace_inner", {"chain": chain[last], "node": row_node[last]}):
@@ -50,6 +51,13 @@ def build_backtrace_frames(con: duckdb.DuckDBPyConnection) -> bool:
         con.execute(load_query("backtrace_links_write"))
     _drop_staged(con)
     return True
+
+
+def define_python_frame_macros(con: duckdb.DuckDBPyConnection) -> None:
+    """python_frame_name and python_user_code on `con` (python_frame_macros.sql): one
+    naming of Python frames for the backtraces' and the samples'."""
+    con.execute(fill("python_frame_macros",  # our own constant, quoted as a literal
+                     libraries=Sql(sql_string(LIBRARY_MODULES))))
 
 
 def path_nodes(level: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, pa.Table]:

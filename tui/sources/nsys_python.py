@@ -11,6 +11,7 @@ import duckdb
 from tui.core.db import registered
 from tui.core.errors import first_line
 from tui.core.queries import Sql, fill, load_query
+from tui.derived.backtrace_frames import define_python_frame_macros
 
 # The payload schemas that name the marks, and the tables that hold them.
 BACKTRACES = "Python Backtrace on CUDA"
@@ -70,5 +71,6 @@ def load_marks(source: adbc_sqlite.Connection, con: duckdb.DuckDBPyConnection,
 def load_python_samples(source: adbc_sqlite.Connection, con: duckdb.DuckDBPyConnection,
                         domains: list[int]) -> list[str]:
     """python_samples and python_stacks from the marks of `domains`; warnings."""
+    define_python_frame_macros(con)
     return load_marks(source, con, domains, "Python samples",
                       ("nsys_python_samples_write", "nsys_python_samples"))
