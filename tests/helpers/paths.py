@@ -3,6 +3,8 @@ kept under tests/data/."""
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import lzma
 import os
 import shutil
@@ -32,11 +34,12 @@ def copied_sample(name: str, folder: Path) -> Path:
 def inflated(name: str) -> Path:
     """A sample kept xz-compressed (`NAME.xz` in sample_traces/, a bare name in loops/: the
     whole-program nsys exports there are 12-35 MB as SQLite), inflated once into the
-    temporary folder, shared by every test process: named by the compressed file's size
-    and time, written under a private name and renamed, so a reader never sees half."""
+    temporary folder, shared by every test process and every later run: named by the
+    compressed file's contents (a clone's files are new, their bytes not: a folder named
+    by their times was left behind by every fresh clone), written under a private name and
+    renamed, so a reader never sees half."""
     packed = sample(name + ".xz" if "/" in name else f"loops/{name}.xz")
-    stat = packed.stat()
-    folder = Path(tempfile.gettempdir()) / f"tui-samples-{stat.st_size}-{stat.st_mtime_ns}"
+    folder = Path(tempfile.gettempdir()) / f"tui-samples-{_digest(packed)}"
     path = folder / Path(name).name
     if not path.is_file():
         folder.mkdir(parents=True, exist_ok=True)
@@ -46,3 +49,9 @@ def inflated(name: str) -> Path:
                 target.write(chunk)
         os.replace(partial, path)
     return path
+
+
+@functools.cache
+def _digest(path: Path) -> str:
+    """A short digest of a file's bytes (the largest sample, 4.8 MB: a few ms)."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:20]
