@@ -21,6 +21,13 @@ Workloads (argv[1]):
             different size each step (512 to 4096 rows), `torch.cuda.empty_cache()` after
             each: PyTorch's caching allocator gives its memory back and asks for it again
             (cudaFree, cudaMalloc) every step.
+  decode    the `generate` model decoding as Hugging Face's guide to fast generation
+            says: a static KV cache, with which `generate()` compiles the decoding forward
+            itself (`torch.compile`, whose forward Inductor replays as CUDA graphs, or where
+            it logs "skipping cudagraphs due to mutated inputs", launches kernel by
+            kernel); greedy, 64 new tokens (env TOKENS) for 4 prompts of 128 tokens, twice
+            (env ROUNDS) after a warm-up call (the compile): launch-bound by the decoding
+            loop's own small kernels between the model's.
   triton    a Triton softmax kernel and a Triton matmul kernel timed with
             `triton.testing.do_bench` (its L2 flush between runs): compute on the GPU, a
             JIT compile before each kernel's first run.
@@ -54,6 +61,38 @@ def generate() -> str:
                                  pad_token_id=0)
     torch.cuda.synchronize()
     return f"work_s={time.perf_counter() - start:.2f} tokens={out.shape[1] - 128}"
+
+
+def decode() -> str:
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    config = LlamaConfig(hidden_size=1024, intermediate_size=2816, num_hidden_layers=8,
+                         num_attention_heads=16, num_key_value_heads=4, vocab_size=32000,
+                         max_position_embeddings=1024)
+    torch.manual_seed(0)
+    model = LlamaForCausalLM(config).to(torch.bfloat16).cuda().eval()
+    # a static cache: generate() compiles the decoding forward itself (compiled by hand
+    # with mode="reduce-overhead" instead, the graphs' outputs were read after being
+    # overwritten: the cache mutates an input)
+    model.generation_config.cache_implementation = "static"
+    prompts = torch.randint(3, 32000, (4, 128), device="cuda")
+    tokens = int(os.environ.get("TOKENS", "64"))
+
+    def one_call() -> torch.Tensor:
+        return model.generate(prompts, attention_mask=torch.ones_like(prompts),
+                              max_new_tokens=tokens, min_new_tokens=tokens, do_sample=False,
+                              pad_token_id=0)
+
+    with torch.inference_mode():
+        one_call()  # the compile
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        for _ in range(int(os.environ.get("ROUNDS", "2"))):
+            out = one_call()
+    torch.cuda.synchronize()
+    compiled = torch._dynamo.utils.counters["stats"]["unique_graphs"]
+    return (f"work_s={time.perf_counter() - start:.2f} tokens={out.shape[1] - 128} "
+            f"compiled_graphs={compiled}")
 
 
 class Images(torch.utils.data.Dataset):
@@ -239,6 +278,6 @@ def jax_train() -> str:
 
 if __name__ == "__main__":
     workload = sys.argv[1]
-    run = {"generate": generate, "vision": vision, "triton": triton_kernels,
+    run = {"generate": generate, "decode": decode, "vision": vision, "triton": triton_kernels,
            "jax": jax_train, "ddp": ddp, "churn": churn}[workload]
     print(workload, "ok", run(), flush=True)

@@ -8,6 +8,7 @@
 # (churn_py: at every CUDA call), each exported with `--include-json=true`, which keeps them.
 # Run from the repository root:   OUT=/some/dir bash recordings/record_unannotated.sh
 # Env: OUT (a folder), GPUS (the first is used), ONLY (generate,vision,triton,vision_py,jax,churn,
+# decode (generate's model with a static cache, compiled by generate()),
 # churn_py (churn with Python's stacks, as vision_py),
 # jax_no_cb: jax with XLA's command buffers off and nsys --cuda-graph-trace=node; ddp:
 # torchrun over the two GPUs of DDP_GPUS, default 0,1).
