@@ -1,10 +1,12 @@
 """What a Kineto trace's own events say of its window of work, read from the raw JSON with
-no code of tui's: the expected values of the window tests."""
+no code of tui's: the expected values of the window tests; and an nsys export's GPU-idle
+stretches read with sqlite3."""
 
 from __future__ import annotations
 
 import gzip
 import json
+import sqlite3
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
@@ -54,3 +56,27 @@ def union_within(intervals: list[tuple[int, int]], lo: int, hi: int) -> int:
             total += end - start
             reach = end
     return total
+
+
+# what NVIDIA's gpu_gaps rule unions; a CUDA graph traced whole is a row of GRAPH_TABLE
+ACTIVITY_TABLES = ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+                   "CUPTI_ACTIVITY_KIND_MEMSET")
+GRAPH_TABLE = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE"
+
+
+def nsys_intervals(path: Path, tables: tuple[str, ...]) -> list[tuple[int, int]]:
+    """(start, end) of every row of `tables` (those the export has) in an nsys export."""
+    db = sqlite3.connect(path)
+    present = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
+    return [row for t in tables if t in present
+            for row in db.execute(f"SELECT start, end FROM {t}")]
+
+
+def gaps_over(intervals: list[tuple[int, int]], min_ns: int) -> list[tuple[int, int]]:
+    """(start, duration) of the stretches over `min_ns` where nothing ran, longest first."""
+    out, reach = [], None
+    for start, end in sorted(intervals):
+        if reach is not None and start - reach > min_ns:
+            out.append((reach, start - reach))
+        reach = end if reach is None else max(reach, end)
+    return sorted(out, key=lambda g: (-g[1], g[0]))

@@ -10,39 +10,22 @@ from __future__ import annotations
 
 import csv
 import sqlite3
-from pathlib import Path
 
 import pytest
 
 from tests.helpers.paths import DATA, inflated
-from tests.helpers.window_oracle import union_within
+from tests.helpers.window_oracle import (
+    ACTIVITY_TABLES,
+    GRAPH_TABLE,
+    gaps_over,
+    nsys_intervals,
+    union_within,
+)
 from tui.analysis.summary import trace_summary
 from tui.loading.trace import open_trace
 
 GRAPHS = "cuda_graph/cuda_graph_graph.sqlite"  # --cuda-graph-trace=graph (the default)
 NODES = "cuda_graph/cuda_graph_node.sqlite"  # --cuda-graph-trace=node
-ACTIVITY_TABLES = ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
-                   "CUPTI_ACTIVITY_KIND_MEMSET")
-GRAPH_TABLE = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE"
-
-
-def _intervals(path: Path, tables: tuple[str, ...]) -> list[tuple[int, int]]:
-    db = sqlite3.connect(path)
-    present = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
-    return [row for t in tables if t in present
-            for row in db.execute(f"SELECT start, end FROM {t}")]
-
-
-def _gaps_over(intervals: list[tuple[int, int]], min_ns: int) -> list[tuple[int, int]]:
-    """(start, duration) of the stretches over `min_ns` where nothing ran, longest first."""
-    out, reach = [], None
-    for start, end in sorted(intervals):
-        if reach is not None and start - reach > min_ns:
-            out.append((reach, start - reach))
-        reach = end if reach is None else max(reach, end)
-    return sorted(out, key=lambda g: (-g[1], g[0]))
-
-
 @pytest.fixture(scope="module")
 def graphs() -> dict:
     with open_trace(inflated(GRAPHS)) as trace:
@@ -61,7 +44,7 @@ def test_each_graph_launch_is_a_kernel(graphs: dict) -> None:
     assert any("traced whole" in w and "--cuda-graph-trace=node" in w
                for w in graphs["warnings"])
     busy = graphs["summary"]["devices"][0]["busy_ns"]
-    whole = _intervals(inflated(GRAPHS), (*ACTIVITY_TABLES, GRAPH_TABLE))
+    whole = nsys_intervals(inflated(GRAPHS), (*ACTIVITY_TABLES, GRAPH_TABLE))
     assert busy == union_within(whole, min(s for s, _ in whole), max(e for _, e in whole))
 
 
@@ -69,10 +52,10 @@ def test_gaps_count_graphs_as_busy_where_nvidias_rule_does_not(graphs: dict) -> 
     path = inflated(GRAPHS)
     with open(DATA / "cuda_graph" / "cuda_graph_graph.gpu_gaps.csv", newline="") as f:
         nvidia = [(int(r["Start (ns)"]), int(r["Duration (ns)"])) for r in csv.DictReader(f)]
-    assert sorted(nvidia) == sorted(_gaps_over(_intervals(path, ACTIVITY_TABLES),
+    assert sorted(nvidia) == sorted(gaps_over(nsys_intervals(path, ACTIVITY_TABLES),
                                                1_000_000))
     ours = [(g["start_ns"], g["duration_ns"]) for g in graphs["summary"]["gaps"]]
-    assert ours == _gaps_over(_intervals(path, (*ACTIVITY_TABLES, GRAPH_TABLE)), 1_000_000)
+    assert ours == gaps_over(nsys_intervals(path, (*ACTIVITY_TABLES, GRAPH_TABLE)), 1_000_000)
     assert len(nvidia) == 15 and len(ours) == 6  # the replays NVIDIA counts as idle
 
 

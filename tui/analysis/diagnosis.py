@@ -46,6 +46,7 @@ from tui.analysis.idle_causes import (
     every_interval_classified,
     idle_by_cause,
 )
+from tui.analysis.launch_means import launched_as
 from tui.analysis.parallelism import ADVICE
 from tui.analysis.remedies import SLOW_STEPS, WARM_UP, host_work, remedy
 from tui.analysis.step_times import StepFigures, in_slow_steps, step_figures, steps_text, summed
@@ -95,6 +96,8 @@ class DeviceTime:
     memory_ns: int | None = None  # --ncu: compute time of kernels at their memory ceiling
     window: Window | None = None  # the window of work the figures are of (None: the span)
     steps: StepFigures | None = None  # the window's steps; this device's idle in slow ones
+    # launch-bound: its kernels torch.compile's already, or CUDA graphs' (launch_means)
+    launched_as: str | None = None
 
     @property
     def idle_ns(self) -> int:
@@ -319,7 +322,8 @@ def combined(times: Sequence[DeviceTime]) -> DeviceTime:
         copies=sum(t.copies for t in times), copy_bytes=sum(t.copy_bytes for t in times),
         idle=idle, host_busy_in=_busiest_host(times),
         comm_wait_ns=total("comm_wait_ns"), memory_ns=total("memory_ns"),
-        window=merged([t.window for t in times]), steps=summed([t.steps for t in times]))
+        window=merged([t.window for t in times]), steps=summed([t.steps for t in times]),
+        launched_as=main.launched_as)
 
 
 def _busiest_host(times: Sequence[DeviceTime]) -> str | None:
@@ -369,7 +373,8 @@ def _one(t: DeviceTime, source_format: str | None, subject: str | None,
         return Diagnosis(None, "No GPU activity: nothing bounds the GPU in this trace.", t)
     who = subject or ("the GPUs" if t.device is None else f"GPU {t.device}")
     its = "their" if who.endswith("GPUs") else "its"
-    advice = (remedies or {}).get(bound) or remedy(bound, t.host_busy_in, source_format)
+    advice = ((remedies or {}).get(bound)
+              or remedy(bound, t.host_busy_in, source_format, t.launched_as))
     where = f" {t.window.phrase(source_format)}" if t.window else ""
     context = ("" if bound in ("compute", "memory") else
                f"; {'they' if its == 'their' else 'it'} computed "
@@ -614,7 +619,7 @@ def gaps_and_work(con: duckdb.DuckDBPyConnection, min_gap_ns: int,
                                  split=work_split()) if window else [])
         # a window without GPU work in it (profiler steps the GPU ran nothing in) says
         # nothing: the whole trace is judged instead
-        return gaps, whole, work or whole
+        return gaps, whole, with_launch_means(con, work or whole)
 
 
 def gaps_and_work_only(con: duckdb.DuckDBPyConnection, min_gap_ns: int,
@@ -625,4 +630,18 @@ def gaps_and_work_only(con: duckdb.DuckDBPyConnection, min_gap_ns: int,
     with every_interval_classified(con):
         gaps = explained_gaps(con, min_gap_ns, classified=True)
         work = device_times(con, gaps, classified=True, window=window) if window else []
-        return gaps, work or device_times(con, gaps, classified=True)
+        return gaps, with_launch_means(con, work or device_times(con, gaps, classified=True))
+
+
+def with_launch_means(con: duckdb.DuckDBPyConnection,
+                      times: list[DeviceTime]) -> list[DeviceTime]:
+    """`times`, where a device is launch-bound, with how the kernels of its window were
+    made and launched (launch_means.launched_as: its remedy depends on it); asked only
+    then, as it reads every kernel's launch."""
+    bound = next((t for t in times if decide(t) == "launch"), None)
+    if bound is None:
+        return times
+    window = bound.window
+    how = launched_as(con, window.start_ns if window else None,
+                      window.end_ns if window else None)
+    return [replace(t, launched_as=how) for t in times] if how else times

@@ -14,6 +14,7 @@ between back-to-back launches by launch_overhead), and nsys' low-use stretches
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
 
 import duckdb
@@ -23,6 +24,7 @@ from tui.analysis.finding import Finding
 from tui.analysis.framework import source_format
 from tui.analysis.gaps import Gap
 from tui.analysis.kernels import DeviceBusy, KernelStats, device_busy, kernel_stats
+from tui.analysis.launch_means import GRAPHS, INDUCTOR, launched_as
 from tui.analysis.nsys_rules import RULES
 from tui.analysis.row_sets import ArrowRows
 from tui.analysis.rules import rule_findings, share
@@ -77,7 +79,8 @@ def findings(
         launch_idle = (sum(t.idle.by_cause["launch"] for t in times)
                        if times is not None else None)
         framework = source_format(con)
-        overhead = _launch_overhead(kernels, framework, launch_idle)
+        overhead = _launch_overhead(kernels, framework, launch_idle,
+                                    lambda: launched_as(con))
         if overhead is not None:
             out.append(overhead)
         on_cuda_cores = cuda_core_finding(matrix_kernels(con) if matrix is None else matrix,
@@ -165,23 +168,36 @@ _FUSE_ADVICE = {
            "command buffers (CUDA graphs)",
 }
 _FUSE_ADVICE_DEFAULT = "fuse them (torch.compile) or replay them as a CUDA graph"
+# ... where the work is compiled or replayed as graphs already (launch_means.launched_as)
+_FUSE_ADVICE_BY_HOW = {
+    INDUCTOR: "torch.compile is in use already (Inductor's Triton kernels): replay them as "
+              "CUDA graphs (torch.compile(mode=\"reduce-overhead\"), torch.cuda.graph)",
+    GRAPHS: "most of the GPU's time is CUDA graphs' replays already: bring the kernels "
+            "launched one by one between them into the graphs, or compile the code that "
+            "launches them",
+}
 
 
 def _launch_overhead(kernels: list[KernelStats], source_format: str | None,
-                     launch_idle_ns: int | None) -> Finding | None:
+                     launch_idle_ns: int | None,
+                     how_launched: Callable[[], str | None]) -> Finding | None:
     """Most launches are tiny kernels; its cost is the GPU's idle time between
-    back-to-back launches (tui.analysis.idle_causes), where that is known."""
+    back-to-back launches (tui.analysis.idle_causes), where that is known. Its advice
+    by how the work was made and launched (`how_launched`: launch_means.launched_as)."""
     tiny = [k for k in kernels if k.median_ns < TINY_KERNEL_NS]
     launches = sum(k.count for k in kernels)
     count = sum(k.count for k in tiny)
     if not launches or count / launches < 0.5:
         return None
+    how = how_launched() if source_format != "xla" else None
+    advice = _FUSE_ADVICE_BY_HOW.get(how or "") or _FUSE_ADVICE.get(source_format or "",
+                                                                      _FUSE_ADVICE_DEFAULT)
     waited = (f"; the GPU waited {format_ns(launch_idle_ns)} between back-to-back launches"
               if launch_idle_ns else "")
     return Finding("launch_overhead", "warning", (
         f"{100 * count / launches:.0f}% of the {launches:,} kernel launches are kernels "
         f"whose median runs under {format_ns(TINY_KERNEL_NS)}: launch overhead "
-        f"dominates{waited}; {_FUSE_ADVICE.get(source_format or '', _FUSE_ADVICE_DEFAULT)}."
+        f"dominates{waited}; {advice}."
     ), launch_idle_ns or None,
         [{"name": k.name, "count": k.count, "total_ns": k.total_ns} for k in tiny])
 

@@ -40,6 +40,20 @@ REMEDY_XLA = {
             "overlap compute",
 }
 
+# Launch-bound work that does one of REMEDY["launch"]'s two already, by which
+# (tui/analysis/launch_means.py): the other
+LAUNCH_REMEDY = {
+    "inductor": "torch.compile is in use already (Inductor's Triton kernels), yet each "
+                "kernel is launched on its own: replay the step as CUDA graphs, with "
+                "torch.compile(mode=\"reduce-overhead\") (which logs \"skipping cudagraphs "
+                "due to …\" where it cannot: remove that cause, e.g. an input the step "
+                "mutates in place) or torch.cuda.graph, so that one launch runs its kernels",
+    "graphs": "most of its GPU time is CUDA graphs' replays already, and the idle is "
+              "between kernels launched one by one: bring those into the graphs (capture "
+              "more of the step, e.g. the loop's own tensor ops around the model, or "
+              "compile them) so that fewer launches do the work",
+}
+
 
 @dataclass(frozen=True)
 class HostWork:
@@ -149,8 +163,12 @@ def host_remedy(busy_in: str | None, source_format: str | None = None) -> str:
     return (row.remedy_xla or row.remedy) if xla else row.remedy
 
 
-def remedy(bound: str, busy_in: str | None = None, source_format: str | None = None) -> str:
-    """What to do about `bound`; a host-bound GPU's by what its host was busy in."""
+def remedy(bound: str, busy_in: str | None = None, source_format: str | None = None,
+           launched_as: str | None = None) -> str:
+    """What to do about `bound`; a host-bound GPU's by what its host was busy in, a
+    launch-bound one's by how its kernels were made and launched (launch_means)."""
     if bound == "host":
         return host_remedy(busy_in, source_format)
+    if bound == "launch" and launched_as in LAUNCH_REMEDY and source_format != "xla":
+        return LAUNCH_REMEDY[launched_as]
     return (REMEDY_XLA if source_format == "xla" else {}).get(bound, REMEDY[bound])

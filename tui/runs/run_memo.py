@@ -40,8 +40,9 @@ from tui.loading import cache
 from tui.loading.locations import is_remote
 from tui.loading.store import is_parquet_store
 
-RUN_MEMO_VERSION = "v5"  # bump when run_summary's keys or meaning change; v4: gpu_metrics;
-# v5: a gap's compiler, XLA's advice under nsys
+RUN_MEMO_VERSION = "v6"  # bump when run_summary's keys or meaning change; v4: gpu_metrics;
+# v5: a gap's compiler, XLA's advice under nsys; v6: launch-bound advice by how the
+# kernels were made and launched
 _SLICE = 16 << 20  # characters copied at a time
 
 

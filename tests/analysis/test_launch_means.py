@@ -1,0 +1,109 @@
+"""How a trace's kernels were made and launched (tui/analysis/launch_means.py): torch.compile's
+Inductor kernels counted, and the GPU time CUDA graphs' replays ran, each against the
+source read on its own (sqlite3 over the nsys export, the Kineto JSON); and the launch-bound
+advice that follows (tui/analysis/remedies.py: LAUNCH_REMEDY)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.paths import inflated, sample
+from tui.analysis.diagnosis import DeviceTime, decide, diagnose
+from tui.analysis.idle_causes import CAUSES, IdleByCause
+from tui.analysis.launch_means import GRAPHS, INDUCTOR, launched_as
+from tui.analysis.remedies import LAUNCH_REMEDY, REMEDY, REMEDY_XLA, remedy
+from tui.core.queries import load_query
+from tui.loading.trace import open_trace
+
+INDUCTOR_NAME = re.compile(r"^triton_(poi|per|red|tem|for)_")
+
+
+def nsys_means(path: Path) -> tuple[int, int, int, int]:
+    """(kernels, their ns, Inductor's kernels, ns of graphs' replays) as the export holds
+    them: kernels (and graphs traced whole) by the runtime call their correlation id names."""
+    db = sqlite3.connect(path)
+    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    rows = [(name, end - start, None) for name, start, end in db.execute(
+        "SELECT n.value, k.start, k.end FROM CUPTI_ACTIVITY_KIND_KERNEL AS k "
+        "JOIN StringIds AS n ON n.id = k.demangledName")]
+    graphs = ("SELECT g.end - g.start FROM CUPTI_ACTIVITY_KIND_GRAPH_TRACE AS g"
+              if "CUPTI_ACTIVITY_KIND_GRAPH_TRACE" in tables else "SELECT 0 WHERE false")
+    rows += [("CUDA graph", ns, None) for ns, in db.execute(graphs)]
+    (replayed,), = db.execute(
+        "SELECT coalesce(sum(k.end - k.start), 0) FROM CUPTI_ACTIVITY_KIND_KERNEL AS k "
+        "JOIN CUPTI_ACTIVITY_KIND_RUNTIME AS r USING (correlationId) "
+        "JOIN StringIds AS n ON n.id = r.nameId WHERE n.value LIKE 'cu%GraphLaunch%'")
+    whole = sum(ns for name, ns, _ in rows if name == "CUDA graph")
+    return (len(rows), sum(ns for _, ns, _ in rows),
+            sum(1 for name, _, _ in rows if INDUCTOR_NAME.match(name)), replayed + whole)
+
+
+def means(path: Path) -> tuple:
+    with open_trace(path) as trace:
+        return (tuple(trace.con.execute(load_query("launch_means"),
+                                        {"start_ns": None, "end_ns": None}).fetchone()),
+                launched_as(trace.con))
+
+
+@pytest.mark.parametrize("name, expected", [
+    # a torch.compile'd GPT-2 trained: a third of its launches Inductor's, no graphs
+    ("compiled_lm/compiled_lm_lean.sqlite", INDUCTOR),
+    # an MLP's forward captured as a CUDA graph and replayed: traced whole, and by node
+    ("cuda_graph/cuda_graph_graph.sqlite", GRAPHS),
+    ("cuda_graph/cuda_graph_node.sqlite", GRAPHS),
+])
+def test_an_nsys_reports_kernels_are_counted_as_the_export_holds_them(name: str,
+                                                                    expected: str) -> None:
+    path = inflated(name)
+    figures, how = means(path)
+    assert figures == nsys_means(path)
+    assert how == expected
+
+
+def test_a_kineto_traces_inductor_kernels_are_the_jsons() -> None:
+    """compiled_lm under torch.profiler: its Triton kernels as the JSON names them."""
+    path = sample("compiled_lm/compiled_lm.pt.trace.json.gz")
+    with gzip.open(path) as f:
+        events = json.load(f)["traceEvents"]
+    kernels = [e for e in events if e.get("cat") == "kernel" and e.get("ph") == "X"]
+    figures, how = means(path)
+    assert figures[0] == len(kernels) > 1000
+    assert figures[2] == sum(1 for e in kernels if INDUCTOR_NAME.match(e["name"])) > 1000
+    assert figures[3] == 0 and how == INDUCTOR
+
+
+def test_eager_kernels_are_neither() -> None:
+    figures, how = means(sample("launch_bound_inference.pt.trace.json.gz"))
+    assert figures[0] > 9000 and figures[2] == figures[3] == 0 and how is None
+
+
+def launch_bound(launched: str | None) -> DeviceTime:
+    """The figures of a launch-bound GPU: idle 70% of its span between back-to-back launches."""
+    idle = IdleByCause(0, 700, dict.fromkeys(CAUSES, 0) | {"launch": 700})
+    return DeviceTime(0, 1000, 300, 300, 0, 0, 5000, 1500.0, 0, 0, 0, idle,
+                      launched_as=launched)
+
+
+@pytest.mark.parametrize("launched", [None, INDUCTOR, GRAPHS])
+def test_the_launch_bound_advice_follows_what_the_work_does_already(launched) -> None:
+    t = launch_bound(launched)
+    assert decide(t) == "launch"
+    text = diagnose([t], "nsys").text
+    advice = LAUNCH_REMEDY[launched] if launched else REMEDY["launch"]
+    assert text.endswith(f"; {advice}.")
+    # XLA's words stand for an XLA program, and a bound other than launch keeps its own
+    assert diagnose([t], "xla").text.endswith(f"; {REMEDY_XLA['launch']}.")
+    assert remedy("sync", None, "nsys", launched) == REMEDY["sync"]
+
+
+def test_the_json_carries_how_and_a_rank_decided_again_keeps_it() -> None:
+    t = launch_bound(INDUCTOR)
+    again = DeviceTime.from_json(diagnose([t], "nsys").to_json())
+    assert again.launched_as == INDUCTOR
+    assert diagnose([again], "nsys").text.endswith(f"; {LAUNCH_REMEDY[INDUCTOR]}.")

@@ -1,0 +1,39 @@
+"""How a trace's kernels were made and launched: by torch.compile (Inductor's Triton
+kernels), replayed as CUDA graphs, or neither. The advice for launch-bound work is to
+compile the step or replay it as CUDA graphs (tui/analysis/remedies.py); where the work
+does one of them already, the advice says so and turns to the other."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tui.core.db import one_row
+from tui.core.queries import load_query
+
+if TYPE_CHECKING:
+    import duckdb
+
+# Inductor's kernels among the kernels launched: torch.compile is in use. A compiled model
+# still launches cuBLAS' GEMMs, attention and the framework's eager ops around it (an HF
+# generate() loop compiled with a static cache: 37% of its launches Inductor's).
+INDUCTOR_SHARE = 0.1
+# The kernels' GPU time that CUDA graphs' replays ran: the work is replayed as graphs (an
+# HF generate() whose compiled forward replays as a graph: 83% of the GPU's time in 188
+# replays, the launches between them the eager ops of its decoding loop).
+GRAPHED_SHARE = 0.5
+# What each answer is called (remedies.LAUNCH_REMEDY's keys)
+INDUCTOR, GRAPHS = "inductor", "graphs"
+
+
+def launched_as(con: duckdb.DuckDBPyConnection, start_ns: int | None = None,
+                end_ns: int | None = None) -> str | None:
+    """GRAPHS where most of the GPU time of the kernels starting in [start_ns, end_ns) was
+    CUDA graphs' replays, else INDUCTOR where torch.compile made a share of them, else
+    None."""
+    kernels, kernel_ns, inductor, graphed_ns = one_row(
+        con, load_query("launch_means"), {"start_ns": start_ns, "end_ns": end_ns})
+    if not kernels:
+        return None
+    if kernel_ns and graphed_ns >= GRAPHED_SHARE * kernel_ns:
+        return GRAPHS
+    return INDUCTOR if inductor >= INDUCTOR_SHARE * kernels else None
