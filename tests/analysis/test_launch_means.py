@@ -9,6 +9,7 @@ import gzip
 import json
 import re
 import sqlite3
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 import pytest
@@ -66,16 +67,34 @@ def test_an_nsys_reports_kernels_are_counted_as_the_export_holds_them(name: str,
     assert how == expected
 
 
-def test_a_kineto_traces_inductor_kernels_are_the_jsons() -> None:
-    """compiled_lm under torch.profiler: its Triton kernels as the JSON names them."""
-    path = sample("compiled_lm/compiled_lm.pt.trace.json.gz")
+def kineto_means(path: Path) -> tuple[int, int, int, int]:
+    """nsys_means from the JSON: kernels by the runtime call their correlation id names."""
     with gzip.open(path) as f:
-        events = json.load(f)["traceEvents"]
+        events = json.load(f, parse_float=Decimal)["traceEvents"]
     kernels = [e for e in events if e.get("cat") == "kernel" and e.get("ph") == "X"]
+    graph_calls = {e["args"]["correlation"] for e in events
+                   if e.get("cat") == "cuda_runtime" and "GraphLaunch" in e.get("name", "")}
+
+    def ns(e: dict) -> int:
+        return int((e["dur"] * 1000).quantize(Decimal(1), ROUND_HALF_UP))
+
+    return (len(kernels), sum(ns(e) for e in kernels),
+            sum(1 for e in kernels if INDUCTOR_NAME.match(e["name"])),
+            sum(ns(e) for e in kernels if e["args"].get("correlation") in graph_calls))
+
+
+@pytest.mark.parametrize("name, expected", [
+    # compiled_lm under torch.profiler: a torch.compile'd GPT-2's Triton kernels
+    ("compiled_lm/compiled_lm.pt.trace.json.gz", INDUCTOR),
+    # a model's step replayed as a CUDA graph: its kernels linked to cudaGraphLaunch
+    ("cuda_graphs.pt.trace.json.gz", GRAPHS),
+])
+def test_a_kineto_traces_kernels_are_counted_as_the_json_holds_them(name: str,
+                                                                   expected: str) -> None:
+    path = sample(name)
     figures, how = means(path)
-    assert figures[0] == len(kernels) > 1000
-    assert figures[2] == sum(1 for e in kernels if INDUCTOR_NAME.match(e["name"])) > 1000
-    assert figures[3] == 0 and how == INDUCTOR
+    assert figures == kineto_means(path) and figures[0] > 1000
+    assert how == expected
 
 
 def test_eager_kernels_are_neither() -> None:
