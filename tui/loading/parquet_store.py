@@ -17,7 +17,7 @@ from tui.core.errors import TraceError, first_line
 from tui.loading.locations import is_remote, upload
 from tui.loading.store import (
     OPTIONAL_TABLES,
-    RUN_TABLES,
+    RANK_TABLES,
     STORE_TABLES,
     TraceStore,
     is_parquet_store,
@@ -51,7 +51,7 @@ def export_parquet(trace: Trace, folder: Path,
 
 def parquet_store(folder: Path, probe: duckdb.DuckDBPyConnection) -> TraceStore:
     """A Parquet store folder as a TraceStore. Raises TraceError when it is incomplete."""
-    missing = _missing(folder, RUN_TABLES)
+    missing = _missing(folder, RANK_TABLES)
     if missing:
         raise TraceError(f"{folder}: an incomplete store, {', '.join(missing)} missing; "
                          "convert its trace again")

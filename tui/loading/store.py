@@ -16,6 +16,9 @@ OPTIONAL_TABLES = ("gpu_metric_names", "gpu_metrics", "gemm_shapes", "op_flops",
 # Those a run reads (tui --summary DIR, the ranks app): a store written before python_frames
 # ... threads were is still a rank.
 RUN_TABLES = (*STORE_TABLES[:5], "collectives")
+# Those a rank's own summary in a run reads besides (its idle intervals' launching calls):
+# mounted for it, not copied into the run's tables.
+RANK_TABLES = (*RUN_TABLES, "launches")
 # A folder holding one trace's tables as Parquet (`tui convert` writes them).
 STORE_SUFFIX = ".tui-store"
 

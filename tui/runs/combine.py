@@ -32,7 +32,7 @@ from tui.core.budget import duckdb_threads, memory_budget_bytes
 from tui.core.db import OUTSIDE_DUCKDB, connect, database_files, sql_string
 from tui.core.load_progress import LoadStopped
 from tui.core.queries import fill, load_query
-from tui.loading.store import RUN_TABLES, TraceStore
+from tui.loading.store import RANK_TABLES, RUN_TABLES, TraceStore
 from tui.loading.trace import Trace
 from tui.runs.load import SPLIT_QUERIES, StopFlag
 
@@ -364,8 +364,9 @@ def _unmount(con: duckdb.DuckDBPyConnection, index: int, store: TraceStore) -> N
 
 
 def _mount(con: duckdb.DuckDBPyConnection, index: int, store: TraceStore) -> None:
-    """Make `store<index>.<table>` read `store`'s tables (of a Parquet store, those the run
-    reads: a rank's summary in a run keeps its devices, gaps and warnings, not its code)."""
+    """Make `store<index>.<table>` read `store`'s tables (of a Parquet store, those a rank's
+    summary in a run reads, RANK_TABLES: it keeps its devices, gaps and warnings, not its
+    code)."""
     alias = _alias(index)
     if store.part is not None and store.db_path is not None:
         # the report once (one file cannot be attached twice), a schema of views per part
@@ -386,6 +387,6 @@ def _mount(con: duckdb.DuckDBPyConnection, index: int, store: TraceStore) -> Non
     folder = store.parquet_dir
     assert folder is not None
     con.execute(f"CREATE SCHEMA {alias}")
-    for table in RUN_TABLES:
+    for table in RANK_TABLES:
         source = sql_string(str(folder / f"{table}.parquet"))
         con.execute(f"CREATE VIEW {alias}.{table} AS FROM read_parquet({source})")
