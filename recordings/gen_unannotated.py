@@ -43,7 +43,8 @@ import numpy as np
 import torch
 
 
-def generate() -> str:
+def llama() -> torch.nn.Module:
+    """The Llama-style model of `generate` and `decode`: random weights from its config, bf16."""
     from transformers import LlamaConfig, LlamaForCausalLM
 
     config = LlamaConfig(hidden_size=1024, intermediate_size=2816, num_hidden_layers=8,
@@ -51,6 +52,11 @@ def generate() -> str:
                          max_position_embeddings=1024)
     torch.manual_seed(0)
     model = LlamaForCausalLM(config).to(torch.bfloat16).cuda().eval()
+    return model
+
+
+def generate() -> str:
+    model = llama()
     prompts = torch.randint(3, 32000, (4, 128), device="cuda")
     rounds = int(os.environ.get("ROUNDS", "4"))
     start = time.perf_counter()
@@ -64,13 +70,7 @@ def generate() -> str:
 
 
 def decode() -> str:
-    from transformers import LlamaConfig, LlamaForCausalLM
-
-    config = LlamaConfig(hidden_size=1024, intermediate_size=2816, num_hidden_layers=8,
-                         num_attention_heads=16, num_key_value_heads=4, vocab_size=32000,
-                         max_position_embeddings=1024)
-    torch.manual_seed(0)
-    model = LlamaForCausalLM(config).to(torch.bfloat16).cuda().eval()
+    model = llama()
     # a static cache: generate() compiles the decoding forward itself (compiled by hand
     # with mode="reduce-overhead" instead, the graphs' outputs were read after being
     # overwritten: the cache mutates an input)
