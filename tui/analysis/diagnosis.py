@@ -637,7 +637,7 @@ def with_launch_means(con: duckdb.DuckDBPyConnection,
                       times: list[DeviceTime]) -> list[DeviceTime]:
     """`times`, where a device is launch-bound, with how the kernels of its window were
     made and launched (launch_means.launched_as: its remedy depends on it); asked only
-    then, as it reads every kernel's launch."""
+    then, as it reads every kernel of the window."""
     bound = next((t for t in times if decide(t) == "launch"), None)
     if bound is None:
         return times
