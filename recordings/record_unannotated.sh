@@ -8,7 +8,8 @@
 # (churn_py: at every CUDA call), each exported with `--include-json=true`, which keeps them.
 # Run from the repository root:   OUT=/some/dir bash recordings/record_unannotated.sh
 # Env: OUT (a folder), GPUS (the first is used), ONLY (generate,vision,triton,vision_py,jax,churn,
-# decode (generate's model with a static cache, compiled by generate()),
+# decode (generate's model with a static cache, compiled by generate()), decode_node (decode
+# with nsys --cuda-graph-trace=node: the replayed graphs' kernels traced),
 # churn_py (churn with Python's stacks, as vision_py),
 # jax_no_cb: jax with XLA's command buffers off and nsys --cuda-graph-trace=node; ddp:
 # torchrun over the two GPUs of DDP_GPUS, default 0,1).
@@ -39,6 +40,9 @@ for name in ${ONLY//,/ }; do
   if [ $name = jax_no_cb ]; then  # XLA's command buffers off: each step's kernels traced
     workload=jax; extra="--cuda-graph-trace=node"
     export XLA_FLAGS=--xla_gpu_enable_command_buffer=
+  fi
+  if [ $name = decode_node ]; then  # decode with each replayed graph's kernels traced
+    workload=decode; extra="--cuda-graph-trace=node"
   fi
   if [ "${name%_py}" != $name ]; then  # vision_py, churn_py: the workload with Python's stacks
     grep -q -- '--python-sampling' $W/nsys_profile_help.txt || { say "no --python-sampling"; continue; }

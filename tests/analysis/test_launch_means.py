@@ -16,9 +16,11 @@ import pytest
 
 from tests.helpers.paths import inflated, sample
 from tui.analysis.diagnosis import DeviceTime, decide, diagnose
+from tui.analysis.findings import _FUSE_ADVICE_BY_HOW, _graph_replayed
 from tui.analysis.idle_causes import CAUSES, IdleByCause
 from tui.analysis.launch_means import GRAPHS, INDUCTOR, launched_as
 from tui.analysis.remedies import LAUNCH_REMEDY, REMEDY, REMEDY_XLA, remedy
+from tui.analysis.summary import trace_summary
 from tui.core.queries import load_query
 from tui.loading.trace import open_trace
 
@@ -126,3 +128,30 @@ def test_the_json_carries_how_and_a_rank_decided_again_keeps_it() -> None:
     again = DeviceTime.from_json(diagnose([t], "nsys").to_json())
     assert again.launched_as == INDUCTOR
     assert diagnose([again], "nsys").text.endswith(f"; {LAUNCH_REMEDY[INDUCTOR]}.")
+
+
+def test_kernels_replayed_by_graphs_are_left_out_of_the_launches() -> None:
+    """The launch_overhead finding counts the kernels a host call launched on its own:
+    those a CUDA graph's replay ran (by node: each of its kernels; whole: the graph) are
+    counted apart, as the export links them to their cudaGraphLaunch. On `decode` (graphs
+    traced whole) that leaves every kernel row of the export, the graphs said beside."""
+    node = inflated("cuda_graph/cuda_graph_node.sqlite")
+    db = sqlite3.connect(node)
+    expected = dict(db.execute(
+        "SELECT n.value, count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL AS k "
+        "JOIN StringIds AS n ON n.id = k.demangledName "
+        "JOIN CUPTI_ACTIVITY_KIND_RUNTIME AS r USING (correlationId) "
+        "JOIN StringIds AS c ON c.id = r.nameId "
+        "WHERE c.value LIKE 'cu%GraphLaunch%' GROUP BY 1").fetchall())
+    with open_trace(node) as trace:
+        assert _graph_replayed(trace.con) == expected and sum(expected.values()) == 3200
+    path = inflated("unannotated/decode.sqlite")
+    db = sqlite3.connect(path)
+    (kernels,), = db.execute("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchall()
+    (graphs,), = db.execute("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_GRAPH_TRACE").fetchall()
+    with open_trace(path) as trace:
+        found = trace_summary(trace, 1_000_000)["findings"]
+    overhead = next(f for f in found if f["rule"] == "launch_overhead")
+    assert f" of the {kernels:,} kernel launches (besides {graphs:,} run by CUDA graphs' " \
+           "replays) are kernels" in overhead["text"]
+    assert overhead["text"].endswith(f"; {_FUSE_ADVICE_BY_HOW[GRAPHS]}.")

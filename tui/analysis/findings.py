@@ -79,8 +79,11 @@ def findings(
         launch_idle = (sum(t.idle.by_cause["launch"] for t in times)
                        if times is not None else None)
         framework = source_format(con)
+        # how the window's kernels were launched, where the diagnosis asked; else the trace's
+        judged = next((t.launched_as for t in work or [] if t.launched_as), None)
         overhead = _launch_overhead(kernels, framework, launch_idle,
-                                    lambda: launched_as(con))
+                                    lambda: judged or launched_as(con),
+                                    lambda: _graph_replayed(con))
         if overhead is not None:
             out.append(overhead)
         on_cuda_cores = cuda_core_finding(matrix_kernels(con) if matrix is None else matrix,
@@ -180,26 +183,49 @@ _FUSE_ADVICE_BY_HOW = {
 
 def _launch_overhead(kernels: list[KernelStats], source_format: str | None,
                      launch_idle_ns: int | None,
-                     how_launched: Callable[[], str | None]) -> Finding | None:
+                     how_launched: Callable[[], str | None],
+                     replayed_of: Callable[[], dict[str, int]]) -> Finding | None:
     """Most launches are tiny kernels; its cost is the GPU's idle time between
-    back-to-back launches (tui.analysis.idle_causes), where that is known. Its advice
-    by how the work was made and launched (`how_launched`: launch_means.launched_as)."""
-    tiny = [k for k in kernels if k.median_ns < TINY_KERNEL_NS]
-    launches = sum(k.count for k in kernels)
-    count = sum(k.count for k in tiny)
-    if not launches or count / launches < 0.5:
+    back-to-back launches (tui.analysis.idle_causes), where that is known. Kernels that
+    CUDA graphs' replays ran (`replayed_of`: by name) were launched by no call of their own
+    and are left out. Its advice by how the work was made and launched (`how_launched`:
+    launch_means.launched_as)."""
+    if not _mostly_tiny(kernels):  # asked first, as the graphs' kernels are a query
         return None
+    replayed = replayed_of()
+    own = [replace(k, count=k.count - replayed.get(k.name, 0)) for k in kernels]
+    own = [k for k in own if k.count > 0]
+    if not _mostly_tiny(own):
+        return None
+    tiny = [k for k in own if k.median_ns < TINY_KERNEL_NS]
+    launches = sum(k.count for k in own)
+    count = sum(k.count for k in tiny)
+    in_graphs = sum(replayed.values())
     how = how_launched() if source_format != "xla" else None
     advice = _FUSE_ADVICE_BY_HOW.get(how or "") or _FUSE_ADVICE.get(source_format or "",
                                                                       _FUSE_ADVICE_DEFAULT)
     waited = (f"; the GPU waited {format_ns(launch_idle_ns)} between back-to-back launches"
               if launch_idle_ns else "")
+    graphs = f" (besides {in_graphs:,} run by CUDA graphs' replays)" if in_graphs else ""
     return Finding("launch_overhead", "warning", (
-        f"{100 * count / launches:.0f}% of the {launches:,} kernel launches are kernels "
-        f"whose median runs under {format_ns(TINY_KERNEL_NS)}: launch overhead "
+        f"{100 * count / launches:.0f}% of the {launches:,} kernel launches{graphs} are "
+        f"kernels whose median runs under {format_ns(TINY_KERNEL_NS)}: launch overhead "
         f"dominates{waited}; {advice}."
     ), launch_idle_ns or None,
         [{"name": k.name, "count": k.count, "total_ns": k.total_ns} for k in tiny])
+
+
+def _mostly_tiny(kernels: list[KernelStats]) -> bool:
+    """Whether half the launches or more are of kernels whose median is under
+    TINY_KERNEL_NS."""
+    launches = sum(k.count for k in kernels)
+    tiny = sum(k.count for k in kernels if k.median_ns < TINY_KERNEL_NS)
+    return launches > 0 and tiny >= 0.5 * launches
+
+
+def _graph_replayed(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
+    """{kernel name: instances CUDA graphs' replays ran} (graph_replayed_kernels.sql)."""
+    return dict(con.execute(load_query("graph_replayed_kernels")).fetchall())
 
 
 def _pageable(con: duckdb.DuckDBPyConnection, span_ns: int) -> Finding | None:
