@@ -1,13 +1,13 @@
--- Params: none
+-- Params: {graph_launches}
 -- Needs: schema
--- Kernels a CUDA graph's replay ran (their launching call a cudaGraphLaunch or
--- cuGraphLaunch: each kernel of a graph traced by node, or the graph as one activity where
+-- Kernels a CUDA graph's replay ran (their launching call in {graph_launches},
+-- graph_launch_calls.sql: each kernel of a graph traced by node, or the graph as one activity where
 -- nsys traced graphs whole), by name: kernels no host call launched on its own, which
 -- the launch_overhead finding (tui/analysis/findings.py) leaves out of its launches. From
 -- the graphs' launches, which are few (launch_means.sql).
 -- Columns: name, replayed.
 WITH graph_launches AS (
-    SELECT id FROM host_activities WHERE kind = 'runtime' AND contains(name, 'GraphLaunch')
+    {graph_launches}
 )
 SELECT g.name, count(*) AS replayed
 FROM launches AS l

@@ -1,11 +1,11 @@
--- Params: $end_ns, $start_ns
+-- Params: $end_ns, $start_ns, {graph_launches}
 -- Needs: schema
 -- How the kernels that started in [$start_ns, $end_ns) (NULL: no bound) were made and
 -- launched, for what the launch-bound advice can still suggest (tui/analysis/launch_means.py):
 -- the kernels and their GPU time; those torch.compile's Inductor generated (Triton kernels
 -- it names `triton_` and their kind: poi, per, red, tem, for: pointwise, persistent
 -- reduction, reduction, template, foreach); and the GPU time of those a CUDA graph's launch
--- ran (their launching call a cudaGraphLaunch or cuGraphLaunch: each kernel of the graph,
+-- ran (their launching call in {graph_launches}, graph_launch_calls.sql: each kernel of the graph,
 -- or the graph as one activity where nsys traced graphs whole). By time, not count: a
 -- graph traced whole is one activity however many kernels it ran.
 -- The graphs' launches are few: the join runs from them, not from every kernel's launch
@@ -18,7 +18,7 @@ WITH kernels AS (
       AND ($start_ns IS NULL OR start_ns >= $start_ns)
       AND ($end_ns IS NULL OR start_ns < $end_ns)
 ), graph_launches AS (
-    SELECT id FROM host_activities WHERE kind = 'runtime' AND contains(name, 'GraphLaunch')
+    {graph_launches}
 ), replayed AS (
     SELECT coalesce(sum(k.duration_ns), 0) AS graphed_ns
     FROM launches AS l

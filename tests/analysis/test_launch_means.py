@@ -18,10 +18,9 @@ from tests.helpers.paths import inflated, sample
 from tui.analysis.diagnosis import DeviceTime, decide, diagnose
 from tui.analysis.findings import _FUSE_ADVICE_BY_HOW, _graph_replayed
 from tui.analysis.idle_causes import CAUSES, IdleByCause
-from tui.analysis.launch_means import GRAPHS, INDUCTOR, launched_as
-from tui.analysis.remedies import LAUNCH_REMEDY, REMEDY, REMEDY_XLA, remedy
+from tui.analysis.launch_means import launch_figures, launched_as
+from tui.analysis.remedies import GRAPHS, INDUCTOR, LAUNCH_REMEDY, REMEDY, REMEDY_XLA, remedy
 from tui.analysis.summary import trace_summary
-from tui.core.queries import load_query
 from tui.loading.trace import open_trace
 
 INDUCTOR_NAME = re.compile(r"^triton_(poi|per|red|tem|for)_")
@@ -49,9 +48,7 @@ def nsys_means(path: Path) -> tuple[int, int, int, int]:
 
 def means(path: Path) -> tuple:
     with open_trace(path) as trace:
-        return (tuple(trace.con.execute(load_query("launch_means"),
-                                        {"start_ns": None, "end_ns": None}).fetchone()),
-                launched_as(trace.con))
+        return launch_figures(trace.con), launched_as(trace.con)
 
 
 @pytest.mark.parametrize("name, expected", [

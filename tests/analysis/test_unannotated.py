@@ -17,8 +17,7 @@ from tests.helpers.window_oracle import ACTIVITY_TABLES, GRAPH_TABLE, gaps_over,
 from tui.analysis.diagnosis import diagnose, gaps_and_work
 from tui.analysis.framework import source_format
 from tui.analysis.host_samples import WAIT_CALLS, gaps_host_activity
-from tui.analysis.launch_means import GRAPHS
-from tui.analysis.remedies import LAUNCH_REMEDY, host_work
+from tui.analysis.remedies import GRAPHS, LAUNCH_REMEDY, host_work
 from tui.analysis.summary import trace_summary
 from tui.core.units import format_ns
 from tui.loading.trace import open_trace

@@ -24,8 +24,9 @@ from tui.analysis.finding import Finding
 from tui.analysis.framework import source_format
 from tui.analysis.gaps import Gap
 from tui.analysis.kernels import DeviceBusy, KernelStats, device_busy, kernel_stats
-from tui.analysis.launch_means import GRAPHS, INDUCTOR, launched_as
+from tui.analysis.launch_means import launched_as
 from tui.analysis.nsys_rules import RULES
+from tui.analysis.remedies import GRAPHS, INDUCTOR
 from tui.analysis.row_sets import ArrowRows
 from tui.analysis.rules import rule_findings, share
 from tui.analysis.step_times import slow_step_finding
@@ -36,7 +37,7 @@ from tui.analysis.tensor_cores import (
     unaligned_finding,
     unaligned_gemms,
 )
-from tui.core.queries import load_query
+from tui.core.queries import fill, fragment, load_query
 from tui.core.units import format_bytes, format_ns
 
 # Kernels shorter than this are dominated by launch cost (~5-10 µs of host time each).
@@ -225,7 +226,8 @@ def _mostly_tiny(kernels: list[KernelStats]) -> bool:
 
 def _graph_replayed(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
     """{kernel name: instances CUDA graphs' replays ran} (graph_replayed_kernels.sql)."""
-    return dict(con.execute(load_query("graph_replayed_kernels")).fetchall())
+    return dict(con.execute(fill("graph_replayed_kernels",
+                                 graph_launches=fragment("graph_launch_calls"))).fetchall())
 
 
 def _pageable(con: duckdb.DuckDBPyConnection, span_ns: int) -> Finding | None:

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tui.analysis.remedies import GRAPHS, INDUCTOR
 from tui.core.db import one_row
-from tui.core.queries import load_query
+from tui.core.queries import fill, fragment
 
 if TYPE_CHECKING:
     import duckdb
@@ -21,8 +22,6 @@ INDUCTOR_SHARE = 0.1
 # HF generate() whose compiled forward replays as a graph: 83% of the GPU's time in 188
 # replays, the launches between them the eager ops of its decoding loop).
 GRAPHED_SHARE = 0.5
-# What each answer is called (remedies.LAUNCH_REMEDY's keys)
-INDUCTOR, GRAPHS = "inductor", "graphs"
 
 
 def launched_as(con: duckdb.DuckDBPyConnection, start_ns: int | None = None,
@@ -30,10 +29,19 @@ def launched_as(con: duckdb.DuckDBPyConnection, start_ns: int | None = None,
     """GRAPHS where most of the GPU time of the kernels starting in [start_ns, end_ns) was
     CUDA graphs' replays, else INDUCTOR where torch.compile made a share of them, else
     None."""
-    kernels, kernel_ns, inductor, graphed_ns = one_row(
-        con, load_query("launch_means"), {"start_ns": start_ns, "end_ns": end_ns})
+    kernels, kernel_ns, inductor, graphed_ns = launch_figures(con, start_ns, end_ns)
     if not kernels:
         return None
     if kernel_ns and graphed_ns >= GRAPHED_SHARE * kernel_ns:
         return GRAPHS
     return INDUCTOR if inductor >= INDUCTOR_SHARE * kernels else None
+
+
+def launch_figures(con: duckdb.DuckDBPyConnection, start_ns: int | None = None,
+                   end_ns: int | None = None) -> tuple[int, int, int, int]:
+    """(kernels, their GPU ns, Inductor's kernels, GPU ns of CUDA graphs' replays) of the
+    kernels starting in [start_ns, end_ns) (launch_means.sql)."""
+    kernels, kernel_ns, inductor, graphed_ns = one_row(
+        con, fill("launch_means", graph_launches=fragment("graph_launch_calls")),
+        {"start_ns": start_ns, "end_ns": end_ns})
+    return kernels, kernel_ns, inductor, graphed_ns

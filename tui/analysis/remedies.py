@@ -40,15 +40,17 @@ REMEDY_XLA = {
             "overlap compute",
 }
 
-# Launch-bound work that does one of REMEDY["launch"]'s two already, by which
-# (tui/analysis/launch_means.py): the other
+# How launch-bound work was made and launched, where it does one of REMEDY["launch"]'s two
+# already (tui/analysis/launch_means.py): torch.compile's kernels, CUDA graphs' replays
+INDUCTOR, GRAPHS = "inductor", "graphs"
+# ... and what to do then: the other
 LAUNCH_REMEDY = {
-    "inductor": "torch.compile is in use already (Inductor's Triton kernels), yet each "
+    INDUCTOR: "torch.compile is in use already (Inductor's Triton kernels), yet each "
                 "kernel is launched on its own: replay the step as CUDA graphs, with "
                 "torch.compile(mode=\"reduce-overhead\") (which logs \"skipping cudagraphs "
                 "due to …\" where it cannot: remove that cause, e.g. an input the step "
                 "mutates in place) or torch.cuda.graph, so that one launch runs its kernels",
-    "graphs": "most of its GPU time is CUDA graphs' replays already, and the idle is "
+    GRAPHS: "most of its GPU time is CUDA graphs' replays already, and the idle is "
               "between kernels launched one by one: bring those into the graphs (capture "
               "more of the step, e.g. the loop's own tensor ops around the model, or "
               "compile them) so that fewer launches do the work",
