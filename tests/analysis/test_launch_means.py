@@ -9,6 +9,7 @@ import gzip
 import json
 import re
 import sqlite3
+from dataclasses import replace
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from tests.helpers.paths import inflated, sample
 from tui.analysis.diagnosis import DeviceTime, decide, diagnose
 from tui.analysis.findings import _FUSE_ADVICE_BY_HOW, _graph_replayed
 from tui.analysis.idle_causes import CAUSES, IdleByCause
-from tui.analysis.launch_means import launch_figures, launched_as
+from tui.analysis.launch_means import GraphReplays, graph_replays, launch_figures, launched_as
 from tui.analysis.remedies import GRAPHS, INDUCTOR, LAUNCH_REMEDY, REMEDY, REMEDY_XLA, remedy
 from tui.analysis.summary import trace_summary
 from tui.loading.trace import open_trace
@@ -152,3 +153,73 @@ def test_kernels_replayed_by_graphs_are_left_out_of_the_launches() -> None:
     assert f" of the {kernels:,} kernel launches (besides {graphs:,} run by CUDA graphs' " \
            "replays) are kernels" in overhead["text"]
     assert overhead["text"].endswith(f"; {_FUSE_ADVICE_BY_HOW[GRAPHS]}.")
+
+
+def nsys_replays(path: Path) -> dict[int, GraphReplays]:
+    """Per device, the kernels and copies (by node) or graphs (whole) whose correlation id
+    names a cu*GraphLaunch* call, and those calls, as the export holds them."""
+    db = sqlite3.connect(path)
+    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    kinds = [("CUPTI_ACTIVITY_KIND_KERNEL", 1), ("CUPTI_ACTIVITY_KIND_MEMCPY", 0),
+             ("CUPTI_ACTIVITY_KIND_GRAPH_TRACE", 1)]  # a graph traced whole is a kernel
+    rows = [row for table, kernel in kinds if table in tables for row in db.execute(
+        f"SELECT a.deviceId, {kernel}, a.correlationId FROM {table} AS a "
+        "JOIN CUPTI_ACTIVITY_KIND_RUNTIME AS r USING (correlationId) "
+        "JOIN StringIds AS n ON n.id = r.nameId WHERE n.value LIKE 'cu%GraphLaunch%'")]
+    return {device: GraphReplays(sum(k for d, k, _ in rows if d == device),
+                                 sum(1 for d, _, _ in rows if d == device),
+                                 len({c for d, _, c in rows if d == device}))
+            for device in sorted({d for d, _, _ in rows})}
+
+
+@pytest.mark.parametrize("name, kernels, launches", [
+    # the MLP's graph of 16 kernels replayed 200 times: by node each kernel a row, whole
+    # each replay one
+    ("cuda_graph/cuda_graph_node.sqlite", 3200, 200),
+    ("cuda_graph/cuda_graph_graph.sqlite", 200, 200),
+    # an eager program launches no graph
+    ("compiled_lm/compiled_lm_lean.sqlite", 0, 0),
+])
+def test_what_graphs_replays_ran_is_counted_as_the_export_holds_it(
+        name: str, kernels: int, launches: int) -> None:
+    path = inflated(name)
+    with open_trace(path) as trace:
+        found = graph_replays(trace.con)
+    assert found == nsys_replays(path)
+    assert sum(r.kernels for r in found.values()) == kernels
+    assert sum(r.launches for r in found.values()) == launches
+
+
+def test_a_kineto_traces_graph_replays_are_its_kernels_linked_to_the_graph_launch() -> None:
+    path = sample("cuda_graphs.pt.trace.json.gz")
+    with gzip.open(path) as f:
+        events = json.load(f)["traceEvents"]
+    graph_calls = {e["args"]["correlation"] for e in events
+                   if e.get("cat") == "cuda_runtime" and "GraphLaunch" in e.get("name", "")}
+    replayed = [e for e in events if e.get("cat") in ("kernel", "gpu_memcpy")
+                and e.get("ph") == "X" and e["args"].get("correlation") in graph_calls]
+    kernels = sum(1 for e in replayed if e["cat"] == "kernel")
+    with open_trace(path) as trace:
+        found = graph_replays(trace.con)
+    assert list(found.values()) == [GraphReplays(
+        kernels, len(replayed), len({e["args"]["correlation"] for e in replayed}))]
+    assert kernels >= 1000
+
+
+def test_the_issue_rate_counts_a_graphs_replay_once() -> None:
+    """Kernels of graphs traced by node are activities of their own, launched by no call
+    of their own: the host's issue rate counts the replay's one launch. 5,000 kernels in
+    a second, 3,000 of them run by 30 replays: 2,030 launches, 2k/s."""
+    second = 10**9
+    idle = IdleByCause(0, 7 * second // 10, dict.fromkeys(CAUSES, 0) | {"launch": 7 * second // 10})
+    plain = replace(launch_bound(GRAPHS), span_ns=second, busy_ns=3 * second // 10,
+                    compute_ns=3 * second // 10, idle=idle)
+    assert "launches of 5,000 kernels of 1.5 µs median (issue rate 5k/s on the host)" \
+        in diagnose([plain], "nsys").text
+    t = replace(plain, graph_kernels=3000, host_launches=2030)
+    text = diagnose([t], "nsys").text
+    assert ("launches of 5,000 kernels of 1.5 µs median (3,000 of them run by CUDA graphs' "
+            "replays; issue rate 2k/s on the host)") in text
+    again = DeviceTime.from_json(diagnose([t], "nsys").to_json())
+    assert (again.graph_kernels, again.host_launches) == (3000, 2030)
+    assert diagnose([again], "nsys").text == text

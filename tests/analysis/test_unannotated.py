@@ -422,3 +422,10 @@ def test_a_compiled_decode_replayed_as_cuda_graphs_is_told_to_bring_the_rest_in(
     assert replayed > kernels  # over half the window's GPU time
     assert diagnosis.bound == "launch" and work[0].launched_as == GRAPHS
     assert diagnosis.text.endswith(f"; {LAUNCH_REMEDY[GRAPHS]}.")
+    # traced whole, each replay is one activity and one launch: the issue rate counts
+    # every kernel and copy, and the graphs (those overlapping the window) are some
+    (graphs,), = db.execute("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_GRAPH_TRACE "
+                            "WHERE end > ? AND start < ?", (window.start_ns, window.end_ns))
+    assert work[0].graph_kernels == graphs > 100
+    assert work[0].host_launches == work[0].kernels + work[0].copies
+    assert "run by CUDA graphs' replays" not in diagnosis.text

@@ -46,7 +46,7 @@ from tui.analysis.idle_causes import (
     every_interval_classified,
     idle_by_cause,
 )
-from tui.analysis.launch_means import launched_as
+from tui.analysis.launch_means import GraphReplays, graph_replays, launched_as
 from tui.analysis.parallelism import ADVICE
 from tui.analysis.remedies import SLOW_STEPS, WARM_UP, host_work, remedy
 from tui.analysis.step_times import StepFigures, in_slow_steps, step_figures, steps_text, summed
@@ -98,10 +98,20 @@ class DeviceTime:
     steps: StepFigures | None = None  # the window's steps; this device's idle in slow ones
     # launch-bound: its kernels torch.compile's already, or CUDA graphs' (launch_means)
     launched_as: str | None = None
+    # launch-bound: its kernels that CUDA graphs' replays ran (launch_means.graph_replays),
+    # and the launches its host issued (a replay's one launch for the kernels it ran)
+    graph_kernels: int = 0
+    host_launches: int | None = None
 
     @property
     def idle_ns(self) -> int:
         return self.span_ns - self.busy_ns
+
+    @property
+    def issued(self) -> int:
+        """The launches the host issued for the kernels and copies: one each, unless a
+        CUDA graph's replay ran some (host_launches)."""
+        return self.kernels + self.copies if self.host_launches is None else self.host_launches
 
     def parts(self) -> dict[str, int]:
         """The time each bound claims (they overlap nowhere; with busy and idle they make
@@ -323,7 +333,9 @@ def combined(times: Sequence[DeviceTime]) -> DeviceTime:
         idle=idle, host_busy_in=_busiest_host(times),
         comm_wait_ns=total("comm_wait_ns"), memory_ns=total("memory_ns"),
         window=merged([t.window for t in times]), steps=summed([t.steps for t in times]),
-        launched_as=main.launched_as)
+        launched_as=main.launched_as, graph_kernels=sum(t.graph_kernels for t in times),
+        host_launches=(sum(t.issued for t in times)
+                       if any(t.host_launches is not None for t in times) else None))
 
 
 def _busiest_host(times: Sequence[DeviceTime]) -> str | None:
@@ -422,9 +434,12 @@ def _launch(t: DeviceTime, who: str, its: str) -> str:
     median = (f" of {format_ns(round(t.kernel_median_ns))} median"
               if t.kernel_median_ns is not None else "")
     ns = t.idle.by_cause["launch"]
+    # kernels of graphs traced by node: each an activity, the replay one launch for them
+    replayed = (f"{t.graph_kernels:,} of them run by CUDA graphs' replays; "
+                if t.issued < t.kernels + t.copies else "")
     return (f"{who} idled {_of_span(ns, t, its)} ({format_ns(ns)}) between back-to-back "
-            f"launches of {t.kernels:,} kernels{median} (issue rate "
-            f"{_rate(t.kernels + t.copies, t.span_ns)} on the host)")
+            f"launches of {t.kernels:,} kernels{median} ({replayed}issue rate "
+            f"{_rate(t.issued, t.span_ns)} on the host)")
 
 
 def _host(t: DeviceTime, who: str, its: str) -> str:
@@ -636,12 +651,24 @@ def gaps_and_work_only(con: duckdb.DuckDBPyConnection, min_gap_ns: int,
 def with_launch_means(con: duckdb.DuckDBPyConnection,
                       times: list[DeviceTime]) -> list[DeviceTime]:
     """`times`, where a device is launch-bound, with how the kernels of its window were
-    made and launched (launch_means.launched_as: its remedy depends on it); asked only
-    then, as it reads every kernel of the window."""
+    made and launched (launch_means.launched_as: its remedy depends on it) and what CUDA
+    graphs' replays ran (its issue rate counts a replay once); asked only then, as it
+    reads every kernel of the window."""
     bound = next((t for t in times if decide(t) == "launch"), None)
     if bound is None:
         return times
     window = bound.window
-    how = launched_as(con, window.start_ns if window else None,
-                      window.end_ns if window else None)
-    return [replace(t, launched_as=how) for t in times] if how else times
+    start, end = (window.start_ns, window.end_ns) if window else (None, None)
+    how = launched_as(con, start, end)
+    replays = graph_replays(con, start, end)
+    return [_with_replays(replace(t, launched_as=how) if how else t,
+                          replays.get(t.device) if t.device is not None else None)
+            for t in times]
+
+
+def _with_replays(t: DeviceTime, replays: GraphReplays | None) -> DeviceTime:
+    """`t` with what CUDA graphs' replays ran on its device, where they ran any."""
+    if replays is None:
+        return t
+    return replace(t, graph_kernels=replays.kernels,
+                   host_launches=t.kernels + t.copies - replays.activities + replays.launches)

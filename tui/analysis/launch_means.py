@@ -5,7 +5,7 @@ does one of them already, the advice says so and turns to the other."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from tui.analysis.remedies import GRAPHS, INDUCTOR
 from tui.core.db import one_row
@@ -45,3 +45,21 @@ def launch_figures(con: duckdb.DuckDBPyConnection, start_ns: int | None = None,
         con, fill("launch_means", graph_launches=fragment("graph_launch_calls")),
         {"start_ns": start_ns, "end_ns": end_ns})
     return kernels, kernel_ns, inductor, graphed_ns
+
+
+class GraphReplays(NamedTuple):
+    """What CUDA graphs' replays ran on a device (graph_replays_by_device.sql)."""
+
+    kernels: int  # kernels the replays ran
+    activities: int  # kernels and copies they ran
+    launches: int  # the graphs' launches that ran them
+
+
+def graph_replays(con: duckdb.DuckDBPyConnection, start_ns: int | None = None,
+                  end_ns: int | None = None) -> dict[int, GraphReplays]:
+    """Per device, the kernels and copies overlapping [start_ns, end_ns) that CUDA graphs'
+    replays ran, and the graphs' launches behind them (none for a device without)."""
+    rows = con.execute(fill("graph_replays_by_device",
+                            graph_launches=fragment("graph_launch_calls")),
+                       {"start_ns": start_ns, "end_ns": end_ns}).fetchall()
+    return {device: GraphReplays(*counts) for device, *counts in rows}
