@@ -11,12 +11,17 @@
 -- Columns: device, start_ns, duration_ns, before_copy, after_copy, pid, tid, launch_ns,
 --          launch_end_ns.
 CREATE OR REPLACE TEMP TABLE idle_gaps AS
+WITH copies AS (
+    -- the activities with a copy kind, few: a join with every activity built a table of
+    -- them all (a 3 GB trace's 1.65M intervals: 0.55 s against 1.0 s for the statement)
+    SELECT id, copy_kind FROM gpu_activities WHERE copy_kind IS NOT NULL
+)
 SELECT g.device, g.start_ns, g.duration_ns, b.copy_kind AS before_copy,
        a.copy_kind AS after_copy, h.pid, h.tid, h.start_ns AS launch_ns,
        h.end_ns AS launch_end_ns
 FROM gpu_idle AS g
-LEFT JOIN gpu_activities AS b ON b.id = g.before_id
-LEFT JOIN gpu_activities AS a ON a.id = g.after_id
+LEFT JOIN copies AS b ON b.id = g.before_id
+LEFT JOIN copies AS a ON a.id = g.after_id
 LEFT JOIN launches AS l ON l.gpu_id = g.after_id
 LEFT JOIN host_activities AS h ON h.id = l.runtime_id
 WHERE g.duration_ns > $min_ns
