@@ -11,7 +11,11 @@ For each trace, in one run: the bare read (the events array cut out of the file
 beforehand, untimed; one DuckDB query, as load_bench.py's), then for each `--json-lines`
 setting a cold open (the cache emptied first; the median of `--repeat`, every run
 printed) and a warm one. Before each timed run its input (the array, the trace) is read
-through once, untimed, so that both read it from the page cache. `--json-lines on` sets
+through once, untimed, so that both read it from the page cache. With `--paired`, each
+cold open follows a bare read of its own (the array kept meanwhile: the trace's size more
+of disk), and the ratio is the median of each pair's: the bare read of one 10 GB trace on a
+2-core VM took from 79 to 100 s a run, and a ratio to one bare read moved with it.
+`--json-lines on` sets
 TUI_JSON_LINES=1: a plain file's parts are rewritten one event a line and read by DuckDB's
 newline-delimited reader (kineto.py).
 
@@ -20,7 +24,8 @@ while it runs: the trace, the cut-out array or tui's parts, the cache). `--deadl
 skips what would start after S seconds, saying so.
 
 Usage: python benchmarks/big_traces.py [--sizes 700MB,3GB] [--shapes lines,pretty]
-        [--json-lines off,on] [--repeat 1] [--memory 4GB] [--workdir DIR] [--deadline 520]
+        [--json-lines off,on] [--repeat 1] [--paired] [--memory 4GB] [--workdir DIR]
+        [--deadline 520]
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -78,13 +84,17 @@ def elapsed() -> float:
 
 
 def tui_runs(trace: Path, work: Path, env_extra: dict, repeat: int,
-             memory: str | None) -> tuple[list[tuple], tuple, str]:
-    """Cold runs (each from an empty cache), then one warm run; the last cold's budget."""
+             memory: str | None, bare_before: Callable[[], float] | None = None,
+             ) -> tuple[list[tuple], tuple, str, list[float]]:
+    """Cold runs (each from an empty cache; with `bare_before`, each after a bare read of
+    its own), then one warm run; the last cold's budget, and the bare reads' seconds."""
     cache = work / "cache"
     env = {**os.environ, **env_extra, "TUI_CACHE_DIR": str(cache)}
     cmd = load_bench.summary_cmd(trace) + (["--memory", memory] if memory else [])
-    colds = []
+    colds, bares = [], []
     for _ in range(repeat):
+        if bare_before is not None:
+            bares.append(bare_before())
         shutil.rmtree(cache, ignore_errors=True)
         os.sync()
         read_through(trace)
@@ -92,7 +102,7 @@ def tui_runs(trace: Path, work: Path, env_extra: dict, repeat: int,
     warm = load_bench.run_measured(cmd, env, ROOT)
     shutil.rmtree(cache, ignore_errors=True)
     budget = json.loads(colds[-1][2]).get("source", {}).get("memory_budget", "?")
-    return colds, warm, budget
+    return colds, warm, budget, bares
 
 
 def read_through(path: Path) -> None:
@@ -131,11 +141,20 @@ def one_trace(plain: Path, size: int, shape: str, per_copy: int, args, work: Pat
 
     array = work / "bare-events.json"
     extract_events(trace, array, 1)
-    os.sync()
-    read_through(array)
-    bare, events = load_bench.bare_duckdb_read_counted(array)
-    array.unlink()
-    print(f"bare read_json (one array): {bare:.2f} s, {events:,} events", flush=True)
+
+    def bare_read() -> float:
+        os.sync()
+        read_through(array)
+        seconds, events = load_bench.bare_duckdb_read_counted(array)
+        if not args.paired:  # paired, the row says each
+            print(f"bare read_json (one array): {seconds:.2f} s, {events:,} events",
+                  flush=True)
+        return seconds
+
+    bare = 0.0  # paired: each cold open's own bare read instead
+    if not args.paired:
+        bare = bare_read()
+        array.unlink()
     print("| size | shape | json lines | bare s | tui cold s (each run) | cold / bare | "
           "cold RSS MB | warm s | warm RSS MB | budget | targets: cold, RSS, warm |", flush=True)
     print("|---|---|---|---|---|---|---|---|---|---|---|", flush=True)
@@ -146,16 +165,27 @@ def one_trace(plain: Path, size: int, shape: str, per_copy: int, args, work: Pat
                   flush=True)
             continue
         env = {"TUI_JSON_LINES": "1" if setting == "on" else "0"}
-        colds, warm, budget = tui_runs(trace, work, env, args.repeat, args.memory)
-        walls = sorted(run[0] for run in colds)
-        median = walls[(len(walls) - 1) // 2]
+        colds, warm, budget, bares = tui_runs(trace, work, env, args.repeat, args.memory,
+                                              bare_read if args.paired else None)
+        median = _median([run[0] for run in colds])
+        # paired: each cold open beside the bare read just before it
+        ratio = (_median([run[0] / b for run, b in zip(colds, bares, strict=True)])
+                 if bares else median / bare)
         rss = max(run[1] for run in colds)
         each = " / ".join(f"{run[0]:.2f}" for run in colds)
-        met = targets_met(median / bare, rss, warm[0], budget)
-        print(f"| {mb:,.0f} MB | {shape} | {setting} | {bare:.2f} | {median:.2f} ({each}) | "
-              f"{median / bare:.2f} | {rss / 1e6:,.0f} | {warm[0]:.2f} | {warm[1] / 1e6:,.0f} | "
+        bare_text = " / ".join(f"{b:.2f}" for b in bares) if bares else f"{bare:.2f}"
+        met = targets_met(ratio, rss, warm[0], budget)
+        print(f"| {mb:,.0f} MB | {shape} | {setting} | {bare_text} | {median:.2f} ({each}) | "
+              f"{ratio:.2f} | {rss / 1e6:,.0f} | {warm[0]:.2f} | {warm[1] / 1e6:,.0f} | "
               f"{budget} | {met} |", flush=True)
+    array.unlink(missing_ok=True)
     trace.unlink()
+
+
+def _median(values: list[float]) -> float:
+    """The median of `values` (the lower middle one of an even count)."""
+    ordered = sorted(values)
+    return ordered[(len(ordered) - 1) // 2]
 
 
 def main() -> None:
@@ -167,6 +197,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=1, help="cold runs of each")
     ap.add_argument("--memory", help="tui's --memory (default: tui's own default budget)")
     ap.add_argument("--workdir", type=Path, help="where traces are made (default: a temp dir)")
+    ap.add_argument("--paired", action="store_true",
+                    help="a bare read before each cold open, the ratio each pair's (median)")
     ap.add_argument("--deadline", type=float, default=0,
                     help="seconds after which no further tui run starts (0: none)")
     args = ap.parse_args()
