@@ -1,29 +1,7 @@
--- Params: $device, $min_ns, $start_ns
--- Needs: schema
--- The GPU-idle intervals (gpu_idle) longer than $min_ns (-1: all), or the one at
--- ($device, $start_ns) when those are not NULL, into the temp table idle_gaps, each with
--- what idle_causes.sql judges it by: the copy kinds of the activities before and after it,
--- and the runtime call that launched the one after (its thread, start and end).
--- The launching call is the one `launches` holds (tui/derived/stacks.py: of calls with the
--- activity's correlation id, the first), looked up by id: on a 3 GB trace's 1.65M
--- intervals 0.8 s, against 1.5 s joining every runtime call by correlation id and
--- grouping (the same rows, on every sample trace).
--- Columns: device, start_ns, duration_ns, before_copy, after_copy, pid, tid, launch_ns,
---          launch_end_ns.
+-- Params: {rows}
+-- Needs: none
+-- The temp table idle_gaps ({rows}: idle_gaps_rows.sql, which says what it holds): every
+-- interval asked for where they fit in one part ($since, $until NULL), else the first
+-- part, idle_gaps_part.sql adding the others.
 CREATE OR REPLACE TEMP TABLE idle_gaps AS
-WITH copies AS (
-    -- the activities with a copy kind, few: a join with every activity built a table of
-    -- them all (a 3 GB trace's 1.65M intervals: 0.55 s against 1.0 s for the statement)
-    SELECT id, copy_kind FROM gpu_activities WHERE copy_kind IS NOT NULL
-)
-SELECT g.device, g.start_ns, g.duration_ns, b.copy_kind AS before_copy,
-       a.copy_kind AS after_copy, h.pid, h.tid, h.start_ns AS launch_ns,
-       h.end_ns AS launch_end_ns
-FROM gpu_idle AS g
-LEFT JOIN copies AS b ON b.id = g.before_id
-LEFT JOIN copies AS a ON a.id = g.after_id
-LEFT JOIN launches AS l ON l.gpu_id = g.after_id
-LEFT JOIN host_activities AS h ON h.id = l.runtime_id
-WHERE g.duration_ns > $min_ns
-  AND ($device IS NULL OR g.device = $device)
-  AND ($start_ns IS NULL OR g.start_ns = $start_ns);
+SELECT * FROM ({rows});

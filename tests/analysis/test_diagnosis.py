@@ -313,6 +313,29 @@ def test_a_trace_of_one_block_of_ids_splits_its_time_as_the_blocks_query(
     assert len(small[0]) == (4 if name.endswith(".sqlite") else 1)
 
 
+@pytest.mark.parametrize("name", ["launch_bound_inference.pt.trace.json.gz",
+                                  "ddp4_nsys.sqlite"])
+def test_intervals_classified_in_parts_get_the_causes_of_one_statement(
+        monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """A big trace's intervals are staged for classifying in parts of the GPU ids that end
+    them (idle_gaps_part.sql): in parts of 1,000 ids, every interval of these traces (one
+    GPU's 9,600 kernels, an nsys report's four GPUs) gets the cause, blocking call and
+    issue gap it gets in one statement."""
+    from tui.analysis import idle_causes
+
+    def causes(con) -> list[tuple]:
+        with idle_causes.every_interval_classified(con):
+            return con.execute("SELECT * FROM idle_causes ORDER BY ALL").fetchall()
+
+    with open_trace(sample(name)) as trace:
+        whole = causes(trace.con)
+        gpu_ids = trace.con.execute("SELECT count(*) FROM gpu_activities").fetchone()[0]
+        monkeypatch.setattr(idle_causes, "intervals_per_part", lambda: 1000)
+        parted = causes(trace.con)
+    assert gpu_ids > 5000 and parted == whole
+    assert len(whole) > 1000 and {row[3] for row in whole} >= {"launch", "host"}
+
+
 @pytest.mark.parametrize("name", ["gappy_training.pt.trace.json.gz", "gappy_training.sqlite",
                                   "host_sleep.pt.trace.json.gz"])
 def test_a_small_traces_gaps_find_their_host_activity_as_the_buckets_do(

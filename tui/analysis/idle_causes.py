@@ -31,9 +31,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cache
 from typing import TYPE_CHECKING
 
-from tui.core.queries import load_query
+from tui.core.budget import memory_budget_bytes
+from tui.core.queries import fill, fragment, load_query
 
 if TYPE_CHECKING:  # not imported at run time: a warm `--summary --json` needs no DuckDB
     import duckdb
@@ -50,6 +52,10 @@ BACK_TO_BACK_NS = 500_000
 # After a wait on the GPU, a host that issues its next work within this was reacting to
 # the result (the interval is the wait's); later, it was busy with work of its own (host).
 HOST_REACTION_NS = 1_000_000
+# What an interval holds while idle_gaps.sql joins it with its copies and launching call:
+# a 10 GB trace's 5.5M intervals at once spilled under the summary's share (4.7 s), in
+# parts of 1M took 2.6-2.8 s, of 2M 2.3 s.
+IDLE_JOIN_BYTES = 150
 # Host calls that block until the GPU (or a stream/event) has finished.
 SYNC_PATTERN = (r"^(cuda|hip)(Stream|Device|Event|Thread)Synchronize"
                 r"|^cu(Stream|Ctx|Event)Synchronize|^(cuda|hip)(Stream|Event)Query")
@@ -93,8 +99,7 @@ def classify_idle(con: duckdb.DuckDBPyConnection, min_ns: int = -1,
     `min_ns` (or of the one at `device`, `start_ns`). In steps (the intervals with their
     launches, the launching threads' launches, the causes), each holding less at once
     than one query would: a summary runs with 30% of the memory budget."""
-    con.execute(load_query("idle_gaps"), {"min_ns": min_ns, "device": device,
-                                          "start_ns": start_ns})
+    _stage_gaps(con, {"min_ns": min_ns, "device": device, "start_ns": start_ns})
     try:
         con.execute(load_query("idle_launches"), {"back_to_back_ns": BACK_TO_BACK_NS})
         con.execute(load_query("idle_causes"), {
@@ -105,6 +110,35 @@ def classify_idle(con: duckdb.DuckDBPyConnection, min_ns: int = -1,
     finally:
         con.execute("DROP TABLE IF EXISTS idle_gaps")
         con.execute("DROP TABLE IF EXISTS idle_launches")
+
+
+def _stage_gaps(con: duckdb.DuckDBPyConnection, asked: dict) -> None:
+    """The temp table idle_gaps (idle_gaps.sql): the intervals `asked` for, in parts of the
+    GPU activities that end them where there are more than a part's (every interval of a
+    big trace: their joins then fit the summary's share of the budget)."""
+    from tui.core.db import gpu_id_parts  # DuckDB's: not imported for a warm summary
+
+    parts: list[tuple[int | None, int | None]] = [
+        *([] if asked["start_ns"] is not None else gpu_id_parts(con, intervals_per_part()))]
+    if len(parts) <= 1:  # one statement, no bound
+        parts = [(None, None)]
+    for index, (since, until) in enumerate(parts):
+        con.execute(_gaps_query("idle_gaps_part" if index else "idle_gaps"),
+                    {**asked, "since": since, "until": until})
+
+
+@cache
+def _gaps_query(name: str) -> str:
+    """The statement `name` that makes or adds to idle_gaps, with its rows."""
+    return fill(name, rows=fragment("idle_gaps_rows"))
+
+
+def intervals_per_part() -> int:
+    """GPU activities (the intervals they end) a part of idle_gaps.sql takes: the summary's
+    share of the budget at IDLE_JOIN_BYTES each (2M at the 1GB default)."""
+    from tui.core.db import SUMMARY_SHARE
+
+    return max(int(memory_budget_bytes() * SUMMARY_SHARE) // IDLE_JOIN_BYTES, 1 << 16)
 
 
 @contextmanager
