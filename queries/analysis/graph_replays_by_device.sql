@@ -1,15 +1,14 @@
--- Params: $end_ns, $start_ns, {graph_launches}
+-- Params: $end_ns, $start_ns, {graph_replays}
 -- Needs: schema
 -- Per device, the kernels and copies overlapping [$start_ns, $end_ns) (NULL: no bound; the
--- activities device_time_split.sql counts) that a CUDA graph's replay ran: their launching
--- call in {graph_launches} (graph_launch_calls.sql). Where nsys traced the graphs by node,
--- each kernel of a replay is an activity of its own, launched by no call of its own: the
--- host's issue rate (tui/analysis/diagnosis.py) counts the replay's one launch instead.
--- Where it traced them whole, each replay is one activity and one launch. From the
--- graphs' launches, which are few (launch_means.sql).
+-- activities device_time_split.sql counts) that CUDA graphs' replays ran ({graph_replays}:
+-- graph_replays.sql), and the graphs' launches that ran them. Where nsys traced the graphs
+-- by node, each kernel of a replay is an activity of its own: the host's issue rate
+-- (tui/analysis/diagnosis.py) counts the replay's one launch instead. Where it traced them
+-- whole, each replay is one activity and one launch.
 -- Columns: device, replayed_kernels, replayed, graph_launches.
-WITH graph_launches AS (
-    {graph_launches}
+WITH graph_replays AS (
+    {graph_replays}
 ), acts AS (
     SELECT id, device, kind
     FROM gpu_activities
@@ -18,9 +17,8 @@ WITH graph_launches AS (
       AND ($end_ns IS NULL OR start_ns < $end_ns)
 )
 SELECT a.device, count(*) FILTER (WHERE a.kind = 'kernel') AS replayed_kernels,
-       count(*) AS replayed, count(DISTINCT l.runtime_id) AS graph_launches
-FROM launches AS l
-SEMI JOIN graph_launches AS c ON c.id = l.runtime_id
-JOIN acts AS a ON a.id = l.gpu_id
+       count(*) AS replayed, count(DISTINCT r.runtime_id) AS graph_launches
+FROM graph_replays AS r
+JOIN acts AS a ON a.id = r.gpu_id
 GROUP BY a.device
 ORDER BY a.device;

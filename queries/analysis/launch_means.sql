@@ -1,15 +1,13 @@
--- Params: $end_ns, $start_ns, {graph_launches}
+-- Params: $end_ns, $start_ns, {graph_replays}
 -- Needs: schema
 -- How the kernels that started in [$start_ns, $end_ns) (NULL: no bound) were made and
 -- launched, for what the launch-bound advice can still suggest (tui/analysis/launch_means.py):
 -- the kernels and their GPU time; those torch.compile's Inductor generated (Triton kernels
 -- it names `triton_` and their kind: poi, per, red, tem, for: pointwise, persistent
--- reduction, reduction, template, foreach); and the GPU time of those a CUDA graph's launch
--- ran (their launching call in {graph_launches}, graph_launch_calls.sql: each kernel of the graph,
--- or the graph as one activity where nsys traced graphs whole). By time, not count: a
--- graph traced whole is one activity however many kernels it ran.
--- The graphs' launches are few: the join runs from them, not from every kernel's launch
--- (a 3 GB trace's 1.65M kernels: 0.1 s against 1.5 s).
+-- reduction, reduction, template, foreach); and the GPU time of those CUDA graphs' replays
+-- ran ({graph_replays}: graph_replays.sql, each kernel of a graph, or the graph as one
+-- activity where nsys traced graphs whole). By time, not count: a graph traced whole is one
+-- activity however many kernels it ran.
 -- Columns: kernels, kernel_ns, inductor, graphed_ns.
 WITH kernels AS (
     SELECT id, name, duration_ns
@@ -17,13 +15,12 @@ WITH kernels AS (
     WHERE kind = 'kernel'
       AND ($start_ns IS NULL OR start_ns >= $start_ns)
       AND ($end_ns IS NULL OR start_ns < $end_ns)
-), graph_launches AS (
-    {graph_launches}
+), graph_replays AS (
+    {graph_replays}
 ), replayed AS (
     SELECT coalesce(sum(k.duration_ns), 0) AS graphed_ns
-    FROM launches AS l
-    SEMI JOIN graph_launches AS c ON c.id = l.runtime_id
-    JOIN kernels AS k ON k.id = l.gpu_id
+    FROM graph_replays AS r
+    JOIN kernels AS k ON k.id = r.gpu_id
 )
 SELECT count(*) AS kernels, coalesce(sum(duration_ns), 0) AS kernel_ns,
        -- the prefix first: cheap, it leaves the pattern few names to match

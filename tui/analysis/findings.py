@@ -227,7 +227,7 @@ def _mostly_tiny(kernels: list[KernelStats]) -> bool:
 def _graph_replayed(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
     """{kernel name: instances CUDA graphs' replays ran} (graph_replayed_kernels.sql)."""
     return dict(con.execute(fill("graph_replayed_kernels",
-                                 graph_launches=fragment("graph_launch_calls"))).fetchall())
+                                 graph_replays=fragment("graph_replays"))).fetchall())
 
 
 def _pageable(con: duckdb.DuckDBPyConnection, span_ns: int) -> Finding | None:

@@ -42,7 +42,7 @@ def launch_figures(con: duckdb.DuckDBPyConnection, start_ns: int | None = None,
     """(kernels, their GPU ns, Inductor's kernels, GPU ns of CUDA graphs' replays) of the
     kernels starting in [start_ns, end_ns) (launch_means.sql)."""
     kernels, kernel_ns, inductor, graphed_ns = one_row(
-        con, fill("launch_means", graph_launches=fragment("graph_launch_calls")),
+        con, fill("launch_means", graph_replays=fragment("graph_replays")),
         {"start_ns": start_ns, "end_ns": end_ns})
     return kernels, kernel_ns, inductor, graphed_ns
 
@@ -60,6 +60,6 @@ def graph_replays(con: duckdb.DuckDBPyConnection, start_ns: int | None = None,
     """Per device, the kernels and copies overlapping [start_ns, end_ns) that CUDA graphs'
     replays ran, and the graphs' launches behind them (none for a device without)."""
     rows = con.execute(fill("graph_replays_by_device",
-                            graph_launches=fragment("graph_launch_calls")),
+                            graph_replays=fragment("graph_replays")),
                        {"start_ns": start_ns, "end_ns": end_ns}).fetchall()
     return {device: GraphReplays(*counts) for device, *counts in rows}
