@@ -37,6 +37,7 @@ import os
 import platform
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -167,9 +168,9 @@ def one_trace(plain: Path, size: int, shape: str, per_copy: int, args, work: Pat
         env = {"TUI_JSON_LINES": "1" if setting == "on" else "0"}
         colds, warm, budget, bares = tui_runs(trace, work, env, args.repeat, args.memory,
                                               bare_read if args.paired else None)
-        median = _median([run[0] for run in colds])
+        median = statistics.median_low([run[0] for run in colds])
         # paired: each cold open beside the bare read just before it
-        ratio = (_median([run[0] / b for run, b in zip(colds, bares, strict=True)])
+        ratio = (statistics.median_low([run[0] / b for run, b in zip(colds, bares, strict=True)])
                  if bares else median / bare)
         rss = max(run[1] for run in colds)
         each = " / ".join(f"{run[0]:.2f}" for run in colds)
@@ -181,11 +182,6 @@ def one_trace(plain: Path, size: int, shape: str, per_copy: int, args, work: Pat
     array.unlink(missing_ok=True)
     trace.unlink()
 
-
-def _median(values: list[float]) -> float:
-    """The median of `values` (the lower middle one of an even count)."""
-    ordered = sorted(values)
-    return ordered[(len(ordered) - 1) // 2]
 
 
 def main() -> None:
