@@ -28,6 +28,11 @@ Workloads (argv[1]):
             kernel); greedy, 64 new tokens (env TOKENS) for 4 prompts of 128 tokens, twice
             (env ROUNDS) after a warm-up call (the compile): launch-bound by the decoding
             loop's own small kernels between the model's.
+  bert      Hugging Face BERT-base (random weights from its config) fine-tuned for
+            sequence classification in bf16 autocast with AdamW (PyTorch's default
+            for-each steps), 60 steps of 32 sequences of 128 tokens that a two-worker
+            DataLoader tokenizes on the host (~1 ms a sequence: words hashed to ids),
+            the loss read with `.item()` after each step, as a training loop logs it.
   triton    a Triton softmax kernel and a Triton matmul kernel timed with
             `triton.testing.do_bench` (its L2 flush between runs): compute on the GPU, a
             JIT compile before each kernel's first run.
@@ -138,6 +143,48 @@ def vision() -> str:
         opt.step()
     torch.cuda.synchronize()
     return f"work_s={time.perf_counter() - start:.2f} steps={steps}"
+
+
+class Sentences(torch.utils.data.Dataset):
+    """Each sequence 'tokenized' on the host: random words hashed to ids, padded to 128
+    tokens with its attention mask, and a label."""
+
+    def __len__(self) -> int:
+        return 1 << 20
+
+    def __getitem__(self, index: int) -> tuple[torch.Tensor, torch.Tensor, int]:
+        rng = np.random.default_rng(index)
+        words = ["".join(rng.choice(list("abcdefghij"), rng.integers(2, 9)))
+                 for _ in range(rng.integers(32, 127))]
+        ids = [101] + [1000 + hash(w) % 28000 for w in words] + [102]
+        mask = [1] * len(ids) + [0] * (128 - len(ids))
+        ids += [0] * (128 - len(ids))
+        return torch.tensor(ids), torch.tensor(mask), index % 4
+
+
+def bert() -> str:
+    from transformers import BertConfig, BertForSequenceClassification
+
+    torch.manual_seed(0)
+    model = BertForSequenceClassification(BertConfig(num_labels=4)).cuda().train()
+    opt = torch.optim.AdamW(model.parameters(), lr=2e-5)
+    loader = torch.utils.data.DataLoader(Sentences(), batch_size=32, num_workers=2,
+                                         pin_memory=True, shuffle=False)
+    steps = int(os.environ.get("STEPS", "60"))
+    losses = []
+    start = time.perf_counter()
+    for step, (ids, mask, labels) in enumerate(loader):
+        if step == steps:
+            break
+        ids, mask = ids.cuda(non_blocking=True), mask.cuda(non_blocking=True)
+        labels = labels.cuda(non_blocking=True)
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = model(input_ids=ids, attention_mask=mask, labels=labels).loss
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())  # logged each step: a wait on the GPU
+    return f"work_s={time.perf_counter() - start:.2f} steps={steps} loss={losses[-1]:.3f}"
 
 
 def triton_kernels() -> str:
@@ -279,5 +326,5 @@ def jax_train() -> str:
 if __name__ == "__main__":
     workload = sys.argv[1]
     run = {"generate": generate, "decode": decode, "vision": vision, "triton": triton_kernels,
-           "jax": jax_train, "ddp": ddp, "churn": churn}[workload]
+           "jax": jax_train, "ddp": ddp, "churn": churn, "bert": bert}[workload]
     print(workload, "ok", run(), flush=True)

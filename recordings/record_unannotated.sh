@@ -10,7 +10,9 @@
 # Env: OUT (a folder), GPUS (the first is used), ONLY (generate,vision,triton,vision_py,jax,churn,
 # decode (generate's model with a static cache, compiled by generate()), decode_node (decode
 # with nsys --cuda-graph-trace=node: the replayed graphs' kernels traced),
-# churn_py (churn with Python's stacks, as vision_py),
+# churn_py (churn with Python's stacks, as vision_py), bert (env STEPS: the repository's
+# has 12), fsdp (dist_train.py's FSDP2 ViT under torchrun over the two GPUs of DDP_GPUS,
+# its NVTX step ranges on, with the GPUs' counters too: --gpu-metrics-devices=all),
 # jax_no_cb: jax with XLA's command buffers off and nsys --cuda-graph-trace=node; ddp:
 # torchrun over the two GPUs of DDP_GPUS, default 0,1).
 # Outputs: $OUT/<name>.sqlite.xz, $OUT/unannotated_refs.tgz (CSVs, logs), $OUT/run.log.
@@ -52,14 +54,20 @@ for name in ${ONLY//,/ }; do
     bt=all; [ $name = churn_py ] && bt=all:0
     workload=${name%_py}; extra="--python-sampling=true --python-backtrace=cuda --cudabacktrace=$bt"
   fi
-  LAUNCH=python3
+  LAUNCH=python3; program=$HERE/gen_unannotated.py
+  case $name in fsdp) extra="$extra --gpu-metrics-devices=all" ;; esac
   if [ $name = ddp ]; then  # one process per GPU of DDP_GPUS, under one nsys
     LAUNCH="torchrun --nproc_per_node=2"; export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1}
     export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
   fi
+  if [ $name = fsdp ]; then  # dist_train.py's FSDP2 ViT, bare with NVTX step ranges
+    LAUNCH="torchrun --nproc_per_node=2"; export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1}
+    export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 PLAIN=1
+    program=$HERE/dist_train.py; workload="fsdp $W"
+  fi
   P=$W/$name
   timeout -k 5 300 $NSYS profile $FLAGS $extra -f true -o $P \
-    $LAUNCH $HERE/gen_unannotated.py $workload > $P.log 2>&1
+    $LAUNCH $program $workload > $P.log 2>&1
   say "nsys $name: rc=$? $(grep -h ' ok ' $P.log | tail -1)"
   [ -f $P.nsys-rep ] || [ ! -f $P.qdstrm ] || timeout 150 $D/QdstrmImporter -i $P.qdstrm >> $P.log 2>&1
   rm -f $P.qdstrm

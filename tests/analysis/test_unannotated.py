@@ -429,3 +429,34 @@ def test_a_compiled_decode_replayed_as_cuda_graphs_is_told_to_bring_the_rest_in(
     assert work[0].graph_kernels == graphs > 100
     assert work[0].host_launches == work[0].kernels + work[0].copies
     assert "run by CUDA graphs' replays" not in diagnosis.text
+
+
+def test_cccls_own_nvtx_ranges_are_not_the_programs_loop() -> None:
+    """`bert`: BERT-base fine-tuned 12 steps, nothing annotated; CUDA 13's CUB opens an NVTX
+    range (domain CCCL) around each device-wide algorithm, here the embeddings' backward's
+    sorts, scans and unique-by-keys: 6 a step. Those ranges are the library's, not phases
+    of the program's loop: the window is the kernel sequence's repeats, steps 2 to 12 (the
+    first compiles cuDNN's attention), whose 66 CUB ranges lie inside it and the first
+    step's 6 before it; eager dispatch of ~1,100 small kernels a step leaves it
+    launch-bound."""
+    path = inflated("unannotated/bert.sqlite")
+    db = sqlite3.connect(path)
+    ranges = db.execute(
+        "SELECT n.start, n.end, coalesce(n.text, s.value), d.text FROM NVTX_EVENTS AS n "
+        "LEFT JOIN StringIds AS s ON s.id = n.textId "
+        "LEFT JOIN (SELECT domainId, text FROM NVTX_EVENTS WHERE eventType = 75) AS d "
+        "USING (domainId) WHERE n.eventType IN (59, 60) ORDER BY n.start").fetchall()
+    assert len(ranges) == 72 and {r[3] for r in ranges} == {"CCCL"}
+    assert all(r[2].startswith("cub::") for r in ranges)
+    with open_trace(path) as trace:
+        gaps, _whole, _work = gaps_and_work(trace.con, MS)
+        summary = dict(trace_summary(trace, MS))
+    assert sorted((g.start_ns, g.duration_ns) for g in gaps) == nvidia_gaps("bert")
+    window = summary["diagnosis"]["window"]
+    assert window["kind"] == "iteration"
+    inside = [r for r in ranges if r[0] >= window["start_ns"] and r[1] <= window["end_ns"]]
+    before = [r for r in ranges if r[1] <= window["start_ns"]]
+    assert (len(inside), len(before)) == (66, 6)
+    assert summary["diagnosis"]["bound"] == "launch"
+    assert summary["diagnosis"]["text"].startswith("Launch-bound in 11 repeats of its kernel "
+                                                   "sequence")
