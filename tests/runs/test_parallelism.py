@@ -109,7 +109,9 @@ def test_tensor_parallelism_is_named_with_its_advice(capsys) -> None:
     comm = [r for r in summary["ranks"] if r["diagnosis"]["bound"] == "communication"]
     assert comm and all("tensor-parallel" in r["diagnosis"]["text"] for r in comm)
     finding = next(f for f in summary["findings"] if f["rule"] == "parallelism")
-    assert "tensor parallelism" in finding["text"]
+    group = summary["parallelism"][0]
+    assert finding["text"].startswith(
+        f"Process group {group['process_group']} (ranks 0, 1) carries tensor parallelism")
 
 
 _ELEMENT_BYTES = {"Float": 4, "BFloat16": 2, "Half": 2, "Double": 8}
@@ -193,6 +195,9 @@ def test_an_nsys_report_of_four_processes_is_a_run_naming_the_kineto_straggler(
         assert rank_analysis(kineto.con)["straggler"] == 3
     assert summary["straggler"] == 3
     assert [g["kind"] for g in summary["parallelism"]] == ["data"]
+    # nsys records no process group: the finding names the ranks whose kernels tell it
+    finding = next(f for f in summary["findings"] if f["rule"] == "parallelism")
+    assert finding["text"].startswith("Ranks 0, 1, 2, 3 carry data parallelism, from ")
 
 
 def test_an_nsys_report_of_a_pipeline_gets_the_pipeline_its_kineto_traces_get() -> None:

@@ -74,6 +74,11 @@ def parallelism(con: duckdb.DuckDBPyConnection) -> list[ParallelGroup]:
     return out
 
 
+# The group of the ranks' NCCL kernels where no process group is recorded (an nsys
+# report): rank_parallelism.sql names it so.
+UNNAMED_GROUP = "?"
+
+
 def kinds_of(groups: list[ParallelGroup]) -> list[str]:
     """The kinds named, in KINDS order."""
     named = {g["kind"] for g in groups}
@@ -91,10 +96,17 @@ def parallelism_text(groups: list[ParallelGroup]) -> str:
 def parallelism_findings(groups: list[ParallelGroup]) -> list[Finding]:
     """A `parallelism` finding per group of a known kind: what it is, and its advice."""
     return [Finding("parallelism", "info",
-                    f"Process group {g['process_group']} (ranks "
-                    f"{', '.join(map(str, g['ranks']))}) carries {g['kind']} parallelism, "
-                    f"from {g['why']}: {advice_of(g)}.")
+                    f"{_who(g)} {g['kind']} parallelism, from {g['why']}: {advice_of(g)}.")
             for g in groups if g["kind"]]
+
+
+def _who(group: ParallelGroup) -> str:
+    """'Process group 0 (ranks 0, 1) carries'; 'Ranks 0, 1 carry' for the group of an
+    nsys report, whose process groups are not recorded (rank_parallelism.sql's '?')."""
+    ranks = ", ".join(map(str, group["ranks"]))
+    if group["process_group"] == UNNAMED_GROUP:
+        return f"Ranks {ranks} carry"
+    return f"Process group {group['process_group']} (ranks {ranks}) carries"
 
 
 def advice_of(group: ParallelGroup) -> str:
