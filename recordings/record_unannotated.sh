@@ -12,7 +12,8 @@
 # with nsys --cuda-graph-trace=node: the replayed graphs' kernels traced),
 # churn_py (churn with Python's stacks, as vision_py), bert (env STEPS: the repository's
 # has 12), fsdp (dist_train.py's FSDP2 ViT under torchrun over the two GPUs of DDP_GPUS,
-# its NVTX step ranges on, with the GPUs' counters too: --gpu-metrics-devices=all),
+# its NVTX step ranges on, with the GPUs' counters too: --gpu-metrics-devices=all), split
+# (one process over the two GPUs of DDP_GPUS),
 # jax_no_cb: jax with XLA's command buffers off and nsys --cuda-graph-trace=node; ddp:
 # torchrun over the two GPUs of DDP_GPUS, default 0,1).
 # Outputs: $OUT/<name>.sqlite.xz, $OUT/unannotated_refs.tgz (CSVs, logs), $OUT/run.log.
@@ -60,6 +61,7 @@ for name in ${ONLY//,/ }; do
     LAUNCH="torchrun --nproc_per_node=2"; export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1}
     export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
   fi
+  if [ $name = split ]; then export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1}; fi  # two GPUs
   if [ $name = fsdp ]; then  # dist_train.py's FSDP2 ViT, bare with NVTX step ranges
     LAUNCH="torchrun --nproc_per_node=2"; export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1}
     export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 PLAIN=1

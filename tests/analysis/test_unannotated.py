@@ -17,7 +17,7 @@ from tests.helpers.window_oracle import ACTIVITY_TABLES, GRAPH_TABLE, gaps_over,
 from tui.analysis.diagnosis import diagnose, gaps_and_work
 from tui.analysis.framework import source_format
 from tui.analysis.host_samples import WAIT_CALLS, gaps_host_activity
-from tui.analysis.remedies import GRAPHS, LAUNCH_REMEDY, host_work
+from tui.analysis.remedies import GRAPHS, LAUNCH_REMEDY, REMEDY_WAITED, host_work
 from tui.analysis.summary import trace_summary
 from tui.core.units import format_ns
 from tui.loading.trace import open_trace
@@ -460,3 +460,56 @@ def test_cccls_own_nvtx_ranges_are_not_the_programs_loop() -> None:
     assert summary["diagnosis"]["bound"] == "launch"
     assert summary["diagnosis"]["text"].startswith("Launch-bound in 11 repeats of its kernel "
                                                    "sequence")
+
+
+def _queued_idle(db: sqlite3.Connection, device: int, start: int, end: int) -> tuple[int, int]:
+    """(queued, late): the device's idle in [start, end), read from the export, split by
+    whether the activity ending each stretch had been launched (its runtime call started)
+    before the GPU ran dry."""
+    called = dict(db.execute("SELECT correlationId, start FROM CUPTI_ACTIVITY_KIND_RUNTIME"))
+    acts = sorted(row for table in ACTIVITY_TABLES for row in db.execute(
+        f"SELECT start, end, correlationId FROM {table} WHERE deviceId = ?", (device,)))
+    queued = late = 0
+    reach = None
+    for s, e, correlation in acts:
+        if reach is not None and s > reach:
+            lo, hi = max(reach, start), min(s, end)
+            if hi > lo:
+                if called.get(correlation, s) <= reach:
+                    queued += hi - lo
+                else:
+                    late += hi - lo
+        reach = e if reach is None else max(reach, e)
+    return queued, late
+
+
+def test_a_model_split_across_two_gpus_waits_on_the_other_gpu() -> None:
+    """`split`: one process trains an MLP whose first half is on GPU 0 and second on GPU 1;
+    activations and their gradients cross by peer copies each step. Each GPU's idle in the
+    window is almost all with its next work queued already (the export: the launching call
+    came before the GPU ran dry), waiting for the other GPU: the diagnosis says so, and
+    advises micro-batches or data parallelism, not recording the runtime calls (which the
+    trace has)."""
+    path = inflated("unannotated/split.sqlite")
+    with open_trace(path) as trace:
+        gaps, _whole, _work = gaps_and_work(trace.con, MS)
+        summary = dict(trace_summary(trace, MS))
+    assert sorted((g.start_ns, g.duration_ns) for g in gaps) == nvidia_gaps("split")
+    diagnosis = summary["diagnosis"]
+    window = diagnosis["window"]
+    db = sqlite3.connect(path)
+    assert diagnosis["bound"] == "other"
+    assert diagnosis["text"].startswith("Waiting on another GPU in ")
+    assert diagnosis["text"].endswith(f"; {REMEDY_WAITED['gpus']}.")
+    for device in diagnosis["devices"]:
+        number = device["figures"]["device"]
+        assert device["figures"]["waited_on"] == "gpus"
+        (peer,), = db.execute(
+            "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE deviceId = ? AND "
+            "copyKind = 10 AND start < ? AND end > ?",
+            (number, window["end_ns"], window["start_ns"])).fetchall()
+        assert peer >= 38  # a peer copy each step (of 40; the window's first is the 2nd)
+        queued, late = _queued_idle(db, number, window["start_ns"], window["end_ns"])
+        assert queued >= 0.95 * (queued + late)
+        other = device["idle_by_cause"]["other_ns"]
+        assert 0.9 * queued <= other <= queued

@@ -48,6 +48,7 @@ from tui.analysis.idle_causes import (
 )
 from tui.analysis.launch_means import GraphReplays, graph_replays, launched_as
 from tui.analysis.parallelism import ADVICE
+from tui.analysis.queued_waits import GPUS, STREAMS, queued_waits
 from tui.analysis.remedies import SLOW_STEPS, WARM_UP, host_work, remedy
 from tui.analysis.step_times import StepFigures, in_slow_steps, step_figures, steps_text, summed
 from tui.analysis.summary_types import Diagnosis as DiagnosisJson
@@ -73,6 +74,9 @@ _TITLE = {"compute": "Compute-bound", "memory": "Memory-bound", "launch": "Launc
           "host": "Host-bound", "sync": "Sync-bound", "copy": "Copy-bound",
           "communication": "Communication-bound", "other": "Idle for causes the trace "
           "does not show"}
+# An other-bound device's title where its queued work is known to have waited
+# (tui/analysis/queued_waits.py)
+_OTHER_TITLE = {GPUS: "Waiting on another GPU", STREAMS: "Waiting on other streams"}
 
 
 @dataclass
@@ -102,6 +106,9 @@ class DeviceTime:
     # and the launches its host issued (a replay's one launch for the kernels it ran)
     graph_kernels: int = 0
     host_launches: int | None = None
+    # other-bound: what its queued work waited for (queued_waits: GPUS, STREAMS), None
+    # where the launches are not known
+    waited_on: str | None = None
 
     @property
     def idle_ns(self) -> int:
@@ -335,7 +342,8 @@ def combined(times: Sequence[DeviceTime]) -> DeviceTime:
         window=merged([t.window for t in times]), steps=summed([t.steps for t in times]),
         launched_as=main.launched_as, graph_kernels=sum(t.graph_kernels for t in times),
         host_launches=(sum(t.issued for t in times)
-                       if any(t.host_launches is not None for t in times) else None))
+                       if any(t.host_launches is not None for t in times) else None),
+        waited_on=(GPUS if any(t.waited_on == GPUS for t in times) else main.waited_on))
 
 
 def _busiest_host(times: Sequence[DeviceTime]) -> str | None:
@@ -386,7 +394,7 @@ def _one(t: DeviceTime, source_format: str | None, subject: str | None,
     who = subject or ("the GPUs" if t.device is None else f"GPU {t.device}")
     its = "their" if who.endswith("GPUs") else "its"
     advice = ((remedies or {}).get(bound)
-              or remedy(bound, t.host_busy_in, source_format, t.launched_as))
+              or remedy(bound, t.host_busy_in, source_format, t.launched_as, t.waited_on))
     where = f" {t.window.phrase(source_format)}" if t.window else ""
     context = ("" if bound in ("compute", "memory") else
                f"; {'they' if its == 'their' else 'it'} computed "
@@ -398,7 +406,9 @@ def _one(t: DeviceTime, source_format: str | None, subject: str | None,
     elif slow and t.steps and not (remedies or {}).get(bound) and host_work(
             t.host_busy_in) is None:  # the loss is in a few steps, and nothing says why
         advice = SLOW_STEPS.format(does="it does" if t.steps["slow"] == 1 else "they do")
-    return Diagnosis(bound, f"{_TITLE[bound]}{where}: {_EVIDENCE[bound](t, who, its)}"
+    title = (_OTHER_TITLE[t.waited_on] if bound == "other" and t.waited_on in _OTHER_TITLE
+             else _TITLE[bound])
+    return Diagnosis(bound, f"{title}{where}: {_EVIDENCE[bound](t, who, its)}"
                             f"{slow}{context}; {advice}.", t)
 
 
@@ -479,9 +489,14 @@ def _communication(t: DeviceTime, who: str, its: str) -> str:
 
 def _other(t: DeviceTime, who: str, its: str) -> str:
     ns = t.idle.by_cause["other"]
-    return (f"{who} idled {_of_span(ns, t, its)} ({format_ns(ns)}) with its next work already "
-            "queued (a wait on another stream or an event) or with no host call linked "
-            "to it")
+    idled = f"{who} idled {_of_span(ns, t, its)} ({format_ns(ns)}) with {its} next work"
+    if t.waited_on == GPUS:
+        return (f"{idled} already queued, waiting on work another GPU hands on (copies "
+                "pass between the GPUs: each waits while another runs its part)")
+    if t.waited_on == STREAMS:
+        return f"{idled} already queued, waiting on another stream's work or an event"
+    return (f"{idled} already queued (a wait on another stream or an event) or with no "
+            "host call linked to it")
 
 
 _EVIDENCE = {"compute": _compute, "memory": _memory, "launch": _launch, "host": _host,
@@ -634,7 +649,7 @@ def gaps_and_work(con: duckdb.DuckDBPyConnection, min_gap_ns: int,
                                  split=work_split()) if window else [])
         # a window without GPU work in it (profiler steps the GPU ran nothing in) says
         # nothing: the whole trace is judged instead
-        return gaps, whole, with_launch_means(con, work or whole)
+        return gaps, whole, with_waits(con, work or whole)
 
 
 def gaps_and_work_only(con: duckdb.DuckDBPyConnection, min_gap_ns: int,
@@ -645,7 +660,27 @@ def gaps_and_work_only(con: duckdb.DuckDBPyConnection, min_gap_ns: int,
     with every_interval_classified(con):
         gaps = explained_gaps(con, min_gap_ns, classified=True)
         work = device_times(con, gaps, classified=True, window=window) if window else []
-        return gaps, with_launch_means(con, work or device_times(con, gaps, classified=True))
+        return gaps, with_waits(con, work or device_times(con, gaps, classified=True))
+
+
+def with_waits(con: duckdb.DuckDBPyConnection,
+               times: list[DeviceTime]) -> list[DeviceTime]:
+    """`times` with what a launch-bound device's launches were (with_launch_means) and
+    what an other-bound device's queued work waited for (with_queued_waits)."""
+    return with_queued_waits(con, with_launch_means(con, times))
+
+
+def with_queued_waits(con: duckdb.DuckDBPyConnection,
+                      times: list[DeviceTime]) -> list[DeviceTime]:
+    """`times`, where a device (or the devices together) is other-bound, with what each
+    device's queued work waited for in the window (queued_waits); asked only then."""
+    if not times or not any(decide(t) == "other" for t in (*times, combined(times))):
+        return times
+    window = times[0].window
+    start, end = (window.start_ns, window.end_ns) if window else (None, None)
+    waits = queued_waits(con, start, end)
+    return [replace(t, waited_on=waits.get(t.device)) if t.device is not None else t
+            for t in times]
 
 
 def with_launch_means(con: duckdb.DuckDBPyConnection,

@@ -31,6 +31,17 @@ REMEDY = {
     "other": "record the CUDA runtime calls (nsys -t cuda, ProfilerActivity.CUDA) so "
              "that each gap's launch is known",
 }
+# An other-bound GPU's remedy where its queued work is known to have waited on another
+# GPU's or another stream's (tui/analysis/queued_waits.py: GPUS, STREAMS)
+REMEDY_WAITED = {
+    "gpus": "keep every GPU busy while another works: split each batch into micro-batches "
+            "that follow each other through the GPUs (pipeline parallelism: "
+            "torch.distributed.pipelining's schedules), or give each GPU the whole model "
+            "and a share of the batch (data parallelism)",
+    "streams": "find the event or stream the queued work waits on (cudaStreamWaitEvent, "
+               "another stream's kernels before it in the timeline) and move or overlap "
+               "that work so the wait shortens",
+}
 REMEDY_XLA = {
     "launch": "jit more of the loop (jax.jit) so that XLA fuses the ops, or let XLA "
               "replay them as CUDA graphs",
@@ -166,11 +177,14 @@ def host_remedy(busy_in: str | None, source_format: str | None = None) -> str:
 
 
 def remedy(bound: str, busy_in: str | None = None, source_format: str | None = None,
-           launched_as: str | None = None) -> str:
+           launched_as: str | None = None, waited_on: str | None = None) -> str:
     """What to do about `bound`; a host-bound GPU's by what its host was busy in, a
-    launch-bound one's by how its kernels were made and launched (launch_means)."""
+    launch-bound one's by how its kernels were made and launched (launch_means), an
+    other-bound one's by what its queued work waited for (queued_waits)."""
     if bound == "host":
         return host_remedy(busy_in, source_format)
+    if bound == "other" and waited_on in REMEDY_WAITED:
+        return REMEDY_WAITED[waited_on]
     if bound == "launch" and launched_as in LAUNCH_REMEDY and source_format != "xla":
         return LAUNCH_REMEDY[launched_as]
     return (REMEDY_XLA if source_format == "xla" else {}).get(bound, REMEDY[bound])
