@@ -7,7 +7,7 @@
 # (vision_py: sampled, and at the CUDA calls of 80 µs or more), and so may be `churn`
 # (churn_py: at every CUDA call), each exported with `--include-json=true`, which keeps them.
 # Run from the repository root:   OUT=/some/dir bash recordings/record_unannotated.sh
-# Env: OUT (a folder), GPUS (the first is used), ONLY (generate,vision,triton,vision_py,jax,churn,
+# Env: OUT (a folder), GPUS (the first is used), TRACE (nsys -t, default cuda,nvtx,osrt), ONLY (generate,vision,triton,vision_py,jax,churn,
 # decode (generate's model with a static cache, compiled by generate()), decode_node (decode
 # with nsys --cuda-graph-trace=node: the replayed graphs' kernels traced),
 # churn_py (churn with Python's stacks, as vision_py), bert (env STEPS: the repository's
@@ -36,7 +36,7 @@ W=/tmp/unannotated; rm -rf $W; mkdir -p $W $OUT
 } > $W/probe.txt 2>&1
 say "$(grep -m1 -o 'NVIDIA [A-Z0-9 ]*[0-9]' $W/probe.txt); $(tail -2 $W/probe.txt | tr '\n' ' ')"
 $NSYS profile --help > $W/nsys_profile_help.txt 2>&1
-FLAGS="-t cuda,nvtx,osrt --sample=process-tree --cpuctxsw=process-tree"
+FLAGS="-t ${TRACE:-cuda,nvtx,osrt} --sample=process-tree --cpuctxsw=process-tree"
 RULES="cuda_memcpy_async cuda_memcpy_sync cuda_memset_sync cuda_api_sync gpu_gaps gpu_time_util"
 for name in ${ONLY//,/ }; do
   workload=$name; extra=""
