@@ -37,7 +37,8 @@ Workloads (argv[1]):
             4 layers on cuda:0 and the rest on cuda:1 (bf16 autocast, AdamW), trained 40
             steps on batches of 8192 made on cuda:0: the activations and their gradients
             cross between the GPUs each step, and each GPU waits while the other runs its
-            half (no micro-batches).
+            half (no micro-batches). Env KINETO=FILE: steps 10-14 traced by torch.profiler
+            instead (ProfilerStep#N), written to FILE as Chrome-trace JSON.
   triton    a Triton softmax kernel and a Triton matmul kernel timed with
             `triton.testing.do_bench` (its L2 flush between runs): compute on the GPU, a
             JIT compile before each kernel's first run.
@@ -45,6 +46,7 @@ Workloads (argv[1]):
 Usage: python gen_unannotated.py WORKLOAD
 Prints `<workload> ok work_s=<seconds> ...`.
 """
+import contextlib
 import os
 import sys
 import time
@@ -204,14 +206,25 @@ def split() -> str:
     first, second = half("cuda:0"), half("cuda:1")
     opt = torch.optim.AdamW([*first.parameters(), *second.parameters()], lr=1e-4)
     steps = int(os.environ.get("STEPS", "40"))
+    kineto = os.environ.get("KINETO")
+    profiler = contextlib.nullcontext(None)
+    if kineto:
+        from torch.profiler import ProfilerActivity, profile, schedule
+
+        profiler = profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
+                           schedule=schedule(wait=8, warmup=2, active=5, repeat=1),
+                           on_trace_ready=lambda p: p.export_chrome_trace(kineto))
     start = time.perf_counter()
-    for _ in range(steps):
-        x = torch.randn(8192, 4096, device="cuda:0")
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = second(first(x).to("cuda:1")).float().pow(2).mean()
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
+    with profiler as prof:
+        for _ in range(steps):
+            x = torch.randn(8192, 4096, device="cuda:0")
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                loss = second(first(x).to("cuda:1")).float().pow(2).mean()
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            if prof is not None:
+                prof.step()
     for device in ("cuda:0", "cuda:1"):
         torch.cuda.synchronize(device)
     return f"work_s={time.perf_counter() - start:.2f} steps={steps}"

@@ -7,12 +7,14 @@ figure is checked against the export read with sqlite3 and NVIDIA's own `gpu_gap
 from __future__ import annotations
 
 import csv
+import gzip
+import json
 import sqlite3
 from pathlib import Path
 
 import pytest
 
-from tests.helpers.paths import inflated
+from tests.helpers.paths import SAMPLES, inflated
 from tests.helpers.window_oracle import ACTIVITY_TABLES, GRAPH_TABLE, gaps_over, nsys_intervals
 from tui.analysis.diagnosis import diagnose, gaps_and_work
 from tui.analysis.framework import source_format
@@ -513,3 +515,23 @@ def test_a_model_split_across_two_gpus_waits_on_the_other_gpu() -> None:
         assert queued >= 0.95 * (queued + late)
         other = device["idle_by_cause"]["other_ns"]
         assert 0.9 * queued <= other <= queued
+
+
+def test_the_split_model_under_torch_profiler_waits_on_the_other_gpu_too() -> None:
+    """`split`'s steps 10-14 under torch.profiler (Kineto): its copies name the peer
+    copies (`Memcpy PtoP`, two a step) and most GPU events carry a runtime call's
+    correlation id, so the same diagnosis as the nsys export's."""
+    path = SAMPLES / "unannotated" / "split.pt.trace.json.gz"
+    with gzip.open(path, "rt") as f:
+        events = json.load(f)["traceEvents"]
+    peer = [e for e in events if e.get("cat") == "gpu_memcpy" and "PtoP" in e["name"]]
+    assert len(peer) >= 10
+    called = {e["args"]["correlation"] for e in events
+              if e.get("cat") in ("cuda_runtime", "cuda_driver")}
+    gpu = [e for e in events if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
+    assert sum(e["args"].get("correlation") in called for e in gpu) > 0.5 * len(gpu)
+    with open_trace(path) as trace:
+        diagnosis = dict(trace_summary(trace, MS))["diagnosis"]
+    assert diagnosis["bound"] == "other"
+    assert diagnosis["text"].startswith("Waiting on another GPU in 5 profiler steps")
+    assert [d["figures"]["waited_on"] for d in diagnosis["devices"]] == ["gpus", "gpus"]
