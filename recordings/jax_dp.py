@@ -6,7 +6,8 @@ so the GPUs idle while the host prepares data.
 Usage: python jax_dp.py OUTDIR
 Writes OUTDIR/jax_dp/plugins/profile/<run>/{<host>.xplane.pb, perfetto_trace.json.gz}.
 Env: JAX_PLATFORMS=cpu with XLA_FLAGS=--xla_force_host_platform_device_count=4 is a dry
-run on the CPU.
+run on the CPU; PLAIN=1 runs 50 steps bare (no jax.profiler, nothing written), for an
+outside profiler (nsys).
 """
 import os
 import sys
@@ -61,6 +62,12 @@ def main():
 
     params, loss = step(params, *batch())  # compile outside the profile
     loss.block_until_ready()
+    if os.environ.get("PLAIN"):
+        for _ in range(50):
+            params, loss = step(params, *batch())
+            loss.block_until_ready()
+        print("jax_dp ok", float(loss), flush=True)
+        return
     with jax.profiler.trace(os.path.join(out, "jax_dp"), create_perfetto_trace=True):
         for i in range(STEPS):
             with jax.profiler.StepTraceAnnotation("train", step_num=i):

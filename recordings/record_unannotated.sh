@@ -13,7 +13,8 @@
 # churn_py (churn with Python's stacks, as vision_py), bert (env STEPS: the repository's
 # has 12), fsdp (dist_train.py's FSDP2 ViT under torchrun over the two GPUs of DDP_GPUS,
 # its NVTX step ranges on, with the GPUs' counters too: --gpu-metrics-devices=all), split
-# (one process over the two GPUs of DDP_GPUS),
+# (one process over the two GPUs of DDP_GPUS), jax_dp (jax_dp.py bare, 50 steps, over the
+# two GPUs of DDP_GPUS),
 # jax_no_cb: jax with XLA's command buffers off and nsys --cuda-graph-trace=node; ddp:
 # torchrun over the two GPUs of DDP_GPUS, default 0,1).
 # Outputs: $OUT/<name>.sqlite.xz, $OUT/unannotated_refs.tgz (CSVs, logs), $OUT/run.log.
@@ -62,6 +63,10 @@ for name in ${ONLY//,/ }; do
     export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
   fi
   if [ $name = split ]; then export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1}; fi  # two GPUs
+  if [ $name = jax_dp ]; then  # jax_dp.py bare: one process over the two GPUs of DDP_GPUS
+    export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} PLAIN=1
+    program=$HERE/jax_dp.py; workload=$W
+  fi
   if [ $name = fsdp ]; then  # dist_train.py's FSDP2 ViT, bare with NVTX step ranges
     LAUNCH="torchrun --nproc_per_node=2"; export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1}
     export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 PLAIN=1

@@ -180,6 +180,15 @@ def test_a_jax_program_under_nsys_is_judged_over_its_steps_in_xlas_words() -> No
         gaps, _whole, work = gaps_and_work(trace.con, MS)
         assert source_format(trace.con) == "xla"
         summary = dict(trace_summary(trace, MS))
+        warnings = list(trace.warnings)
+    # nsys' import of this report logged errors (as warnings of its Analysis source)
+    errors = sqlite3.connect(path).execute(
+        "SELECT text FROM DIAGNOSTIC_EVENT WHERE source = 3 AND text LIKE 'Error%'").fetchall()
+    assert len(errors) == 4
+    assert all(t.rstrip().endswith("= Cannot find string for an exterior index")
+               for (t,) in errors)
+    assert ("nsys logged 4 errors importing the report (“Cannot find string for an exterior "
+            "index”): the events they dropped are missing from this export") in warnings
     assert sorted((g.start_ns, g.duration_ns) for g in gaps) == nvidia_gaps("jax_no_cb")
     window = work[0].window
     assert window is not None and window.kind == "iteration"
@@ -535,3 +544,24 @@ def test_the_split_model_under_torch_profiler_waits_on_the_other_gpu_too() -> No
     assert diagnosis["bound"] == "other"
     assert diagnosis["text"].startswith("Waiting on another GPU in 5 profiler steps")
     assert [d["figures"]["waited_on"] for d in diagnosis["devices"]] == ["gpus", "gpus"]
+
+
+def test_an_export_whose_import_dropped_the_kernels_says_so() -> None:
+    """`jax_dp` (a JAX mesh over two GPUs, XLA's command buffers on): nsys' import of the
+    report failed on its events ("Cannot find string for an exterior index"), and the
+    export has the CUDA API calls but no kernel table. The load says both, not that the
+    CUDA API went unrecorded."""
+    path = inflated("unannotated/jax_dp.sqlite")
+    db = sqlite3.connect(path)
+    tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
+    assert "CUPTI_ACTIVITY_KIND_KERNEL" not in tables
+    (calls,), = db.execute("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME").fetchall()
+    (errors,), = db.execute("SELECT count(*) FROM DIAGNOSTIC_EVENT "
+                            "WHERE source = 3 AND text LIKE 'Error%'").fetchall()
+    assert calls > 1000 and errors > 0
+    with open_trace(path) as trace:
+        warnings = list(trace.warnings)
+    assert f"nsys logged {errors:,} errors importing the report (“Cannot find string for an " \
+           "exterior index”): the events they dropped are missing from this export" in warnings
+    assert (f"the export has no CUDA kernel table though it holds {calls:,} CUDA API calls: "
+            "its kernels were not recorded, or nsys' import dropped them") in warnings

@@ -26,6 +26,7 @@ from tui.core.errors import TraceError, first_line
 from tui.core.interrupt import is_interrupt
 from tui.core.queries import Sql, fill, load_query
 from tui.sources.nsys_backtraces import CALLCHAINS_TABLE, stage_backtraces
+from tui.sources.nsys_diagnostics import import_errors
 from tui.sources.nsys_gpu_metrics import load_nsys_gpu_metrics
 from tui.sources.nsys_host import load_nsys_host
 from tui.sources.nsys_memory import load_nsys_memory
@@ -112,6 +113,7 @@ def _load_rest(path: Path, schema: dict[str, set[str]],
     except (sqlite3.Error, duckdb.Error) as exc:
         warnings.append(f"could not read the GPUs' names ({first_line(exc, 300)})")
     _load_meta(path, schema, con)
+    warnings += import_errors(path, schema)
     _load_threads(path, schema, con)
     warnings += load_nsys_memory(path, schema, con, _process(schema, "m.globalPid"))
     gpu_rows, host_rows = con.execute(
@@ -122,7 +124,14 @@ def _load_rest(path: Path, schema: dict[str, set[str]],
             f"{path}: the export holds no CUDA kernels, copies, API calls or NVTX ranges; "
             "record with `nsys profile -t cuda,nvtx`"
         )
-    if KERNEL_TABLE not in schema:
+    (calls,) = con.execute("SELECT count(*) FROM host_activities WHERE kind = 'runtime'"
+                           ).fetchone() or (0,)
+    if KERNEL_TABLE not in schema and calls:
+        warnings.append(
+            f"the export has no CUDA kernel table though it holds {calls:,} CUDA API calls: "
+            "its kernels were not recorded, or nsys' import dropped them"
+        )
+    elif KERNEL_TABLE not in schema:
         warnings.append(
             "the export has no CUDA kernel table: record with `nsys profile -t cuda,nvtx`"
         )
