@@ -564,4 +564,7 @@ def test_an_export_whose_import_dropped_the_kernels_says_so() -> None:
     assert f"nsys logged {errors:,} errors importing the report (“Cannot find string for an " \
            "exterior index”): the events they dropped are missing from this export" in warnings
     assert (f"the export has no CUDA kernel table though it holds {calls:,} CUDA API calls: "
-            "its kernels were not recorded, or nsys' import dropped them") in warnings
+            "its kernels were not recorded, or nsys' import dropped them; for an XLA "
+            "program, record with its command buffers off "
+            "(XLA_FLAGS=--xla_gpu_enable_command_buffer=) and `--cuda-graph-trace=node`"
+            ) in warnings

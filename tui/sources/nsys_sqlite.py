@@ -127,9 +127,17 @@ def _load_rest(path: Path, schema: dict[str, set[str]],
     (calls,) = con.execute("SELECT count(*) FROM host_activities WHERE kind = 'runtime'"
                            ).fetchone() or (0,)
     if KERNEL_TABLE not in schema and calls:
+        (xla,) = con.execute(
+            "SELECT count(*) > 0 FROM host_activities WHERE kind = 'annotation' "
+            "AND name LIKE 'XlaModule:%'").fetchone() or (False,)
         warnings.append(
             f"the export has no CUDA kernel table though it holds {calls:,} CUDA API calls: "
             "its kernels were not recorded, or nsys' import dropped them"
+            # what kept a JAX program's kernels (unannotated/jax_no_cb.sqlite against
+            # jax_dp.sqlite): XLA's command buffers off, their graphs traced by node
+            + ("; for an XLA program, record with its command buffers off "
+               "(XLA_FLAGS=--xla_gpu_enable_command_buffer=) and "
+               "`--cuda-graph-trace=node`" if xla else "")
         )
     elif KERNEL_TABLE not in schema:
         warnings.append(
