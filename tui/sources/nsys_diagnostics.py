@@ -1,14 +1,14 @@
 """What an Nsight Systems export says went wrong in making it (its DIAGNOSTIC_EVENT
 table): the errors of nsys' import of the report, whose events are missing from the
-export, said as a load warning, and a kernel table missing though the CUDA API was traced."""
+export, said as a load warning."""
 
 from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from urllib.parse import quote
 
 from tui.core.queries import load_query
+from tui.sources.sqlite_uri import read_only_uri
 
 DIAGNOSTICS_TABLE = "DIAGNOSTIC_EVENT"
 
@@ -19,7 +19,7 @@ def import_errors(path: Path, schema: dict[str, set[str]]) -> list[str]:
     if not {"source", "text", "timestamp"} <= schema.get(DIAGNOSTICS_TABLE, set()):
         return []
     try:
-        db = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)
+        db = sqlite3.connect(read_only_uri(path), uri=True)
         try:
             row = db.execute(load_query("nsys_sqlite_import_errors")).fetchone()
         finally:

@@ -21,7 +21,6 @@ import sqlite3
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from urllib.parse import quote
 
 import adbc_driver_sqlite.dbapi as adbc_sqlite
 import duckdb
@@ -34,6 +33,7 @@ from tui.core.errors import first_line
 from tui.core.gpu_metric_names import is_kept
 from tui.core.interrupt import is_interrupt
 from tui.core.queries import Sql, fill, load_query
+from tui.sources.sqlite_uri import read_only_uri
 
 METRICS_TABLE = "GPU_METRICS"
 NAMES_TABLE = "TARGET_INFO_GPU_METRICS"
@@ -59,7 +59,7 @@ def load_nsys_gpu_metrics(path: Path, schema: dict[str, set[str]],
     export without GPU metrics adds nothing."""
     if METRICS_TABLE not in schema or NAMES_TABLE not in schema:
         return []
-    uri = f"file:{quote(str(path.resolve()))}?mode=ro"
+    uri = read_only_uri(path)
     try:
         names, gpus = _read_names(uri, schema)
     except sqlite3.Error as exc:
@@ -103,7 +103,7 @@ def samples_bytes(path: Path) -> float:
     """About how many bytes of the export's file GPU_METRICS takes (its rowid span, two
     b-tree look-ups: SQLite's own count, dbstat, reads every page); 0 without the table."""
     try:
-        parts = rowid_parts(f"file:{quote(str(path.resolve()))}?mode=ro", 1)
+        parts = rowid_parts(read_only_uri(path), 1)
     except sqlite3.Error:  # no such table, or no SQLite file
         return 0
     return sum(last - first + 1 for first, last in parts) * BYTES_PER_SAMPLE

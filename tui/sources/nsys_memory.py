@@ -4,7 +4,6 @@ memory_events: allocations and frees per device, with running totals."""
 from __future__ import annotations
 
 from pathlib import Path
-from urllib.parse import quote
 
 import adbc_driver_sqlite.dbapi as adbc_sqlite
 import duckdb
@@ -12,6 +11,7 @@ import duckdb
 from tui.core.errors import first_line
 from tui.core.queries import Sql, fill, load_query
 from tui.sources.kineto_memory import MAX_MEMORY_BYTES
+from tui.sources.sqlite_uri import read_only_uri
 
 MEMORY_TABLE = "CUDA_GPU_MEMORY_USAGE_EVENTS"
 COLUMNS = {"start", "deviceId", "address", "bytes", "memKind", "memoryOperationType",
@@ -28,7 +28,7 @@ def load_nsys_memory(path: Path, schema: dict[str, set[str]],
         return []
     if not COLUMNS <= schema[MEMORY_TABLE]:
         return [f"skipped {MEMORY_TABLE}: this export's columns are not ones tui knows"]
-    source = adbc_sqlite.connect(f"file:{quote(str(path.resolve()))}?mode=ro")
+    source = adbc_sqlite.connect(read_only_uri(path))
     try:
         cursor = source.cursor()
         try:

@@ -12,7 +12,6 @@ import re
 import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from urllib.parse import quote
 
 import adbc_driver_sqlite.dbapi as adbc_sqlite
 import duckdb
@@ -35,6 +34,7 @@ from tui.sources.nsys_python import BACKTRACES as PYTHON_BACKTRACES
 from tui.sources.nsys_python import SAMPLES as PYTHON_SAMPLES
 from tui.sources.nsys_python import load_python_samples, python_domains
 from tui.sources.read_ahead import ReadAhead
+from tui.sources.sqlite_uri import read_only_uri
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 KERNEL_TABLE = "CUPTI_ACTIVITY_KIND_KERNEL"
@@ -89,7 +89,7 @@ def _load_rest(path: Path, schema: dict[str, set[str]],
     failed: list[str] = []
     gpu_jobs = _gpu_queries(schema, warnings)
     host_jobs = _host_queries(schema)
-    source = adbc_sqlite.connect(f"file:{quote(str(path.resolve()))}?mode=ro")
+    source = adbc_sqlite.connect(read_only_uri(path))
     try:
         con.register("nsys_strings", _read_strings(source, schema, warnings))
         _load_gpu(source, con, gpu_jobs, failed)
@@ -224,7 +224,7 @@ def _table_of(query: str) -> str:
 def _probe_schema(path: Path) -> dict[str, set[str]]:
     """{table: {columns}} of the SQLite file; TraceError when it is no SQLite database."""
     try:
-        db = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)
+        db = sqlite3.connect(read_only_uri(path), uri=True)
         try:
             tables = [r[0] for r in db.execute(
                 "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")]
@@ -449,7 +449,7 @@ def _load_devices(path: Path, schema: dict[str, set[str]], con: duckdb.DuckDBPyC
         "major": _column(schema, table, "computeMajor"),
         "minor": _column(schema, table, "computeMinor"),
     }
-    db = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)
+    db = sqlite3.connect(read_only_uri(path), uri=True)
     try:
         rows = db.execute(
             f"SELECT id, {cols['name']}, {cols['sm']}, {cols['mem']}, {cols['major']}, "
@@ -478,7 +478,7 @@ def _load_meta(path: Path, schema: dict[str, set[str]], con: duckdb.DuckDBPyConn
         reads.append("SELECT 'hostname', value FROM TARGET_INFO_SYSTEM_ENV "
                      "WHERE name = 'Hostname' AND value <> '' LIMIT 1")
     if reads:
-        db = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)
+        db = sqlite3.connect(read_only_uri(path), uri=True)
         try:
             for query in reads:
                 try:
@@ -494,7 +494,7 @@ def gpu_processes(path: Path) -> int:
     """How many processes of the Nsight Systems SQLite export at `path` ran kernels
     (0 where it cannot be read): several make it a run, a rank each."""
     try:
-        db = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)
+        db = sqlite3.connect(read_only_uri(path), uri=True)
     except sqlite3.Error:
         return 0
     try:
@@ -512,7 +512,7 @@ def _load_threads(path: Path, schema: dict[str, set[str]],
     whose tables differ) just leaves the lanes named by pid and tid."""
     if not {"ThreadNames", "StringIds", "PROCESSES"} <= set(schema):
         return
-    db = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)
+    db = sqlite3.connect(read_only_uri(path), uri=True)
     try:
         rows = db.execute(load_query("nsys_sqlite_threads")).fetchall()
     except sqlite3.Error:
