@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.oracle import chrome_events
-from tests.helpers.paths import NSYS_REFERENCE, ROOT, sample
+from tests.helpers.paths import NSYS_REFERENCE, ROOT, SAMPLES, sample
 from tui.cli.main import main
 
 
@@ -263,3 +263,17 @@ def test_output_whose_reader_has_gone_ends_quietly(tmp_path: Path, args: list[st
                 and json.loads(out)["findings"])
     else:
         assert again.splitlines()[2:] == out.splitlines()[2:] and b"GPUs" in out
+
+
+def test_a_folder_of_profiler_cycles_is_summed_up_as_its_newest_cycle(capsys) -> None:
+    """tensorboard_trace_handler's folder of one process's two cycles: the newest cycle's
+    steps (11-13, as the file holds them), not two ranks; the choice said on stderr."""
+    newest = sorted((SAMPLES / "profiler_cycles").glob("*.gz"))[-1]
+    steps = sorted({e["name"] for e in chrome_events(newest)
+                    if str(e.get("name", "")).startswith("ProfilerStep#")})
+    assert steps == ["ProfilerStep#11", "ProfilerStep#12", "ProfilerStep#13"]
+    assert main(["--summary", str(SAMPLES / "profiler_cycles")]) == 0
+    out, err = capsys.readouterr()
+    assert "in 3 profiler steps (ProfilerStep#11 … ProfilerStep#13)" in out
+    assert "ranks" not in out.splitlines()[0]
+    assert "2 profiling cycles of one process (vm_728)" in err

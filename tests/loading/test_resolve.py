@@ -66,3 +66,36 @@ def test_bad_input_is_one_line_before_anything_loads(tmp_path: Path) -> None:
         resolve([tmp_path / "missing.json"])
     with pytest.raises(TraceError, match="--run goes with"):
         resolve([sample("gappy_training.pt.trace.json.gz")], run="x")
+
+
+CYCLES = SAMPLES / "profiler_cycles"  # two cycles of one process, as the handler named them
+
+
+def test_a_folder_of_one_process_s_profiler_cycles_is_its_newest_cycle() -> None:
+    first, newest = sorted(CYCLES.glob("*.pt.trace.json.gz"))
+    target = resolve([CYCLES])
+    assert (target.kind, target.format, target.paths) == ("trace", "kineto", (newest,))
+    assert target.note is not None
+    assert "2 profiling cycles of one process (vm_728)" in target.note
+    assert newest.name in target.note and first.name not in target.note
+
+
+def test_several_processes_cycles_are_a_run_of_each_one_s_newest(tmp_path: Path) -> None:
+    # a second worker made by copying the recorded cycles under another process's name
+    # (a generated case: the handler names a worker <host>_<pid>)
+    for path in CYCLES.glob("*.pt.trace.json.gz"):
+        (tmp_path / path.name).write_bytes(path.read_bytes())
+        (tmp_path / path.name.replace("vm_728", "vm_729")).write_bytes(path.read_bytes())
+    target = resolve([tmp_path])
+    assert target.kind == "run"
+    assert [p.name for p in target.paths] == ["vm_728.1796018696334828259.pt.trace.json.gz",
+                                              "vm_729.1796018696334828259.pt.trace.json.gz"]
+    assert target.note is not None and "2 processes, up to 2 each" in target.note
+
+
+def test_the_handler_s_files_one_a_process_are_the_ranks_as_they_are(tmp_path: Path) -> None:
+    newest = sorted(CYCLES.glob("*.gz"))[-1]
+    for worker in ("vm_728", "vm_729"):
+        (tmp_path / newest.name.replace("vm_728", worker)).write_bytes(newest.read_bytes())
+    target = resolve([tmp_path])
+    assert (target.kind, target.paths, target.note) == ("run", (tmp_path,), None)

@@ -6,6 +6,9 @@
   run    several traces or stores, a folder of them, a URL of      -> the ranks of one run
          stores, or a JAX/TensorFlow LOGDIR run with several hosts
 
+A folder of torch.profiler cycles (tensorboard_trace_handler's files, several of one
+process: tui/loading/profiler_cycles.py) opens each process's newest cycle, said in `note`.
+
 A LOGDIR (or `--run NAME` of one) becomes the files of the chosen run, said in `note`.
 Bad input raises TraceError with a one-line message, before anything is loaded.
 """
@@ -20,6 +23,8 @@ from typing import Literal
 from tui.core.errors import TraceError
 from tui.core.samples import default_sample
 from tui.loading.locations import is_remote
+from tui.loading.paths import expand_paths
+from tui.loading.profiler_cycles import newest_cycles
 from tui.loading.store import is_parquet_store
 from tui.sources.detect import detect_format
 from tui.sources.xla_logdir import is_logdir, open_profile_run
@@ -62,7 +67,12 @@ def resolve(paths: Sequence[Path], run: str | None = None) -> Target:
     if is_parquet_store(path):
         return Target("store", (path,))
     if path.is_dir():
-        return Target("run", (path,))
+        cycles = newest_cycles(path, expand_paths([path]))
+        if cycles.note is None:
+            return Target("run", (path,))
+        if len(cycles.files) == 1:  # one process's cycles: its newest, as a trace
+            return _file(cycles.files[0], note=cycles.note)
+        return Target("run", tuple(cycles.files), note=cycles.note)
     return _file(path)
 
 
