@@ -42,6 +42,19 @@ Workloads (argv[1]):
   triton    a Triton softmax kernel and a Triton matmul kernel timed with
             `triton.testing.do_bench` (its L2 flush between runs): compute on the GPU, a
             JIT compile before each kernel's first run.
+  dataparallel  (two GPUs, one process) an MLP of 8 layers of 4096 wrapped in
+            `torch.nn.DataParallel` over both GPUs (bf16 autocast, AdamW), 40 steps of
+            batches of 8192 made on cuda:0: each step scatters the batch, copies the
+            weights to the second GPU, runs a replica on each from a thread of its own and
+            gathers the outputs and gradients back on cuda:0.
+  trainer   Hugging Face `Trainer` fine-tuning BERT-base (random weights from its config)
+            on `Sentences` for 60 steps of 32 (bf16, two DataLoader workers), evaluating
+            on 256 sequences every 20 steps and saving a checkpoint every 30, logging
+            every 10: a training loop as the library writes it.
+  cycles    an MLP trained 20 steps under `torch.profiler` with
+            `schedule(wait=2, warmup=2, active=3, repeat=2)` and
+            `tensorboard_trace_handler(DIR)` (env KINETO_DIR), the profiler tutorial's
+            usage: two traces of one process in one folder, one a cycle.
 
 Usage: python gen_unannotated.py WORKLOAD
 Prints `<workload> ok work_s=<seconds> ...`.
@@ -366,8 +379,93 @@ def jax_train() -> str:
     return f"work_s={time.perf_counter() - start:.2f} steps={steps}"
 
 
+def mlp(layers: int = 8) -> torch.nn.Sequential:
+    """An MLP of `layers` Linear(4096, 4096) and GELU pairs, on the CPU."""
+    torch.manual_seed(0)
+    parts: list[torch.nn.Module] = []
+    for _ in range(layers):
+        parts += [torch.nn.Linear(4096, 4096), torch.nn.GELU()]
+    return torch.nn.Sequential(*parts)
+
+
+def dataparallel() -> str:
+    model = torch.nn.DataParallel(mlp().cuda(0), device_ids=[0, 1])
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    steps = int(os.environ.get("STEPS", "40"))
+    start = time.perf_counter()
+    for _ in range(steps):
+        x = torch.randn(8192, 4096, device="cuda:0")
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = model(x).float().pow(2).mean()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+    for device in ("cuda:0", "cuda:1"):
+        torch.cuda.synchronize(device)
+    return f"work_s={time.perf_counter() - start:.2f} steps={steps}"
+
+
+class LabelledSentences(torch.utils.data.Dataset):
+    """`Sentences` as the dicts a Hugging Face model takes."""
+
+    def __init__(self, size: int) -> None:
+        self.size, self.sentences = size, Sentences()
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, index: int) -> dict[str, torch.Tensor]:
+        ids, mask, label = self.sentences[index]
+        return {"input_ids": ids, "attention_mask": mask, "labels": torch.tensor(label)}
+
+
+def trainer() -> str:
+    import tempfile
+
+    from transformers import (BertConfig, BertForSequenceClassification, Trainer,
+                              TrainingArguments)
+
+    torch.manual_seed(0)
+    model = BertForSequenceClassification(BertConfig(num_labels=4))
+    steps = int(os.environ.get("STEPS", "60"))
+    args = TrainingArguments(
+        output_dir=tempfile.mkdtemp(), max_steps=steps, per_device_train_batch_size=32,
+        per_device_eval_batch_size=64, bf16=True, dataloader_num_workers=2,
+        eval_strategy="steps", eval_steps=20, save_strategy="steps", save_steps=30,
+        logging_steps=10, report_to=[], disable_tqdm=True)
+    run = Trainer(model=model, args=args, train_dataset=LabelledSentences(1 << 16),
+                  eval_dataset=LabelledSentences(256))
+    start = time.perf_counter()
+    result = run.train()
+    return f"work_s={time.perf_counter() - start:.2f} steps={steps} loss={result.training_loss:.3f}"
+
+
+def cycles() -> str:
+    from torch.profiler import (ProfilerActivity, profile, schedule,
+                                tensorboard_trace_handler)
+
+    model = mlp(4).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    folder = os.environ["KINETO_DIR"]
+    start = time.perf_counter()
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
+                 schedule=schedule(wait=2, warmup=2, active=3, repeat=2),
+                 on_trace_ready=tensorboard_trace_handler(folder)) as prof:
+        for _ in range(20):
+            x = torch.randn(4096, 4096, device="cuda")
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                loss = model(x).float().pow(2).mean()
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            loss.item()
+            prof.step()
+    return f"work_s={time.perf_counter() - start:.2f} traces={len(os.listdir(folder))}"
+
+
 if __name__ == "__main__":
     workload = sys.argv[1]
     run = {"generate": generate, "decode": decode, "vision": vision, "triton": triton_kernels,
-           "jax": jax_train, "ddp": ddp, "churn": churn, "bert": bert, "split": split}[workload]
+           "jax": jax_train, "ddp": ddp, "churn": churn, "bert": bert, "split": split,
+           "dataparallel": dataparallel, "trainer": trainer, "cycles": cycles}[workload]
     print(workload, "ok", run(), flush=True)

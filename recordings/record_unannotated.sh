@@ -14,7 +14,9 @@
 # has 12), fsdp (dist_train.py's FSDP2 ViT under torchrun over the two GPUs of DDP_GPUS,
 # its NVTX step ranges on, with the GPUs' counters too: --gpu-metrics-devices=all), split
 # (one process over the two GPUs of DDP_GPUS), jax_dp (jax_dp.py bare, 50 steps, over the
-# two GPUs of DDP_GPUS),
+# two GPUs of DDP_GPUS), dataparallel (one process over the two GPUs of DDP_GPUS),
+# trainer (Hugging Face's Trainer, one GPU), cycles (no nsys: torch.profiler's schedule
+# with repeat=2 writing a trace a cycle into one folder: $OUT/cycles.tgz),
 # jax_no_cb: jax with XLA's command buffers off and nsys --cuda-graph-trace=node; ddp:
 # torchrun over the two GPUs of DDP_GPUS, default 0,1).
 # Outputs: $OUT/<name>.sqlite.xz, $OUT/unannotated_refs.tgz (CSVs, logs), $OUT/run.log.
@@ -31,7 +33,7 @@ W=/tmp/unannotated; rm -rf $W; mkdir -p $W $OUT
 . $HERE/nsys_env.sh
 {
   nvidia-smi; nproc
-  python3 -c "import torch, transformers, timm, triton, sys; print(sys.version); print(torch.__version__, torch.version.cuda, transformers.__version__, timm.__version__, triton.__version__)"
+  python3 -c "import torch, transformers, timm, triton, sys, accelerate; print(sys.version); print(torch.__version__, torch.version.cuda, transformers.__version__, timm.__version__, triton.__version__)"
   python3 -c "import jax; print('jax', jax.__version__)"
   $NSYS --version
 } > $W/probe.txt 2>&1
@@ -40,6 +42,13 @@ $NSYS profile --help > $W/nsys_profile_help.txt 2>&1
 FLAGS="-t ${TRACE:-cuda,nvtx,osrt} --sample=process-tree --cpuctxsw=process-tree"
 RULES="cuda_memcpy_async cuda_memcpy_sync cuda_memset_sync cuda_api_sync gpu_gaps gpu_time_util"
 for name in ${ONLY//,/ }; do
+  export CUDA_VISIBLE_DEVICES=${GPUS%%,*}  # one GPU unless the workload asks for two
+  if [ $name = cycles ]; then  # torch.profiler alone: its traces, then the next workload
+    mkdir -p $W/cycles
+    KINETO_DIR=$W/cycles timeout 300 python3 $HERE/gen_unannotated.py cycles > $W/cycles.log 2>&1
+    say "cycles: rc=$? $(tail -1 $W/cycles.log)"
+    (cd $W && tar czf $OUT/cycles.tgz cycles); continue
+  fi
   workload=$name; extra=""
   if [ $name = jax_no_cb ]; then  # XLA's command buffers off: each step's kernels traced
     workload=jax; extra="--cuda-graph-trace=node"
@@ -62,7 +71,7 @@ for name in ${ONLY//,/ }; do
     LAUNCH="torchrun --nproc_per_node=2"; export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1}
     export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
   fi
-  if [ $name = split ]; then export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1}; fi  # two GPUs
+  if [ $name = split ] || [ $name = dataparallel ]; then export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1}; fi  # two GPUs
   if [ $name = jax_dp ]; then  # jax_dp.py bare: one process over the two GPUs of DDP_GPUS
     export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} PLAIN=1
     program=$HERE/jax_dp.py; workload=$W
