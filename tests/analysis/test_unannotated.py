@@ -19,7 +19,13 @@ from tests.helpers.window_oracle import ACTIVITY_TABLES, GRAPH_TABLE, gaps_over,
 from tui.analysis.diagnosis import diagnose, gaps_and_work
 from tui.analysis.framework import source_format
 from tui.analysis.host_samples import WAIT_CALLS, gaps_host_activity
-from tui.analysis.remedies import GRAPHS, LAUNCH_REMEDY, REMEDY_WAITED, host_work
+from tui.analysis.remedies import (
+    GRAPHS,
+    LAUNCH_REMEDY,
+    REMEDY_DATAPARALLEL,
+    REMEDY_WAITED,
+    host_work,
+)
 from tui.analysis.summary import trace_summary
 from tui.core.units import format_ns
 from tui.loading.trace import open_trace
@@ -515,6 +521,7 @@ def test_a_model_split_across_two_gpus_waits_on_the_other_gpu() -> None:
     for device in diagnosis["devices"]:
         number = device["figures"]["device"]
         assert device["figures"]["waited_on"] == "gpus"
+        assert not device["figures"]["dataparallel"]  # no NCCL: a model split by hand
         (peer,), = db.execute(
             "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE deviceId = ? AND "
             "copyKind = 10 AND start < ? AND end > ?",
@@ -568,3 +575,29 @@ def test_an_export_whose_import_dropped_the_kernels_says_so() -> None:
             "program, record with its command buffers off "
             "(XLA_FLAGS=--xla_gpu_enable_command_buffer=) and `--cuda-graph-trace=node`"
             ) in warnings
+
+
+def test_dataparallel_over_two_gpus_is_told_to_use_a_process_per_gpu() -> None:
+    """`dataparallel`: torch.nn.DataParallel over two GPUs of one process. The export says
+    what it did each step: the one process launched NCCL Broadcast kernels (the weights,
+    replicated) on both GPUs and Reduce kernels (the gradients, summed onto GPU 0). The
+    GPUs waited on that process's host work; the remedy is DistributedDataParallel, not
+    the data loader's workers the other threads' samples would suggest."""
+    path = inflated("unannotated/dataparallel.sqlite")
+    db = sqlite3.connect(path)
+    launched = db.execute(
+        "SELECT r.globalTid >> 24 & 16777215 AS pid, k.deviceId, s.value FROM "
+        "CUPTI_ACTIVITY_KIND_KERNEL AS k JOIN CUPTI_ACTIVITY_KIND_RUNTIME AS r USING "
+        "(correlationId) JOIN StringIds AS s ON s.id = k.shortName "
+        "WHERE r.globalTid >> 24 = k.globalPid >> 24 AND s.value LIKE 'ncclDevKernel%'"
+        ).fetchall()
+    assert {pid for pid, _, _ in launched} == {1134}
+    assert {(d, n.split("_")[1]) for _, d, n in launched} == {
+        (0, "Broadcast"), (1, "Broadcast"), (0, "Reduce"), (1, "Reduce")}
+    with open_trace(path) as trace:
+        gaps, _whole, _work = gaps_and_work(trace.con, MS)
+        diagnosis = dict(trace_summary(trace, MS))["diagnosis"]
+    assert sorted((g.start_ns, g.duration_ns) for g in gaps) == nvidia_gaps("dataparallel")
+    assert diagnosis["bound"] == "host"
+    assert diagnosis["text"].endswith(f"; {REMEDY_DATAPARALLEL}.")
+    assert [d["figures"]["dataparallel"] for d in diagnosis["devices"]] == [True, True]

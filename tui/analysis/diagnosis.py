@@ -39,6 +39,7 @@ from typing import Any, NamedTuple
 import duckdb
 
 from tui.analysis.beside import Beside
+from tui.analysis.dataparallel import dataparallel_devices
 from tui.analysis.gaps import DOMINANT_SHARE, Gap, explained_gaps
 from tui.analysis.idle_causes import (
     CAUSES,
@@ -49,7 +50,13 @@ from tui.analysis.idle_causes import (
 from tui.analysis.launch_means import GraphReplays, graph_replays, launched_as
 from tui.analysis.parallelism import ADVICE
 from tui.analysis.queued_waits import GPUS, STREAMS, queued_waits
-from tui.analysis.remedies import SLOW_STEPS, WARM_UP, host_work, remedy
+from tui.analysis.remedies import (
+    DATAPARALLEL_BOUNDS,
+    SLOW_STEPS,
+    WARM_UP,
+    host_work,
+    remedy,
+)
 from tui.analysis.step_times import StepFigures, in_slow_steps, step_figures, steps_text, summed
 from tui.analysis.summary_types import Diagnosis as DiagnosisJson
 from tui.analysis.window import Window, merged, work_window
@@ -109,6 +116,8 @@ class DeviceTime:
     # other-bound: what its queued work waited for (queued_waits: GPUS, STREAMS), None
     # where the launches are not known
     waited_on: str | None = None
+    # driven by one process as torch.nn.DataParallel does (tui/analysis/dataparallel.py)
+    dataparallel: bool = False
 
     @property
     def idle_ns(self) -> int:
@@ -343,7 +352,8 @@ def combined(times: Sequence[DeviceTime]) -> DeviceTime:
         launched_as=main.launched_as, graph_kernels=sum(t.graph_kernels for t in times),
         host_launches=(sum(t.issued for t in times)
                        if any(t.host_launches is not None for t in times) else None),
-        waited_on=(GPUS if any(t.waited_on == GPUS for t in times) else main.waited_on))
+        waited_on=(GPUS if any(t.waited_on == GPUS for t in times) else main.waited_on),
+        dataparallel=any(t.dataparallel for t in times))
 
 
 def _busiest_host(times: Sequence[DeviceTime]) -> str | None:
@@ -394,7 +404,8 @@ def _one(t: DeviceTime, source_format: str | None, subject: str | None,
     who = subject or ("the GPUs" if t.device is None else f"GPU {t.device}")
     its = "their" if who.endswith("GPUs") else "its"
     advice = ((remedies or {}).get(bound)
-              or remedy(bound, t.host_busy_in, source_format, t.launched_as, t.waited_on))
+              or remedy(bound, t.host_busy_in, source_format, t.launched_as, t.waited_on,
+                        t.dataparallel))
     where = f" {t.window.phrase(source_format)}" if t.window else ""
     context = ("" if bound in ("compute", "memory") else
                f"; {'they' if its == 'their' else 'it'} computed "
@@ -666,8 +677,23 @@ def gaps_and_work_only(con: duckdb.DuckDBPyConnection, min_gap_ns: int,
 def with_waits(con: duckdb.DuckDBPyConnection,
                times: list[DeviceTime]) -> list[DeviceTime]:
     """`times` with what a launch-bound device's launches were (with_launch_means) and
-    what an other-bound device's queued work waited for (with_queued_waits)."""
-    return with_queued_waits(con, with_launch_means(con, times))
+    what an other-bound device's queued work waited for (with_queued_waits), and whether
+    DataParallel drove the devices (with_dataparallel)."""
+    return with_dataparallel(con, with_queued_waits(con, with_launch_means(con, times)))
+
+
+def with_dataparallel(con: duckdb.DuckDBPyConnection,
+                      times: list[DeviceTime]) -> list[DeviceTime]:
+    """`times`, where several devices are and one is bound by what DataParallel costs
+    (DATAPARALLEL_BOUNDS), with the devices a DataParallel process drove in the window
+    (tui/analysis/dataparallel.py); asked only then."""
+    if len(times) < 2 or not any(decide(t) in DATAPARALLEL_BOUNDS
+                                 for t in (*times, combined(times))):
+        return times
+    window = times[0].window
+    start, end = (window.start_ns, window.end_ns) if window else (None, None)
+    driven = dataparallel_devices(con, start, end)
+    return [replace(t, dataparallel=True) if t.device in driven else t for t in times]
 
 
 def with_queued_waits(con: duckdb.DuckDBPyConnection,

@@ -42,6 +42,15 @@ REMEDY_WAITED = {
                "another stream's kernels before it in the timeline) and move or overlap "
                "that work so the wait shortens",
 }
+# Where torch.nn.DataParallel drives the GPUs (tui/analysis/dataparallel.py), what it costs:
+# its threads' Python and launches, the weights' broadcast and the gradients' reduce each
+# step, the replicas waiting on each other; one remedy for each
+DATAPARALLEL_BOUNDS = ("host", "launch", "communication", "other")
+REMEDY_DATAPARALLEL = (
+    "torch.nn.DataParallel drives these GPUs from one process (a Python thread per replica "
+    "under one interpreter lock, the weights broadcast from the first GPU every step and "
+    "the gradients reduced back onto it): use DistributedDataParallel, a process per GPU "
+    "(torchrun), which PyTorch documents as significantly faster even on one machine")
 REMEDY_XLA = {
     "launch": "jit more of the loop (jax.jit) so that XLA fuses the ops, or let XLA "
               "replay them as CUDA graphs",
@@ -177,10 +186,14 @@ def host_remedy(busy_in: str | None, source_format: str | None = None) -> str:
 
 
 def remedy(bound: str, busy_in: str | None = None, source_format: str | None = None,
-           launched_as: str | None = None, waited_on: str | None = None) -> str:
+           launched_as: str | None = None, waited_on: str | None = None,
+           dataparallel: bool = False) -> str:
     """What to do about `bound`; a host-bound GPU's by what its host was busy in, a
     launch-bound one's by how its kernels were made and launched (launch_means), an
-    other-bound one's by what its queued work waited for (queued_waits)."""
+    other-bound one's by what its queued work waited for (queued_waits); any of
+    DATAPARALLEL_BOUNDS where DataParallel drove the GPUs, by that."""
+    if dataparallel and bound in DATAPARALLEL_BOUNDS:
+        return REMEDY_DATAPARALLEL
     if bound == "host":
         return host_remedy(busy_in, source_format)
     if bound == "other" and waited_on in REMEDY_WAITED:

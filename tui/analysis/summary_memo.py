@@ -26,7 +26,7 @@ from tui.core.memo_file import MemoFile, read_first_line
 from tui.loading import cache
 
 _SLICE = 16 << 20  # characters copied at a time from a stored summary
-_SUFFIX = "v14.json"  # v3: the diagnosis; v4: of the window of work, with the set-up apart;
+_SUFFIX = "v15.json"  # v3: the diagnosis; v4: of the window of work, with the set-up apart;
 # v5: gemm_tensor_cores; v6: where critical paths start; v7: the matrix kernels' cores in
 # a compute-bound diagnosis, the GEMM findings' advice by kind; v8: a window of a loop's
 # repeated ranges (phases), none of a range without GPU work; v9: the window's steps, the
@@ -34,7 +34,8 @@ _SUFFIX = "v14.json"  # v3: the diagnosis; v4: of the window of work, with the s
 # v11: the launching thread's Python lines (nsys Python samples); v12: launch-bound
 # advice by how the kernels were made and launched (torch.compile, CUDA graphs); v13:
 # the issue rate counts a CUDA graph's replay once; v14: CCCL's NVTX ranges are no window,
-# what an other-bound device's queued work waited for (another GPU, other streams)
+# what an other-bound device's queued work waited for (another GPU, other streams); v15:
+# DataParallel's remedy
 # Long row lists (every gap, every row of a rule) are kept whole in the memo's JSON and
 # cut to this many in its brief, from which `--summary` prints text (it shows ten at most).
 BRIEF_ROWS = 20
