@@ -1,12 +1,15 @@
--- Params: $min_repeats, $regular
+-- Params: $min_repeats, $regular, $repeating, $tolerance
 -- Needs: schema
 -- The iteration that repeats in the kernel sequence, for a trace with no steps, ranges or
 -- capture range to mark its work (work_window.sql). The sequence is the kernels of the
--- device with the most, in start order. Its anchor is a kernel name that comes at the same
--- distance (in kernels) at least $regular of its $min_repeats or more repeats, those repeats
--- covering half the sequence or more; of several, the longest period (a kernel that comes
--- once an iteration). The sequence from the anchor's first regular repeat must repeat with
--- that period at least $regular of the time.
+-- device with the most, in start order. Its anchor is a kernel name whose distance (in
+-- kernels) to its next repeat is within $tolerance of its most common distance (the
+-- period: an iteration that logs, a few kernels more, is one still) at least $regular of
+-- its $min_repeats or more repeats, those repeats covering half the sequence or more; of
+-- several, the longest period (a kernel that comes once an iteration). The sequence from
+-- the anchor's first repeat a period from the next must repeat with that period at least
+-- $repeating of the time (less than $regular: an evaluation every few steps, or a step
+-- that logs, puts the rest of its iteration a few kernels off).
 -- Columns: start_ns (the first regular repeat's first kernel), name (the anchor's),
 --          repeats, period (kernels an iteration); no row: no iteration found
 WITH seq AS (
@@ -29,19 +32,20 @@ WITH seq AS (
     HAVING count(step) >= $min_repeats
 ), anchor AS (
     -- a kernel that comes once an iteration: its spacing regular (at least $regular of
-    -- it the same), its iterations covering at least half the sequence; the longest such
-    SELECT m.name, m.period, count(*) FILTER (WHERE s.step = m.period) AS regular,
+    -- it within $tolerance of the period), its iterations covering at least half the
+    -- sequence; the longest such
+    SELECT m.name, m.period, count(*) AS regular,
            min(s.i) FILTER (WHERE s.step = m.period) AS first_i
     FROM modes AS m
     JOIN spacing AS s USING (name)
+    WHERE abs(s.step - m.period) <= floor($tolerance * m.period)
     GROUP BY m.name, m.period, m.steps
-    HAVING count(*) FILTER (WHERE s.step = m.period) >= $regular * m.steps
-       AND (count(*) FILTER (WHERE s.step = m.period)) * m.period
-           >= 0.5 * (SELECT count(*) FROM seq)
+    HAVING count(*) >= $regular * m.steps
+       AND count(*) * m.period >= 0.5 * (SELECT count(*) FROM seq)
     ORDER BY m.period DESC, regular DESC, m.name
     LIMIT 1
 ), repeats AS (
-    -- the sequence from the anchor's first regular start repeats with its period
+    -- the sequence from the anchor's first regular repeat repeats with its period
     SELECT avg(CASE WHEN a.name = b.name THEN 1.0 ELSE 0.0 END) AS same
     FROM anchor AS x
     JOIN seq AS a ON a.i >= x.first_i
@@ -50,4 +54,4 @@ WITH seq AS (
 SELECT (SELECT start_ns FROM seq WHERE i = x.first_i) AS start_ns, x.name,
        x.regular + 1 AS repeats, x.period
 FROM anchor AS x
-WHERE (SELECT same FROM repeats) >= $regular;
+WHERE (SELECT same FROM repeats) >= $repeating;

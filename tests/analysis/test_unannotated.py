@@ -16,7 +16,7 @@ import pytest
 
 from tests.helpers.paths import SAMPLES, inflated
 from tests.helpers.window_oracle import ACTIVITY_TABLES, GRAPH_TABLE, gaps_over, nsys_intervals
-from tui.analysis.diagnosis import diagnose, gaps_and_work
+from tui.analysis.diagnosis import decide, diagnose, gaps_and_work
 from tui.analysis.framework import source_format
 from tui.analysis.host_samples import WAIT_CALLS, gaps_host_activity
 from tui.analysis.remedies import (
@@ -282,12 +282,13 @@ def test_the_repeats_of_a_program_that_marks_nothing_are_its_steps() -> None:
         diagnose(work, "nsys").text
 
 
-def test_the_work_starts_at_the_first_kernel_and_a_gaps_cuda_call_is_named() -> None:
-    """`churn`: batches of a new size each step, `empty_cache()` after each: no kernel
-    sequence repeats, so the window is the GPU's span, from the first kernel (the
-    model's weights, copied 4.8 s before it, are set-up). A gap's launching thread held
-    in one CUDA call for most of it says so: loading the modules of kernels a new shape
-    needs (cuLibraryLoadData), as the export's own calls over NVIDIA's gaps give."""
+def test_a_loop_of_new_shapes_is_its_steps_and_a_gaps_cuda_call_is_named() -> None:
+    """`churn`: 60 steps on batches of a new size each, `empty_cache()` after each: the
+    GEMMs' kernels change with the shapes, but each step's 75 kernels come in the same
+    places, the optimizer's step count once a step: the window is the loop's 60 steps (the
+    model's weights, copied 4.8 s before the first kernel, are set-up). A gap's launching
+    thread held in one CUDA call for most of it says so: loading the modules of kernels a
+    new shape needs (cuLibraryLoadData), as the export's own calls over NVIDIA's gaps give."""
     path = inflated("unannotated/churn.sqlite")
     db = sqlite3.connect(path)
     (first_kernel,), = db.execute("SELECT min(start) FROM CUPTI_ACTIVITY_KIND_KERNEL")
@@ -296,9 +297,15 @@ def test_the_work_starts_at_the_first_kernel_and_a_gaps_cuda_call_is_named() -> 
     with open_trace(path) as trace:
         gaps, _whole, work = gaps_and_work(trace.con, MS)
     window = work[0].window
-    assert window is not None and window.kind == "gpu_span"
-    assert window.start_ns == first_kernel and window.name == "kernel"
-    assert (window.setup_text() or "").startswith("Set-up: 5.08 s before the first kernel")
+    assert window is not None and window.kind == "iteration" and window.ranges == 60
+    once_a_step = [start for (start,) in db.execute(
+        "SELECT k.start FROM CUPTI_ACTIVITY_KIND_KERNEL AS k JOIN StringIds AS n "
+        "ON n.id = k.demangledName WHERE n.value = ? ORDER BY k.start", (window.name,))]
+    assert len(once_a_step) == 60 and window.start_ns == once_a_step[0]
+    (per_step,), = db.execute(
+        "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE start >= ? AND start < ?",
+        (once_a_step[1], once_a_step[2])).fetchall()
+    assert per_step == 75
     assert sorted((g.start_ns, g.duration_ns) for g in gaps) == nvidia_gaps("churn")
     longest = max((g for g in gaps if g.start_ns >= first_kernel), key=lambda g: g.duration_ns)
     (gtid,), = db.execute(
@@ -319,7 +326,9 @@ def test_the_work_starts_at_the_first_kernel_and_a_gaps_cuda_call_is_named() -> 
     assert longest.cause.endswith(
         f"; its thread in cuLibraryLoadData ({format_ns(loading)} of "
         f"{format_ns(longest.duration_ns)})")
-    assert work[0].host_busy_in == "cuLibraryLoadData"
+    # the longest load is the first step's: set-up, before the loop's first full repeat
+    assert longest.start_ns < window.start_ns
+    assert decide(work[0]) == "host"
 
 
 def test_a_report_with_pythons_stacks_has_nvidias_gaps_and_the_lines_it_waited_on() -> None:
@@ -601,3 +610,32 @@ def test_dataparallel_over_two_gpus_is_told_to_use_a_process_per_gpu() -> None:
     assert diagnosis["bound"] == "host"
     assert diagnosis["text"].endswith(f"; {REMEDY_DATAPARALLEL}.")
     assert [d["figures"]["dataparallel"] for d in diagnosis["devices"]] == [True, True]
+
+
+def test_a_trainers_loop_is_its_steps_though_it_logs_and_evaluates() -> None:
+    """`trainer`: Hugging Face's Trainer fine-tuning BERT-base 60 steps, logging every 10
+    (those steps launch two kernels more), evaluating every 20 and saving a checkpoint
+    every 30. The loop's kernel that comes once a step is 1,160 kernels from the next in
+    most steps and 1,162 in the logging ones, evaluations between some: the window is the
+    training loop's repeats, and its slow steps are those holding the evaluations and the
+    checkpoint (each over twice the typical step)."""
+    from collections import Counter
+
+    path = inflated("unannotated/trainer.sqlite")
+    with open_trace(path) as trace:
+        gaps, _whole, _work = gaps_and_work(trace.con, MS)
+        diagnosis = dict(trace_summary(trace, MS))["diagnosis"]
+    assert sorted((g.start_ns, g.duration_ns) for g in gaps) == nvidia_gaps("trainer")
+    window = diagnosis["figures"]["window"]
+    assert window["kind"] == "iteration" and window["ranges"] == 57
+    db = sqlite3.connect(path)
+    names = [name for (name,) in db.execute(
+        "SELECT n.value FROM CUPTI_ACTIVITY_KIND_KERNEL AS k JOIN StringIds AS n "
+        "ON n.id = k.demangledName ORDER BY k.start")]
+    at = [i for i, name in enumerate(names) if name == window["name"]]
+    apart = Counter(b - a for a, b in zip(at, at[1:], strict=False))
+    assert apart.most_common(1)[0][0] == 1160
+    assert apart[1160] + apart[1162] >= 0.9 * (len(at) - 1) > apart[1160]
+    assert diagnosis["bound"] == "host"
+    steps = diagnosis["figures"]["steps"]
+    assert steps["slow"] == 3
