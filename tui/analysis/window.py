@@ -36,7 +36,7 @@ SETUP_SAID = 0.05
 # The kernel sequence's iteration: a kernel that repeats at least MIN_REPEATS times, a
 # distance (in kernels) apart within TOLERANCE of its most common one REGULAR of them, and
 # the sequence repeating with that period REPEATING of the time. Hugging Face's Trainer
-# (`trainer`, kept out of the repository), logging every 10 steps and evaluating every
+# (`unannotated/trainer.sqlite`), logging every 10 steps and evaluating every
 # 20: 6 of its anchor's 59 repeats two kernels further apart (1,162 of 1,160), 87% of its
 # sequence repeating with the period.
 MIN_REPEATS = 3

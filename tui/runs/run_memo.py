@@ -44,7 +44,7 @@ RUN_MEMO_VERSION = "v9"  # bump when run_summary's keys or meaning change; v4: g
 # v5: a gap's compiler, XLA's advice under nsys; v6: launch-bound advice by how the
 # kernels were made and launched; v7: the issue rate counts a CUDA graph's replay once;
 # v8: what an other-bound device's queued work waited for, CCCL's NVTX ranges no window;
-# v9: whether DataParallel drove the devices
+# v9: whether DataParallel drove the devices, an iteration a few kernels longer is one
 _SLICE = 16 << 20  # characters copied at a time
 
 
