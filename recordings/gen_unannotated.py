@@ -46,7 +46,7 @@ Workloads (argv[1]):
             `torch.nn.DataParallel` over both GPUs (bf16 autocast, AdamW), 40 steps of
             batches of 8192 made on cuda:0: each step scatters the batch, copies the
             weights to the second GPU, runs a replica on each from a thread of its own and
-            gathers the outputs and gradients back on cuda:0.
+            gathers the outputs and gradients back on cuda:0. Env KINETO=FILE: as split's.
   trainer   Hugging Face `Trainer` fine-tuning BERT-base (random weights from its config)
             on `Sentences` for 60 steps of 32 (bf16, two DataLoader workers), evaluating
             on 256 sequences every 20 steps and saving a checkpoint every 30, logging
@@ -207,6 +207,19 @@ def bert() -> str:
     return f"work_s={time.perf_counter() - start:.2f} steps={steps} loss={losses[-1]:.3f}"
 
 
+def steps_profiler() -> contextlib.AbstractContextManager:
+    """With env KINETO=FILE, torch.profiler over steps 10-14 (ProfilerStep#N), written to
+    FILE as Chrome-trace JSON; else nothing (None as the profiler)."""
+    kineto = os.environ.get("KINETO")
+    if not kineto:
+        return contextlib.nullcontext(None)
+    from torch.profiler import ProfilerActivity, profile, schedule
+
+    return profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
+                   schedule=schedule(wait=8, warmup=2, active=5, repeat=1),
+                   on_trace_ready=lambda p: p.export_chrome_trace(kineto))
+
+
 def split() -> str:
     torch.manual_seed(0)
 
@@ -219,16 +232,8 @@ def split() -> str:
     first, second = half("cuda:0"), half("cuda:1")
     opt = torch.optim.AdamW([*first.parameters(), *second.parameters()], lr=1e-4)
     steps = int(os.environ.get("STEPS", "40"))
-    kineto = os.environ.get("KINETO")
-    profiler = contextlib.nullcontext(None)
-    if kineto:
-        from torch.profiler import ProfilerActivity, profile, schedule
-
-        profiler = profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
-                           schedule=schedule(wait=8, warmup=2, active=5, repeat=1),
-                           on_trace_ready=lambda p: p.export_chrome_trace(kineto))
     start = time.perf_counter()
-    with profiler as prof:
+    with steps_profiler() as prof:
         for _ in range(steps):
             x = torch.randn(8192, 4096, device="cuda:0")
             with torch.autocast("cuda", dtype=torch.bfloat16):
@@ -393,13 +398,16 @@ def dataparallel() -> str:
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
     steps = int(os.environ.get("STEPS", "40"))
     start = time.perf_counter()
-    for _ in range(steps):
-        x = torch.randn(8192, 4096, device="cuda:0")
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = model(x).float().pow(2).mean()
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
+    with steps_profiler() as prof:
+        for _ in range(steps):
+            x = torch.randn(8192, 4096, device="cuda:0")
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                loss = model(x).float().pow(2).mean()
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            if prof is not None:
+                prof.step()
     for device in ("cuda:0", "cuda:1"):
         torch.cuda.synchronize(device)
     return f"work_s={time.perf_counter() - start:.2f} steps={steps}"

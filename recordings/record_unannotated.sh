@@ -15,7 +15,8 @@
 # its NVTX step ranges on, with the GPUs' counters too: --gpu-metrics-devices=all), split
 # (one process over the two GPUs of DDP_GPUS), jax_dp (jax_dp.py bare, 50 steps, over the
 # two GPUs of DDP_GPUS), dataparallel (one process over the two GPUs of DDP_GPUS),
-# trainer (Hugging Face's Trainer, one GPU), cycles (no nsys: torch.profiler's schedule
+# trainer (Hugging Face's Trainer, one GPU), trainer_dp (the same with the two GPUs of
+# DDP_GPUS visible: the Trainer wraps the model in torch.nn.DataParallel itself), cycles (no nsys: torch.profiler's schedule
 # with repeat=2 writing a trace a cycle into one folder: $OUT/cycles.tgz),
 # jax_no_cb: jax with XLA's command buffers off and nsys --cuda-graph-trace=node; ddp:
 # torchrun over the two GPUs of DDP_GPUS, default 0,1).
@@ -71,7 +72,8 @@ for name in ${ONLY//,/ }; do
     LAUNCH="torchrun --nproc_per_node=2"; export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1}
     export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
   fi
-  if [ $name = split ] || [ $name = dataparallel ]; then export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1}; fi  # two GPUs
+  [ $name = trainer_dp ] && workload=trainer
+  if [ $name = split ] || [ $name = dataparallel ] || [ $name = trainer_dp ]; then export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1}; fi  # two GPUs
   if [ $name = jax_dp ]; then  # jax_dp.py bare: one process over the two GPUs of DDP_GPUS
     export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} PLAIN=1
     program=$HERE/jax_dp.py; workload=$W
@@ -99,6 +101,11 @@ for name in ${ONLY//,/ }; do
     cuda_gpu_kern_sum,cuda_gpu_sum,cuda_api_sum,osrt_sum,cuda_gpu_mem_time_sum $P.sqlite >> $P.log 2>&1
   xz -T0 -6 -c $P.sqlite > $OUT/$name.sqlite.xz
   say "xz $name: $(stat -c %s $OUT/$name.sqlite.xz) B"
+  if [ $name = split ] || [ $name = dataparallel ]; then  # its steps 10-14 by torch.profiler
+    KINETO=$P.pt.trace.json timeout 300 python3 $program $workload >> $P.log 2>&1
+    gzip -9 -c $P.pt.trace.json > $OUT/$name.pt.trace.json.gz
+    say "kineto $name: $(stat -c %s $OUT/$name.pt.trace.json.gz) B"
+  fi
 done
 cp $T/rules/cuda_api_sync.py $W/ 2>/dev/null
 (cd $W && tar czf $OUT/unannotated_refs.tgz *.csv *.log *.txt *.py)

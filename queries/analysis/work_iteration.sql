@@ -11,7 +11,8 @@
 -- $repeating of the time (less than $regular: an evaluation every few steps, or a step
 -- that logs, puts the rest of its iteration a few kernels off).
 -- Columns: start_ns (the first regular repeat's first kernel), name (the anchor's),
---          repeats, period (kernels an iteration); no row: no iteration found
+--          repeats (the anchor's, from there on), period (kernels an iteration); no
+--          row: no iteration found
 WITH seq AS (
     -- the kernel sequence of the device with the most kernels, numbered in start order
     SELECT row_number() OVER (ORDER BY start_ns, id) - 1 AS i, name, start_ns
@@ -52,6 +53,7 @@ WITH seq AS (
     JOIN seq AS b ON b.i = a.i + x.period
 )
 SELECT (SELECT start_ns FROM seq WHERE i = x.first_i) AS start_ns, x.name,
-       x.regular + 1 AS repeats, x.period
+       (SELECT count(*) FROM seq WHERE name = x.name AND i >= x.first_i) AS repeats,
+       x.period
 FROM anchor AS x
 WHERE (SELECT same FROM repeats) >= $repeating;
