@@ -643,3 +643,24 @@ def test_a_trainers_loop_is_its_steps_though_it_logs_and_evaluates() -> None:
     assert diagnosis["bound"] == "host"
     steps = diagnosis["figures"]["steps"]
     assert steps["slow"] == 3
+
+
+def test_dataparallel_under_torch_profiler_is_told_the_same() -> None:
+    """`dataparallel`'s steps 10-14 under torch.profiler: the NCCL Broadcast and Reduce
+    kernels on both GPUs, each launched by a runtime call of the one process, so the same
+    remedy as the nsys export's, whatever bounds each GPU."""
+    path = SAMPLES / "unannotated" / "dataparallel.pt.trace.json.gz"
+    with gzip.open(path, "rt") as f:
+        events = json.load(f)["traceEvents"]
+    calls = {e["args"]["correlation"]: e["pid"] for e in events
+             if e.get("cat") == "cuda_runtime" and "correlation" in e.get("args", {})}
+    nccl = {(e["args"]["device"], e["name"].split("_")[1], calls.get(e["args"]["correlation"]))
+            for e in events if e.get("cat") == "kernel" and e["name"].startswith("ncclDev")}
+    assert {(d, kind) for d, kind, _ in nccl} == {
+        (0, "Broadcast"), (1, "Broadcast"), (0, "Reduce"), (1, "Reduce")}
+    assert len({pid for _, _, pid in nccl}) == 1
+    with open_trace(path) as trace:
+        diagnosis = dict(trace_summary(trace, MS))["diagnosis"]
+    assert diagnosis["text"].startswith("Communication-bound in 5 profiler steps")
+    assert f"; {REMEDY_DATAPARALLEL}. By GPU: " in diagnosis["text"]
+    assert [d["figures"]["dataparallel"] for d in diagnosis["devices"]] == [True, True]
