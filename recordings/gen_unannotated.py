@@ -55,6 +55,9 @@ Workloads (argv[1]):
             `schedule(wait=2, warmup=2, active=3, repeat=2)` and
             `tensorboard_trace_handler(DIR)` (env KINETO_DIR), the profiler tutorial's
             usage: two traces of one process in one folder, one a cycle.
+  amp       timm ResNet-50 trained 60 steps in fp16 autocast with `torch.amp.GradScaler`
+            (its step reads whether the gradients were finite back to the host), batches
+            of 64 made on the GPU.
 
 Usage: python gen_unannotated.py WORKLOAD
 Prints `<workload> ok work_s=<seconds> ...`.
@@ -471,9 +474,34 @@ def cycles() -> str:
     return f"work_s={time.perf_counter() - start:.2f} traces={len(os.listdir(folder))}"
 
 
+def amp() -> str:
+    import timm
+
+    torch.manual_seed(0)
+    model = timm.create_model("resnet50", num_classes=1000).cuda().to(
+        memory_format=torch.channels_last)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    scaler = torch.amp.GradScaler("cuda")
+    steps = int(os.environ.get("STEPS", "60"))
+    start = time.perf_counter()
+    for _ in range(steps):
+        images = torch.randn(64, 3, 224, 224, device="cuda").to(
+            memory_format=torch.channels_last)
+        labels = torch.randint(0, 1000, (64,), device="cuda")
+        with torch.autocast("cuda", dtype=torch.float16):
+            loss = torch.nn.functional.cross_entropy(model(images), labels)
+        opt.zero_grad(set_to_none=True)
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
+    torch.cuda.synchronize()
+    return f"work_s={time.perf_counter() - start:.2f} steps={steps} scale={scaler.get_scale()}"
+
+
 if __name__ == "__main__":
     workload = sys.argv[1]
     run = {"generate": generate, "decode": decode, "vision": vision, "triton": triton_kernels,
            "jax": jax_train, "ddp": ddp, "churn": churn, "bert": bert, "split": split,
-           "dataparallel": dataparallel, "trainer": trainer, "cycles": cycles}[workload]
+           "dataparallel": dataparallel, "trainer": trainer, "cycles": cycles,
+           "amp": amp}[workload]
     print(workload, "ok", run(), flush=True)

@@ -15,6 +15,8 @@
 # its NVTX step ranges on, with the GPUs' counters too: --gpu-metrics-devices=all), split
 # (one process over the two GPUs of DDP_GPUS), jax_dp (jax_dp.py bare, 50 steps, over the
 # two GPUs of DDP_GPUS), dataparallel (one process over the two GPUs of DDP_GPUS),
+# amp (ResNet-50 in fp16 with GradScaler), bert_mid (bert's 300 steps, nsys --delay=15
+# --duration=3: a capture of the loop alone, cut mid-step, as users skip the start-up),
 # trainer (Hugging Face's Trainer, one GPU), trainer_dp (the same with the two GPUs of
 # DDP_GPUS visible: the Trainer wraps the model in torch.nn.DataParallel itself), cycles (no nsys: torch.profiler's schedule
 # with repeat=2 writing a trace a cycle into one folder: $OUT/cycles.tgz),
@@ -73,6 +75,9 @@ for name in ${ONLY//,/ }; do
     export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
   fi
   [ $name = trainer_dp ] && workload=trainer
+  if [ $name = bert_mid ]; then
+    workload=bert; extra="--delay=15 --duration=3"; LAUNCH="env STEPS=300 python3"
+  fi
   if [ $name = split ] || [ $name = dataparallel ] || [ $name = trainer_dp ]; then export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1}; fi  # two GPUs
   if [ $name = jax_dp ]; then  # jax_dp.py bare: one process over the two GPUs of DDP_GPUS
     export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} PLAIN=1

@@ -664,3 +664,28 @@ def test_dataparallel_under_torch_profiler_is_told_the_same() -> None:
     assert diagnosis["text"].startswith("Communication-bound in 5 profiler steps")
     assert f"; {REMEDY_DATAPARALLEL}. By GPU: " in diagnosis["text"]
     assert [d["figures"]["dataparallel"] for d in diagnosis["devices"]] == [True, True]
+
+
+def test_a_capture_of_the_loop_alone_cut_mid_step_is_judged_over_its_repeats() -> None:
+    """`bert_mid`: `bert` for 300 steps under nsys --delay=15 --duration=3, as users skip
+    a program's start-up: the capture (3.0 s, the export's ANALYSIS_DETAILS) starts and
+    ends inside the loop, the program stopped mid-step. The window is the loop's repeats
+    from its first step in the capture, with no set-up to speak of, and the gaps are
+    NVIDIA's."""
+    path = inflated("unannotated/bert_mid.sqlite")
+    db = sqlite3.connect(path)
+    (duration, start, stop), = db.execute(
+        "SELECT duration, startTime, stopTime FROM ANALYSIS_DETAILS").fetchall()
+    assert 2.9e9 < duration < 3.1e9 and stop - start == duration
+    (first, last), = db.execute(
+        "SELECT min(start), max(end) FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchall()
+    assert first < 50 * MS and duration - last < 50 * MS  # kernels from end to end
+    with open_trace(path) as trace:
+        gaps, _whole, _work = gaps_and_work(trace.con, MS)
+        diagnosis = dict(trace_summary(trace, MS))["diagnosis"]
+    assert sorted((g.start_ns, g.duration_ns) for g in gaps) == nvidia_gaps("bert_mid")
+    window = diagnosis["figures"]["window"]
+    assert window["kind"] == "iteration" and window["end_ns"] == last
+    assert window["start_ns"] - first < 100 * MS  # within the first two steps
+    assert diagnosis["setup_text"] is None
+    assert diagnosis["bound"] == "launch"
