@@ -33,6 +33,7 @@ Workloads (argv[1]):
             for-each steps), 60 steps of 32 sequences of 128 tokens that a two-worker
             DataLoader tokenizes on the host (~1 ms a sequence: words hashed to ids),
             the loss read with `.item()` after each step, as a training loop logs it.
+            Env EMIT_NVTX=1: the loop inside `torch.autograd.profiler.emit_nvtx()`.
   split     (two GPUs, one process) an MLP of 8 layers of 4096 split by hand, its first
             4 layers on cuda:0 and the rest on cuda:1 (bf16 autocast, AdamW), trained 40
             steps on batches of 8192 made on cuda:0: the activations and their gradients
@@ -54,7 +55,8 @@ Workloads (argv[1]):
   cycles    an MLP trained 20 steps under `torch.profiler` with
             `schedule(wait=2, warmup=2, active=3, repeat=2)` and
             `tensorboard_trace_handler(DIR)` (env KINETO_DIR), the profiler tutorial's
-            usage: two traces of one process in one folder, one a cycle.
+            usage: two traces of one process in one folder, one a cycle. `ddp` with
+            KINETO_DIR profiles so too, each rank writing its cycles (gzipped).
   amp       timm ResNet-50 trained 60 steps in fp16 autocast with `torch.amp.GradScaler`
             (its step reads whether the gradients were finite back to the host), batches
             of 64 made on the GPU.
@@ -195,18 +197,22 @@ def bert() -> str:
                                          pin_memory=True, shuffle=False)
     steps = int(os.environ.get("STEPS", "60"))
     losses = []
+    # EMIT_NVTX=1: an NVTX range around every op, as PyTorch's docs advise for nsys
+    ranges = (torch.autograd.profiler.emit_nvtx() if os.environ.get("EMIT_NVTX")
+              else contextlib.nullcontext())
     start = time.perf_counter()
-    for step, (ids, mask, labels) in enumerate(loader):
-        if step == steps:
-            break
-        ids, mask = ids.cuda(non_blocking=True), mask.cuda(non_blocking=True)
-        labels = labels.cuda(non_blocking=True)
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = model(input_ids=ids, attention_mask=mask, labels=labels).loss
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        losses.append(loss.item())  # logged each step: a wait on the GPU
+    with ranges:
+        for step, (ids, mask, labels) in enumerate(loader):
+            if step == steps:
+                break
+            ids, mask = ids.cuda(non_blocking=True), mask.cuda(non_blocking=True)
+            labels = labels.cuda(non_blocking=True)
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                loss = model(input_ids=ids, attention_mask=mask, labels=labels).loss
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())  # logged each step: a wait on the GPU
     return f"work_s={time.perf_counter() - start:.2f} steps={steps} loss={losses[-1]:.3f}"
 
 
@@ -307,16 +313,28 @@ def ddp() -> str:
     model = DistributedDataParallel(torch.nn.Sequential(*layers).cuda(), device_ids=[rank])
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
     steps = int(os.environ.get("STEPS", "100"))
+    profiler = contextlib.nullcontext(None)
+    if os.environ.get("KINETO_DIR"):  # as `cycles`, each rank a file a cycle
+        from torch.profiler import (ProfilerActivity, profile, schedule,
+                                    tensorboard_trace_handler)
+
+        profiler = profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
+                           schedule=schedule(wait=2, warmup=2, active=3, repeat=2),
+                           on_trace_ready=tensorboard_trace_handler(
+                               os.environ["KINETO_DIR"], use_gzip=True))
     start = time.perf_counter()
-    for _ in range(steps):
-        if rank == world - 1:
-            time.sleep(0.02)  # a slow input on the last rank
-        x = torch.randn(256, 4096, device="cuda")
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = model(x).float().pow(2).mean()
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
+    with profiler as prof:
+        for _ in range(steps):
+            if rank == world - 1:
+                time.sleep(0.02)  # a slow input on the last rank
+            x = torch.randn(256, 4096, device="cuda")
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                loss = model(x).float().pow(2).mean()
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            if prof is not None:
+                prof.step()
     torch.cuda.synchronize()
     took = time.perf_counter() - start
     dist.destroy_process_group()

@@ -17,6 +17,8 @@
 # two GPUs of DDP_GPUS), dataparallel (one process over the two GPUs of DDP_GPUS),
 # amp (ResNet-50 in fp16 with GradScaler), bert_mid (bert's 300 steps, nsys --delay=15
 # --duration=3: a capture of the loop alone, cut mid-step, as users skip the start-up),
+# bert_nvtx (bert's 12 steps inside torch.autograd.profiler.emit_nvtx()), cycles_ddp
+# (no nsys: ddp's two ranks, 20 steps, under cycles' profiler: $OUT/cycles_ddp.tgz),
 # trainer (Hugging Face's Trainer, one GPU), trainer_dp (the same with the two GPUs of
 # DDP_GPUS visible: the Trainer wraps the model in torch.nn.DataParallel itself), cycles (no nsys: torch.profiler's schedule
 # with repeat=2 writing a trace a cycle into one folder: $OUT/cycles.tgz),
@@ -52,6 +54,14 @@ for name in ${ONLY//,/ }; do
     say "cycles: rc=$? $(tail -1 $W/cycles.log)"
     (cd $W && tar czf $OUT/cycles.tgz cycles); continue
   fi
+  if [ $name = cycles_ddp ]; then  # ddp's two ranks under torch.profiler, a file a cycle
+    mkdir -p $W/cycles_ddp
+    CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 \
+      KINETO_DIR=$W/cycles_ddp STEPS=20 timeout 300 torchrun --nproc_per_node=2 \
+      $HERE/gen_unannotated.py ddp > $W/cycles_ddp.log 2>&1
+    say "cycles_ddp: rc=$? $(ls $W/cycles_ddp | wc -l) files"
+    (cd $W && tar czf $OUT/cycles_ddp.tgz cycles_ddp); continue
+  fi
   workload=$name; extra=""
   if [ $name = jax_no_cb ]; then  # XLA's command buffers off: each step's kernels traced
     workload=jax; extra="--cuda-graph-trace=node"
@@ -75,6 +85,7 @@ for name in ${ONLY//,/ }; do
     export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
   fi
   [ $name = trainer_dp ] && workload=trainer
+  if [ $name = bert_nvtx ]; then workload=bert; LAUNCH="env EMIT_NVTX=1 STEPS=12 python3"; fi
   if [ $name = bert_mid ]; then
     workload=bert; extra="--delay=15 --duration=3"; LAUNCH="env STEPS=300 python3"
   fi

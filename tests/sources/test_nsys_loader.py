@@ -110,3 +110,32 @@ def test_gap_as_dict_has_every_field_in_order() -> None:
     # leaves out (the cause says them)
     assert list(gap.as_dict().items()) == [
         (k, v) for k, v in asdict(gap).items() if k not in ("busy_in", "busy_in_call")]
+
+
+def test_pytorchs_emit_nvtx_ranges_load_as_its_ops() -> None:
+    """`bert_nvtx`: bert's loop inside torch.autograd.profiler.emit_nvtx(), which opens an
+    NVTX range around every op named `<op>, seq = N, op_id = N` (or without the seq): each
+    loads as the op (kind cpu_op, as Kineto records them), named without the numbers that
+    make every range's name its own; the program's other ranges (CUB's) stay ranges."""
+    import re
+    from collections import Counter
+
+    from tests.helpers.paths import inflated
+
+    path = inflated("unannotated/bert_nvtx.sqlite")
+    db = sqlite3.connect(path)
+    texts = [t for (t,) in db.execute(
+        "SELECT coalesce(e.text, s.value) FROM NVTX_EVENTS AS e LEFT JOIN StringIds AS s "
+        "ON s.id = e.textId WHERE e.eventType = 59 AND e.end IS NOT NULL")]
+    emitted = Counter(re.sub(r", (seq = \d+, )?op_id = \d+$", "", t) for t in texts
+                      if re.search(r", op_id = \d+$", t))
+    assert sum(emitted.values()) > 100_000 and emitted["aten::addmm"] > 500
+    with open_trace(path) as trace:
+        ops = Counter(dict(trace.con.execute(
+            "SELECT name, count(*) FROM host_activities WHERE kind = 'cpu_op' "
+            "GROUP BY name").fetchall()))
+        ranges = {name for (name,) in trace.con.execute(
+            "SELECT DISTINCT name FROM host_activities WHERE kind = 'annotation'").fetchall()}
+    assert ops == emitted
+    assert ranges == {"cub::DeviceRadixSort", "cub::DeviceSelect::UniqueByKey",
+                      "cub::DeviceScan::ExclusiveScan"}

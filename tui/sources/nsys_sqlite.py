@@ -325,6 +325,8 @@ def _host_queries(schema: dict[str, set[str]]) -> list[tuple[str, str]]:
     if "NVTX_EVENTS" in schema:
         text_id = "n.textId" if "textId" in schema["NVTX_EVENTS"] else "NULL"
         queries.append((fill("nsys_sqlite_nvtx", text_id=text_id), "annotation"))
+        # PyTorch's emit_nvtx() ranges: its ops, as Kineto's cpu_op events are
+        queries.append((fill("nsys_sqlite_nvtx_ops", text_id=text_id), "cpu_op"))
     return queries
 
 
