@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import sqlite3
@@ -277,3 +278,19 @@ def test_a_folder_of_profiler_cycles_is_summed_up_as_its_newest_cycle(capsys) ->
     assert "in 3 profiler steps (ProfilerStep#11 … ProfilerStep#13)" in out
     assert "ranks" not in out.splitlines()[0]
     assert "2 profiling cycles of one process (vm_728)" in err
+
+
+def test_a_folder_of_ranks_profiler_cycles_is_the_run_of_their_newest(capsys) -> None:
+    """Two DDP ranks' cycles (tensorboard_trace_handler, gzipped): the run is each rank's
+    newest cycle, ranked by its distributedInfo, the rank that sleeps before each step
+    the straggler."""
+    folder = SAMPLES / "profiler_cycles_ddp"
+    newest = sorted(folder.glob("vm_769.*.gz"))[-1]
+    with gzip.open(newest, "rt") as f:
+        assert json.load(f)["distributedInfo"]["rank"] == 1
+    assert main(["--summary", str(folder)]) == 0
+    out, err = capsys.readouterr()
+    assert "(kineto, 2 ranks of 2)" in out.splitlines()[0]
+    assert "The run waits for its straggler, rank 1" in out
+    assert "in 3 profiler steps (ProfilerStep#11 … ProfilerStep#13)" in out
+    assert "profiling cycles of 2 processes, up to 2 each" in err

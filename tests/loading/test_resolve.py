@@ -80,16 +80,12 @@ def test_a_folder_of_one_process_s_profiler_cycles_is_its_newest_cycle() -> None
     assert newest.name in target.note and first.name not in target.note
 
 
-def test_several_processes_cycles_are_a_run_of_each_one_s_newest(tmp_path: Path) -> None:
-    # a second worker made by copying the recorded cycles under another process's name
-    # (a generated case: the handler names a worker <host>_<pid>)
-    for path in CYCLES.glob("*.pt.trace.json.gz"):
-        (tmp_path / path.name).write_bytes(path.read_bytes())
-        (tmp_path / path.name.replace("vm_728", "vm_729")).write_bytes(path.read_bytes())
-    target = resolve([tmp_path])
+def test_several_processes_cycles_are_a_run_of_each_one_s_newest() -> None:
+    folder = SAMPLES / "profiler_cycles_ddp"  # two DDP ranks' two cycles each
+    target = resolve([folder])
     assert target.kind == "run"
-    assert [p.name for p in target.paths] == ["vm_728.1796018696334828259.pt.trace.json.gz",
-                                              "vm_729.1796018696334828259.pt.trace.json.gz"]
+    assert [p.name for p in target.paths] == ["vm_768.1796020799735324790.pt.trace.json.gz",
+                                              "vm_769.1796020799735616716.pt.trace.json.gz"]
     assert target.note is not None and "2 processes, up to 2 each" in target.note
 
 
