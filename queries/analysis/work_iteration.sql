@@ -5,8 +5,10 @@
 -- device with the most, in start order. Its anchor is a kernel name whose distance (in
 -- kernels) to its next repeat is within $tolerance of its most common distance (the
 -- period: an iteration that logs, a few kernels more, is one still) at least $regular of
--- its $min_repeats or more repeats, those repeats covering half the sequence or more; of
--- several, the longest period (a kernel that comes once an iteration). The sequence from
+-- its $min_repeats or more repeats, those repeats covering half the sequence from the
+-- first of them on or more (a loop runs to the program's end, however many kernels its
+-- compile and autotuning ran before it); of several, the longest period (a kernel that
+-- comes once an iteration). The sequence from
 -- the anchor's first repeat a period from the next must repeat with that period at least
 -- $repeating of the time (less than $regular: an evaluation every few steps, or a step
 -- that logs, puts the rest of its iteration a few kernels off).
@@ -34,7 +36,7 @@ WITH seq AS (
 ), anchor AS (
     -- a kernel that comes once an iteration: its spacing regular (at least $regular of
     -- it within $tolerance of the period), its iterations covering at least half the
-    -- sequence; the longest such
+    -- sequence from its first regular repeat on; the longest such
     SELECT m.name, m.period, count(*) AS regular,
            min(s.i) FILTER (WHERE s.step = m.period) AS first_i
     FROM modes AS m
@@ -42,7 +44,8 @@ WITH seq AS (
     WHERE abs(s.step - m.period) <= floor($tolerance * m.period)
     GROUP BY m.name, m.period, m.steps
     HAVING count(*) >= $regular * m.steps
-       AND count(*) * m.period >= 0.5 * (SELECT count(*) FROM seq)
+       AND count(*) * m.period
+           >= 0.5 * ((SELECT count(*) FROM seq) - min(s.i) FILTER (WHERE s.step = m.period))
     ORDER BY m.period DESC, regular DESC, m.name
     LIMIT 1
 ), repeats AS (

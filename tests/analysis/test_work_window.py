@@ -249,6 +249,36 @@ def test_a_range_around_no_step_is_set_up_where_steps_are_named(tmp_path: Path) 
     assert work[0].window == window and work[0].host_busy_in is None
 
 
+def test_a_loop_after_a_longer_compile_is_found_without_its_ranges(tmp_path: Path) -> None:
+    """compiled_lm_lean.sqlite with its NVTX ranges taken out (a generated variant): a
+    whole program with nothing marked, whose torch.compile and autotuning ran more kernels
+    before the loop than the loop's 40 steps did. The loop's repeats cover most of the
+    kernels from their first on, not most of all: the window is the loop's, starting by
+    its first steps (as the ranges taken out said), not at the first kernel."""
+    path = tmp_path / "compiled_lm_unmarked.sqlite"
+    path.write_bytes(inflated("compiled_lm/compiled_lm_lean.sqlite").read_bytes())
+    db = sqlite3.connect(path)
+    steps = sorted(start for name, start in db.execute(
+        "SELECT coalesce(e.text, s.value), e.start FROM NVTX_EVENTS AS e "
+        "LEFT JOIN StringIds AS s ON s.id = e.textId WHERE e.end IS NOT NULL")
+        if name.startswith("step "))
+    assert len(steps) == 40
+    kernels = [start for (start,) in db.execute(
+        "SELECT start FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY start")]
+    in_loop = sum(start >= steps[0] for start in kernels)
+    assert in_loop < 0.5 * len(kernels)  # the compile's kernels outnumber the loop's
+    db.execute("DELETE FROM NVTX_EVENTS")
+    db.commit()
+    db.close()
+    with open_trace(path, use_cache=False) as trace:
+        window = work_window(trace.con)
+    assert window is not None and window.kind == "iteration"
+    # from the compile's last warm-up steps (repeats of the same iteration) or the first
+    step = steps[1] - steps[0]
+    assert steps[0] - 2 * step <= window.start_ns < steps[3]
+    assert 40 <= window.ranges <= 42
+
+
 def test_a_capture_range_is_the_window_without_ranges() -> None:
     """recordings/gen_profiler_range.py, recorded whole: no NVTX range nor profiler step,
     the loop between cudaProfilerStart and cudaProfilerStop (nsys keeps both calls). The
