@@ -64,7 +64,7 @@ class Window:
     setup_ns: int = 0  # the trace's first event to the window's start
     setup_busy_ns: int = 0  # of that, the time some GPU activity ran
     around: tuple[str, ...] = ()  # a window of steps: the ranges around it (window_around.sql)
-    warm_up: int = 0  # a window of steps: its first steps, slow, moved into the set-up
+    warm_up: int = 0  # a window of steps or repeats: its first, slow, moved into the set-up
 
     @property
     def duration_ns(self) -> int:
@@ -123,10 +123,11 @@ class Window:
         idle = 100 * (self.setup_ns - self.setup_busy_ns) / self.setup_ns
         warm = ""
         if self.warm_up:  # the first steps, slow, moved into the set-up
-            before = first_step
-            warm = (", its first step (over twice a typical step) among it"
-                    if self.warm_up == 1 else f", its first {self.warm_up} steps (each over "
-                    "twice a typical step) among it")
+            before = before if self.kind == "iteration" else first_step
+            steps = "repeat" if self.kind == "iteration" else "step"
+            warm = (f", its first {steps} (over twice a typical {steps}) among it"
+                    if self.warm_up == 1 else f", its first {self.warm_up} {steps}s (each "
+                    f"over twice a typical {steps}) among it")
         return (f"Set-up: {format_ns(self.setup_ns)} before {before}{warm} (no GPU work "
                 f"{idle:.0f}% of it), not part of the diagnosis.")
 
@@ -166,6 +167,8 @@ def work_window(con: duckdb.DuckDBPyConnection) -> Window | None:
         return None
     kind, name, start, end, ranges, _first, setup, setup_busy = row
     window = Window(kind, name, start, end, ranges, setup, setup_busy)
+    if kind == "iteration":
+        window = _after_warm_up(con, window)
     if kind in ("steps", "profiler_steps"):
         window = _after_warm_up(con, window)
         # the loop's own ranges around its steps
@@ -177,10 +180,10 @@ def work_window(con: duckdb.DuckDBPyConnection) -> Window | None:
 
 
 def _after_warm_up(con: duckdb.DuckDBPyConnection, window: Window) -> Window:
-    """A window of steps less its first steps where they are slow (tui/analysis/
-    step_times.py: compiling, autotuning, a first iteration's allocations), moved into the
-    set-up, where at least MIN_STEPS - 1 steps stay (step_times.leading_slow_steps): the
-    diagnosis is of the steady steps."""
+    """A window of steps (or of the kernel sequence's repeats) less its first steps where
+    they are slow (tui/analysis/step_times.py: compiling, autotuning, a first iteration's
+    allocations), moved into the set-up, where at least MIN_STEPS - 1 steps stay
+    (step_times.leading_slow_steps): the diagnosis is of the steady steps."""
     steps = leading_slow_steps(con, window)
     if steps is None:
         return window
@@ -189,9 +192,11 @@ def _after_warm_up(con: duckdb.DuckDBPyConnection, window: Window) -> Window:
     start = rows[warm][3]
     (busy,) = con.execute(load_query("window_setup_busy"),
                           {"first_ns": first_ns, "start_ns": start}).fetchone() or (0,)
-    return replace(window, name=f"{rows[warm][0]} … {rows[-1][0]}", start_ns=start,
-                   ranges=len(rows) - warm, setup_ns=start - first_ns, setup_busy_ns=busy,
-                   warm_up=warm)
+    # a window of repeats keeps its anchor kernel's name: its steps are found by it
+    name = window.name if window.kind == "iteration" else f"{rows[warm][0]} … {rows[-1][0]}"
+    ranges = window.ranges - warm if window.kind == "iteration" else len(rows) - warm
+    return replace(window, name=name, start_ns=start, ranges=ranges,
+                   setup_ns=start - first_ns, setup_busy_ns=busy, warm_up=warm)
 
 
 def merged(windows: list[Window | None]) -> Window | None:
