@@ -35,7 +35,8 @@ _SUFFIX = "v15.json"  # v3: the diagnosis; v4: of the window of work, with the s
 # advice by how the kernels were made and launched (torch.compile, CUDA graphs); v13:
 # the issue rate counts a CUDA graph's replay once; v14: CCCL's NVTX ranges are no window,
 # what an other-bound device's queued work waited for (another GPU, other streams); v15:
-# DataParallel's remedy, an iteration a few kernels longer or interrupted is one still
+# DataParallel's remedy, an iteration a few kernels longer or interrupted is one still,
+# its slow first repeats set-up
 # Long row lists (every gap, every row of a rule) are kept whole in the memo's JSON and
 # cut to this many in its brief, from which `--summary` prints text (it shows ten at most).
 BRIEF_ROWS = 20
