@@ -8,22 +8,25 @@
 -- process whose Broadcast kernels ran on two or more devices and which launched Reduce
 -- kernels (not AllReduce, ReduceScatter) is one; a process per GPU (DDP, FSDP, under
 -- torchrun) broadcasts on its own GPU alone.
--- Columns: pid, devices (the process's devices with such kernels), broadcasts, reduces.
+-- Columns: pid, devices (the process's devices with such kernels), broadcasts,
+--          broadcast_ns, reduces, reduce_ns (the kernels' time, summed over devices).
 WITH nccl AS (
-    SELECT g.device,
+    SELECT g.device, g.duration_ns,
            regexp_matches(g.name, '^nccl(Dev)?Kernel_Broadcast') AS broadcast,
            regexp_matches(g.name, '^nccl(Dev)?Kernel_Reduce_') AS reduce, h.pid
     FROM gpu_activities AS g
     JOIN launches AS l ON l.gpu_id = g.id
     JOIN host_activities AS h ON h.id = l.runtime_id
-    WHERE g.kind = 'kernel' AND g.device IS NOT NULL
+    WHERE g.kind = 'kernel' AND g.device IS NOT NULL AND g.name LIKE 'nccl%'
       AND regexp_matches(g.name, '^nccl(Dev)?Kernel_(Broadcast|Reduce_)')
       AND ($start_ns IS NULL OR g.end_ns > $start_ns)
       AND ($end_ns IS NULL OR g.start_ns < $end_ns)
 )
 SELECT pid, list(DISTINCT device ORDER BY device) AS devices,
        count(*) FILTER (WHERE broadcast) AS broadcasts,
-       count(*) FILTER (WHERE reduce) AS reduces
+       coalesce(sum(duration_ns) FILTER (WHERE broadcast), 0) AS broadcast_ns,
+       count(*) FILTER (WHERE reduce) AS reduces,
+       coalesce(sum(duration_ns) FILTER (WHERE reduce), 0) AS reduce_ns
 FROM nccl
 GROUP BY pid
 HAVING count(DISTINCT device) FILTER (WHERE broadcast) >= 2

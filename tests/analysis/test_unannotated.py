@@ -543,6 +543,7 @@ def test_a_model_split_across_two_gpus_waits_on_the_other_gpu() -> None:
         assert queued >= 0.95 * (queued + late)
         other = device["idle_by_cause"]["other_ns"]
         assert 0.9 * queued <= other <= queued
+    assert not [f for f in summary["findings"] if f["rule"] == "dataparallel"]
 
 
 def test_the_split_model_under_torch_profiler_waits_on_the_other_gpu_too() -> None:
@@ -606,13 +607,25 @@ def test_dataparallel_over_two_gpus_is_told_to_use_a_process_per_gpu() -> None:
     assert {pid for pid, _, _ in launched} == {1134}
     assert {(d, n.split("_")[1]) for _, d, n in launched} == {
         (0, "Broadcast"), (1, "Broadcast"), (0, "Reduce"), (1, "Reduce")}
+    kinds = dict(((kind, (count, ns)) for kind, count, ns in db.execute(
+        "SELECT substr(s.value, 15, instr(substr(s.value, 15), '_') - 1), count(*), "
+        "sum(k.end - k.start) FROM CUPTI_ACTIVITY_KIND_KERNEL AS k JOIN StringIds AS s "
+        "ON s.id = k.shortName WHERE s.value LIKE 'ncclDevKernel%' GROUP BY 1")))
     with open_trace(path) as trace:
         gaps, _whole, _work = gaps_and_work(trace.con, MS)
-        diagnosis = dict(trace_summary(trace, MS))["diagnosis"]
+        summary = dict(trace_summary(trace, MS))
+    diagnosis = summary["diagnosis"]
     assert sorted((g.start_ns, g.duration_ns) for g in gaps) == nvidia_gaps("dataparallel")
     assert diagnosis["bound"] == "host"
     assert diagnosis["text"].endswith(f"; {REMEDY_DATAPARALLEL}.")
     assert [d["figures"]["dataparallel"] for d in diagnosis["devices"]] == [True, True]
+    # the finding: what the weights' copies and the gradients' sums cost the GPUs
+    (found,) = [f for f in summary["findings"] if f["rule"] == "dataparallel"]
+    (row,) = found["rows"]
+    assert (row["pid"], row["devices"]) == (1134, [0, 1])
+    assert (row["broadcasts"], row["broadcast_ns"]) == kinds["Broadcast"] == (720, 142676074)
+    assert (row["reduces"], row["reduce_ns"]) == kinds["Reduce"]
+    assert found["cost_ns"] == kinds["Broadcast"][1] + kinds["Reduce"][1]
 
 
 def test_a_trainers_loop_is_its_steps_though_it_logs_and_evaluates() -> None:

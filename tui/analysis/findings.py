@@ -19,6 +19,7 @@ from dataclasses import replace
 
 import duckdb
 
+from tui.analysis.dataparallel import dataparallel_finding
 from tui.analysis.diagnosis import DeviceTime, Diagnosis, diagnose, gaps_and_work
 from tui.analysis.finding import Finding
 from tui.analysis.framework import source_format
@@ -91,6 +92,10 @@ def findings(
                                           sum(k.total_ns for k in kernels), framework)
         if on_cuda_cores is not None:
             out.append(on_cuda_cores)
+    if len(devices) > 1:  # one process driving several GPUs as DataParallel does
+        replicated = dataparallel_finding(con)
+        if replicated is not None:
+            out.append(replicated)
     unaligned = unaligned_finding(unaligned_gemms(con))
     if unaligned is not None:
         out.append(unaligned)
