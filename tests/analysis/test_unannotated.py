@@ -676,7 +676,11 @@ def test_dataparallel_under_torch_profiler_is_told_the_same() -> None:
         (0, "Broadcast"), (1, "Broadcast"), (0, "Reduce"), (1, "Reduce")}
     assert len({pid for _, _, pid in nccl}) == 1
     with open_trace(path) as trace:
-        diagnosis = dict(trace_summary(trace, MS))["diagnosis"]
+        summary = dict(trace_summary(trace, MS))
+    diagnosis = summary["diagnosis"]
+    (found,) = [f for f in summary["findings"] if f["rule"] == "dataparallel"]
+    kernels = [e for e in events if e.get("cat") == "kernel"]
+    assert found["rows"][0]["broadcasts"] == sum("Broadcast" in e["name"] for e in kernels)
     assert diagnosis["text"].startswith("Communication-bound in 5 profiler steps")
     assert f"; {REMEDY_DATAPARALLEL}. By GPU: " in diagnosis["text"]
     assert [d["figures"]["dataparallel"] for d in diagnosis["devices"]] == [True, True]
