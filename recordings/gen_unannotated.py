@@ -64,6 +64,8 @@ Workloads (argv[1]):
             `torch.compile(mode="max-autotune-no-cudagraphs")` and trained 60 steps: its
             first step benchmarks Triton's GEMM templates against cuBLAS for each shape
             (thousands of kernels) before the loop runs the winners.
+  infer     timm ViT-B/16 inference in bf16 (`torch.inference_mode`), 50 batches of 256
+            images made on the GPU: large GEMMs back to back, the GPU kept busy.
 
 Usage: python gen_unannotated.py WORKLOAD
 Prints `<workload> ok work_s=<seconds> ...`.
@@ -536,10 +538,25 @@ def autotune() -> str:
     return f"work_s={time.perf_counter() - start:.2f} steps={steps}"
 
 
+def infer() -> str:
+    import timm
+
+    torch.manual_seed(0)
+    model = timm.create_model("vit_base_patch16_224").cuda().to(torch.bfloat16).eval()
+    steps = int(os.environ.get("STEPS", "50"))
+    start = time.perf_counter()
+    with torch.inference_mode():
+        for _ in range(steps):
+            images = torch.randn(256, 3, 224, 224, device="cuda", dtype=torch.bfloat16)
+            model(images).argmax(-1)
+    torch.cuda.synchronize()
+    return f"work_s={time.perf_counter() - start:.2f} steps={steps}"
+
+
 if __name__ == "__main__":
     workload = sys.argv[1]
     run = {"generate": generate, "decode": decode, "vision": vision, "triton": triton_kernels,
            "jax": jax_train, "ddp": ddp, "churn": churn, "bert": bert, "split": split,
            "dataparallel": dataparallel, "trainer": trainer, "cycles": cycles,
-           "amp": amp, "autotune": autotune}[workload]
+           "amp": amp, "autotune": autotune, "infer": infer}[workload]
     print(workload, "ok", run(), flush=True)

@@ -15,7 +15,7 @@
 # its NVTX step ranges on, with the GPUs' counters too: --gpu-metrics-devices=all), split
 # (one process over the two GPUs of DDP_GPUS), jax_dp (jax_dp.py bare, 50 steps, over the
 # two GPUs of DDP_GPUS), dataparallel (one process over the two GPUs of DDP_GPUS),
-# amp (ResNet-50 in fp16 with GradScaler), autotune (an MLP under torch.compile's
+# infer (ViT-B/16 inference in bf16, batches of 256), amp (ResNet-50 in fp16 with GradScaler), autotune (an MLP under torch.compile's
 # max-autotune, its GEMMs benchmarked in the first step), bert_mid (bert's 300 steps, nsys --delay=15
 # --duration=3: a capture of the loop alone, cut mid-step, as users skip the start-up),
 # bert_nvtx (bert's 12 steps inside torch.autograd.profiler.emit_nvtx()), cycles_ddp
