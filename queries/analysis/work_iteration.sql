@@ -8,10 +8,10 @@
 -- its $min_repeats or more repeats, those repeats covering half the sequence from the
 -- first of them on or more (a loop runs to the program's end, however many kernels its
 -- compile and autotuning ran before it); of several, the longest period (a kernel that
--- comes once an iteration). The sequence from
--- the anchor's first repeat a period from the next must repeat with that period at least
--- $repeating of the time (less than $regular: an evaluation every few steps, or a step
--- that logs, puts the rest of its iteration a few kernels off).
+-- comes once an iteration). The sequence from the anchor's first repeat a period from the
+-- next must repeat with that period at least $repeating of the time (less than $regular:
+-- an evaluation every few steps, or a step that logs, puts the rest of its iteration a
+-- few kernels off).
 -- Columns: start_ns (the first regular repeat's first kernel), name (the anchor's),
 --          repeats (the anchor's, from there on), period (kernels an iteration); no
 --          row: no iteration found

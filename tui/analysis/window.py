@@ -36,8 +36,8 @@ SETUP_SAID = 0.05
 # The kernel sequence's iteration: a kernel that repeats at least MIN_REPEATS times, a
 # distance (in kernels) apart within TOLERANCE of its most common one REGULAR of them, and
 # the sequence repeating with that period REPEATING of the time. Hugging Face's Trainer
-# (`unannotated/trainer.sqlite`), logging every 10 steps and evaluating every
-# 20: 6 of its anchor's 59 repeats two kernels further apart (1,162 of 1,160), 87% of its
+# (`unannotated/trainer.sqlite`), logging every 10 steps and evaluating every 20: 6 of
+# its anchor's 59 repeats two kernels further apart (1,162 of 1,160), 87% of its
 # sequence repeating with the period.
 MIN_REPEATS = 3
 REGULAR = 0.9
@@ -167,10 +167,9 @@ def work_window(con: duckdb.DuckDBPyConnection) -> Window | None:
         return None
     kind, name, start, end, ranges, _first, setup, setup_busy = row
     window = Window(kind, name, start, end, ranges, setup, setup_busy)
-    if kind == "iteration":
+    if kind in ("steps", "profiler_steps", "iteration"):
         window = _after_warm_up(con, window)
     if kind in ("steps", "profiler_steps"):
-        window = _after_warm_up(con, window)
         # the loop's own ranges around its steps
         window = replace(window, around=tuple(r[0] for r in con.execute(
             load_query("window_around"), {"profiler_step": params["profiler_step"],
