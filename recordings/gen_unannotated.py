@@ -321,8 +321,7 @@ def ddp() -> str:
     steps = int(os.environ.get("STEPS", "100"))
     profiler = contextlib.nullcontext(None)
     if os.environ.get("KINETO_DIR"):  # as `cycles`, each rank a file a cycle
-        from torch.profiler import (ProfilerActivity, profile, schedule,
-                                    tensorboard_trace_handler)
+        from torch.profiler import ProfilerActivity, profile, schedule, tensorboard_trace_handler
 
         profiler = profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
                            schedule=schedule(wait=2, warmup=2, active=3, repeat=2),
@@ -457,8 +456,7 @@ class LabelledSentences(torch.utils.data.Dataset):
 def trainer() -> str:
     import tempfile
 
-    from transformers import (BertConfig, BertForSequenceClassification, Trainer,
-                              TrainingArguments)
+    from transformers import BertConfig, BertForSequenceClassification, Trainer, TrainingArguments
 
     torch.manual_seed(0)
     model = BertForSequenceClassification(BertConfig(num_labels=4))
@@ -476,8 +474,7 @@ def trainer() -> str:
 
 
 def cycles() -> str:
-    from torch.profiler import (ProfilerActivity, profile, schedule,
-                                tensorboard_trace_handler)
+    from torch.profiler import ProfilerActivity, profile, schedule, tensorboard_trace_handler
 
     model = mlp(4).cuda()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
