@@ -79,6 +79,18 @@ import numpy as np
 import torch
 
 
+def squares_step(model: torch.nn.Module, opt: torch.optim.Optimizer,
+                 x: torch.Tensor) -> torch.Tensor:
+    """One training step of the MLP workloads in bf16 autocast: the mean square of the
+    output as the loss, backward, the optimizer's step; the loss."""
+    with torch.autocast("cuda", dtype=torch.bfloat16):
+        loss = model(x).float().pow(2).mean()
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    opt.step()
+    return loss
+
+
 def llama() -> torch.nn.Module:
     """The Llama-style model of `generate` and `decode`: random weights from its config, bf16."""
     from transformers import LlamaConfig, LlamaForCausalLM
@@ -333,11 +345,7 @@ def ddp() -> str:
             if rank == world - 1:
                 time.sleep(0.02)  # a slow input on the last rank
             x = torch.randn(256, 4096, device="cuda")
-            with torch.autocast("cuda", dtype=torch.bfloat16):
-                loss = model(x).float().pow(2).mean()
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
+            squares_step(model, opt, x)
             if prof is not None:
                 prof.step()
     torch.cuda.synchronize()
@@ -359,11 +367,7 @@ def churn() -> str:
     for _ in range(steps):
         rows = int(rng.integers(512, 4097))
         x = torch.randn(rows, 4096, device="cuda")
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = model(x).float().pow(2).mean()
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
+        loss = squares_step(model, opt, x)
         del x, loss
         torch.cuda.empty_cache()
     torch.cuda.synchronize()
@@ -427,11 +431,7 @@ def dataparallel() -> str:
     with steps_profiler() as prof:
         for _ in range(steps):
             x = torch.randn(8192, 4096, device="cuda:0")
-            with torch.autocast("cuda", dtype=torch.bfloat16):
-                loss = model(x).float().pow(2).mean()
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
+            squares_step(model, opt, x)
             if prof is not None:
                 prof.step()
     for device in ("cuda:0", "cuda:1"):
@@ -485,11 +485,7 @@ def cycles() -> str:
                  on_trace_ready=tensorboard_trace_handler(folder)) as prof:
         for _ in range(20):
             x = torch.randn(4096, 4096, device="cuda")
-            with torch.autocast("cuda", dtype=torch.bfloat16):
-                loss = model(x).float().pow(2).mean()
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
+            loss = squares_step(model, opt, x)
             loss.item()
             prof.step()
     return f"work_s={time.perf_counter() - start:.2f} traces={len(os.listdir(folder))}"
@@ -526,11 +522,7 @@ def autotune() -> str:
     start = time.perf_counter()
     for _ in range(steps):
         x = torch.randn(4096, 4096, device="cuda")
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = model(x).float().pow(2).mean()
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
+        squares_step(model, opt, x)
     torch.cuda.synchronize()
     return f"work_s={time.perf_counter() - start:.2f} steps={steps}"
 
