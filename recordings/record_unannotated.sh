@@ -21,8 +21,10 @@
 # bert_nvtx (bert's 12 steps inside torch.autograd.profiler.emit_nvtx()), cycles_ddp
 # (no nsys: ddp's two ranks, 20 steps, under cycles' profiler: $OUT/cycles_ddp.tgz),
 # trainer (Hugging Face's Trainer, one GPU), trainer_dp (the same with the two GPUs of
-# DDP_GPUS visible: the Trainer wraps the model in torch.nn.DataParallel itself), cycles (no nsys: torch.profiler's schedule
-# with repeat=2 writing a trace a cycle into one folder: $OUT/cycles.tgz),
+# DDP_GPUS visible: the Trainer wraps the model in torch.nn.DataParallel itself),
+# trainer_ddp (the same under torchrun over those two GPUs: DDP), cycles (no nsys:
+# torch.profiler's schedule with repeat=2 writing a trace a cycle into one folder:
+# $OUT/cycles.tgz),
 # jax_no_cb: jax with XLA's command buffers off and nsys --cuda-graph-trace=node; ddp:
 # torchrun over the two GPUs of DDP_GPUS, default 0,1).
 # Outputs: $OUT/<name>.sqlite.xz, $OUT/unannotated_refs.tgz (CSVs, logs), $OUT/run.log.
@@ -86,6 +88,10 @@ for name in ${ONLY//,/ }; do
     export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
   fi
   [ $name = trainer_dp ] && workload=trainer
+  if [ $name = trainer_ddp ]; then  # the Trainer under torchrun: DDP, a process per GPU
+    workload=trainer; LAUNCH="torchrun --nproc_per_node=2"
+    export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
+  fi
   if [ $name = bert_nvtx ]; then workload=bert; LAUNCH="env EMIT_NVTX=1 STEPS=12 python3"; fi
   if [ $name = bert_mid ]; then
     workload=bert; extra="--delay=15 --duration=3"; LAUNCH="env STEPS=300 python3"

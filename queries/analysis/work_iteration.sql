@@ -2,7 +2,8 @@
 -- Needs: schema
 -- The iteration that repeats in the kernel sequence, for a trace with no steps, ranges or
 -- capture range to mark its work (work_window.sql). The sequence is the kernels of the
--- device with the most, in start order. Its anchor is a kernel name whose distance (in
+-- stream with the most, in start order (the order they were issued in: several streams'
+-- kernels interleave as their timing falls). Its anchor is a kernel name whose distance (in
 -- kernels) to its next repeat is within $tolerance of its most common distance (the
 -- period: an iteration that logs, a few kernels more, is one still) at least $regular of
 -- its $min_repeats or more repeats, those repeats covering half the sequence from the
@@ -15,14 +16,20 @@
 -- Columns: start_ns (the first regular repeat's first kernel), name (the anchor's),
 --          repeats (the anchor's, from there on), period (kernels an iteration); no
 --          row: no iteration found
-WITH seq AS (
-    -- the kernel sequence of the device with the most kernels, numbered in start order
-    SELECT row_number() OVER (ORDER BY start_ns, id) - 1 AS i, name, start_ns
-    FROM gpu_activities
-    WHERE kind = 'kernel' AND device = (SELECT device FROM gpu_activities
-                                        WHERE kind = 'kernel' AND device IS NOT NULL
-                                        GROUP BY device ORDER BY count(*) DESC, device
-                                        LIMIT 1)
+WITH busiest AS (
+    -- the stream with the most kernels: its order is the order the program issued them
+    -- in, where kernels of several streams interleave as their timing falls (a DDP
+    -- step's all-reduces among its backward's kernels)
+    SELECT device, stream FROM gpu_activities
+    WHERE kind = 'kernel' AND device IS NOT NULL
+    GROUP BY device, stream ORDER BY count(*) DESC, device, stream
+    LIMIT 1
+), seq AS (
+    -- its kernel sequence, numbered in start order
+    SELECT row_number() OVER (ORDER BY g.start_ns, g.id) - 1 AS i, g.name, g.start_ns
+    FROM gpu_activities AS g
+    JOIN busiest AS b ON g.device = b.device AND g.stream IS NOT DISTINCT FROM b.stream
+    WHERE g.kind = 'kernel'
 ), spacing AS (
     -- each kernel's distance (in kernels) to the next of its name
     SELECT name, i, start_ns, lead(i) OVER (PARTITION BY name ORDER BY i) - i AS step

@@ -23,6 +23,7 @@ from tests.helpers.window_oracle import kineto_expected, to_ns, union_within
 from tui.analysis.diagnosis import COMPUTE_MOST, diagnose, gaps_and_work
 from tui.analysis.summary import trace_summary
 from tui.analysis.window import LIBRARY_RANGES, MOST_WORK, window_query, work_window
+from tui.core.queries import load_query
 from tui.core.steps import PROFILER_STEP, STEP_NAME
 from tui.loading.trace import open_trace
 
@@ -313,6 +314,37 @@ def test_a_capture_range_is_the_window_without_ranges() -> None:
     assert time.idle_ns == _clipped(gaps, lo, hi) == sum(time.idle.by_cause.values())
     assert time.idle.by_cause["host"] >= 0.9 * time.idle_ns
     assert time.kernels == sum(1 for s, e in kernels if e > lo and s < hi) == 30
+
+
+def test_the_iteration_is_read_from_the_busiest_streams_own_order() -> None:
+    """unannotated/ddp.sqlite (DDP over two GPUs, nothing marked): each step's gradient
+    all-reduces run on NCCL's own stream, among the backward's kernels as their timing
+    falls. The kernel sequence the iteration is found in is the busiest stream's, in
+    the order it was issued: its period is that stream's kernels a step, NCCL's left out,
+    as sqlite3 counts them between the anchor's repeats."""
+    from collections import Counter
+
+    from tui.analysis.window import MIN_REPEATS, REGULAR, REPEATING, TOLERANCE
+
+    path = inflated("unannotated/ddp.sqlite")
+    db = sqlite3.connect(path)
+    (device, stream), = db.execute(
+        "SELECT deviceId, streamId FROM CUPTI_ACTIVITY_KIND_KERNEL GROUP BY 1, 2 "
+        "ORDER BY count(*) DESC LIMIT 1").fetchall()
+    names = [n for (n,) in db.execute(
+        "SELECT s.value FROM CUPTI_ACTIVITY_KIND_KERNEL AS k JOIN StringIds AS s "
+        "ON s.id = k.demangledName WHERE k.deviceId = ? AND k.streamId = ? "
+        "ORDER BY k.start", (device, stream))]
+    assert not any(n.startswith("nccl") for n in names)  # NCCL's kernels: another stream
+    with open_trace(path) as trace:
+        _start, anchor, repeats, period = trace.con.execute(
+            load_query("work_iteration"),
+            {"min_repeats": MIN_REPEATS, "regular": REGULAR, "repeating": REPEATING,
+             "tolerance": TOLERANCE}).fetchone()
+    at = [i for i, n in enumerate(names) if n == anchor]
+    apart = Counter(b - a for a, b in zip(at, at[1:], strict=False))
+    assert period == apart.most_common(1)[0][0] == 113
+    assert repeats == 100
 
 
 def test_the_repeating_iteration_is_the_window_without_markers() -> None:
