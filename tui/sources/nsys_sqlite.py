@@ -124,25 +124,8 @@ def _load_rest(path: Path, schema: dict[str, set[str]],
             f"{path}: the export holds no CUDA kernels, copies, API calls or NVTX ranges; "
             "record with `nsys profile -t cuda,nvtx`"
         )
-    (calls,) = con.execute("SELECT count(*) FROM host_activities WHERE kind = 'runtime'"
-                           ).fetchone() or (0,)
-    if KERNEL_TABLE not in schema and calls:
-        (xla,) = con.execute(
-            "SELECT count(*) > 0 FROM host_activities WHERE kind = 'annotation' "
-            "AND name LIKE 'XlaModule:%'").fetchone() or (False,)
-        warnings.append(
-            f"the export has no CUDA kernel table though it holds {calls:,} CUDA API calls: "
-            "its kernels were not recorded, or nsys' import dropped them"
-            # what kept a JAX program's kernels (unannotated/jax_no_cb.sqlite against
-            # jax_dp.sqlite): XLA's command buffers off, their graphs traced by node
-            + ("; for an XLA program, record with its command buffers off "
-               "(XLA_FLAGS=--xla_gpu_enable_command_buffer=) and "
-               "`--cuda-graph-trace=node`" if xla else "")
-        )
-    elif KERNEL_TABLE not in schema:
-        warnings.append(
-            "the export has no CUDA kernel table: record with `nsys profile -t cuda,nvtx`"
-        )
+    if KERNEL_TABLE not in schema:
+        warnings.append(_no_kernel_table(con))
     elif gpu_rows == 0:
         warnings.append(
             "no GPU kernels, copies or memsets were read from this export: record with "
@@ -213,6 +196,24 @@ def _run_job(query: str, failed: list[str], copy: Callable[[str], None]) -> None
         if isinstance(exc, duckdb.OutOfMemoryException) or is_interrupt(exc):
             raise  # the budget or Ctrl-C, not the table (loading/trace.py tries a larger budget)
         failed.append(f"{_table_of(query)} ({first_line(exc, 300)})")
+
+
+def _no_kernel_table(con: duckdb.DuckDBPyConnection) -> str:
+    """The warning for an export without a kernel table: beside recorded CUDA API calls,
+    its kernels were dropped or not traced (for an XLA program, with what kept
+    unannotated/jax_no_cb.sqlite's kernels against jax_dp.sqlite's: XLA's command buffers
+    off, their graphs traced by node); else the CUDA API was not recorded either."""
+    calls, xla = con.execute(
+        "SELECT count(*) FILTER (WHERE kind = 'runtime'), count(*) FILTER (WHERE kind = "
+        "'annotation' AND name LIKE 'XlaModule:%') > 0 FROM host_activities"
+    ).fetchone() or (0, False)
+    if not calls:
+        return "the export has no CUDA kernel table: record with `nsys profile -t cuda,nvtx`"
+    return (f"the export has no CUDA kernel table though it holds {calls:,} CUDA API calls: "
+            "its kernels were not recorded, or nsys' import dropped them"
+            + ("; for an XLA program, record with its command buffers off "
+               "(XLA_FLAGS=--xla_gpu_enable_command_buffer=) and "
+               "`--cuda-graph-trace=node`" if xla else ""))
 
 
 def _table_of(query: str) -> str:
