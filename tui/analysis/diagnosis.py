@@ -687,12 +687,9 @@ def with_dataparallel(con: duckdb.DuckDBPyConnection,
     """`times`, where several devices are and one is bound by what DataParallel costs
     (DATAPARALLEL_BOUNDS), with the devices a DataParallel process drove in the window
     (tui/analysis/dataparallel.py); asked only then."""
-    if len(times) < 2 or not any(decide(t) in DATAPARALLEL_BOUNDS
-                                 for t in (*times, combined(times))):
+    if len(times) < 2 or not _bound_by(times, DATAPARALLEL_BOUNDS):
         return times
-    window = times[0].window
-    start, end = (window.start_ns, window.end_ns) if window else (None, None)
-    driven = dataparallel_devices(con, start, end)
+    driven = dataparallel_devices(con, **_bounds(times[0].window))
     return [replace(t, dataparallel=True) if t.device in driven else t for t in times]
 
 
@@ -700,13 +697,16 @@ def with_queued_waits(con: duckdb.DuckDBPyConnection,
                       times: list[DeviceTime]) -> list[DeviceTime]:
     """`times`, where a device (or the devices together) is other-bound, with what each
     device's queued work waited for in the window (queued_waits); asked only then."""
-    if not times or not any(decide(t) == "other" for t in (*times, combined(times))):
+    if not times or not _bound_by(times, ("other",)):
         return times
-    window = times[0].window
-    start, end = (window.start_ns, window.end_ns) if window else (None, None)
-    waits = queued_waits(con, start, end)
+    waits = queued_waits(con, **_bounds(times[0].window))
     return [replace(t, waited_on=waits.get(t.device)) if t.device is not None else t
             for t in times]
+
+
+def _bound_by(times: list[DeviceTime], bounds: Sequence[str]) -> bool:
+    """Whether a device of `times`, or the devices together, is bound by one of `bounds`."""
+    return any(decide(t) in bounds for t in (*times, combined(times)))
 
 
 def with_launch_means(con: duckdb.DuckDBPyConnection,
@@ -718,10 +718,8 @@ def with_launch_means(con: duckdb.DuckDBPyConnection,
     bound = next((t for t in times if decide(t) == "launch"), None)
     if bound is None:
         return times
-    window = bound.window
-    start, end = (window.start_ns, window.end_ns) if window else (None, None)
-    how = launched_as(con, start, end)
-    replays = graph_replays(con, start, end)
+    how = launched_as(con, **_bounds(bound.window))
+    replays = graph_replays(con, **_bounds(bound.window))
     return [_with_replays(replace(t, launched_as=how) if how else t,
                           replays.get(t.device) if t.device is not None else None)
             for t in times]
