@@ -66,6 +66,28 @@ Workloads (argv[1]):
             (thousands of kernels) before the loop runs the winners.
   infer     timm ViT-B/16 inference in bf16 (`torch.inference_mode`), 50 batches of 256
             images made on the GPU: large GEMMs back to back, the GPU kept busy.
+  serve     timm ViT-B/16 in bf16 serving 300 requests of 1 to 32 images each, which
+            a client thread puts on a queue every 2 to 12 ms; the serving loop takes each
+            from the queue, copies it to the GPU, runs the model and reads the classes
+            back (`.tolist()`): the GPU waits for requests.
+  accum     Hugging Face BERT-base fine-tuned with gradient accumulation: 15 optimizer
+            steps (env STEPS) (AdamW) of 8 micro-batches (env MICRO) of 8 sequences made
+            on the GPU, bf16 autocast, the loss read with `.item()` at each optimizer step.
+  offload   an MLP (8 layers of 4096, bf16 autocast) trained 20 steps with its optimizer
+            on the CPU, as optimizer offloading does: each step copies the gradients to
+            fp32 master weights on the host, takes AdamW's step there and copies the
+            weights back (pageable memory, 537 MB each way).
+  loader0   `vision` with its images made in the training loop's own process
+            (`num_workers=0`, the DataLoader's default): 20 steps.
+  shared    two processes training at once on one GPU, as two jobs or a notebook beside
+            a run share one: this one starts a second (`shared_worker`), each training an
+            MLP (4 layers of 4096, bf16 autocast, fused AdamW) 200 steps, both loops
+            starting at one time (20 s after the first process starts).
+  compiled  `accum`'s BERT-base compiled with `torch.compile` (its default mode), 30
+            steps of 32 sequences made on the GPU, one batch a step.
+  ddp_accum (under torchrun, one process per GPU) `ddp`'s MLP trained 15 optimizer steps
+            of 4 micro-batches each, the first three inside DDP's `no_sync()`: the
+            gradients all-reduced once a step.
 
 Usage: python gen_unannotated.py WORKLOAD
 Prints `<workload> ok work_s=<seconds> ...`.
@@ -170,7 +192,8 @@ def vision() -> str:
     model = timm.create_model("resnet50", num_classes=1000).cuda().to(
         memory_format=torch.channels_last)
     opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
-    loader = torch.utils.data.DataLoader(Images(), batch_size=64, num_workers=2,
+    workers = int(os.environ.get("WORKERS", "2"))
+    loader = torch.utils.data.DataLoader(Images(), batch_size=64, num_workers=workers,
                                          pin_memory=True, shuffle=False)
     steps = int(os.environ.get("STEPS", "40"))
     start = time.perf_counter()
@@ -542,10 +565,157 @@ def infer() -> str:
     return f"work_s={time.perf_counter() - start:.2f} steps={steps}"
 
 
+def serve() -> str:
+    import queue
+    import random
+    import threading
+
+    import timm
+
+    torch.manual_seed(0)
+    model = timm.create_model("vit_base_patch16_224").cuda().to(torch.bfloat16).eval()
+    requests: queue.Queue = queue.Queue()
+    count = int(os.environ.get("REQUESTS", "300"))
+
+    def client() -> None:
+        rng = random.Random(0)
+        for _ in range(count):
+            time.sleep(rng.uniform(0.002, 0.012))
+            requests.put(torch.randn(rng.randint(1, 32), 3, 224, 224))
+        requests.put(None)
+
+    threading.Thread(target=client, daemon=True).start()
+    served = 0
+    start = time.perf_counter()
+    with torch.inference_mode():
+        while (batch := requests.get()) is not None:
+            images = batch.to("cuda", torch.bfloat16)
+            served += len(model(images).argmax(-1).tolist())
+    return f"work_s={time.perf_counter() - start:.2f} requests={count} images={served}"
+
+
+def accum() -> str:
+    from transformers import BertConfig, BertForSequenceClassification
+
+    torch.manual_seed(0)
+    model = BertForSequenceClassification(BertConfig(num_labels=4)).cuda().train()
+    opt = torch.optim.AdamW(model.parameters(), lr=2e-5)
+    steps, micro = int(os.environ.get("STEPS", "15")), int(os.environ.get("MICRO", "8"))
+    start = time.perf_counter()
+    for _ in range(steps):
+        total = torch.zeros((), device="cuda")
+        for _ in range(micro):
+            ids = torch.randint(1000, 29000, (8, 128), device="cuda")
+            labels = torch.randint(0, 4, (8,), device="cuda")
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                loss = model(input_ids=ids, labels=labels).loss / micro
+            loss.backward()
+            total += loss.detach()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        logged = total.item()  # logged each optimizer step: a wait on the GPU
+    return f"work_s={time.perf_counter() - start:.2f} steps={steps} loss={logged:.3f}"
+
+
+def offload() -> str:
+    model = mlp().cuda()
+    master = [p.detach().cpu().clone().requires_grad_() for p in model.parameters()]
+    opt = torch.optim.AdamW(master, lr=1e-4)
+    steps = int(os.environ.get("STEPS", "20"))
+    start = time.perf_counter()
+    for _ in range(steps):
+        x = torch.randn(4096, 4096, device="cuda")
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = model(x).float().pow(2).mean()
+        loss.backward()
+        for weight, copy in zip(model.parameters(), master, strict=True):
+            copy.grad = weight.grad.to("cpu")
+            weight.grad = None
+        opt.step()
+        with torch.no_grad():
+            for weight, copy in zip(model.parameters(), master, strict=True):
+                weight.copy_(copy)
+    torch.cuda.synchronize()
+    return f"work_s={time.perf_counter() - start:.2f} steps={steps}"
+
+
+def shared() -> str:
+    import subprocess
+
+    # both loops start at one time, after both set-ups
+    os.environ["START_AT"] = str(time.time() + 20)
+    other = subprocess.Popen([sys.executable, __file__, "shared_worker"])
+    mine = shared_worker()
+    return f"{mine} other_rc={other.wait()}"
+
+
+def shared_worker() -> str:
+    model = mlp(4).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    steps = int(os.environ.get("STEPS", "200"))
+    time.sleep(max(0.0, float(os.environ.get("START_AT", "0")) - time.time()))
+    start = time.perf_counter()
+    for _ in range(steps):
+        x = torch.randn(4096, 4096, device="cuda")
+        squares_step(model, opt, x)
+    torch.cuda.synchronize()
+    return f"pid={os.getpid()} work_s={time.perf_counter() - start:.2f} steps={steps}"
+
+
+def compiled() -> str:
+    from transformers import BertConfig, BertForSequenceClassification
+
+    torch.manual_seed(0)
+    model = BertForSequenceClassification(BertConfig(num_labels=4)).cuda().train()
+    opt = torch.optim.AdamW(model.parameters(), lr=2e-5)
+    step_model = torch.compile(model)
+    steps = int(os.environ.get("STEPS", "30"))
+    start = time.perf_counter()
+    for _ in range(steps):
+        ids = torch.randint(1000, 29000, (32, 128), device="cuda")
+        labels = torch.randint(0, 4, (32,), device="cuda")
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = step_model(input_ids=ids, labels=labels).loss
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+    torch.cuda.synchronize()
+    return f"work_s={time.perf_counter() - start:.2f} steps={steps} loss={loss.item():.3f}"
+
+
+def ddp_accum() -> str:
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel
+
+    dist.init_process_group("nccl")
+    rank = dist.get_rank()
+    torch.cuda.set_device(rank)
+    model = DistributedDataParallel(mlp().cuda(), device_ids=[rank])
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    steps, micro = int(os.environ.get("STEPS", "15")), 4
+    start = time.perf_counter()
+    for _ in range(steps):
+        for index in range(micro):
+            x = torch.randn(1024, 4096, device="cuda")
+            with contextlib.nullcontext() if index == micro - 1 else model.no_sync():
+                with torch.autocast("cuda", dtype=torch.bfloat16):
+                    loss = model(x).float().pow(2).mean() / micro
+                loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+    torch.cuda.synchronize()
+    took = time.perf_counter() - start
+    dist.destroy_process_group()
+    return f"rank={rank} work_s={took:.2f} steps={steps}"
+
+
 if __name__ == "__main__":
     workload = sys.argv[1]
     run = {"generate": generate, "decode": decode, "vision": vision, "triton": triton_kernels,
            "jax": jax_train, "ddp": ddp, "churn": churn, "bert": bert, "split": split,
            "dataparallel": dataparallel, "trainer": trainer, "cycles": cycles,
-           "amp": amp, "autotune": autotune, "infer": infer}[workload]
+           "amp": amp, "autotune": autotune, "infer": infer, "serve": serve,
+           "accum": accum, "offload": offload, "loader0": vision, "shared": shared,
+           "shared_worker": shared_worker, "compiled": compiled,
+           "ddp_accum": ddp_accum}[workload]
     print(workload, "ok", run(), flush=True)

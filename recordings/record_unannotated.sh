@@ -20,6 +20,9 @@
 # --duration=3: a capture of the loop alone, cut mid-step, as users skip the start-up),
 # bert_nvtx (bert's 12 steps inside torch.autograd.profiler.emit_nvtx()), cycles_ddp
 # (no nsys: ddp's two ranks, 20 steps, under cycles' profiler: $OUT/cycles_ddp.tgz),
+# serve, accum, offload, shared, compiled (see gen_unannotated.py), loader0 (vision with
+# WORKERS=0: its images made in the training loop's process, 20 steps), accum_small (accum
+# with STEPS=5), ddp_accum (under torchrun over the two GPUs of DDP_GPUS),
 # trainer (Hugging Face's Trainer, one GPU), trainer_dp (the same with the two GPUs of
 # DDP_GPUS visible: the Trainer wraps the model in torch.nn.DataParallel itself),
 # trainer_ddp (the same under torchrun over those two GPUs: DDP), cycles (no nsys:
@@ -91,6 +94,12 @@ for name in ${ONLY//,/ }; do
   if [ $name = trainer_ddp ]; then  # the Trainer under torchrun: DDP, a process per GPU
     workload=trainer; LAUNCH="torchrun --nproc_per_node=2"
     export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
+  fi
+  if [ $name = loader0 ]; then LAUNCH="env WORKERS=0 STEPS=20 python3"; fi
+  if [ $name = accum_small ]; then workload=accum; LAUNCH="env STEPS=5 python3"; fi
+  if [ $name = ddp_accum ]; then  # ddp's MLP with no_sync() micro-batches, under torchrun
+    LAUNCH="torchrun --nproc_per_node=2"; export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1}
+    export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
   fi
   if [ $name = bert_nvtx ]; then workload=bert; LAUNCH="env EMIT_NVTX=1 STEPS=12 python3"; fi
   if [ $name = bert_mid ]; then
