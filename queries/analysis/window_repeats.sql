@@ -1,10 +1,12 @@
--- Params: $anchor, $end_ns, $start_ns, {waited}
+-- Params: $anchor, $end_ns, $start_ns, $stride, {waited}
 -- Needs: schema
 -- The steps of a window of the kernel sequence's repeats (kind `iteration`: nothing in the
 -- trace marks its steps), as window_steps.sql gives annotated ones: each thread that
 -- launched the anchor kernel ($anchor, the kernel that comes once a repeat) in the window
 -- ($start_ns..$end_ns) has a step from each such launch call's start to its next one's
--- (`repeat 1`, `repeat 2`, …; the last launch, with no next, ends none); with each, the
+-- (`repeat 1`, `repeat 2`, …; the last launch, with no next, ends none), or, where the
+-- anchor comes $stride times a repeat (work_iteration_strided.sql), from every $stride-th
+-- launch to the next such, the first in the window first; with each, the
 -- time its thread spent in calls that wait on the GPU inside it (window_step_waits.sql,
 -- as window_steps.sql).
 -- Columns: name, pid, tid, start_ns, end_ns (the step's host range), waited_ns, by start.
@@ -14,6 +16,8 @@ WITH anchors AS (
     JOIN launches AS l ON l.gpu_id = g.id
     JOIN host_activities AS h ON h.id = l.runtime_id
     WHERE g.name = $anchor AND g.start_ns >= $start_ns AND g.start_ns < $end_ns
+    QUALIFY (row_number() OVER (PARTITION BY h.pid, h.tid ORDER BY h.start_ns) - 1)
+            % $stride = 0
 ), steps AS (
     SELECT 'repeat ' || row_number() OVER (PARTITION BY pid, tid ORDER BY start_ns) AS name,
            pid, tid, start_ns,

@@ -27,6 +27,7 @@ from tui.analysis.remedies import (
     host_work,
 )
 from tui.analysis.summary import trace_summary
+from tui.core.queries import load_query
 from tui.core.units import format_ns
 from tui.loading.trace import open_trace
 
@@ -709,3 +710,65 @@ def test_a_capture_of_the_loop_alone_cut_mid_step_is_judged_over_its_repeats() -
     assert window["start_ns"] - first < 100 * MS  # within the first two steps
     assert diagnosis["setup_text"] is None
     assert diagnosis["bound"] == "launch"
+
+
+def test_gradient_accumulation_is_judged_over_its_optimizer_steps() -> None:
+    """`accum` (STEPS=5): BERT-base fine-tuned with gradient accumulation, 5 optimizer
+    steps of 8 micro-batches. No kernel comes once a step: the micro-batches' kernels
+    come 8 times, the optimizer's in several launches of one name, and the micro-batches'
+    own period is broken by each step's optimizer and first backward. The iteration is
+    found at a stride of a kernel's occurrences: its repeats are the 5 optimizer steps,
+    each the same number of kernels as sqlite3 counts them, and the gaps are NVIDIA's."""
+    from collections import Counter
+
+    from tui.analysis.window import MIN_REPEATS, REGULAR, REPEATING, TOLERANCE
+
+    path = inflated("unannotated/accum.sqlite")
+    with open_trace(path) as trace:
+        once = trace.con.execute(
+            load_query("work_iteration"),
+            {"min_repeats": MIN_REPEATS, "regular": REGULAR, "repeating": REPEATING,
+             "tolerance": TOLERANCE}).fetchone()
+        gaps, _whole, _work = gaps_and_work(trace.con, MS)
+        diagnosis = dict(trace_summary(trace, MS))["diagnosis"]
+    assert once is None  # no kernel comes once an iteration
+    assert sorted((g.start_ns, g.duration_ns) for g in gaps) == nvidia_gaps("accum")
+    window = diagnosis["figures"]["window"]
+    assert window["kind"] == "iteration" and window["ranges"] == 5
+    stride = window["stride"]
+    db = sqlite3.connect(path)
+    kernels = db.execute(
+        "SELECT n.value, k.start FROM CUPTI_ACTIVITY_KIND_KERNEL AS k JOIN StringIds AS n "
+        "ON n.id = k.demangledName ORDER BY k.start").fetchall()
+    at = [i for i, (name, _) in enumerate(kernels) if name == window["name"]]
+    first = next(k for k, i in enumerate(at) if kernels[i][1] == window["start_ns"])
+    # the anchor comes `stride` times an optimizer step, 5 steps from the window's start
+    assert len(at) - first == 5 * stride
+    apart = Counter(at[k + stride] - at[k] for k in range(first, len(at) - stride))
+    assert len(apart) == 1  # every optimizer step the same number of kernels
+    assert diagnosis["bound"] == "launch"
+    assert diagnosis["figures"]["steps"]["count"] == 4
+    assert diagnosis["text"].startswith("Launch-bound in 5 repeats of its kernel sequence")
+
+
+def union_of(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Time spans merged where they touch or overlap, by start."""
+    out: list[list[int]] = []
+    for start, end in sorted(spans):
+        if out and start <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], end)
+        else:
+            out.append([start, end])
+    return [(s, e) for s, e in out]
+
+
+def overlap_of(first: list[tuple[int, int]], second: list[tuple[int, int]]) -> int:
+    """The time two lists of disjoint spans (by start) share."""
+    i = j = shared = 0
+    while i < len(first) and j < len(second):
+        shared += max(0, min(first[i][1], second[j][1]) - max(first[i][0], second[j][0]))
+        if first[i][1] < second[j][1]:
+            i += 1
+        else:
+            j += 1
+    return shared

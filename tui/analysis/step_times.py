@@ -122,7 +122,8 @@ def _steps(con: duckdb.DuckDBPyConnection, window: Window) -> list[tuple]:
               "start_ns": window.start_ns, "end_ns": window.end_ns}
     if window.kind == "iteration":
         return con.execute(steps_query("window_repeats"),
-                           {**bounds, "anchor": window.name}).fetchall()
+                           {**bounds, "anchor": window.name,
+                            "stride": window.stride}).fetchall()
     return con.execute(steps_query("window_steps"), {**step_patterns(), **bounds}).fetchall()
 
 

@@ -43,6 +43,11 @@ MIN_REPEATS = 3
 REGULAR = 0.9
 REPEATING = 0.85
 TOLERANCE = 0.01
+# Where no kernel comes once an iteration (gradient accumulation: the micro-batches'
+# kernels several times a step, the optimizer's in several launches of one name), the
+# iteration is searched at strides of a kernel's occurrences up to MAX_STRIDE
+# (work_iteration_strided.sql).
+MAX_STRIDE = 16
 KINDS = ("profiler_steps", "range", "steps", "profiler_range", "phases", "iteration",
          "gpu_span")
 # Ranges a library marks its own calls with (NCCL's NVTX domain: ncclAllReduce,
@@ -65,6 +70,7 @@ class Window:
     setup_busy_ns: int = 0  # of that, the time some GPU activity ran
     around: tuple[str, ...] = ()  # a window of steps: the ranges around it (window_around.sql)
     warm_up: int = 0  # a window of steps or repeats: its first, slow, moved into the set-up
+    stride: int = 1  # a window of repeats: its anchor kernel's occurrences a repeat
 
     @property
     def duration_ns(self) -> int:
@@ -154,19 +160,19 @@ def work_window(con: duckdb.DuckDBPyConnection) -> Window | None:
                           {"profiler_step": params["profiler_step"]}).fetchone()
     if row is None:
         row = con.execute(window_query("work_window"), params).fetchone()
+    stride = 1
     if row is not None and row[0] == "gpu_span":
-        found = con.execute(load_query("work_iteration"),
-                            {"min_repeats": MIN_REPEATS, "regular": REGULAR,
-                             "repeating": REPEATING, "tolerance": TOLERANCE}).fetchone()
+        found = _iteration(con)
         if found is not None:
-            start, name, repeats, _period = found
+            start, name, repeats, _period, stride = found
             params |= {"iteration_start": start, "iteration_name": name,
                        "iteration_repeats": repeats}
             row = con.execute(window_query("work_window"), params).fetchone()
     if row is None:
         return None
     kind, name, start, end, ranges, _first, setup, setup_busy = row
-    window = Window(kind, name, start, end, ranges, setup, setup_busy)
+    window = Window(kind, name, start, end, ranges, setup, setup_busy,
+                    stride=stride if kind == "iteration" else 1)
     if kind in ("steps", "profiler_steps", "iteration"):
         window = _after_warm_up(con, window)
     if kind in ("steps", "profiler_steps"):
@@ -176,6 +182,19 @@ def work_window(con: duckdb.DuckDBPyConnection) -> Window | None:
                                           "step_name": params["step_name"],
                                           "start_ns": window.start_ns}).fetchall()))
     return window
+
+
+def _iteration(con: duckdb.DuckDBPyConnection) -> tuple | None:
+    """(start_ns, anchor name, repeats, period, stride) of the kernel sequence's
+    iteration: from a kernel that comes once an iteration, else (gradient accumulation)
+    from one at a stride of its occurrences; None where none is found."""
+    rules = {"min_repeats": MIN_REPEATS, "regular": REGULAR, "repeating": REPEATING,
+             "tolerance": TOLERANCE}
+    found = con.execute(load_query("work_iteration"), rules).fetchone()
+    if found is not None:
+        return (*found, 1)
+    return con.execute(load_query("work_iteration_strided"),
+                       rules | {"max_stride": MAX_STRIDE}).fetchone()
 
 
 def _after_warm_up(con: duckdb.DuckDBPyConnection, window: Window) -> Window:
@@ -209,4 +228,5 @@ def merged(windows: list[Window | None]) -> Window | None:
     longest = max(known, key=lambda w: w.setup_ns)
     return Window(first.kind if same else "mixed", first.name if same else None,
                   min(w.start_ns for w in known), max(w.end_ns for w in known),
-                  first.ranges if same else 0, longest.setup_ns, longest.setup_busy_ns)
+                  first.ranges if same else 0, longest.setup_ns, longest.setup_busy_ns,
+                  stride=first.stride if same else 1)
