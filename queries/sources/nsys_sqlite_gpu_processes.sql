@@ -1,7 +1,15 @@
 -- Params: none
 -- Needs: sqlite CUPTI_ACTIVITY_KIND_KERNEL
 -- Run inside the Nsight Systems SQLite export: how many processes ran kernels (a report of
--- a multi-process job, e.g. torchrun's ranks, holds several). pid as in
--- nsys_sqlite_threads.sql. Columns: processes
-SELECT count(DISTINCT (globalPid >> 24) & 16777215) AS processes
-FROM CUPTI_ACTIVITY_KIND_KERNEL;
+-- a multi-process job, e.g. torchrun's ranks, holds several), or 1 where two processes
+-- that each ran kernels on one GPU ran them on the same one: jobs sharing a GPU, not a
+-- rank each (run_process_devices.sql). pid as in nsys_sqlite_threads.sql.
+-- Columns: processes
+WITH pairs AS (
+    SELECT DISTINCT (globalPid >> 24) & 16777215 AS pid, deviceId
+    FROM CUPTI_ACTIVITY_KIND_KERNEL
+), single AS (
+    SELECT pid, min(deviceId) AS device FROM pairs GROUP BY pid HAVING count(*) = 1
+)
+SELECT CASE WHEN (SELECT count(*) = count(DISTINCT device) FROM single)
+            THEN (SELECT count(DISTINCT pid) FROM pairs) ELSE 1 END AS processes;

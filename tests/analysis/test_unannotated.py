@@ -751,6 +751,40 @@ def test_gradient_accumulation_is_judged_over_its_optimizer_steps() -> None:
     assert diagnosis["text"].startswith("Launch-bound in 5 repeats of its kernel sequence")
 
 
+def test_two_jobs_on_one_gpu_are_one_trace_that_says_they_shared_it() -> None:
+    """`shared`: two processes training at once on GPU 0. They are no ranks of one job
+    (each would be 'rank 0'): the report opens as one trace, and the finding `shared_gpu`
+    gives each process's work and the time both had work in flight, as the export's
+    activities (kernels, copies, sets) give them read with sqlite3. NVIDIA's `gpu_gaps`
+    are each process's own (its PID and context), tui's the GPU's: where neither ran."""
+    from tui.loading.resolve import resolve
+
+    path = inflated("unannotated/shared.sqlite")
+    assert resolve([path]).kind == "trace"
+    db = sqlite3.connect(path)
+    spans: dict[int, list[tuple[int, int]]] = {}
+    for table in ("KERNEL", "MEMCPY", "MEMSET"):
+        for pid, start, end in db.execute(
+                f"SELECT globalPid >> 24 & 16777215, start, end "
+                f"FROM CUPTI_ACTIVITY_KIND_{table} WHERE end > start"):
+            spans.setdefault(pid, []).append((start, end))
+    assert len(spans) == 2
+    overlap = overlap_of(*(union_of(spans[pid]) for pid in sorted(spans)))
+    with open_trace(path) as trace:
+        summary = dict(trace_summary(trace, MS))
+    (found,) = [f for f in summary["findings"] if f["rule"] == "shared_gpu"]
+    assert found["cost_ns"] == overlap > 1000 * MS
+    assert [(r["pid"], r["device"], r["activities"], r["busy_ns"]) for r in found["rows"]] == [
+        (pid, 0, len(spans[pid]), sum(e - s for s, e in spans[pid])) for pid in sorted(spans)]
+    with open(DATA / "shared.gpu_gaps.csv", newline="") as f:
+        assert {int(r["PID"]) for r in csv.DictReader(f)} == set(spans)
+    # tui's gaps: where no process had work on the GPU
+    busy = union_of([s for pid in spans for s in spans[pid]])
+    idle = [(a[1], b[0] - a[1]) for a, b in zip(busy, busy[1:], strict=False)
+            if b[0] - a[1] > MS]
+    assert sorted((g["start_ns"], g["duration_ns"]) for g in summary["gaps"]) == idle
+
+
 def union_of(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Time spans merged where they touch or overlap, by start."""
     out: list[list[int]] = []

@@ -30,6 +30,7 @@ from tui.analysis.nsys_rules import RULES
 from tui.analysis.remedies import GRAPHS, INDUCTOR
 from tui.analysis.row_sets import ArrowRows
 from tui.analysis.rules import rule_findings, share
+from tui.analysis.shared_devices import shared_devices_finding
 from tui.analysis.step_times import slow_step_finding
 from tui.analysis.tensor_cores import (
     MatrixKernel,
@@ -96,6 +97,9 @@ def findings(
         replicated = dataparallel_finding(con)
         if replicated is not None:
             out.append(replicated)
+    shared = shared_devices_finding(con)  # several processes' work on one GPU at once
+    if shared is not None:
+        out.append(shared)
     unaligned = unaligned_finding(unaligned_gemms(con))
     if unaligned is not None:
         out.append(unaligned)
