@@ -776,6 +776,10 @@ def test_two_jobs_on_one_gpu_are_one_trace_that_says_they_shared_it() -> None:
     assert found["cost_ns"] == overlap > 1000 * MS
     assert [(r["pid"], r["device"], r["activities"], r["busy_ns"]) for r in found["rows"]] == [
         (pid, 0, len(spans[pid]), sum(e - s for s, e in spans[pid])) for pid in sorted(spans)]
+    first, second = sorted(spans)
+    assert summary["diagnosis"]["shared_text"].startswith(
+        f"GPU 0 ran the work of processes {first} and {second} at once for "
+        f"{format_ns(overlap)} of the trace: ")
     with open(DATA / "shared.gpu_gaps.csv", newline="") as f:
         assert {int(r["PID"]) for r in csv.DictReader(f)} == set(spans)
     # tui's gaps: where no process had work on the GPU

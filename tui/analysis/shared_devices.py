@@ -19,6 +19,20 @@ if TYPE_CHECKING:
     import duckdb
 
 
+def shared_phrase(finding: Finding) -> str:
+    """The diagnosis' line for the finding `shared_gpu`: 'GPU 0 ran the work of processes
+    720 and 773 at once for 1.41 s of the trace: …'."""
+    out = []
+    for device, group in groupby(finding.rows, key=lambda r: r["device"]):
+        processes = list(group)
+        pids = [str(r["pid"]) for r in processes]
+        listed = ", ".join(pids[:-1]) + f" and {pids[-1]}"
+        out.append(f"GPU {device} ran the work of processes {listed} at once for "
+                   f"{format_ns(processes[0]['overlap_ns'])} of the trace")
+    return (f"{'; '.join(out)}: each one's kernels waited on the others', and their times "
+            "count them (the finding shared_gpu)")
+
+
 def shared_devices_finding(con: duckdb.DuckDBPyConnection) -> Finding | None:
     """The finding `shared_gpu`: each GPU that two or more processes had work on at once,
     costed by the time they did (summed over GPUs); None where none did or the trace is

@@ -31,6 +31,7 @@ from tui.analysis.host_samples import HostActivity, gaps_host_activity, range_ho
 from tui.analysis.kernels import device_busy, kernel_stats
 from tui.analysis.memory import memory_peaks
 from tui.analysis.row_sets import GapRows, RowSet, add_offsets
+from tui.analysis.shared_devices import shared_phrase
 from tui.analysis.summary_types import (
     CodeAndMemory,
     GpuMetrics,
@@ -186,6 +187,9 @@ def _summed_up(trace: Trace, min_gap_ns: int, on: bool, figures: Callable[[], di
              else "")
     if where:
         rank["diagnosis"]["host_where"] = where  # where the waited-on host was
+    shared = next((f for f in found if f.rule == "shared_gpu"), None)
+    if shared is not None:  # several processes' work on one GPU: no figure is one's own
+        rank["diagnosis"]["shared_text"] = shared_phrase(shared)
     summary: TraceSummary = {
         "source": source,
         "diagnosis": rank["diagnosis"],

@@ -74,6 +74,8 @@ def print_diagnosis(diagnosis: dict, console: Console, indent: str = "") -> None
     console.print(plain(f"{indent}{diagnosis['text']}", style="bold"))
     if diagnosis.get("host_where"):
         console.print(plain(f"{indent}  while the GPU idled, {diagnosis['host_where']}"))
+    if diagnosis.get("shared_text"):  # several processes' work on one GPU at once
+        console.print(plain(f"{indent}  {diagnosis['shared_text']}"))
     for entry in diagnosis.get("devices") or [diagnosis]:
         line = idle_line(entry)
         if line:
