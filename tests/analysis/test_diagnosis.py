@@ -352,3 +352,36 @@ def test_a_small_traces_gaps_find_their_host_activity_as_the_buckets_do(
     monkeypatch.setattr(gaps_module, "GAP_PLAIN_JOIN_ROWS", -1)  # the buckets' query
     assert explained() == small
     assert len(small) >= 4 and sum(1 for g in small if g.busy_in) >= 1
+
+
+def test_a_copy_bound_gpu_is_told_how_much_it_copied_from_pageable_memory() -> None:
+    """bound_copy.sqlite: 128 MB copied from pageable memory every step. The sentence says
+    how much of the window's copies' bytes were to or from pageable host memory, as the
+    export's memcpy rows say (the window's NVTX range; each copy overlapping it), and
+    advises pinning; the same figures with the bytes pinned (a variant, named so) get the
+    advice for copies pinned already."""
+    import sqlite3
+    from dataclasses import replace
+
+    from tui.analysis.remedies import REMEDY, REMEDY_COPY_PINNED
+
+    path = sample("bound_copy.sqlite")
+    with open_trace(path) as trace:
+        _gaps, _whole, work = gaps_and_work(trace.con, 1_000_000)
+    (time,) = work
+    window = time.window
+    assert window is not None
+    db = sqlite3.connect(path)
+    (copies, copied, pageable), = db.execute(
+        "SELECT count(*), sum(bytes), sum(bytes) FILTER (WHERE srcKind = 0 OR dstKind = 0) "
+        "FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE end > ? AND start < ?",
+        (window.start_ns, window.end_ns)).fetchall()
+    assert (time.copies, time.copy_bytes, time.pageable_bytes) == (copies, copied, pageable)
+    assert pageable == copied > 0 and time.pinned_bytes == 0
+    text = diagnose(work, "nsys").text
+    assert text.startswith("Copy-bound")
+    assert "all of it to or from pageable memory); " in text
+    assert text.endswith(f"; {REMEDY['copy']}.")
+    pinned = replace(time, pageable_bytes=0, pinned_bytes=time.copy_bytes)
+    text = diagnose([pinned], "nsys").text
+    assert "pageable" not in text and text.endswith(f"; {REMEDY_COPY_PINNED}.")

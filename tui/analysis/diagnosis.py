@@ -102,6 +102,8 @@ class DeviceTime:
     copies: int
     copy_bytes: int
     idle: IdleByCause
+    pageable_bytes: int = 0  # of copy_bytes, to or from pageable host memory
+    pinned_bytes: int = 0  # of copy_bytes, to or from pinned host memory
     host_busy_in: str | None = None  # what the host was busy in, in the longest host gaps
     comm_wait_ns: int | None = None  # a run: NCCL kernels waiting for other ranks
     memory_ns: int | None = None  # --ncu: compute time of kernels at their memory ceiling
@@ -206,6 +208,8 @@ class TimeSplit(NamedTuple):
     comm_kernel_ns: int
     copies: int
     copy_bytes: int
+    pageable_bytes: int
+    pinned_bytes: int
 
 
 def device_times(con: duckdb.DuckDBPyConnection, gaps: Sequence[Gap],
@@ -233,7 +237,8 @@ def device_times(con: duckdb.DuckDBPyConnection, gaps: Sequence[Gap],
             device=row.device, span_ns=span_ns, busy_ns=busy_ns, compute_ns=row.compute_ns,
             copy_ns=row.copy_ns, comm_ns=row.comm_ns, kernels=row.kernels,
             kernel_median_ns=row.kernel_median_ns, comm_kernels=row.comm_kernels,
-            copies=row.copies, copy_bytes=row.copy_bytes,
+            copies=row.copies, copy_bytes=row.copy_bytes, pageable_bytes=row.pageable_bytes,
+            pinned_bytes=row.pinned_bytes,
             idle=idle.get(row.device, IdleByCause(row.device)),
             host_busy_in=busy_in.get(row.device), window=window,
             steps=({**steps, "slow_idle": slow_idle.get(row.device, {})} if steps
@@ -346,7 +351,9 @@ def combined(times: Sequence[DeviceTime]) -> DeviceTime:
         kernels=sum(t.kernels for t in times), kernel_median_ns=main.kernel_median_ns,
         comm_kernels=sum(t.comm_kernels for t in times),
         copies=sum(t.copies for t in times), copy_bytes=sum(t.copy_bytes for t in times),
-        idle=idle, host_busy_in=_busiest_host(times),
+        pageable_bytes=sum(t.pageable_bytes for t in times),
+        pinned_bytes=sum(t.pinned_bytes for t in times), idle=idle,
+        host_busy_in=_busiest_host(times),
         comm_wait_ns=total("comm_wait_ns"), memory_ns=total("memory_ns"),
         window=merged([t.window for t in times]), steps=summed([t.steps for t in times]),
         launched_as=main.launched_as, graph_kernels=sum(t.graph_kernels for t in times),
@@ -405,7 +412,7 @@ def _one(t: DeviceTime, source_format: str | None, subject: str | None,
     its = "their" if who.endswith("GPUs") else "its"
     advice = ((remedies or {}).get(bound)
               or remedy(bound, t.host_busy_in, source_format, t.launched_as, t.waited_on,
-                        t.dataparallel))
+                        t.dataparallel, pinned=2 * t.pinned_bytes >= t.copy_bytes > 0))
     where = f" {t.window.phrase(source_format)}" if t.window else ""
     context = ("" if bound in ("compute", "memory") else
                f"; {'they' if its == 'their' else 'it'} computed "
@@ -483,6 +490,9 @@ def _sync(t: DeviceTime, who: str, its: str) -> str:
 def _copy(t: DeviceTime, who: str, its: str) -> str:
     staged = t.idle.by_cause["copy"]
     moved = (f"; {t.copies:,} copies, {format_bytes(t.copy_bytes)}" if t.copies else "")
+    if t.pageable_bytes:
+        moved += (", all of it" if t.pageable_bytes == t.copy_bytes else
+                  f", {format_bytes(t.pageable_bytes)} of it") + " to or from pageable memory"
     return (f"{who} spent {format_ns(t.copy_ns)} copying with no compute beside it and "
             f"idled {format_ns(staged)} while the host staged copies "
             f"({_of_span(t.copy_ns + staged, t, its)}{moved})")

@@ -31,7 +31,8 @@ RANK_MEMO_VERSION = "v9"  # bump when rank_summary's keys or their meaning chang
 # and what CUDA graphs' replays ran (the issue rate counts a replay once); v7: what an
 # other-bound device's queued work waited for, CCCL's NVTX ranges no window; v8: whether
 # DataParallel drove the devices, an iteration a few kernels longer or interrupted is
-# one; v9: an iteration at a stride of its anchor, the finding shared_gpu
+# one; v9: an iteration at a stride of its anchor, the finding shared_gpu, the copies'
+# pageable and pinned bytes
 
 
 def rank_memo_file(cache_path: Path, min_gap_ns: int, part_rank: str | None = None) -> Path:

@@ -31,6 +31,12 @@ REMEDY = {
     "other": "record the CUDA runtime calls (nsys -t cuda, ProfilerActivity.CUDA) so "
              "that each gap's launch is known",
 }
+# A copy-bound GPU's where most of the bytes it copied were from or to pinned memory: the
+# pinning is done, what is left is how much is copied and whether it overlaps compute
+REMEDY_COPY_PINNED = (
+    "its copies are from and to pinned memory already: move less between host and GPU "
+    "(keep tensors on the GPU, copy once and reuse), and copy with non_blocking=True on a "
+    "side stream so that copies overlap compute")
 # An other-bound GPU's remedy where its queued work is known to have waited on another
 # GPU's or another stream's (tui/analysis/queued_waits.py: GPUS, STREAMS)
 REMEDY_WAITED = {
@@ -187,13 +193,16 @@ def host_remedy(busy_in: str | None, source_format: str | None = None) -> str:
 
 def remedy(bound: str, busy_in: str | None = None, source_format: str | None = None,
            launched_as: str | None = None, waited_on: str | None = None,
-           dataparallel: bool = False) -> str:
+           dataparallel: bool = False, pinned: bool = False) -> str:
     """What to do about `bound`; a host-bound GPU's by what its host was busy in, a
     launch-bound one's by how its kernels were made and launched (launch_means), an
-    other-bound one's by what its queued work waited for (queued_waits); any of
-    DATAPARALLEL_BOUNDS where DataParallel drove the GPUs, by that."""
+    other-bound one's by what its queued work waited for (queued_waits), a copy-bound
+    one's by whether its copies were `pinned` (most bytes); any of DATAPARALLEL_BOUNDS
+    where DataParallel drove the GPUs, by that."""
     if dataparallel and bound in DATAPARALLEL_BOUNDS:
         return REMEDY_DATAPARALLEL
+    if bound == "copy" and pinned and source_format != "xla":
+        return REMEDY_COPY_PINNED
     if bound == "host":
         return host_remedy(busy_in, source_format)
     if bound == "other" and waited_on in REMEDY_WAITED:

@@ -37,7 +37,7 @@ _SUFFIX = "v16.json"  # v3: the diagnosis; v4: of the window of work, with the s
 # what an other-bound device's queued work waited for (another GPU, other streams); v15:
 # DataParallel's remedy, an iteration a few kernels longer or interrupted is one still,
 # its slow first repeats set-up; v16: an iteration at a stride of its anchor (gradient
-# accumulation), the finding shared_gpu
+# accumulation), the finding shared_gpu, the copies' pageable bytes
 # Long row lists (every gap, every row of a rule) are kept whole in the memo's JSON and
 # cut to this many in its brief, from which `--summary` prints text (it shows ten at most).
 BRIEF_ROWS = 20
