@@ -40,6 +40,9 @@ def shared_devices_finding(con: duckdb.DuckDBPyConnection) -> Finding | None:
     fmt = con.execute("SELECT value FROM trace_meta WHERE key = 'format'").fetchone()
     if not fmt or fmt[0] != "nsys":
         return None
+    (several,) = con.execute(load_query("several_gpu_processes")).fetchone() or (None,)
+    if not several:  # one process's work (most reports): no sweep
+        return None
     cursor = con.execute(load_query("shared_devices"))
     names = [d[0] for d in cursor.description]
     rows = [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
