@@ -85,6 +85,11 @@ Workloads (argv[1]):
             starting at one time (20 s after the first process starts).
   compiled  `accum`'s BERT-base compiled with `torch.compile` (its default mode), 30
             steps of 32 sequences made on the GPU, one batch a step.
+  threads   two Python threads of one process, each serving its own model (ViT-B/16 and
+            ResNet-50, bf16) on its own CUDA stream, 100 batches of 64 each, concurrently.
+  prefetch  an MLP (4 layers of 4096, bf16 autocast) trained 60 steps on batches that a
+            Python thread makes on the host (~15 ms each: NumPy) and hands over through
+            a queue of 2: the training loop waits on the queue.
   ddp_accum (under torchrun, one process per GPU) `ddp`'s MLP trained 15 optimizer steps
             of 4 micro-batches each, the first three inside DDP's `no_sync()`: the
             gradients all-reduced once a step.
@@ -709,6 +714,59 @@ def ddp_accum() -> str:
     return f"rank={rank} work_s={took:.2f} steps={steps}"
 
 
+def threads() -> str:
+    import threading
+
+    import timm
+
+    torch.manual_seed(0)
+    done: dict[str, int] = {}
+
+    def serve(name: str) -> None:
+        model = timm.create_model(name).cuda().to(torch.bfloat16).eval()
+        stream = torch.cuda.Stream()
+        with torch.inference_mode(), torch.cuda.stream(stream):
+            for _ in range(100):
+                images = torch.randn(64, 3, 224, 224, device="cuda", dtype=torch.bfloat16)
+                model(images).argmax(-1)
+        stream.synchronize()
+        done[name] = 100
+
+    start = time.perf_counter()
+    workers = [threading.Thread(target=serve, args=(name,))
+               for name in ("vit_base_patch16_224", "resnet50")]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    return f"work_s={time.perf_counter() - start:.2f} batches={sum(done.values())}"
+
+
+def prefetch() -> str:
+    import queue
+    import threading
+
+    model = mlp(4).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    steps = int(os.environ.get("STEPS", "60"))
+    batches: queue.Queue = queue.Queue(maxsize=2)
+
+    def make() -> None:
+        rng = np.random.default_rng(0)
+        for _ in range(steps):
+            x = rng.standard_normal((1024, 4096), dtype=np.float32)
+            x = np.sort(x, axis=1)  # host work: ~15 ms a batch
+            batches.put(torch.from_numpy(x))
+
+    threading.Thread(target=make, daemon=True).start()
+    start = time.perf_counter()
+    for _ in range(steps):
+        x = batches.get().cuda(non_blocking=True)
+        squares_step(model, opt, x)
+    torch.cuda.synchronize()
+    return f"work_s={time.perf_counter() - start:.2f} steps={steps}"
+
+
 if __name__ == "__main__":
     workload = sys.argv[1]
     run = {"generate": generate, "decode": decode, "vision": vision, "triton": triton_kernels,
@@ -717,5 +775,5 @@ if __name__ == "__main__":
            "amp": amp, "autotune": autotune, "infer": infer, "serve": serve,
            "accum": accum, "offload": offload, "loader0": vision, "shared": shared,
            "shared_worker": shared_worker, "compiled": compiled,
-           "ddp_accum": ddp_accum}[workload]
+           "ddp_accum": ddp_accum, "threads": threads, "prefetch": prefetch}[workload]
     print(workload, "ok", run(), flush=True)

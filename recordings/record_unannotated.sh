@@ -20,7 +20,7 @@
 # --duration=3: a capture of the loop alone, cut mid-step, as users skip the start-up),
 # bert_nvtx (bert's 12 steps inside torch.autograd.profiler.emit_nvtx()), cycles_ddp
 # (no nsys: ddp's two ranks, 20 steps, under cycles' profiler: $OUT/cycles_ddp.tgz),
-# serve, accum, offload, shared, compiled (see gen_unannotated.py), loader0 (vision with
+# serve, accum, offload, shared, compiled, threads, prefetch (see gen_unannotated.py), loader0 (vision with
 # WORKERS=0: its images made in the training loop's process, 20 steps), accum_small (accum
 # with STEPS=5), ddp_accum (under torchrun over the two GPUs of DDP_GPUS),
 # trainer (Hugging Face's Trainer, one GPU), trainer_dp (the same with the two GPUs of
