@@ -1,5 +1,5 @@
--- Params: $max_stride, $min_repeats, $regular, $repeating, $tolerance
--- Needs: schema
+-- Params: $max_stride, $min_repeats, $regular, $repeating, $tolerance, {repeats}, {sequence}
+-- Needs: cte repeats, cte seq
 -- The iteration that repeats in the kernel sequence where no kernel comes once an
 -- iteration (work_iteration.sql found none): gradient accumulation runs its micro-batches'
 -- kernels several times a step and its optimizer's once, in launches of a name repeated
@@ -11,22 +11,12 @@
 -- one, with a short period); of those, the longest period, at the least stride. The
 -- sequence from the anchor's first regular repeat must repeat with that period at least
 -- $repeating of the time, as in work_iteration.sql.
+-- {sequence}: work_iteration_sequence.sql; {repeats}: work_iteration_repeats.sql.
 -- Columns: start_ns (the first regular repeat's first kernel), name (the anchor's),
 --          repeats (iterations from there on: the anchor's occurrences over its stride),
 --          period (kernels an iteration), stride (the anchor's occurrences an iteration);
 --          no row: no iteration found
-WITH busiest AS (
-    -- the stream with the most kernels, as in work_iteration.sql
-    SELECT device, stream FROM gpu_activities
-    WHERE kind = 'kernel' AND device IS NOT NULL
-    GROUP BY device, stream ORDER BY count(*) DESC, device, stream
-    LIMIT 1
-), seq AS (
-    SELECT row_number() OVER (ORDER BY g.start_ns, g.id) - 1 AS i, g.name, g.start_ns
-    FROM gpu_activities AS g
-    JOIN busiest AS b ON g.device = b.device AND g.stream IS NOT DISTINCT FROM b.stream
-    WHERE g.kind = 'kernel'
-), occurrences AS (
+WITH {sequence}, occurrences AS (
     -- each kernel's occurrence of its name (`key`, its hash: kernel names are long and
     -- joined a stride at a time), counted from 0; names too rare to repeat $min_repeats
     -- times at the least stride left out
@@ -67,12 +57,7 @@ WITH busiest AS (
     QUALIFY r.stride = min(r.stride) OVER (PARTITION BY r.key)
     ORDER BY r.period DESC, r.stride, r.regular DESC, s.name
     LIMIT 1
-), repeats AS (
-    SELECT avg(CASE WHEN a.name = b.name THEN 1.0 ELSE 0.0 END) AS same
-    FROM anchor AS x
-    JOIN seq AS a ON a.i >= x.first_i
-    JOIN seq AS b ON b.i = a.i + x.period
-)
+), {repeats}
 SELECT (SELECT start_ns FROM seq WHERE i = x.first_i) AS start_ns, x.name,
        (SELECT count(*) FROM seq WHERE name = x.name AND i >= x.first_i) // x.stride
            AS repeats,

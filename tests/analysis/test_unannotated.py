@@ -27,7 +27,6 @@ from tui.analysis.remedies import (
     host_work,
 )
 from tui.analysis.summary import trace_summary
-from tui.core.queries import load_query
 from tui.core.units import format_ns
 from tui.loading.trace import open_trace
 
@@ -721,12 +720,18 @@ def test_gradient_accumulation_is_judged_over_its_optimizer_steps() -> None:
     each the same number of kernels as sqlite3 counts them, and the gaps are NVIDIA's."""
     from collections import Counter
 
-    from tui.analysis.window import MIN_REPEATS, REGULAR, REPEATING, TOLERANCE
+    from tui.analysis.window import (
+        MIN_REPEATS,
+        REGULAR,
+        REPEATING,
+        TOLERANCE,
+        iteration_query,
+    )
 
     path = inflated("unannotated/accum.sqlite")
     with open_trace(path) as trace:
         once = trace.con.execute(
-            load_query("work_iteration"),
+            iteration_query("work_iteration"),
             {"min_repeats": MIN_REPEATS, "regular": REGULAR, "repeating": REPEATING,
              "tolerance": TOLERANCE}).fetchone()
         gaps, _whole, _work = gaps_and_work(trace.con, MS)

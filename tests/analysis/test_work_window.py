@@ -22,8 +22,13 @@ from tests.helpers.paths import DATA
 from tests.helpers.window_oracle import kineto_expected, to_ns, union_within
 from tui.analysis.diagnosis import COMPUTE_MOST, diagnose, gaps_and_work
 from tui.analysis.summary import trace_summary
-from tui.analysis.window import LIBRARY_RANGES, MOST_WORK, window_query, work_window
-from tui.core.queries import load_query
+from tui.analysis.window import (
+    LIBRARY_RANGES,
+    MOST_WORK,
+    iteration_query,
+    window_query,
+    work_window,
+)
 from tui.core.steps import PROFILER_STEP, STEP_NAME
 from tui.loading.trace import open_trace
 
@@ -338,7 +343,7 @@ def test_the_iteration_is_read_from_the_busiest_streams_own_order() -> None:
     assert not any(n.startswith("nccl") for n in names)  # NCCL's kernels: another stream
     with open_trace(path) as trace:
         _start, anchor, repeats, period = trace.con.execute(
-            load_query("work_iteration"),
+            iteration_query("work_iteration"),
             {"min_repeats": MIN_REPEATS, "regular": REGULAR, "repeating": REPEATING,
              "tolerance": TOLERANCE}).fetchone()
     at = [i for i, n in enumerate(names) if n == anchor]

@@ -190,11 +190,20 @@ def _iteration(con: duckdb.DuckDBPyConnection) -> tuple | None:
     from one at a stride of its occurrences; None where none is found."""
     rules = {"min_repeats": MIN_REPEATS, "regular": REGULAR, "repeating": REPEATING,
              "tolerance": TOLERANCE}
-    found = con.execute(load_query("work_iteration"), rules).fetchone()
+    found = con.execute(iteration_query("work_iteration"), rules).fetchone()
     if found is not None:
         return (*found, 1)
-    return con.execute(load_query("work_iteration_strided"),
+    return con.execute(iteration_query("work_iteration_strided"),
                        rules | {"max_stride": MAX_STRIDE}).fetchone()
+
+
+@cache
+def iteration_query(name: str) -> str:
+    """work_iteration.sql or work_iteration_strided.sql, with the kernel sequence they
+    search (work_iteration_sequence.sql) and their check that it repeats
+    (work_iteration_repeats.sql)."""
+    return fill(name, sequence=fragment("work_iteration_sequence"),
+                repeats=fragment("work_iteration_repeats"))
 
 
 def _after_warm_up(con: duckdb.DuckDBPyConnection, window: Window) -> Window:
