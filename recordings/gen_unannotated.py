@@ -118,6 +118,17 @@ def squares_step(model: torch.nn.Module, opt: torch.optim.Optimizer,
     return loss
 
 
+def squares_loop(model: torch.nn.Module, opt: torch.optim.Optimizer, steps: int) -> float:
+    """`steps` of squares_step on batches of 4096x4096 made on the GPU; the seconds they
+    took, the GPU's work included."""
+    start = time.perf_counter()
+    for _ in range(steps):
+        x = torch.randn(4096, 4096, device="cuda")
+        squares_step(model, opt, x)
+    torch.cuda.synchronize()
+    return time.perf_counter() - start
+
+
 def llama() -> torch.nn.Module:
     """The Llama-style model of `generate` and `decode`: random weights from its config, bf16."""
     from transformers import LlamaConfig, LlamaForCausalLM
@@ -547,12 +558,7 @@ def autotune() -> str:
     model = torch.compile(mlp(4).cuda(), mode="max-autotune-no-cudagraphs")
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
     steps = int(os.environ.get("STEPS", "60"))
-    start = time.perf_counter()
-    for _ in range(steps):
-        x = torch.randn(4096, 4096, device="cuda")
-        squares_step(model, opt, x)
-    torch.cuda.synchronize()
-    return f"work_s={time.perf_counter() - start:.2f} steps={steps}"
+    return f"work_s={squares_loop(model, opt, steps):.2f} steps={steps}"
 
 
 def infer() -> str:
@@ -659,12 +665,7 @@ def shared_worker() -> str:
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
     steps = int(os.environ.get("STEPS", "200"))
     time.sleep(max(0.0, float(os.environ.get("START_AT", "0")) - time.time()))
-    start = time.perf_counter()
-    for _ in range(steps):
-        x = torch.randn(4096, 4096, device="cuda")
-        squares_step(model, opt, x)
-    torch.cuda.synchronize()
-    return f"pid={os.getpid()} work_s={time.perf_counter() - start:.2f} steps={steps}"
+    return f"pid={os.getpid()} work_s={squares_loop(model, opt, steps):.2f} steps={steps}"
 
 
 def compiled() -> str:
