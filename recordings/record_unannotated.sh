@@ -22,7 +22,8 @@
 # (no nsys: ddp's two ranks, 20 steps, under cycles' profiler: $OUT/cycles_ddp.tgz),
 # serve, accum, offload, shared, compiled, threads, prefetch (see gen_unannotated.py), loader0 (vision with
 # WORKERS=0: its images made in the training loop's process, 20 steps), accum_small (accum
-# with STEPS=5), ddp_accum (under torchrun over the two GPUs of DDP_GPUS),
+# with STEPS=5), ddp_accum (under torchrun over the two GPUs of DDP_GPUS), ddp_json (ddp's
+# 10 steps, exported with --include-json=true: NCCL's NVTX payloads, its calls' sizes),
 # trainer (Hugging Face's Trainer, one GPU), trainer_dp (the same with the two GPUs of
 # DDP_GPUS visible: the Trainer wraps the model in torch.nn.DataParallel itself),
 # trainer_ddp (the same under torchrun over those two GPUs: DDP), cycles (no nsys:
@@ -97,6 +98,10 @@ for name in ${ONLY//,/ }; do
   fi
   if [ $name = loader0 ]; then LAUNCH="env WORKERS=0 STEPS=20 python3"; fi
   if [ $name = accum_small ]; then workload=accum; LAUNCH="env STEPS=5 python3"; fi
+  if [ $name = ddp_json ]; then  # ddp's 10 steps, exported with NCCL's NVTX payloads
+    workload=ddp; LAUNCH="env STEPS=10 torchrun --nproc_per_node=2"
+    export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
+  fi
   if [ $name = ddp_accum ]; then  # ddp's MLP with no_sync() micro-batches, under torchrun
     LAUNCH="torchrun --nproc_per_node=2"; export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1}
     export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
@@ -122,7 +127,7 @@ for name in ${ONLY//,/ }; do
   [ -f $P.nsys-rep ] || [ ! -f $P.qdstrm ] || timeout 150 $D/QdstrmImporter -i $P.qdstrm >> $P.log 2>&1
   rm -f $P.qdstrm
   # --include-json: the Python samples' and backtraces' frames are kept only as JSON text
-  json=""; [ "${name%_py}" != $name ] && json="--include-json=true"
+  json=""; [ "${name%_py}" != $name ] || [ $name = ddp_json ] && json="--include-json=true"
   timeout 200 $NSYS export --type sqlite $json -f true -o $P.sqlite $P.nsys-rep >> $P.log 2>&1
   say "export $name: rc=$? $(stat -c %s $P.sqlite 2>/dev/null) B"
   for r in $RULES gpu_gaps:gap=0; do

@@ -2,8 +2,9 @@
 -- Needs: schema
 -- What kind of parallelism each process group of a combined run carries, from the calls
 -- the ranks made in it (collectives, filled from Kineto's record_param_comms ops), or,
--- where no rank recorded calls (an nsys report), from the NCCL kernels' names, as one
--- group '?' over every rank that ran one.
+-- where no rank recorded c10d's calls (an nsys report, whose NCCL calls read from NCCL's
+-- payloads, group_desc 'NCCL', tell neither the backward nor a send's peer), from the
+-- NCCL kernels' names, as one group '?' over every rank that ran one.
 -- The kind, first that holds: 'pipeline' (send/recv between ranks), 'expert' (all-to-all),
 -- 'fsdp' (all-gathers and reduce-scatters), 'tensor' (all-reduces called outside the
 -- backward, i.e. in the forward, at least half as many as in the backward: activations
@@ -25,7 +26,7 @@ WITH recorded AS (  -- XLA's opcodes ('all-reduce', 'collective-permute') as c10
            replace(lower(collective), '-', '_') AS collective, backward,
            false AS from_kernels, collective LIKE '%-%' AS from_hlo
     FROM collectives
-    WHERE lower(collective) NOT IN ('barrier', 'wait')
+    WHERE lower(collective) NOT IN ('barrier', 'wait') AND group_desc IS DISTINCT FROM 'NCCL'
 ), kernels AS (  -- a kernel launched outside the steps' thread: the backward's (autograd's)
     SELECT g.rank, '?' AS process_group, NULL AS group_desc, NULL AS group_ranks,
            CASE WHEN g.name ILIKE '%SendRecv%' OR g.name ILIKE '%nccl%Send%'
@@ -45,7 +46,7 @@ WITH recorded AS (  -- XLA's opcodes ('all-reduce', 'collective-permute') as c10
     LEFT JOIN host_activities AS r
         ON r.rank = g.rank AND r.kind = 'runtime' AND r.correlation = g.correlation
     WHERE g.kind = 'kernel' AND g.name ILIKE '%nccl%'
-      AND NOT EXISTS (SELECT 1 FROM collectives)
+      AND NOT EXISTS (SELECT 1 FROM collectives WHERE group_desc IS DISTINCT FROM 'NCCL')
 ), calls AS (
     FROM recorded UNION ALL FROM kernels
 ), groups AS (

@@ -135,7 +135,7 @@ CREATE TABLE IF NOT EXISTS collectives (
     end_ns        BIGINT,
     collective    VARCHAR,  -- c10d's name: 'allreduce', '_allgather_base', 'send', 'recv', ...
     process_group VARCHAR,  -- c10d's name of the group: '0'
-    group_desc    VARCHAR,  -- its description: 'default_pg'
+    group_desc    VARCHAR,  -- its description: 'default_pg'; 'NCCL': read from NCCL's NVTX payloads (nsys)
     group_ranks   VARCHAR,  -- the global ranks in it: '[0, 1]'
     group_size    INTEGER,
     peer          INTEGER,  -- send: the destination rank; recv: the source (in the group)

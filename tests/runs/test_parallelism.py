@@ -298,3 +298,73 @@ def test_a_pipeline_stages_critical_path_waits_for_the_other_rank_not_its_launch
         assert sum(parts.values()) == path.length_ns  # the segments tile it
         assert parts["launch_delay"] < 0.05 * path.length_ns
         assert parts["communication"] > 0.5 * path.length_ns
+
+
+def _nccl_calls(db: sqlite3.Connection) -> list[tuple]:
+    """(pid, name, bytes, kernel start, kernel end) of each NCCL call an nsys export keeps
+    with its payload, in call order per process: its kernel the first NCCL kernel launched
+    by a runtime call of its thread inside it."""
+    calls = db.execute(
+        "SELECT n.globalTid, n.start, n.\"end\", s.value, n.jsonText FROM NVTX_EVENTS AS n "
+        "JOIN StringIds AS s ON s.id = n.textId WHERE n.jsonText IS NOT NULL "
+        "AND s.value LIKE 'nccl%' ORDER BY n.start").fetchall()
+    launches = db.execute(
+        "SELECT r.globalTid, r.start, k.start, k.\"end\" FROM CUPTI_ACTIVITY_KIND_RUNTIME AS r "
+        "JOIN CUPTI_ACTIVITY_KIND_KERNEL AS k ON k.correlationId = r.correlationId "
+        "AND k.globalPid >> 24 = r.globalTid >> 24 JOIN StringIds AS s ON s.id = k.shortName "
+        "WHERE s.value LIKE 'nccl%' ORDER BY r.start").fetchall()
+    out = []
+    for tid, start, end, name, payload in calls:
+        size = json.loads(payload).get("Message size [bytes]")
+        inside = [(k0, k1) for t, at, k0, k1 in launches if t == tid and start <= at <= end]
+        if size is not None and inside:
+            out.append((tid >> 24 & 0xFFFFFF, name, size, *inside[0]))
+    return out
+
+
+def test_an_nsys_report_with_nccls_payloads_gets_its_collective_bandwidth() -> None:
+    """unannotated/ddp_json.sqlite: `ddp`'s 10 steps over two GPUs under nsys, exported with
+    --include-json=true, which keeps NCCL's NVTX payloads (each call's communicator and
+    message size, each communicator's ranks). Its NCCL calls become collectives, sized as
+    NCCL defines its payload (an all-gather's is one rank's share), so the report gets the
+    collective bandwidth Kineto's runs get, equal to a reading of the export done here:
+    the k-th call of a name and size on each rank is one instance, its transfer from the
+    later kernel start to the later end. The kind of parallelism is still read from the
+    kernels (NCCL's payloads say nothing of the backward)."""
+    from tests.helpers.paths import inflated
+
+    report = inflated("unannotated/ddp_json.sqlite")
+    db = sqlite3.connect(f"file:{report}?mode=ro", uri=True)
+    calls = _nccl_calls(db)
+    (ranks,), = db.execute("SELECT count(DISTINCT globalPid) FROM CUPTI_ACTIVITY_KIND_KERNEL")
+    assert ranks == 2
+    names = {"ncclAllReduce": ("allreduce", 1, 1.0), "ncclBroadcast": ("broadcast", 1, 1.0),
+             "ncclAllGather": ("allgather", ranks, (ranks - 1) / ranks)}
+    instances: dict[tuple, list] = {}
+    seen: Counter = Counter()
+    for pid, name, size, start, end in calls:
+        seen[(pid, name, size)] += 1
+        instances.setdefault((name, size, seen[(pid, name, size)]), []).append((start, end))
+    expected: dict[tuple, list] = {}
+    for (name, size, _k), kernels in instances.items():
+        collective, times, factor = names[name]
+        transfer = max(e for _, e in kernels) - max(s for s, _ in kernels)
+        if len(kernels) == ranks and transfer > 0:
+            rate = size * times / transfer
+            expected.setdefault((collective, size * times), []).append(
+                (transfer, rate, rate * (2 * (ranks - 1) / ranks if collective == "allreduce"
+                                         else factor)))
+    with open_run([report]) as run:
+        rows = collective_bandwidth(run.con)
+        kinds = [g["kind"] for g in parallelism(run.con)]
+    assert {(r["name"], r["bytes"]) for r in rows} == set(expected)
+    assert max(r["bytes"] for r in rows) == 537_001_984  # the model's gradients at once
+    for row in rows:
+        want = expected[(row["name"], row["bytes"])]
+        assert row["instances"] == len(want) and row["group_size"] == ranks
+        for key, index in (("transfer_ns_median", 0), ("algbw_gbps_median", 1),
+                           ("busbw_gbps_median", 2)):
+            # rates are kept to 3 decimals (GB/s)
+            assert row[key] == pytest.approx(statistics.median(w[index] for w in want),
+                                             rel=0.02, abs=1e-3), (row, key)
+    assert kinds == ["data"]

@@ -2,8 +2,9 @@
 (collective, message size), as nccl-tests defines them, beside the GPUs' link peak.
 
 The figures come from queries/analysis/rank_collective_bandwidth.sql over the instances
-matched across ranks (tui/analysis/ranks.py); sizes need c10d's calls (Kineto's
-record_param_comms), so a run without them (nsys reports) has no rows.
+matched across ranks (tui/analysis/ranks.py); sizes need the calls: c10d's (Kineto's
+record_param_comms), an XLA program's HLO collectives, or NCCL's NVTX payloads in an nsys
+export that kept them (tui/sources/nsys_collectives.py); a run without any has no rows.
 """
 
 from __future__ import annotations

@@ -25,6 +25,7 @@ from tui.core.errors import TraceError, first_line
 from tui.core.interrupt import is_interrupt
 from tui.core.queries import Sql, fill, load_query
 from tui.sources.nsys_backtraces import CALLCHAINS_TABLE, stage_backtraces
+from tui.sources.nsys_collectives import load_nsys_collectives
 from tui.sources.nsys_diagnostics import import_errors
 from tui.sources.nsys_gpu_metrics import load_nsys_gpu_metrics
 from tui.sources.nsys_host import load_nsys_host
@@ -116,6 +117,7 @@ def _load_rest(path: Path, schema: dict[str, set[str]],
     warnings += import_errors(path, schema)
     _load_threads(path, schema, con)
     warnings += load_nsys_memory(path, schema, con, _process(schema, "m.globalPid"))
+    warnings += load_nsys_collectives(path, schema, con)  # NCCL's calls, where kept
     gpu_rows, host_rows = con.execute(
         "SELECT (SELECT count(*) FROM gpu_activities), (SELECT count(*) FROM host_activities)"
     ).fetchone() or (0, 0)

@@ -1,0 +1,63 @@
+-- Params: none
+-- Needs: arrow nsys_nccl_calls
+-- NCCL's calls read from an nsys export's NVTX payloads (registered as nsys_nccl_calls,
+-- from nsys_sqlite_nccl_calls.sql) into collectives, as Kineto's record_param_comms
+-- events fill it: each collective call with its thread, its communicator (process_group:
+-- NCCL's communicator ID), its group's size (the ranks its communicator was initialised
+-- with, on any rank: the ID is the same on each) and the bytes in and out of this rank,
+-- as NCCL's own payload gives them (`Message size [bytes]`: the whole buffer of an
+-- all-reduce, a broadcast or a reduce; one rank's share of an all-gather's output and of
+-- a reduce-scatter's input; what goes to each peer in an all-to-all), and the launch of
+-- its NCCL kernel: the launch call of an NCCL kernel its thread made inside the call
+-- (none where NCCL launched it later, at a group's end). Sends and receives are left
+-- out: their peers are not in every NCCL's payload. group_desc 'NCCL' tells these rows
+-- from c10d's (rank_parallelism.sql reads the kind of parallelism from c10d's calls only).
+-- Columns: those of collectives.
+INSERT INTO collectives
+WITH calls AS (
+    SELECT (global_tid >> 24) & 16777215 AS pid, global_tid & 16777215 AS tid, start_ns,
+           end_ns, name,
+           json_extract_string(payload, '$."NCCL communicator ID"') AS communicator,
+           TRY_CAST(json_extract_string(payload, '$."Message size [bytes]"') AS BIGINT)
+               AS bytes,
+           TRY_CAST(json_extract_string(payload, '$."No. of ranks"') AS INTEGER) AS ranks
+    FROM nsys_nccl_calls
+), groups AS (
+    SELECT communicator, max(ranks) AS group_size
+    FROM calls
+    WHERE ranks IS NOT NULL
+    GROUP BY communicator
+), collective_calls AS (
+    SELECT c.*, g.group_size,
+           CASE c.name WHEN 'ncclAllReduce' THEN 'allreduce'
+                       WHEN 'ncclAllGather' THEN 'allgather'
+                       WHEN 'ncclReduceScatter' THEN 'reduce_scatter'
+                       WHEN 'ncclAlltoAll' THEN 'alltoall'
+                       WHEN 'ncclBroadcast' THEN 'broadcast'
+                       WHEN 'ncclReduce' THEN 'reduce' END AS collective
+    FROM calls AS c
+    LEFT JOIN groups AS g USING (communicator)
+    WHERE c.bytes IS NOT NULL
+), nccl_launches AS (
+    -- the launch calls of NCCL kernels (a few a step), with their thread
+    SELECT h.pid, h.tid, h.start_ns, h.correlation
+    FROM host_activities AS h
+    JOIN gpu_activities AS g ON g.correlation = h.correlation
+    WHERE h.kind = 'runtime' AND g.kind = 'kernel' AND g.name LIKE 'nccl%'
+), launched AS (
+    SELECT c.pid, c.tid, c.start_ns, arg_min(l.correlation, l.start_ns) AS correlation
+    FROM collective_calls AS c
+    JOIN nccl_launches AS l
+      ON l.pid = c.pid AND l.tid = c.tid AND l.start_ns BETWEEN c.start_ns AND c.end_ns
+    GROUP BY c.pid, c.tid, c.start_ns
+)
+SELECT c.tid, c.start_ns, c.end_ns, c.collective, c.communicator AS process_group,
+       'NCCL' AS group_desc, NULL AS group_ranks, c.group_size, NULL AS peer,
+       c.bytes * CASE WHEN c.collective IN ('reduce_scatter', 'alltoall')
+                      THEN coalesce(c.group_size, 1) ELSE 1 END AS in_nelems,
+       c.bytes * CASE WHEN c.collective IN ('allgather', 'alltoall')
+                      THEN coalesce(c.group_size, 1) ELSE 1 END AS out_nelems,
+       'Byte' AS dtype, NULL AS backward, l.correlation
+FROM collective_calls AS c
+LEFT JOIN launched AS l USING (pid, tid, start_ns)
+WHERE c.collective IS NOT NULL;
