@@ -24,6 +24,8 @@
 # WORKERS=0: its images made in the training loop's process, 20 steps), accum_small (accum
 # with STEPS=5), ddp_accum (under torchrun over the two GPUs of DDP_GPUS), ddp_json (ddp's
 # 10 steps, exported with --include-json=true: NCCL's NVTX payloads, its calls' sizes),
+# fsdp_json (fsdp without the GPU metrics, exported so too), fsdp_kineto (no nsys: fsdp's
+# program under torch.profiler over the same two GPUs: $OUT/fsdp_kineto.tgz),
 # trainer (Hugging Face's Trainer, one GPU), trainer_dp (the same with the two GPUs of
 # DDP_GPUS visible: the Trainer wraps the model in torch.nn.DataParallel itself),
 # trainer_ddp (the same under torchrun over those two GPUs: DDP), cycles (no nsys:
@@ -68,6 +70,14 @@ for name in ${ONLY//,/ }; do
       $HERE/gen_unannotated.py ddp > $W/cycles_ddp.log 2>&1
     say "cycles_ddp: rc=$? $(ls $W/cycles_ddp | wc -l) files"
     (cd $W && tar czf $OUT/cycles_ddp.tgz cycles_ddp); continue
+  fi
+  if [ $name = fsdp_kineto ]; then  # fsdp's program under torch.profiler (no nsys): a file a rank
+    mkdir -p $W/fsdp_kineto
+    CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 \
+      timeout 300 torchrun --nproc_per_node=2 $HERE/dist_train.py fsdp $W/fsdp_kineto \
+      > $W/fsdp_kineto.log 2>&1
+    say "fsdp_kineto: rc=$? $(ls $W/fsdp_kineto | wc -l) files"
+    (cd $W && tar czf $OUT/fsdp_kineto.tgz fsdp_kineto); continue
   fi
   workload=$name; extra=""
   if [ $name = jax_no_cb ]; then  # XLA's command buffers off: each step's kernels traced
@@ -115,7 +125,7 @@ for name in ${ONLY//,/ }; do
     export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} PLAIN=1
     program=$HERE/jax_dp.py; workload=$W
   fi
-  if [ $name = fsdp ]; then  # dist_train.py's FSDP2 ViT, bare with NVTX step ranges
+  if [ $name = fsdp ] || [ $name = fsdp_json ]; then  # dist_train.py's FSDP2 ViT, bare with NVTX step ranges
     LAUNCH="torchrun --nproc_per_node=2"; export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1}
     export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 PLAIN=1
     program=$HERE/dist_train.py; workload="fsdp $W"
@@ -127,7 +137,7 @@ for name in ${ONLY//,/ }; do
   [ -f $P.nsys-rep ] || [ ! -f $P.qdstrm ] || timeout 150 $D/QdstrmImporter -i $P.qdstrm >> $P.log 2>&1
   rm -f $P.qdstrm
   # --include-json: the Python samples' and backtraces' frames are kept only as JSON text
-  json=""; [ "${name%_py}" != $name ] || [ $name = ddp_json ] && json="--include-json=true"
+  json=""; [ "${name%_py}" != $name ] || [ "${name%_json}" != $name ] && json="--include-json=true"
   timeout 200 $NSYS export --type sqlite $json -f true -o $P.sqlite $P.nsys-rep >> $P.log 2>&1
   say "export $name: rc=$? $(stat -c %s $P.sqlite 2>/dev/null) B"
   for r in $RULES gpu_gaps:gap=0; do

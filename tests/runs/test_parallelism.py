@@ -368,3 +368,26 @@ def test_an_nsys_report_with_nccls_payloads_gets_its_collective_bandwidth() -> N
             assert row[key] == pytest.approx(statistics.median(w[index] for w in want),
                                              rel=0.02, abs=1e-3), (row, key)
     assert kinds == ["data"]
+
+
+def test_nccls_payload_sizes_are_c10ds_on_the_same_program() -> None:
+    """unannotated/fsdp_json.sqlite and fsdp2/: dist_train.py's FSDP2 ViT over the same two
+    H200s, once under nsys exported with --include-json=true, once under torch.profiler.
+    NCCL's payload sizes an all-gather and a reduce-scatter by one rank's share; times the
+    group's size they are the sizes c10d's calls give (the all-gather's whole output, the
+    reduce-scatter's whole input): the same sizes as the Kineto run's, and bus bandwidths
+    within 10% of its (two runs of one program on one machine)."""
+    from tests.helpers.paths import inflated
+
+    kinds = {"_allgather_base": "allgather", "_reduce_scatter_base": "reduce_scatter"}
+    with open_run([SAMPLES / "fsdp2"]) as run:
+        kineto = {(kinds[r["name"]], r["bytes"]): r for r in collective_bandwidth(run.con)}
+    with open_run([inflated("unannotated/fsdp_json.sqlite")]) as run:
+        nsys = {(r["name"], r["bytes"]): r for r in collective_bandwidth(run.con)
+                if r["name"] in kinds.values()}
+    assert set(nsys) == set(kineto)
+    assert {size for _, size in kineto} == {1_534_864, 7_097_856}
+    for key, row in nsys.items():
+        assert row["group_size"] == kineto[key]["group_size"] == 2
+        assert row["busbw_gbps_median"] == pytest.approx(kineto[key]["busbw_gbps_median"],
+                                                         rel=0.1), key
