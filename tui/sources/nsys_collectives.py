@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import adbc_driver_sqlite.dbapi as adbc_sqlite
 import duckdb
 
 from tui.core.errors import first_line
 from tui.core.queries import fill, load_query
-from tui.sources.sqlite_uri import read_only_uri
+from tui.sources.sqlite_uri import read_arrow
 
 NVTX_TABLE = "NVTX_EVENTS"
 
@@ -28,18 +27,10 @@ def load_nsys_collectives(path: Path, schema: dict[str, set[str]],
     if "jsonText" not in columns or "StringIds" not in schema:
         return []
     text_id = "n.textId" if "textId" in columns else "NULL"
-    source = adbc_sqlite.connect(read_only_uri(path))
     try:
-        cursor = source.cursor()
-        try:
-            cursor.execute(fill("nsys_sqlite_nccl_calls", text_id=text_id))
-            calls = cursor.fetch_arrow_table()
-        finally:
-            cursor.close()
+        calls = read_arrow(path, fill("nsys_sqlite_nccl_calls", text_id=text_id))
     except Exception as exc:  # the driver raises its own error family
         return [f"skipped NCCL's NVTX payloads ({first_line(exc)})"]
-    finally:
-        source.close()
     if not calls.num_rows:
         return []
     con.register("nsys_nccl_calls", calls)

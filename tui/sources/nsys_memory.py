@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import adbc_driver_sqlite.dbapi as adbc_sqlite
 import duckdb
 
 from tui.core.errors import first_line
 from tui.core.queries import Sql, fill, load_query
 from tui.sources.kineto_memory import MAX_MEMORY_BYTES
-from tui.sources.sqlite_uri import read_only_uri
+from tui.sources.sqlite_uri import read_arrow
 
 MEMORY_TABLE = "CUDA_GPU_MEMORY_USAGE_EVENTS"
 COLUMNS = {"start", "deviceId", "address", "bytes", "memKind", "memoryOperationType",
@@ -28,18 +27,10 @@ def load_nsys_memory(path: Path, schema: dict[str, set[str]],
         return []
     if not COLUMNS <= schema[MEMORY_TABLE]:
         return [f"skipped {MEMORY_TABLE}: this export's columns are not ones tui knows"]
-    source = adbc_sqlite.connect(read_only_uri(path))
     try:
-        cursor = source.cursor()
-        try:
-            cursor.execute(fill("nsys_sqlite_memory", process=Sql(process)))
-            events = cursor.fetch_arrow_table()
-        finally:
-            cursor.close()
+        events = read_arrow(path, fill("nsys_sqlite_memory", process=Sql(process)))
     except Exception as exc:  # the driver raises its own error family
         return [f"skipped {MEMORY_TABLE} ({first_line(exc)})"]
-    finally:
-        source.close()
     con.register("nsys_memory", events)
     try:
         con.execute(load_query("nsys_memory_events"), {"max_bytes": MAX_MEMORY_BYTES}).fetchall()
