@@ -12,8 +12,11 @@
 -- From the kernels alone, an all-reduce is the forward's when its launch call is on the
 -- thread of a step range (Kineto's ProfilerStep#N or an NVTX range named like a step,
 -- $profiler_step, $step_name: tui/core/steps.py) and inside it, the backward's otherwise
--- (autograd runs the backward on threads of its own); an all-to-all cannot be told from
--- send/recv (NCCL runs both as SendRecv kernels: 'pipeline').
+-- (autograd runs the backward on threads of its own); on a rank with no step range (a
+-- program that marks nothing), the forward's when launched by the thread that launched
+-- the rank's first kernel (the program's main thread: autograd's start with the first
+-- backward), the backward's otherwise. An all-to-all cannot be told from send/recv (NCCL
+-- runs both as SendRecv kernels: 'pipeline').
 -- An XLA program's collectives (tui/derived: its HLO ops as calls) count alike: a
 -- collective-permute as send/recv, an all-reduce in a transposed op ('transpose(jvp(…))',
 -- the gradient's) as the backward's.
@@ -27,6 +30,18 @@ WITH recorded AS (  -- XLA's opcodes ('all-reduce', 'collective-permute') as c10
            false AS from_kernels, collective LIKE '%-%' AS from_hlo
     FROM collectives
     WHERE lower(collective) NOT IN ('barrier', 'wait') AND group_desc IS DISTINCT FROM 'NCCL'
+), stepped AS (  -- the ranks with step ranges
+    SELECT DISTINCT rank FROM host_activities
+    WHERE kind = 'annotation'
+      AND (regexp_matches(name, $profiler_step) OR regexp_matches(name, $step_name))
+), main_thread AS (  -- each rank's first kernel's launching thread
+    SELECT f.rank, r.pid, r.tid
+    FROM (SELECT rank, arg_min(correlation, start_ns) AS correlation
+          FROM gpu_activities
+          WHERE kind = 'kernel' AND correlation IS NOT NULL
+          GROUP BY rank) AS f
+    JOIN host_activities AS r
+        ON r.rank = f.rank AND r.kind = 'runtime' AND r.correlation = f.correlation
 ), kernels AS (  -- a kernel launched outside the steps' thread: the backward's (autograd's)
     SELECT g.rank, '?' AS process_group, NULL AS group_desc, NULL AS group_ranks,
            CASE WHEN g.name ILIKE '%SendRecv%' OR g.name ILIKE '%nccl%Send%'
@@ -35,12 +50,15 @@ WITH recorded AS (  -- XLA's opcodes ('all-reduce', 'collective-permute') as c10
                 WHEN g.name ILIKE '%ReduceScatter%' THEN 'reduce_scatter'
                 WHEN g.name ILIKE '%AllReduce%' THEN 'allreduce'
                 ELSE 'other' END AS collective,
-           NOT EXISTS (
+           CASE WHEN g.rank IN (SELECT rank FROM stepped) THEN NOT EXISTS (
                SELECT 1 FROM host_activities AS s
                WHERE s.rank = g.rank AND s.kind = 'annotation' AND s.pid = r.pid
                  AND s.tid = r.tid AND s.start_ns <= r.start_ns AND s.end_ns >= r.start_ns
                  AND (regexp_matches(s.name, $profiler_step)
-                      OR regexp_matches(s.name, $step_name))) AS backward,
+                      OR regexp_matches(s.name, $step_name)))
+           ELSE NOT EXISTS (
+               SELECT 1 FROM main_thread AS m
+               WHERE m.rank = g.rank AND m.pid = r.pid AND m.tid = r.tid) END AS backward,
            true AS from_kernels, false AS from_hlo
     FROM gpu_activities AS g
     LEFT JOIN host_activities AS r

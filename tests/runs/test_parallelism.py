@@ -391,3 +391,37 @@ def test_nccls_payload_sizes_are_c10ds_on_the_same_program() -> None:
         assert row["group_size"] == kineto[key]["group_size"] == 2
         assert row["busbw_gbps_median"] == pytest.approx(kineto[key]["busbw_gbps_median"],
                                                          rel=0.1), key
+
+
+@pytest.mark.parametrize(("report", "kind"), [("tp2_nsys.sqlite", "tensor"),
+                                               ("ddp4_nsys.sqlite", "data")])
+def test_an_nsys_report_without_step_ranges_tells_the_forward_by_its_thread(
+        tmp_path: Path, report: str, kind: str) -> None:
+    """The tensor-parallel and DDP reports with their `step N` NVTX ranges taken out (a
+    generated variant, named so: a program that marks nothing). NCCL's kernels are all
+    tui has of their calls, and no step range says which all-reduces the forward made: the
+    main thread's (the one that launched each rank's first kernel) are the forward's, the
+    autograd threads' the backward's, as the export's thread names say. Tensor parallelism
+    all-reduces inside the forward; DDP in the backward."""
+    path = tmp_path / report.replace(".sqlite", "_unmarked.sqlite")
+    path.write_bytes((SAMPLES / report).read_bytes())
+    db = sqlite3.connect(path)
+    launched = Counter(thread.startswith("pt_autograd") for (thread,) in db.execute(
+        "SELECT t.value FROM CUPTI_ACTIVITY_KIND_KERNEL AS k "
+        "JOIN StringIds AS n ON n.id = k.shortName "
+        "JOIN CUPTI_ACTIVITY_KIND_RUNTIME AS r ON r.correlationId = k.correlationId "
+        "AND r.globalTid >> 24 = k.globalPid >> 24 "
+        "JOIN ThreadNames AS h ON h.globalTid = r.globalTid "
+        "JOIN StringIds AS t ON t.id = h.nameId WHERE n.value LIKE '%AllReduce%'"))
+    forward, backward = launched[False], launched[True]
+    assert (2 * forward >= backward) == (kind == "tensor") and backward > 0
+    (steps,), = db.execute(
+        "SELECT count(*) FROM NVTX_EVENTS AS e LEFT JOIN StringIds AS s ON s.id = e.textId "
+        "WHERE coalesce(e.text, s.value) LIKE 'step %'")
+    assert steps > 0
+    db.execute("DELETE FROM NVTX_EVENTS WHERE coalesce(text, "
+               "(SELECT value FROM StringIds WHERE id = textId)) LIKE 'step %'")
+    db.commit()
+    db.close()
+    with open_run([path], use_cache=False) as run:
+        assert [g["kind"] for g in parallelism(run.con)] == [kind]
