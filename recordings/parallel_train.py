@@ -13,7 +13,8 @@ Every step starts with a host data step of DATA_MS (default 2 ms) on every rank.
 
 Usage: torchrun --nproc_per_node=N parallel_train.py MODE OUTDIR
 Writes OUTDIR/<mode>_rank<R>.pt.trace.json per rank. Env: PLAIN=1 runs bare with NVTX
-ranges `step N`, for nsys; DEVICE=cpu runs on the CPU with gloo (a dry run, small sizes);
+ranges `step N`, for nsys (MARKS=0: without them, a program that marks nothing);
+DEVICE=cpu runs on the CPU with gloo (a dry run, small sizes);
 MICRO (micro-batches, default 8), LAYERS (per stage, default 4), WIDTH (default 4096).
 """
 import os
@@ -27,6 +28,7 @@ from torch.profiler import ProfilerActivity, profile, record_function, schedule
 MODE, OUT = sys.argv[1], sys.argv[2]
 CPU = os.environ.get("DEVICE") == "cpu"
 PLAIN = bool(os.environ.get("PLAIN"))
+MARKS = os.environ.get("MARKS", "1") != "0"
 WAIT, WARMUP, ACTIVE = 1, 2, 3
 STEPS = WAIT + WARMUP + ACTIVE
 MICRO = int(os.environ.get("MICRO", "8"))
@@ -150,9 +152,11 @@ def main():
     print(f"rank {rank}/{world} pid {os.getpid()} device {device} {MODE}", flush=True)
     if PLAIN:
         for i in range(STEPS):
-            torch.cuda.nvtx.range_push(f"step {i}")
+            if MARKS:
+                torch.cuda.nvtx.range_push(f"step {i}")
             step(i)
-            torch.cuda.nvtx.range_pop()
+            if MARKS:
+                torch.cuda.nvtx.range_pop()
         torch.cuda.synchronize()
     else:
         path = os.path.join(OUT, f"{MODE}_rank{rank}.pt.trace.json")

@@ -334,6 +334,19 @@ def test_an_nsys_report_with_nccls_payloads_gets_its_collective_bandwidth() -> N
     from tests.helpers.paths import inflated
 
     report = inflated("unannotated/ddp_json.sqlite")
+    with open_run([report]) as run:
+        rows = collective_bandwidth(run.con)
+        kinds = [g["kind"] for g in parallelism(run.con)]
+    _equal_to_the_payloads(report, rows)
+    assert max(r["bytes"] for r in rows) == 537_001_984  # the model's gradients at once
+    assert kinds == ["data"]
+
+
+def _equal_to_the_payloads(report: Path, rows: list) -> None:
+    """The collective bandwidth rows of a two-rank nsys report equal a reading of its NCCL
+    payloads and kernels done here (_nccl_calls): the k-th call of a name and size on each
+    rank one instance, its transfer from the later kernel start to the later end, sized as
+    nccl-tests sizes it, the medians within 2%."""
     db = sqlite3.connect(f"file:{report}?mode=ro", uri=True)
     calls = _nccl_calls(db)
     (ranks,), = db.execute("SELECT count(DISTINCT globalPid) FROM CUPTI_ACTIVITY_KIND_KERNEL")
@@ -354,11 +367,7 @@ def test_an_nsys_report_with_nccls_payloads_gets_its_collective_bandwidth() -> N
             expected.setdefault((collective, size * times), []).append(
                 (transfer, rate, rate * (2 * (ranks - 1) / ranks if collective == "allreduce"
                                          else factor)))
-    with open_run([report]) as run:
-        rows = collective_bandwidth(run.con)
-        kinds = [g["kind"] for g in parallelism(run.con)]
     assert {(r["name"], r["bytes"]) for r in rows} == set(expected)
-    assert max(r["bytes"] for r in rows) == 537_001_984  # the model's gradients at once
     for row in rows:
         want = expected[(row["name"], row["bytes"])]
         assert row["instances"] == len(want) and row["group_size"] == ranks
@@ -367,7 +376,6 @@ def test_an_nsys_report_with_nccls_payloads_gets_its_collective_bandwidth() -> N
             # rates are kept to 3 decimals (GB/s)
             assert row[key] == pytest.approx(statistics.median(w[index] for w in want),
                                              rel=0.02, abs=1e-3), (row, key)
-    assert kinds == ["data"]
 
 
 def test_nccls_payload_sizes_are_c10ds_on_the_same_program() -> None:
@@ -425,3 +433,25 @@ def test_an_nsys_report_without_step_ranges_tells_the_forward_by_its_thread(
     db.close()
     with open_run([path], use_cache=False) as run:
         assert [g["kind"] for g in parallelism(run.con)] == [kind]
+
+
+def test_an_unannotated_tensor_parallel_nsys_report_reads_as_tensor_parallel() -> None:
+    """unannotated/tp_json.sqlite: parallel_train.py's Megatron-style tensor parallelism over
+    two H200s under nsys with no NVTX range of its own (MARKS=0), exported with
+    --include-json=true. Its all-reduces inside the forward are launched by each rank's
+    main thread, those of the backward by autograd's: tensor parallelism, not data; and
+    its all-reduces' bandwidth equals a reading of NCCL's payloads and kernels."""
+    from tests.helpers.paths import inflated
+
+    report = inflated("unannotated/tp_json.sqlite")
+    db = sqlite3.connect(f"file:{report}?mode=ro", uri=True)
+    (marked,), = db.execute(
+        "SELECT count(*) FROM NVTX_EVENTS AS e LEFT JOIN StringIds AS s ON s.id = e.textId "
+        "WHERE coalesce(e.text, s.value) NOT LIKE 'nccl%'")
+    assert marked == 0  # nothing but NCCL's own ranges
+    with open_run([report]) as run:
+        rows = collective_bandwidth(run.con)
+        kinds = [g["kind"] for g in parallelism(run.con)]
+    assert kinds == ["tensor"]
+    _equal_to_the_payloads(report, rows)
+    assert {r["bytes"] for r in rows if r["instances"] > 1} == {4_194_304}
