@@ -26,7 +26,8 @@
 # 10 steps, exported with --include-json=true: NCCL's NVTX payloads, its calls' sizes),
 # fsdp_json (fsdp without the GPU metrics, exported so too), fsdp_kineto (no nsys: fsdp's
 # program under torch.profiler over the same two GPUs: $OUT/fsdp_kineto.tgz), tp_json
-# (parallel_train.py tp over those two GPUs with no NVTX range, exported so too),
+# (parallel_train.py tp over those two GPUs with no NVTX range, exported so too), pp_json
+# (the same with pp-1f1b: two stages, 8 micro-batches),
 # trainer (Hugging Face's Trainer, one GPU), trainer_dp (the same with the two GPUs of
 # DDP_GPUS visible: the Trainer wraps the model in torch.nn.DataParallel itself),
 # trainer_ddp (the same under torchrun over those two GPUs: DDP), cycles (no nsys:
@@ -126,10 +127,11 @@ for name in ${ONLY//,/ }; do
     export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} PLAIN=1
     program=$HERE/jax_dp.py; workload=$W
   fi
-  if [ $name = tp_json ]; then  # parallel_train.py's tensor parallelism, nothing marked
+  if [ $name = tp_json ] || [ $name = pp_json ]; then  # parallel_train.py, nothing marked
     LAUNCH="env PLAIN=1 MARKS=0 torchrun --nproc_per_node=2"
     export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
     program=$HERE/parallel_train.py; workload="tp $W"
+    [ $name = pp_json ] && workload="pp-1f1b $W"
   fi
   if [ $name = fsdp ] || [ $name = fsdp_json ]; then  # dist_train.py's FSDP2 ViT, bare with NVTX step ranges
     LAUNCH="torchrun --nproc_per_node=2"; export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1}

@@ -13,6 +13,7 @@ WITH recorded AS (
     SELECT rank, lower(collective) AS call, peer, start_ns
     FROM collectives
     WHERE lower(collective) IN ('send', 'recv') AND peer IS NOT NULL
+      AND group_desc IS DISTINCT FROM 'NCCL'  -- c10d's, not NCCL's payloads (nsys)
 ), ranges AS (
     SELECT rank, tid, start_ns, CASE name WHEN 'ncclSend' THEN 'send' ELSE 'recv' END AS call
     FROM host_activities

@@ -7,11 +7,14 @@
 -- with, on any rank: the ID is the same on each) and the bytes in and out of this rank,
 -- as NCCL's own payload gives them (`Message size [bytes]`: the whole buffer of an
 -- all-reduce, a broadcast or a reduce; one rank's share of an all-gather's output and of
--- a reduce-scatter's input; what goes to each peer in an all-to-all), and the launch of
--- its NCCL kernel: the launch call of an NCCL kernel its thread made inside the call
--- (none where NCCL launched it later, at a group's end). Sends and receives are left
--- out: their peers are not in every NCCL's payload. group_desc 'NCCL' tells these rows
--- from c10d's (rank_parallelism.sql reads the kind of parallelism from c10d's calls only).
+-- a reduce-scatter's input; what goes to each peer in an all-to-all; a send's or a
+-- receive's, with its peer in the communicator), and the launch of its NCCL kernel: the
+-- first launch call of an NCCL kernel its thread made from the call's start on (inside
+-- it, or, for calls grouped by ncclGroupStart/End, as batch_isend_irecv groups a
+-- pipeline's sends and receives, at the group's end: the calls of a group share one
+-- kernel). group_desc 'NCCL' tells these rows from c10d's: the kind of parallelism and a
+-- pipeline's peers are read from c10d's calls only (rank_parallelism.sql,
+-- rank_p2p_calls.sql).
 -- Columns: those of collectives.
 INSERT INTO collectives
 WITH calls AS (
@@ -20,7 +23,8 @@ WITH calls AS (
            json_extract_string(payload, '$."NCCL communicator ID"') AS communicator,
            TRY_CAST(json_extract_string(payload, '$."Message size [bytes]"') AS BIGINT)
                AS bytes,
-           TRY_CAST(json_extract_string(payload, '$."No. of ranks"') AS INTEGER) AS ranks
+           TRY_CAST(json_extract_string(payload, '$."No. of ranks"') AS INTEGER) AS ranks,
+           TRY_CAST(json_extract_string(payload, '$."Peer rank"') AS INTEGER) AS peer
     FROM nsys_nccl_calls
 ), groups AS (
     SELECT communicator, max(ranks) AS group_size
@@ -34,7 +38,9 @@ WITH calls AS (
                        WHEN 'ncclReduceScatter' THEN 'reduce_scatter'
                        WHEN 'ncclAlltoAll' THEN 'alltoall'
                        WHEN 'ncclBroadcast' THEN 'broadcast'
-                       WHEN 'ncclReduce' THEN 'reduce' END AS collective
+                       WHEN 'ncclReduce' THEN 'reduce'
+                       WHEN 'ncclSend' THEN 'send'
+                       WHEN 'ncclRecv' THEN 'recv' END AS collective
     FROM calls AS c
     LEFT JOIN groups AS g USING (communicator)
     WHERE c.bytes IS NOT NULL
@@ -45,14 +51,13 @@ WITH calls AS (
     JOIN gpu_activities AS g ON g.correlation = h.correlation
     WHERE h.kind = 'runtime' AND g.kind = 'kernel' AND g.name LIKE 'nccl%'
 ), launched AS (
-    SELECT c.pid, c.tid, c.start_ns, arg_min(l.correlation, l.start_ns) AS correlation
+    SELECT c.pid, c.tid, c.start_ns, l.correlation
     FROM collective_calls AS c
-    JOIN nccl_launches AS l
-      ON l.pid = c.pid AND l.tid = c.tid AND l.start_ns BETWEEN c.start_ns AND c.end_ns
-    GROUP BY c.pid, c.tid, c.start_ns
+    ASOF JOIN nccl_launches AS l
+      ON l.pid = c.pid AND l.tid = c.tid AND l.start_ns >= c.start_ns
 )
 SELECT c.tid, c.start_ns, c.end_ns, c.collective, c.communicator AS process_group,
-       'NCCL' AS group_desc, NULL AS group_ranks, c.group_size, NULL AS peer,
+       'NCCL' AS group_desc, NULL AS group_ranks, c.group_size, c.peer,
        c.bytes * CASE WHEN c.collective IN ('reduce_scatter', 'alltoall')
                       THEN coalesce(c.group_size, 1) ELSE 1 END AS in_nelems,
        c.bytes * CASE WHEN c.collective IN ('allgather', 'alltoall')

@@ -455,3 +455,33 @@ def test_an_unannotated_tensor_parallel_nsys_report_reads_as_tensor_parallel() -
     assert kinds == ["tensor"]
     _equal_to_the_payloads(report, rows)
     assert {r["bytes"] for r in rows if r["instances"] > 1} == {4_194_304}
+
+
+def test_a_pipelines_sends_and_receives_get_their_bandwidth_from_nccls_payloads() -> None:
+    """unannotated/pp_json.sqlite: parallel_train.py pp-1f1b (two stages, 8 micro-batches)
+    under nsys with no range of its own, exported with --include-json=true: NCCL's payloads
+    size each send and receive and name its peer. A pipeline stage's send and receive are
+    grouped (batch_isend_irecv), and NCCL launches their one SendRecv kernel at the group's
+    end, after both calls: each call is tied to that kernel, so the pair is one instance
+    (`recv+send`), as c10d's calls make it in the same program under torch.profiler
+    (sample_traces/pp_1f1b): 524,288 bytes, bus bandwidths within 10%. The kind is still
+    read from the kernels: pipeline."""
+    from tests.helpers.paths import inflated
+
+    report = inflated("unannotated/pp_json.sqlite")
+    db = sqlite3.connect(f"file:{report}?mode=ro", uri=True)
+    sizes = Counter(json.loads(payload)["Message size [bytes]"] for (payload,) in db.execute(
+        "SELECT e.jsonText FROM NVTX_EVENTS AS e JOIN StringIds AS s ON s.id = e.textId "
+        "WHERE s.value IN ('ncclSend', 'ncclRecv') AND e.jsonText IS NOT NULL"))
+    assert sizes.most_common(1)[0][0] == 524_288
+    with open_run([SAMPLES / "pp_1f1b"]) as run:
+        kineto = {(r["name"], r["bytes"]): r for r in collective_bandwidth(run.con)}
+    with open_run([report]) as run:
+        nsys = {(r["name"], r["bytes"]): r for r in collective_bandwidth(run.con)}
+        kinds = [g["kind"] for g in parallelism(run.con)]
+    key = ("recv+send", 524_288)
+    assert set(kineto) == {key} and key in nsys
+    assert nsys[key]["group_size"] == 2 and nsys[key]["instances"] > kineto[key]["instances"]
+    assert nsys[key]["busbw_gbps_median"] == pytest.approx(kineto[key]["busbw_gbps_median"],
+                                                           rel=0.1)
+    assert kinds == ["pipeline"]
