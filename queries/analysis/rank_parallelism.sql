@@ -1,10 +1,12 @@
--- Params: $profiler_step, $step_name
+-- Params: $from_kernels, $profiler_step, $step_name
 -- Needs: schema
 -- What kind of parallelism each process group of a combined run carries, from the calls
 -- the ranks made in it (collectives, filled from Kineto's record_param_comms ops), or,
 -- where no rank recorded c10d's calls (an nsys report, whose NCCL calls read from NCCL's
--- payloads, group_desc 'NCCL', tell neither the backward nor a send's peer), from the
--- NCCL kernels' names, as one group '?' over every rank that ran one.
+-- payloads, group_desc 'NCCL', tell neither the backward nor a send's peer:
+-- $from_kernels, rank_c10d_calls.sql), from the NCCL kernels' names, as one group '?'
+-- over every rank that ran one; the steps and main threads the kernels need are read
+-- only then.
 -- The kind, first that holds: 'pipeline' (send/recv between ranks), 'expert' (all-to-all),
 -- 'fsdp' (all-gathers and reduce-scatters), 'tensor' (all-reduces called outside the
 -- backward, i.e. in the forward, at least half as many as in the backward: activations
@@ -32,13 +34,13 @@ WITH recorded AS (  -- XLA's opcodes ('all-reduce', 'collective-permute') as c10
     WHERE lower(collective) NOT IN ('barrier', 'wait') AND group_desc IS DISTINCT FROM 'NCCL'
 ), stepped AS (  -- the ranks with step ranges
     SELECT DISTINCT rank FROM host_activities
-    WHERE kind = 'annotation'
+    WHERE $from_kernels AND kind = 'annotation'
       AND (regexp_matches(name, $profiler_step) OR regexp_matches(name, $step_name))
 ), main_thread AS (  -- each rank's first kernel's launching thread
     SELECT f.rank, r.pid, r.tid
     FROM (SELECT rank, arg_min(correlation, start_ns) AS correlation
           FROM gpu_activities
-          WHERE kind = 'kernel' AND correlation IS NOT NULL
+          WHERE $from_kernels AND kind = 'kernel' AND correlation IS NOT NULL
           GROUP BY rank) AS f
     JOIN host_activities AS r
         ON r.rank = f.rank AND r.kind = 'runtime' AND r.correlation = f.correlation
@@ -64,7 +66,7 @@ WITH recorded AS (  -- XLA's opcodes ('all-reduce', 'collective-permute') as c10
     LEFT JOIN host_activities AS r
         ON r.rank = g.rank AND r.kind = 'runtime' AND r.correlation = g.correlation
     WHERE g.kind = 'kernel' AND g.name ILIKE '%nccl%'
-      AND NOT EXISTS (SELECT 1 FROM collectives WHERE group_desc IS DISTINCT FROM 'NCCL')
+      AND $from_kernels
 ), calls AS (
     FROM recorded UNION ALL FROM kernels
 ), groups AS (

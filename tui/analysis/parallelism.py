@@ -56,7 +56,10 @@ WHY = {
 def parallelism(con: duckdb.DuckDBPyConnection) -> list[ParallelGroup]:
     """One entry per process group that communicated: {"process_group", "ranks", "kind",
     "why", "advice"}; kind (and advice) None where the calls fit no rule."""
-    cursor = con.execute(load_query("rank_parallelism"), step_patterns())
+    (recorded,) = con.execute(load_query("rank_c10d_calls")).fetchone() or (False,)
+    # with no c10d call the kinds come from the kernels; only then are those read
+    cursor = con.execute(load_query("rank_parallelism"),
+                         {**step_patterns(), "from_kernels": not recorded})
     names = [d[0] for d in cursor.description]
     out: list[ParallelGroup] = []
     for values in cursor.fetchall():
