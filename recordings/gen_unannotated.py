@@ -93,6 +93,23 @@ Workloads (argv[1]):
   ddp_accum (under torchrun, one process per GPU) `ddp`'s MLP trained 15 optimizer steps
             of 4 micro-batches each, the first three inside DDP's `no_sync()`: the
             gradients all-reduced once a step.
+  nocache   `squares_loop`'s MLP (6 layers of 4096) trained 40 steps with PyTorch's
+            caching allocator off (the recording sets PYTORCH_NO_CUDA_MEMORY_CACHING=1,
+            as one does to find a memory bug): every tensor is a cudaMalloc and a
+            cudaFree, and cudaFree waits for the device.
+  moe       a mixture-of-experts MLP (4 layers of 8 experts of 2048x8192, top-1 routing,
+            bf16 autocast, AdamW) trained 40 steps on batches of 8192 tokens made on the
+            GPU, each expert's tokens picked by a boolean mask (`nonzero`): the host
+            waits for the GPU to learn each expert's token count, 32 times a forward.
+            Env KINETO=FILE: as split's.
+  graphed   an MLP (6 layers of 1024, bf16) whose forward and backward are captured by
+            `torch.cuda.make_graphed_callables` and trained 300 steps on static batches
+            of 512 (SGD): each step replays two CUDA graphs and launches the optimizer.
+  jax_tp    (two GPUs, one process) a jitted JAX MLP (4 layers of 8192, bf16) trained 100
+            steps tensor-parallel over a 2-device mesh: each layer's weight split by
+            columns then rows (Megatron's pattern), so XLA all-reduces the activations in
+            the forward and their gradients in the backward; batches of 2048 made on the
+            device.
 
 Usage: python gen_unannotated.py WORKLOAD
 Prints `<workload> ok work_s=<seconds> ...`.
@@ -768,6 +785,105 @@ def prefetch() -> str:
     return f"work_s={time.perf_counter() - start:.2f} steps={steps}"
 
 
+def nocache() -> str:
+    steps = int(os.environ.get("STEPS", "40"))
+    model = mlp(6).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    return f"work_s={squares_loop(model, opt, steps):.2f} steps={steps}"
+
+
+class Experts(torch.nn.Module):
+    """One mixture-of-experts layer: a router picks one of `count` expert MLPs a token;
+    each expert runs on its tokens, found by a mask (a device-to-host sync each)."""
+
+    def __init__(self, width: int = 2048, hidden: int = 8192, count: int = 8) -> None:
+        super().__init__()
+        self.router = torch.nn.Linear(width, count)
+        self.experts = torch.nn.ModuleList(
+            torch.nn.Sequential(torch.nn.Linear(width, hidden), torch.nn.GELU(),
+                                torch.nn.Linear(hidden, width)) for _ in range(count))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        weight, choice = self.router(x).softmax(-1).max(-1)
+        out = torch.zeros_like(x)
+        for index, expert in enumerate(self.experts):
+            rows = (choice == index).nonzero().squeeze(1)  # the host waits for the count
+            out[rows] = expert(x[rows]) * weight[rows, None].to(x.dtype)
+        return x + out
+
+
+def moe() -> str:
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(*[Experts() for _ in range(4)]).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    steps = int(os.environ.get("STEPS", "40"))
+    start = time.perf_counter()
+    with steps_profiler() as prof:
+        for _ in range(steps):
+            x = torch.randn(8192, 2048, device="cuda")
+            squares_step(model, opt, x)
+            if prof is not None:
+                prof.step()
+    torch.cuda.synchronize()
+    return f"work_s={time.perf_counter() - start:.2f} steps={steps}"
+
+
+def graphed() -> str:
+    torch.manual_seed(0)
+    parts: list[torch.nn.Module] = []
+    for _ in range(6):
+        parts += [torch.nn.Linear(1024, 1024), torch.nn.GELU()]
+    model = torch.nn.Sequential(*parts).cuda().to(torch.bfloat16)
+    opt = torch.optim.SGD(model.parameters(), lr=1e-3)
+    x = torch.randn(512, 1024, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+    model = torch.cuda.make_graphed_callables(model, (x,))
+    steps = int(os.environ.get("STEPS", "300"))
+    start = time.perf_counter()
+    for _ in range(steps):
+        x.data.normal_()
+        loss = model(x).float().pow(2).mean()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+    torch.cuda.synchronize()
+    return f"work_s={time.perf_counter() - start:.2f} steps={steps}"
+
+
+def jax_tp() -> str:
+    import jax
+    import jax.numpy as jnp
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+    mesh = Mesh(np.array(jax.devices()[:2]), ("model",))
+    columns = NamedSharding(mesh, PartitionSpec(None, "model"))
+    rows = NamedSharding(mesh, PartitionSpec("model", None))
+    key = jax.random.PRNGKey(0)
+    params = []
+    for layer in range(4):
+        key, k = jax.random.split(key)
+        w = jax.random.normal(k, (8192, 8192), jnp.bfloat16) / np.sqrt(8192)
+        params.append(jax.device_put(w, columns if layer % 2 == 0 else rows))
+
+    def loss(params, x):
+        for w in params:
+            x = jax.nn.gelu(x @ w)
+        return jnp.mean(x.astype(jnp.float32) ** 2)
+
+    @jax.jit
+    def step(params, key):
+        x = jax.random.normal(key, (2048, 8192), jnp.bfloat16)
+        grads = jax.grad(loss)(params, x)
+        return jax.tree_util.tree_map(lambda p, g: p - 1e-3 * g, params, grads)
+
+    steps = int(os.environ.get("STEPS", "100"))
+    start = time.perf_counter()
+    for _ in range(steps):
+        key, k = jax.random.split(key)
+        params = step(params, k)
+    jax.block_until_ready(params)
+    return f"work_s={time.perf_counter() - start:.2f} steps={steps}"
+
+
 if __name__ == "__main__":
     workload = sys.argv[1]
     run = {"generate": generate, "decode": decode, "vision": vision, "triton": triton_kernels,
@@ -776,5 +892,6 @@ if __name__ == "__main__":
            "amp": amp, "autotune": autotune, "infer": infer, "serve": serve,
            "accum": accum, "offload": offload, "loader0": vision, "shared": shared,
            "shared_worker": shared_worker, "compiled": compiled,
-           "ddp_accum": ddp_accum, "threads": threads, "prefetch": prefetch}[workload]
+           "ddp_accum": ddp_accum, "threads": threads, "prefetch": prefetch,
+           "nocache": nocache, "moe": moe, "graphed": graphed, "jax_tp": jax_tp}[workload]
     print(workload, "ok", run(), flush=True)

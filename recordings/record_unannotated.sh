@@ -33,6 +33,9 @@
 # trainer_ddp (the same under torchrun over those two GPUs: DDP), cycles (no nsys:
 # torch.profiler's schedule with repeat=2 writing a trace a cycle into one folder:
 # $OUT/cycles.tgz),
+# nocache (the caching allocator off), moe, graphed, jax_tp (over the two GPUs of DDP_GPUS),
+# each with the GPUs' counters too (--gpu-metrics-devices=all), moe also under torch.profiler,
+# nocache_small (nocache's 10 steps) and moe_small without the counters,
 # jax_no_cb: jax with XLA's command buffers off and nsys --cuda-graph-trace=node; ddp:
 # torchrun over the two GPUs of DDP_GPUS, default 0,1).
 # Outputs: $OUT/<name>.sqlite.xz, $OUT/unannotated_refs.tgz (CSVs, logs), $OUT/run.log.
@@ -98,7 +101,13 @@ for name in ${ONLY//,/ }; do
     workload=${name%_py}; extra="--python-sampling=true --python-backtrace=cuda --cudabacktrace=$bt"
   fi
   LAUNCH=python3; program=$HERE/gen_unannotated.py
-  case $name in fsdp) extra="$extra --gpu-metrics-devices=all" ;; esac
+  case $name in fsdp|nocache|moe|graphed|jax_tp) extra="$extra --gpu-metrics-devices=all" ;; esac
+  if [ $name = nocache ]; then LAUNCH="env PYTORCH_NO_CUDA_MEMORY_CACHING=1 python3"; fi
+  if [ $name = nocache_small ]; then  # nocache's 10 steps, no counters: a sample's size
+    workload=nocache; LAUNCH="env PYTORCH_NO_CUDA_MEMORY_CACHING=1 STEPS=10 python3"
+  fi
+  [ $name = moe_small ] && workload=moe  # moe without the counters: a sample's size
+  if [ $name = jax_tp ]; then export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1}; fi  # two GPUs
   if [ $name = ddp ]; then  # one process per GPU of DDP_GPUS, under one nsys
     LAUNCH="torchrun --nproc_per_node=2"; export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1}
     export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
@@ -156,7 +165,7 @@ for name in ${ONLY//,/ }; do
     cuda_gpu_kern_sum,cuda_gpu_sum,cuda_api_sum,osrt_sum,cuda_gpu_mem_time_sum $P.sqlite >> $P.log 2>&1
   xz -T0 -6 -c $P.sqlite > $OUT/$name.sqlite.xz
   say "xz $name: $(stat -c %s $OUT/$name.sqlite.xz) B"
-  if [ $name = split ] || [ $name = dataparallel ]; then  # its steps 10-14 by torch.profiler
+  if [ $name = split ] || [ $name = dataparallel ] || [ $name = moe ]; then  # its steps 10-14 by torch.profiler
     KINETO=$P.pt.trace.json timeout 300 python3 $program $workload >> $P.log 2>&1
     gzip -9 -c $P.pt.trace.json > $OUT/$name.pt.trace.json.gz
     say "kineto $name: $(stat -c %s $OUT/$name.pt.trace.json.gz) B"
