@@ -41,6 +41,9 @@ CASES = [
     # recordings/gen_unannotated.py's Triton kernels (nsys, no annotations): the matmul
     # kernel's compile, its thread's CPU samples mostly in libtriton
     ("unannotated/triton.sqlite", "work", "Triton's compiler", "jit"),
+    # gen_unannotated.py's nocache (nsys, no annotations): PyTorch's caching allocator off,
+    # every tensor a cudaMalloc and a cudaFree
+    ("unannotated/nocache.sqlite", "work", "cudaFree", "allocator"),
 ]
 # Rows found from the host's CPU samples and OS runtime calls over the whole summary
 # (host_samples.HostActivity.busy_elsewhere): tests/analysis/test_unannotated.py

@@ -815,3 +815,86 @@ def overlap_of(first: list[tuple[int, int]], second: list[tuple[int, int]]) -> i
         else:
             j += 1
     return shared
+
+
+def test_an_iteration_whose_kernels_change_in_number_is_found() -> None:
+    """`moe`: a mixture of experts (4 layers of 8 experts, top-1 routing) trained 40 steps.
+    Each expert runs the kernels of the tokens routed to it, and cuBLAS picks its GEMMs'
+    kernels by their shape: a step is 1,209 to 2,126 kernels as the routing changes, so
+    no kernel comes at one distance, nor at a stride. The iteration is found from a kernel
+    that comes once a step at a varying distance (the batch's `randn`): the window's
+    repeats are its occurrences from there on, as sqlite3 lists them, and the gaps are
+    NVIDIA's."""
+    from tui.analysis.window import (
+        MAX_STRIDE,
+        MIN_REPEATS,
+        REGULAR,
+        REPEATING,
+        SPREAD,
+        TOLERANCE,
+        iteration_query,
+    )
+
+    rules = {"min_repeats": MIN_REPEATS, "regular": REGULAR, "repeating": REPEATING,
+             "tolerance": TOLERANCE}
+    path = inflated("unannotated/moe.sqlite")
+    with open_trace(path) as trace:
+        once = trace.con.execute(iteration_query("work_iteration"), rules).fetchone()
+        strided = trace.con.execute(iteration_query("work_iteration_strided"),
+                                    rules | {"max_stride": MAX_STRIDE}).fetchone()
+        gaps, _whole, _work = gaps_and_work(trace.con, MS)
+        diagnosis = dict(trace_summary(trace, MS))["diagnosis"]
+    assert once is None and strided is None
+    assert sorted((g.start_ns, g.duration_ns) for g in gaps) == nvidia_gaps("moe")
+    window = diagnosis["figures"]["window"]
+    assert window["kind"] == "iteration"
+    kernels = sqlite3.connect(path).execute(
+        "SELECT n.value, k.start FROM CUPTI_ACTIVITY_KIND_KERNEL AS k JOIN StringIds AS n "
+        "ON n.id = k.demangledName ORDER BY k.start").fetchall()
+    at = [i for i, (name, _) in enumerate(kernels) if name == window["name"]]
+    assert len(at) == 40  # once a step
+    # the repeats from the window's start (its first repeat, slow, put in the set-up)
+    first = sum(kernels[i][1] < window["start_ns"] for i in at)
+    assert window["warm_up"] == first == 1
+    assert window["ranges"] == len(at) - first
+    apart = [b - a for a, b in zip(at[first:], at[first + 1:], strict=False)]
+    assert max(apart) > 1.2 * min(apart)  # the steps' kernels change in number
+    median = sorted(apart)[len(apart) // 2]
+    assert all(median / SPREAD <= d <= median * SPREAD for d in apart)
+    assert diagnosis["figures"]["steps"]["count"] == window["ranges"] - 1
+
+
+def test_a_loop_without_the_caching_allocator_is_told_to_keep_it() -> None:
+    """`nocache`: an MLP trained 40 steps with PyTorch's caching allocator off
+    (PYTORCH_NO_CUDA_MEMORY_CACHING=1; the export's GPU_METRICS table dropped for size).
+    Every tensor is a cudaMalloc and a cudaFree: sqlite3 finds the launching thread in
+    them for most of the window, dozens of each a step, its launches a fraction of that.
+    The diagnosis is host-bound, names cudaFree, and gives the allocator's remedy, not the
+    data loader's; the gaps are NVIDIA's."""
+    from tui.analysis.remedies import HOST_WORK
+
+    path = inflated("unannotated/nocache.sqlite")
+    with open_trace(path) as trace:
+        gaps, _whole, _work = gaps_and_work(trace.con, MS)
+        diagnosis = dict(trace_summary(trace, MS))["diagnosis"]
+    assert sorted((g.start_ns, g.duration_ns) for g in gaps) == nvidia_gaps("nocache")
+    window = diagnosis["figures"]["window"]
+    assert window["kind"] == "iteration" and window["ranges"] == 40
+    start, end = window["start_ns"], window["end_ns"]
+    db = sqlite3.connect(path)
+    held = dict(db.execute(
+        "SELECT n.value, sum(min(r.end, ?) - max(r.start, ?)) FROM CUPTI_ACTIVITY_KIND_RUNTIME "
+        "AS r JOIN StringIds AS n ON n.id = r.nameId WHERE r.end > ? AND r.start < ? "
+        "GROUP BY 1", (end, start, start, end)).fetchall())
+    calls = dict(db.execute(
+        "SELECT n.value, count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME AS r JOIN StringIds AS n "
+        "ON n.id = r.nameId WHERE r.start >= ? AND r.start < ? GROUP BY 1",
+        (start, end)).fetchall())
+    allocator = held["cudaMalloc_v3020"] + held["cudaFree_v3020"]
+    assert allocator > 0.5 * (end - start)
+    assert min(calls["cudaMalloc_v3020"], calls["cudaFree_v3020"]) > 40 * 40
+    assert allocator > 10 * held["cudaLaunchKernel_v7000"]
+    assert diagnosis["bound"] == "host"
+    assert diagnosis["figures"]["host_busy_in"] == "cudaFree"
+    row = next(row for row in HOST_WORK if row.key == "allocator")
+    assert diagnosis["text"].endswith(f"; {row.remedy}.")

@@ -115,6 +115,18 @@ HOST_WORK = (
         "jitted function compiles once, and keep its persistent compilation cache "
         "(jax_compilation_cache_dir)"),
     HostWork(
+        "allocator", "allocating and freeing device memory",
+        re.compile(r"^(cuda(Malloc|Free)(Async)?|cuMem(Alloc|Free)(Async)?)(_v\d+)?$"),
+        "the thread that issues GPU work allocates and frees device memory itself "
+        "(cudaMalloc, cudaFree, which waits for the device): let PyTorch's caching "
+        "allocator keep its blocks for reuse, which frees without a device "
+        "synchronisation (no PYTORCH_NO_CUDA_MEMORY_CACHING, no torch.cuda.empty_cache() "
+        "in the loop), and keep tensor shapes steady so that cached blocks fit "
+        "(PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True where they vary)",
+        "XLA allocates and frees device memory while the GPU waits: keep its preallocated "
+        "pool (XLA_PYTHON_CLIENT_ALLOCATOR=platform allocates and frees on demand, which "
+        "JAX documents as very slow)"),
+    HostWork(
         "init", "one-time initialisation",
         re.compile(r"(?i)^nccl(Comm)?Init|CommInit|^cu(da)?(Init|SetDevice|DeviceReset)\b"
                    r"|^cu(Module|Library)Load|^(cudnn|cublas|cublasLt)Create|initiali[sz]"

@@ -26,7 +26,7 @@ from tui.core.memo_file import MemoFile, read_first_line
 from tui.loading import cache
 
 _SLICE = 16 << 20  # characters copied at a time from a stored summary
-_SUFFIX = "v16.json"  # v3: the diagnosis; v4: of the window of work, with the set-up apart;
+_SUFFIX = "v17.json"  # v3: the diagnosis; v4: of the window of work, with the set-up apart;
 # v5: gemm_tensor_cores; v6: where critical paths start; v7: the matrix kernels' cores in
 # a compute-bound diagnosis, the GEMM findings' advice by kind; v8: a window of a loop's
 # repeated ranges (phases), none of a range without GPU work; v9: the window's steps, the
@@ -37,7 +37,8 @@ _SUFFIX = "v16.json"  # v3: the diagnosis; v4: of the window of work, with the s
 # what an other-bound device's queued work waited for (another GPU, other streams); v15:
 # DataParallel's remedy, an iteration a few kernels longer or interrupted is one still,
 # its slow first repeats set-up; v16: an iteration at a stride of its anchor (gradient
-# accumulation), the finding shared_gpu, the copies' pageable bytes
+# accumulation), the finding shared_gpu, the copies' pageable bytes; v17: an iteration
+# whose kernels change in number, the allocator's remedy
 # Long row lists (every gap, every row of a rule) are kept whole in the memo's JSON and
 # cut to this many in its brief, from which `--summary` prints text (it shows ten at most).
 BRIEF_ROWS = 20

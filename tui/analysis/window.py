@@ -48,6 +48,14 @@ TOLERANCE = 0.01
 # iteration is searched at strides of a kernel's occurrences up to MAX_STRIDE
 # (work_iteration_strided.sql).
 MAX_STRIDE = 16
+# Where the iteration's length in kernels changes from one to the next (a mixture of
+# experts: each expert's kernels run for the tokens routed to it, cuBLAS picking GEMM
+# kernels by shape; `unannotated/moe.sqlite`, 1,209 to 2,126 kernels a step), its anchor's
+# distance to its next repeat is within a factor SPREAD of its median REGULAR of the time,
+# and the PREFIX kernels after it are named as those after its next repeat REPEATING of
+# the time (work_iteration_varying.sql).
+SPREAD = 1.5
+PREFIX = 8
 KINDS = ("profiler_steps", "range", "steps", "profiler_range", "phases", "iteration",
          "gpu_span")
 # Ranges a library marks its own calls with (NCCL's NVTX domain: ncclAllReduce,
@@ -187,14 +195,23 @@ def work_window(con: duckdb.DuckDBPyConnection) -> Window | None:
 def _iteration(con: duckdb.DuckDBPyConnection) -> tuple | None:
     """(start_ns, anchor name, repeats, period, stride) of the kernel sequence's
     iteration: from a kernel that comes once an iteration, else (gradient accumulation)
-    from one at a stride of its occurrences; None where none is found."""
+    from one at a stride of its occurrences, else (an iteration whose kernels change in
+    number) from one that comes once an iteration at a varying distance; None where none
+    is found."""
     rules = {"min_repeats": MIN_REPEATS, "regular": REGULAR, "repeating": REPEATING,
              "tolerance": TOLERANCE}
     found = con.execute(iteration_query("work_iteration"), rules).fetchone()
     if found is not None:
         return (*found, 1)
-    return con.execute(iteration_query("work_iteration_strided"),
-                       rules | {"max_stride": MAX_STRIDE}).fetchone()
+    found = con.execute(iteration_query("work_iteration_strided"),
+                        rules | {"max_stride": MAX_STRIDE}).fetchone()
+    if found is not None:
+        return found
+    varying = {key: rules[key] for key in ("min_repeats", "regular", "repeating")}
+    found = con.execute(fill("work_iteration_varying",
+                             sequence=fragment("work_iteration_sequence")),
+                        varying | {"spread": SPREAD, "prefix": PREFIX}).fetchone()
+    return None if found is None else (*found, 1)
 
 
 @cache

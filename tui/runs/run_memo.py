@@ -40,12 +40,13 @@ from tui.loading import cache
 from tui.loading.locations import is_remote
 from tui.loading.store import is_parquet_store
 
-RUN_MEMO_VERSION = "v10"  # bump when run_summary's keys or meaning change; v4: gpu_metrics;
+RUN_MEMO_VERSION = "v11"  # bump when run_summary's keys or meaning change; v4: gpu_metrics;
 # v5: a gap's compiler, XLA's advice under nsys; v6: launch-bound advice by how the
 # kernels were made and launched; v7: the issue rate counts a CUDA graph's replay once;
 # v8: what an other-bound device's queued work waited for, CCCL's NVTX ranges no window;
 # v9: whether DataParallel drove the devices, an iteration a few kernels longer is one;
-# v10: an iteration at a stride of its anchor
+# v10: an iteration at a stride of its anchor; v11: an iteration whose kernels change in
+# number, the allocator's remedy
 _SLICE = 16 << 20  # characters copied at a time
 
 
