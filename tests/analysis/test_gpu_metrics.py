@@ -325,3 +325,38 @@ def test_a_converted_store_keeps_the_counters(tmp_path: Path) -> None:
         (store / f"{table}.parquet").unlink()
     with open_store_trace(store) as trace:
         assert metric_devices(trace.con) == []
+
+
+def test_a_gpu_the_program_did_not_use_has_no_range_means() -> None:
+    """nsys' --gpu-metrics-devices=all samples every GPU of the machine, those the program
+    never used too: their counters say nothing of its ranges. A generated case: the real
+    loop_memory export with its GPU's samples copied as a second GPU's, on which nothing
+    ran. The summary's means are GPU 0's alone, as before the copy."""
+    export = inflated("loops/loop_memory.sqlite")
+    with open_trace(export) as trace:
+        alone = trace_summary(trace, 1_000_000)["gpu_metrics"]
+    with open_trace(export, use_cache=False) as trace:
+        for table in ("gpu_metric_names", "gpu_metrics"):
+            trace.con.execute(f"INSERT INTO {table} SELECT * REPLACE (1 AS device) "
+                              f"FROM {table} WHERE device = 0")
+        assert metric_devices(trace.con)[1].device == 1
+        beside = trace_summary(trace, 1_000_000)["gpu_metrics"]
+    assert {r["device"] for r in beside["by_range"]} == {0}
+    assert beside["by_range"] == alone["by_range"]
+    assert beside["whole"] == alone["whole"]
+
+
+def test_xlas_compile_ranges_are_no_memory_phase() -> None:
+    """XLA's compile passes have NVTX ranges of their own, on compile threads, while the GPU
+    runs other work (a two-GPU JAX program's report named its GEMM's LLVM emission, 79% of
+    DRAM's peak meanwhile): no phase of the program's. The figures are those the summary
+    gave that range and loop_memory's `memory` range."""
+    from tui.analysis.gpu_metrics import _memory_phases
+
+    by_range = [
+        {"range": "XlaEmitLlvmIr:#module=gemm_fusion_dot.9,program_id=85498#", "device": 0,
+         "mean": {DRAM_READ: 71.0, DRAM_WRITE: 8.0}},
+        {"range": "memory", "device": 0, "mean": {DRAM_READ: 43.0, DRAM_WRITE: 43.0}},
+    ]
+    assert _memory_phases(by_range) == ("memory-bound phases, DRAM near its peak bandwidth "
+                                        "(read + write): 'memory' 86%")

@@ -11,6 +11,7 @@ bandwidth the reads or writes used (their sum is the DRAM's whole use).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -37,6 +38,7 @@ from tui.core.gpu_metric_names import (
     TENSOR,
 )
 from tui.core.queries import fill, fragment, load_query
+from tui.core.steps import NOT_THE_PROGRAMS
 
 TOP_KERNELS = 30  # kernel names with means in the summary, the longest first
 TOP_GAPS = 10  # gaps with means of their own in the summary, the longest first
@@ -50,6 +52,7 @@ TENSOR_EXPECTED = 50.0
 DRAM_NEAR_PEAK = 70.0
 NVLINK_BUSY = 50.0
 PCIE_BUSY = 50.0  # PCIe at this share: copies at the link's limit
+XLA_OWN = re.compile(NOT_THE_PROGRAMS)  # XLA's module, compile and thunk ranges, `[Unknown]`
 
 
 @dataclass(frozen=True)
@@ -156,7 +159,12 @@ def gpu_metrics_summary(con: duckdb.DuckDBPyConnection, min_gap_ns: int,
     for d in devices:
         names = reported_metrics(con, d.device)
         metrics += [n for n in names if n not in metrics]
-        for mean in means(con, d.device, names, "gpu_metric_whole").values():
+        spans = means(con, d.device, names, "gpu_metric_whole")
+        if not spans:
+            # no work of this trace on it: nsys' --gpu-metrics-devices=all samples every
+            # GPU of the machine, and a range of this program's says nothing of another's
+            continue
+        for mean in spans.values():
             whole.append({"device": d.device, "mean": mean})
         for mean in means(con, d.device, names, "gpu_metric_gaps",
                           {"min_gap_ns": min_gap_ns}).values():
@@ -254,10 +262,13 @@ def _compute_words(whole: dict[str, float]) -> str:
 
 
 def _memory_phases(by_range: list[RangeMetricMeans]) -> str:
-    """The NVTX ranges (not steps) whose DRAM use was near its peak, the busiest first."""
+    """The NVTX ranges (not steps, nor XLA's own: its compile passes run on threads of
+    their own while the GPU runs other work) whose DRAM use was near its peak, the
+    busiest first."""
     hot = sorted(((d, r["range"]) for r in by_range
                   if (d := dram(r["mean"])) is not None and d >= DRAM_NEAR_PEAK
-                  and not is_step(r["range"])), reverse=True)
+                  and not is_step(r["range"]) and not XLA_OWN.search(r["range"])),
+                 reverse=True)
     if not hot:
         return ""
     named = ", ".join(f"'{name}' {use:.0f}%" for use, name in hot[:3])
