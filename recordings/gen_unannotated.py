@@ -105,6 +105,14 @@ Workloads (argv[1]):
   graphed   an MLP (6 layers of 1024, bf16) whose forward and backward are captured by
             `torch.cuda.make_graphed_callables` and trained 300 steps on static batches
             of 512 (SGD): each step replays two CUDA graphs and launches the optimizer.
+  ep        (under torchrun, one process per GPU) expert parallelism: a mixture-of-experts
+            layer of 4 experts a rank (2048x8192, bf16 autocast, AdamW), each token routed
+            to one expert of any rank: its rank's tokens counts exchanged
+            (`all_to_all_single`, read back to the host), the tokens and their experts' ids
+            sent to their experts' ranks and the outputs sent back (uneven
+            `all_to_all_single`, differentiable: the backward sends the gradients the other
+            way); 30 steps of 8192 tokens made on the GPU. Env KINETO_DIR: steps 10-14 of
+            each rank traced by torch.profiler into DIR/ep_rankN.pt.trace.json.
   jax_tp    (two GPUs, one process) a jitted JAX MLP (4 layers of 8192, bf16) trained 100
             steps tensor-parallel over a 2-device mesh: each layer's weight split by
             columns then rows (Megatron's pattern), so XLA all-reduces the activations in
@@ -849,6 +857,58 @@ def graphed() -> str:
     return f"work_s={time.perf_counter() - start:.2f} steps={steps}"
 
 
+def ep() -> str:
+    import torch.distributed as dist
+    from torch.distributed.nn.functional import all_to_all_single
+
+    dist.init_process_group("nccl")
+    rank, world = dist.get_rank(), dist.get_world_size()
+    torch.cuda.set_device(rank)
+    torch.manual_seed(rank)
+    width, local = 2048, 4
+    experts = Experts(width, 8192, local).experts.cuda()  # this rank's share of them
+    torch.manual_seed(0)
+    router = torch.nn.Linear(width, local * world).cuda()  # the same on every rank
+    opt = torch.optim.AdamW([*experts.parameters(), *router.parameters()], lr=1e-4,
+                            fused=True)
+    if os.environ.get("KINETO_DIR"):
+        os.environ["KINETO"] = os.path.join(os.environ["KINETO_DIR"],
+                                            f"ep_rank{rank}.pt.trace.json")
+    steps = int(os.environ.get("STEPS", "30"))
+    start = time.perf_counter()
+    with steps_profiler() as prof:
+        for _ in range(steps):
+            x = torch.randn(8192, width, device="cuda")
+            weight, choice = router(x).softmax(-1).max(-1)
+            order = choice.argsort()
+            counts = torch.bincount(choice[order] // local, minlength=world)
+            received = torch.empty_like(counts)
+            dist.all_to_all_single(received, counts)
+            send, recv = counts.tolist(), received.tolist()  # the host waits for them
+            ids = torch.empty(sum(recv), dtype=choice.dtype, device="cuda")
+            dist.all_to_all_single(ids, choice[order].contiguous(), recv, send)
+            tokens = all_to_all_single(torch.empty(sum(recv), width, device="cuda"),
+                                       x[order], recv, send)
+            out = torch.zeros_like(tokens)
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                for index, expert in enumerate(experts):
+                    rows = (ids % local == index).nonzero().squeeze(1)
+                    out = out.index_add(0, rows, expert(tokens[rows]).float())
+            back = all_to_all_single(torch.empty(len(order), width, device="cuda"),
+                                     out, send, recv)
+            y = torch.empty_like(back).index_copy(0, order, back) * weight[:, None]
+            loss = y.pow(2).mean()
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            if prof is not None:
+                prof.step()
+    torch.cuda.synchronize()
+    took = time.perf_counter() - start
+    dist.destroy_process_group()
+    return f"rank={rank} work_s={took:.2f} steps={steps}"
+
+
 def jax_tp() -> str:
     import jax
     import jax.numpy as jnp
@@ -893,5 +953,6 @@ if __name__ == "__main__":
            "accum": accum, "offload": offload, "loader0": vision, "shared": shared,
            "shared_worker": shared_worker, "compiled": compiled,
            "ddp_accum": ddp_accum, "threads": threads, "prefetch": prefetch,
-           "nocache": nocache, "moe": moe, "graphed": graphed, "jax_tp": jax_tp}[workload]
+           "nocache": nocache, "moe": moe, "graphed": graphed, "jax_tp": jax_tp,
+           "ep": ep}[workload]
     print(workload, "ok", run(), flush=True)

@@ -35,7 +35,9 @@
 # $OUT/cycles.tgz),
 # nocache (the caching allocator off), moe, graphed, jax_tp (over the two GPUs of DDP_GPUS),
 # each with the GPUs' counters too (--gpu-metrics-devices=all), moe also under torch.profiler,
-# nocache_small (nocache's 10 steps) and moe_small without the counters,
+# nocache_small (nocache's 10 steps) and moe_small without the counters, ep_json (ep under
+# torchrun over the two GPUs of DDP_GPUS, exported with --include-json=true), ep_kineto (no
+# nsys: ep under torch.profiler over them: $OUT/ep_kineto.tgz),
 # jax_no_cb: jax with XLA's command buffers off and nsys --cuda-graph-trace=node; ddp:
 # torchrun over the two GPUs of DDP_GPUS, default 0,1).
 # Outputs: $OUT/<name>.sqlite.xz, $OUT/unannotated_refs.tgz (CSVs, logs), $OUT/run.log.
@@ -84,6 +86,14 @@ for name in ${ONLY//,/ }; do
     say "fsdp_kineto: rc=$? $(ls $W/fsdp_kineto | wc -l) files"
     (cd $W && tar czf $OUT/fsdp_kineto.tgz fsdp_kineto); continue
   fi
+  if [ $name = ep_kineto ]; then  # ep's two ranks under torch.profiler (no nsys): a file a rank
+    mkdir -p $W/ep_kineto
+    CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 \
+      KINETO_DIR=$W/ep_kineto timeout 300 torchrun --nproc_per_node=2 $HERE/gen_unannotated.py ep \
+      > $W/ep_kineto.log 2>&1
+    say "ep_kineto: rc=$? $(ls $W/ep_kineto | wc -l) files $(grep -h ' ok ' $W/ep_kineto.log | tail -1)"
+    gzip -9 $W/ep_kineto/*.json; (cd $W && tar czf $OUT/ep_kineto.tgz ep_kineto); continue
+  fi
   workload=$name; extra=""
   if [ $name = jax_no_cb ]; then  # XLA's command buffers off: each step's kernels traced
     workload=jax; extra="--cuda-graph-trace=node"
@@ -121,6 +131,10 @@ for name in ${ONLY//,/ }; do
   if [ $name = accum_small ]; then workload=accum; LAUNCH="env STEPS=5 python3"; fi
   if [ $name = ddp_json ]; then  # ddp's 10 steps, exported with NCCL's NVTX payloads
     workload=ddp; LAUNCH="env STEPS=10 torchrun --nproc_per_node=2"
+    export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
+  fi
+  if [ $name = ep_json ]; then  # ep under torchrun over two GPUs, NCCL's NVTX payloads kept
+    workload=ep; LAUNCH="torchrun --nproc_per_node=2"
     export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
   fi
   if [ $name = ddp_accum ]; then  # ddp's MLP with no_sync() micro-batches, under torchrun

@@ -6,7 +6,11 @@
 -- A kernel's call (collectives, by its launch's correlation; of an XLA program, its HLO
 -- collective with '_' for '-': 'all_reduce') gives the collective and the size: nccl-tests' size, the larger of the elements in and out times the element's bytes
 -- (an all-reduce's buffer, an all-gather's gathered output, a reduce-scatter's input; a
--- send's or recv's message). Calls that share a kernel (a send and a recv of one group)
+-- send's or recv's message); an all-to-all's, what the rank sends (nccl-tests' alltoall
+-- size, its send buffer). An all-to-all with split sizes (all_to_allv: an expert-parallel
+-- layer's tokens) sends a different size from each rank: its instance's size is the
+-- largest, and its instances are summed up together by the power of two their size is
+-- at or over (the size the median of theirs), not a row a size. Calls that share a kernel (a send and a recv of one group)
 -- are named together ('recv+send') and sized by the larger (what each direction moves);
 -- an instance is named by its ranks' calls together (a send on one rank, its recv on the
 -- other: 'recv+send'), and left out where its ranks disagree on the size or a rank of
@@ -21,7 +25,8 @@
 --          (a GPU name of the ranks'); largest total transfer time first.
 WITH sized AS (
     SELECT rank, correlation, replace(lower(collective), '-', '_') AS collective, group_size,
-           greatest(in_nelems, out_nelems) * CASE lower(dtype)
+           CASE WHEN collective ILIKE '%all%to%all%' THEN in_nelems
+                ELSE greatest(in_nelems, out_nelems) END * CASE lower(dtype)
                WHEN 'double' THEN 8 WHEN 'long' THEN 8 WHEN 'complexfloat' THEN 8
                WHEN 'float' THEN 4 WHEN 'int' THEN 4
                WHEN 'bfloat16' THEN 2 WHEN 'half' THEN 2 WHEN 'short' THEN 2
@@ -51,8 +56,10 @@ WITH sized AS (
            list(latest_start_ns - start_ns) AS waits
     FROM kernels
     GROUP BY kernel, instance
-    -- every rank of the group there (not one outside another's profiling window)
-    HAVING count(DISTINCT bytes) = 1 AND count(*) = max(group_size)
+    -- every rank of the group there (not one outside another's profiling window), all of
+    -- one size but an all-to-all's
+    HAVING (count(DISTINCT bytes) = 1 OR bool_and(name ILIKE '%all%to%all%'))
+       AND count(*) = max(group_size)
 ), rated AS (
     SELECT * EXCLUDE (names),
            array_to_string(list_sort(list_distinct(string_split(names, '+'))), '+') AS name,
@@ -68,7 +75,7 @@ WITH sized AS (
     FROM instances
     WHERE transfer_ns > 0 AND bytes > 0
 )
-SELECT r.name, r.bytes, r.group_size, count(*) AS instances,
+SELECT r.name, median(r.bytes)::BIGINT AS bytes, r.group_size, count(*) AS instances,
        median(r.transfer_ns)::BIGINT AS transfer_ns_median,
        median(r.algbw_gbps) AS algbw_gbps_median,
        median(r.busbw_gbps) AS busbw_gbps_median,
@@ -77,5 +84,7 @@ SELECT r.name, r.bytes, r.group_size, count(*) AS instances,
        min(d.name) AS device
 FROM rated AS r
 LEFT JOIN devices AS d ON d.rank = r.rank AND d.device = r.device
-GROUP BY r.name, r.bytes, r.group_size
-ORDER BY sum(r.transfer_ns) DESC, r.name, r.bytes;
+GROUP BY r.name,
+         CASE WHEN r.name LIKE '%all_to_allv%' THEN -floor(log2(r.bytes)) ELSE r.bytes END,
+         r.group_size
+ORDER BY sum(r.transfer_ns) DESC, r.name, median(r.bytes);

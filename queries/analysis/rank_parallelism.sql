@@ -17,8 +17,10 @@
 -- (autograd runs the backward on threads of its own); on a rank with no step range (a
 -- program that marks nothing), the forward's when launched by the thread that launched
 -- the rank's first kernel (the program's main thread: autograd's start with the first
--- backward), the backward's otherwise. An all-to-all cannot be told from send/recv (NCCL
--- runs both as SendRecv kernels: 'pipeline').
+-- backward), the backward's otherwise. NCCL runs an all-to-all as SendRecv kernels, as it
+-- does sends and receives: a kernel is an all-to-all's where NCCL's payloads (an nsys
+-- export with them) tie an all-to-all to it (nsys_collectives.sql: ncclAlltoAll, or a
+-- group of sends to every rank), a send's otherwise ('pipeline').
 -- An XLA program's collectives (tui/derived: its HLO ops as calls) count alike: a
 -- collective-permute as send/recv, an all-reduce in a transposed op ('transpose(jvp(…))',
 -- the gradient's) as the backward's.
@@ -46,7 +48,8 @@ WITH recorded AS (  -- XLA's opcodes ('all-reduce', 'collective-permute') as c10
         ON r.rank = f.rank AND r.kind = 'runtime' AND r.correlation = f.correlation
 ), kernels AS (  -- a kernel launched outside the steps' thread: the backward's (autograd's)
     SELECT g.rank, '?' AS process_group, NULL AS group_desc, NULL AS group_ranks,
-           CASE WHEN g.name ILIKE '%SendRecv%' OR g.name ILIKE '%nccl%Send%'
+           CASE WHEN n.collective IS NOT NULL THEN 'all_to_all'  -- NCCL's payloads say so
+                WHEN g.name ILIKE '%SendRecv%' OR g.name ILIKE '%nccl%Send%'
                      OR g.name ILIKE '%nccl%Recv%' THEN 'send'
                 WHEN g.name ILIKE '%AllGather%' THEN 'allgather'
                 WHEN g.name ILIKE '%ReduceScatter%' THEN 'reduce_scatter'
@@ -65,6 +68,10 @@ WITH recorded AS (  -- XLA's opcodes ('all-reduce', 'collective-permute') as c10
     FROM gpu_activities AS g
     LEFT JOIN host_activities AS r
         ON r.rank = g.rank AND r.kind = 'runtime' AND r.correlation = g.correlation
+    LEFT JOIN (SELECT DISTINCT rank, correlation, collective FROM collectives
+               WHERE $from_kernels AND group_desc = 'NCCL'
+                 AND (collective LIKE '%all_to_all%' OR collective LIKE '%alltoall%')) AS n
+        ON n.rank = g.rank AND n.correlation = g.correlation
     WHERE g.kind = 'kernel' AND g.name ILIKE '%nccl%'
       AND $from_kernels
 ), calls AS (

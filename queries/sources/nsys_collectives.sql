@@ -12,9 +12,13 @@
 -- first launch call of an NCCL kernel its thread made from the call's start on (inside
 -- it, or, for calls grouped by ncclGroupStart/End, as batch_isend_irecv groups a
 -- pipeline's sends and receives, at the group's end: the calls of a group share one
--- kernel). group_desc 'NCCL' tells these rows from c10d's: the kind of parallelism and a
--- pipeline's peers are read from c10d's calls only (rank_parallelism.sql,
--- rank_p2p_calls.sql).
+-- kernel). A group whose sends reach every rank of its communicator, its own included,
+-- is an all-to-all: PyTorch runs all_to_all_single with split sizes (an expert-parallel
+-- layer's dispatch and combine) as one group of a send and a receive per rank, and the
+-- group is one row, 'all_to_allv' as c10d names it, its bytes in the rank's sends, out
+-- its receives. group_desc 'NCCL' tells these rows from c10d's: the kind of parallelism
+-- and a pipeline's peers are read from c10d's calls and the NCCL kernels
+-- (rank_parallelism.sql, rank_p2p_calls.sql).
 -- Columns: those of collectives.
 INSERT INTO collectives
 WITH calls AS (
@@ -55,6 +59,18 @@ WITH calls AS (
     FROM collective_calls AS c
     ASOF JOIN nccl_launches AS l
       ON l.pid = c.pid AND l.tid = c.tid AND l.start_ns >= c.start_ns
+), tied AS (
+    SELECT c.*, l.correlation
+    FROM collective_calls AS c
+    LEFT JOIN launched AS l USING (pid, tid, start_ns)
+    WHERE c.collective IS NOT NULL
+), exchanges AS (
+    -- the groups (one kernel) whose sends reach every rank of the communicator
+    SELECT pid, tid, correlation, communicator
+    FROM tied
+    WHERE collective = 'send' AND correlation IS NOT NULL
+    GROUP BY pid, tid, correlation, communicator
+    HAVING max(group_size) > 1 AND count(DISTINCT peer) = max(group_size)
 )
 SELECT c.tid, c.start_ns, c.end_ns, c.collective, c.communicator AS process_group,
        'NCCL' AS group_desc, NULL AS group_ranks, c.group_size, c.peer,
@@ -62,7 +78,15 @@ SELECT c.tid, c.start_ns, c.end_ns, c.collective, c.communicator AS process_grou
                       THEN coalesce(c.group_size, 1) ELSE 1 END AS in_nelems,
        c.bytes * CASE WHEN c.collective IN ('allgather', 'alltoall')
                       THEN coalesce(c.group_size, 1) ELSE 1 END AS out_nelems,
-       'Byte' AS dtype, NULL AS backward, l.correlation
-FROM collective_calls AS c
-LEFT JOIN launched AS l USING (pid, tid, start_ns)
-WHERE c.collective IS NOT NULL;
+       'Byte' AS dtype, NULL AS backward, c.correlation
+FROM tied AS c
+ANTI JOIN exchanges AS x USING (pid, tid, correlation, communicator)
+UNION ALL
+SELECT any_value(c.tid), min(c.start_ns), max(c.end_ns), 'all_to_allv',
+       c.communicator, 'NCCL', NULL, max(c.group_size), NULL,
+       sum(c.bytes) FILTER (WHERE c.collective = 'send'),
+       coalesce(sum(c.bytes) FILTER (WHERE c.collective = 'recv'), 0), 'Byte', NULL,
+       c.correlation
+FROM tied AS c
+SEMI JOIN exchanges AS x USING (pid, tid, correlation, communicator)
+GROUP BY c.pid, c.tid, c.correlation, c.communicator;

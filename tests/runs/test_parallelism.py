@@ -485,3 +485,38 @@ def test_a_pipelines_sends_and_receives_get_their_bandwidth_from_nccls_payloads(
     assert nsys[key]["busbw_gbps_median"] == pytest.approx(kineto[key]["busbw_gbps_median"],
                                                            rel=0.1)
     assert kinds == ["pipeline"]
+
+
+def test_an_expert_parallel_all_to_all_is_told_from_sends_and_sized_as_c10d_sizes_it() -> None:
+    """unannotated/ep_json.sqlite and ep2/: gen_unannotated.py's `ep` (a mixture-of-experts
+    layer, 4 experts a rank, each token routed to any rank's expert) over the same two H200s,
+    once under nsys exported with --include-json=true, once under torch.profiler. PyTorch
+    runs all_to_all_single with split sizes as one NCCL group of a send and a receive to
+    each rank, the rank's own included: NCCL's payloads show them as sends, and its
+    kernels are SendRecv ones, as a pipeline's are. The group is one all-to-all: the run
+    reads as expert-parallel, not as a pipeline, and each size's bandwidth is within 10%
+    of the torch.profiler run's, whose c10d calls (all_to_allv) give the same sizes."""
+    from tests.helpers.paths import inflated
+
+    path = inflated("unannotated/ep_json.sqlite")
+    db = sqlite3.connect(path)
+    # the export's payloads: each group's sends go to both ranks, the caller's own included
+    sends = Counter(
+        (pid, json.loads(text)["Peer rank"]) for pid, text in db.execute(
+            "SELECT (n.globalTid >> 24) & 16777215, n.jsonText FROM NVTX_EVENTS AS n "
+            "LEFT JOIN StringIds AS s ON s.id = n.textId "
+            "WHERE coalesce(n.text, s.value) = 'ncclSend'"))
+    assert len(sends) == 4 and len(set(sends.values())) == 1  # each rank to each, as often
+    with open_run([path]) as run:
+        assert [(g["kind"], g["why"]) for g in parallelism(run.con)] == [
+            ("expert", "all-to-all, from NCCL's payloads")]
+        nsys = {(r["name"], r["bytes"]): r for r in collective_bandwidth(run.con)}
+    with open_run([SAMPLES / "ep2"]) as run:
+        assert [g["kind"] for g in parallelism(run.con)] == ["expert"]
+        kineto = {(r["name"], r["bytes"]): r for r in collective_bandwidth(run.con)}
+    # the tokens (8,192 of 2,048 fp32 a rank) and their experts' ids (8,192 int64)
+    for size in (8192 * 2048 * 4, 8192 * 8):
+        assert kineto[("all_to_allv", size)]["busbw_gbps_median"] == pytest.approx(
+            nsys[("all_to_allv", size)]["busbw_gbps_median"], rel=0.1)
+    # the counts (2 int64): split evenly, NCCL's own all-to-all, c10d's all_to_allv
+    assert nsys[("alltoall", 16)]["group_size"] == kineto[("all_to_allv", 16)]["group_size"]

@@ -66,7 +66,9 @@ def parallelism(con: duckdb.DuckDBPyConnection) -> list[ParallelGroup]:
         row = dict(zip(names, values, strict=True))
         why = WHY.get(row["kind"]) if row["kind"] else None
         if why and row["from_kernels"]:
-            why += ", from the NCCL kernels' names"
+            # an all-to-all is told from sends only by NCCL's payloads (nsys_collectives.sql)
+            why += (", from NCCL's payloads" if row["kind"] == "expert"
+                    else ", from the NCCL kernels' names")
         elif why and row["from_hlo"]:
             why += ", from XLA's HLO collectives"
         kind = row["kind"]
