@@ -117,7 +117,8 @@ Workloads (argv[1]):
             steps tensor-parallel over a 2-device mesh: each layer's weight split by
             columns then rows (Megatron's pattern), so XLA all-reduces the activations in
             the forward and their gradients in the backward; batches of 2048 made on the
-            device.
+            device. Env JAX_TRACE_DIR: after 20 steps, 5 traced by jax.profiler
+            (`StepTraceAnnotation("train")`) into DIR.
 
 Usage: python gen_unannotated.py WORKLOAD
 Prints `<workload> ok work_s=<seconds> ...`.
@@ -936,10 +937,18 @@ def jax_tp() -> str:
         return jax.tree_util.tree_map(lambda p, g: p - 1e-3 * g, params, grads)
 
     steps = int(os.environ.get("STEPS", "100"))
+    traced = os.environ.get("JAX_TRACE_DIR")
     start = time.perf_counter()
-    for _ in range(steps):
-        key, k = jax.random.split(key)
-        params = step(params, k)
+    for i in range(steps):
+        if traced and i == 20:
+            jax.block_until_ready(params)
+            jax.profiler.start_trace(traced, create_perfetto_trace=True)
+        with jax.profiler.StepTraceAnnotation("train", step_num=i):
+            key, k = jax.random.split(key)
+            params = step(params, k)
+        if traced and i == 24:
+            jax.block_until_ready(params)
+            jax.profiler.stop_trace()
     jax.block_until_ready(params)
     return f"work_s={time.perf_counter() - start:.2f} steps={steps}"
 

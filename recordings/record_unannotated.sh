@@ -37,7 +37,8 @@
 # each with the GPUs' counters too (--gpu-metrics-devices=all), moe also under torch.profiler,
 # nocache_small (nocache's 10 steps) and moe_small without the counters, ep_json (ep under
 # torchrun over the two GPUs of DDP_GPUS, exported with --include-json=true), ep_kineto (no
-# nsys: ep under torch.profiler over them: $OUT/ep_kineto.tgz),
+# nsys: ep under torch.profiler over them: $OUT/ep_kineto.tgz), jax_tp_trace (no nsys:
+# jax_tp's steps 20-24 under jax.profiler over them: $OUT/jax_tp_trace.tgz),
 # jax_no_cb: jax with XLA's command buffers off and nsys --cuda-graph-trace=node; ddp:
 # torchrun over the two GPUs of DDP_GPUS, default 0,1).
 # Outputs: $OUT/<name>.sqlite.xz, $OUT/unannotated_refs.tgz (CSVs, logs), $OUT/run.log.
@@ -85,6 +86,13 @@ for name in ${ONLY//,/ }; do
       > $W/fsdp_kineto.log 2>&1
     say "fsdp_kineto: rc=$? $(ls $W/fsdp_kineto | wc -l) files"
     (cd $W && tar czf $OUT/fsdp_kineto.tgz fsdp_kineto); continue
+  fi
+  if [ $name = jax_tp_trace ]; then  # jax_tp's steps 20-24 under jax.profiler (no nsys)
+    mkdir -p $W/jax_tp_trace
+    CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} JAX_TRACE_DIR=$W/jax_tp_trace STEPS=30 timeout 300 \
+      python3 $HERE/gen_unannotated.py jax_tp > $W/jax_tp_trace.log 2>&1
+    say "jax_tp_trace: rc=$? $(find $W/jax_tp_trace -type f | wc -l) files $(tail -1 $W/jax_tp_trace.log)"
+    (cd $W && tar czf $OUT/jax_tp_trace.tgz jax_tp_trace); continue
   fi
   if [ $name = ep_kineto ]; then  # ep's two ranks under torch.profiler (no nsys): a file a rank
     mkdir -p $W/ep_kineto

@@ -11,7 +11,8 @@ import gzip
 import json
 import re
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
+from pathlib import Path
 
 import pytest
 
@@ -237,3 +238,34 @@ def test_device_groups_in_each_of_xlas_forms() -> None:
         pair = permute.source_target_pairs.add()
         pair.source, pair.target = s, t
     assert device_groups(permute) == ([[0, 1], [1, 2]], None)
+
+
+def test_a_tensor_parallel_jax_program_reads_as_tensor_parallel(tmp_path: Path) -> None:
+    """sample_traces/jax_tp: recordings/gen_unannotated.py's jax_tp, a jitted MLP of four
+    8192x8192 bf16 layers, each weight split by columns then by rows over two H200s
+    (Megatron's pattern), steps 20-24 under jax.profiler. Each step the row-split layers
+    (the second and fourth) all-reduce their outputs in the forward and the third layer's
+    input gradient is all-reduced in the backward (the first layer's input, the batch,
+    needs none): 2 forward and 1 backward all-reduces of [2048, 8192] f32 a step, as many
+    as the trace viewer's JSON has NCCL kernels of three HLO all-reduces on each GPU."""
+    run_dir = SAMPLES / "jax_tp" / "plugins" / "profile" / "2026_11_30_11_32_34"
+    with gzip.open(run_dir / "vm.trace.json.gz") as f:
+        events = json.load(f)["traceEvents"]
+    ops = Counter((e["pid"], e["args"]["hlo_op"]) for e in events
+                  if e.get("ph") == "X" and "nccl" in e["name"].lower()
+                  and e.get("args", {}).get("hlo_op"))
+    assert sorted(ops.values()) == [STEPS] * 6  # three all-reduces on each of two GPUs
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("TUI_CACHE_DIR", str(tmp_path))
+        with open_run([run_dir / "vm.xplane.pb"]) as ranks:
+            calls = Counter(ranks.con.execute(
+                "SELECT rank, backward FROM collectives WHERE collective = 'all-reduce'"
+            ).fetchall())
+            groups = parallelism(ranks.con)
+            bandwidth = collective_bandwidth(ranks.con)
+    assert calls == {(0, False): 2 * STEPS, (0, True): STEPS,
+                     (1, False): 2 * STEPS, (1, True): STEPS}
+    assert [(g["ranks"], g["kind"]) for g in groups] == [([0, 1], "tensor")]
+    assert "inside the forward" in groups[0]["why"] and "XLA" in groups[0]["why"]
+    assert [(b["name"], b["bytes"], b["group_size"], b["instances"]) for b in bandwidth] == [
+        ("all_reduce", 2048 * 8192 * 4, 2, 3 * STEPS)]
