@@ -1,0 +1,21 @@
+#!/bin/bash
+# Nsight Compute on a whole PyTorch program as users first point it at one: gen_unannotated.py's
+# `moe` (2 steps), its first 12 kernels of the kinds that dominate it (GEMMs, the experts'
+# gathers and index kernels, the mask's nonzero, AdamW's for-each) under `--set full`, with
+# NVIDIA's details page (its rules' findings) and raw page as CSV beside the report.
+# Run from the repository root: OUT=/some/dir bash recordings/record_ncu_moe.sh
+# Writes $OUT/ncu_moe.tgz.
+set -u
+: "${OUT:?set OUT to a folder}"
+HERE=$(cd "$(dirname "$0")" && pwd)
+W=/tmp/ncu_moe; rm -rf $W; mkdir -p $W $OUT
+NCU=$(command -v ncu || ls -d /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+{ nvidia-smi -L; $NCU --version; } > $W/versions.txt 2>&1
+STEPS=2 timeout 400 $NCU --set full --import-source yes -f -c 12 \
+  -k 'regex:nvjet|index|gather|nonzero|multi_tensor' -o $W/moe \
+  python3 $HERE/gen_unannotated.py moe > $W/ncu.log 2>&1
+echo "ncu rc=$? $(tail -1 $W/ncu.log)"
+$NCU -i $W/moe.ncu-rep --page details --csv > $W/moe_details.csv 2> $W/details.err
+$NCU -i $W/moe.ncu-rep --page raw --csv > $W/moe_raw.csv 2> $W/raw.err
+(cd $W && tar czf $OUT/ncu_moe.tgz .)
+ls -la $OUT
