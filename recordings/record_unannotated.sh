@@ -33,7 +33,7 @@
 # trainer_ddp (the same under torchrun over those two GPUs: DDP), cycles (no nsys:
 # torch.profiler's schedule with repeat=2 writing a trace a cycle into one folder:
 # $OUT/cycles.tgz),
-# nocache (the caching allocator off), moe, graphed, jax_tp (over the two GPUs of DDP_GPUS),
+# nocache (the caching allocator off), moe, graphed, pinned, jax_tp (over the two GPUs of DDP_GPUS),
 # each with the GPUs' counters too (--gpu-metrics-devices=all), moe also under torch.profiler,
 # nocache_small (nocache's 10 steps) and moe_small without the counters, ep_json (ep under
 # torchrun over the two GPUs of DDP_GPUS, exported with --include-json=true), ep_kineto (no
@@ -119,7 +119,7 @@ for name in ${ONLY//,/ }; do
     workload=${name%_py}; extra="--python-sampling=true --python-backtrace=cuda --cudabacktrace=$bt"
   fi
   LAUNCH=python3; program=$HERE/gen_unannotated.py
-  case $name in fsdp|nocache|moe|graphed|jax_tp) extra="$extra --gpu-metrics-devices=all" ;; esac
+  case $name in fsdp|nocache|moe|graphed|jax_tp|pinned) extra="$extra --gpu-metrics-devices=all" ;; esac
   if [ $name = nocache ]; then LAUNCH="env PYTORCH_NO_CUDA_MEMORY_CACHING=1 python3"; fi
   if [ $name = nocache_small ]; then  # nocache's 10 steps, no counters: a sample's size
     workload=nocache; LAUNCH="env PYTORCH_NO_CUDA_MEMORY_CACHING=1 STEPS=10 python3"

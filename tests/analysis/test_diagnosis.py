@@ -385,3 +385,33 @@ def test_a_copy_bound_gpu_is_told_how_much_it_copied_from_pageable_memory() -> N
     pinned = replace(time, pageable_bytes=0, pinned_bytes=time.copy_bytes)
     text = diagnose([pinned], "nsys").text
     assert "pageable" not in text and text.endswith(f"; {REMEDY_COPY_PINNED}.")
+
+
+def test_a_copy_bound_gpu_whose_copies_are_pinned_is_told_to_move_less() -> None:
+    """unannotated/pinned.sqlite: recordings/gen_unannotated.py's `pinned`, an MLP fed 256 MB
+    batches from pinned host memory with non_blocking=True each step (its counters' table
+    dropped for size). Copy-bound; the window's copies and bytes are the export's memcpy
+    rows', none to or from pageable memory, most of their bytes from pinned memory: the
+    advice is to move less and overlap, not to pin."""
+    import sqlite3
+
+    from tui.analysis.remedies import REMEDY_COPY_PINNED
+
+    path = inflated("unannotated/pinned.sqlite")
+    with open_trace(path) as trace:
+        _gaps, _whole, work = gaps_and_work(trace.con, 1_000_000)
+    (time,) = work
+    window = time.window
+    assert window is not None and window.kind == "iteration"
+    db = sqlite3.connect(path)
+    (copies, copied, pageable, pinned), = db.execute(
+        "SELECT count(*), sum(bytes), coalesce(sum(bytes) FILTER (WHERE srcKind = 0 "
+        "OR dstKind = 0), 0), sum(bytes) FILTER (WHERE srcKind = 1 OR dstKind = 1) "
+        "FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE end > ? AND start < ?",
+        (window.start_ns, window.end_ns)).fetchall()
+    assert (time.copies, time.copy_bytes, time.pageable_bytes, time.pinned_bytes) == (
+        copies, copied, pageable, pinned)
+    assert pageable == 0 and pinned > copied / 2
+    text = diagnose(work, "nsys").text
+    assert text.startswith("Copy-bound") and "pageable" not in text
+    assert text.endswith(f"; {REMEDY_COPY_PINNED}.")
