@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.paths import SAMPLES, inflated
+from tests.helpers.summaries import summary_and_gaps
 from tests.helpers.window_oracle import ACTIVITY_TABLES, GRAPH_TABLE, gaps_over, nsys_intervals
 from tui.analysis.diagnosis import decide, diagnose, gaps_and_work
 from tui.analysis.framework import source_format
@@ -94,8 +95,8 @@ def test_a_kernel_compiled_while_the_gpu_waits_is_what_the_host_was_busy_in() ->
 def vision() -> tuple[Path, dict, list]:
     path = inflated("unannotated/vision.sqlite")
     with open_trace(path) as trace:
-        gaps, _whole, _work = gaps_and_work(trace.con, MS)
-        return path, dict(trace_summary(trace, MS)), gaps
+        summed, (gaps, _whole, _work) = summary_and_gaps(trace, MS)
+        return path, dict(summed), gaps
 
 
 def test_a_loader_bound_loop_waits_on_its_workers_numpy(vision) -> None:
@@ -183,9 +184,9 @@ def test_a_jax_program_under_nsys_is_judged_over_its_steps_in_xlas_words() -> No
     advice is XLA's, and names the NumPy the launching thread waited for."""
     path = inflated("unannotated/jax_no_cb.sqlite")
     with open_trace(path) as trace:
-        gaps, _whole, work = gaps_and_work(trace.con, MS)
+        summed, (gaps, _whole, work) = summary_and_gaps(trace, MS)
         assert source_format(trace.con) == "xla"
-        summary = dict(trace_summary(trace, MS))
+        summary = dict(summed)
         warnings = list(trace.warnings)
     # nsys' import of this report logged errors (as warnings of its Analysis source)
     errors = sqlite3.connect(path).execute(
@@ -478,8 +479,8 @@ def test_cccls_own_nvtx_ranges_are_not_the_programs_loop() -> None:
     assert len(ranges) == 72 and {r[3] for r in ranges} == {"CCCL"}
     assert all(r[2].startswith("cub::") for r in ranges)
     with open_trace(path) as trace:
-        gaps, _whole, _work = gaps_and_work(trace.con, MS)
-        summary = dict(trace_summary(trace, MS))
+        summed, (gaps, _whole, _work) = summary_and_gaps(trace, MS)
+        summary = dict(summed)
     assert sorted((g.start_ns, g.duration_ns) for g in gaps) == nvidia_gaps("bert")
     window = summary["diagnosis"]["window"]
     assert window["kind"] == "iteration"
@@ -521,8 +522,8 @@ def test_a_model_split_across_two_gpus_waits_on_the_other_gpu() -> None:
     trace has)."""
     path = inflated("unannotated/split.sqlite")
     with open_trace(path) as trace:
-        gaps, _whole, _work = gaps_and_work(trace.con, MS)
-        summary = dict(trace_summary(trace, MS))
+        summed, (gaps, _whole, _work) = summary_and_gaps(trace, MS)
+        summary = dict(summed)
     assert sorted((g.start_ns, g.duration_ns) for g in gaps) == nvidia_gaps("split")
     diagnosis = summary["diagnosis"]
     window = diagnosis["window"]
@@ -612,8 +613,8 @@ def test_dataparallel_over_two_gpus_is_told_to_use_a_process_per_gpu() -> None:
         "sum(k.end - k.start) FROM CUPTI_ACTIVITY_KIND_KERNEL AS k JOIN StringIds AS s "
         "ON s.id = k.shortName WHERE s.value LIKE 'ncclDevKernel%' GROUP BY 1")))
     with open_trace(path) as trace:
-        gaps, _whole, _work = gaps_and_work(trace.con, MS)
-        summary = dict(trace_summary(trace, MS))
+        summed, (gaps, _whole, _work) = summary_and_gaps(trace, MS)
+        summary = dict(summed)
     diagnosis = summary["diagnosis"]
     assert sorted((g.start_ns, g.duration_ns) for g in gaps) == nvidia_gaps("dataparallel")
     assert diagnosis["bound"] == "host"
@@ -639,8 +640,8 @@ def test_a_trainers_loop_is_its_steps_though_it_logs_and_evaluates() -> None:
 
     path = inflated("unannotated/trainer.sqlite")
     with open_trace(path) as trace:
-        gaps, _whole, _work = gaps_and_work(trace.con, MS)
-        diagnosis = dict(trace_summary(trace, MS))["diagnosis"]
+        summed, (gaps, _whole, _work) = summary_and_gaps(trace, MS)
+        diagnosis = dict(summed)["diagnosis"]
     assert sorted((g.start_ns, g.duration_ns) for g in gaps) == nvidia_gaps("trainer")
     window = diagnosis["figures"]["window"]
     assert window["kind"] == "iteration"
@@ -701,8 +702,8 @@ def test_a_capture_of_the_loop_alone_cut_mid_step_is_judged_over_its_repeats() -
         "SELECT min(start), max(end) FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchall()
     assert first < 50 * MS and duration - last < 50 * MS  # kernels from end to end
     with open_trace(path) as trace:
-        gaps, _whole, _work = gaps_and_work(trace.con, MS)
-        diagnosis = dict(trace_summary(trace, MS))["diagnosis"]
+        summed, (gaps, _whole, _work) = summary_and_gaps(trace, MS)
+        diagnosis = dict(summed)["diagnosis"]
     assert sorted((g.start_ns, g.duration_ns) for g in gaps) == nvidia_gaps("bert_mid")
     window = diagnosis["figures"]["window"]
     assert window["kind"] == "iteration" and window["end_ns"] == last
@@ -734,8 +735,8 @@ def test_gradient_accumulation_is_judged_over_its_optimizer_steps() -> None:
             iteration_query("work_iteration"),
             {"min_repeats": MIN_REPEATS, "regular": REGULAR, "repeating": REPEATING,
              "tolerance": TOLERANCE}).fetchone()
-        gaps, _whole, _work = gaps_and_work(trace.con, MS)
-        diagnosis = dict(trace_summary(trace, MS))["diagnosis"]
+        summed, (gaps, _whole, _work) = summary_and_gaps(trace, MS)
+        diagnosis = dict(summed)["diagnosis"]
     assert once is None  # no kernel comes once an iteration
     assert sorted((g.start_ns, g.duration_ns) for g in gaps) == nvidia_gaps("accum")
     window = diagnosis["figures"]["window"]

@@ -19,6 +19,7 @@ import pytest
 
 from tests.conftest import SAMPLES, inflated, sample
 from tests.helpers.paths import DATA
+from tests.helpers.summaries import summary_and_gaps
 from tests.helpers.window_oracle import kineto_expected, to_ns, union_within
 from tui.analysis.diagnosis import COMPUTE_MOST, diagnose, gaps_and_work
 from tui.analysis.summary import trace_summary
@@ -85,8 +86,7 @@ def loop(request) -> tuple[str, str, dict, list, list, dict]:
             else sample(f"loops/loop_{name}.{kind}"))
     expected = (_nsys_expected(path, name) if kind == "sqlite" else kineto_expected(path))
     with open_trace(path) as trace:
-        _gaps, whole, work = gaps_and_work(trace.con, 1_000_000)
-        summary = trace_summary(trace, 1_000_000)
+        summary, (_gaps, whole, work) = summary_and_gaps(trace, 1_000_000)
     return name, kind, expected, work, whole, summary["diagnosis"]
 
 
@@ -306,8 +306,8 @@ def test_a_capture_range_is_the_window_without_ranges() -> None:
         gaps = [(int(r["Start (ns)"]), int(r["Start (ns)"]) + int(r["Duration (ns)"]))
                 for r in csv.DictReader(f)]
     with open_trace(path) as trace:
-        _gaps, _whole, (time,) = gaps_and_work(trace.con, 1_000_000)
-        diagnosis = trace_summary(trace, 1_000_000)["diagnosis"]
+        summary, (_gaps, _whole, (time,)) = summary_and_gaps(trace, 1_000_000)
+        diagnosis = summary["diagnosis"]
     assert diagnosis["window"] == {"kind": "profiler_range", "name": "cudaProfilerStart … "
                                    "cudaProfilerStop", "start_ns": start, "end_ns": end}
     assert diagnosis["text"].startswith("Host-bound between cudaProfilerStart and "

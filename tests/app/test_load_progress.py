@@ -8,6 +8,7 @@ to be stopped in each of its stages.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fcntl
 import gzip
 import io
@@ -64,6 +65,22 @@ def scaled(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
     return trace, int(count.read_text())
 
 
+@pytest.fixture(scope="module")
+def scaled_opened_cold(scaled: tuple[Path, int],
+                       tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """`tui --summary --json` of the scaled trace from an empty cache dir, in this process:
+    what the next open after each stopped load gives, that load having left its cache dir
+    empty (each test checks that). Opened once for the module, not once a stage: the
+    same open of the same ~120 MB trace, 2-3 CPU-s each time."""
+    trace, _ = scaled
+    cache = tmp_path_factory.mktemp("scaled-cold") / "cache"
+    out = io.StringIO()
+    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(out):
+        patch.setenv("TUI_CACHE_DIR", str(cache))
+        assert main(["--summary", "--json", str(trace)]) == 0
+    return json.loads(out.getvalue())
+
+
 def _summary_process(trace: Path, cache: Path, memory: str | None = None) -> subprocess.Popen:
     # Ctrl-C's default action in the child, as in a terminal: a test run started in the
     # background of a shell (`pytest &`) hands its children SIGINT ignored, and Python
@@ -95,10 +112,11 @@ def _stages(cache: Path, seen: list[str]) -> list[str]:
 @pytest.mark.slow
 @pytest.mark.parametrize("stage", ["opening", "reading", "building"])
 def test_ctrl_c_stops_cleanly(scaled: tuple[Path, int], tmp_path: Path, stage: str,
-                             monkeypatch, capsys) -> None:
+                             scaled_opened_cold: dict) -> None:
     """At "opening" the trace is built in its cache file, its partial file there from the
     start (a budget it takes over a quarter of); else in memory, the partial file written
-    at the end. The next open (in this process: no Ctrl-C in it) loads the trace whole."""
+    at the end. The next open (in this process: no Ctrl-C in it; from the cache dir left
+    empty, as `scaled_opened_cold` opens it) loads the trace whole."""
     trace, kernels = scaled
     cache = tmp_path / "cache"
     proc = _summary_process(trace, cache, "250MB" if stage == "opening" else None)
@@ -112,10 +130,7 @@ def test_ctrl_c_stops_cleanly(scaled: tuple[Path, int], tmp_path: Path, stage: s
     out, err = proc.communicate(timeout=60)
     assert (proc.returncode, out, err) == (130, "", "")
     assert list(cache.iterdir()) == []  # no partial cache, no scratch copy of the events
-    monkeypatch.setenv("TUI_CACHE_DIR", str(cache))
-    capsys.readouterr()
-    assert main(["--summary", "--json", str(trace)]) == 0
-    summary = json.loads(capsys.readouterr().out)
+    summary = scaled_opened_cold
     assert summary["source"]["cache_note"] == "built now: no cache yet"
     assert sum(k["count"] for k in summary["kernels"]) == kernels
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import oracle
+from tests.helpers.caches import copy_cache_files
 from tests.helpers.paths import sample
 from tui.analysis.ranks import collective_instances, rank_analysis, rank_rows
 from tui.analysis.tensor_cores import cores_of
@@ -442,16 +443,25 @@ def test_a_multi_process_report_is_a_run_of_its_processes_also_without_a_cache(
 @pytest.mark.parametrize(("setting", "pool"), [("1", False), ("2", True), ("", True),
                                                ("none", True)])
 def test_tui_workers_sets_the_processes_that_load_a_run(
-        setting: str, pool: bool, private_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        setting: str, pool: bool, private_cache: Path, run_cache: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """TUI_WORKERS=N loads a run's ranks as --workers N does (1: in this process); unset, or
     not a positive number, a pool where it pays (four traces: it does)."""
     from tui.runs import load
 
     monkeypatch.setenv("TUI_WORKERS", setting)
     pools: list[int] = []
-    monkeypatch.setattr(load, "_load_in_pool",
-                        lambda jobs, pending, count, *args, **kwargs: pools.append(count))
+
+    def no_pool(jobs: list[load.LoadJob], pending: list[int], count: int, *args: object,
+                **kwargs: object) -> None:
+        pools.append(count)
+        # what a pool's processes leave in the cache dir: each trace's cache file (the
+        # run's, built once a run), which the loads after this read, not four cold loads
+        copy_cache_files([jobs[i].path for i in pending], run_cache, private_cache)
+
+    monkeypatch.setattr(load, "_load_in_pool", no_pool)
     traces = [sample(f"ddp4/ddp_rank{rank}.pt.trace.json.gz") for rank in range(4)]
     stores = load.load_stores([load.LoadJob(p) for p in traces])
     assert bool(pools) == pool
     assert len(stores) == 4 and all(s.db_path is not None for s in stores)
+    assert all(s.from_cache for s in stores) is pool  # after the pool: what it left

@@ -208,7 +208,8 @@ async def test_the_ranks_app_shows_a_run_kept_without_opening_it(
 
 
 def test_a_run_summed_up_on_a_dask_cluster_equals_the_local_pool(
-        tmp_path: Path, cache: Path, capsys) -> None:
+        tmp_path: Path, cache: Path, run_cache: Path, capsys,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """`tui --summary RUN --scheduler local`: each rank loaded and summed up by a task of
     a local Dask cluster, into the cache; the same figures as the local pool's."""
     pytest.importorskip("dask.distributed")
@@ -216,9 +217,13 @@ def test_a_run_summed_up_on_a_dask_cluster_equals_the_local_pool(
     on_cluster = _summary(capsys, folder, "--scheduler", "local", "--workers", "2")
     # kept by the tasks
     assert len(list(cache.glob(f"*.rank-1000000.{RANK_MEMO_VERSION}.json"))) == 4
-    for kept in cache.iterdir():
-        kept.unlink()
+    # the local pool's: the ranks as this process loads them (the run's cache files, loaded
+    # once a run), summed up here; not the four loaded cold again
+    local_cache = tmp_path / "local-cache"
+    copy_cache_files(expand_paths([SAMPLES / "fsdp4"]), run_cache, local_cache)
+    monkeypatch.setenv("TUI_CACHE_DIR", str(local_cache))
     local = _summary(capsys, folder)
+    assert local["source"]["cache_notes"] == ["from cache"] * 4  # summed up, not read back
     assert _figures(on_cluster) == _figures(local)
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import oracle
+from tests.helpers.caches import copy_cache_files
 from tests.helpers.paths import SAMPLES, sample
 from tui.cli.main import main
 
@@ -851,8 +852,8 @@ def test_a_load_that_outgrows_the_budget_is_tried_with_twice_it(monkeypatch, cap
 
 
 @pytest.mark.slow
-def test_a_summary_that_outgrows_its_share_is_tried_with_twice_the_budget(tmp_path: Path,
-                                                                       monkeypatch) -> None:
+def test_a_summary_that_outgrows_its_share_is_tried_with_twice_the_budget(
+        tmp_path: Path, shared_cache: Path, monkeypatch) -> None:
     """A launch-bound trace's summary (every idle interval classified) needs more than 30%
     of 50MB: summed up again with 100MB, the same summary, with a warning that says so;
     under 20MB, then 40MB, it is a TraceError (one line, exit 2 from the command)."""
@@ -861,9 +862,14 @@ def test_a_summary_that_outgrows_its_share_is_tried_with_twice_the_budget(tmp_pa
     from tui.core.errors import TraceError
     from tui.loading.trace import open_trace
 
+    # a cache dir of its own, no summary kept in it (each is summed up here), its cache
+    # file the run's: loaded once a run, not cold again
+    trace_path = sample("launch_bound_inference.pt.trace.json.gz")
+    copy_cache_files([trace_path], shared_cache, tmp_path)
     monkeypatch.setenv("TUI_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("TUI_MEMORY", "1GB")
-    with open_trace(sample("launch_bound_inference.pt.trace.json.gz")) as trace:
+    with open_trace(trace_path) as trace:
+        assert trace.from_cache
         whole = trace_summary(trace, 1_000_000)
         with budget_of("50MB"):
             again = trace_summary(trace, 1_000_000)

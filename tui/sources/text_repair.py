@@ -26,6 +26,10 @@ _LONE_SURROGATE = re.compile(
     rb"(?<!\\)((?:\\\\)*)(\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
     rb"|(?<![uU][dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2})"
 )
+# Any \\uD800-\\uDFFF escape at all: a block without one (nearly every block) skips
+# _LONE_SURROGATE, whose lookbehinds make it try every byte (2 s for a 36 MB block, against
+# 0.01 s for this one, which scans for its literal start).
+_ANY_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _REFUSALS = ("invalid UTF-8", "control character", "surrogate")
 
 
@@ -60,8 +64,9 @@ def repair_text(path: Path) -> int:
             data, carry = data[: len(data) - keep], data[len(data) - keep :]
             bad += len(_CONTROL.findall(data))
             data = _CONTROL.sub(escape, data)
-            data, lone = _LONE_SURROGATE.subn(rb"\1\\ufffd", data)
-            bad += lone
+            if _ANY_SURROGATE.search(data):
+                data, lone = _LONE_SURROGATE.subn(rb"\1\\ufffd", data)
+                bad += lone
             out.write(data)
             if not block:
                 break
