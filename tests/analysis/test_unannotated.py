@@ -843,8 +843,8 @@ def test_an_iteration_whose_kernels_change_in_number_is_found() -> None:
         once = trace.con.execute(iteration_query("work_iteration"), rules).fetchone()
         strided = trace.con.execute(iteration_query("work_iteration_strided"),
                                     rules | {"max_stride": MAX_STRIDE}).fetchone()
-        gaps, _whole, _work = gaps_and_work(trace.con, MS)
-        diagnosis = dict(trace_summary(trace, MS))["diagnosis"]
+        summed, (gaps, _whole, _work) = summary_and_gaps(trace, MS)
+        diagnosis = dict(summed)["diagnosis"]
     assert once is None and strided is None
     assert sorted((g.start_ns, g.duration_ns) for g in gaps) == nvidia_gaps("moe")
     window = diagnosis["figures"]["window"]
@@ -876,8 +876,8 @@ def test_a_loop_without_the_caching_allocator_is_told_to_keep_it() -> None:
 
     path = inflated("unannotated/nocache.sqlite")
     with open_trace(path) as trace:
-        gaps, _whole, _work = gaps_and_work(trace.con, MS)
-        diagnosis = dict(trace_summary(trace, MS))["diagnosis"]
+        summed, (gaps, _whole, _work) = summary_and_gaps(trace, MS)
+        diagnosis = dict(summed)["diagnosis"]
     assert sorted((g.start_ns, g.duration_ns) for g in gaps) == nvidia_gaps("nocache")
     window = diagnosis["figures"]["window"]
     assert window["kind"] == "iteration" and window["ranges"] == 40
