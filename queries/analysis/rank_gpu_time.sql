@@ -6,8 +6,11 @@
 -- Kernel times are summed durations: a compute kernel overlapping a NCCL kernel on another
 -- stream counts in both. Busy is the union over streams (span minus gpu_idle), as
 -- device_busy.sql. Every rank appears, also one without GPU activity (zeros).
+-- comm_span_ns: from the rank's first NCCL kernel's start to its last one's end (the time
+-- in which the ranks can wait for each other: a program's set-up before its first
+-- collective cannot).
 -- Columns: rank, devices, span_ns, busy_ns, busy_pct, comm_ns, compute_ns, comm_kernels,
---          compute_kernels.
+--          compute_kernels, comm_span_ns.
 WITH ranks AS (
     SELECT DISTINCT rank FROM trace_meta
 ), spans AS (
@@ -27,7 +30,9 @@ WITH ranks AS (
            sum(duration_ns) FILTER (WHERE name ILIKE '%nccl%') AS comm_ns,
            sum(duration_ns) FILTER (WHERE name NOT ILIKE '%nccl%') AS compute_ns,
            count(*) FILTER (WHERE name ILIKE '%nccl%') AS comm_kernels,
-           count(*) FILTER (WHERE name NOT ILIKE '%nccl%') AS compute_kernels
+           count(*) FILTER (WHERE name NOT ILIKE '%nccl%') AS compute_kernels,
+           max(end_ns) FILTER (WHERE name ILIKE '%nccl%')
+               - min(start_ns) FILTER (WHERE name ILIKE '%nccl%') AS comm_span_ns
     FROM gpu_activities
     WHERE kind = 'kernel'
     GROUP BY rank
@@ -41,7 +46,8 @@ SELECT
     coalesce(k.comm_ns, 0)::BIGINT AS comm_ns,
     coalesce(k.compute_ns, 0)::BIGINT AS compute_ns,
     coalesce(k.comm_kernels, 0)::BIGINT AS comm_kernels,
-    coalesce(k.compute_kernels, 0)::BIGINT AS compute_kernels
+    coalesce(k.compute_kernels, 0)::BIGINT AS compute_kernels,
+    coalesce(k.comm_span_ns, 0)::BIGINT AS comm_span_ns
 FROM ranks AS r
 LEFT JOIN busy AS b USING (rank)
 LEFT JOIN kernels AS k USING (rank)

@@ -12,7 +12,7 @@ import pytest
 
 from tests.helpers import oracle
 from tests.helpers.caches import copy_cache_files
-from tests.helpers.paths import sample
+from tests.helpers.paths import SAMPLES, sample
 from tui.analysis.ranks import collective_instances, rank_analysis, rank_rows
 from tui.analysis.tensor_cores import cores_of
 from tui.cli.main import main
@@ -465,3 +465,30 @@ def test_tui_workers_sets_the_processes_that_load_a_run(
     assert bool(pools) == pool
     assert len(stores) == 4 and all(s.db_path is not None for s in stores)
     assert all(s.from_cache for s in stores) is pool  # after the pool: what it left
+
+
+def test_a_run_without_steps_is_judged_over_its_collectives_not_its_set_up() -> None:
+    """unannotated/ep_json.sqlite: an expert-parallel program recorded whole under nsys, no
+    step range: 7 s of imports and set-up before its first collective, then 30 steps in
+    about half a second. Without steps a rank's hold-up is weighed against the span of
+    the ranks' NCCL kernels, first to last, as sqlite3 reads it from the export (not the
+    GPU span, set-up included, which called the run balanced); the straggler is the one
+    the same program's torch.profiler run (ep2/, per step) names."""
+    import sqlite3
+
+    from tests.helpers.paths import inflated
+
+    path = inflated("unannotated/ep_json.sqlite")
+    spans = sqlite3.connect(path).execute(
+        "SELECT max(k.end) - min(k.start) FROM CUPTI_ACTIVITY_KIND_KERNEL AS k "
+        "JOIN StringIds AS s ON s.id = k.shortName WHERE s.value LIKE '%nccl%' "
+        "GROUP BY k.globalPid").fetchall()
+    with open_run([path]) as run:
+        verdict = rank_analysis(run.con)["balance"]
+        gpu_span = max(r["span_ns"] for r in rank_rows(run.con))
+    assert verdict["measure"] == "whole trace"
+    assert verdict["reference_ns"] == max(span for (span,) in spans) < gpu_span / 5
+    with open_run([SAMPLES / "ep2"]) as run:
+        per_step = rank_analysis(run.con)["balance"]
+    assert per_step["measure"] == "per step"
+    assert verdict["straggler"] == per_step["straggler"] == 1

@@ -61,7 +61,8 @@ def _hold(verdict: dict) -> str:
     pct = f"{100 * net / ref:.1f}%" if ref else "-"
     if verdict["measure"] == PER_STEP:
         return f"{format_ns(net)} per step, {pct} of the {format_ns(ref)} median GPU step"
-    return f"{format_ns(net)} over the trace, {pct} of the {format_ns(ref)} GPU span"
+    return (f"{format_ns(net)} over the trace, {pct} of the {format_ns(ref)} from the "
+            "ranks' first NCCL kernel to their last")
 
 
 def _rule(verdict: dict, reference: bool = False) -> str:
@@ -70,7 +71,8 @@ def _rule(verdict: dict, reference: bool = False) -> str:
     of = ""
     if reference:
         of = f" of the {format_ns(verdict['reference_ns'])} " + (
-            "median GPU step" if verdict["measure"] == PER_STEP else "GPU span")
+            "median GPU step" if verdict["measure"] == PER_STEP
+            else "from the ranks' first NCCL kernel to their last")
     why = "" if verdict["measure"] == PER_STEP else "; the traces have no steps"
     return (f"a straggler is named from {verdict['threshold_pct']:g}%{of}, "
             f"{format_ns(verdict['threshold_ns'])}{why}")

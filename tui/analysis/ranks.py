@@ -57,6 +57,7 @@ def rank_rows(con: duckdb.DuckDBPyConnection) -> list[dict]:
             "gpu_steps": s.get("gpu_steps", 0),
             "devices": g["devices"],
             "span_ns": g["span_ns"],
+            "comm_span_ns": g["comm_span_ns"],  # first NCCL kernel to the last
             "busy_ns": g["busy_ns"],
             "comm_kernels": g["comm_kernels"],
             "compute_kernels": g["compute_kernels"],
@@ -83,7 +84,9 @@ def rank_table(con: duckdb.DuckDBPyConnection) -> pa.Table:
 def balance(rows: list[dict]) -> dict:
     """The straggler verdict with its figures: {"straggler": rank or None, "rank" (the
     rank holding the others up most), "net_hold_ns", "measure" (PER_STEP or WHOLE_TRACE),
-    "reference_ns" (the median GPU step, or the GPU span), "threshold_pct",
+    "reference_ns" (the median GPU step; without steps, the longest span of a rank's NCCL
+    kernels, first to last: a program's set-up before its first collective holds no one
+    up, and an unannotated program's may be most of its GPU span), "threshold_pct",
     "threshold_ns", "ranks" (that communicate)}. Sets each row's `net_hold_ns`."""
     talking = [r for r in rows if r["comm_kernels"]]
     per_step = len(talking) > 1 and all(r["gpu_steps"] for r in talking)
@@ -95,7 +98,7 @@ def balance(rows: list[dict]) -> dict:
             r["net_hold_ns"] = r["caused_per_step_ns"] - r["wait_per_step_ns"]
         else:
             r["net_hold_ns"] = round(r["caused_ns"] / others) - r["wait_ns"]
-    reference = max((r["step_gpu_ns"] if per_step else r["span_ns"] for r in talking),
+    reference = max((r["step_gpu_ns"] if per_step else r["comm_span_ns"] for r in talking),
                     default=0)
     threshold = round(reference * MATERIAL_PCT / 100)
     top = max(talking, key=lambda r: (r["net_hold_ns"], -r["rank"]), default=None)
