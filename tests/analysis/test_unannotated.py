@@ -43,6 +43,15 @@ def nvidia_gaps(name: str) -> list[tuple[int, int]]:
         return sorted((int(r["Start (ns)"]), int(r["Duration (ns)"])) for r in csv.DictReader(f))
 
 
+def anchor_at(path: Path, anchor: str) -> tuple[list[tuple[str, int]], list[int]]:
+    """The export's kernels (name, start) in start order, as sqlite3 reads them, and the
+    positions among them of the kernels named `anchor` (an iteration's)."""
+    kernels = sqlite3.connect(path).execute(
+        "SELECT n.value, k.start FROM CUPTI_ACTIVITY_KIND_KERNEL AS k JOIN StringIds AS n "
+        "ON n.id = k.demangledName ORDER BY k.start").fetchall()
+    return kernels, [i for i, (name, _) in enumerate(kernels) if name == anchor]
+
+
 def leaf_modules(db: sqlite3.Connection, gtid: int | None, start: int, end: int,
                  others: bool = False) -> dict[str, int]:
     """The CPU samples of thread `gtid` (others: of every other thread) in [start, end), by
@@ -645,11 +654,7 @@ def test_a_trainers_loop_is_its_steps_though_it_logs_and_evaluates() -> None:
     assert sorted((g.start_ns, g.duration_ns) for g in gaps) == nvidia_gaps("trainer")
     window = diagnosis["figures"]["window"]
     assert window["kind"] == "iteration"
-    db = sqlite3.connect(path)
-    kernels = db.execute(
-        "SELECT n.value, k.start FROM CUPTI_ACTIVITY_KIND_KERNEL AS k JOIN StringIds AS n "
-        "ON n.id = k.demangledName ORDER BY k.start").fetchall()
-    at = [i for i, (name, _) in enumerate(kernels) if name == window["name"]]
+    kernels, at = anchor_at(path, window["name"])
     apart = Counter(b - a for a, b in zip(at, at[1:], strict=False))
     assert apart.most_common(1)[0][0] == 1160
     assert apart[1160] + apart[1162] >= 0.9 * (len(at) - 1) > apart[1160]
@@ -742,11 +747,7 @@ def test_gradient_accumulation_is_judged_over_its_optimizer_steps() -> None:
     window = diagnosis["figures"]["window"]
     assert window["kind"] == "iteration" and window["ranges"] == 5
     stride = window["stride"]
-    db = sqlite3.connect(path)
-    kernels = db.execute(
-        "SELECT n.value, k.start FROM CUPTI_ACTIVITY_KIND_KERNEL AS k JOIN StringIds AS n "
-        "ON n.id = k.demangledName ORDER BY k.start").fetchall()
-    at = [i for i, (name, _) in enumerate(kernels) if name == window["name"]]
+    kernels, at = anchor_at(path, window["name"])
     first = next(k for k, i in enumerate(at) if kernels[i][1] == window["start_ns"])
     # the anchor comes `stride` times an optimizer step, 5 steps from the window's start
     assert len(at) - first == 5 * stride
@@ -849,10 +850,7 @@ def test_an_iteration_whose_kernels_change_in_number_is_found() -> None:
     assert sorted((g.start_ns, g.duration_ns) for g in gaps) == nvidia_gaps("moe")
     window = diagnosis["figures"]["window"]
     assert window["kind"] == "iteration"
-    kernels = sqlite3.connect(path).execute(
-        "SELECT n.value, k.start FROM CUPTI_ACTIVITY_KIND_KERNEL AS k JOIN StringIds AS n "
-        "ON n.id = k.demangledName ORDER BY k.start").fetchall()
-    at = [i for i, (name, _) in enumerate(kernels) if name == window["name"]]
+    kernels, at = anchor_at(path, window["name"])
     assert len(at) == 40  # once a step
     # the repeats from the window's start (its first repeat, slow, put in the set-up)
     first = sum(kernels[i][1] < window["start_ns"] for i in at)
