@@ -24,7 +24,7 @@ from functools import cache
 import duckdb
 
 from tui.analysis.step_times import leading_slow_steps
-from tui.core.queries import fill, fragment, load_query
+from tui.core.queries import fill, fragment, load_query, slots
 from tui.core.steps import NOT_THE_PROGRAMS, step_patterns
 from tui.core.units import format_ns
 
@@ -208,19 +208,18 @@ def _iteration(con: duckdb.DuckDBPyConnection) -> tuple | None:
     if found is not None:
         return found
     varying = {key: rules[key] for key in ("min_repeats", "regular", "repeating")}
-    found = con.execute(fill("work_iteration_varying",
-                             sequence=fragment("work_iteration_sequence")),
+    found = con.execute(iteration_query("work_iteration_varying"),
                         varying | {"spread": SPREAD, "prefix": PREFIX}).fetchone()
     return None if found is None else (*found, 1)
 
 
 @cache
 def iteration_query(name: str) -> str:
-    """work_iteration.sql or work_iteration_strided.sql, with the kernel sequence they
-    search (work_iteration_sequence.sql) and their check that it repeats
-    (work_iteration_repeats.sql)."""
-    return fill(name, sequence=fragment("work_iteration_sequence"),
-                repeats=fragment("work_iteration_repeats"))
+    """work_iteration.sql, work_iteration_strided.sql or work_iteration_varying.sql, with
+    the kernel sequence they search (work_iteration_sequence.sql) and, where they check
+    that it repeats with its period, that check (work_iteration_repeats.sql)."""
+    pieces = {"sequence": "work_iteration_sequence", "repeats": "work_iteration_repeats"}
+    return fill(name, **{slot: fragment(pieces[slot]) for slot in slots(load_query(name))})
 
 
 def _after_warm_up(con: duckdb.DuckDBPyConnection, window: Window) -> Window:
