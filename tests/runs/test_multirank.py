@@ -467,16 +467,19 @@ def test_tui_workers_sets_the_processes_that_load_a_run(
     assert all(s.from_cache for s in stores) is pool  # after the pool: what it left
 
 
-def test_a_run_without_steps_is_judged_over_its_collectives_not_its_set_up() -> None:
+def test_a_run_without_steps_is_judged_over_its_collectives_not_its_set_up(capsys) -> None:
     """unannotated/ep_json.sqlite: an expert-parallel program recorded whole under nsys, no
     step range: 7 s of imports and set-up before its first collective, then 30 steps in
     about half a second. Without steps a rank's hold-up is weighed against the span of
     the ranks' NCCL kernels, first to last, as sqlite3 reads it from the export (not the
     GPU span, set-up included, which called the run balanced); the straggler is the one
-    the same program's torch.profiler run (ep2/, per step) names."""
+    the same program's torch.profiler run (ep2/, per step) names. The sentence's wait for
+    it is the other rank's (the ranks table's), not every rank's (the straggler waits for
+    the other too)."""
     import sqlite3
 
     from tests.helpers.paths import inflated
+    from tui.core.units import format_ns
 
     path = inflated("unannotated/ep_json.sqlite")
     spans = sqlite3.connect(path).execute(
@@ -485,10 +488,15 @@ def test_a_run_without_steps_is_judged_over_its_collectives_not_its_set_up() -> 
         "GROUP BY k.globalPid").fetchall()
     with open_run([path]) as run:
         verdict = rank_analysis(run.con)["balance"]
-        gpu_span = max(r["span_ns"] for r in rank_rows(run.con))
+        rows = {r["rank"]: r for r in rank_rows(run.con)}
+        gpu_span = max(r["span_ns"] for r in rows.values())
     assert verdict["measure"] == "whole trace"
     assert verdict["reference_ns"] == max(span for (span,) in spans) < gpu_span / 5
     with open_run([SAMPLES / "ep2"]) as run:
         per_step = rank_analysis(run.con)["balance"]
     assert per_step["measure"] == "per step"
     assert verdict["straggler"] == per_step["straggler"] == 1
+    assert rows[1]["wait_ns"] > 0 and rows[1]["caused_ns"] == rows[0]["wait_ns"]
+    text = _summary_json(capsys, str(path))["diagnosis"]["text"]
+    assert text.startswith("The run waits for its straggler, rank 1: the other ranks' NCCL "
+                           f"kernels waited {format_ns(rows[0]['wait_ns'])} for it.")

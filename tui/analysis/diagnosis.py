@@ -583,7 +583,8 @@ def run_diagnosis(by_rank: dict[int, dict | None], source_format: str | None = N
                   kinds: Sequence[str] = (), parallel_text: str = "",
                   host_first: bool = False) -> DiagnosisJson:
     """The diagnosis of a run (JSON). `by_rank`: rank_diagnosis() of each rank. With
-    stragglers (the ranks the others wait for in collectives, `wait_ns` in all), the run is
+    stragglers (the ranks the others wait for in collectives, `wait_ns`: how long they waited
+    for them, in the collectives they arrived at last), the run is
     bound by what bounds the first of them; else by every rank's devices summed. Each
     rank's bound is named when they differ. `kinds`: the run's kinds of parallelism
     (tui/analysis/parallelism.py), whose advice replaces the data-parallel one where the

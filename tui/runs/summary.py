@@ -94,12 +94,15 @@ def run_summary(run: RankSet, min_gap_ns: int, label: str) -> RunSummary:
                                      for d in s.get("devices", [])])
     kernels = kernel_stats(run.con)
     counters = run_gpu_metrics({rank: s.get("gpu_metrics") for rank, s in per_rank.items()})
+    slow = _stragglers(analysis)
     summary: RunSummary = {
         "source": source,
         "diagnosis": run_diagnosis(
             {r["rank"]: r["diagnosis"] for r in analysis["ranks"]}, source["format"],
-            _stragglers(analysis),
-            sum(r["wait_ns"] or 0 for r in analysis["ranks"]),
+            slow,
+            # the others' wait in the collectives the stragglers arrived at last (not every
+            # rank's wait: a straggler's own for the others is none of it)
+            sum(r["caused_ns"] or 0 for r in analysis["ranks"] if r["rank"] in slow),
             kinds_of(groups),
             parallelism_text(groups) + (" " + pipeline_text(stages) if stages else ""),
             beyond_schedule(stages)),
