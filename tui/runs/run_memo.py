@@ -48,7 +48,7 @@ RUN_MEMO_VERSION = "v11"  # bump when run_summary's keys or meaning change; v4: 
 # v10: an iteration at a stride of its anchor; v11: an iteration whose kernels change in
 # number, the allocator's remedy, an uneven all-to-all's size and rows, NCCL's grouped
 # sends to every rank an all-to-all, a straggler without steps weighed against the span
-# of the ranks' collectives
+# of the ranks' collectives, the others' wait for the straggler theirs alone
 _SLICE = 16 << 20  # characters copied at a time
 
 
