@@ -48,7 +48,7 @@ WITH recorded AS (  -- XLA's opcodes ('all-reduce', 'collective-permute') as c10
         ON r.rank = f.rank AND r.kind = 'runtime' AND r.correlation = f.correlation
 ), kernels AS (  -- a kernel launched outside the steps' thread: the backward's (autograd's)
     SELECT g.rank, '?' AS process_group, NULL AS group_desc, NULL AS group_ranks,
-           CASE WHEN n.collective IS NOT NULL THEN 'all_to_all'  -- NCCL's payloads say so
+           CASE WHEN n.correlation IS NOT NULL THEN 'all_to_all'  -- NCCL's payloads say so
                 WHEN g.name ILIKE '%SendRecv%' OR g.name ILIKE '%nccl%Send%'
                      OR g.name ILIKE '%nccl%Recv%' THEN 'send'
                 WHEN g.name ILIKE '%AllGather%' THEN 'allgather'
@@ -68,7 +68,7 @@ WITH recorded AS (  -- XLA's opcodes ('all-reduce', 'collective-permute') as c10
     FROM gpu_activities AS g
     LEFT JOIN host_activities AS r
         ON r.rank = g.rank AND r.kind = 'runtime' AND r.correlation = g.correlation
-    LEFT JOIN (SELECT DISTINCT rank, correlation, collective FROM collectives
+    LEFT JOIN (SELECT DISTINCT rank, correlation FROM collectives
                WHERE $from_kernels AND group_desc = 'NCCL'
                  AND (collective LIKE '%all_to_all%' OR collective LIKE '%alltoall%')) AS n
         ON n.rank = g.rank AND n.correlation = g.correlation
