@@ -123,6 +123,17 @@ Workloads (argv[1]):
             the forward and their gradients in the backward; batches of 2048 made on the
             device. Env JAX_TRACE_DIR: after 20 steps, 5 traced by jax.profiler
             (`StepTraceAnnotation("train")`) into DIR.
+  ranged    `squares_loop`'s MLP (6 layers of 4096) trained 60 steps, steps 20-29 between
+            `torch.cuda.profiler.start()` and `stop()` (cudaProfilerStart/Stop), as users
+            mark what `nsys profile --capture-range=cudaProfilerApi` records.
+  ckpt      a GPT-style decoder (12 blocks of width 2048, 16 heads, causal
+            `scaled_dot_product_attention`, bf16 autocast, fused AdamW) trained 20 steps on
+            4 sequences of 4096 tokens made on the GPU, each block under activation
+            checkpointing (`torch.utils.checkpoint`, non-reentrant): the forward runs
+            twice, attention and GEMMs keep the GPU busy.
+  recompile an MLP (4 layers of 4096, bf16 autocast) under `torch.compile(dynamic=False)`
+            trained 60 steps on batches whose row count cycles through 6 sizes (1024 to
+            6144): each new size compiles again while the GPU waits, the first 6 steps.
 
 Usage: python gen_unannotated.py WORKLOAD
 Prints `<workload> ok work_s=<seconds> ...`.
@@ -970,6 +981,74 @@ def jax_tp() -> str:
     return f"work_s={time.perf_counter() - start:.2f} steps={steps}"
 
 
+def ranged() -> str:
+    model = mlp(6).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    steps = int(os.environ.get("STEPS", "60"))
+    start = time.perf_counter()
+    for i in range(steps):
+        if i == 20:
+            torch.cuda.profiler.start()
+        squares_step(model, opt, torch.randn(4096, 4096, device="cuda"))
+        if i == 29:
+            torch.cuda.synchronize()
+            torch.cuda.profiler.stop()
+    torch.cuda.synchronize()
+    return f"work_s={time.perf_counter() - start:.2f} steps={steps}"
+
+
+class Block(torch.nn.Module):
+    """A pre-norm decoder block: causal self-attention, then a GELU MLP of 4x the width."""
+
+    def __init__(self, width: int, heads: int) -> None:
+        super().__init__()
+        self.heads = heads
+        self.norm1, self.norm2 = torch.nn.LayerNorm(width), torch.nn.LayerNorm(width)
+        self.qkv, self.proj = torch.nn.Linear(width, 3 * width), torch.nn.Linear(width, width)
+        self.mlp = torch.nn.Sequential(torch.nn.Linear(width, 4 * width), torch.nn.GELU(),
+                                       torch.nn.Linear(4 * width, width))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        b, t, c = x.shape
+        q, k, v = self.qkv(self.norm1(x)).view(b, t, 3, self.heads, c // self.heads).unbind(2)
+        y = torch.nn.functional.scaled_dot_product_attention(
+            q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), is_causal=True)
+        x = x + self.proj(y.transpose(1, 2).reshape(b, t, c))
+        return x + self.mlp(self.norm2(x))
+
+
+def ckpt() -> str:
+    from torch.utils.checkpoint import checkpoint
+
+    torch.manual_seed(0)
+    blocks = torch.nn.ModuleList(Block(2048, 16) for _ in range(12)).cuda()
+    opt = torch.optim.AdamW(blocks.parameters(), lr=1e-4, fused=True)
+    steps = int(os.environ.get("STEPS", "20"))
+    start = time.perf_counter()
+    for _ in range(steps):
+        x = torch.randn(4, 4096, 2048, device="cuda")
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            for block in blocks:
+                x = checkpoint(block, x, use_reentrant=False)
+            loss = x.float().pow(2).mean()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+    torch.cuda.synchronize()
+    return f"work_s={time.perf_counter() - start:.2f} steps={steps}"
+
+
+def recompile() -> str:
+    model = torch.compile(mlp(4).cuda(), dynamic=False)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    steps = int(os.environ.get("STEPS", "60"))
+    start = time.perf_counter()
+    for i in range(steps):
+        squares_step(model, opt, torch.randn(1024 * (1 + i % 6), 4096, device="cuda"))
+    torch.cuda.synchronize()
+    return f"work_s={time.perf_counter() - start:.2f} steps={steps}"
+
+
 if __name__ == "__main__":
     workload = sys.argv[1]
     run = {"generate": generate, "decode": decode, "vision": vision, "triton": triton_kernels,
@@ -980,5 +1059,6 @@ if __name__ == "__main__":
            "shared_worker": shared_worker, "compiled": compiled,
            "ddp_accum": ddp_accum, "threads": threads, "prefetch": prefetch,
            "nocache": nocache, "moe": moe, "graphed": graphed, "jax_tp": jax_tp,
-           "ep": ep, "pinned": pinned}[workload]
+           "ep": ep, "pinned": pinned, "ranged": ranged, "ckpt": ckpt,
+           "recompile": recompile, "amp_libs": amp, "bert_pt": bert}[workload]
     print(workload, "ok", run(), flush=True)

@@ -39,6 +39,10 @@
 # torchrun over the two GPUs of DDP_GPUS, exported with --include-json=true), ep_kineto (no
 # nsys: ep under torch.profiler over them: $OUT/ep_kineto.tgz), jax_tp_trace (no nsys:
 # jax_tp's steps 20-24 under jax.profiler over them: $OUT/jax_tp_trace.tgz),
+# ranged (nsys --capture-range=cudaProfilerApi: the steps the program marks with
+# cudaProfilerStart/Stop), ckpt (with the GPUs' counters), recompile, amp_libs (amp with
+# -t cudnn,cublas added: their API calls traced too), bert_pt (bert's 12 steps under nsys
+# --pytorch=autograd-nvtx, where this nsys has it: NVTX ranges of PyTorch's ops by nsys),
 # jax_no_cb: jax with XLA's command buffers off and nsys --cuda-graph-trace=node; ddp:
 # torchrun over the two GPUs of DDP_GPUS, default 0,1).
 # Outputs: $OUT/<name>.sqlite.xz, $OUT/unannotated_refs.tgz (CSVs, logs), $OUT/run.log.
@@ -61,7 +65,6 @@ W=/tmp/unannotated; rm -rf $W; mkdir -p $W $OUT
 } > $W/probe.txt 2>&1
 say "$(grep -m1 -o 'NVIDIA [A-Z0-9 ]*[0-9]' $W/probe.txt); $(tail -2 $W/probe.txt | tr '\n' ' ')"
 $NSYS profile --help > $W/nsys_profile_help.txt 2>&1
-FLAGS="-t ${TRACE:-cuda,nvtx,osrt} --sample=process-tree --cpuctxsw=process-tree"
 RULES="cuda_memcpy_async cuda_memcpy_sync cuda_memset_sync cuda_api_sync gpu_gaps gpu_time_util"
 for name in ${ONLY//,/ }; do
   export CUDA_VISIBLE_DEVICES=${GPUS%%,*}  # one GPU unless the workload asks for two
@@ -102,7 +105,14 @@ for name in ${ONLY//,/ }; do
     say "ep_kineto: rc=$? $(ls $W/ep_kineto | wc -l) files $(grep -h ' ok ' $W/ep_kineto.log | tail -1)"
     gzip -9 $W/ep_kineto/*.json; (cd $W && tar czf $OUT/ep_kineto.tgz ep_kineto); continue
   fi
-  workload=$name; extra=""
+  workload=$name; extra=""; trace=${TRACE:-cuda,nvtx,osrt}
+  [ $name = amp_libs ] && trace=$trace,cudnn,cublas
+  FLAGS="-t $trace --sample=process-tree --cpuctxsw=process-tree"
+  [ $name = ranged ] && extra="--capture-range=cudaProfilerApi --capture-range-end=stop"
+  if [ $name = bert_pt ]; then
+    grep -q -- '--pytorch' $W/nsys_profile_help.txt || { say "no --pytorch"; continue; }
+    workload=bert; extra="--pytorch=autograd-nvtx"
+  fi
   if [ $name = jax_no_cb ]; then  # XLA's command buffers off: each step's kernels traced
     workload=jax; extra="--cuda-graph-trace=node"
     export XLA_FLAGS=--xla_gpu_enable_command_buffer=
@@ -119,7 +129,7 @@ for name in ${ONLY//,/ }; do
     workload=${name%_py}; extra="--python-sampling=true --python-backtrace=cuda --cudabacktrace=$bt"
   fi
   LAUNCH=python3; program=$HERE/gen_unannotated.py
-  case $name in fsdp|nocache|moe|graphed|jax_tp|pinned) extra="$extra --gpu-metrics-devices=all" ;; esac
+  case $name in fsdp|nocache|moe|graphed|jax_tp|pinned|ckpt) extra="$extra --gpu-metrics-devices=all" ;; esac
   if [ $name = nocache ]; then LAUNCH="env PYTORCH_NO_CUDA_MEMORY_CACHING=1 python3"; fi
   if [ $name = nocache_small ]; then  # nocache's 10 steps, no counters: a sample's size
     workload=nocache; LAUNCH="env PYTORCH_NO_CUDA_MEMORY_CACHING=1 STEPS=10 python3"
@@ -149,6 +159,7 @@ for name in ${ONLY//,/ }; do
     LAUNCH="torchrun --nproc_per_node=2"; export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1}
     export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
   fi
+  if [ $name = bert_pt ]; then LAUNCH="env STEPS=12 python3"; fi
   if [ $name = bert_nvtx ]; then workload=bert; LAUNCH="env EMIT_NVTX=1 STEPS=12 python3"; fi
   if [ $name = bert_mid ]; then
     workload=bert; extra="--delay=15 --duration=3"; LAUNCH="env STEPS=300 python3"
