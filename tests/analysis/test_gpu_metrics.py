@@ -31,6 +31,7 @@ from tui.loading.parquet_store import export_parquet, open_store_trace
 from tui.loading.trace import open_trace
 from tui.sources.nsys_gpu_metrics import type_devices
 from tui.views.reports.gpu_metrics import print_gpu_metrics
+from tui.views.reports.tensor_cores import tensor_core_lines
 
 CHECKED = (SM, TENSOR, DRAM_READ, DRAM_WRITE)
 
@@ -176,6 +177,14 @@ def test_summary_reports_the_counters_and_the_diagnosis_reads_them() -> None:
     assert f"DRAM at {oracle[DRAM_READ] + oracle[DRAM_WRITE]:.0f}% of its peak" in text
     whole = gm["whole"][0]["mean"]
     assert f"{whole[SM]:.0f}" != f"{oracle[SM]:.0f}"
+    # the same window's means kept beside the busy span's, for the table and the tensor
+    # cores' line: the busy span's read low beside the sentence
+    assert [w["device"] for w in gm["window"]] == [0]
+    for metric in CHECKED:
+        assert gm["window"][0]["mean"][metric] == pytest.approx(oracle[metric], abs=0.006)
+    assert tensor_core_lines(summary)[0] == (
+        f"Tensor cores (counters): Tensor Active {oracle[TENSOR]:.1f}% in the window of "
+        f"work, {whole[TENSOR]:.1f}% over GPU 0's busy span")
     console = Console(width=80, record=True)
     print_gpu_metrics(gm, console)
     lines = console.export_text().splitlines()
@@ -184,6 +193,8 @@ def test_summary_reports_the_counters_and_the_diagnosis_reads_them() -> None:
     assert all(h in header for h in ("SM", "tensor", "DRAM rd", "DRAM wr"))
     memory_row = next(line for line in lines if "NVTX memory" in line)
     assert f"{memory['mean'][DRAM_READ]:.1f}" in memory_row
+    window_row = next(line for line in lines if "window of work" in line)
+    assert f"{oracle[SM]:.1f}" in window_row and f"{oracle[DRAM_READ]:.1f}" in window_row
 
 
 def test_compute_loop_reads_tensor_cores_busy() -> None:

@@ -205,6 +205,8 @@ def _summed_up(trace: Trace, min_gap_ns: int, on: bool, figures: Callable[[], di
         **code_memory,
     }
     if counters is not None:  # the GPUs' hardware counters (nsys --gpu-metrics-devices)
+        if over:  # where the diagnosis's figures come from, beside the busy span's
+            counters["window"] = over
         summary["gpu_metrics"] = counters
     flops = flops_summary(con, window)
     if flops is not None:  # Kineto with_flops / record_shapes

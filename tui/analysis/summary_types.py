@@ -252,10 +252,7 @@ class KernelMetricMeans(MetricMeans):
     name: str
 
 
-class GpuMetrics(TypedDict):
-    """nsys --gpu-metrics-devices, XLA's PM sampling: the counters' means
-    (tui/analysis/gpu_metrics.py)."""
-
+class _GpuMetricsKeys(TypedDict):
     sample_rate_hz: int
     metrics: list[str]
     whole: list[MetricMeans]  # each GPU's busy span
@@ -263,6 +260,15 @@ class GpuMetrics(TypedDict):
     by_gap: list[GapMetricMeans]  # the longest of them
     by_range: list[RangeMetricMeans]  # NVTX range names, steps too
     by_kernel: list[KernelMetricMeans]  # the longest kernel names
+
+
+class GpuMetrics(_GpuMetricsKeys, total=False):
+    """nsys --gpu-metrics-devices, XLA's PM sampling: the counters' means
+    (tui/analysis/gpu_metrics.py)."""
+
+    # each GPU's means over the window of work the diagnosis describes (a trace's
+    # summary, where it has one): a busy span holds the set-up's idle stretches too
+    window: list[MetricMeans]
 
 
 class KernelFlops(TypedDict):

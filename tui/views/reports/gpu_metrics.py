@@ -83,6 +83,8 @@ def print_gpu_metrics(gm: dict | None, console: Console, range_word: str = "NVTX
     else:
         for w in gm["whole"]:
             row("busy span", [w])
+        for w in gm.get("window", []):  # the diagnosis's window of work
+            row("window of work", [w])
         for g in gm.get("gaps", []):
             row("gaps", [g])
     ranges = [r for r in gm.get("by_range", []) if not is_step(r["range"])]

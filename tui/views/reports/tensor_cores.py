@@ -15,13 +15,21 @@ from tui.core.units import format_ns
 
 
 def tensor_core_lines(summary: Mapping[str, Any]) -> list[str]:
-    """'Tensor cores (counters): …' per GPU where counted, then 'Matrix kernels: …'; none
+    """'Tensor cores (counters): …' per GPU where counted (in the window of work, then
+    over its busy span), then 'Matrix kernels: …'; none
     when the trace has neither counters nor matrix kernels."""
-    lines = [f"Tensor cores (counters): Tensor Active {w['mean'][TENSOR]:.1f}% over "
+    counters = summary.get("gpu_metrics") or {}
+    # the window of work's figure first where the summary has one: the busy span holds the
+    # set-up's idle stretches too, and reads low beside the diagnosis
+    in_window = {w["device"]: w["mean"][TENSOR] for w in counters.get("window", [])
+                 if TENSOR in w["mean"]}
+    lines = ["Tensor cores (counters): Tensor Active "
+             + (f"{in_window[w['device']]:.1f}% in the window of work, "
+                if w["device"] in in_window else "")
+             + f"{w['mean'][TENSOR]:.1f}% over "
              + (f"rank {w['rank']}'s " if "rank" in w else "")  # a run's: each rank's GPU
              + f"GPU {w['device']}'s busy span"
-             for w in (summary.get("gpu_metrics") or {}).get("whole", [])
-             if TENSOR in w["mean"]]
+             for w in counters.get("whole", []) if TENSOR in w["mean"]]
     gemm = summary.get("gemm_tensor_cores")
     if gemm and gemm["gemm_ns"]:
         total = gemm["gemm_ns"]
