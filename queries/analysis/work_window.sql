@@ -11,7 +11,9 @@
 --   steps           annotation ranges named like steps ($step_name: `step 3`, XLA's
 --                   `train step 3`), their outermost depth, first to last, holding some
 --                   GPU work (however much the set-up before them ran)
---   profiler_range  between cudaProfilerStart and cudaProfilerStop
+--   profiler_range  between cudaProfilerStart and cudaProfilerStop (a capture of
+--                   `nsys profile --capture-range=cudaProfilerApi` holds the driver's
+--                   cuProfilerStart alone: it runs to the last GPU activity)
 --   phases          the outermost ranges named more than once on their thread (a loop's
 --                   phases: `allreduce`, `compute`, `idle` each round), not named like
 --                   steps nor a library's own ($library: NCCL's `ncclAllReduce`), first
@@ -107,13 +109,14 @@ WITH gpu AS (
 ), profiler_calls AS (
     SELECT 'profiler_range' AS kind, 'cudaProfilerStart' AS first_name,
            'cudaProfilerStop' AS last_name,
-           min(end_ns) FILTER (WHERE starts_with(name, 'cudaProfilerStart')) AS start_ns,
-           coalesce(max(start_ns) FILTER (WHERE starts_with(name, 'cudaProfilerStop')),
+           min(end_ns) FILTER (WHERE name SIMILAR TO 'cu(da)?ProfilerStart.*') AS start_ns,
+           coalesce(max(start_ns) FILTER (WHERE name SIMILAR TO 'cu(da)?ProfilerStop.*'),
                     (SELECT last_ns FROM work)) AS end_ns,
            1 AS ranges, 4 AS rank
     FROM host_activities
-    WHERE kind = 'runtime' AND starts_with(name, 'cudaProfiler')
-    HAVING min(end_ns) FILTER (WHERE starts_with(name, 'cudaProfilerStart')) IS NOT NULL
+    WHERE kind = 'runtime' AND (starts_with(name, 'cudaProfiler')
+                                OR starts_with(name, 'cuProfiler'))
+    HAVING min(end_ns) FILTER (WHERE name SIMILAR TO 'cu(da)?ProfilerStart.*') IS NOT NULL
 ), iteration AS (
     -- found by work_iteration.sql, asked for where none of the above is found
     SELECT 'iteration' AS kind, $iteration_name AS first_name, $iteration_name AS last_name,

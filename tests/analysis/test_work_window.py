@@ -321,6 +321,44 @@ def test_a_capture_range_is_the_window_without_ranges() -> None:
     assert time.kernels == sum(1 for s, e in kernels if e > lo and s < hi) == 30
 
 
+def test_an_nsys_capture_range_is_the_window_it_holds() -> None:
+    """unannotated/ranged.sqlite: 60 steps, the 20th to the 29th between
+    torch.cuda.profiler.start() and stop(), under `nsys profile
+    --capture-range=cudaProfilerApi`. The capture holds the driver's cuProfilerStart and
+    no stop call (the capture ends there): the window runs from the start call's return
+    to the last GPU activity, as a whole program's start and stop calls make it, not from
+    a repeat of the kernel sequence inside it."""
+    path = inflated("unannotated/ranged.sqlite")
+    db = sqlite3.connect(path)
+    names = {n for (n,) in db.execute(
+        "SELECT s.value FROM CUPTI_ACTIVITY_KIND_RUNTIME AS r JOIN StringIds AS s "
+        "ON s.id = r.nameId WHERE s.value LIKE 'cu%Profiler%'")}
+    (start,) = db.execute(
+        "SELECT r.end FROM CUPTI_ACTIVITY_KIND_RUNTIME AS r JOIN StringIds AS s "
+        "ON s.id = r.nameId WHERE s.value = 'cuProfilerStart'").fetchone()
+    tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+    activities = db.execute(" UNION ALL ".join(
+        f"SELECT start, end FROM {t}" for t in GPU_TABLES if t in tables)).fetchall()
+    (kernels,) = db.execute("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchone()
+    assert names == {"cuProfilerStart"}
+    with open(DATA / "unannotated" / "ranged.gpu_gaps_gap0.csv", newline="") as f:
+        gaps = [(int(r["Start (ns)"]), int(r["Start (ns)"]) + int(r["Duration (ns)"]))
+                for r in csv.DictReader(f)]
+    end = max(e for _, e in activities)
+    with open_trace(path) as trace:
+        summary, (_gaps, _whole, (time,)) = summary_and_gaps(trace, 1_000_000)
+    diagnosis = summary["diagnosis"]
+    assert diagnosis["window"] == {"kind": "profiler_range", "name": "cudaProfilerStart … "
+                                   "cudaProfilerStop", "start_ns": start, "end_ns": end}
+    assert diagnosis["bound"] == "compute"
+    assert diagnosis["text"].startswith("Compute-bound between cudaProfilerStart and "
+                                        "cudaProfilerStop, ")
+    lo = max(start, min(s for s, _ in activities))
+    assert time.span_ns == end - lo
+    assert time.idle_ns == _clipped(gaps, lo, end) == sum(time.idle.by_cause.values())
+    assert time.kernels == kernels == 750  # 10 steps of 75
+
+
 def test_the_iteration_is_read_from_the_busiest_streams_own_order() -> None:
     """unannotated/ddp.sqlite (DDP over two GPUs, nothing marked): each step's gradient
     all-reduces run on NCCL's own stream, among the backward's kernels as their timing

@@ -39,7 +39,8 @@ _SUFFIX = "v18.json"  # v3: the diagnosis; v4: of the window of work, with the s
 # its slow first repeats set-up; v16: an iteration at a stride of its anchor (gradient
 # accumulation), the finding shared_gpu, the copies' pageable bytes; v17: an iteration
 # whose kernels change in number, the allocator's remedy, no GPU's counters but the
-# trace's; v18: the counters' means over the window of work (gpu_metrics.window)
+# trace's; v18: the counters' means over the window of work (gpu_metrics.window), an nsys
+# capture range (cuProfilerStart) is the window
 # Long row lists (every gap, every row of a rule) are kept whole in the memo's JSON and
 # cut to this many in its brief, from which `--summary` prints text (it shows ten at most).
 BRIEF_ROWS = 20

@@ -40,7 +40,7 @@ from tui.loading import cache
 from tui.loading.locations import is_remote
 from tui.loading.store import is_parquet_store
 
-RUN_MEMO_VERSION = "v11"  # bump when run_summary's keys or meaning change; v4: gpu_metrics;
+RUN_MEMO_VERSION = "v12"  # bump when run_summary's keys or meaning change; v4: gpu_metrics;
 # v5: a gap's compiler, XLA's advice under nsys; v6: launch-bound advice by how the
 # kernels were made and launched; v7: the issue rate counts a CUDA graph's replay once;
 # v8: what an other-bound device's queued work waited for, CCCL's NVTX ranges no window;
@@ -48,7 +48,8 @@ RUN_MEMO_VERSION = "v11"  # bump when run_summary's keys or meaning change; v4: 
 # v10: an iteration at a stride of its anchor; v11: an iteration whose kernels change in
 # number, the allocator's remedy, an uneven all-to-all's size and rows, NCCL's grouped
 # sends to every rank an all-to-all, a straggler without steps weighed against the span
-# of the ranks' collectives, the others' wait for the straggler theirs alone
+# of the ranks' collectives, the others' wait for the straggler theirs alone; v12: an
+# nsys capture range (cuProfilerStart) is the window
 _SLICE = 16 << 20  # characters copied at a time
 
 
