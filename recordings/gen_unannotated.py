@@ -134,6 +134,16 @@ Workloads (argv[1]):
   recompile an MLP (4 layers of 4096, bf16 autocast) under `torch.compile(dynamic=False)`
             trained 60 steps on batches whose row count cycles through 6 sizes (1024 to
             6144): each new size compiles again while the GPU waits, the first 6 steps.
+  tp_sp     (under torchrun, one process per GPU) a GPT-style decoder (4 blocks of width
+            2048, 16 heads, bf16 autocast, AdamW) trained 30 steps tensor- and
+            sequence-parallel over the ranks, as PyTorch's tensor-parallel tutorial writes
+            it (`parallelize_module`: norms `SequenceParallel`, the attention's q, k, v and
+            the MLP's first Linear `ColwiseParallel`, their outputs' Linear
+            `RowwiseParallel(output_layouts=Shard(1))`): each block's forward all-gathers
+            the sequence before its attention and its MLP and reduce-scatters after them;
+            4 sequences of 4096 tokens made on the GPU, each rank holding its share of the
+            sequence. Env KINETO_DIR: as ep's (tp_sp_rankN.pt.trace.json). DEVICE=cpu:
+            gloo on the CPU, small sizes (a dry run).
 
 Usage: python gen_unannotated.py WORKLOAD
 Prints `<workload> ok work_s=<seconds> ...`.
@@ -1049,6 +1059,106 @@ def recompile() -> str:
     return f"work_s={time.perf_counter() - start:.2f} steps={steps}"
 
 
+class Attention(torch.nn.Module):
+    """Causal self-attention with its q, k, v and output Linears named apart, as a
+    tensor-parallel plan names them; as many heads as its q Linear's output gives."""
+
+    def __init__(self, width: int, heads: int) -> None:
+        super().__init__()
+        self.head_dim = width // heads
+        self.q, self.k, self.v, self.o = (torch.nn.Linear(width, width, bias=False)
+                                          for _ in range(4))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        b, t = x.shape[0], x.shape[1]
+        q, k, v = (f(x).view(b, t, -1, self.head_dim).transpose(1, 2)
+                   for f in (self.q, self.k, self.v))
+        y = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return self.o(y.transpose(1, 2).reshape(b, t, -1))
+
+
+class FeedForward(torch.nn.Module):
+    def __init__(self, width: int) -> None:
+        super().__init__()
+        self.up, self.down = torch.nn.Linear(width, 4 * width), torch.nn.Linear(4 * width, width)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.down(torch.nn.functional.gelu(self.up(x)))
+
+
+class SequenceBlock(torch.nn.Module):
+    """A pre-norm decoder block of Attention and FeedForward."""
+
+    def __init__(self, width: int, heads: int) -> None:
+        super().__init__()
+        self.norm1, self.norm2 = torch.nn.LayerNorm(width), torch.nn.LayerNorm(width)
+        self.attn, self.mlp = Attention(width, heads), FeedForward(width)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x + self.attn(self.norm1(x))
+        return x + self.mlp(self.norm2(x))
+
+
+def tp_sp() -> str:
+    import torch.distributed as dist
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.tensor import Replicate, Shard
+    from torch.distributed.tensor.parallel import (
+        ColwiseParallel,
+        PrepareModuleInput,
+        RowwiseParallel,
+        SequenceParallel,
+        parallelize_module,
+    )
+
+    cpu = os.environ.get("DEVICE") == "cpu"
+    dist.init_process_group("gloo" if cpu else "nccl")
+    rank, world = dist.get_rank(), dist.get_world_size()
+    device = "cpu" if cpu else "cuda"
+    if not cpu:
+        torch.cuda.set_device(rank)
+    width, tokens = (256, 64) if cpu else (2048, 4096)
+    mesh = init_device_mesh(device, (world,))
+    torch.manual_seed(0)
+    blocks = torch.nn.ModuleList(SequenceBlock(width, 16) for _ in range(4)).to(device)
+    # PyTorch's tensor-parallel tutorial's plan (its Llama's): the sequence gathered once
+    # before the attention and the MLP, their outputs reduce-scattered back to shards
+    gathered = PrepareModuleInput(input_layouts=(Shard(1),),
+                                  desired_input_layouts=(Replicate(),))
+    for block in blocks:
+        parallelize_module(block, mesh, {
+            "norm1": SequenceParallel(), "norm2": SequenceParallel(),
+            "attn": gathered, "attn.q": ColwiseParallel(), "attn.k": ColwiseParallel(),
+            "attn.v": ColwiseParallel(), "attn.o": RowwiseParallel(output_layouts=Shard(1)),
+            "mlp": gathered, "mlp.up": ColwiseParallel(),
+            "mlp.down": RowwiseParallel(output_layouts=Shard(1)),
+        })
+    opt = torch.optim.AdamW(blocks.parameters(), lr=1e-4)
+    if os.environ.get("KINETO_DIR"):
+        os.environ["KINETO"] = os.path.join(os.environ["KINETO_DIR"],
+                                            f"tp_sp_rank{rank}.pt.trace.json")
+    steps = int(os.environ.get("STEPS", "30"))
+    torch.manual_seed(rank)
+    start = time.perf_counter()
+    with steps_profiler() as prof:
+        for _ in range(steps):
+            x = torch.randn(4, tokens // world, width, device=device)  # this rank's share
+            with torch.autocast(device, dtype=torch.bfloat16, enabled=not cpu):
+                for block in blocks:
+                    x = block(x)
+                loss = x.float().pow(2).mean()
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            if prof is not None:
+                prof.step()
+    if not cpu:
+        torch.cuda.synchronize()
+    took = time.perf_counter() - start
+    dist.destroy_process_group()
+    return f"rank={rank} work_s={took:.2f} steps={steps} loss={loss.item():.4f}"
+
+
 if __name__ == "__main__":
     workload = sys.argv[1]
     run = {"generate": generate, "decode": decode, "vision": vision, "triton": triton_kernels,
@@ -1060,5 +1170,6 @@ if __name__ == "__main__":
            "ddp_accum": ddp_accum, "threads": threads, "prefetch": prefetch,
            "nocache": nocache, "moe": moe, "graphed": graphed, "jax_tp": jax_tp,
            "ep": ep, "pinned": pinned, "ranged": ranged, "ckpt": ckpt,
-           "recompile": recompile, "amp_libs": amp, "bert_pt": bert}[workload]
+           "recompile": recompile, "amp_libs": amp, "bert_pt": bert,
+           "tp_sp": tp_sp}[workload]
     print(workload, "ok", run(), flush=True)

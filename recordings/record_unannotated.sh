@@ -43,6 +43,9 @@
 # cudaProfilerStart/Stop), ckpt (with the GPUs' counters), recompile, amp_libs (amp with
 # -t cudnn,cublas added: their API calls traced too), bert_pt (bert's 12 steps under nsys
 # --pytorch=autograd-nvtx, where this nsys has it: NVTX ranges of PyTorch's ops by nsys),
+# tp_sp_json (tp_sp under torchrun over the two GPUs of DDP_GPUS, exported with
+# --include-json=true), tp_sp_kineto (no nsys: tp_sp under torch.profiler over them:
+# $OUT/tp_sp_kineto.tgz),
 # jax_no_cb: jax with XLA's command buffers off and nsys --cuda-graph-trace=node; ddp:
 # torchrun over the two GPUs of DDP_GPUS, default 0,1).
 # Outputs: $OUT/<name>.sqlite.xz, $OUT/unannotated_refs.tgz (CSVs, logs), $OUT/run.log.
@@ -97,13 +100,13 @@ for name in ${ONLY//,/ }; do
     say "jax_tp_trace: rc=$? $(find $W/jax_tp_trace -type f | wc -l) files $(tail -1 $W/jax_tp_trace.log)"
     (cd $W && tar czf $OUT/jax_tp_trace.tgz jax_tp_trace); continue
   fi
-  if [ $name = ep_kineto ]; then  # ep's two ranks under torch.profiler (no nsys): a file a rank
-    mkdir -p $W/ep_kineto
+  if [ $name = ep_kineto ] || [ $name = tp_sp_kineto ]; then  # the two ranks under torch.profiler (no nsys): a file a rank
+    mkdir -p $W/$name
     CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 \
-      KINETO_DIR=$W/ep_kineto timeout 300 torchrun --nproc_per_node=2 $HERE/gen_unannotated.py ep \
-      > $W/ep_kineto.log 2>&1
-    say "ep_kineto: rc=$? $(ls $W/ep_kineto | wc -l) files $(grep -h ' ok ' $W/ep_kineto.log | tail -1)"
-    gzip -9 $W/ep_kineto/*.json; (cd $W && tar czf $OUT/ep_kineto.tgz ep_kineto); continue
+      KINETO_DIR=$W/$name timeout 300 torchrun --nproc_per_node=2 $HERE/gen_unannotated.py ${name%_kineto} \
+      > $W/$name.log 2>&1
+    say "$name: rc=$? $(ls $W/$name | wc -l) files $(grep -h ' ok ' $W/$name.log | tail -1)"
+    gzip -9 $W/$name/*.json; (cd $W && tar czf $OUT/$name.tgz $name); continue
   fi
   workload=$name; extra=""; trace=${TRACE:-cuda,nvtx,osrt}
   [ $name = amp_libs ] && trace=$trace,cudnn,cublas
@@ -151,8 +154,8 @@ for name in ${ONLY//,/ }; do
     workload=ddp; LAUNCH="env STEPS=10 torchrun --nproc_per_node=2"
     export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
   fi
-  if [ $name = ep_json ]; then  # ep under torchrun over two GPUs, NCCL's NVTX payloads kept
-    workload=ep; LAUNCH="torchrun --nproc_per_node=2"
+  if [ $name = ep_json ] || [ $name = tp_sp_json ]; then  # under torchrun over two GPUs, NCCL's NVTX payloads kept
+    workload=${name%_json}; LAUNCH="torchrun --nproc_per_node=2"
     export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
   fi
   if [ $name = ddp_accum ]; then  # ddp's MLP with no_sync() micro-batches, under torchrun

@@ -7,10 +7,15 @@
 -- $from_kernels, rank_c10d_calls.sql), from the NCCL kernels' names, as one group '?'
 -- over every rank that ran one; the steps and main threads the kernels need are read
 -- only then.
--- The kind, first that holds: 'pipeline' (send/recv between ranks), 'expert' (all-to-all),
--- 'fsdp' (all-gathers and reduce-scatters), 'tensor' (all-reduces called outside the
--- backward, i.e. in the forward, at least half as many as in the backward: activations
--- reduced inside the layers), 'data' (all-reduces in the backward: gradients), else NULL.
+-- The kind, first that holds: 'pipeline' (send/recv between ranks, first to last over at
+-- least half the span of the group's calls), 'expert' (all-to-all),
+-- 'tensor' (sequence parallelism: reduce-scatters called outside the backward, i.e. in
+-- the forward, at least half as many as in the backward: activations reduce-scattered
+-- inside the layers, as PyTorch's RowwiseParallel(output_layouts=Shard(1)) and
+-- Megatron's sequence parallelism do), 'fsdp' (all-gathers and reduce-scatters),
+-- 'tensor' (all-reduces called outside the backward, at least half as many as in the
+-- backward: activations reduced inside the layers), 'data' (all-reduces in the backward:
+-- gradients), else NULL.
 -- From the kernels alone, an all-reduce is the forward's when its launch call is on the
 -- thread of a step range (Kineto's ProfilerStep#N or an NVTX range named like a step,
 -- $profiler_step, $step_name: tui/core/steps.py) and inside it, the backward's otherwise
@@ -26,11 +31,11 @@
 -- the gradient's) as the backward's.
 -- Columns: process_group, group_desc, ranks (the group's global ranks as declared, else
 --          the ranks seen calling), kind, calls, p2p, all_to_all, all_gathers,
---          reduce_scatters, forward_all_reduces, backward_all_reduces, from_kernels,
---          from_hlo (the calls are an XLA program's HLO collectives).
+--          reduce_scatters, forward_reduce_scatters, forward_all_reduces,
+--          backward_all_reduces, from_kernels, from_hlo (the calls are an XLA program's HLO collectives).
 WITH recorded AS (  -- XLA's opcodes ('all-reduce', 'collective-permute') as c10d's
     SELECT rank, process_group, group_desc, group_ranks,
-           replace(lower(collective), '-', '_') AS collective, backward,
+           replace(lower(collective), '-', '_') AS collective, backward, start_ns,
            false AS from_kernels, collective LIKE '%-%' AS from_hlo
     FROM collectives
     WHERE lower(collective) NOT IN ('barrier', 'wait') AND group_desc IS DISTINCT FROM 'NCCL'
@@ -64,7 +69,7 @@ WITH recorded AS (  -- XLA's opcodes ('all-reduce', 'collective-permute') as c10
            ELSE NOT EXISTS (
                SELECT 1 FROM main_thread AS m
                WHERE m.rank = g.rank AND m.pid = r.pid AND m.tid = r.tid) END AS backward,
-           true AS from_kernels, false AS from_hlo
+           g.start_ns, true AS from_kernels, false AS from_hlo
     FROM gpu_activities AS g
     LEFT JOIN host_activities AS r
         ON r.rank = g.rank AND r.kind = 'runtime' AND r.correlation = g.correlation
@@ -84,11 +89,20 @@ WITH recorded AS (  -- XLA's opcodes ('all-reduce', 'collective-permute') as c10
            count(*) AS calls,
            count(*) FILTER (WHERE collective IN ('send', 'recv', 'isend', 'irecv',
                                                  'collective_permute')) AS p2p,
+           -- how long the group's calls, and its point-to-point ones, went on
+           max(start_ns) - min(start_ns) AS span_ns,
+           max(start_ns) FILTER (WHERE collective IN ('send', 'recv', 'isend', 'irecv',
+                                                      'collective_permute'))
+               - min(start_ns) FILTER (WHERE collective IN ('send', 'recv', 'isend', 'irecv',
+                                                            'collective_permute'))
+               AS p2p_span_ns,
            count(*) FILTER (WHERE collective LIKE '%all_to_all%'
                               OR collective LIKE '%alltoall%') AS all_to_all,
            count(*) FILTER (WHERE collective LIKE '%allgather%'
                               OR collective LIKE '%all_gather%') AS all_gathers,
            count(*) FILTER (WHERE collective LIKE '%reduce_scatter%') AS reduce_scatters,
+           count(*) FILTER (WHERE collective LIKE '%reduce_scatter%' AND NOT backward)
+               AS forward_reduce_scatters,
            count(*) FILTER (WHERE (collective LIKE '%allreduce%'
                                    OR collective LIKE '%all_reduce%') AND NOT backward)
                AS forward_all_reduces,
@@ -101,14 +115,21 @@ WITH recorded AS (  -- XLA's opcodes ('all-reduce', 'collective-permute') as c10
 )
 SELECT process_group, group_desc,
        coalesce(TRY_CAST(declared AS INTEGER[]), seen) AS ranks,
-       CASE WHEN p2p > 0 THEN 'pipeline'
+       -- a pipeline sends all along; sends over a short stretch of the calls alone (the
+       -- start-up's: DTensor scatters each weight's shards from rank 0) are no pipeline
+       CASE WHEN p2p > 0 AND (span_ns IS NULL OR 2 * p2p_span_ns >= span_ns) THEN 'pipeline'
             WHEN all_to_all > 0 THEN 'expert'
+            -- sequence parallelism: the activations reduce-scattered in the forward (and
+            -- their gradients in the backward, as many); FSDP's are the backward's alone
+            WHEN forward_reduce_scatters > 0
+                 AND 2 * forward_reduce_scatters >= reduce_scatters - forward_reduce_scatters
+                THEN 'tensor'
             WHEN all_gathers > 0 AND reduce_scatters > 0 THEN 'fsdp'
             WHEN forward_all_reduces > 0 AND 2 * forward_all_reduces >= backward_all_reduces
                 THEN 'tensor'
             WHEN backward_all_reduces > 0 THEN 'data'
        END AS kind,
-       calls, p2p, all_to_all, all_gathers, reduce_scatters, forward_all_reduces,
-       backward_all_reduces, from_kernels, from_hlo
+       calls, p2p, all_to_all, all_gathers, reduce_scatters, forward_reduce_scatters,
+       forward_all_reduces, backward_all_reduces, from_kernels, from_hlo
 FROM groups
 ORDER BY process_group;

@@ -22,6 +22,7 @@ from tui.analysis.ranks import rank_analysis
 from tui.cli.main import main
 from tui.loading.trace import open_trace
 from tui.runs.run import open_run
+from tui.runs.summary import run_summary
 
 RUNS = {"pp_1f1b": "pipeline", "pp_gpipe": "pipeline", "tp2": "tensor", "ddp4": "data",
         "fsdp4": "fsdp"}
@@ -520,3 +521,67 @@ def test_an_expert_parallel_all_to_all_is_told_from_sends_and_sized_as_c10d_size
             nsys[("all_to_allv", size)]["busbw_gbps_median"], rel=0.1)
     # the counts (2 int64): split evenly, NCCL's own all-to-all, c10d's all_to_allv
     assert nsys[("alltoall", 16)]["group_size"] == kineto[("all_to_allv", 16)]["group_size"]
+
+
+def _reduce_scatters_by_pass(path: Path) -> Counter:
+    """The raw Kineto trace's reduce-scatter calls (record_param_comms), counted by whether
+    an autograd evaluate_function op on the same thread holds each (the backward's)."""
+    with gzip.open(path, "rt") as f:
+        events = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
+    backward = [(e["tid"], e["ts"], e["ts"] + e["dur"]) for e in events
+                if e["name"].startswith("autograd::engine::evaluate_function")]
+    calls = [e for e in events if e["name"] == "record_param_comms"
+             and "reduce_scatter" in str(e.get("args", {}).get("Collective name"))]
+    return Counter("backward" if any(t == c["tid"] and s <= c["ts"] <= end
+                                     for t, s, end in backward) else "forward"
+                   for c in calls)
+
+
+def test_sequence_parallelism_is_tensor_parallelism_not_fsdp_nor_a_pipeline() -> None:
+    """tp_sp2/ and unannotated/tp_sp_json.sqlite: gen_unannotated.py's `tp_sp` (a decoder
+    tensor- and sequence-parallel over two H200s as PyTorch's tutorial plans it) under
+    torch.profiler, and under nsys. Its all-gathers and reduce-scatters are the
+    activations': as many reduce-scatters in the forward as in the backward, where FSDP's
+    are the backward's alone. Under nsys, DTensor scatters each weight's shards from rank
+    0 at start-up (NCCL sends, SendRecv kernels) before the first step: no pipeline. Both
+    recordings read `tensor`, with sequence parallelism's advice in the
+    communication-bound rank's sentence, and each size's bus bandwidth agrees within 2%."""
+    from tests.helpers.paths import inflated
+    from tui.analysis.parallelism import SEQUENCE_ADVICE, SEQUENCE_WHY
+
+    for rank in (0, 1):
+        assert _reduce_scatters_by_pass(SAMPLES / "tp_sp2" / f"tp_sp_rank{rank}.pt.trace.json.gz"
+                                        ) == {"forward": 40, "backward": 40}
+    with open_run([SAMPLES / "tp_sp2"], min_gap_ns=1_000_000) as run:
+        assert [(g["kind"], g["why"]) for g in parallelism(run.con)] == [
+            ("tensor", SEQUENCE_WHY)]
+        kineto = {(r["name"], r["bytes"]): r for r in collective_bandwidth(run.con)}
+        summary = run_summary(run, 1_000_000, "tp_sp2")
+    path = inflated("unannotated/tp_sp_json.sqlite")
+    db = sqlite3.connect(path)
+    # the sends (and the broadcasts of the replicated biases) come before the layers'
+    # all-gathers and reduce-scatters, over a short stretch of all the NCCL kernels' time
+    nccl = {kind: (first, last) for kind, first, last in db.execute(
+        "SELECT CASE WHEN s.value LIKE '%SendRecv%' THEN 'send' "
+        "WHEN s.value LIKE '%Broadcast%' THEN 'broadcast' ELSE 'layers' END, "
+        "min(k.start), max(k.start) "
+        "FROM CUPTI_ACTIVITY_KIND_KERNEL AS k JOIN StringIds AS s ON s.id = k.demangledName "
+        "WHERE s.value LIKE 'ncclDevKernel%' GROUP BY 1")}
+    send, layers = nccl["send"], nccl["layers"]
+    assert send[1] < layers[0] and 10 * (send[1] - send[0]) < layers[1] - send[0]
+    with open_run([path]) as run:
+        assert [(g["kind"], g["why"]) for g in parallelism(run.con)] == [
+            ("tensor", SEQUENCE_WHY + ", from the NCCL kernels' names")]
+        nsys = {(r["name"], r["bytes"]): r for r in collective_bandwidth(run.con)}
+    names = {"reduce_scatter_tensor_coalesced": "reduce_scatter",
+             "allgather_into_tensor_coalesced": "allgather"}
+    for (name, size), row in kineto.items():
+        if name in names:
+            assert row["busbw_gbps_median"] == pytest.approx(
+                nsys[(names[name], size)]["busbw_gbps_median"], rel=0.02)
+    assert len([k for k in kineto if k[0] in names]) == 4
+    assert "Parallelism: tensor over ranks 0, 1, from reduce-scatters inside" in (
+        summary["diagnosis"]["text"])
+    bound = {r["rank"]: r["diagnosis"] for r in summary["ranks"]}
+    talking = [d for d in bound.values() if d["bound"] == "communication"]
+    assert talking and all(d["text"].endswith(SEQUENCE_ADVICE + ".") for d in talking)

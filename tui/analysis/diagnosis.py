@@ -561,12 +561,12 @@ def _memory_ns(ncu: dict) -> int:
 
 def rank_diagnosis(entry: dict | None, rank: int, wait_ns: int | None,
                    source_format: str | None = None,
-                   kinds: Sequence[str] = (), host_first: bool = False
-                   ) -> DiagnosisJson | None:
+                   kinds: Sequence[str] = (), host_first: bool = False,
+                   advice: Mapping[str, str] | None = None) -> DiagnosisJson | None:
     """One rank's diagnosis (JSON) decided again over the run: with how long its NCCL
     kernels waited for the other ranks (`wait_ns`, tui.analysis.ranks), said of
-    "rank R's GPU". `entry` is the rank's own diagnosis JSON (rank_summary); `kinds` and
-    `host_first` as run_diagnosis takes them."""
+    "rank R's GPU". `entry` is the rank's own diagnosis JSON (rank_summary); `kinds`,
+    `host_first` and `advice` as run_diagnosis takes them."""
     times = _times(entry)
     if times is None:
         return None
@@ -575,13 +575,14 @@ def rank_diagnosis(entry: dict | None, rank: int, wait_ns: int | None,
         talking.comm_wait_ns = wait_ns
     subject = f"rank {rank}'s GPU" if len(times) == 1 else f"rank {rank}'s GPUs"
     return diagnose(times, source_format, subject,
-                    _parallel_remedies(kinds, host_first)).to_json()
+                    _parallel_remedies(kinds, host_first, advice)).to_json()
 
 
 def run_diagnosis(by_rank: dict[int, dict | None], source_format: str | None = None,
                   stragglers: Sequence[int] = (), wait_ns: int = 0,
                   kinds: Sequence[str] = (), parallel_text: str = "",
-                  host_first: bool = False) -> DiagnosisJson:
+                  host_first: bool = False,
+                  advice: Mapping[str, str] | None = None) -> DiagnosisJson:
     """The diagnosis of a run (JSON). `by_rank`: rank_diagnosis() of each rank. With
     stragglers (the ranks the others wait for in collectives, `wait_ns`: how long they waited
     for them, in the collectives they arrived at last), the run is
@@ -591,8 +592,9 @@ def run_diagnosis(by_rank: dict[int, dict | None], source_format: str | None = N
     run is communication-bound, and a pipeline's comes first where its GPUs idle waiting
     (host, sync: the bubbles) unless `host_first` (every stage idles far beyond its
     schedule's bubble: the host's own remedy fits); `parallel_text` says them, after the
-    verdict."""
-    remedies = _parallel_remedies(kinds, host_first)
+    verdict; `advice`: each kind's advice where the run's groups have their own
+    (parallelism.advice_by_kind: sequence parallelism's, XLA's), else the kind's."""
+    remedies = _parallel_remedies(kinds, host_first, advice)
     times = {rank: t for rank, entry in by_rank.items() if (t := _times(entry))}
     if not times:
         return Diagnosis(None, "No GPU activity: nothing bounds the GPUs of this run.",
@@ -621,13 +623,14 @@ def run_diagnosis(by_rank: dict[int, dict | None], source_format: str | None = N
     return top.to_json()
 
 
-def _parallel_remedies(kinds: Sequence[str], host_first: bool = False) -> dict[str, str]:
+def _parallel_remedies(kinds: Sequence[str], host_first: bool = False,
+                       advice: Mapping[str, str] | None = None) -> dict[str, str]:
     """The remedies a run's kinds of parallelism call for, by bound (none for a run of
     data parallelism alone: remedies.py's are its); a pipeline's first where its GPUs wait on
-    the host, unless `host_first`."""
+    the host, unless `host_first`; each kind's from `advice` where given."""
     if not kinds or list(kinds) == ["data"]:
         return {}
-    out = {"communication": "; ".join(ADVICE[k] for k in kinds)}
+    out = {"communication": "; ".join((advice or {}).get(k) or ADVICE[k] for k in kinds)}
     if "pipeline" in kinds and not host_first:  # a stage idles waiting for its neighbour
         out["host"] = f"{ADVICE['pipeline']}; then {remedy('host')}"
         out["sync"] = f"{ADVICE['pipeline']}; then {remedy('sync')}"

@@ -51,6 +51,13 @@ WHY = {
     "pipeline": "send/recv between ranks",
     "expert": "all-to-all",
 }
+# Tensor parallelism told from reduce-scatters in the forward (sequence parallelism): its
+# words and advice, whose all-gathers and reduce-scatters are already the overlap's start.
+SEQUENCE_WHY = "reduce-scatters inside the forward (activations: sequence parallelism)"
+SEQUENCE_ADVICE = ("keep tensor parallelism on the fastest links (NVLink, within a node), "
+                   "overlap its all-gathers and reduce-scatters with the layers' GEMMs "
+                   "(async tensor parallelism: torch.compile's micro-pipeline TP, "
+                   "collective matmul), or use fewer tensor-parallel ranks for this size")
 
 
 def parallelism(con: duckdb.DuckDBPyConnection) -> list[ParallelGroup]:
@@ -64,7 +71,8 @@ def parallelism(con: duckdb.DuckDBPyConnection) -> list[ParallelGroup]:
     out: list[ParallelGroup] = []
     for values in cursor.fetchall():
         row = dict(zip(names, values, strict=True))
-        why = WHY.get(row["kind"]) if row["kind"] else None
+        sequence = row["kind"] == "tensor" and row["forward_reduce_scatters"] > 0
+        why = (SEQUENCE_WHY if sequence else WHY.get(row["kind"])) if row["kind"] else None
         if why and row["from_kernels"]:
             # an all-to-all is told from sends only by NCCL's payloads (nsys_collectives.sql)
             why += (", from NCCL's payloads" if row["kind"] == "expert"
@@ -72,8 +80,8 @@ def parallelism(con: duckdb.DuckDBPyConnection) -> list[ParallelGroup]:
         elif why and row["from_hlo"]:
             why += ", from XLA's HLO collectives"
         kind = row["kind"]
-        advice = ((row["from_hlo"] and XLA_ADVICE.get(kind)) or ADVICE.get(kind)
-                  if kind else None)
+        advice = ((row["from_hlo"] and XLA_ADVICE.get(kind))
+                  or (SEQUENCE_ADVICE if sequence else ADVICE.get(kind)) if kind else None)
         out.append({"process_group": row["process_group"], "ranks": list(row["ranks"]),
                     "kind": kind, "why": why, "advice": advice})
     return out
@@ -88,6 +96,16 @@ def kinds_of(groups: list[ParallelGroup]) -> list[str]:
     """The kinds named, in KINDS order."""
     named = {g["kind"] for g in groups}
     return [k for k in KINDS if k in named]
+
+
+def advice_by_kind(groups: list[ParallelGroup]) -> dict[str, str]:
+    """Each kind's advice as its first group gives it (sequence parallelism's, an XLA
+    program's), for the diagnosis' remedies."""
+    out: dict[str, str] = {}
+    for g in groups:
+        if g["kind"] and g["kind"] not in out:
+            out[g["kind"]] = advice_of(g)
+    return out
 
 
 def parallelism_text(groups: list[ParallelGroup]) -> str:

@@ -49,7 +49,8 @@ RUN_MEMO_VERSION = "v12"  # bump when run_summary's keys or meaning change; v4: 
 # number, the allocator's remedy, an uneven all-to-all's size and rows, NCCL's grouped
 # sends to every rank an all-to-all, a straggler without steps weighed against the span
 # of the ranks' collectives, the others' wait for the straggler theirs alone; v12: an
-# nsys capture range (cuProfilerStart) is the window
+# nsys capture range (cuProfilerStart) is the window, sequence parallelism is tensor
+# parallelism with its own advice, start-up sends are no pipeline
 _SLICE = 16 << 20  # characters copied at a time
 
 

@@ -23,6 +23,7 @@ from tui.analysis.distributed.stragglers import rank_host, shared_traits, stragg
 from tui.analysis.gpu_metrics import run_gpu_metrics, with_metrics_phrase
 from tui.analysis.kernels import kernel_stats
 from tui.analysis.parallelism import (
+    advice_by_kind,
     kinds_of,
     parallelism,
     parallelism_findings,
@@ -58,7 +59,8 @@ def run_summary(run: RankSet, min_gap_ns: int, label: str) -> RunSummary:
         row["format"] = store.format
         row["diagnosis"] = rank_diagnosis(per_rank[row["rank"]].get("diagnosis"),
                                           row["rank"], row["wait_ns"], store.format,
-                                          kinds_of(groups), beyond_schedule(stages))
+                                          kinds_of(groups), beyond_schedule(stages),
+                                          advice_by_kind(groups))
         if row["diagnosis"] is not None:  # what the rank's own GPU's counters add
             row["diagnosis"] = with_metrics_phrase(row["diagnosis"],
                                                    per_rank[row["rank"]].get("gpu_metrics"))
@@ -105,7 +107,7 @@ def run_summary(run: RankSet, min_gap_ns: int, label: str) -> RunSummary:
             sum(r["caused_ns"] or 0 for r in analysis["ranks"] if r["rank"] in slow),
             kinds_of(groups),
             parallelism_text(groups) + (" " + pipeline_text(stages) if stages else ""),
-            beyond_schedule(stages)),
+            beyond_schedule(stages), advice_by_kind(groups)),
         "devices": devices,
         "kernels": [k.as_dict() for k in kernels],
         # each kernel name's time over every rank, as "kernels"
