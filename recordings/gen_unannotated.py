@@ -144,6 +144,17 @@ Workloads (argv[1]):
             4 sequences of 4096 tokens made on the GPU, each rank holding its share of the
             sequence. Env KINETO_DIR: as ep's (tp_sp_rankN.pt.trace.json). DEVICE=cpu:
             gloo on the CPU, small sizes (a dry run).
+  jax_fsdp  (two GPUs, one process) a jitted JAX MLP (4 layers of 8192, bf16) trained 100
+            steps fully sharded over a 2-device mesh: each weight split by rows over the
+            devices, as is each batch of 4096 made on the device, the updated weights kept
+            so: XLA all-gathers each weight before its use and reduce-scatters its
+            gradient. Env JAX_TRACE_DIR: as jax_tp's.
+  jax_ring  (two GPUs, one process) a jitted JAX ring: under `shard_map`, each device
+            holds a block of rows of an 8192x8192 bf16 matrix and passes its block of
+            the other operand round the ring (`lax.ppermute`, a collective-permute) while
+            it multiplies the block it holds: 100 steps of the whole product. Env
+            JAX_TRACE_DIR: as jax_tp's. Env DEVICE=cpu: on the CPU, small sizes (a dry
+            run; XLA_FLAGS=--xla_force_host_platform_device_count=2).
 
 Usage: python gen_unannotated.py WORKLOAD
 Prints `<workload> ok work_s=<seconds> ...`.
@@ -1159,6 +1170,108 @@ def tp_sp() -> str:
     return f"rank={rank} work_s={took:.2f} steps={steps} loss={loss.item():.4f}"
 
 
+def jax_steps(step, state, key, steps: int) -> None:
+    """`steps` of `state = step(state, k)`, the 20th to the 24th under jax.profiler
+    (`StepTraceAnnotation("train")`) where env JAX_TRACE_DIR names a folder."""
+    import jax
+
+    traced = os.environ.get("JAX_TRACE_DIR")
+    for i in range(steps):
+        if traced and i == 20:
+            jax.block_until_ready(state)
+            jax.profiler.start_trace(traced, create_perfetto_trace=True)
+        with jax.profiler.StepTraceAnnotation("train", step_num=i):
+            key, k = jax.random.split(key)
+            state = step(state, k)
+        if traced and i == 24:
+            jax.block_until_ready(state)
+            jax.profiler.stop_trace()
+    jax.block_until_ready(state)
+
+
+def jax_fsdp() -> str:
+    import jax
+    import jax.numpy as jnp
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+    cpu = os.environ.get("DEVICE") == "cpu"
+    width, rows = (512, 256) if cpu else (8192, 4096)
+    mesh = Mesh(np.array(jax.devices()[:2]), ("fsdp",))
+    sharded = NamedSharding(mesh, PartitionSpec("fsdp", None))
+    key = jax.random.PRNGKey(0)
+    params = []
+    for _ in range(4):
+        key, k = jax.random.split(key)
+        w = jax.random.normal(k, (width, width), jnp.bfloat16) / np.sqrt(width)
+        params.append(jax.device_put(w, sharded))
+
+    def loss(params, x):
+        for w in params:
+            x = jax.nn.gelu(x @ w)
+        return jnp.mean(x.astype(jnp.float32) ** 2)
+
+    @jax.jit
+    def step(params, key):
+        x = jax.lax.with_sharding_constraint(
+            jax.random.normal(key, (rows, width), jnp.bfloat16), sharded)
+        grads = jax.grad(loss)(params, x)
+        return [jax.lax.with_sharding_constraint(p - 1e-3 * g, sharded)
+                for p, g in zip(params, grads, strict=True)]
+
+    steps = int(os.environ.get("STEPS", "100"))
+    start = time.perf_counter()
+    jax_steps(step, params, key, steps)
+    return f"work_s={time.perf_counter() - start:.2f} steps={steps}"
+
+
+def jax_ring() -> str:
+    from functools import partial
+
+    import jax
+    import jax.numpy as jnp
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+    try:
+        from jax import shard_map
+    except ImportError:  # JAX before 0.7
+        from jax.experimental.shard_map import shard_map
+
+    cpu = os.environ.get("DEVICE") == "cpu"
+    size = 512 if cpu else 8192
+    count = 2
+    mesh = Mesh(np.array(jax.devices()[:count]), ("ring",))
+    rows = NamedSharding(mesh, PartitionSpec("ring", None))
+    a = jax.device_put(jax.random.normal(jax.random.PRNGKey(0), (size, size), jnp.bfloat16),
+                       rows)
+    b = jax.device_put(jax.random.normal(jax.random.PRNGKey(1), (size, size), jnp.bfloat16),
+                       rows)
+
+    @partial(shard_map, mesh=mesh, in_specs=(PartitionSpec("ring", None),) * 2,
+             out_specs=PartitionSpec("ring", None))
+    def ring_matmul(a, b):
+        # a: this device's rows of A; b: a block of B's rows, passed round the ring
+        index = jax.lax.axis_index("ring")
+        block = a.shape[1] // count
+        out = jnp.zeros((a.shape[0], b.shape[1]), jnp.float32)
+        for turn in range(count):
+            source = (index + turn) % count  # which block of B's rows this device holds
+            part = jax.lax.dynamic_slice_in_dim(a, source * block, block, axis=1)
+            out = out + jnp.dot(part, b, preferred_element_type=jnp.float32)
+            b = jax.lax.ppermute(b, "ring", [(i, (i - 1) % count) for i in range(count)])
+        return out.astype(a.dtype)
+
+    @jax.jit
+    def step(state, key):
+        a, b = state
+        c = ring_matmul(a, b)
+        return a, jax.lax.with_sharding_constraint(c / jnp.sqrt(float(size)), rows)
+
+    steps = int(os.environ.get("STEPS", "100"))
+    start = time.perf_counter()
+    jax_steps(step, (a, b), jax.random.PRNGKey(2), steps)
+    return f"work_s={time.perf_counter() - start:.2f} steps={steps}"
+
+
 if __name__ == "__main__":
     workload = sys.argv[1]
     run = {"generate": generate, "decode": decode, "vision": vision, "triton": triton_kernels,
@@ -1171,5 +1284,5 @@ if __name__ == "__main__":
            "nocache": nocache, "moe": moe, "graphed": graphed, "jax_tp": jax_tp,
            "ep": ep, "pinned": pinned, "ranged": ranged, "ckpt": ckpt,
            "recompile": recompile, "amp_libs": amp, "bert_pt": bert,
-           "tp_sp": tp_sp}[workload]
+           "tp_sp": tp_sp, "jax_fsdp": jax_fsdp, "jax_ring": jax_ring}[workload]
     print(workload, "ok", run(), flush=True)

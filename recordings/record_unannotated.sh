@@ -46,6 +46,7 @@
 # tp_sp_json (tp_sp under torchrun over the two GPUs of DDP_GPUS, exported with
 # --include-json=true), tp_sp_kineto (no nsys: tp_sp under torch.profiler over them:
 # $OUT/tp_sp_kineto.tgz),
+# jax_fsdp_trace and jax_ring_trace (no nsys: as jax_tp_trace, of jax_fsdp and jax_ring),
 # jax_no_cb: jax with XLA's command buffers off and nsys --cuda-graph-trace=node; ddp:
 # torchrun over the two GPUs of DDP_GPUS, default 0,1).
 # Outputs: $OUT/<name>.sqlite.xz, $OUT/unannotated_refs.tgz (CSVs, logs), $OUT/run.log.
@@ -93,12 +94,13 @@ for name in ${ONLY//,/ }; do
     say "fsdp_kineto: rc=$? $(ls $W/fsdp_kineto | wc -l) files"
     (cd $W && tar czf $OUT/fsdp_kineto.tgz fsdp_kineto); continue
   fi
-  if [ $name = jax_tp_trace ]; then  # jax_tp's steps 20-24 under jax.profiler (no nsys)
-    mkdir -p $W/jax_tp_trace
-    CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} JAX_TRACE_DIR=$W/jax_tp_trace STEPS=30 timeout 300 \
-      python3 $HERE/gen_unannotated.py jax_tp > $W/jax_tp_trace.log 2>&1
-    say "jax_tp_trace: rc=$? $(find $W/jax_tp_trace -type f | wc -l) files $(tail -1 $W/jax_tp_trace.log)"
-    (cd $W && tar czf $OUT/jax_tp_trace.tgz jax_tp_trace); continue
+  if [ $name = jax_tp_trace ] || [ $name = jax_fsdp_trace ] || [ $name = jax_ring_trace ]; then
+    # the JAX program's steps 20-24 under jax.profiler over two GPUs (no nsys)
+    mkdir -p $W/$name
+    CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} JAX_TRACE_DIR=$W/$name STEPS=30 timeout 300 \
+      python3 $HERE/gen_unannotated.py ${name%_trace} > $W/$name.log 2>&1
+    say "$name: rc=$? $(find $W/$name -type f | wc -l) files $(tail -1 $W/$name.log)"
+    (cd $W && tar czf $OUT/$name.tgz $name); continue
   fi
   if [ $name = ep_kineto ] || [ $name = tp_sp_kineto ]; then  # the two ranks under torch.profiler (no nsys): a file a rank
     mkdir -p $W/$name

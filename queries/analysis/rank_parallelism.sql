@@ -7,8 +7,9 @@
 -- $from_kernels, rank_c10d_calls.sql), from the NCCL kernels' names, as one group '?'
 -- over every rank that ran one; the steps and main threads the kernels need are read
 -- only then.
--- The kind, first that holds: 'pipeline' (send/recv between ranks, first to last over at
--- least half the span of the group's calls), 'expert' (all-to-all),
+-- The kind, first that holds: 'ring' (XLA's collective-permutes and no other
+-- point-to-point call), 'pipeline' (send/recv between ranks, first to last over at
+-- least half the span of the group's calls), 'expert' (all-to-alls in the forward),
 -- 'tensor' (sequence parallelism: reduce-scatters called outside the backward, i.e. in
 -- the forward, at least half as many as in the backward: activations reduce-scattered
 -- inside the layers, as PyTorch's RowwiseParallel(output_layouts=Shard(1)) and
@@ -30,7 +31,8 @@
 -- collective-permute as send/recv, an all-reduce in a transposed op ('transpose(jvp(…))',
 -- the gradient's) as the backward's.
 -- Columns: process_group, group_desc, ranks (the group's global ranks as declared, else
---          the ranks seen calling), kind, calls, p2p, all_to_all, all_gathers,
+--          the ranks seen calling), kind, calls, p2p, all_to_all, forward_all_to_all,
+--          permutes, all_gathers,
 --          reduce_scatters, forward_reduce_scatters, forward_all_reduces,
 --          backward_all_reduces, from_kernels, from_hlo (the calls are an XLA program's HLO collectives).
 WITH recorded AS (  -- XLA's opcodes ('all-reduce', 'collective-permute') as c10d's
@@ -98,6 +100,10 @@ WITH recorded AS (  -- XLA's opcodes ('all-reduce', 'collective-permute') as c10
                AS p2p_span_ns,
            count(*) FILTER (WHERE collective LIKE '%all_to_all%'
                               OR collective LIKE '%alltoall%') AS all_to_all,
+           count(*) FILTER (WHERE (collective LIKE '%all_to_all%'
+                                   OR collective LIKE '%alltoall%') AND NOT backward)
+               AS forward_all_to_all,
+           count(*) FILTER (WHERE collective = 'collective_permute') AS permutes,
            count(*) FILTER (WHERE collective LIKE '%allgather%'
                               OR collective LIKE '%all_gather%') AS all_gathers,
            count(*) FILTER (WHERE collective LIKE '%reduce_scatter%') AS reduce_scatters,
@@ -117,8 +123,14 @@ SELECT process_group, group_desc,
        coalesce(TRY_CAST(declared AS INTEGER[]), seen) AS ranks,
        -- a pipeline sends all along; sends over a short stretch of the calls alone (the
        -- start-up's: DTensor scatters each weight's shards from rank 0) are no pipeline
-       CASE WHEN p2p > 0 AND (span_ns IS NULL OR 2 * p2p_span_ns >= span_ns) THEN 'pipeline'
-            WHEN all_to_all > 0 THEN 'expert'
+       -- XLA's collective-permutes alone: blocks passed round the devices, whether a ring's
+       -- (collective matmul, ring attention) or a pipeline's stages', which the HLO does
+       -- not tell apart
+       CASE WHEN permutes > 0 AND permutes = p2p THEN 'ring'
+            WHEN p2p > 0 AND (span_ns IS NULL OR 2 * p2p_span_ns >= span_ns) THEN 'pipeline'
+            -- tokens dispatched to the experts in the forward; XLA reshards a gradient by
+            -- all-to-all in the backward alone
+            WHEN forward_all_to_all > 0 THEN 'expert'
             -- sequence parallelism: the activations reduce-scattered in the forward (and
             -- their gradients in the backward, as many); FSDP's are the backward's alone
             WHEN forward_reduce_scatters > 0
@@ -129,7 +141,7 @@ SELECT process_group, group_desc,
                 THEN 'tensor'
             WHEN backward_all_reduces > 0 THEN 'data'
        END AS kind,
-       calls, p2p, all_to_all, all_gathers, reduce_scatters, forward_reduce_scatters,
+       calls, p2p, all_to_all, forward_all_to_all, permutes, all_gathers, reduce_scatters, forward_reduce_scatters,
        forward_all_reduces, backward_all_reduces, from_kernels, from_hlo
 FROM groups
 ORDER BY process_group;

@@ -510,7 +510,8 @@ def test_an_expert_parallel_all_to_all_is_told_from_sends_and_sized_as_c10d_size
     assert len(sends) == 4 and len(set(sends.values())) == 1  # each rank to each, as often
     with open_run([path]) as run:
         assert [(g["kind"], g["why"]) for g in parallelism(run.con)] == [
-            ("expert", "all-to-all, from NCCL's payloads")]
+            ("expert", "all-to-alls in the forward (tokens sent to their experts), "
+                       "from NCCL's payloads")]
         nsys = {(r["name"], r["bytes"]): r for r in collective_bandwidth(run.con)}
     with open_run([SAMPLES / "ep2"]) as run:
         assert [g["kind"] for g in parallelism(run.con)] == ["expert"]

@@ -23,6 +23,7 @@ from tui.analysis.ranks import rank_analysis
 from tui.cli.main import main
 from tui.loading.resolve import resolve
 from tui.runs.run import open_run
+from tui.runs.summary import run_summary
 from tui.sources.hlo_schema import HloProto
 from tui.sources.xla_collectives import device_groups
 
@@ -176,20 +177,22 @@ def test_the_summary_reads_the_mesh_as_ranks(capsys) -> None:
     assert "no straggler" in text.lower() or "balanced" in text.lower()
 
 
-# -- the kinds from XLA's opcodes, on the names alone (no recorded trace has them) --------
+# -- the kinds from XLA's opcodes -------------------------------------------------------
 
 @pytest.mark.parametrize(("opcodes", "kind"), [
-    (["collective-permute"], "pipeline"),
     (["all-to-all"], "expert"),
     (["all-gather", "reduce-scatter", "all-reduce"], "fsdp"),
 ])
 def test_each_xla_collective_names_its_kind(run, opcodes: list[str], kind: str) -> None:
-    """jax_dp's own collectives, their opcodes renamed in turn: no trace recorded here
-    runs a collective-permute, an all-to-all or XLA's FSDP collectives."""
+    """jax_dp's own collectives, their opcodes renamed in turn, the all-to-alls called in
+    the forward: no trace recorded here runs an all-to-all in the forward (a mixture of
+    experts'); jax_fsdp and jax_ring below are recorded ones."""
     ranks = run[0]
     ranks.con.execute(
         "CREATE TEMP TABLE collectives AS SELECT * REPLACE ($names[1 + (row_number() OVER "
-        "(ORDER BY start_ns, rank) - 1) % len($names)] AS collective) FROM main.collectives",
+        "(ORDER BY start_ns, rank) - 1) % len($names)] AS collective, "
+        "backward AND NOT list_contains($names, 'all-to-all') AS backward) "
+        "FROM main.collectives",
         {"names": opcodes})
     try:
         assert [g["kind"] for g in parallelism(ranks.con)] == [kind]
@@ -269,3 +272,66 @@ def test_a_tensor_parallel_jax_program_reads_as_tensor_parallel(tmp_path: Path) 
     assert "inside the forward" in groups[0]["why"] and "XLA" in groups[0]["why"]
     assert [(b["name"], b["bytes"], b["group_size"], b["instances"]) for b in bandwidth] == [
         ("all_reduce", 2048 * 8192 * 4, 2, 3 * STEPS)]
+
+
+def _nccl_ops(run_dir: Path) -> Counter:
+    """The trace viewer JSON's NCCL kernels, counted by GPU and by their HLO op's name
+    (numbers cut: 'all-gather.3' is 'all-gather')."""
+    with gzip.open(run_dir / "vm.trace.json.gz") as f:
+        events = json.load(f)["traceEvents"]
+    return Counter((e["pid"], re.sub(r"[.\d]+$", "", e["args"]["hlo_op"])) for e in events
+                   if e.get("ph") == "X" and "nccl" in e["name"].lower()
+                   and e.get("args", {}).get("hlo_op"))
+
+
+def test_xlas_fully_sharded_steps_are_fsdp_though_they_reshard_by_all_to_all(
+        tmp_path: Path) -> None:
+    """sample_traces/jax_fsdp: gen_unannotated.py's jax_fsdp, a jitted MLP of four
+    8192x8192 bf16 weights split by rows over two H200s, as is each batch, steps 20-24
+    under jax.profiler. XLA all-gathers each weight in the forward and again in the
+    backward, reduce-scatters the gradients (one combined op a step), and reshards
+    gradients by all-to-all in the backward alone: FSDP, not experts (whose tokens are
+    sent in the forward). The calls per rank are the trace viewer's NCCL kernels per GPU."""
+    run_dir = SAMPLES / "jax_fsdp" / "plugins" / "profile" / "2026_11_30_13_12_39"
+    kernels = _nccl_ops(run_dir)
+    assert set(kernels.values()) == {8 * STEPS, 15 * STEPS, STEPS}
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("TUI_CACHE_DIR", str(tmp_path))
+        with open_run([run_dir / "vm.xplane.pb"]) as ranks:
+            calls = Counter(ranks.con.execute(
+                "SELECT rank, collective, backward FROM collectives").fetchall())
+            groups = parallelism(ranks.con)
+    for rank, gpu in ((0, 1), (1, 2)):
+        assert calls[(rank, "all-gather", False)] == calls[(rank, "all-gather", True)]
+        assert calls[(rank, "all-gather", False)] * 2 == kernels[(gpu, "all-gather")]
+        assert calls[(rank, "reduce-scatter", True)] == kernels[(gpu, "reduce-scatter")]
+        assert calls[(rank, "all-to-all", True)] == kernels[(gpu, "all-to-all")]
+        assert calls[(rank, "all-to-all", False)] == 0
+    assert [(g["ranks"], g["kind"]) for g in groups if g["kind"]] == [([0, 1], "fsdp")]
+
+
+def test_xlas_collective_permutes_are_a_ring_not_said_to_be_a_pipeline(
+        tmp_path: Path) -> None:
+    """sample_traces/jax_ring: gen_unannotated.py's jax_ring, a ring matmul under
+    shard_map over two H200s, each device passing its block of the second operand to its
+    neighbour (`lax.ppermute`, one collective-permute a step: the trace viewer's one
+    SendRecv kernel a step on each GPU) while it multiplies the block it holds. The HLO
+    does not say whether blocks go round a ring or through a pipeline's stages: the kind
+    is `ring`, whose advice speaks of both, and no pipeline's bubble is claimed."""
+    from tui.analysis.parallelism import ADVICE
+
+    run_dir = SAMPLES / "jax_ring" / "plugins" / "profile" / "2026_11_30_13_12_49"
+    assert _nccl_ops(run_dir) == {(1, "ppermute"): STEPS, (2, "ppermute"): STEPS}
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("TUI_CACHE_DIR", str(tmp_path))
+        with open_run([run_dir / "vm.xplane.pb"], min_gap_ns=1_000_000) as ranks:
+            calls = Counter(ranks.con.execute(
+                "SELECT rank, collective, peer FROM collectives").fetchall())
+            groups = parallelism(ranks.con)
+            summary = run_summary(ranks, 1_000_000, "jax_ring")
+    assert calls == {(0, "collective-permute", 1): STEPS,
+                     (1, "collective-permute", 0): STEPS}
+    assert [(g["ranks"], g["kind"]) for g in groups] == [([0, 1], "ring")]
+    text = summary["diagnosis"]["text"]
+    assert ADVICE["ring"] in text and "bubble: more micro-batches" not in text
+    assert summary.get("pipeline") is None

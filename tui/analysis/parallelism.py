@@ -3,7 +3,8 @@ do about each kind's cost.
 
 Read from the calls the ranks made (the `collectives` table: PyTorch's c10d calls recorded
 by Kineto) or, without them (an nsys report), from the NCCL kernels' names; the rules are
-in queries/analysis/rank_parallelism.sql. Kinds: data, fsdp, tensor, pipeline, expert.
+in queries/analysis/rank_parallelism.sql. Kinds: data, fsdp, tensor, pipeline, expert,
+ring.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from tui.analysis.summary_types import ParallelGroup
 from tui.core.queries import load_query
 from tui.core.steps import step_patterns
 
-KINDS = ("data", "fsdp", "tensor", "pipeline", "expert")
+KINDS = ("data", "fsdp", "tensor", "pipeline", "expert", "ring")
 
 # What each kind's communication or idle time asks for.
 ADVICE = {
@@ -32,6 +33,10 @@ ADVICE = {
                 "from the slower stage)",
     "expert": "balance the tokens among the experts (capacity factor, load-balancing loss) "
               "and overlap the all-to-all with compute",
+    "ring": "overlap each block's transfer with the compute on the block before it (XLA's "
+            "latency-hiding scheduler; a collective matmul's, "
+            "--xla_gpu_multi_streamed_windowed_einsum); where the devices are a pipeline's "
+            "stages, more micro-batches a step shrink its bubble",
 }
 # Where the collectives are an XLA program's (JAX): its compiler, not DDP or FSDP, does
 # what the advice asks for.
@@ -49,7 +54,9 @@ WHY = {
     "fsdp": "all-gathers and reduce-scatters",
     "tensor": "all-reduces inside the forward (activations)",
     "pipeline": "send/recv between ranks",
-    "expert": "all-to-all",
+    "expert": "all-to-alls in the forward (tokens sent to their experts)",
+    "ring": "collective-permutes round the devices (a ring's blocks: collective matmul, "
+            "ring attention; or a pipeline's stages, which the HLO does not tell apart)",
 }
 # Tensor parallelism told from reduce-scatters in the forward (sequence parallelism): its
 # words and advice, whose all-gathers and reduce-scatters are already the overlap's start.
@@ -113,6 +120,7 @@ def parallelism_text(groups: list[ParallelGroup]) -> str:
     with each kind's advice; '' without a kind."""
     parts = [f"{g['kind']} over ranks {', '.join(map(str, g['ranks']))}, from {g['why']}: "
              f"{advice_of(g)}" for g in groups if g["kind"]]
+    parts = list(dict.fromkeys(parts))  # two names of one group (XLA's mesh axis and axis_0)
     return f"Parallelism: {'; '.join(parts)}." if parts else ""
 
 

@@ -50,7 +50,8 @@ RUN_MEMO_VERSION = "v12"  # bump when run_summary's keys or meaning change; v4: 
 # sends to every rank an all-to-all, a straggler without steps weighed against the span
 # of the ranks' collectives, the others' wait for the straggler theirs alone; v12: an
 # nsys capture range (cuProfilerStart) is the window, sequence parallelism is tensor
-# parallelism with its own advice, start-up sends are no pipeline
+# parallelism with its own advice, start-up sends are no pipeline, XLA's
+# collective-permutes a ring, an expert's all-to-alls the forward's
 _SLICE = 16 << 20  # characters copied at a time
 
 
