@@ -46,6 +46,8 @@
 # tp_sp_json (tp_sp under torchrun over the two GPUs of DDP_GPUS, exported with
 # --include-json=true), tp_sp_kineto (no nsys: tp_sp under torch.profiler over them:
 # $OUT/tp_sp_kineto.tgz),
+# ddp_ranks (ddp's 20 steps under torchrun with nsys inside it, a report a rank:
+# ddp_ranks_0 and ddp_ranks_1, exported with --include-json=true),
 # jax_fsdp_trace and jax_ring_trace (no nsys: as jax_tp_trace, of jax_fsdp and jax_ring),
 # jax_no_cb: jax with XLA's command buffers off and nsys --cuda-graph-trace=node; ddp:
 # torchrun over the two GPUs of DDP_GPUS, default 0,1).
@@ -114,6 +116,20 @@ for name in ${ONLY//,/ }; do
   [ $name = amp_libs ] && trace=$trace,cudnn,cublas
   FLAGS="-t $trace --sample=process-tree --cpuctxsw=process-tree"
   [ $name = ranged ] && extra="--capture-range=cudaProfilerApi --capture-range-end=stop"
+  if [ $name = ddp_ranks ]; then  # nsys under torchrun: a report a rank, as multi-GPU jobs are often recorded
+    CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 STEPS=20 \
+      timeout -k 5 300 torchrun --nproc_per_node=2 --no-python $NSYS profile $FLAGS -f true \
+      -o $W/ddp_ranks_%q{RANK} python3 $HERE/gen_unannotated.py ddp > $W/ddp_ranks.log 2>&1
+    say "nsys ddp_ranks: rc=$? $(grep -h ' ok ' $W/ddp_ranks.log | tr '\n' ' ')"
+    for r in 0 1; do
+      P=$W/ddp_ranks_$r
+      timeout 200 $NSYS export --type sqlite --include-json=true -f true -o $P.sqlite $P.nsys-rep >> $P.log 2>&1
+      timeout 90 $NSYS analyze -r gpu_gaps:gap=1:rows=-1 --format csv --force-overwrite true -o $P $P.sqlite >> $P.log 2>&1
+      xz -T0 -6 -c $P.sqlite > $OUT/ddp_ranks_$r.sqlite.xz
+      say "xz ddp_ranks_$r: $(stat -c %s $OUT/ddp_ranks_$r.sqlite.xz) B"
+    done
+    continue
+  fi
   if [ $name = bert_pt ]; then
     grep -q -- '--pytorch' $W/nsys_profile_help.txt || { say "no --pytorch"; continue; }
     workload=bert; extra="--pytorch=autograd-nvtx"

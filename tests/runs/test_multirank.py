@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 import statistics
 from pathlib import Path
 
@@ -500,3 +501,42 @@ def test_a_run_without_steps_is_judged_over_its_collectives_not_its_set_up(capsy
     text = _summary_json(capsys, str(path))["diagnosis"]["text"]
     assert text.startswith("The run waits for its straggler, rank 1: the other ranks' NCCL "
                            f"kernels waited {format_ns(rows[0]['wait_ns'])} for it.")
+
+
+def test_a_report_a_rank_is_put_on_one_clock_by_each_sessions_start() -> None:
+    """unannotated/ddp_ranks_0.sqlite and _1: `ddp` (its last rank sleeping 20 ms before
+    each of 20 steps) under torchrun with nsys inside it, a report a rank, as multi-GPU
+    jobs are often recorded. Each export's times count from its own session's start, and
+    the two sessions started 51.5 ms apart. On the run's clock each all-reduce ends at the
+    same time on both ranks (a collective ends together), as sqlite3 finds after adding
+    each session's start (UTC); the rank that sleeps is the straggler, the other waiting
+    for it about the 20 ms a step it slept."""
+    import statistics
+
+    from tests.helpers.paths import inflated
+
+    paths = [inflated(f"unannotated/ddp_ranks_{rank}.sqlite") for rank in (0, 1)]
+    ends, origins = [], []
+    for path in paths:
+        db = sqlite3.connect(path)
+        (origin,) = db.execute("SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME"
+                               ).fetchone()
+        origins.append(origin)
+        ends.append([end + origin for (end,) in db.execute(
+            "SELECT k.end FROM CUPTI_ACTIVITY_KIND_KERNEL AS k JOIN StringIds AS s "
+            "ON s.id = k.demangledName WHERE s.value LIKE 'ncclDevKernel%' ORDER BY k.start")])
+    assert len(ends[0]) == len(ends[1]) == 179
+    oracle = statistics.median(b - a for a, b in zip(*ends, strict=True))
+    assert abs(oracle) < 100_000 and origins[1] - origins[0] > 50_000_000
+    with open_run(paths, min_gap_ns=1_000_000) as run:
+        got = [[end for (end,) in run.con.execute(
+            "SELECT end_ns FROM gpu_activities WHERE rank = $rank AND kind = 'kernel' "
+            "AND name LIKE 'ncclDevKernel%' ORDER BY start_ns", {"rank": rank}).fetchall()]
+            for rank in (0, 1)]
+        analysis = rank_analysis(run.con)
+    # the run's clock is the first session's: rank 1's times moved by the sessions' gap
+    assert got == [[e - origins[0] for e in rank_ends] for rank_ends in ends]
+    assert statistics.median(b - a for a, b in zip(*got, strict=True)) == oracle
+    assert analysis["straggler"] == 1
+    waits = {r["rank"]: r["wait_ns"] for r in analysis["ranks"]}
+    assert waits[0] > 0.9 * 20 * 20_000_000 and waits[1] < 0.1 * waits[0]

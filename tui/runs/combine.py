@@ -105,8 +105,10 @@ def combine(stores: list[TraceStore], ranks: list[int], scratch: Path | None = N
     try:
         for index, store in enumerate(stores):
             _mount(con, index, store)
+        offsets = clock_offsets(stores)
         for table in RUN_TABLES:
-            con.execute(f"CREATE VIEW {table} AS " + _union(table, range(len(stores)), ranks))
+            con.execute(f"CREATE VIEW {table} AS "
+                        + _union(table, range(len(stores)), ranks, offsets))
     except BaseException:
         with contextlib.suppress(duckdb.Error):
             con.close()
@@ -188,12 +190,13 @@ class BatchCopy:
         con.execute(f"SET threads = {duckdb_threads()}")
         # its tables are DuckDB's own to evict: it can make do with less of the budget
         con.execute(f"SET memory_limit = '{run_memory_limit(len(stores))}'")
+        offsets = clock_offsets(stores)
         while len(self.copied) < len(stores):
             if stop is not None and stop.is_set():
                 raise LoadStopped("loading stopped")
             first = len(self.copied)
             end = min(self._batch_end(first), len(stores))
-            self._copy(stores[first:end], first, ranks[first:end])
+            self._copy(stores[first:end], first, ranks[first:end], offsets[first:end])
         for table in RUN_TABLES:
             con.execute(f"CREATE VIEW {table} AS " + "\nUNION ALL BY NAME\n".join(
                 f"FROM {_batch(table, first)}" for first in self.batches))
@@ -229,8 +232,11 @@ class BatchCopy:
     def _batch_end(self, first: int) -> int:
         return (first // self.at_once + 1) * self.at_once
 
-    def _copy(self, stores: list[TraceStore], first: int, ranks: list[int]) -> None:
-        """Copy `stores`, places first.. of the order, into their batch's tables."""
+    def _copy(self, stores: list[TraceStore], first: int, ranks: list[int],
+              offsets: list[int] | None = None) -> None:
+        """Copy `stores`, places first.. of the order, into their batch's tables, their
+        times moved by `offsets` (the run's clock_offsets, one for each; none: as they
+        are: an early copy's stores are no nsys reports, SPLIT_QUERIES)."""
         con = self.con
         assert con is not None
         indices = range(first, first + len(stores))
@@ -238,7 +244,7 @@ class BatchCopy:
             _mount(con, index, store)
         batch = first - first % self.at_once
         for table in RUN_TABLES:
-            rows = _union(table, indices, ranks)
+            rows = _union(table, indices, ranks, offsets)
             if batch == first:
                 con.execute(f"CREATE TABLE {_batch(table, batch)} AS " + rows)
             else:
@@ -262,12 +268,41 @@ def run_memory_limit(ranks: int) -> str:
     return f"{max(1, int(limit) // 1000)}KB"
 
 
-def _union(table: str, indices: range, ranks: list[int]) -> str:
+# The run's tables whose rows have times, and their time columns.
+TIMED_TABLES = ("gpu_activities", "host_activities", "gpu_idle", "collectives")
+
+
+def clock_offsets(stores: list[TraceStore]) -> list[int]:
+    """What to add to each store's times to put them on one clock. An nsys export's times
+    count from its own session's start: a run recorded as one report per rank (nsys
+    under torchrun) has ranks whose clocks start tens of ms apart, each lined up here by
+    its session's start (UTC) against the earliest one's; other stores' times are taken
+    as they are (Kineto's and XLA's are the host's clock already, as is one report of
+    several processes)."""
+    starts = [int(s.meta["session_start_utc_ns"]) if str(
+        s.meta.get("session_start_utc_ns", "")).isdigit() else None for s in stores]
+    known = [t for t in starts if t is not None]
+    if len(known) < 2:
+        return [0] * len(stores)
+    first = min(known)
+    return [t - first if t is not None else 0 for t in starts]
+
+
+def _union(table: str, indices: range, ranks: list[int],
+           offsets: list[int] | None = None) -> str:
     """The `table` of the stores mounted as `indices`, each row tagged with its store's
-    rank (`ranks`, one for each of `indices`)."""
+    rank (`ranks`, one for each of `indices`), its times moved by its store's offset
+    (`offsets`, one for each of `indices`: clock_offsets)."""
+    offsets = offsets or [0] * len(indices)
+
+    def moved(offset: int) -> str:
+        if not offset or table not in TIMED_TABLES:
+            return "*"
+        return f"* REPLACE (start_ns + {offset} AS start_ns, end_ns + {offset} AS end_ns)"
+
     return "\nUNION ALL BY NAME\n".join(
-        f"SELECT {rank}::INTEGER AS rank, * FROM {_alias(i)}.{table}"
-        for i, rank in zip(indices, ranks, strict=True))
+        f"SELECT {rank}::INTEGER AS rank, {moved(offset)} FROM {_alias(i)}.{table}"
+        for i, rank, offset in zip(indices, ranks, offsets, strict=True))
 
 
 def _batch(table: str, first: int) -> str:

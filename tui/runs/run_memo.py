@@ -51,7 +51,8 @@ RUN_MEMO_VERSION = "v12"  # bump when run_summary's keys or meaning change; v4: 
 # of the ranks' collectives, the others' wait for the straggler theirs alone; v12: an
 # nsys capture range (cuProfilerStart) is the window, sequence parallelism is tensor
 # parallelism with its own advice, start-up sends are no pipeline, XLA's
-# collective-permutes a ring, an expert's all-to-alls the forward's
+# collective-permutes a ring, an expert's all-to-alls the forward's, a report a rank
+# on one clock
 _SLICE = 16 << 20  # characters copied at a time
 
 

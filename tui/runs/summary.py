@@ -43,7 +43,7 @@ from tui.analysis.summary_types import (
 from tui.analysis.tensor_cores import gemm_tensor_cores, matrix_kernels
 from tui.core.budget import memory_budget
 from tui.core.queries import load_query
-from tui.runs.combine import RankSet
+from tui.runs.combine import RankSet, clock_offsets
 
 
 def run_summary(run: RankSet, min_gap_ns: int, label: str) -> RunSummary:
@@ -88,8 +88,12 @@ def run_summary(run: RankSet, min_gap_ns: int, label: str) -> RunSummary:
         source["world_size"] = world.pop()
     # the ranks' own summaries (rank_summary) come untyped through the stores: their
     # devices and gaps are summary_types.Device and Gap
+    # each rank's gaps on the run's clock (a report a rank: combine.clock_offsets), as the
+    # run's tables have them; offset_ns stays from its own trace's start
+    moved = dict(zip(run.ranks, clock_offsets(run.stores), strict=True))
     gaps = cast(list[RunGap], sorted(
-        ({"rank": rank, **gap} for rank, s in per_rank.items() for gap in s.get("gaps", [])),
+        ({"rank": rank, **gap, "start_ns": gap["start_ns"] + moved[rank]}
+         for rank, s in per_rank.items() for gap in s.get("gaps", [])),
         key=lambda g: (-g["duration_ns"], g["rank"], g["start_ns"]),
     ))
     devices = cast(list[RunDevice], [{"rank": rank, **d} for rank, s in per_rank.items()

@@ -472,13 +472,19 @@ def _load_devices(path: Path, schema: dict[str, set[str]], con: duckdb.DuckDBPyC
 
 
 def _load_meta(path: Path, schema: dict[str, set[str]], con: duckdb.DuckDBPyConnection) -> None:
-    """The export's versions (only shown) and the host the report was taken on (it names
-    the host a group of straggling ranks share); a damaged table leaves its part out."""
+    """The export's versions (only shown), the host the report was taken on (it names
+    the host a group of straggling ranks share) and its session's start (UTC ns); a
+    damaged table leaves its part out."""
     meta = {"format": "nsys"}
     reads = []
     if "META_DATA_EXPORT" in schema:
         reads.append(("SELECT lower(name), value FROM META_DATA_EXPORT WHERE name IN "
                       "('EXPORT_PRODUCT_VERSION', 'EXPORT_SCHEMA_VERSION')"))
+    if "utcEpochNs" in schema.get("TARGET_INFO_SESSION_START_TIME", set()):
+        # the clock's origin: an export's times count from its session's start, and a run
+        # of one report per rank lines its ranks up by it (tui/runs/combine.py)
+        reads.append("SELECT 'session_start_utc_ns', utcEpochNs "
+                     "FROM TARGET_INFO_SESSION_START_TIME LIMIT 1")
     if {"name", "value"} <= schema.get("TARGET_INFO_SYSTEM_ENV", set()):
         reads.append("SELECT 'hostname', value FROM TARGET_INFO_SYSTEM_ENV "
                      "WHERE name = 'Hostname' AND value <> '' LIMIT 1")
