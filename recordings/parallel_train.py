@@ -5,6 +5,9 @@ torch.profiler (Kineto with distributedInfo and the collectives' record_param_co
             all forwards of MICRO micro-batches, then all backwards; NCCL send/recv
             between neighbouring stages
   pp-1f1b   the same stages under Schedule1F1B (one forward, one backward in turn)
+  pp-interleaved  two stages a rank, looped (rank r holds stages r and r + N, each of
+            LAYERS / 2 layers), under ScheduleInterleaved1F1B: the activations go from the
+            last rank back to the first between a rank's two stages
   tp        a Megatron-style tensor-parallel MLP over every rank: each layer a
             column-parallel Linear then a row-parallel one, an all-reduce of the
             activations inside every layer's forward (and of their gradients in the
@@ -116,7 +119,24 @@ def main():
     torch.manual_seed(rank)
     loss_fn = torch.nn.functional.mse_loss
 
-    if MODE.startswith("pp-"):
+    if MODE == "pp-interleaved":
+        from torch.distributed.pipelining import PipelineStage, ScheduleInterleaved1F1B
+
+        # two stages a rank, looped: rank r holds stages r and r + world
+        modules = [mlp_stage(LAYERS // 2).to(device, DTYPE) for _ in range(2)]
+        stages = [PipelineStage(m, rank + k * world, 2 * world, device)
+                  for k, m in enumerate(modules)]
+        pipe = ScheduleInterleaved1F1B(stages, n_microbatches=MICRO, loss_fn=loss_fn)
+        params = [p for m in modules for p in m.parameters()]
+
+        def run(x, y):
+            if rank == 0:
+                pipe.step(x)
+            elif rank == world - 1:
+                pipe.step(target=y, losses=[])
+            else:
+                pipe.step()
+    elif MODE.startswith("pp-"):
         from torch.distributed.pipelining import PipelineStage, Schedule1F1B, ScheduleGPipe
 
         module = mlp_stage(LAYERS).to(device, DTYPE)

@@ -5,6 +5,8 @@
 # and `nsys analyze gpu_gaps`. Packs each part into $OUT/parallel_<part>.tgz (each under
 # 16 MB). Run from the repository root:
 #   OUT=/some/dir GPUS=0,1,2,3 bash recordings/record_parallel.sh
+# Env MODES: the torch.profiler modes (default pp-gpipe pp-1f1b tp; pp-interleaved too),
+# NSYS_MODES: those also under nsys (default pp-1f1b tp; empty: none).
 # Each step gets what is left of BUDGET seconds (a failing step does not stop the others).
 # nsys: the one bundled with Nsight Compute, which needs the libdw1/libelf1 .deb files in
 # $NSYS_DEPS (see README.md, "Recording").
@@ -33,7 +35,7 @@ step() {  # step NAME SECONDS COMMAND...: run with what is left of the budget, l
   > $W/logs/machine.txt 2>&1
 TORCHRUN=(python3 -m torch.distributed.run --standalone --nproc_per_node=$NGPU)
 
-for mode in pp-gpipe pp-1f1b tp; do
+for mode in ${MODES:-pp-gpipe pp-1f1b tp}; do
   step $mode 45 "${TORCHRUN[@]}" $HERE/parallel_train.py $mode $W/torch
 done
 
@@ -42,7 +44,7 @@ H=$(ls -d /opt/nvidia/nsight-compute/*/host 2>/dev/null | head -1)
 T=$H/target-linux-x64; D=$(ls -d $H/linux-desktop-* 2>/dev/null | head -1)
 mkdir -p /tmp/deps && for f in $DEPS/*.deb; do dpkg -x $f /tmp/deps; done 2> $W/logs/deps.log
 NSYS_ENV=(env LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu:$D)
-for mode in pp-1f1b tp; do
+for mode in ${NSYS_MODES-pp-1f1b tp}; do
   R=$W/nsys/${mode}_nsys
   step nsys_$mode 60 "${NSYS_ENV[@]}" $T/nsys profile -t cuda,nvtx --sample=none --cpuctxsw=none \
     -f true -o $R env PLAIN=1 "${TORCHRUN[@]}" $HERE/parallel_train.py $mode $W/nsys
@@ -61,7 +63,7 @@ cp $HERE/parallel_train.py $0 $W/logs/ 2>/dev/null
 ls -laR $W > $W/logs/files.txt 2>&1
 echo "total ${SECONDS}s" >> $W/logs/steps.txt
 (cd $W && tar czf $OUT/parallel_torch.tgz torch logs)
-for mode in pp-1f1b tp; do
+for mode in ${NSYS_MODES-pp-1f1b tp}; do
   (cd $W && tar czf $OUT/parallel_nsys_$mode.tgz nsys/${mode}_nsys*)
 done
 ls -la $OUT

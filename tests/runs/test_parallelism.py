@@ -17,7 +17,7 @@ from tests.helpers import step_oracle
 from tui.analysis.collective_bandwidth import collective_bandwidth
 from tui.analysis.distributed.critical_path import critical_paths
 from tui.analysis.parallelism import ADVICE, parallelism
-from tui.analysis.pipeline import pipeline
+from tui.analysis.pipeline import pipeline, pipeline_text
 from tui.analysis.ranks import rank_analysis
 from tui.cli.main import main
 from tui.loading.trace import open_trace
@@ -280,6 +280,35 @@ def test_each_stage_s_bubble_equals_one_read_from_its_raw_trace(run: str) -> Non
     assert set(found["bubble_pct"]) == set(expected) == {"0", "1"}
     for rank, pct in expected.items():
         assert found["bubble_pct"][rank] == pytest.approx(pct, abs=1.0), rank
+
+
+def test_a_looped_pipeline_has_its_stages_a_rank_and_their_bubble() -> None:
+    """pp_interleaved: parallel_train.py's pp-interleaved, two stages a rank over two
+    H200s (rank r runs stages r and r + 2) under ScheduleInterleaved1F1B, 8 micro-batches
+    a step. Its sends go both ways between the two ranks (activations from the last rank
+    back to the first between a rank's stages): counted as sends to the next stage, they
+    made 24 micro-batches of a 1F1B. The schedule marks each forward `PP:<stage>F<micro>`;
+    read from the raw trace, those give the stages each rank runs and the micro-batches,
+    and the bubble is (p-1)/(v·m+p-1)."""
+    import re
+
+    stages, micros = {}, set()
+    for path in sorted((SAMPLES / "pp_interleaved").glob("*.pt.trace.json.gz")):
+        data = _raw(path)
+        marks = [re.fullmatch(r"PP:(\d+)F(\d+)", e["name"]) for e in data["traceEvents"]
+                 if e.get("cat") == "user_annotation"]
+        stages[data["distributedInfo"]["rank"]] = {int(m[1]) for m in marks if m}
+        micros |= {int(m[2]) for m in marks if m}
+    assert stages == {0: {0, 2}, 1: {1, 3}} and micros == set(range(8))
+    with open_run([SAMPLES / "pp_interleaved"]) as ranks:
+        found = pipeline(ranks.con)
+    assert found is not None
+    assert (found["order"], found["stages_per_rank"], found["micro_batches"],
+            found["schedule"]) == ([0, 1], 2, 8, "interleaved 1F1B")
+    assert found["expected_bubble_pct"] == round(100 * 1 / (2 * 8 + 1), 1)
+    assert pipeline_text(found).startswith(
+        "Pipeline: ranks 0 → 1, 2 stages a rank (looped), 8 micro-batches a step, "
+        "interleaved 1F1B: a bubble of 5.9% expected")
 
 
 def test_no_pipeline_without_send_recv() -> None:

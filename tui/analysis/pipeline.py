@@ -6,10 +6,15 @@ ranges of them in an nsys report (queries/analysis/rank_p2p_calls.sql), and each
 steps (tui/analysis/ranks.py): the first stage starts a step with a send, each stage's first
 send goes to the next stage (queries/analysis/rank_pipeline_*.sql). GPipe runs every
 micro-batch's forward before any backward; 1F1B interleaves them. Either way the
-expected bubble of p stages and m micro-batches is (p-1)/(m+p-1) of the step.
+expected bubble of p stages and m micro-batches is (p-1)/(m+p-1) of the step. A
+multi-stage schedule (interleaved 1F1B: v stages a rank, looped) marks each forward
+`PP:<stage>F<micro-batch>` (queries/analysis/rank_pipeline_actions.sql): its bubble is
+(p-1)/(v·m+p-1).
 """
 
 from __future__ import annotations
+
+from typing import Literal
 
 import duckdb
 
@@ -18,6 +23,7 @@ from tui.analysis.ranks import ensure_rank_tables
 from tui.analysis.summary_types import Pipeline
 from tui.core.queries import load_query
 
+Schedule = Literal["GPipe", "1F1B", "interleaved 1F1B"]
 # Stages' bubbles this many points apart: uneven stages; this many above the schedule's:
 # the stages wait for more than each other.
 UNEVEN_POINTS = 10.0
@@ -39,15 +45,31 @@ def pipeline(con: duckdb.DuckDBPyConnection) -> Pipeline | None:
               for rank, stage, _, forward_sends, phased in rows}
     first = stages.get(0)
     micro_batches = round(first[1]) if first and first[1] else None
+    schedule: Schedule = "GPipe" if all(s[2] for s in stages.values()) else "1F1B"
+    # a multi-stage schedule's own marks: v stages a rank, looped (rank r runs stages r,
+    # r + p, ...), whose sends go both ways between neighbours: counted as forward ones
+    # above, and no phases to read
+    looped = {rank: (v, m) for rank, v, m
+              in con.execute(load_query("rank_pipeline_actions")).fetchall() if rank in order}
+    per_rank = 1
+    if looped and {v for v, _ in looped.values()} != {1}:
+        per_rank = max(v for v, _ in looped.values())
+        micro_batches = max(m for _, m in looped.values()) or None
+        schedule = "interleaved 1F1B"
     p = len(order)
-    expected = (100 * (p - 1) / (micro_batches + p - 1)) if micro_batches else None
+    # the bubble's share of a step: (p-1)/(m+p-1), each rank's v looped stages dividing
+    # its idle start and end by v (Narayanan et al. 2021: (p-1)/(v·m) of the ideal time)
+    expected = ((100 * (p - 1) / (per_rank * micro_batches + p - 1)) if micro_batches
+                else None)
     bubble = {str(rank): round(pct, 1) for rank, _, _, _, pct
               in con.execute(load_query("rank_pipeline_bubble")).fetchall()
               if rank in order}
-    return {"order": order, "micro_batches": micro_batches,
-            "schedule": "GPipe" if all(s[2] for s in stages.values()) else "1F1B",
-            "expected_bubble_pct": None if expected is None else round(expected, 1),
-            "bubble_pct": bubble}
+    out: Pipeline = {"order": order, "micro_batches": micro_batches, "schedule": schedule,
+                     "expected_bubble_pct": None if expected is None else round(expected, 1),
+                     "bubble_pct": bubble}
+    if per_rank > 1:
+        out["stages_per_rank"] = per_rank
+    return out
 
 
 def stage_order(rows: list[tuple[int, str, int | None]]) -> list[int]:
@@ -81,6 +103,8 @@ def pipeline_text(p: Pipeline) -> str:
            else f"measured {measured[0][1]:.1f}%" if measured else "not measured")
     mbs = (f"{p['micro_batches']} micro-batches a step" if p["micro_batches"]
            else "micro-batches unknown")
+    if p.get("stages_per_rank"):
+        mbs = f"{p['stages_per_rank']} stages a rank (looped), {mbs}"
     expected = ("" if p["expected_bubble_pct"] is None
                 else f"a bubble of {p['expected_bubble_pct']:.1f}% expected, ")
     return (f"Pipeline: ranks {' → '.join(map(str, p['order']))}, {mbs}, {p['schedule']}: "
@@ -91,7 +115,10 @@ def pipeline_remedy(p: Pipeline) -> str:
     """What fits the pipeline's figures."""
     out = []
     expected = p["expected_bubble_pct"]
-    if expected is not None and expected >= 10:
+    if expected is not None and expected >= 10 and p.get("stages_per_rank"):
+        out.append(f"more micro-batches per step ({p['micro_batches']} now: the bubble "
+                   "(p-1)/(v·m+p-1) falls as m grows) or more stages a rank (v)")
+    elif expected is not None and expected >= 10:
         out.append(f"more micro-batches per step ({p['micro_batches']} now: the bubble "
                    f"(p-1)/(m+p-1) falls as m grows) or an interleaved schedule (several "
                    "stages per rank divide it by their number)")

@@ -390,12 +390,16 @@ class CollectiveBandwidth(TypedDict):
     link_peak_gbps: float | None  # its NVLink peak per direction, where known
 
 
-class Pipeline(TypedDict):
+class _PipelineKeys(TypedDict):
     order: list[int]  # the ranks, first stage first
     micro_batches: int | None  # per step
-    schedule: Literal["GPipe", "1F1B"]
-    expected_bubble_pct: float | None  # (p-1)/(m+p-1)
+    schedule: Literal["GPipe", "1F1B", "interleaved 1F1B"]
+    expected_bubble_pct: float | None  # (p-1)/(m+p-1); interleaved: (p-1)/(v·m+p-1)
     bubble_pct: dict[str, float]  # rank: its steps' GPU time without compute
+
+
+class Pipeline(_PipelineKeys, total=False):
+    stages_per_rank: int  # v of a multi-stage (looped) schedule; absent: one
 
 
 class RunMetricMeans(MetricMeans):
