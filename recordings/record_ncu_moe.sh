@@ -4,18 +4,22 @@
 # gathers and index kernels, the mask's nonzero, AdamW's for-each) under `--set full`, with
 # NVIDIA's details page (its rules' findings) and raw page as CSV beside the report.
 # Run from the repository root: OUT=/some/dir bash recordings/record_ncu_moe.sh
-# Writes $OUT/ncu_moe.tgz.
+# Writes $OUT/ncu_moe.tgz. Env WORKLOAD (default moe), STEPS (2), KERNELS (ncu -k, the
+# kinds above) and COUNT (12) point it at another workload: ckpt's attention, GEMMs and
+# norms (`WORKLOAD=ckpt STEPS=1 KERNELS='regex:sdpa|nvjet|layer_norm|elementwise'`) make
+# $OUT/ncu_ckpt.tgz.
 set -u
 : "${OUT:?set OUT to a folder}"
 HERE=$(cd "$(dirname "$0")" && pwd)
-W=/tmp/ncu_moe; rm -rf $W; mkdir -p $W $OUT
+WORKLOAD=${WORKLOAD:-moe}
+W=/tmp/ncu_$WORKLOAD; rm -rf $W; mkdir -p $W $OUT
 NCU=$(command -v ncu || ls -d /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
 { nvidia-smi -L; $NCU --version; } > $W/versions.txt 2>&1
-STEPS=2 timeout 400 $NCU --set full --import-source yes -f -c 12 \
-  -k 'regex:nvjet|index|gather|nonzero|multi_tensor' -o $W/moe \
-  python3 $HERE/gen_unannotated.py moe > $W/ncu.log 2>&1
+STEPS=${STEPS:-2} timeout 400 $NCU --set full --import-source yes -f -c ${COUNT:-12} \
+  -k "${KERNELS:-regex:nvjet|index|gather|nonzero|multi_tensor}" -o $W/$WORKLOAD \
+  python3 $HERE/gen_unannotated.py $WORKLOAD > $W/ncu.log 2>&1
 echo "ncu rc=$? $(tail -1 $W/ncu.log)"
-$NCU -i $W/moe.ncu-rep --page details --csv > $W/moe_details.csv 2> $W/details.err
-$NCU -i $W/moe.ncu-rep --page raw --csv > $W/moe_raw.csv 2> $W/raw.err
-(cd $W && tar czf $OUT/ncu_moe.tgz .)
+$NCU -i $W/$WORKLOAD.ncu-rep --page details --csv > $W/${WORKLOAD}_details.csv 2> $W/details.err
+$NCU -i $W/$WORKLOAD.ncu-rep --page raw --csv > $W/${WORKLOAD}_raw.csv 2> $W/raw.err
+(cd $W && tar czf $OUT/ncu_$WORKLOAD.tgz .)
 ls -la $OUT

@@ -292,6 +292,8 @@ def test_a_looped_pipeline_has_its_stages_a_rank_and_their_bubble() -> None:
     and the bubble is (p-1)/(v·m+p-1)."""
     import re
 
+    from tui.analysis.parallelism import LOOPED_PIPELINE_ADVICE
+
     stages, micros = {}, set()
     for path in sorted((SAMPLES / "pp_interleaved").glob("*.pt.trace.json.gz")):
         data = _raw(path)
@@ -300,8 +302,12 @@ def test_a_looped_pipeline_has_its_stages_a_rank_and_their_bubble() -> None:
         stages[data["distributedInfo"]["rank"]] = {int(m[1]) for m in marks if m}
         micros |= {int(m[2]) for m in marks if m}
     assert stages == {0: {0, 2}, 1: {1, 3}} and micros == set(range(8))
-    with open_run([SAMPLES / "pp_interleaved"]) as ranks:
+    with open_run([SAMPLES / "pp_interleaved"], min_gap_ns=1_000_000) as ranks:
         found = pipeline(ranks.con)
+        summary = run_summary(ranks, 1_000_000, "pp_interleaved")
+    # interleaved already: told the rest of the pipeline's advice, not to interleave
+    assert LOOPED_PIPELINE_ADVICE in summary["diagnosis"]["text"]
+    assert "an interleaved schedule" not in summary["diagnosis"]["text"]
     assert found is not None
     assert (found["order"], found["stages_per_rank"], found["micro_batches"],
             found["schedule"]) == ([0, 1], 2, 8, "interleaved 1F1B")

@@ -348,9 +348,9 @@ def test_a_run_copied_while_its_ranks_load_equals_the_run_attached_whole(
     events: list[str] = []
     copy_stores, finish = combining.BatchCopy._copy, combining.BatchCopy.finish
 
-    def recorded_copy(self, stores, first, ranks) -> None:  # noqa: ANN001
+    def recorded_copy(self, stores, first, ranks, offsets=None) -> None:  # noqa: ANN001
         events.append(f"copy {first}")
-        copy_stores(self, stores, first, ranks)
+        copy_stores(self, stores, first, ranks, offsets)
 
     def recorded_finish(self, *args, **kwargs):  # noqa: ANN001, ANN202
         events.append("finish")

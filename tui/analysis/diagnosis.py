@@ -630,10 +630,11 @@ def _parallel_remedies(kinds: Sequence[str], host_first: bool = False,
     the host, unless `host_first`; each kind's from `advice` where given."""
     if not kinds or list(kinds) == ["data"]:
         return {}
-    out = {"communication": "; ".join((advice or {}).get(k) or ADVICE[k] for k in kinds)}
+    said = {k: (advice or {}).get(k) or ADVICE[k] for k in kinds}
+    out = {"communication": "; ".join(said.values())}
     if "pipeline" in kinds and not host_first:  # a stage idles waiting for its neighbour
-        out["host"] = f"{ADVICE['pipeline']}; then {remedy('host')}"
-        out["sync"] = f"{ADVICE['pipeline']}; then {remedy('sync')}"
+        out["host"] = f"{said['pipeline']}; then {remedy('host')}"
+        out["sync"] = f"{said['pipeline']}; then {remedy('sync')}"
     return out
 
 

@@ -38,6 +38,11 @@ ADVICE = {
             "--xla_gpu_multi_streamed_windowed_einsum); where the devices are a pipeline's "
             "stages, more micro-batches a step shrink its bubble",
 }
+# A pipeline already looped (several stages a rank: tui/analysis/pipeline.py) is told
+# the rest of the pipeline's advice, not to interleave.
+LOOPED_PIPELINE_ADVICE = ("shrink the pipeline's bubble: more micro-batches per step or more "
+                          "stages a rank, and stages of equal time (move layers from the "
+                          "slower stage)")
 # Where the collectives are an XLA program's (JAX): its compiler, not DDP or FSDP, does
 # what the advice asks for.
 XLA_ADVICE = {

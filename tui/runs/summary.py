@@ -23,6 +23,7 @@ from tui.analysis.distributed.stragglers import rank_host, shared_traits, stragg
 from tui.analysis.gpu_metrics import run_gpu_metrics, with_metrics_phrase
 from tui.analysis.kernels import kernel_stats
 from tui.analysis.parallelism import (
+    LOOPED_PIPELINE_ADVICE,
     advice_by_kind,
     kinds_of,
     parallelism,
@@ -51,6 +52,10 @@ def run_summary(run: RankSet, min_gap_ns: int, label: str) -> RunSummary:
     analysis = rank_analysis(run.con)
     groups = parallelism(run.con)
     stages = pipeline(run.con) if "pipeline" in kinds_of(groups) else None
+    if stages and stages.get("stages_per_rank"):  # interleaved already
+        for g in groups:
+            if g["kind"] == "pipeline":
+                g["advice"] = LOOPED_PIPELINE_ADVICE
     per_rank = {rank: store.summary or {} for rank, store in zip(run.ranks, run.stores,
                                                                   strict=True)}
     for row in analysis["ranks"]:
