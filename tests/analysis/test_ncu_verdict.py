@@ -164,3 +164,49 @@ def test_thresholds(sm: float, mem: float, waves: float, kind: str) -> None:
 def test_missing_speed_of_light_gives_no_verdict() -> None:
     verdict = decide(_synthetic())
     assert verdict.kind is None and "SpeedOfLight" in verdict.explanation
+
+
+def test_a_gemm_at_the_tensor_pipes_ceiling_is_not_told_to_tile_through_registers(
+        tmp_path: Path) -> None:
+    """gemm_attention.ncu-rep: gen_unannotated.py's `ckpt` under `ncu --set full`, its
+    first cuBLAS GEMM (nvjet, bf16 wgmma) and cuDNN's flash attention forward. The GEMM's
+    tensor pipe is at 91% (NVIDIA's raw page, beside it): the math units are the ceiling.
+    Its shared memory is busy because a wgmma reads its operands from there, not because
+    each value feeds too little math: that row is kept as evidence, and the next step is
+    the tensor cores' ceiling, not register tiling. ncu's roofline counts the CUDA cores'
+    FP instructions alone, which the figures line says of a tensor kernel."""
+    import csv
+    import gzip
+    import shutil
+
+    from tests.helpers.paths import DATA, sample
+    from tui.analysis.ncu.summary import _figures_text
+    from tui.sources.ncu.load import load_ncu
+
+    with gzip.open(DATA / "ncu_advice" / "gemm_attention.raw.csv.gz", "rt") as f:
+        rows = list(csv.reader(f))
+    column = rows[0].index("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active")
+    tensor = [float(r[column]) for r in rows[2:]]
+    assert tensor[0] > 90 and 60 < tensor[1] < 80
+    report = tmp_path / "gemm_attention.ncu-rep"
+    with gzip.open(sample("gemm_attention.ncu-rep.gz"), "rb") as packed, open(report, "wb") as out:
+        shutil.copyfileobj(packed, out)
+    con = duckdb.connect()
+    load_ncu(report, con)
+    gemm = decide(_figures(con, 0))
+    assert (gemm.kind, gemm.unit) == ("compute", "tensor")
+    assert gemm.next_step.startswith("Tensor cores are the limit")
+    assert "shared-throughput" in [a.condition for a in gemm.advice]
+    assert "register tiling" not in gemm.next_step
+    attention = decide(_figures(con, 1))
+    assert (attention.kind, attention.unit) == ("compute", "tensor")
+    figures = _figures(con, 0)
+    assert figures.pipes["tensor"] == pytest.approx(tensor[0], abs=0.01)
+    line = _figures_text({"dram_pct": 1.0, "l2_pct": 1.0, "l1_pct": 1.0,
+                          "achieved_occupancy_pct": 1.0, "theoretical_occupancy_pct": 1.0,
+                          "occupancy_limiters": [], "waves_per_sm": None, "sm_count": None,
+                          "stalls": [], "pipes_pct": figures.pipes,
+                          "roofline": {"precision": "fp32", "flop_per_s": 1.0,
+                                       "pct_of_peak": 0.0, "arithmetic_intensity": 0.2,
+                                       "side": "memory", "ridge_point": 9.4}}).plain
+    assert "roofline fp32 (CUDA cores only: its tensor-core math is not counted)" in line

@@ -20,7 +20,8 @@ from tui.core.memo_file import MemoFile, read_first_line
 from tui.loading import cache
 from tui.sources.ncu.load import detect_format, load_ncu
 
-NCU_MEMO_VERSION = "v1"  # bump when ncu_summary's keys or their meaning change
+NCU_MEMO_VERSION = "v2"  # bump when ncu_summary's keys or their meaning change; v2: a
+# tensor pipe at its ceiling is the next step
 
 
 def report_summary(path: Path, with_source: bool = True,

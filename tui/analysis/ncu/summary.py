@@ -159,7 +159,13 @@ def _figures_text(k: dict[str, Any]) -> Text:
         parts.append("pipes: " + ", ".join(f"{p} {v:.0f}%" for p, v in pipes.items()))
     roof = k["roofline"]
     if roof:
-        parts.append(f"roofline {roof['precision']}: {roof['flop_per_s'] / 1e9:.0f} GFLOP/s "
+        # ncu's roofline counts the FP instructions of the CUDA cores alone: a kernel whose
+        # busiest pipe is the tensor pipe does its math where this figure does not look
+        tensor = (pipes and max(pipes, key=lambda p: pipes[p]) == "tensor")
+        parts.append(f"roofline {roof['precision']}"
+                     + (" (CUDA cores only: its tensor-core math is not counted)"
+                        if tensor else "")
+                     + f": {roof['flop_per_s'] / 1e9:.0f} GFLOP/s "
                      f"({roof['pct_of_peak']:.0f}% of peak), {roof['arithmetic_intensity']:.2f} "
                      f"FLOP/byte, {roof['side']} side of the ridge at "
                      f"{roof['ridge_point']:.1f}")

@@ -193,10 +193,20 @@ def decide(f: KernelFigures, rules: Sequence[dict[str, Any]] = ()) -> Verdict:
     verdict = _decide(f)
     found = advise(f, rules)
     verdict.advice = found
-    if found and verdict.kind is not None:
+    if found and verdict.kind is not None and not _tensor_saturated(verdict, f):
         first = found[0]
         verdict.next_step = f"{first.finding[0].upper()}{first.finding[1:]}. {first.step}"
     return verdict
+
+
+def _tensor_saturated(verdict: Verdict, f: KernelFigures) -> bool:
+    """Compute-bound with the tensor pipe at SATURATED_PCT or more: the math units are
+    the ceiling, and what the advice table finds (shared memory busy: a Hopper wgmma GEMM
+    reads its operands from shared memory by descriptor; warps at its barriers) is how
+    such a kernel feeds them, not a loss; its rows are kept, the ceiling is the next step.
+    A cuBLAS GEMM at 91% of the tensor pipe was told to tile through registers."""
+    return (verdict.kind == "compute" and verdict.unit == "tensor"
+            and f.pipes.get("tensor", 0.0) >= SATURATED_PCT)
 
 
 def _decide(f: KernelFigures) -> Verdict:
