@@ -219,6 +219,10 @@ def _roofline(out: _Sections, k: dict[str, Any], source_format: str) -> None:
     out.row("intensity", f"{roof['arithmetic_intensity']:.3g} FLOP/byte of DRAM traffic; "
          f"ridge point {roof['ridge_point']:.3g} FLOP/byte")
     out.row("side", (f"{roof['side']}-bound side of the ridge", "bold"))
+    pipes = {p: v for p, v in (k.get("pipes_pct") or {}).items() if v is not None}
+    if pipes and max(pipes, key=lambda p: pipes[p]) == "tensor":
+        out.note("ncu's roofline counts the CUDA cores' FP instructions alone: this "
+                 "kernel's math runs on the tensor cores, which it does not count")
 
 
 def findings(k: dict[str, Any]) -> Text:
