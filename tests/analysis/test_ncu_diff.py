@@ -109,7 +109,7 @@ def test_a_report_read_again_comes_from_the_cache_as_it_was(
     before = str(report("before"))
     assert main(["--summary", "--json", before]) == 0
     first = capsys.readouterr().out
-    assert len(list(private_cache.glob("*.ncu-source.v1.json"))) == 1
+    assert len(list(private_cache.glob(f"*.ncu-source.{kept.NCU_MEMO_VERSION}.json"))) == 1
 
     def no_report(*_args: object) -> None:
         raise AssertionError("the report was read again")
