@@ -210,3 +210,34 @@ def test_a_gemm_at_the_tensor_pipes_ceiling_is_not_told_to_tile_through_register
                                        "pct_of_peak": 0.0, "arithmetic_intensity": 0.2,
                                        "side": "memory", "ridge_point": 9.4}}).plain
     assert "roofline fp32 (CUDA cores only: its tensor-core math is not counted)" in line
+
+
+def test_a_triton_kernel_is_told_tritons_knobs(tmp_path: Path) -> None:
+    """triton_softmax.ncu-rep: gen_unannotated.py's `triton` under `ncu --set full
+    --import-source yes`, two launches of its Triton softmax. Triton writes the kernel's
+    line table against its Python source, which the Source view reads (the hottest
+    lines are recordings/gen_unannotated.py's and Triton's own standard.py, where tl.max
+    is inlined from, as ncu's Source page gives them). Its next step names the Triton
+    knobs for the CUDA C ones; a CUDA kernel's (hot.ncu-rep's, lines in hot.cu) does not."""
+    import gzip
+    import shutil
+
+    from tests.helpers.paths import sample
+    from tui.analysis.ncu.kept import report_summary
+    from tui.analysis.ncu.summary import TRITON_KNOBS
+
+    found = {}
+    for name in ("triton_softmax", "hot"):
+        report = tmp_path / f"{name}.ncu-rep"
+        with gzip.open(sample(f"{name}.ncu-rep.gz"), "rb") as packed, open(report, "wb") as out:
+            shutil.copyfileobj(packed, out)
+        found[name] = report_summary(report, use_cache=False)["kernels"]
+    triton = found["triton_softmax"]
+    assert [k["short_name"] for k in triton] == ["softmax_kernel"] * 2
+    for k in triton:
+        files = {line["file"].rsplit("/", 1)[-1] for line in k["hot_lines"]}
+        assert "gen_unannotated.py" in files
+        assert k["language"] == "triton" and k["next_step"].endswith(TRITON_KNOBS)
+        assert "limited by registers" in k["next_step"]
+    assert all("language" not in k and TRITON_KNOBS not in k["next_step"]
+               for k in found["hot"])

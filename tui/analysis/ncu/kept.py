@@ -21,7 +21,7 @@ from tui.loading import cache
 from tui.sources.ncu.load import detect_format, load_ncu
 
 NCU_MEMO_VERSION = "v2"  # bump when ncu_summary's keys or their meaning change; v2: a
-# tensor pipe at its ceiling is the next step
+# tensor pipe at its ceiling is the next step, a Triton kernel's language and knobs
 
 
 def report_summary(path: Path, with_source: bool = True,

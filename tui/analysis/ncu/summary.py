@@ -56,6 +56,13 @@ def _figures_dict(f: KernelFigures) -> dict[str, Any]:
     return out
 
 
+# What a Triton kernel's author turns for the CUDA C remedies of the advice table.
+TRITON_KNOBS = ("A Triton kernel: there the block size, registers and latency hiding are "
+                "triton.Config's BLOCK sizes, num_warps, num_stages and maxnreg (the register "
+                "cap, in place of __launch_bounds__ or -maxrregcount), tried by "
+                "@triton.autotune.")
+
+
 def ncu_summary(con: duckdb.DuckDBPyConnection,
                 progress: Callable[[int, int], None] | None = None,
                 with_source: bool = False) -> dict[str, Any]:
@@ -102,7 +109,14 @@ def ncu_summary(con: duckdb.DuckDBPyConnection,
             "nvidia_rules": rules,
         }
         if with_source:
-            entry.update(source_json(source_view(con, k["launch_id"], k["short_name"])))
+            view = source_view(con, k["launch_id"], k["short_name"])
+            entry.update(source_json(view))
+            if any(line.file.endswith(".py") for line in view.lines):
+                # Triton writes a kernel's line table against its Python source: the CUDA C
+                # knobs the advice names are triton.Config's there
+                entry["language"] = "triton"
+                if verdict.kind is not None:
+                    entry["next_step"] = f"{entry['next_step']} {TRITON_KNOBS}"
         kernels.append(entry)
         label = f"launch {k['launch_id']} ({k['short_name']})"
         if verdict.kind is None:
