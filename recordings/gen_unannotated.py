@@ -130,7 +130,9 @@ Workloads (argv[1]):
             `scaled_dot_product_attention`, bf16 autocast, fused AdamW) trained 20 steps on
             4 sequences of 4096 tokens made on the GPU, each block under activation
             checkpointing (`torch.utils.checkpoint`, non-reentrant): the forward runs
-            twice, attention and GEMMs keep the GPU busy.
+            twice, attention and GEMMs keep the GPU busy. Env KINETO=FILE: as split's;
+            with KINETO_MEMORY=1 the allocator's events too, and the program prints
+            torch.cuda.max_memory_allocated() over the profiled steps (10-14).
   recompile an MLP (4 layers of 4096, bf16 autocast) under `torch.compile(dynamic=False)`
             trained 60 steps on batches whose row count cycles through 6 sizes (1024 to
             6144): each new size compiles again while the GPU waits, the first 6 steps.
@@ -337,7 +339,8 @@ def bert() -> str:
 
 def steps_profiler() -> contextlib.AbstractContextManager:
     """With env KINETO=FILE, torch.profiler over steps 10-14 (ProfilerStep#N), written to
-    FILE as Chrome-trace JSON; else nothing (None as the profiler)."""
+    FILE as Chrome-trace JSON (env KINETO_MEMORY=1: with the allocator's events,
+    profile_memory); else nothing (None as the profiler)."""
     kineto = os.environ.get("KINETO")
     if not kineto:
         return contextlib.nullcontext(None)
@@ -345,6 +348,7 @@ def steps_profiler() -> contextlib.AbstractContextManager:
 
     return profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
                    schedule=schedule(wait=8, warmup=2, active=5, repeat=1),
+                   profile_memory=bool(os.environ.get("KINETO_MEMORY")),
                    on_trace_ready=lambda p: p.export_chrome_trace(kineto))
 
 
@@ -1046,17 +1050,28 @@ def ckpt() -> str:
     opt = torch.optim.AdamW(blocks.parameters(), lr=1e-4, fused=True)
     steps = int(os.environ.get("STEPS", "20"))
     start = time.perf_counter()
-    for _ in range(steps):
-        x = torch.randn(4, 4096, 2048, device="cuda")
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            for block in blocks:
-                x = checkpoint(block, x, use_reentrant=False)
-            loss = x.float().pow(2).mean()
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
+    peak = None
+    with steps_profiler() as prof:
+        for i in range(steps):
+            if prof is not None and i == 10:  # the profiled steps' own peak, as torch sees it
+                torch.cuda.synchronize()
+                torch.cuda.reset_peak_memory_stats()
+            x = torch.randn(4, 4096, 2048, device="cuda")
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                for block in blocks:
+                    x = checkpoint(block, x, use_reentrant=False)
+                loss = x.float().pow(2).mean()
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            if prof is not None and i == 14:
+                torch.cuda.synchronize()
+                peak = torch.cuda.max_memory_allocated()
+            if prof is not None:
+                prof.step()
     torch.cuda.synchronize()
-    return f"work_s={time.perf_counter() - start:.2f} steps={steps}"
+    return (f"work_s={time.perf_counter() - start:.2f} steps={steps}"
+            + (f" max_memory_allocated_steps_10_14={peak}" if peak is not None else ""))
 
 
 def recompile() -> str:

@@ -46,6 +46,8 @@
 # tp_sp_json (tp_sp under torchrun over the two GPUs of DDP_GPUS, exported with
 # --include-json=true), tp_sp_kineto (no nsys: tp_sp under torch.profiler over them:
 # $OUT/tp_sp_kineto.tgz),
+# ckpt_kineto (no nsys: ckpt's steps 10-14 under torch.profiler with profile_memory, the
+# program printing torch's own peak over them: $OUT/ckpt.pt.trace.json.gz),
 # ddp_ranks (ddp's 20 steps under torchrun with nsys inside it, a report a rank:
 # ddp_ranks_0 and ddp_ranks_1, exported with --include-json=true),
 # jax_fsdp_trace and jax_ring_trace (no nsys: as jax_tp_trace, of jax_fsdp and jax_ring),
@@ -103,6 +105,12 @@ for name in ${ONLY//,/ }; do
       python3 $HERE/gen_unannotated.py ${name%_trace} > $W/$name.log 2>&1
     say "$name: rc=$? $(find $W/$name -type f | wc -l) files $(tail -1 $W/$name.log)"
     (cd $W && tar czf $OUT/$name.tgz $name); continue
+  fi
+  if [ $name = ckpt_kineto ]; then  # ckpt's steps 10-14 under torch.profiler with profile_memory (no nsys)
+    KINETO=$W/ckpt.pt.trace.json KINETO_MEMORY=1 STEPS=15 timeout 300 \
+      python3 $HERE/gen_unannotated.py ckpt > $W/ckpt_kineto.log 2>&1
+    say "ckpt_kineto: rc=$? $(tail -1 $W/ckpt_kineto.log)"
+    gzip -9 -c $W/ckpt.pt.trace.json > $OUT/ckpt.pt.trace.json.gz; continue
   fi
   if [ $name = ep_kineto ] || [ $name = tp_sp_kineto ]; then  # the two ranks under torch.profiler (no nsys): a file a rank
     mkdir -p $W/$name

@@ -351,3 +351,19 @@ def test_frames_the_profiler_left_open_end_where_their_caller_returned() -> None
     assert ends == expected
     assert outliving == 0
     assert depths == [(2,)]
+
+
+def test_the_gpu_memory_peak_is_torchs_own() -> None:
+    """ckpt_memory.pt.trace.json.gz: gen_unannotated.py's `ckpt` (a GPT-style decoder under
+    activation checkpointing) with its steps 10-14 under torch.profiler(profile_memory),
+    whose program reset PyTorch's peak at step 10 and printed
+    torch.cuda.max_memory_allocated() after step 14: 13,597,266,432 bytes (its log line is
+    in recordings/README.md). The trace's peak of allocated GPU memory is that figure,
+    byte for byte, and the peak the raw events give."""
+    path = sample("ckpt_memory.pt.trace.json.gz")
+    expected = memory_peaks(path)
+    with open_trace(path) as t:
+        peaks = {p.device: p for p in tui_memory_peaks(t.con) if p.device_type == "gpu"}
+    assert peaks[0].peak_allocated_bytes == 13_597_266_432
+    assert (peaks[0].peak_allocated_bytes, peaks[0].peak_ns,
+            peaks[0].peak_reserved_bytes) == expected[(1, 0)]
