@@ -157,6 +157,11 @@ Workloads (argv[1]):
             it multiplies the block it holds: 100 steps of the whole product. Env
             JAX_TRACE_DIR: as jax_tp's. Env DEVICE=cpu: on the CPU, small sizes (a dry
             run; XLA_FLAGS=--xla_force_host_platform_device_count=2).
+  ddp_log   (under torchrun, one process per GPU) a small MLP (2 layers of 1024: one DDP
+            gradient bucket) trained 30 steps data-parallel on batches made on the GPU, each
+            step's loss all-reduced and read back for logging (`dist.all_reduce` of a
+            one-element tensor, `.item()`), as training loops log a global loss. Env
+            KINETO_DIR: as ep's (ddp_log_rankN.pt.trace.json).
 
 Usage: python gen_unannotated.py WORKLOAD
 Prints `<workload> ok work_s=<seconds> ...`.
@@ -1287,6 +1292,38 @@ def jax_ring() -> str:
     return f"work_s={time.perf_counter() - start:.2f} steps={steps}"
 
 
+def ddp_log() -> str:
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel
+
+    dist.init_process_group("nccl")
+    rank, world = dist.get_rank(), dist.get_world_size()
+    torch.cuda.set_device(rank)
+    torch.manual_seed(0)
+    model = DistributedDataParallel(
+        torch.nn.Sequential(torch.nn.Linear(1024, 1024), torch.nn.GELU(),
+                            torch.nn.Linear(1024, 1024)).cuda(), device_ids=[rank])
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    if os.environ.get("KINETO_DIR"):
+        os.environ["KINETO"] = os.path.join(os.environ["KINETO_DIR"],
+                                            f"ddp_log_rank{rank}.pt.trace.json")
+    steps = int(os.environ.get("STEPS", "30"))
+    logged = []
+    start = time.perf_counter()
+    with steps_profiler() as prof:
+        for _ in range(steps):
+            loss = squares_step(model, opt, torch.randn(4096, 1024, device="cuda"))
+            total = loss.detach().clone()
+            dist.all_reduce(total)  # the global loss, for the log
+            logged.append(total.item() / world)
+            if prof is not None:
+                prof.step()
+    torch.cuda.synchronize()
+    took = time.perf_counter() - start
+    dist.destroy_process_group()
+    return f"rank={rank} work_s={took:.2f} steps={steps} loss={logged[-1]:.4f}"
+
+
 if __name__ == "__main__":
     workload = sys.argv[1]
     run = {"generate": generate, "decode": decode, "vision": vision, "triton": triton_kernels,
@@ -1299,5 +1336,6 @@ if __name__ == "__main__":
            "nocache": nocache, "moe": moe, "graphed": graphed, "jax_tp": jax_tp,
            "ep": ep, "pinned": pinned, "ranged": ranged, "ckpt": ckpt,
            "recompile": recompile, "amp_libs": amp, "bert_pt": bert,
-           "tp_sp": tp_sp, "jax_fsdp": jax_fsdp, "jax_ring": jax_ring}[workload]
+           "tp_sp": tp_sp, "jax_fsdp": jax_fsdp, "jax_ring": jax_ring,
+           "ddp_log": ddp_log}[workload]
     print(workload, "ok", run(), flush=True)

@@ -48,6 +48,8 @@
 # $OUT/tp_sp_kineto.tgz),
 # ckpt_kineto (no nsys: ckpt's steps 10-14 under torch.profiler with profile_memory, the
 # program printing torch's own peak over them: $OUT/ckpt.pt.trace.json.gz),
+# ddp_log_kineto and ddp_log_json (ddp_log over the two GPUs of DDP_GPUS under
+# torch.profiler, and under nsys exported with --include-json=true),
 # ddp_ranks (ddp's 20 steps under torchrun with nsys inside it, a report a rank:
 # ddp_ranks_0 and ddp_ranks_1, exported with --include-json=true),
 # jax_fsdp_trace and jax_ring_trace (no nsys: as jax_tp_trace, of jax_fsdp and jax_ring),
@@ -112,7 +114,7 @@ for name in ${ONLY//,/ }; do
     say "ckpt_kineto: rc=$? $(tail -1 $W/ckpt_kineto.log)"
     gzip -9 -c $W/ckpt.pt.trace.json > $OUT/ckpt.pt.trace.json.gz; continue
   fi
-  if [ $name = ep_kineto ] || [ $name = tp_sp_kineto ]; then  # the two ranks under torch.profiler (no nsys): a file a rank
+  if [ $name = ep_kineto ] || [ $name = tp_sp_kineto ] || [ $name = ddp_log_kineto ]; then  # the two ranks under torch.profiler (no nsys): a file a rank
     mkdir -p $W/$name
     CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 \
       KINETO_DIR=$W/$name timeout 300 torchrun --nproc_per_node=2 $HERE/gen_unannotated.py ${name%_kineto} \
@@ -180,7 +182,7 @@ for name in ${ONLY//,/ }; do
     workload=ddp; LAUNCH="env STEPS=10 torchrun --nproc_per_node=2"
     export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
   fi
-  if [ $name = ep_json ] || [ $name = tp_sp_json ]; then  # under torchrun over two GPUs, NCCL's NVTX payloads kept
+  if [ $name = ep_json ] || [ $name = tp_sp_json ] || [ $name = ddp_log_json ]; then  # under torchrun over two GPUs, NCCL's NVTX payloads kept
     workload=${name%_json}; LAUNCH="torchrun --nproc_per_node=2"
     export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
   fi

@@ -15,8 +15,9 @@
 -- inside the layers, as PyTorch's RowwiseParallel(output_layouts=Shard(1)) and
 -- Megatron's sequence parallelism do), 'fsdp' (all-gathers and reduce-scatters),
 -- 'tensor' (all-reduces called outside the backward, at least half as many as in the
--- backward: activations reduced inside the layers), 'data' (all-reduces in the backward:
--- gradients), else NULL.
+-- backward: activations reduced inside the layers; an all-reduce of fewer than 64
+-- elements, a logged loss or metric, is not counted), 'data' (all-reduces in the
+-- backward: gradients), else NULL.
 -- From the kernels alone, an all-reduce is the forward's when its launch call is on the
 -- thread of a step range (Kineto's ProfilerStep#N or an NVTX range named like a step,
 -- $profiler_step, $step_name: tui/core/steps.py) and inside it, the backward's otherwise
@@ -38,7 +39,7 @@
 WITH recorded AS (  -- XLA's opcodes ('all-reduce', 'collective-permute') as c10d's
     SELECT rank, process_group, group_desc, group_ranks,
            replace(lower(collective), '-', '_') AS collective, backward, start_ns,
-           false AS from_kernels, collective LIKE '%-%' AS from_hlo
+           in_nelems, false AS from_kernels, collective LIKE '%-%' AS from_hlo
     FROM collectives
     WHERE lower(collective) NOT IN ('barrier', 'wait') AND group_desc IS DISTINCT FROM 'NCCL'
 ), stepped AS (  -- the ranks with step ranges
@@ -71,7 +72,7 @@ WITH recorded AS (  -- XLA's opcodes ('all-reduce', 'collective-permute') as c10
            ELSE NOT EXISTS (
                SELECT 1 FROM main_thread AS m
                WHERE m.rank = g.rank AND m.pid = r.pid AND m.tid = r.tid) END AS backward,
-           g.start_ns, true AS from_kernels, false AS from_hlo
+           g.start_ns, z.in_nelems, true AS from_kernels, false AS from_hlo
     FROM gpu_activities AS g
     LEFT JOIN host_activities AS r
         ON r.rank = g.rank AND r.kind = 'runtime' AND r.correlation = g.correlation
@@ -79,6 +80,10 @@ WITH recorded AS (  -- XLA's opcodes ('all-reduce', 'collective-permute') as c10
                WHERE $from_kernels AND group_desc = 'NCCL'
                  AND (collective LIKE '%all_to_all%' OR collective LIKE '%alltoall%')) AS n
         ON n.rank = g.rank AND n.correlation = g.correlation
+    LEFT JOIN (SELECT rank, correlation, max(in_nelems) AS in_nelems FROM collectives
+               WHERE $from_kernels AND group_desc = 'NCCL' AND correlation IS NOT NULL
+               GROUP BY rank, correlation) AS z  -- the call's size, where NCCL's payloads say
+        ON z.rank = g.rank AND z.correlation = g.correlation
     WHERE g.kind = 'kernel' AND g.name ILIKE '%nccl%'
       AND $from_kernels
 ), calls AS (
@@ -109,8 +114,11 @@ WITH recorded AS (  -- XLA's opcodes ('all-reduce', 'collective-permute') as c10
            count(*) FILTER (WHERE collective LIKE '%reduce_scatter%') AS reduce_scatters,
            count(*) FILTER (WHERE collective LIKE '%reduce_scatter%' AND NOT backward)
                AS forward_reduce_scatters,
+           -- a metric's all-reduce (a logged loss: under 64 elements) is no
+           -- layer's activations
            count(*) FILTER (WHERE (collective LIKE '%allreduce%'
-                                   OR collective LIKE '%all_reduce%') AND NOT backward)
+                                   OR collective LIKE '%all_reduce%') AND NOT backward
+                              AND coalesce(in_nelems, 1 << 30) >= 64)
                AS forward_all_reduces,
            count(*) FILTER (WHERE (collective LIKE '%allreduce%'
                                    OR collective LIKE '%all_reduce%') AND backward)

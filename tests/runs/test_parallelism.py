@@ -621,3 +621,26 @@ def test_sequence_parallelism_is_tensor_parallelism_not_fsdp_nor_a_pipeline() ->
     bound = {r["rank"]: r["diagnosis"] for r in summary["ranks"]}
     talking = [d for d in bound.values() if d["bound"] == "communication"]
     assert talking and all(d["text"].endswith(SEQUENCE_ADVICE + ".") for d in talking)
+
+
+def test_a_logged_loss_all_reduced_each_step_is_no_tensor_parallelism() -> None:
+    """ddp_log2/ and unannotated/ddp_log_json.sqlite: gen_unannotated.py's `ddp_log`, a
+    small MLP data-parallel over two H200s (two DDP gradient buckets a step), each step's
+    loss all-reduced for the log in the forward's thread, under torch.profiler and under
+    nsys with NCCL's payloads. One all-reduce of one element a step beside two gradient
+    all-reduces made `tensor` (at least half as many forward as backward ones); a
+    metric's all-reduce is no layer's activations: the run is data-parallel. The raw
+    trace's c10d calls give the sizes."""
+    from tests.helpers.paths import inflated
+
+    for rank in (0, 1):
+        data = _raw(SAMPLES / "ddp_log2" / f"ddp_log_rank{rank}.pt.trace.json.gz")
+        sizes = Counter(int(e["args"]["In msg nelems"]) for e in data["traceEvents"]
+                        if e.get("name") == "record_param_comms"
+                        and e["args"].get("Collective name") == "allreduce")
+        assert sizes[1] == 5 and sum(sizes.values()) == 15  # 5 steps: 1 logged, 2 buckets
+    with open_run([SAMPLES / "ddp_log2"]) as run:
+        assert [(g["kind"], g["why"]) for g in parallelism(run.con)] == [
+            ("data", "all-reduces in the backward (gradients)")]
+    with open_run([inflated("unannotated/ddp_log_json.sqlite")]) as run:
+        assert [g["kind"] for g in parallelism(run.con)] == ["data"]

@@ -52,7 +52,7 @@ RUN_MEMO_VERSION = "v12"  # bump when run_summary's keys or meaning change; v4: 
 # nsys capture range (cuProfilerStart) is the window, sequence parallelism is tensor
 # parallelism with its own advice, start-up sends are no pipeline, XLA's
 # collective-permutes a ring, an expert's all-to-alls the forward's, a report a rank
-# on one clock, a looped pipeline's stages a rank
+# on one clock, a looped pipeline's stages a rank, a logged loss's all-reduce no layer's
 _SLICE = 16 << 20  # characters copied at a time
 
 
