@@ -162,6 +162,12 @@ Workloads (argv[1]):
             step's loss all-reduced and read back for logging (`dist.all_reduce` of a
             one-element tensor, `.item()`), as training loops log a global loss. Env
             KINETO_DIR: as ep's (ddp_log_rankN.pt.trace.json).
+  jax_mp    (one process per GPU, env RANK of WORLD, each seeing its own GPU) a jitted JAX
+            MLP (4 layers of 4096, bf16) trained 100 steps data-parallel over the processes
+            (`jax.distributed.initialize`, a global mesh over both GPUs, each process
+            feeding its half of the batch: XLA all-reduces the gradients), as multi-host
+            JAX runs; env JAX_TRACE_DIR: steps 20-24 under jax.profiler, each process into
+            DIR/rankN.
 
 Usage: python gen_unannotated.py WORKLOAD
 Prints `<workload> ok work_s=<seconds> ...`.
@@ -1324,6 +1330,59 @@ def ddp_log() -> str:
     return f"rank={rank} work_s={took:.2f} steps={steps} loss={logged[-1]:.4f}"
 
 
+def jax_mp() -> str:
+    import jax
+
+    rank, world = int(os.environ["RANK"]), int(os.environ["WORLD"])
+    jax.distributed.initialize(coordinator_address="localhost:12355", num_processes=world,
+                               process_id=rank)
+    import jax.numpy as jnp
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+    mesh = Mesh(np.array(jax.devices()), ("data",))
+    batch = NamedSharding(mesh, PartitionSpec("data", None))
+    replicated = NamedSharding(mesh, PartitionSpec())
+    key = jax.random.PRNGKey(0)
+    params = []
+    for _ in range(4):
+        key, k = jax.random.split(key)
+        w = jax.random.normal(k, (4096, 4096), jnp.bfloat16) / 64.0
+        params.append(jax.device_put(w, replicated))
+
+    def loss(params, x):
+        for w in params:
+            x = jax.nn.gelu(x @ w)
+        return jnp.mean(x.astype(jnp.float32) ** 2)
+
+    @jax.jit
+    def step(params, x):
+        grads = jax.grad(loss)(params, x)
+        return [p - 1e-3 * g for p, g in zip(params, grads, strict=True)]
+
+    local = jax.local_devices()[0]
+    rows = 4096 // world
+
+    def batch_of(i: int):
+        part = jax.device_put(jax.random.normal(jax.random.PRNGKey(i * world + rank),
+                                                (rows, 4096), jnp.bfloat16), local)
+        return jax.make_array_from_single_device_arrays((4096, 4096), batch, [part])
+
+    steps = int(os.environ.get("STEPS", "100"))
+    traced = os.environ.get("JAX_TRACE_DIR")
+    start = time.perf_counter()
+    for i in range(steps):
+        if traced and i == 20:
+            jax.block_until_ready(params)
+            jax.profiler.start_trace(os.path.join(traced, f"rank{rank}"))
+        with jax.profiler.StepTraceAnnotation("train", step_num=i):
+            params = step(params, batch_of(i))
+        if traced and i == 24:
+            jax.block_until_ready(params)
+            jax.profiler.stop_trace()
+    jax.block_until_ready(params)
+    return f"rank={rank} work_s={time.perf_counter() - start:.2f} steps={steps}"
+
+
 if __name__ == "__main__":
     workload = sys.argv[1]
     run = {"generate": generate, "decode": decode, "vision": vision, "triton": triton_kernels,
@@ -1337,5 +1396,5 @@ if __name__ == "__main__":
            "ep": ep, "pinned": pinned, "ranged": ranged, "ckpt": ckpt,
            "recompile": recompile, "amp_libs": amp, "bert_pt": bert,
            "tp_sp": tp_sp, "jax_fsdp": jax_fsdp, "jax_ring": jax_ring,
-           "ddp_log": ddp_log}[workload]
+           "ddp_log": ddp_log, "jax_mp": jax_mp}[workload]
     print(workload, "ok", run(), flush=True)

@@ -48,6 +48,8 @@
 # $OUT/tp_sp_kineto.tgz),
 # ckpt_kineto (no nsys: ckpt's steps 10-14 under torch.profiler with profile_memory, the
 # program printing torch's own peak over them: $OUT/ckpt.pt.trace.json.gz),
+# jax_mp_trace (no nsys: jax_mp's two processes, a GPU each, steps 20-24 under
+# jax.profiler: $OUT/jax_mp_trace.tgz),
 # ddp_log_kineto and ddp_log_json (ddp_log over the two GPUs of DDP_GPUS under
 # torch.profiler, and under nsys exported with --include-json=true),
 # ddp_ranks (ddp's 20 steps under torchrun with nsys inside it, a report a rank:
@@ -107,6 +109,17 @@ for name in ${ONLY//,/ }; do
       python3 $HERE/gen_unannotated.py ${name%_trace} > $W/$name.log 2>&1
     say "$name: rc=$? $(find $W/$name -type f | wc -l) files $(tail -1 $W/$name.log)"
     (cd $W && tar czf $OUT/$name.tgz $name); continue
+  fi
+  if [ $name = jax_mp_trace ]; then  # jax_mp: a process a GPU, each traced by jax.profiler (no nsys)
+    mkdir -p $W/jax_mp_trace
+    for r in 0 1; do
+      CUDA_VISIBLE_DEVICES=$(echo ${DDP_GPUS:-0,1} | cut -d, -f$((r + 1))) RANK=$r WORLD=2 \
+        JAX_TRACE_DIR=$W/jax_mp_trace STEPS=30 timeout 300 \
+        python3 $HERE/gen_unannotated.py jax_mp > $W/jax_mp_$r.log 2>&1 &
+    done
+    wait
+    say "jax_mp_trace: $(find $W/jax_mp_trace -type f | wc -l) files $(tail -qn1 $W/jax_mp_*.log | tr '\n' ' ')"
+    (cd $W && tar czf $OUT/jax_mp_trace.tgz jax_mp_trace jax_mp_*.log); continue
   fi
   if [ $name = ckpt_kineto ]; then  # ckpt's steps 10-14 under torch.profiler with profile_memory (no nsys)
     KINETO=$W/ckpt.pt.trace.json KINETO_MEMORY=1 STEPS=15 timeout 300 \

@@ -335,3 +335,34 @@ def test_xlas_collective_permutes_are_a_ring_not_said_to_be_a_pipeline(
     text = summary["diagnosis"]["text"]
     assert ADVICE["ring"] in text and "bubble: more micro-batches" not in text
     assert summary.get("pipeline") is None
+
+
+def test_a_logdir_a_process_is_a_run_of_ranks(tmp_path: Path) -> None:
+    """sample_traces/jax_mp: gen_unannotated.py's jax_mp, two processes (one GPU each, as
+    multi-host JAX runs) training an MLP data-parallel, each tracing steps 20-24 into its
+    own LOGDIR (rank0/, rank1/). The folder of both, or both given, is a run of two ranks
+    in that order; each rank's gradient all-reduces (four [4096, 4096] bf16 a step) are
+    its trace viewer JSON's NCCL kernels, and the communication-bound rank is given XLA's
+    advice, not DDP's bucketing."""
+    from tui.analysis.parallelism import XLA_ADVICE
+    from tui.loading.resolve import resolve
+
+    folder = SAMPLES / "jax_mp"
+    target = resolve([folder])
+    assert target.kind == "run" and resolve([folder / "rank0", folder / "rank1"]) == target
+    assert [p.relative_to(folder).parts[0] for p in target.paths] == ["rank0", "rank1"]
+    kernels = [sum(_nccl_ops(p.parent).values()) for p in target.paths]
+    assert kernels == [4 * STEPS, 4 * STEPS]
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("TUI_CACHE_DIR", str(tmp_path))
+        with open_run(list(target.paths), min_gap_ns=1_000_000) as ranks:
+            calls = Counter(ranks.con.execute(
+                "SELECT rank, collective, in_nelems FROM collectives").fetchall())
+            groups = parallelism(ranks.con)
+            summary = run_summary(ranks, 1_000_000, "jax_mp")
+    assert calls == {(0, "all-reduce", 4096 * 4096): 4 * STEPS,
+                     (1, "all-reduce", 4096 * 4096): 4 * STEPS}
+    assert [(g["ranks"], g["kind"]) for g in groups] == [([0, 1], "data")]
+    talking = [r["diagnosis"] for r in summary["ranks"]
+               if r["diagnosis"]["bound"] == "communication"]
+    assert talking and all(d["text"].endswith(XLA_ADVICE["data"] + ".") for d in talking)

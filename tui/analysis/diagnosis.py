@@ -626,11 +626,12 @@ def run_diagnosis(by_rank: dict[int, dict | None], source_format: str | None = N
 def _parallel_remedies(kinds: Sequence[str], host_first: bool = False,
                        advice: Mapping[str, str] | None = None) -> dict[str, str]:
     """The remedies a run's kinds of parallelism call for, by bound (none for a run of
-    data parallelism alone: remedies.py's are its); a pipeline's first where its GPUs wait on
-    the host, unless `host_first`; each kind's from `advice` where given."""
-    if not kinds or list(kinds) == ["data"]:
-        return {}
+    PyTorch's data parallelism alone: remedies.py's are its; an XLA program's data
+    parallelism gets its own); a pipeline's first where its GPUs wait on the host, unless
+    `host_first`; each kind's from `advice` where given."""
     said = {k: (advice or {}).get(k) or ADVICE[k] for k in kinds}
+    if not kinds or said == {"data": ADVICE["data"]}:  # remedies.py's are DDP's own
+        return {}
     out = {"communication": "; ".join(said.values())}
     if "pipeline" in kinds and not host_first:  # a stage idles waiting for its neighbour
         out["host"] = f"{said['pipeline']}; then {remedy('host')}"

@@ -4,7 +4,8 @@
   ncu    an Nsight Compute report or `ncu --csv` export            -> the report on its own
   store  one local store `tui convert` wrote (NAME.tui-store)      -> opens as its trace
   run    several traces or stores, a folder of them, a URL of      -> the ranks of one run
-         stores, or a JAX/TensorFlow LOGDIR run with several hosts
+         stores, a JAX/TensorFlow LOGDIR run with several hosts, or
+         several LOGDIRs (one a process; or a folder of only them)
 
 A folder of torch.profiler cycles (tensorboard_trace_handler's files, several of one
 process: tui/loading/profiler_cycles.py) opens each process's newest cycle, said in `note`.
@@ -23,7 +24,7 @@ from typing import Literal
 from tui.core.errors import TraceError
 from tui.core.samples import default_sample
 from tui.loading.locations import is_remote
-from tui.loading.paths import expand_paths
+from tui.loading.paths import expand_paths, natural_key
 from tui.loading.profiler_cycles import newest_cycles
 from tui.loading.store import is_parquet_store
 from tui.sources.detect import detect_format
@@ -61,6 +62,12 @@ def resolve(paths: Sequence[Path], run: str | None = None) -> Target:
                          "holding plugins/profile/<run>/), given alone")
     if not paths:
         return _file(default_sample())
+    logdirs = _logdirs(paths)
+    if logdirs is not None:  # a LOGDIR a process (JAX's multi-process runs): their ranks
+        files = [f for d in logdirs for f in open_profile_run(d).files]
+        return Target("run", tuple(files),
+                      note=f"{len(logdirs)} profile LOGDIRs, each its newest run: "
+                           + ", ".join(str(f) for f in files))
     if len(paths) > 1 or is_remote(paths[0]):
         return Target("run", tuple(paths))
     path = paths[0]
@@ -74,6 +81,23 @@ def resolve(paths: Sequence[Path], run: str | None = None) -> Target:
             return _file(cycles.files[0], note=cycles.note)
         return Target("run", tuple(cycles.files), note=cycles.note)
     return _file(path)
+
+
+def _logdirs(paths: Sequence[Path]) -> list[Path] | None:
+    """The JAX/TensorFlow LOGDIRs that `paths` are, each a process's (several given, or a
+    folder holding only such LOGDIRs: `rank0/`, `rank1/`, as processes that each trace
+    into their own folder leave them); None where they are not that."""
+    if any(is_remote(p) for p in paths):
+        return None
+    if len(paths) == 1 and paths[0].is_dir() and not is_logdir(paths[0]):
+        inside = sorted((p for p in paths[0].iterdir()
+                         if p.is_dir() and not p.name.startswith(".")), key=natural_key)
+        if len(inside) > 1 and all(is_logdir(p) for p in inside):
+            return inside
+        return None
+    if len(paths) > 1 and all(p.is_dir() and is_logdir(p) for p in paths):
+        return list(paths)
+    return None
 
 
 def _is_profile_logdir(path: Path, run: str | None) -> bool:
