@@ -168,6 +168,10 @@ Workloads (argv[1]):
             feeding its half of the batch: XLA all-reduces the gradients), as multi-host
             JAX runs; env JAX_TRACE_DIR: steps 20-24 under jax.profiler, each process into
             DIR/rankN.
+  ddp_compile (under torchrun, one process per GPU) `ddp`'s MLP (8 layers of 4096) in DDP
+            under `torch.compile` (its DDPOptimizer splits the graph at the gradient
+            buckets), 30 steps on batches made on the GPU. Env KINETO_DIR: as ep's
+            (ddp_compile_rankN.pt.trace.json).
 
 Usage: python gen_unannotated.py WORKLOAD
 Prints `<workload> ok work_s=<seconds> ...`.
@@ -1383,6 +1387,32 @@ def jax_mp() -> str:
     return f"rank={rank} work_s={time.perf_counter() - start:.2f} steps={steps}"
 
 
+def ddp_compile() -> str:
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel
+
+    dist.init_process_group("nccl")
+    rank = dist.get_rank()
+    torch.cuda.set_device(rank)
+    torch.manual_seed(0)
+    model = torch.compile(DistributedDataParallel(mlp(8).cuda(), device_ids=[rank]))
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    if os.environ.get("KINETO_DIR"):
+        os.environ["KINETO"] = os.path.join(os.environ["KINETO_DIR"],
+                                            f"ddp_compile_rank{rank}.pt.trace.json")
+    steps = int(os.environ.get("STEPS", "30"))
+    start = time.perf_counter()
+    with steps_profiler() as prof:
+        for _ in range(steps):
+            squares_step(model, opt, torch.randn(1024, 4096, device="cuda"))
+            if prof is not None:
+                prof.step()
+    torch.cuda.synchronize()
+    took = time.perf_counter() - start
+    dist.destroy_process_group()
+    return f"rank={rank} work_s={took:.2f} steps={steps}"
+
+
 if __name__ == "__main__":
     workload = sys.argv[1]
     run = {"generate": generate, "decode": decode, "vision": vision, "triton": triton_kernels,
@@ -1396,5 +1426,5 @@ if __name__ == "__main__":
            "ep": ep, "pinned": pinned, "ranged": ranged, "ckpt": ckpt,
            "recompile": recompile, "amp_libs": amp, "bert_pt": bert,
            "tp_sp": tp_sp, "jax_fsdp": jax_fsdp, "jax_ring": jax_ring,
-           "ddp_log": ddp_log, "jax_mp": jax_mp}[workload]
+           "ddp_log": ddp_log, "jax_mp": jax_mp, "ddp_compile": ddp_compile}[workload]
     print(workload, "ok", run(), flush=True)

@@ -31,6 +31,9 @@ TRACES = sorted(p.name for p in SAMPLES.iterdir()
 SIGNED_ROWS = {
     "slow_steps": {"offset_ns": "a step's host range may start before the first GPU "
                                 "activity, the +0 (JAX's first step dispatches, then runs)"},
+    "cuda_api_sync": {"offset_ns": "a host call may start before the first GPU activity, "
+                                   "the +0 (ckpt_memory's synchronize as its profiled steps "
+                                   "begin)"},
 }
 # folders whose one trace is kept xz-compressed: summed up inflated
 PACKED = {"nvlink": "nvlink/nvlink.sqlite", "cuda_graph": "cuda_graph/cuda_graph_graph.sqlite",
