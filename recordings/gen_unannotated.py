@@ -361,7 +361,10 @@ def steps_profiler() -> contextlib.AbstractContextManager:
         return contextlib.nullcontext(None)
     from torch.profiler import ProfilerActivity, profile, schedule
 
-    return profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
+    # env KINETO_CUDA_ONLY=1: the GPU's activities alone (activities=[CUDA]), as some record
+    cuda_only = bool(os.environ.get("KINETO_CUDA_ONLY"))
+    return profile(activities=[ProfilerActivity.CUDA] if cuda_only
+                   else [ProfilerActivity.CPU, ProfilerActivity.CUDA],
                    schedule=schedule(wait=8, warmup=2, active=5, repeat=1),
                    profile_memory=bool(os.environ.get("KINETO_MEMORY")),
                    on_trace_ready=lambda p: p.export_chrome_trace(kineto))

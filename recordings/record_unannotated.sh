@@ -46,6 +46,8 @@
 # tp_sp_json (tp_sp under torchrun over the two GPUs of DDP_GPUS, exported with
 # --include-json=true), tp_sp_kineto (no nsys: tp_sp under torch.profiler over them:
 # $OUT/tp_sp_kineto.tgz),
+# moe_cuda_kineto (no nsys: moe's steps 10-14 under torch.profiler with the CUDA activity
+# alone: $OUT/moe_cuda.pt.trace.json.gz),
 # ckpt_kineto (no nsys: ckpt's steps 10-14 under torch.profiler with profile_memory, the
 # program printing torch's own peak over them: $OUT/ckpt.pt.trace.json.gz),
 # jax_mp_trace (no nsys: jax_mp's two processes, a GPU each, steps 20-24 under
@@ -121,6 +123,12 @@ for name in ${ONLY//,/ }; do
     wait
     say "jax_mp_trace: $(find $W/jax_mp_trace -type f | wc -l) files $(tail -qn1 $W/jax_mp_*.log | tr '\n' ' ')"
     (cd $W && tar czf $OUT/jax_mp_trace.tgz jax_mp_trace jax_mp_*.log); continue
+  fi
+  if [ $name = moe_cuda_kineto ]; then  # moe's steps 10-14 under torch.profiler, activities=[CUDA] alone
+    KINETO=$W/moe_cuda.pt.trace.json KINETO_CUDA_ONLY=1 STEPS=15 timeout 300 \
+      python3 $HERE/gen_unannotated.py moe > $W/moe_cuda_kineto.log 2>&1
+    say "moe_cuda_kineto: rc=$? $(tail -1 $W/moe_cuda_kineto.log)"
+    gzip -9 -c $W/moe_cuda.pt.trace.json > $OUT/moe_cuda.pt.trace.json.gz; continue
   fi
   if [ $name = ckpt_kineto ]; then  # ckpt's steps 10-14 under torch.profiler with profile_memory (no nsys)
     KINETO=$W/ckpt.pt.trace.json KINETO_MEMORY=1 STEPS=15 timeout 300 \
