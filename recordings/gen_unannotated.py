@@ -1008,19 +1008,8 @@ def jax_tp() -> str:
         return jax.tree_util.tree_map(lambda p, g: p - 1e-3 * g, params, grads)
 
     steps = int(os.environ.get("STEPS", "100"))
-    traced = os.environ.get("JAX_TRACE_DIR")
     start = time.perf_counter()
-    for i in range(steps):
-        if traced and i == 20:
-            jax.block_until_ready(params)
-            jax.profiler.start_trace(traced, create_perfetto_trace=True)
-        with jax.profiler.StepTraceAnnotation("train", step_num=i):
-            key, k = jax.random.split(key)
-            params = step(params, k)
-        if traced and i == 24:
-            jax.block_until_ready(params)
-            jax.profiler.stop_trace()
-    jax.block_until_ready(params)
+    jax_steps(step, params, key, steps)
     return f"work_s={time.perf_counter() - start:.2f} steps={steps}"
 
 

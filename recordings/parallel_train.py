@@ -109,6 +109,21 @@ def data(device, rank):
         return x.to(device, DTYPE), y.to(device, DTYPE)
 
 
+def pipeline_step(pipe, rank, world):
+    """A step of a pipeline schedule on this rank: the first stage's rank feeds the
+    inputs, the last stage's the targets, the others neither."""
+
+    def run(x, y):
+        if rank == 0:
+            pipe.step(x)
+        elif rank == world - 1:
+            pipe.step(target=y, losses=[])
+        else:
+            pipe.step()
+
+    return run
+
+
 def main():
     dist.init_process_group("gloo" if CPU else "nccl")
     rank, world = dist.get_rank(), dist.get_world_size()
@@ -129,13 +144,7 @@ def main():
         pipe = ScheduleInterleaved1F1B(stages, n_microbatches=MICRO, loss_fn=loss_fn)
         params = [p for m in modules for p in m.parameters()]
 
-        def run(x, y):
-            if rank == 0:
-                pipe.step(x)
-            elif rank == world - 1:
-                pipe.step(target=y, losses=[])
-            else:
-                pipe.step()
+        run = pipeline_step(pipe, rank, world)
     elif MODE.startswith("pp-"):
         from torch.distributed.pipelining import PipelineStage, Schedule1F1B, ScheduleGPipe
 
@@ -145,13 +154,7 @@ def main():
         pipe = kind(stage, n_microbatches=MICRO, loss_fn=loss_fn)
         params = module.parameters()
 
-        def run(x, y):
-            if rank == 0:
-                pipe.step(x)
-            elif rank == world - 1:
-                pipe.step(target=y, losses=[])
-            else:
-                pipe.step()
+        run = pipeline_step(pipe, rank, world)
     elif MODE == "tp":
         model = TensorParallelMLP(world).to(device, DTYPE)
         params = model.parameters()
