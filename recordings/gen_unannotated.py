@@ -172,6 +172,10 @@ Workloads (argv[1]):
             under `torch.compile` (its DDPOptimizer splits the graph at the gradient
             buckets), 30 steps on batches made on the GPU. Env KINETO_DIR: as ep's
             (ddp_compile_rankN.pt.trace.json).
+  fsdp_root (under torchrun, one process per GPU) an MLP (4 layers of 4096, bf16 autocast)
+            sharded by FSDP2 as one unit (`fully_shard(model)` alone, no per-layer units),
+            30 steps on batches made on the GPU. Env KINETO_DIR: as ep's
+            (fsdp_root_rankN.pt.trace.json).
 
 Usage: python gen_unannotated.py WORKLOAD
 Prints `<workload> ok work_s=<seconds> ...`.
@@ -1405,6 +1409,33 @@ def ddp_compile() -> str:
     return f"rank={rank} work_s={took:.2f} steps={steps}"
 
 
+def fsdp_root() -> str:
+    import torch.distributed as dist
+    from torch.distributed.fsdp import fully_shard
+
+    dist.init_process_group("nccl")
+    rank = dist.get_rank()
+    torch.cuda.set_device(rank)
+    torch.manual_seed(0)
+    model = mlp(4).cuda()
+    fully_shard(model)  # the root alone: one unit
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    if os.environ.get("KINETO_DIR"):
+        os.environ["KINETO"] = os.path.join(os.environ["KINETO_DIR"],
+                                            f"fsdp_root_rank{rank}.pt.trace.json")
+    steps = int(os.environ.get("STEPS", "30"))
+    start = time.perf_counter()
+    with steps_profiler() as prof:
+        for _ in range(steps):
+            squares_step(model, opt, torch.randn(2048, 4096, device="cuda"))
+            if prof is not None:
+                prof.step()
+    torch.cuda.synchronize()
+    took = time.perf_counter() - start
+    dist.destroy_process_group()
+    return f"rank={rank} work_s={took:.2f} steps={steps}"
+
+
 if __name__ == "__main__":
     workload = sys.argv[1]
     run = {"generate": generate, "decode": decode, "vision": vision, "triton": triton_kernels,
@@ -1418,5 +1449,6 @@ if __name__ == "__main__":
            "ep": ep, "pinned": pinned, "ranged": ranged, "ckpt": ckpt,
            "recompile": recompile, "amp_libs": amp, "bert_pt": bert,
            "tp_sp": tp_sp, "jax_fsdp": jax_fsdp, "jax_ring": jax_ring,
-           "ddp_log": ddp_log, "jax_mp": jax_mp, "ddp_compile": ddp_compile}[workload]
+           "ddp_log": ddp_log, "jax_mp": jax_mp, "ddp_compile": ddp_compile,
+           "fsdp_root": fsdp_root}[workload]
     print(workload, "ok", run(), flush=True)

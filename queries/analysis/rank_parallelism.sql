@@ -11,9 +11,10 @@
 -- point-to-point call), 'pipeline' (send/recv between ranks, first to last over at
 -- least half the span of the group's calls), 'expert' (all-to-alls in the forward),
 -- 'tensor' (sequence parallelism: reduce-scatters called outside the backward, i.e. in
--- the forward, at least half as many as in the backward: activations reduce-scattered
--- inside the layers, as PyTorch's RowwiseParallel(output_layouts=Shard(1)) and
--- Megatron's sequence parallelism do), 'fsdp' (all-gathers and reduce-scatters),
+-- the forward, within a factor of two of those in the backward and at least half as
+-- many as the forward's all-gathers: activations reduce-scattered inside the layers, as
+-- PyTorch's RowwiseParallel(output_layouts=Shard(1)) and Megatron's sequence
+-- parallelism do), 'fsdp' (all-gathers and reduce-scatters),
 -- 'tensor' (all-reduces called outside the backward, at least half as many as in the
 -- backward: activations reduced inside the layers; an all-reduce of fewer than 64
 -- elements, a logged loss or metric, is not counted), 'data' (all-reduces in the
@@ -34,7 +35,8 @@
 -- Columns: process_group, group_desc, ranks (the group's global ranks as declared, else
 --          the ranks seen calling), kind, calls, p2p, all_to_all, forward_all_to_all,
 --          permutes, all_gathers,
---          reduce_scatters, forward_reduce_scatters, forward_all_reduces,
+--          reduce_scatters, forward_reduce_scatters, forward_all_gathers,
+--          forward_all_reduces,
 --          backward_all_reduces, from_kernels, from_hlo (the calls are an XLA program's HLO collectives).
 WITH recorded AS (  -- XLA's opcodes ('all-reduce', 'collective-permute') as c10d's
     SELECT rank, process_group, group_desc, group_ranks,
@@ -114,6 +116,9 @@ WITH recorded AS (  -- XLA's opcodes ('all-reduce', 'collective-permute') as c10
            count(*) FILTER (WHERE collective LIKE '%reduce_scatter%') AS reduce_scatters,
            count(*) FILTER (WHERE collective LIKE '%reduce_scatter%' AND NOT backward)
                AS forward_reduce_scatters,
+           count(*) FILTER (WHERE (collective LIKE '%allgather%'
+                                   OR collective LIKE '%all_gather%') AND NOT backward)
+               AS forward_all_gathers,
            -- a metric's all-reduce (a logged loss: under 64 elements) is no
            -- layer's activations
            count(*) FILTER (WHERE (collective LIKE '%allreduce%'
@@ -139,10 +144,17 @@ SELECT process_group, group_desc,
             -- tokens dispatched to the experts in the forward; XLA reshards a gradient by
             -- all-to-all in the backward alone
             WHEN forward_all_to_all > 0 THEN 'expert'
-            -- sequence parallelism: the activations reduce-scattered in the forward (and
-            -- their gradients in the backward, as many); FSDP's are the backward's alone
+            -- sequence parallelism: the activations reduce-scattered in the forward, about
+            -- as many as their gradients in the backward, and at least half as many as the
+            -- forward's all-gathers (each layer gathers its input, scatters its output).
+            -- FSDP reduce-scatters gradients: in the backward, or, for the root unit, in
+            -- the backward's final callback (outside autograd's ops: read as the
+            -- forward's): one a step beside a forward all-gather a unit
             WHEN forward_reduce_scatters > 0
+                 AND reduce_scatters > forward_reduce_scatters
                  AND 2 * forward_reduce_scatters >= reduce_scatters - forward_reduce_scatters
+                 AND 2 * (reduce_scatters - forward_reduce_scatters) >= forward_reduce_scatters
+                 AND 2 * forward_reduce_scatters >= forward_all_gathers
                 THEN 'tensor'
             WHEN all_gathers > 0 AND reduce_scatters > 0 THEN 'fsdp'
             WHEN forward_all_reduces > 0 AND 2 * forward_all_reduces >= backward_all_reduces

@@ -644,3 +644,24 @@ def test_a_logged_loss_all_reduced_each_step_is_no_tensor_parallelism() -> None:
             ("data", "all-reduces in the backward (gradients)")]
     with open_run([inflated("unannotated/ddp_log_json.sqlite")]) as run:
         assert [g["kind"] for g in parallelism(run.con)] == ["data"]
+
+
+def test_fsdp_of_one_unit_is_fsdp_though_its_reduce_scatter_is_outside_the_backward() -> None:
+    """fsdp_root2/: gen_unannotated.py's `fsdp_root`, an MLP sharded by FSDP2 as one unit
+    (`fully_shard(model)` alone) over two H200s, steps 10-14 under torch.profiler. Its one
+    reduce-scatter a step runs in the backward's final callback, outside autograd's
+    evaluate_function ops: counted as the forward's, as the raw trace shows. Sequence
+    parallelism reduce-scatters in both passes alike; with none in the backward this is
+    FSDP (it read as sequence parallelism when one forward reduce-scatter sufficed)."""
+    for rank in (0, 1):
+        data = _raw(SAMPLES / "fsdp_root2" / f"fsdp_root_rank{rank}.pt.trace.json.gz")
+        events = [e for e in data["traceEvents"] if e.get("ph") == "X"]
+        backward = [(e["tid"], e["ts"], e["ts"] + e["dur"]) for e in events
+                    if e["name"].startswith("autograd::engine::evaluate_function")]
+        scatters = [e for e in events if e["name"] == "record_param_comms"
+                    and "reduce_scatter" in str(e["args"].get("Collective name"))]
+        assert len(scatters) == 5 and not any(
+            t == c["tid"] and s <= c["ts"] <= end for c in scatters for t, s, end in backward)
+    with open_run([SAMPLES / "fsdp_root2"]) as run:
+        assert [(g["kind"], g["why"]) for g in parallelism(run.con)] == [
+            ("fsdp", "all-gathers and reduce-scatters")]
