@@ -8,8 +8,8 @@
 -- over every rank that ran one; the steps and main threads the kernels need are read
 -- only then.
 -- The kind, first that holds: 'ring' (XLA's collective-permutes and no other
--- point-to-point call), 'pipeline' (send/recv between ranks, first to last over at
--- least half the span of the group's calls), 'expert' (all-to-alls in the forward),
+-- point-to-point call), 'pipeline' (send/recv between ranks, the last of them in the
+-- later half of the group's calls), 'expert' (all-to-alls in the forward),
 -- 'tensor' (sequence parallelism: reduce-scatters called outside the backward, i.e. in
 -- the forward, within a factor of two of those in the backward and at least half as
 -- many as the forward's all-gathers: activations reduce-scattered inside the layers, as
@@ -98,13 +98,11 @@ WITH recorded AS (  -- XLA's opcodes ('all-reduce', 'collective-permute') as c10
            count(*) AS calls,
            count(*) FILTER (WHERE collective IN ('send', 'recv', 'isend', 'irecv',
                                                  'collective_permute')) AS p2p,
-           -- how long the group's calls, and its point-to-point ones, went on
-           max(start_ns) - min(start_ns) AS span_ns,
+           -- when the group's calls went on, and until when its point-to-point ones did
+           min(start_ns) AS first_ns,
+           max(start_ns) AS last_ns,
            max(start_ns) FILTER (WHERE collective IN ('send', 'recv', 'isend', 'irecv',
-                                                      'collective_permute'))
-               - min(start_ns) FILTER (WHERE collective IN ('send', 'recv', 'isend', 'irecv',
-                                                            'collective_permute'))
-               AS p2p_span_ns,
+                                                      'collective_permute')) AS p2p_last_ns,
            count(*) FILTER (WHERE collective LIKE '%all_to_all%'
                               OR collective LIKE '%alltoall%') AS all_to_all,
            count(*) FILTER (WHERE (collective LIKE '%all_to_all%'
@@ -134,13 +132,15 @@ WITH recorded AS (  -- XLA's opcodes ('all-reduce', 'collective-permute') as c10
 )
 SELECT process_group, group_desc,
        coalesce(TRY_CAST(declared AS INTEGER[]), seen) AS ranks,
-       -- a pipeline sends all along; sends over a short stretch of the calls alone (the
-       -- start-up's: DTensor scatters each weight's shards from rank 0) are no pipeline
        -- XLA's collective-permutes alone: blocks passed round the devices, whether a ring's
        -- (collective matmul, ring attention) or a pipeline's stages', which the HLO does
        -- not tell apart
        CASE WHEN permutes > 0 AND permutes = p2p THEN 'ring'
-            WHEN p2p > 0 AND (span_ns IS NULL OR 2 * p2p_span_ns >= span_ns) THEN 'pipeline'
+            -- a pipeline sends until its last steps; sends that stop in the first half of
+            -- the calls (the start-up's: DTensor scatters each weight's shards from rank
+            -- 0) are no pipeline, however long a set-up came before its steps
+            WHEN p2p > 0 AND (last_ns IS NULL OR 2 * p2p_last_ns >= first_ns + last_ns)
+                THEN 'pipeline'
             -- tokens dispatched to the experts in the forward; XLA reshards a gradient by
             -- all-to-all in the backward alone
             WHEN forward_all_to_all > 0 THEN 'expert'
