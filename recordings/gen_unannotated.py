@@ -1383,6 +1383,29 @@ def jax_mp() -> str:
     return f"rank={rank} work_s={time.perf_counter() - start:.2f} steps={steps}"
 
 
+def rank_squares(name: str, rank: int, model: torch.nn.Module, opt: torch.optim.Optimizer,
+                 rows: int) -> str:
+    """A rank's `STEPS` (30) of squares_step on batches of `rows` x 4096 made on the GPU,
+    its steps 10-14 traced into KINETO_DIR/<name>_rank<R>.pt.trace.json where env
+    KINETO_DIR names a folder; the process group destroyed after."""
+    import torch.distributed as dist
+
+    if os.environ.get("KINETO_DIR"):
+        os.environ["KINETO"] = os.path.join(os.environ["KINETO_DIR"],
+                                            f"{name}_rank{rank}.pt.trace.json")
+    steps = int(os.environ.get("STEPS", "30"))
+    start = time.perf_counter()
+    with steps_profiler() as prof:
+        for _ in range(steps):
+            squares_step(model, opt, torch.randn(rows, 4096, device="cuda"))
+            if prof is not None:
+                prof.step()
+    torch.cuda.synchronize()
+    took = time.perf_counter() - start
+    dist.destroy_process_group()
+    return f"rank={rank} work_s={took:.2f} steps={steps}"
+
+
 def ddp_compile() -> str:
     import torch.distributed as dist
     from torch.nn.parallel import DistributedDataParallel
@@ -1393,20 +1416,7 @@ def ddp_compile() -> str:
     torch.manual_seed(0)
     model = torch.compile(DistributedDataParallel(mlp(8).cuda(), device_ids=[rank]))
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
-    if os.environ.get("KINETO_DIR"):
-        os.environ["KINETO"] = os.path.join(os.environ["KINETO_DIR"],
-                                            f"ddp_compile_rank{rank}.pt.trace.json")
-    steps = int(os.environ.get("STEPS", "30"))
-    start = time.perf_counter()
-    with steps_profiler() as prof:
-        for _ in range(steps):
-            squares_step(model, opt, torch.randn(1024, 4096, device="cuda"))
-            if prof is not None:
-                prof.step()
-    torch.cuda.synchronize()
-    took = time.perf_counter() - start
-    dist.destroy_process_group()
-    return f"rank={rank} work_s={took:.2f} steps={steps}"
+    return rank_squares("ddp_compile", rank, model, opt, 1024)
 
 
 def fsdp_root() -> str:
@@ -1420,20 +1430,7 @@ def fsdp_root() -> str:
     model = mlp(4).cuda()
     fully_shard(model)  # the root alone: one unit
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
-    if os.environ.get("KINETO_DIR"):
-        os.environ["KINETO"] = os.path.join(os.environ["KINETO_DIR"],
-                                            f"fsdp_root_rank{rank}.pt.trace.json")
-    steps = int(os.environ.get("STEPS", "30"))
-    start = time.perf_counter()
-    with steps_profiler() as prof:
-        for _ in range(steps):
-            squares_step(model, opt, torch.randn(2048, 4096, device="cuda"))
-            if prof is not None:
-                prof.step()
-    torch.cuda.synchronize()
-    took = time.perf_counter() - start
-    dist.destroy_process_group()
-    return f"rank={rank} work_s={took:.2f} steps={steps}"
+    return rank_squares("fsdp_root", rank, model, opt, 2048)
 
 
 if __name__ == "__main__":
