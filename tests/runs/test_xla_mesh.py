@@ -317,7 +317,8 @@ def test_xlas_collective_permutes_are_a_ring_not_said_to_be_a_pipeline(
     neighbour (`lax.ppermute`, one collective-permute a step: the trace viewer's one
     SendRecv kernel a step on each GPU) while it multiplies the block it holds. The HLO
     does not say whether blocks go round a ring or through a pipeline's stages: the kind
-    is `ring`, whose advice speaks of both, and no pipeline's bubble is claimed."""
+    is `ring`, whose advice speaks of both, and no pipeline's bubble is claimed. The
+    memsets of `lax.axis_index` (a partition-id op) are that op's work."""
     from tui.analysis.parallelism import ADVICE
 
     run_dir = SAMPLES / "jax_ring" / "plugins" / "profile" / "2026_11_30_13_12_49"
@@ -329,6 +330,12 @@ def test_xlas_collective_permutes_are_a_ring_not_said_to_be_a_pipeline(
                 "SELECT rank, collective, peer FROM collectives").fetchall())
             groups = parallelism(ranks.con)
             summary = run_summary(ranks, 1_000_000, "jax_ring")
+            # `lax.axis_index`'s partition-id: XLA writes the id with a memset, its op's work
+            (memsets,) = ranks.con.execute(
+                "SELECT count(*) FROM gpu_activities "
+                "WHERE kind = 'memset' AND hlo_op = 'axis_index.10.0'").fetchone()
+    assert memsets == 2 * STEPS  # one a step on each device
+    assert not [w for w in summary["warnings"] if "could not be tied" in w]
     assert calls == {(0, "collective-permute", 1): STEPS,
                      (1, "collective-permute", 0): STEPS}
     assert [(g["ranks"], g["kind"]) for g in groups] == [([0, 1], "ring")]

@@ -36,7 +36,8 @@ CACHE_VERSION = "25"  # 2: memset kinds, peer devices; 3: threads; 4: XLA op col
 # 23: nsys NCCL calls from NCCL's NVTX payloads as collectives rows (group_desc 'NCCL')
 # 24: a group of NCCL sends to every rank of its communicator as one all_to_allv row
 # 25: an nsys export's session start (trace_meta session_start_utc_ns): a run of a
-# report a rank lines its ranks' clocks up by it
+# report a rank lines its ranks' clocks up by it; XLA's partition-id and replica-id ops
+# in hlo_ops (their memsets are their work)
 
 
 # Cache files opened by the command now running: DuckDB checks a block's checksum only when

@@ -43,10 +43,12 @@ METADATA_PLANE = "/host:metadata"
 HLO_PROTO_STAT = "Hlo Proto"
 PROGRAM_ID_STAT = "program_id"
 GPU_PLANE = re.compile(r"/device:GPU:\d+")
-# Ops that never run work on a GPU themselves (views, tuples, parameters, markers).
+# Ops that never run work on a GPU themselves (views, tuples, parameters, markers). Not
+# partition-id and replica-id: XLA writes the id with a memset (`jax.lax.axis_index`
+# under shard_map: sample_traces/jax_ring's `Memset` under hlo_op `axis_index.10.0`).
 NO_WORK = frozenset({
     "parameter", "constant", "get-tuple-element", "tuple", "bitcast", "after-all",
-    "add-dependency", "opt-barrier", "partition-id", "replica-id", "domain",
+    "add-dependency", "opt-barrier", "domain",
     "get-dimension-size", "set-dimension-size", "copy-done", "send-done", "recv-done",
     "all-reduce-done", "all-gather-done", "collective-permute-done", "async-done",
     "async-update", "optimization-barrier", "fusion-done",
