@@ -43,6 +43,15 @@ def nvidia_gaps(name: str) -> list[tuple[int, int]]:
         return sorted((int(r["Start (ns)"]), int(r["Duration (ns)"])) for r in csv.DictReader(f))
 
 
+def checked_summary(path: Path, name: str) -> dict:
+    """The export's summary, its gaps over 1 ms first checked to be NVIDIA's `gpu_gaps`
+    rows of the same recording (nvidia_gaps(name))."""
+    with open_trace(path) as trace:
+        summed, (gaps, _whole, _work) = summary_and_gaps(trace, MS)
+    assert sorted((g.start_ns, g.duration_ns) for g in gaps) == nvidia_gaps(name)
+    return dict(summed)
+
+
 def anchor_at(path: Path, anchor: str) -> tuple[list[tuple[str, int]], list[int]]:
     """The export's kernels (name, start) in start order, as sqlite3 reads them, and the
     positions among them of the kernels named `anchor` (an iteration's)."""
@@ -487,10 +496,7 @@ def test_cccls_own_nvtx_ranges_are_not_the_programs_loop() -> None:
         "USING (domainId) WHERE n.eventType IN (59, 60) ORDER BY n.start").fetchall()
     assert len(ranges) == 72 and {r[3] for r in ranges} == {"CCCL"}
     assert all(r[2].startswith("cub::") for r in ranges)
-    with open_trace(path) as trace:
-        summed, (gaps, _whole, _work) = summary_and_gaps(trace, MS)
-        summary = dict(summed)
-    assert sorted((g.start_ns, g.duration_ns) for g in gaps) == nvidia_gaps("bert")
+    summary = checked_summary(path, "bert")
     window = summary["diagnosis"]["window"]
     assert window["kind"] == "iteration"
     inside = [r for r in ranges if r[0] >= window["start_ns"] and r[1] <= window["end_ns"]]
@@ -530,10 +536,7 @@ def test_a_model_split_across_two_gpus_waits_on_the_other_gpu() -> None:
     advises micro-batches or data parallelism, not recording the runtime calls (which the
     trace has)."""
     path = inflated("unannotated/split.sqlite")
-    with open_trace(path) as trace:
-        summed, (gaps, _whole, _work) = summary_and_gaps(trace, MS)
-        summary = dict(summed)
-    assert sorted((g.start_ns, g.duration_ns) for g in gaps) == nvidia_gaps("split")
+    summary = checked_summary(path, "split")
     diagnosis = summary["diagnosis"]
     window = diagnosis["window"]
     db = sqlite3.connect(path)
@@ -621,11 +624,8 @@ def test_dataparallel_over_two_gpus_is_told_to_use_a_process_per_gpu() -> None:
         "SELECT substr(s.value, 15, instr(substr(s.value, 15), '_') - 1), count(*), "
         "sum(k.end - k.start) FROM CUPTI_ACTIVITY_KIND_KERNEL AS k JOIN StringIds AS s "
         "ON s.id = k.shortName WHERE s.value LIKE 'ncclDevKernel%' GROUP BY 1")))
-    with open_trace(path) as trace:
-        summed, (gaps, _whole, _work) = summary_and_gaps(trace, MS)
-        summary = dict(summed)
+    summary = checked_summary(path, "dataparallel")
     diagnosis = summary["diagnosis"]
-    assert sorted((g.start_ns, g.duration_ns) for g in gaps) == nvidia_gaps("dataparallel")
     assert diagnosis["bound"] == "host"
     assert diagnosis["text"].endswith(f"; {REMEDY_DATAPARALLEL}.")
     assert [d["figures"]["dataparallel"] for d in diagnosis["devices"]] == [True, True]
@@ -648,10 +648,7 @@ def test_a_trainers_loop_is_its_steps_though_it_logs_and_evaluates() -> None:
     from collections import Counter
 
     path = inflated("unannotated/trainer.sqlite")
-    with open_trace(path) as trace:
-        summed, (gaps, _whole, _work) = summary_and_gaps(trace, MS)
-        diagnosis = dict(summed)["diagnosis"]
-    assert sorted((g.start_ns, g.duration_ns) for g in gaps) == nvidia_gaps("trainer")
+    diagnosis = checked_summary(path, "trainer")["diagnosis"]
     window = diagnosis["figures"]["window"]
     assert window["kind"] == "iteration"
     kernels, at = anchor_at(path, window["name"])
@@ -706,10 +703,7 @@ def test_a_capture_of_the_loop_alone_cut_mid_step_is_judged_over_its_repeats() -
     (first, last), = db.execute(
         "SELECT min(start), max(end) FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchall()
     assert first < 50 * MS and duration - last < 50 * MS  # kernels from end to end
-    with open_trace(path) as trace:
-        summed, (gaps, _whole, _work) = summary_and_gaps(trace, MS)
-        diagnosis = dict(summed)["diagnosis"]
-    assert sorted((g.start_ns, g.duration_ns) for g in gaps) == nvidia_gaps("bert_mid")
+    diagnosis = checked_summary(path, "bert_mid")["diagnosis"]
     window = diagnosis["figures"]["window"]
     assert window["kind"] == "iteration" and window["end_ns"] == last
     assert window["start_ns"] - first < 100 * MS  # within the first two steps
@@ -873,10 +867,7 @@ def test_a_loop_without_the_caching_allocator_is_told_to_keep_it() -> None:
     from tui.analysis.remedies import HOST_WORK
 
     path = inflated("unannotated/nocache.sqlite")
-    with open_trace(path) as trace:
-        summed, (gaps, _whole, _work) = summary_and_gaps(trace, MS)
-        diagnosis = dict(summed)["diagnosis"]
-    assert sorted((g.start_ns, g.duration_ns) for g in gaps) == nvidia_gaps("nocache")
+    diagnosis = checked_summary(path, "nocache")["diagnosis"]
     window = diagnosis["figures"]["window"]
     assert window["kind"] == "iteration" and window["ranges"] == 40
     start, end = window["start_ns"], window["end_ns"]
