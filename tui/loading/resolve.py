@@ -89,7 +89,8 @@ def _logdirs(paths: Sequence[Path]) -> list[Path] | None:
     into their own folder leave them); None where they are not that."""
     if any(is_remote(p) for p in paths):
         return None
-    if len(paths) == 1 and paths[0].is_dir() and not is_logdir(paths[0]):
+    # one path: resolve() has opened it already if it is a LOGDIR itself
+    if len(paths) == 1 and paths[0].is_dir():
         inside = sorted((p for p in paths[0].iterdir()
                          if p.is_dir() and not p.name.startswith(".")), key=natural_key)
         if len(inside) > 1 and all(is_logdir(p) for p in inside):
