@@ -176,6 +176,14 @@ Workloads (argv[1]):
             sharded by FSDP2 as one unit (`fully_shard(model)` alone, no per-layer units),
             30 steps on batches made on the GPU. Env KINETO_DIR: as ep's
             (fsdp_root_rankN.pt.trace.json).
+  cp        (under torchrun, one process per GPU) context parallelism: `tp_sp`'s decoder
+            (4 blocks of width 2048, 16 heads, causal attention, bf16 autocast, AdamW) in
+            DDP, trained 30 steps on 2 sequences of 16,384 tokens made on the GPU, each
+            step under `torch.distributed.tensor.experimental.context_parallel` over a
+            mesh of the ranks: the sequence split over them (round-robin for causal
+            balance), each attention's keys and values passed between the ranks (env
+            CP_ROTATE: PyTorch's `allgather`, the default, or `alltoall`), the gradients
+            all-reduced by DDP. Env KINETO_DIR: as ep's (cp_rankN.pt.trace.json).
 
 Usage: python gen_unannotated.py WORKLOAD
 Prints `<workload> ok work_s=<seconds> ...`.
@@ -1433,6 +1441,45 @@ def fsdp_root() -> str:
     return rank_squares("fsdp_root", rank, model, opt, 2048)
 
 
+def cp() -> str:
+    import torch.distributed as dist
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.tensor.experimental import _attention, context_parallel
+    from torch.nn.parallel import DistributedDataParallel
+
+    dist.init_process_group("nccl")
+    rank, world = dist.get_rank(), dist.get_world_size()
+    torch.cuda.set_device(rank)
+    mesh = init_device_mesh("cuda", (world,), mesh_dim_names=("cp",))
+    _attention.set_rotate_method(os.environ.get("CP_ROTATE", "allgather"))
+    torch.manual_seed(0)
+    model = DistributedDataParallel(
+        torch.nn.Sequential(*(SequenceBlock(2048, 16) for _ in range(4))).cuda(),
+        device_ids=[rank])
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    if os.environ.get("KINETO_DIR"):
+        os.environ["KINETO"] = os.path.join(os.environ["KINETO_DIR"],
+                                            f"cp_rank{rank}.pt.trace.json")
+    steps = int(os.environ.get("STEPS", "30"))
+    start = time.perf_counter()
+    with steps_profiler() as prof:
+        for i in range(steps):
+            torch.manual_seed(i)  # every rank the same sequences, before each takes its share
+            x = torch.randn(2, 16384, 2048, device="cuda")
+            with context_parallel(mesh, buffers=[x], buffer_seq_dims=[1]):
+                with torch.autocast("cuda", dtype=torch.bfloat16):
+                    loss = model(x).float().pow(2).mean()
+                opt.zero_grad(set_to_none=True)
+                loss.backward()
+            opt.step()
+            if prof is not None:
+                prof.step()
+    torch.cuda.synchronize()
+    took = time.perf_counter() - start
+    dist.destroy_process_group()
+    return f"rank={rank} work_s={took:.2f} steps={steps} loss={loss.item():.4f}"
+
+
 if __name__ == "__main__":
     workload = sys.argv[1]
     run = {"generate": generate, "decode": decode, "vision": vision, "triton": triton_kernels,
@@ -1447,5 +1494,5 @@ if __name__ == "__main__":
            "recompile": recompile, "amp_libs": amp, "bert_pt": bert,
            "tp_sp": tp_sp, "jax_fsdp": jax_fsdp, "jax_ring": jax_ring,
            "ddp_log": ddp_log, "jax_mp": jax_mp, "ddp_compile": ddp_compile,
-           "fsdp_root": fsdp_root}[workload]
+           "fsdp_root": fsdp_root, "cp": cp}[workload]
     print(workload, "ok", run(), flush=True)

@@ -53,7 +53,9 @@
 # jax_mp_trace (no nsys: jax_mp's two processes, a GPU each, steps 20-24 under
 # jax.profiler: $OUT/jax_mp_trace.tgz),
 # ddp_compile_kineto and ddp_compile_json (as ddp_log's, of ddp_compile), fsdp_root_kineto
-# and fsdp_root_json (so, of fsdp_root),
+# and fsdp_root_json (so, of fsdp_root), cp_kineto and cp_json (so, of cp: context
+# parallelism, its keys and values all-gathered), cp_a2a_kineto (cp_kineto with
+# CP_ROTATE=alltoall),
 # ddp_log_kineto and ddp_log_json (ddp_log over the two GPUs of DDP_GPUS under
 # torch.profiler, and under nsys exported with --include-json=true),
 # ddp_ranks (ddp's 20 steps under torchrun with nsys inside it, a report a rank:
@@ -138,10 +140,12 @@ for name in ${ONLY//,/ }; do
     gzip -9 -c $W/ckpt.pt.trace.json > $OUT/ckpt.pt.trace.json.gz; continue
   fi
   if [ $name = ep_kineto ] || [ $name = tp_sp_kineto ] || [ $name = ddp_log_kineto ] \
-      || [ $name = ddp_compile_kineto ] || [ $name = fsdp_root_kineto ]; then  # the two ranks under torch.profiler (no nsys): a file a rank
+      || [ $name = ddp_compile_kineto ] || [ $name = fsdp_root_kineto ] \
+      || [ $name = cp_kineto ] || [ $name = cp_a2a_kineto ]; then  # the two ranks under torch.profiler (no nsys): a file a rank
     mkdir -p $W/$name
-    CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 \
-      KINETO_DIR=$W/$name timeout 300 torchrun --nproc_per_node=2 $HERE/gen_unannotated.py ${name%_kineto} \
+    rotate=allgather; [ $name = cp_a2a_kineto ] && rotate=alltoall
+    CP_ROTATE=$rotate CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 \
+      KINETO_DIR=$W/$name timeout 300 torchrun --nproc_per_node=2 $HERE/gen_unannotated.py $(echo ${name%_kineto} | sed 's/_a2a$//') \
       > $W/$name.log 2>&1
     say "$name: rc=$? $(ls $W/$name | wc -l) files $(grep -h ' ok ' $W/$name.log | tail -1)"
     gzip -9 $W/$name/*.json; (cd $W && tar czf $OUT/$name.tgz $name); continue
@@ -207,7 +211,7 @@ for name in ${ONLY//,/ }; do
     export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
   fi
   if [ $name = ep_json ] || [ $name = tp_sp_json ] || [ $name = ddp_log_json ] \
-      || [ $name = ddp_compile_json ] || [ $name = fsdp_root_json ]; then  # under torchrun over two GPUs, NCCL's NVTX payloads kept
+      || [ $name = ddp_compile_json ] || [ $name = fsdp_root_json ] || [ $name = cp_json ]; then  # under torchrun over two GPUs, NCCL's NVTX payloads kept
     workload=${name%_json}; LAUNCH="torchrun --nproc_per_node=2"
     export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
   fi
