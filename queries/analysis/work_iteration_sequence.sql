@@ -3,7 +3,7 @@
 -- The start of work_iteration.sql and work_iteration_strided.sql, in their slot
 -- {sequence}: the kernel sequence the iteration is searched in, that of the stream with
 -- the most kernels, numbered in start order.
--- Columns: i (from 0), name, start_ns.
+-- Columns: i (from 0), name, start_ns, end_ns.
 busiest AS (
     -- the stream with the most kernels: its order is the order the program issued them
     -- in, where kernels of several streams interleave as their timing falls (a DDP
@@ -14,7 +14,8 @@ busiest AS (
     LIMIT 1
 ), seq AS (
     -- its kernel sequence, numbered in start order
-    SELECT row_number() OVER (ORDER BY g.start_ns, g.id) - 1 AS i, g.name, g.start_ns
+    SELECT row_number() OVER (ORDER BY g.start_ns, g.id) - 1 AS i, g.name, g.start_ns,
+           g.end_ns
     FROM gpu_activities AS g
     JOIN busiest AS b ON g.device = b.device AND g.stream IS NOT DISTINCT FROM b.stream
     WHERE g.kind = 'kernel'

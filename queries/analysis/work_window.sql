@@ -1,4 +1,4 @@
--- Params: $iteration_name, $iteration_repeats, $iteration_start, $library, $most, $profiler_step, $step_name, {window}
+-- Params: $iteration_end, $iteration_name, $iteration_repeats, $iteration_start, $library, $most, $profiler_step, $step_name, {window}
 -- Needs: schema
 -- The window of the work: the stretch of the trace that the diagnosis describes, the
 -- steady state rather than the start-up. The first of these the trace has:
@@ -20,7 +20,8 @@
 --                   to last, whose time holds at least $most of the GPU work
 --   iteration       the kernel sequence's repeating iteration (work_iteration.sql: its first
 --                   kernel's start $iteration_start, the anchor kernel $iteration_name and
---                   $iteration_repeats; NULL: none asked for), to the last GPU activity
+--                   $iteration_repeats; NULL: none asked for), to its last repeat's end
+--                   ($iteration_end: work_iteration_end.sql), else to the last GPU activity
 --   gpu_span        the first kernel (the first GPU activity where none is a kernel) to
 --                   the last GPU activity: the copies before the first kernel (a model's
 --                   weights uploaded, then its start-up) are set-up; named `kernel` where
@@ -120,7 +121,8 @@ WITH gpu AS (
 ), iteration AS (
     -- found by work_iteration.sql, asked for where none of the above is found
     SELECT 'iteration' AS kind, $iteration_name AS first_name, $iteration_name AS last_name,
-           $iteration_start AS start_ns, (SELECT last_ns FROM work) AS end_ns,
+           $iteration_start AS start_ns,
+           coalesce($iteration_end, (SELECT last_ns FROM work)) AS end_ns,
            $iteration_repeats AS ranges, 6 AS rank
     WHERE $iteration_start IS NOT NULL
 ), whole AS (

@@ -888,3 +888,29 @@ def test_a_loop_without_the_caching_allocator_is_told_to_keep_it() -> None:
     assert diagnosis["figures"]["host_busy_in"] == "cudaFree"
     row = next(row for row in HOST_WORK if row.key == "allocator")
     assert diagnosis["text"].endswith(f"; {row.remedy}.")
+
+
+def test_the_iteration_ends_with_its_last_repeat_not_with_what_the_program_did_after(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """unannotated/cp_json.sqlite: `cp` over two H200s under one nsys, nothing marked. After
+    its 30 steps each rank tears its process group down and then reads its loss back, a
+    copy 0.48 s after its last kernel (sqlite3). Each rank's window of repeats ran to that
+    copy, the teardown's idle in it (0.53 s of host-bound idle on rank 0, the host 'busy
+    most in ncclCommDestroy'); it now ends with the last repeat, at the rank's last
+    kernel."""
+    from tui.cli.main import main
+
+    path = inflated("unannotated/cp_json.sqlite")
+    db = sqlite3.connect(path)
+    last_kernel = dict(db.execute(
+        "SELECT deviceId, max(\"end\") FROM CUPTI_ACTIVITY_KIND_KERNEL GROUP BY 1").fetchall())
+    copies = dict(db.execute(
+        "SELECT deviceId, max(start) FROM CUPTI_ACTIVITY_KIND_MEMCPY GROUP BY 1").fetchall())
+    assert all(copies[d] - end > 400_000_000 for d, end in last_kernel.items())
+    assert main(["--summary", "--json", str(path)]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    for rank in summary["ranks"]:
+        window = rank["diagnosis"]["window"]
+        assert window["kind"] == "iteration"
+        assert window["end_ns"] == last_kernel[rank["rank"]]  # the ranks are numbered as their GPUs
+        assert rank["diagnosis"]["idle_ns"] < 150_000_000

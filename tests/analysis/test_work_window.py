@@ -426,7 +426,8 @@ def test_the_profiler_steps_own_query_finds_the_same_window(name) -> None:
     ranges): work_window then weighs every kind. Asked for the first two here, each's
     steps read from the raw file."""
     params = {"profiler_step": PROFILER_STEP, "step_name": STEP_NAME, "most": MOST_WORK,
-              "library": LIBRARY_RANGES, "iteration_start": None, "iteration_name": None,
+              "library": LIBRARY_RANGES, "iteration_start": None, "iteration_end": None,
+              "iteration_name": None,
               "iteration_repeats": None}
     with open_trace(sample(name)) as trace:
         full = trace.con.execute(window_query("work_window"), params).fetchone()

@@ -158,7 +158,7 @@ def work_window(con: duckdb.DuckDBPyConnection) -> Window | None:
     searched for its iteration only where nothing marks the work (a pass over every
     kernel that the others do not need)."""
     params = {**step_patterns(), "most": MOST_WORK, "library": LIBRARY_RANGES,
-              "iteration_start": None,
+              "iteration_start": None, "iteration_end": None,
               "iteration_name": None, "iteration_repeats": None}
     row = None
     # the profiler's steps, where the trace has them, come first: their own query plans in
@@ -172,9 +172,9 @@ def work_window(con: duckdb.DuckDBPyConnection) -> Window | None:
     if row is not None and row[0] == "gpu_span":
         found = _iteration(con)
         if found is not None:
-            start, name, repeats, _period, stride = found
-            params |= {"iteration_start": start, "iteration_name": name,
-                       "iteration_repeats": repeats}
+            start, name, repeats, _period, stride, end = found
+            params |= {"iteration_start": start, "iteration_end": end,
+                       "iteration_name": name, "iteration_repeats": repeats}
             row = con.execute(window_query("work_window"), params).fetchone()
     if row is None:
         return None
@@ -193,31 +193,36 @@ def work_window(con: duckdb.DuckDBPyConnection) -> Window | None:
 
 
 def _iteration(con: duckdb.DuckDBPyConnection) -> tuple | None:
-    """(start_ns, anchor name, repeats, period, stride) of the kernel sequence's
-    iteration: from a kernel that comes once an iteration, else (gradient accumulation)
-    from one at a stride of its occurrences, else (an iteration whose kernels change in
-    number) from one that comes once an iteration at a varying distance; None where none
-    is found."""
+    """(start_ns, anchor name, repeats, period, stride, end_ns) of the kernel sequence's
+    iteration: from a kernel that comes once an iteration, to the end of its last repeat
+    (work_iteration_end.sql); else (gradient accumulation) from one at a stride of its
+    occurrences, else (an iteration whose kernels change in number) from one that comes
+    once an iteration at a varying distance, these two with no end of their own (None:
+    the last GPU activity's); None where none is found."""
     rules = {"min_repeats": MIN_REPEATS, "regular": REGULAR, "repeating": REPEATING,
              "tolerance": TOLERANCE}
     found = con.execute(iteration_query("work_iteration"), rules).fetchone()
     if found is not None:
-        return (*found, 1)
+        _start, name, _repeats, period = found
+        (end,) = con.execute(iteration_query("work_iteration_end"),
+                             {"name": name, "period": period}).fetchone() or (None,)
+        return (*found, 1, end)
     found = con.execute(iteration_query("work_iteration_strided"),
                         rules | {"max_stride": MAX_STRIDE}).fetchone()
     if found is not None:
-        return found
+        return (*found, None)
     varying = {key: rules[key] for key in ("min_repeats", "regular", "repeating")}
     found = con.execute(iteration_query("work_iteration_varying"),
                         varying | {"spread": SPREAD, "prefix": PREFIX}).fetchone()
-    return None if found is None else (*found, 1)
+    return None if found is None else (*found, 1, None)
 
 
 @cache
 def iteration_query(name: str) -> str:
-    """work_iteration.sql, work_iteration_strided.sql or work_iteration_varying.sql, with
-    the kernel sequence they search (work_iteration_sequence.sql) and, where they check
-    that it repeats with its period, that check (work_iteration_repeats.sql)."""
+    """work_iteration.sql, work_iteration_strided.sql, work_iteration_varying.sql or
+    work_iteration_end.sql, with the kernel sequence they search
+    (work_iteration_sequence.sql) and, where they check that it repeats with its period,
+    that check (work_iteration_repeats.sql)."""
     pieces = {"sequence": "work_iteration_sequence", "repeats": "work_iteration_repeats"}
     return fill(name, **{slot: fragment(pieces[slot]) for slot in slots(load_query(name))})
 
