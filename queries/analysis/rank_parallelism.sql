@@ -7,7 +7,10 @@
 -- $from_kernels, rank_c10d_calls.sql), from the NCCL kernels' names, as one group '?'
 -- over every rank that ran one; the steps and main threads the kernels need are read
 -- only then.
--- The kind, first that holds: 'ring' (XLA's collective-permutes and no other
+-- The kind, first that holds: 'context' (calls made inside an attention op, Kineto's
+-- `aten::_scaled_dot_product_*attention*` or a ring attention's own: the keys and values
+-- passed between the ranks, whether all-gathered, sent by all-to-all or round a ring),
+-- 'ring' (XLA's collective-permutes and no other
 -- point-to-point call), 'pipeline' (send/recv between ranks, the last of them in the
 -- later half of the group's calls), 'expert' (all-to-alls in the forward),
 -- 'tensor' (sequence parallelism: reduce-scatters called outside the backward, i.e. in
@@ -33,17 +36,24 @@
 -- collective-permute as send/recv, an all-reduce in a transposed op ('transpose(jvp(…))',
 -- the gradient's) as the backward's.
 -- Columns: process_group, group_desc, ranks (the group's global ranks as declared, else
---          the ranks seen calling), kind, calls, p2p, all_to_all, forward_all_to_all,
+--          the ranks seen calling), kind, calls, attention_calls, p2p, all_to_all, forward_all_to_all,
 --          permutes, all_gathers,
 --          reduce_scatters, forward_reduce_scatters, forward_all_gathers,
 --          forward_all_reduces,
 --          backward_all_reduces, from_kernels, from_hlo (the calls are an XLA program's HLO collectives).
-WITH recorded AS (  -- XLA's opcodes ('all-reduce', 'collective-permute') as c10d's
-    SELECT rank, process_group, group_desc, group_ranks,
-           replace(lower(collective), '-', '_') AS collective, backward, start_ns,
-           in_nelems, false AS from_kernels, collective LIKE '%-%' AS from_hlo
-    FROM collectives
-    WHERE lower(collective) NOT IN ('barrier', 'wait') AND group_desc IS DISTINCT FROM 'NCCL'
+WITH attention AS (  -- the attention ops on each rank's threads (Kineto's CPU ops)
+    SELECT rank, tid, start_ns, end_ns FROM host_activities
+    WHERE kind = 'cpu_op' AND (name ILIKE '%attention%' OR name ILIKE '%attn%')
+), recorded AS (  -- XLA's opcodes ('all-reduce', 'collective-permute') as c10d's
+    SELECT c.rank, c.process_group, c.group_desc, c.group_ranks,
+           replace(lower(c.collective), '-', '_') AS collective, c.backward, c.start_ns,
+           c.in_nelems, false AS from_kernels, c.collective LIKE '%-%' AS from_hlo,
+           EXISTS (SELECT 1 FROM attention AS a
+                   WHERE a.rank = c.rank AND a.tid = c.tid AND a.start_ns <= c.start_ns
+                     AND a.end_ns >= c.end_ns) AS in_attention
+    FROM collectives AS c
+    WHERE lower(c.collective) NOT IN ('barrier', 'wait')
+      AND c.group_desc IS DISTINCT FROM 'NCCL'
 ), stepped AS (  -- the ranks with step ranges
     SELECT DISTINCT rank FROM host_activities
     WHERE $from_kernels AND kind = 'annotation'
@@ -74,7 +84,8 @@ WITH recorded AS (  -- XLA's opcodes ('all-reduce', 'collective-permute') as c10
            ELSE NOT EXISTS (
                SELECT 1 FROM main_thread AS m
                WHERE m.rank = g.rank AND m.pid = r.pid AND m.tid = r.tid) END AS backward,
-           g.start_ns, z.in_nelems, true AS from_kernels, false AS from_hlo
+           g.start_ns, z.in_nelems, true AS from_kernels, false AS from_hlo,
+           false AS in_attention
     FROM gpu_activities AS g
     LEFT JOIN host_activities AS r
         ON r.rank = g.rank AND r.kind = 'runtime' AND r.correlation = g.correlation
@@ -96,6 +107,7 @@ WITH recorded AS (  -- XLA's opcodes ('all-reduce', 'collective-permute') as c10
            max(group_ranks) FILTER (WHERE group_ranks <> '[]') AS declared,
            list(DISTINCT rank ORDER BY rank) AS seen,
            count(*) AS calls,
+           count(*) FILTER (WHERE in_attention) AS attention_calls,
            count(*) FILTER (WHERE collective IN ('send', 'recv', 'isend', 'irecv',
                                                  'collective_permute')) AS p2p,
            -- when the group's calls went on, and until when its point-to-point ones did
@@ -135,7 +147,8 @@ SELECT process_group, group_desc,
        -- XLA's collective-permutes alone: blocks passed round the devices, whether a ring's
        -- (collective matmul, ring attention) or a pipeline's stages', which the HLO does
        -- not tell apart
-       CASE WHEN permutes > 0 AND permutes = p2p THEN 'ring'
+       CASE WHEN attention_calls > 0 THEN 'context'
+            WHEN permutes > 0 AND permutes = p2p THEN 'ring'
             -- a pipeline sends until its last steps; sends that stop in the first half of
             -- the calls (the start-up's: DTensor scatters each weight's shards from rank
             -- 0) are no pipeline, however long a set-up came before its steps
@@ -161,7 +174,7 @@ SELECT process_group, group_desc,
                 THEN 'tensor'
             WHEN backward_all_reduces > 0 THEN 'data'
        END AS kind,
-       calls, p2p, all_to_all, forward_all_to_all, permutes, all_gathers, reduce_scatters, forward_reduce_scatters,
+       calls, attention_calls, p2p, all_to_all, forward_all_to_all, permutes, all_gathers, reduce_scatters, forward_reduce_scatters,
        forward_all_reduces, backward_all_reduces, from_kernels, from_hlo
 FROM groups
 ORDER BY process_group;

@@ -16,7 +16,7 @@ from tests.conftest import SAMPLES
 from tests.helpers import step_oracle
 from tui.analysis.collective_bandwidth import collective_bandwidth
 from tui.analysis.distributed.critical_path import critical_paths
-from tui.analysis.parallelism import ADVICE, parallelism
+from tui.analysis.parallelism import ADVICE, WHY, parallelism
 from tui.analysis.pipeline import pipeline, pipeline_text
 from tui.analysis.ranks import rank_analysis
 from tui.cli.main import main
@@ -665,3 +665,35 @@ def test_fsdp_of_one_unit_is_fsdp_though_its_reduce_scatter_is_outside_the_backw
     with open_run([SAMPLES / "fsdp_root2"]) as run:
         assert [(g["kind"], g["why"]) for g in parallelism(run.con)] == [
             ("fsdp", "all-gathers and reduce-scatters")]
+
+
+@pytest.mark.parametrize(("run", "forward_call"), [
+    ("cp_allgather", "allgather_into_tensor_coalesced"), ("cp_alltoall", "all_to_allv")])
+def test_context_parallelism_is_told_by_the_calls_inside_the_attention(
+        run: str, forward_call: str) -> None:
+    """cp_allgather/ and cp_alltoall/: gen_unannotated.py's `cp`, a decoder in DDP over two
+    H200s under PyTorch's context_parallel, its keys and values all-gathered (the default
+    rotation) or passed by all-to-all, steps 10-14 under torch.profiler. The raw files hold
+    80 calls a rank inside the attention ops (the forward's and their backward's), and
+    DDP's 85 all-reduces outside them. Read before as `data` (all-gathers with no
+    reduce-scatter) and as `expert` (all-to-alls in the forward)."""
+    for rank in (0, 1):
+        data = _raw(SAMPLES / run / f"cp_rank{rank}.pt.trace.json.gz")
+        ops = [e for e in data["traceEvents"] if e.get("ph") == "X" and e.get("cat") == "cpu_op"]
+        attention = [e for e in ops if "scaled_dot_product" in e["name"]]
+        calls = [e for e in ops if e["name"] == "record_param_comms"
+                 and e["args"].get("Collective name") != "wait"]
+
+        def inside(call: dict, ops: list[dict] = attention) -> dict | None:
+            return next((a for a in ops if a["tid"] == call["tid"] and a["ts"] <= call["ts"]
+                         and a["ts"] + a["dur"] >= call["ts"] + call["dur"]), None)
+
+        attended = [(c["args"]["Collective name"], inside(c)) for c in calls if inside(c)]
+        assert len(attended) == 80
+        assert {name for name, op in attended if "backward" not in op["name"]} == {forward_call}
+        assert Counter(c["args"]["Collective name"] for c in calls
+                       if inside(c) is None) == {"allreduce": 85}
+    with open_run([SAMPLES / run]) as run_:
+        assert [(g["kind"], g["why"], g["advice"]) for g in parallelism(run_.con)] == [
+            ("context", f"{WHY['context']}, and {WHY['data']}",
+             f"{ADVICE['context']}; {ADVICE['data']}")]

@@ -4,7 +4,7 @@ do about each kind's cost.
 Read from the calls the ranks made (the `collectives` table: PyTorch's c10d calls recorded
 by Kineto) or, without them (an nsys report), from the NCCL kernels' names; the rules are
 in queries/analysis/rank_parallelism.sql. Kinds: data, fsdp, tensor, pipeline, expert,
-ring.
+ring, context.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from tui.analysis.summary_types import ParallelGroup
 from tui.core.queries import load_query
 from tui.core.steps import step_patterns
 
-KINDS = ("data", "fsdp", "tensor", "pipeline", "expert", "ring")
+KINDS = ("data", "fsdp", "tensor", "pipeline", "expert", "ring", "context")
 
 # What each kind's communication or idle time asks for.
 ADVICE = {
@@ -33,6 +33,13 @@ ADVICE = {
                 "from the slower stage)",
     "expert": "balance the tokens among the experts (capacity factor, load-balancing loss) "
               "and overlap the all-to-all with compute",
+    # a shard's keys and values grow with its length, its attention's compute with the
+    # square of it: longer shards hide the exchange better
+    "context": "hide the keys' and values' exchange behind the attention's compute: longer "
+               "sequences a rank (the exchange grows with a rank's share of the sequence, "
+               "its attention's compute with the square of it), the context-parallel ranks "
+               "on the fastest links (NVLink, within a node), and a causal mask's work "
+               "balanced over the ranks (context_parallel's load balancing)",
     "ring": "overlap each block's transfer with the compute on the block before it (XLA's "
             "latency-hiding scheduler; a collective matmul's, "
             "--xla_gpu_multi_streamed_windowed_einsum); where the devices are a pipeline's "
@@ -60,6 +67,8 @@ WHY = {
     "tensor": "all-reduces inside the forward (activations)",
     "pipeline": "send/recv between ranks",
     "expert": "all-to-alls in the forward (tokens sent to their experts)",
+    "context": "collectives inside the attention (keys and values passed between the "
+               "ranks: context parallelism)",
     "ring": "collective-permutes round the devices (a ring's blocks: collective matmul, "
             "ring attention; or a pipeline's stages, which the HLO does not tell apart)",
 }
@@ -94,6 +103,10 @@ def parallelism(con: duckdb.DuckDBPyConnection) -> list[ParallelGroup]:
         kind = row["kind"]
         advice = ((row["from_hlo"] and XLA_ADVICE.get(kind))
                   or (SEQUENCE_ADVICE if sequence else ADVICE.get(kind)) if kind else None)
+        if kind == "context" and row["backward_all_reduces"]:
+            # the context-parallel ranks are data-parallel ones too: their gradients summed
+            why = f"{why}, and {WHY['data']}"
+            advice = f"{advice}; {ADVICE['data']}"
         out.append({"process_group": row["process_group"], "ranks": list(row["ranks"]),
                     "kind": kind, "why": why, "advice": advice})
     return out
