@@ -176,6 +176,19 @@ Workloads (argv[1]):
             sharded by FSDP2 as one unit (`fully_shard(model)` alone, no per-layer units),
             30 steps on batches made on the GPU. Env KINETO_DIR: as ep's
             (fsdp_root_rankN.pt.trace.json).
+  collbench (under torchrun, one process per GPU) a collectives' benchmark measured as
+            nccl-tests measures: all_reduce, all_gather_into_tensor and
+            reduce_scatter_tensor of float32 buffers of 1 MiB to 256 MiB (the whole
+            buffer: the all-gather's output, the reduce-scatter's input), 5 warm-up calls
+            then 20 timed between two CUDA events; rank 0 prints each one's time and
+            nccl-tests' algorithm and bus bandwidths (`collbench OP bytes=… time_us=…
+            algbw=… busbw=…`, GB/s). Env KINETO_DIR: the whole of it under torch.profiler,
+            each rank into DIR/collbench_rankN.pt.trace.json.
+  sweep     (two GPUs) two trainings at once, a process a GPU, as a hyperparameter sweep
+            runs them: this one starts a second (`sweep_worker`) that sees only the second
+            GPU, each training an MLP of 4096 (this one 4 layers, the other 8: twice the
+            work a step) 200 steps (bf16 autocast, fused AdamW), both loops starting at
+            one time (20 s after the first process starts); no collective, nothing shared.
   cp        (under torchrun, one process per GPU) context parallelism: `tp_sp`'s decoder
             (4 blocks of width 2048, 16 heads, causal attention, bf16 autocast, AdamW) in
             DDP, trained 30 steps on 2 sequences of 16,384 tokens made on the GPU, each
@@ -758,6 +771,72 @@ def shared() -> str:
 
 def shared_worker() -> str:
     model = mlp(4).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    steps = int(os.environ.get("STEPS", "200"))
+    time.sleep(max(0.0, float(os.environ.get("START_AT", "0")) - time.time()))
+    return f"pid={os.getpid()} work_s={squares_loop(model, opt, steps):.2f} steps={steps}"
+
+
+def collbench() -> str:
+    import torch.distributed as dist
+
+    dist.init_process_group("nccl")
+    rank, world = dist.get_rank(), dist.get_world_size()
+    torch.cuda.set_device(rank)
+    profiler: contextlib.AbstractContextManager = contextlib.nullcontext()
+    if os.environ.get("KINETO_DIR"):
+        from torch.profiler import ProfilerActivity, profile
+
+        profiler = profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])
+    # nccl-tests' bus bandwidth factors (its doc/PERFORMANCE.md)
+    factors = {"all_reduce": 2 * (world - 1) / world, "all_gather": (world - 1) / world,
+               "reduce_scatter": (world - 1) / world}
+    with profiler as prof:
+        for op, factor in factors.items():
+            for size in (1 << 20, 1 << 22, 1 << 24, 1 << 26, 1 << 28):
+                whole = torch.ones(size // 4, device="cuda")
+                part = torch.ones(size // 4 // world, device="cuda")
+                call = {"all_reduce": lambda: dist.all_reduce(whole),
+                        "all_gather": lambda: dist.all_gather_into_tensor(whole, part),
+                        "reduce_scatter": lambda: dist.reduce_scatter_tensor(part, whole)}[op]
+                for _ in range(5):
+                    call()
+                torch.cuda.synchronize()
+                dist.barrier()
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(
+                    enable_timing=True)
+                start.record()
+                for _ in range(20):
+                    call()
+                end.record()
+                end.synchronize()
+                seconds = start.elapsed_time(end) / 1e3 / 20
+                algbw = size / seconds / 1e9
+                if rank == 0:
+                    print(f"collbench {op} bytes={size} time_us={seconds * 1e6:.1f} "
+                          f"algbw={algbw:.2f} busbw={algbw * factor:.2f}", flush=True)
+    if prof is not None:
+        prof.export_chrome_trace(os.path.join(os.environ["KINETO_DIR"],
+                                              f"collbench_rank{rank}.pt.trace.json"))
+    dist.destroy_process_group()
+    return f"rank={rank}"
+
+
+def sweep() -> str:
+    import subprocess
+
+    os.environ["START_AT"] = str(time.time() + 20)  # both loops start at one time
+    second = os.environ.get("CUDA_VISIBLE_DEVICES", "0,1").split(",")[-1]
+    other = subprocess.Popen([sys.executable, __file__, "sweep_worker"],
+                             env={**os.environ, "CUDA_VISIBLE_DEVICES": second,
+                                  "LAYERS": "8"})
+    mine = sweep_worker()
+    return f"{mine} other_rc={other.wait()}"
+
+
+def sweep_worker() -> str:
+    torch.cuda.set_device(0)  # the first GPU this process sees
+    model = mlp(int(os.environ.get("LAYERS", "4"))).cuda()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
     steps = int(os.environ.get("STEPS", "200"))
     time.sleep(max(0.0, float(os.environ.get("START_AT", "0")) - time.time()))
@@ -1494,5 +1573,6 @@ if __name__ == "__main__":
            "recompile": recompile, "amp_libs": amp, "bert_pt": bert,
            "tp_sp": tp_sp, "jax_fsdp": jax_fsdp, "jax_ring": jax_ring,
            "ddp_log": ddp_log, "jax_mp": jax_mp, "ddp_compile": ddp_compile,
-           "fsdp_root": fsdp_root, "cp": cp}[workload]
+           "fsdp_root": fsdp_root, "cp": cp, "sweep": sweep, "collbench": collbench,
+           "sweep_worker": sweep_worker}[workload]
     print(workload, "ok", run(), flush=True)

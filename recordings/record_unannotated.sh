@@ -55,7 +55,9 @@
 # ddp_compile_kineto and ddp_compile_json (as ddp_log's, of ddp_compile), fsdp_root_kineto
 # and fsdp_root_json (so, of fsdp_root), cp_kineto and cp_json (so, of cp: context
 # parallelism, its keys and values all-gathered), cp_a2a_kineto (cp_kineto with
-# CP_ROTATE=alltoall),
+# CP_ROTATE=alltoall), sweep (two independent trainings, a process on each of the two
+# GPUs of DDP_GPUS), collbench_kineto and collbench_json (as cp's, of collbench: the
+# program's own nccl-tests figures in their logs),
 # ddp_log_kineto and ddp_log_json (ddp_log over the two GPUs of DDP_GPUS under
 # torch.profiler, and under nsys exported with --include-json=true),
 # ddp_ranks (ddp's 20 steps under torchrun with nsys inside it, a report a rank:
@@ -141,7 +143,7 @@ for name in ${ONLY//,/ }; do
   fi
   if [ $name = ep_kineto ] || [ $name = tp_sp_kineto ] || [ $name = ddp_log_kineto ] \
       || [ $name = ddp_compile_kineto ] || [ $name = fsdp_root_kineto ] \
-      || [ $name = cp_kineto ] || [ $name = cp_a2a_kineto ]; then  # the two ranks under torch.profiler (no nsys): a file a rank
+      || [ $name = cp_kineto ] || [ $name = cp_a2a_kineto ] || [ $name = collbench_kineto ]; then  # the two ranks under torch.profiler (no nsys): a file a rank
     mkdir -p $W/$name
     rotate=allgather; [ $name = cp_a2a_kineto ] && rotate=alltoall
     CP_ROTATE=$rotate CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 \
@@ -211,7 +213,8 @@ for name in ${ONLY//,/ }; do
     export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
   fi
   if [ $name = ep_json ] || [ $name = tp_sp_json ] || [ $name = ddp_log_json ] \
-      || [ $name = ddp_compile_json ] || [ $name = fsdp_root_json ] || [ $name = cp_json ]; then  # under torchrun over two GPUs, NCCL's NVTX payloads kept
+      || [ $name = ddp_compile_json ] || [ $name = fsdp_root_json ] || [ $name = cp_json ] \
+      || [ $name = collbench_json ]; then  # under torchrun over two GPUs, NCCL's NVTX payloads kept
     workload=${name%_json}; LAUNCH="torchrun --nproc_per_node=2"
     export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
   fi
@@ -224,7 +227,7 @@ for name in ${ONLY//,/ }; do
   if [ $name = bert_mid ]; then
     workload=bert; extra="--delay=15 --duration=3"; LAUNCH="env STEPS=300 python3"
   fi
-  if [ $name = split ] || [ $name = dataparallel ] || [ $name = trainer_dp ]; then export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1}; fi  # two GPUs
+  if [ $name = split ] || [ $name = dataparallel ] || [ $name = trainer_dp ] || [ $name = sweep ]; then export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1}; fi  # two GPUs
   if [ $name = jax_dp ]; then  # jax_dp.py bare: one process over the two GPUs of DDP_GPUS
     export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} PLAIN=1
     program=$HERE/jax_dp.py; workload=$W
