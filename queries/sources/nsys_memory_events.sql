@@ -1,10 +1,11 @@
 -- Params: $max_bytes
--- Needs: arrow nsys_memory
+-- Needs: arrow nsys_memory, arrow nsys_cuda_devices
 -- nsys CUDA memory usage events (registered as nsys_memory, from nsys_sqlite_memory.sql)
 -- into memory_events, numbered in time order per device. The totals are running sums of
 -- what the report saw allocated and freed (memory held before it started is not in
 -- them); nsys knows nothing of a caching allocator's reserve, so total_reserved is NULL.
--- The thread is the one of the API call with the event's correlation id.
+-- The thread is the one of the API call with the event's correlation id. A GPU is its id,
+-- not its process's CUDA device number (nsys_cuda_devices: nsys_sqlite_cuda_devices.sql).
 -- Events with a size below zero or above $max_bytes, no time or an unknown operation are
 -- left out (the loader counts them for a warning).
 INSERT INTO memory_events
@@ -15,7 +16,10 @@ FROM (
            pid, tid, NULL::BIGINT AS op_id, NULL::BIGINT AS frame_id
     FROM (
         SELECT CASE WHEN m.mem_kind IN (0, 1) THEN 'host' ELSE 'gpu' END AS device_type,
-               CASE WHEN m.mem_kind IN (0, 1) THEN -1 ELSE m.device END AS device,
+               CASE WHEN m.mem_kind IN (0, 1) THEN -1
+                    ELSE coalesce((SELECT d.gpu_id FROM nsys_cuda_devices AS d
+                                   WHERE d.pid = (m.global_pid >> 24) & 16777215
+                                     AND d.cuda_id = m.device), m.device) END AS device,
                m.ts_ns, m.addr,
                CASE m.operation WHEN 0 THEN m.bytes ELSE -m.bytes END AS signed,
                coalesce(h.pid, (m.global_pid >> 24) & 16777215) AS pid, h.tid,

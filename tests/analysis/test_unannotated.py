@@ -914,3 +914,35 @@ def test_the_iteration_ends_with_its_last_repeat_not_with_what_the_program_did_a
         assert window["kind"] == "iteration"
         assert window["end_ns"] == last_kernel[rank["rank"]]  # the ranks are numbered as their GPUs
         assert rank["diagnosis"]["idle_ns"] < 150_000_000
+
+
+def test_a_process_that_sees_one_gpu_is_on_that_gpu_not_on_its_device_0(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """unannotated/sweep.sqlite: two trainings at once, a process on each of two H200s, the
+    second started with CUDA_VISIBLE_DEVICES=1. Both processes' kernels carry deviceId 0,
+    each process's own number for its GPU; the export's TARGET_INFO_CUDA_DEVICE maps the
+    second's device 0 to GPU 1. Read as one GPU, the two were jobs sharing GPU 0 (the
+    finding shared_gpu, one trace); they are two ranks, one a GPU, each gap NVIDIA's
+    `gpu_gaps` row of its process (which gpu_gaps keeps apart by process), and no
+    collective between them."""
+    from tui.cli.main import main
+
+    path = inflated("unannotated/sweep.sqlite")
+    db = sqlite3.connect(path)
+    kernels = dict(db.execute(
+        "SELECT DISTINCT (globalPid >> 24) & 16777215, deviceId "
+        "FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchall())
+    assert sorted(kernels.values()) == [0, 0]
+    gpu_of = {pid: dict(db.execute("SELECT cudaId, gpuId FROM TARGET_INFO_CUDA_DEVICE "
+                                   "WHERE pid = ?", (pid,)).fetchall())[0] for pid in kernels}
+    assert sorted(gpu_of.values()) == [0, 1]
+    assert main(["--summary", "--json", str(path)]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert sorted(r["rank"] for r in summary["ranks"]) == [0, 1]
+    assert not [f for f in summary["findings"] if f["rule"] == "shared_gpu"]
+    assert [f["rule"] for f in summary["findings"]].count("no_collectives") == 1
+    with open(DATA / "sweep.gpu_gaps.csv", newline="") as f:
+        nvidia = sorted((gpu_of[int(r["PID"])], int(r["Start (ns)"]), int(r["Duration (ns)"]))
+                        for r in csv.DictReader(f))
+    assert len(nvidia) == 43
+    assert sorted((g["rank"], g["start_ns"], g["duration_ns"]) for g in summary["gaps"]) == nvidia

@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 # Bump when the schema or the meaning of a stored column changes.
-CACHE_VERSION = "25"  # 2: memset kinds, peer devices; 3: threads; 4: XLA op columns;
+CACHE_VERSION = "26"  # 2: memset kinds, peer devices; 3: threads; 4: XLA op columns;
 # 5: python_frames, launches, memory_events; 6: XLA step annotations named with their step;
 # 7: nsys CUDA backtraces as frames; 8: XLA HLO ops (hlo_ops, hlo_schedule, gpu_hlo_ops);
 # 9: JAX Python frames without the tracer's '$'; 10: nsys reports' host name in trace_meta;
@@ -38,6 +38,8 @@ CACHE_VERSION = "25"  # 2: memset kinds, peer devices; 3: threads; 4: XLA op col
 # 25: an nsys export's session start (trace_meta session_start_utc_ns): a run of a
 # report a rank lines its ranks' clocks up by it; XLA's partition-id and replica-id ops
 # in hlo_ops (their memsets are their work)
+# 26: an nsys export's GPU rows and memory events on the GPUs' ids, not each process's
+# CUDA device numbers (TARGET_INFO_CUDA_DEVICE)
 
 
 # Cache files opened by the command now running: DuckDB checks a block's checksum only when

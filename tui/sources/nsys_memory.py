@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
 
 from tui.core.errors import first_line
 from tui.core.queries import Sql, fill, load_query
@@ -18,11 +19,13 @@ COLUMNS = {"start", "deviceId", "address", "bytes", "memKind", "memoryOperationT
 
 
 def load_nsys_memory(path: Path, schema: dict[str, set[str]],
-                     con: duckdb.DuckDBPyConnection, process: str = "0") -> list[str]:
+                     con: duckdb.DuckDBPyConnection, process: str = "0",
+                     devices: pa.Table | None = None) -> list[str]:
     """Fill memory_events from the export (after host_activities, whose API calls give
     each event its thread); warnings. An export without the table adds nothing.
     `process`: the expression of an event's pid that makes its correlation id its
-    process's own, as the API calls' are (0: ids left as they are)."""
+    process's own, as the API calls' are (0: ids left as they are). `devices`: the
+    processes' CUDA device numbers that are not their GPUs' ids (nsys_sqlite.cuda_devices)."""
     if MEMORY_TABLE not in schema:
         return []
     if not COLUMNS <= schema[MEMORY_TABLE]:
@@ -32,10 +35,14 @@ def load_nsys_memory(path: Path, schema: dict[str, set[str]],
     except Exception as exc:  # the driver raises its own error family
         return [f"skipped {MEMORY_TABLE} ({first_line(exc)})"]
     con.register("nsys_memory", events)
+    con.register("nsys_cuda_devices", devices if devices is not None else pa.table(
+        {"pid": pa.array([], pa.int64()), "cuda_id": pa.array([], pa.int64()),
+         "gpu_id": pa.array([], pa.int64())}))
     try:
         con.execute(load_query("nsys_memory_events"), {"max_bytes": MAX_MEMORY_BYTES}).fetchall()
     finally:
         con.unregister("nsys_memory")
+        con.unregister("nsys_cuda_devices")
     loaded = con.execute("SELECT count(*) FROM memory_events").fetchone()
     skipped = events.num_rows - (loaded[0] if loaded else 0)
     if skipped:

@@ -39,6 +39,7 @@ from tui.sources.sqlite_uri import read_only_uri
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 KERNEL_TABLE = "CUPTI_ACTIVITY_KIND_KERNEL"
+CUDA_DEVICE_TABLE = "TARGET_INFO_CUDA_DEVICE"  # each process's CUDA device numbers, their GPUs' ids
 # Tables that only an Nsight Systems export has; one of them must be present.
 NSYS_MARKERS = ("StringIds", "META_DATA_EXPORT", "TARGET_INFO_SESSION_START_TIME", KERNEL_TABLE)
 BATCH_ROWS = StatementOptions.BATCH_ROWS.value
@@ -93,7 +94,8 @@ def _load_rest(path: Path, schema: dict[str, set[str]],
     source = adbc_sqlite.connect(read_only_uri(path))
     try:
         con.register("nsys_strings", _read_strings(source, schema, warnings))
-        _load_gpu(source, con, gpu_jobs, failed)
+        devices = cuda_devices(source, schema)
+        _load_gpu(source, con, gpu_jobs, failed, devices)
         calls = _load_host(source, con, host_jobs, failed)
         python = python_domains(source, schema)  # Python's stacks, where recorded
         if calls.num_rows:
@@ -116,7 +118,7 @@ def _load_rest(path: Path, schema: dict[str, set[str]],
     _load_meta(path, schema, con)
     warnings += import_errors(path, schema)
     _load_threads(path, schema, con)
-    warnings += load_nsys_memory(path, schema, con, _process(schema, "m.globalPid"))
+    warnings += load_nsys_memory(path, schema, con, _process(schema, "m.globalPid"), devices)
     warnings += load_nsys_collectives(path, schema, con)  # NCCL's calls, where kept
     gpu_rows, host_rows = con.execute(
         "SELECT (SELECT count(*) FROM gpu_activities), (SELECT count(*) FROM host_activities)"
@@ -137,16 +139,41 @@ def _load_rest(path: Path, schema: dict[str, set[str]],
 
 
 def _load_gpu(source: adbc_sqlite.Connection, con: duckdb.DuckDBPyConnection,
-              jobs: list[tuple[str, str]], failed: list[str]) -> None:
-    """Kernels, copies and sets into gpu_activities, sorted and numbered. The GPU rows
-    go first: their sort needs the most memory, best while the buffer pool is empty."""
+              jobs: list[tuple[str, str]], failed: list[str], devices: pa.Table) -> None:
+    """Kernels, copies and sets into gpu_activities, on the GPUs' ids (`devices`:
+    cuda_devices), sorted and numbered. The GPU rows go first: their sort needs the most
+    memory, best while the buffer pool is empty."""
     _run(con, "nsys_gpu_staging")
     for query, kind in jobs:
         def copy(q: str, k: str = kind) -> None:
             _copy(source, q, con, k)
 
         _run_job(query, failed, copy)
+    if devices.num_rows:
+        con.register("nsys_cuda_devices", devices)
+        try:
+            _run(con, "nsys_gpu_devices")
+        finally:
+            con.unregister("nsys_cuda_devices")
     _run(con, "nsys_gpu_write")
+
+
+def cuda_devices(source: adbc_sqlite.Connection, schema: dict[str, set[str]]) -> pa.Table:
+    """(pid, cuda_id, gpu_id) of the processes whose CUDA device numbers are not the GPUs'
+    ids (nsys_sqlite_cuda_devices.sql); empty where every process sees every GPU in order,
+    or the export does not say (no TARGET_INFO_CUDA_DEVICE, or no pid in the GPU tables)."""
+    if CUDA_DEVICE_TABLE in schema and _per_process(schema) and {
+            "pid", "cudaId", "gpuId"} <= schema[CUDA_DEVICE_TABLE]:
+        try:
+            cursor = _cursor(source, load_query("nsys_sqlite_cuda_devices"))
+            try:
+                return cursor.fetch_arrow_table()
+            finally:
+                cursor.close()
+        except Exception:  # the driver raises its own error family: the ids as recorded
+            pass
+    return pa.table({"pid": pa.array([], pa.int64()), "cuda_id": pa.array([], pa.int64()),
+                     "gpu_id": pa.array([], pa.int64())})
 
 
 def _load_host(source: adbc_sqlite.Connection, con: duckdb.DuckDBPyConnection,
@@ -501,6 +528,11 @@ def _load_meta(path: Path, schema: dict[str, set[str]], con: duckdb.DuckDBPyConn
     insert_rows(con, "INSERT OR REPLACE INTO trace_meta", list(meta.items()))
 
 
+# A process's CUDA device number as its GPU's id (nsys_sqlite_cuda_devices.sql)
+_MAPPED_DEVICE = ("coalesce((SELECT d.gpuId FROM TARGET_INFO_CUDA_DEVICE AS d "
+                  "WHERE d.pid = p.pid AND d.cudaId = p.deviceId), p.deviceId)")
+
+
 def gpu_processes(path: Path) -> int:
     """How many processes of the Nsight Systems SQLite export at `path` ran kernels
     (0 where it cannot be read): several make it a run, a rank each."""
@@ -509,7 +541,10 @@ def gpu_processes(path: Path) -> int:
     except sqlite3.Error:
         return 0
     try:
-        row = db.execute(load_query("nsys_sqlite_gpu_processes")).fetchone()
+        mapped = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                            (CUDA_DEVICE_TABLE,)).fetchone()
+        device = Sql(_MAPPED_DEVICE if mapped else "p.deviceId")
+        row = db.execute(fill("nsys_sqlite_gpu_processes", device=device)).fetchone()
     except sqlite3.Error:
         return 0
     finally:
