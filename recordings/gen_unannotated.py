@@ -202,6 +202,7 @@ Usage: python gen_unannotated.py WORKLOAD
 Prints `<workload> ok work_s=<seconds> ...`.
 """
 import contextlib
+import functools
 import os
 import sys
 import time
@@ -777,6 +778,19 @@ def shared_worker() -> str:
     return f"pid={os.getpid()} work_s={squares_loop(model, opt, steps):.2f} steps={steps}"
 
 
+def collective(op: str, whole: torch.Tensor, part: torch.Tensor) -> None:
+    """collbench's call `op` on a rank: `whole` all-reduced, all-gathered into from `part`,
+    or reduce-scattered into `part`."""
+    import torch.distributed as dist
+
+    if op == "all_reduce":
+        dist.all_reduce(whole)
+    elif op == "all_gather":
+        dist.all_gather_into_tensor(whole, part)
+    else:
+        dist.reduce_scatter_tensor(part, whole)
+
+
 def collbench() -> str:
     import torch.distributed as dist
 
@@ -796,9 +810,7 @@ def collbench() -> str:
             for size in (1 << 20, 1 << 22, 1 << 24, 1 << 26, 1 << 28):
                 whole = torch.ones(size // 4, device="cuda")
                 part = torch.ones(size // 4 // world, device="cuda")
-                call = {"all_reduce": lambda: dist.all_reduce(whole),
-                        "all_gather": lambda: dist.all_gather_into_tensor(whole, part),
-                        "reduce_scatter": lambda: dist.reduce_scatter_tensor(part, whole)}[op]
+                call = functools.partial(collective, op, whole, part)
                 for _ in range(5):
                     call()
                 torch.cuda.synchronize()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SAMPLES
+from tests.conftest import ROOT, SAMPLES
 from tests.helpers import step_oracle
 from tui.analysis.collective_bandwidth import collective_bandwidth
 from tui.analysis.distributed.critical_path import critical_paths
@@ -697,3 +697,36 @@ def test_context_parallelism_is_told_by_the_calls_inside_the_attention(
         assert [(g["kind"], g["why"], g["advice"]) for g in parallelism(run_.con)] == [
             ("context", f"{WHY['context']}, and {WHY['data']}",
              f"{ADVICE['context']}; {ADVICE['data']}")]
+
+
+@pytest.mark.parametrize(("run", "figures"), [
+    ("collbench", "collbench_kineto.txt"), ("unannotated/collbench_json.sqlite", "collbench_json.txt")])
+def test_the_bus_bandwidth_of_large_collectives_is_nccl_tests_own(run: str, figures: str) -> None:
+    """collbench/ and unannotated/collbench_json.sqlite: gen_unannotated.py's `collbench`
+    over two H200s under torch.profiler and under nsys, a collectives' benchmark that
+    times 20 calls of each size between two CUDA events as nccl-tests does and prints
+    nccl-tests' bus bandwidth (tests/data/collbench/: its own output in each recording).
+    From 64 MiB on, where a call is long beside the launches between calls (which the
+    events' span holds and a kernel's time does not), the run's bus bandwidth is the
+    program's within 7%, never under it."""
+    from tests.helpers.paths import inflated
+
+    names = {"all_reduce": ("allreduce",), "all_gather": ("_allgather_base", "allgather"),
+             "reduce_scatter": ("_reduce_scatter_base", "reduce_scatter")}
+    own = {}
+    for line in (ROOT / "tests" / "data" / "collbench" / figures).read_text().splitlines():
+        _, op, *fields = line.split()
+        values = dict(f.split("=") for f in fields)
+        own[(op, int(values["bytes"]))] = float(values["busbw"])
+    path = inflated(run) if run.endswith(".sqlite") else SAMPLES / run
+    with open_run([path]) as run_:
+        rows = collective_bandwidth(run_.con)
+    checked = 0
+    for (op, size), busbw in own.items():
+        if size < 1 << 26:
+            continue
+        (row,) = [r for r in rows if r["name"] in names[op] and r["bytes"] == size]
+        assert row["instances"] == 25  # 5 warm-up calls and 20 timed
+        assert busbw <= row["busbw_gbps_median"] <= 1.07 * busbw, (op, size)
+        checked += 1
+    assert checked == 6
