@@ -472,12 +472,13 @@ def ddp() -> str:
 
     dist.init_process_group("nccl")
     rank, world = dist.get_rank(), dist.get_world_size()
-    torch.cuda.set_device(rank)
+    device = int(os.environ.get("LOCAL_RANK", rank))  # 0 where each rank sees one GPU
+    torch.cuda.set_device(device)
     torch.manual_seed(0)
     layers = []
     for _ in range(8):
         layers += [torch.nn.Linear(4096, 4096), torch.nn.GELU()]
-    model = DistributedDataParallel(torch.nn.Sequential(*layers).cuda(), device_ids=[rank])
+    model = DistributedDataParallel(torch.nn.Sequential(*layers).cuda(), device_ids=[device])
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
     steps = int(os.environ.get("STEPS", "100"))
     profiler = contextlib.nullcontext(None)

@@ -57,7 +57,10 @@
 # parallelism, its keys and values all-gathered), cp_a2a_kineto (cp_kineto with
 # CP_ROTATE=alltoall), sweep (two independent trainings, a process on each of the two
 # GPUs of DDP_GPUS), collbench_kineto and collbench_json (as cp's, of collbench: the
-# program's own nccl-tests figures in their logs),
+# program's own nccl-tests figures in their logs), ddp_bound_json (ddp's 20 steps, its two
+# ranks started by bound_ranks.sh, each seeing one GPU of DDP_GPUS alone, as SLURM binds
+# them; exported so too), cp_pt_json (cp's 12 steps under nsys --pytorch=autograd-nvtx,
+# exported so too),
 # ddp_log_kineto and ddp_log_json (ddp_log over the two GPUs of DDP_GPUS under
 # torch.profiler, and under nsys exported with --include-json=true),
 # ddp_ranks (ddp's 20 steps under torchrun with nsys inside it, a report a rank:
@@ -216,6 +219,15 @@ for name in ${ONLY//,/ }; do
       || [ $name = ddp_compile_json ] || [ $name = fsdp_root_json ] || [ $name = cp_json ] \
       || [ $name = collbench_json ]; then  # under torchrun over two GPUs, NCCL's NVTX payloads kept
     workload=${name%_json}; LAUNCH="torchrun --nproc_per_node=2"
+    export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
+  fi
+  if [ $name = ddp_bound_json ]; then  # ddp's ranks each given its own GPU alone, under one nsys
+    workload=ddp; LAUNCH="env STEPS=20 bash $HERE/bound_ranks.sh"
+    export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
+  fi
+  if [ $name = cp_pt_json ]; then  # cp under torchrun with nsys's NVTX ranges of PyTorch's ops
+    grep -q -- '--pytorch' $W/nsys_profile_help.txt || { say "no --pytorch"; continue; }
+    workload=cp; extra="--pytorch=autograd-nvtx"; LAUNCH="env STEPS=12 torchrun --nproc_per_node=2"
     export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
   fi
   if [ $name = ddp_accum ]; then  # ddp's MLP with no_sync() micro-batches, under torchrun
