@@ -946,3 +946,31 @@ def test_a_process_that_sees_one_gpu_is_on_that_gpu_not_on_its_device_0(
                         for r in csv.DictReader(f))
     assert len(nvidia) == 43
     assert sorted((g["rank"], g["start_ns"], g["duration_ns"]) for g in summary["gaps"]) == nvidia
+
+
+def test_ranks_that_each_see_one_gpu_are_a_run_on_their_own_gpus(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """unannotated/ddp_bound_json.sqlite: `ddp` under one nsys, its two ranks each started
+    seeing one H200 alone, as SLURM binds them: both ranks' kernels say device 0
+    (sqlite3). Read as one GPU they were one trace of two jobs sharing it; on their GPUs
+    (TARGET_INFO_CUDA_DEVICE) they are the run's two ranks, the sleeping last rank the
+    straggler, data-parallel, each rank's GPU work its process's."""
+    from tui.cli.main import main
+
+    path = inflated("unannotated/ddp_bound_json.sqlite")
+    db = sqlite3.connect(path)
+    kernels = db.execute("SELECT (globalPid >> 24) & 16777215, deviceId, count(*) "
+                         "FROM CUPTI_ACTIVITY_KIND_KERNEL GROUP BY 1, 2").fetchall()
+    assert [device for _, device, _ in kernels] == [0, 0]
+    gpu_of = {pid: dict(db.execute("SELECT cudaId, gpuId FROM TARGET_INFO_CUDA_DEVICE "
+                                   "WHERE pid = ?", (pid,)).fetchall())[0]
+              for pid, _, _ in kernels}
+    assert sorted(gpu_of.values()) == [0, 1]
+    assert main(["--summary", "--json", str(path)]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["straggler"] == 1 and [g["kind"] for g in summary["parallelism"]] == ["data"]
+    ranks = {r["rank"]: r for r in summary["ranks"]}
+    for pid, _, count in kernels:
+        rank = ranks[gpu_of[pid]]
+        assert rank["comm_kernels"] + rank["compute_kernels"] == count
+    assert "the host busy most in clock_nanosleep" in ranks[1]["diagnosis"]["text"]
