@@ -9,7 +9,9 @@
 -- only then.
 -- The kind, first that holds: 'context' (calls made inside an attention op, Kineto's
 -- `aten::_scaled_dot_product_*attention*` or a ring attention's own: the keys and values
--- passed between the ranks, whether all-gathered, sent by all-to-all or round a ring),
+-- passed between the ranks, whether all-gathered, sent by all-to-all or round a ring;
+-- from the kernels, those launched inside one, where an nsys report has PyTorch's ops as
+-- NVTX ranges, `--pytorch=autograd-nvtx`),
 -- 'ring' (XLA's collective-permutes and no other
 -- point-to-point call), 'pipeline' (send/recv between ranks, the last of them in the
 -- later half of the group's calls), 'expert' (all-to-alls in the forward),
@@ -85,7 +87,10 @@ WITH attention AS (  -- the attention ops on each rank's threads (Kineto's CPU o
                SELECT 1 FROM main_thread AS m
                WHERE m.rank = g.rank AND m.pid = r.pid AND m.tid = r.tid) END AS backward,
            g.start_ns, z.in_nelems, true AS from_kernels, false AS from_hlo,
-           false AS in_attention
+           -- launched inside an attention op (nsys --pytorch=autograd-nvtx ranges of ops)
+           EXISTS (SELECT 1 FROM attention AS a
+                   WHERE a.rank = g.rank AND a.tid = r.tid AND a.start_ns <= r.start_ns
+                     AND a.end_ns >= r.start_ns) AS in_attention
     FROM gpu_activities AS g
     LEFT JOIN host_activities AS r
         ON r.rank = g.rank AND r.kind = 'runtime' AND r.correlation = g.correlation

@@ -730,3 +730,29 @@ def test_the_bus_bandwidth_of_large_collectives_is_nccl_tests_own(run: str, figu
         assert busbw <= row["busbw_gbps_median"] <= 1.07 * busbw, (op, size)
         checked += 1
     assert checked == 6
+
+
+def test_context_parallelism_under_nsys_with_pytorch_s_op_ranges() -> None:
+    """unannotated/cp_pt_json.sqlite: `cp`'s 12 steps under nsys --pytorch=autograd-nvtx,
+    which puts an NVTX range round each of PyTorch's ops. NCCL's all-gather and all-to-all
+    kernels are launched inside `aten::scaled_dot_product_attention` ranges and their
+    backward's on the same thread (sqlite3), the gradients' all-reduces outside them: the
+    run is context-parallel as under torch.profiler (it read `data` from the kernels'
+    names alone)."""
+    from tests.helpers.paths import inflated
+
+    path = inflated("unannotated/cp_pt_json.sqlite")
+    launched = dict(sqlite3.connect(path).execute(
+        "SELECT s.value LIKE '%AllReduce%', count(*) "
+        "FROM CUPTI_ACTIVITY_KIND_KERNEL AS k JOIN StringIds AS s ON s.id = k.demangledName "
+        "JOIN CUPTI_ACTIVITY_KIND_RUNTIME AS r ON r.correlationId = k.correlationId "
+        " AND r.globalTid >> 24 = k.globalPid >> 24 "
+        "WHERE s.value LIKE 'ncclDevKernel%' AND EXISTS ("
+        " SELECT 1 FROM NVTX_EVENTS AS n LEFT JOIN StringIds AS t ON t.id = n.textId"
+        " WHERE n.globalTid = r.globalTid AND n.start <= r.start AND n.\"end\" >= r.start"
+        " AND coalesce(n.text, t.value) LIKE '%scaled_dot_product%attention%')"
+        " GROUP BY 1").fetchall())
+    assert launched.get(0, 0) > 0 and 1 not in launched
+    with open_run([path]) as run:
+        assert [(g["kind"], g["why"]) for g in parallelism(run.con)] == [
+            ("context", f"{WHY['context']}, and {WHY['data']}, from the NCCL kernels' names")]

@@ -94,6 +94,9 @@ def parallelism(con: duckdb.DuckDBPyConnection) -> list[ParallelGroup]:
         row = dict(zip(names, values, strict=True))
         sequence = row["kind"] == "tensor" and row["forward_reduce_scatters"] > 0
         why = (SEQUENCE_WHY if sequence else WHY.get(row["kind"])) if row["kind"] else None
+        if why and row["kind"] == "context" and row["backward_all_reduces"]:
+            # the context-parallel ranks are data-parallel ones too: their gradients summed
+            why = f"{why}, and {WHY['data']}"
         if why and row["from_kernels"]:
             # an all-to-all is told from sends only by NCCL's payloads (nsys_collectives.sql)
             why += (", from NCCL's payloads" if row["kind"] == "expert"
@@ -104,8 +107,6 @@ def parallelism(con: duckdb.DuckDBPyConnection) -> list[ParallelGroup]:
         advice = ((row["from_hlo"] and XLA_ADVICE.get(kind))
                   or (SEQUENCE_ADVICE if sequence else ADVICE.get(kind)) if kind else None)
         if kind == "context" and row["backward_all_reduces"]:
-            # the context-parallel ranks are data-parallel ones too: their gradients summed
-            why = f"{why}, and {WHY['data']}"
             advice = f"{advice}; {ADVICE['data']}"
         out.append({"process_group": row["process_group"], "ranks": list(row["ranks"]),
                     "kind": kind, "why": why, "advice": advice})
