@@ -372,7 +372,7 @@ class ParallelGroup(TypedDict):
     process_group: str  # c10d's name of the group ('?': from the NCCL kernels alone); an
     # XLA program's: the mesh axes its collective runs over ('axis_0'), else 'devices'
     ranks: list[int]
-    kind: Literal["data", "fsdp", "tensor", "pipeline", "expert", "ring"] | None
+    kind: Literal["data", "fsdp", "tensor", "pipeline", "expert", "ring", "context"] | None
     why: str | None  # the evidence, in words
     advice: str | None  # what the kind asks for (an XLA program's: its compiler's means)
 
