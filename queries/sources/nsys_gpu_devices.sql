@@ -1,5 +1,5 @@
 -- Params: none
--- Needs: temp table nsys_gpu, arrow nsys_cuda_devices
+-- Needs: arrow nsys_cuda_devices, temp table nsys_gpu
 -- The staged GPU rows (nsys_gpu) on the GPUs' own ids rather than their processes' CUDA
 -- device numbers (nsys_sqlite_cuda_devices.sql: only the processes where the two differ,
 -- so a report where every process sees every GPU changes nothing). A row's process is

@@ -1,5 +1,5 @@
 -- Params: $max_bytes
--- Needs: arrow nsys_memory, arrow nsys_cuda_devices
+-- Needs: arrow nsys_cuda_devices, arrow nsys_memory
 -- nsys CUDA memory usage events (registered as nsys_memory, from nsys_sqlite_memory.sql)
 -- into memory_events, numbered in time order per device. The totals are running sums of
 -- what the report saw allocated and freed (memory held before it started is not in
