@@ -7,19 +7,23 @@
 # Writes $OUT/ncu_moe.tgz. Env WORKLOAD (default moe), STEPS (2), KERNELS (ncu -k, the
 # kinds above) and COUNT (12) point it at another workload: ckpt's attention, GEMMs and
 # norms (`WORKLOAD=ckpt STEPS=1 KERNELS='regex:sdpa|nvjet|layer_norm|elementwise'`) make
-# $OUT/ncu_ckpt.tgz.
+# $OUT/ncu_ckpt.tgz. Env SET (default full): ncu's section set, `default` for none named
+# (ncu's own default, what `ncu -o REPORT python3 train.py` collects), and NAME the report's
+# name (default the workload's).
 set -u
 : "${OUT:?set OUT to a folder}"
 HERE=$(cd "$(dirname "$0")" && pwd)
 WORKLOAD=${WORKLOAD:-moe}
-W=/tmp/ncu_$WORKLOAD; rm -rf $W; mkdir -p $W $OUT
+NAME=${NAME:-$WORKLOAD}
+SETS="--set ${SET:-full}"; [ "${SET:-full}" = default ] && SETS=""
+W=/tmp/ncu_$NAME; rm -rf $W; mkdir -p $W $OUT
 NCU=$(command -v ncu || ls -d /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
 { nvidia-smi -L; $NCU --version; } > $W/versions.txt 2>&1
-STEPS=${STEPS:-2} timeout 400 $NCU --set full --import-source yes -f -c ${COUNT:-12} \
-  -k "${KERNELS:-regex:nvjet|index|gather|nonzero|multi_tensor}" -o $W/$WORKLOAD \
+STEPS=${STEPS:-2} timeout 400 $NCU $SETS --import-source yes -f -c ${COUNT:-12} \
+  -k "${KERNELS:-regex:nvjet|index|gather|nonzero|multi_tensor}" -o $W/$NAME \
   python3 $HERE/gen_unannotated.py $WORKLOAD > $W/ncu.log 2>&1
 echo "ncu rc=$? $(tail -1 $W/ncu.log)"
-$NCU -i $W/$WORKLOAD.ncu-rep --page details --csv > $W/${WORKLOAD}_details.csv 2> $W/details.err
-$NCU -i $W/$WORKLOAD.ncu-rep --page raw --csv > $W/${WORKLOAD}_raw.csv 2> $W/raw.err
-(cd $W && tar czf $OUT/ncu_$WORKLOAD.tgz .)
+$NCU -i $W/$NAME.ncu-rep --page details --csv > $W/${NAME}_details.csv 2> $W/details.err
+$NCU -i $W/$NAME.ncu-rep --page raw --csv > $W/${NAME}_raw.csv 2> $W/raw.err
+(cd $W && tar czf $OUT/ncu_$NAME.tgz .)
 ls -la $OUT
