@@ -241,3 +241,37 @@ def test_a_triton_kernel_is_told_tritons_knobs(tmp_path: Path) -> None:
         assert "limited by registers" in k["next_step"]
     assert all("language" not in k and TRITON_KNOBS not in k["next_step"]
                for k in found["hot"])
+
+
+def test_ncu_s_default_sections_give_the_pipes_over_the_elapsed_cycles(
+        tmp_path: Path) -> None:
+    """gemm_default.ncu-rep: `ckpt`'s first cuBLAS GEMM and cuDNN's flash attention under
+    ncu's default sections (no --set). They hold no pipe utilisation over the SM's active
+    cycles (Compute Workload Analysis's) but the speed of light's, over the elapsed ones
+    (NVIDIA's raw page of it, beside it): read so, the GEMM's tensor pipe is at 89% (91%
+    of the active cycles under --set full: gemm_attention) and the tensor cores are its
+    ceiling, where it was told to remove redundant instructions."""
+    import csv
+    import gzip
+    import shutil
+
+    from tests.helpers.paths import DATA, sample
+    from tui.sources.ncu.load import load_ncu
+
+    with gzip.open(DATA / "ncu_advice" / "gemm_default.raw.csv.gz", "rt") as f:
+        rows = list(csv.reader(f))
+    assert not [c for c in rows[0] if c.startswith("sm__pipe_")
+                and c.endswith("pct_of_peak_sustained_active")]
+    column = rows[0].index("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed")
+    tensor = [float(r[column]) for r in rows[2:]]
+    assert tensor[0] > 85 and 60 < tensor[1] < 70
+    report = tmp_path / "gemm_default.ncu-rep"
+    with gzip.open(sample("gemm_default.ncu-rep.gz"), "rb") as packed, open(report, "wb") as out:
+        shutil.copyfileobj(packed, out)
+    con = duckdb.connect()
+    load_ncu(report, con)
+    for launch in (0, 1):
+        figures = _figures(con, launch)
+        assert figures.pipes["tensor"] == pytest.approx(tensor[launch], abs=0.01)
+        assert (decide(figures).kind, decide(figures).unit) == ("compute", "tensor")
+    assert decide(_figures(con, 0)).next_step.startswith("Tensor cores are the limit")

@@ -700,7 +700,8 @@ def test_context_parallelism_is_told_by_the_calls_inside_the_attention(
 
 
 @pytest.mark.parametrize(("run", "figures"), [
-    ("collbench", "collbench_kineto.txt"), ("unannotated/collbench_json.sqlite", "collbench_json.txt")])
+    ("collbench", "collbench_kineto.txt"),
+    ("unannotated/collbench_json.sqlite", "collbench_json.txt")])
 def test_the_bus_bandwidth_of_large_collectives_is_nccl_tests_own(run: str, figures: str) -> None:
     """collbench/ and unannotated/collbench_json.sqlite: gen_unannotated.py's `collbench`
     over two H200s under torch.profiler and under nsys, a collectives' benchmark that

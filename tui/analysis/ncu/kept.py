@@ -20,8 +20,9 @@ from tui.core.memo_file import MemoFile, read_first_line
 from tui.loading import cache
 from tui.sources.ncu.load import detect_format, load_ncu
 
-NCU_MEMO_VERSION = "v2"  # bump when ncu_summary's keys or their meaning change; v2: a
-# tensor pipe at its ceiling is the next step, a Triton kernel's language and knobs
+NCU_MEMO_VERSION = "v3"  # bump when ncu_summary's keys or their meaning change; v2: a
+# tensor pipe at its ceiling is the next step, a Triton kernel's language and knobs; v3:
+# a compute-bound kernel without pipe figures is told to collect them
 
 
 def report_summary(path: Path, with_source: bool = True,

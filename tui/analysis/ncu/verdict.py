@@ -141,6 +141,10 @@ def _compute(f: KernelFigures, sm: float, mem: float) -> Verdict:
                 "diverge inside warps — make each warp take one path (partition the work)")
     elif pipe is not None and pipe[0] in _PIPE_STEP:
         step = _PIPE_STEP[pipe[0]]
+    elif not f.pipes:  # ncu's default sections: no pipe utilisation to tell the remedy by
+        step = ("profile it again with `--section ComputeWorkloadAnalysis` (or `--set full`): "
+                "this report has no pipe utilisation, and the busiest pipe decides the remedy "
+                "(the tensor cores' ceiling, or redundant instructions to remove)")
     else:
         step = ("see what the pipelines spend their time on (Compute Workload Analysis) "
                 "and remove redundant instructions")
