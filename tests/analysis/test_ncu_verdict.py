@@ -175,24 +175,16 @@ def test_a_gemm_at_the_tensor_pipes_ceiling_is_not_told_to_tile_through_register
     each value feeds too little math: that row is kept as evidence, and the next step is
     the tensor cores' ceiling, not register tiling. ncu's roofline counts the CUDA cores'
     FP instructions alone, which the figures line says of a tensor kernel."""
-    import csv
-    import gzip
-    import shutil
-
-    from tests.helpers.paths import DATA, sample
+    from tests.helpers.ncu_inputs import inflated_report, nvidia_page
     from tui.analysis.ncu.summary import _figures_text
     from tui.sources.ncu.load import load_ncu
 
-    with gzip.open(DATA / "ncu_advice" / "gemm_attention.raw.csv.gz", "rt") as f:
-        rows = list(csv.reader(f))
+    rows = nvidia_page("gemm_attention", "raw")
     column = rows[0].index("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active")
     tensor = [float(r[column]) for r in rows[2:]]
     assert tensor[0] > 90 and 60 < tensor[1] < 80
-    report = tmp_path / "gemm_attention.ncu-rep"
-    with gzip.open(sample("gemm_attention.ncu-rep.gz"), "rb") as packed, open(report, "wb") as out:
-        shutil.copyfileobj(packed, out)
     con = duckdb.connect()
-    load_ncu(report, con)
+    load_ncu(inflated_report("gemm_attention", tmp_path), con)
     gemm = decide(_figures(con, 0))
     assert (gemm.kind, gemm.unit) == ("compute", "tensor")
     assert gemm.next_step.startswith("Tensor cores are the limit")
@@ -219,19 +211,12 @@ def test_a_triton_kernel_is_told_tritons_knobs(tmp_path: Path) -> None:
     lines are recordings/gen_unannotated.py's and Triton's own standard.py, where tl.max
     is inlined from, as ncu's Source page gives them). Its next step names the Triton
     knobs for the CUDA C ones; a CUDA kernel's (hot.ncu-rep's, lines in hot.cu) does not."""
-    import gzip
-    import shutil
-
-    from tests.helpers.paths import sample
+    from tests.helpers.ncu_inputs import inflated_report
     from tui.analysis.ncu.kept import report_summary
     from tui.analysis.ncu.summary import TRITON_KNOBS
 
-    found = {}
-    for name in ("triton_softmax", "hot"):
-        report = tmp_path / f"{name}.ncu-rep"
-        with gzip.open(sample(f"{name}.ncu-rep.gz"), "rb") as packed, open(report, "wb") as out:
-            shutil.copyfileobj(packed, out)
-        found[name] = report_summary(report, use_cache=False)["kernels"]
+    found = {name: report_summary(inflated_report(name, tmp_path), use_cache=False)["kernels"]
+             for name in ("triton_softmax", "hot")}
     triton = found["triton_softmax"]
     assert [k["short_name"] for k in triton] == ["softmax_kernel"] * 2
     for k in triton:
@@ -251,25 +236,17 @@ def test_ncu_s_default_sections_give_the_pipes_over_the_elapsed_cycles(
     (NVIDIA's raw page of it, beside it): read so, the GEMM's tensor pipe is at 89% (91%
     of the active cycles under --set full: gemm_attention) and the tensor cores are its
     ceiling, where it was told to remove redundant instructions."""
-    import csv
-    import gzip
-    import shutil
-
-    from tests.helpers.paths import DATA, sample
+    from tests.helpers.ncu_inputs import inflated_report, nvidia_page
     from tui.sources.ncu.load import load_ncu
 
-    with gzip.open(DATA / "ncu_advice" / "gemm_default.raw.csv.gz", "rt") as f:
-        rows = list(csv.reader(f))
+    rows = nvidia_page("gemm_default", "raw")
     assert not [c for c in rows[0] if c.startswith("sm__pipe_")
                 and c.endswith("pct_of_peak_sustained_active")]
     column = rows[0].index("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed")
     tensor = [float(r[column]) for r in rows[2:]]
     assert tensor[0] > 85 and 60 < tensor[1] < 70
-    report = tmp_path / "gemm_default.ncu-rep"
-    with gzip.open(sample("gemm_default.ncu-rep.gz"), "rb") as packed, open(report, "wb") as out:
-        shutil.copyfileobj(packed, out)
     con = duckdb.connect()
-    load_ncu(report, con)
+    load_ncu(inflated_report("gemm_default", tmp_path), con)
     for launch in (0, 1):
         figures = _figures(con, launch)
         assert figures.pipes["tensor"] == pytest.approx(tensor[launch], abs=0.01)

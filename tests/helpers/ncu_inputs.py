@@ -7,13 +7,16 @@ nine, a 40 MB report) are only in ../shared/traces/ncu when that checkout is pre
 
 from __future__ import annotations
 
+import csv
+import gzip
+import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
 import duckdb
 import pytest
 
-from tests.helpers.paths import ROOT, SAMPLES
+from tests.helpers.paths import DATA, ROOT, SAMPLES
 from tui.core.queries import load_query
 from tui.sources.ncu.load import load_ncu
 
@@ -32,6 +35,22 @@ def ncu_input(stem: str, form: str) -> Path:
     if stem == "small_kernels":
         pytest.fail(f"missing sample {SAMPLES / name}")
     pytest.skip(f"{name} is not present (needs ../shared/traces/ncu)")
+
+
+def inflated_report(name: str, folder: Path) -> Path:
+    """sample_traces/NAME.ncu-rep.gz (reports are kept gzipped) inflated into `folder` as
+    NAME.ncu-rep, the file tui reads."""
+    report = folder / f"{name}.ncu-rep"
+    with gzip.open(SAMPLES / f"{name}.ncu-rep.gz", "rb") as packed, open(report, "wb") as out:
+        shutil.copyfileobj(packed, out)
+    return report
+
+
+def nvidia_page(name: str, page: str) -> list[list[str]]:
+    """NVIDIA's own page of a kept report (`ncu -i NAME.ncu-rep --page PAGE --csv`:
+    tests/data/ncu_advice/NAME.PAGE.csv.gz), its rows as read."""
+    with gzip.open(DATA / "ncu_advice" / f"{name}.{page}.csv.gz", "rt", newline="") as f:
+        return list(csv.reader(f))
 
 
 def loaded(stem: str, form: str) -> duckdb.DuckDBPyConnection:

@@ -10,7 +10,7 @@ import duckdb
 import pytest
 
 from tests.helpers.ncu_inputs import FORMS, loaded, ncu_input
-from tests.helpers.paths import DATA, SAMPLES
+from tests.helpers.paths import SAMPLES
 from tui.sources.ncu.load import NcuInputError, detect_format, is_ncu_input, load_ncu
 from tui.sources.ncu.parsed import KERNEL_COLUMNS, METRIC_COLUMNS, RULE_COLUMNS
 
@@ -196,23 +196,20 @@ def test_a_report_of_ncu_s_default_sections_is_read_whole(
     steps. Every rule row of every launch is NVIDIA's details page's
     (tests/data/ncu_advice/bert_default.details.csv.gz), with its speedup, and each launch
     gets a verdict, the sections the report lacks (memory workload, source) unasked."""
-    import gzip
     import json
-    import shutil
 
+    from tests.helpers.ncu_inputs import inflated_report, nvidia_page
     from tui.cli.main import main
 
-    with gzip.open(DATA / "ncu_advice" / "bert_default.details.csv.gz", "rt", newline="") as f:
-        details = list(csv.DictReader(f))
+    header, *rows = nvidia_page("bert_default", "details")
+    # a metric's row stops before the rule fields
+    details = [dict(zip(header, row, strict=False)) for row in rows]
     assert {r["Section Name"] for r in details} >= {"SpeedOfLight", "Occupancy", "LaunchStats"}
     assert not any("MemoryWorkload" in r["Section Name"] for r in details)
     expected = sorted((int(r["ID"]), r["Rule Name"], r["Rule Type"],
                        round(float(r["Estimated Speedup"] or -1), 1))
-                      for r in details if r["Rule Name"])
-    report = tmp_path / "bert_default.ncu-rep"
-    with gzip.open(SAMPLES / "bert_default.ncu-rep.gz") as packed, open(report, "wb") as out:
-        shutil.copyfileobj(packed, out)
-    assert main(["--summary", "--json", str(report)]) == 0
+                      for r in details if r.get("Rule Name"))
+    assert main(["--summary", "--json", str(inflated_report("bert_default", tmp_path))]) == 0
     kernels = json.loads(capsys.readouterr().out)["kernels"]
     assert len(kernels) == 10 and all(k["verdict"] for k in kernels)
     read = sorted((k["launch_id"], r["rule"], r["type"], round(r["speedup_pct"] or -1, 1))
