@@ -23,7 +23,7 @@ from adbc_driver_sqlite import StatementOptions
 from tui.core.db import Alongside, insert_rows
 from tui.core.errors import TraceError, first_line
 from tui.core.interrupt import is_interrupt
-from tui.core.queries import Sql, fill, load_query
+from tui.core.queries import Sql, fill, fragment, load_query
 from tui.sources.nsys_backtraces import CALLCHAINS_TABLE, stage_backtraces
 from tui.sources.nsys_collectives import load_nsys_collectives
 from tui.sources.nsys_diagnostics import import_errors
@@ -528,11 +528,6 @@ def _load_meta(path: Path, schema: dict[str, set[str]], con: duckdb.DuckDBPyConn
     insert_rows(con, "INSERT OR REPLACE INTO trace_meta", list(meta.items()))
 
 
-# A process's CUDA device number as its GPU's id (nsys_sqlite_cuda_devices.sql)
-_MAPPED_DEVICE = ("coalesce((SELECT d.gpuId FROM TARGET_INFO_CUDA_DEVICE AS d "
-                  "WHERE d.pid = p.pid AND d.cudaId = p.deviceId), p.deviceId)")
-
-
 def gpu_processes(path: Path) -> int:
     """How many processes of the Nsight Systems SQLite export at `path` ran kernels
     (0 where it cannot be read): several make it a run, a rank each."""
@@ -543,7 +538,7 @@ def gpu_processes(path: Path) -> int:
     try:
         mapped = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
                             (CUDA_DEVICE_TABLE,)).fetchone()
-        device = Sql(_MAPPED_DEVICE if mapped else "p.deviceId")
+        device = fragment("nsys_sqlite_mapped_device") if mapped else Sql("p.deviceId")
         row = db.execute(fill("nsys_sqlite_gpu_processes", device=device)).fetchone()
     except sqlite3.Error:
         return 0
