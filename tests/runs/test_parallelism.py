@@ -757,3 +757,31 @@ def test_context_parallelism_under_nsys_with_pytorch_s_op_ranges() -> None:
     with open_run([path]) as run:
         assert [(g["kind"], g["why"]) for g in parallelism(run.con)] == [
             ("context", f"{WHY['context']}, and {WHY['data']}, from the NCCL kernels' names")]
+
+
+def test_a_communication_benchmark_has_no_model_parallelism_nor_a_window_of_its_calls(
+        ) -> None:
+    """collbench/: a program that runs collectives alone (all-reduces, all-gathers and
+    reduce-scatters of a buffer, as nccl-tests does) over two H200s under torch.profiler.
+    Its other kernels (the buffers' fills) ran 0.4 ms beside 76 ms of NCCL's a rank (the
+    raw files). It read `fsdp` (all-gathers and reduce-scatters), with FSDP's prefetching
+    advice; with no compute between its calls it has no model's parallelism to tell. Its
+    window was the span of PyTorch's `nccl:*` annotations of the calls, which are a
+    library's own ranges as NCCL's NVTX ones are."""
+    from tui.analysis.parallelism import BENCHMARK_WHY
+    from tui.analysis.window import work_window
+
+    for rank in (0, 1):
+        data = _raw(SAMPLES / "collbench" / f"collbench_rank{rank}.pt.trace.json.gz")
+        kernels = [e for e in data["traceEvents"] if e.get("cat") == "kernel"]
+        nccl = sum(e["dur"] for e in kernels if "nccl" in e["name"].lower())
+        other = sum(e["dur"] for e in kernels if "nccl" not in e["name"].lower())
+        assert other < 0.01 * nccl
+        assert any(e["name"].startswith("nccl:") and e.get("cat") == "user_annotation"
+                   for e in data["traceEvents"])
+    with open_run([SAMPLES / "collbench"]) as run:
+        assert [(g["kind"], g["why"], g["advice"]) for g in parallelism(run.con)] == [
+            (None, BENCHMARK_WHY, None)]
+    with open_trace(SAMPLES / "collbench" / "collbench_rank0.pt.trace.json.gz") as trace:
+        window = work_window(trace.con)
+    assert window is not None and window.kind != "phases"

@@ -81,10 +81,20 @@ SEQUENCE_ADVICE = ("keep tensor parallelism on the fastest links (NVLink, within
                    "collective matmul), or use fewer tensor-parallel ranks for this size")
 
 
+# A run whose other kernels ran less than this share of its NCCL kernels' time ran
+# collectives alone: a communication benchmark (`collbench`: 0.4 ms beside 76 ms a rank).
+BENCHMARK_COMPUTE = 0.02
+BENCHMARK_WHY = ("collectives alone, with no compute between them (a communication "
+                 "benchmark, as nccl-tests runs): no model's parallelism to tell")
+
+
 def parallelism(con: duckdb.DuckDBPyConnection) -> list[ParallelGroup]:
     """One entry per process group that communicated: {"process_group", "ranks", "kind",
-    "why", "advice"}; kind (and advice) None where the calls fit no rule."""
+    "why", "advice"}; kind (and advice) None where the calls fit no rule, or where the
+    run computed next to nothing beside them (BENCHMARK_WHY)."""
     (recorded,) = con.execute(load_query("rank_c10d_calls")).fetchone() or (False,)
+    nccl_ns, other_ns = con.execute(load_query("rank_kernel_shares")).fetchone() or (0, 0)
+    benchmark = nccl_ns > 0 and other_ns < BENCHMARK_COMPUTE * nccl_ns
     # with no c10d call the kinds come from the kernels; only then are those read
     cursor = con.execute(load_query("rank_parallelism"),
                          {**step_patterns(), "from_kernels": not recorded})
@@ -108,6 +118,8 @@ def parallelism(con: duckdb.DuckDBPyConnection) -> list[ParallelGroup]:
                   or (SEQUENCE_ADVICE if sequence else ADVICE.get(kind)) if kind else None)
         if kind == "context" and row["backward_all_reduces"]:
             advice = f"{advice}; {ADVICE['data']}"
+        if benchmark:
+            kind, why, advice = None, BENCHMARK_WHY, None
         out.append({"process_group": row["process_group"], "ranks": list(row["ranks"]),
                     "kind": kind, "why": why, "advice": advice})
     return out

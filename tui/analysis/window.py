@@ -59,12 +59,13 @@ PREFIX = 8
 KINDS = ("profiler_steps", "range", "steps", "profiler_range", "phases", "iteration",
          "gpu_span")
 # Ranges a library marks its own calls with (NCCL's NVTX domain: ncclAllReduce,
-# ncclCommInitRankConfig; CCCL's, which CUDA 13's CUB opens around each device-wide
+# ncclCommInitRankConfig; PyTorch's c10d, under torch.profiler: nccl:all_reduce,
+# nccl:_allgather_base, each call's own; CCCL's, which CUDA 13's CUB opens around each device-wide
 # algorithm whoever calls it, PyTorch's sorts and embedding backward among them:
 # `cub::DeviceRadixSort`, `cub::DeviceScan::ExclusiveScan`; XLA's and nsys' `[Unknown]`:
 # NOT_THE_PROGRAMS): neither the work nor a phase of the program's loop. XLA's compile
 # ranges hold its GEMM autotuning's kernels, on a dozen threads at once.
-LIBRARY_RANGES = f"^nccl[A-Z]|^(cub|thrust)::|{NOT_THE_PROGRAMS}"
+LIBRARY_RANGES = f"^nccl[A-Z:]|^(cub|thrust)::|{NOT_THE_PROGRAMS}"
 
 
 @dataclass(frozen=True)
