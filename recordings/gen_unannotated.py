@@ -16,7 +16,9 @@ Workloads (argv[1]):
   ddp       (under torchrun, one process per GPU) an MLP (8 layers of 4096, bf16 autocast)
             trained 100 steps data-parallel (DDP, NCCL) on batches made on the GPU; the
             last rank sleeps 20 ms before each step (a slow input), so the others wait
-            for it in the gradients' all-reduce.
+            for it in the gradients' all-reduce. Env KINETO_WHOLE_DIR: the whole loop under
+            torch.profiler with no step marked (no `prof.step()`), as a profiler put round
+            a training loop records it, each rank into DIR/ddp_rankN.pt.trace.json.
   churn     an MLP (6 layers of 4096, bf16 autocast) trained 60 steps on batches of a
             different size each step (512 to 4096 rows), `torch.cuda.empty_cache()` after
             each: PyTorch's caching allocator gives its memory back and asks for it again
@@ -83,8 +85,9 @@ Workloads (argv[1]):
             a run share one: this one starts a second (`shared_worker`), each training an
             MLP (4 layers of 4096, bf16 autocast, fused AdamW) 200 steps, both loops
             starting at one time (20 s after the first process starts).
-  compiled  `accum`'s BERT-base compiled with `torch.compile` (its default mode), 30
-            steps of 32 sequences made on the GPU, one batch a step.
+  compiled  `accum`'s BERT-base compiled with `torch.compile` (its default mode; env
+            COMPILE_MODE another, `reduce-overhead`: Inductor's CUDA graphs), 30 steps of
+            32 sequences made on the GPU, one batch a step. Env KINETO=FILE: as split's.
   threads   two Python threads of one process, each serving its own model (ViT-B/16 and
             ResNet-50, bf16) on its own CUDA stream, 100 batches of 64 each, concurrently.
   prefetch  an MLP (4 layers of 4096, bf16 autocast) trained 60 steps on batches that a
@@ -481,8 +484,12 @@ def ddp() -> str:
     model = DistributedDataParallel(torch.nn.Sequential(*layers).cuda(), device_ids=[device])
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
     steps = int(os.environ.get("STEPS", "100"))
-    profiler = contextlib.nullcontext(None)
-    if os.environ.get("KINETO_DIR"):  # as `cycles`, each rank a file a cycle
+    profiler: contextlib.AbstractContextManager = contextlib.nullcontext(None)
+    if os.environ.get("KINETO_WHOLE_DIR"):  # the whole loop, no step marked (no prof.step())
+        from torch.profiler import ProfilerActivity, profile
+
+        profiler = profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])
+    elif os.environ.get("KINETO_DIR"):  # as `cycles`, each rank a file a cycle
         from torch.profiler import ProfilerActivity, profile, schedule, tensorboard_trace_handler
 
         profiler = profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
@@ -496,10 +503,13 @@ def ddp() -> str:
                 time.sleep(0.02)  # a slow input on the last rank
             x = torch.randn(256, 4096, device="cuda")
             squares_step(model, opt, x)
-            if prof is not None:
+            if prof is not None and not os.environ.get("KINETO_WHOLE_DIR"):
                 prof.step()
     torch.cuda.synchronize()
     took = time.perf_counter() - start
+    if prof is not None and os.environ.get("KINETO_WHOLE_DIR"):
+        prof.export_chrome_trace(os.path.join(os.environ["KINETO_WHOLE_DIR"],
+                                              f"ddp_rank{rank}.pt.trace.json"))
     dist.destroy_process_group()
     return f"rank={rank} work_s={took:.2f} steps={steps}"
 
@@ -862,17 +872,20 @@ def compiled() -> str:
     torch.manual_seed(0)
     model = BertForSequenceClassification(BertConfig(num_labels=4)).cuda().train()
     opt = torch.optim.AdamW(model.parameters(), lr=2e-5)
-    step_model = torch.compile(model)
+    step_model = torch.compile(model, mode=os.environ.get("COMPILE_MODE") or None)
     steps = int(os.environ.get("STEPS", "30"))
     start = time.perf_counter()
-    for _ in range(steps):
-        ids = torch.randint(1000, 29000, (32, 128), device="cuda")
-        labels = torch.randint(0, 4, (32,), device="cuda")
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = step_model(input_ids=ids, labels=labels).loss
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
+    with steps_profiler() as prof:
+        for _ in range(steps):
+            ids = torch.randint(1000, 29000, (32, 128), device="cuda")
+            labels = torch.randint(0, 4, (32,), device="cuda")
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                loss = step_model(input_ids=ids, labels=labels).loss
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            if prof is not None:
+                prof.step()
     torch.cuda.synchronize()
     return f"work_s={time.perf_counter() - start:.2f} steps={steps} loss={loss.item():.3f}"
 

@@ -60,7 +60,10 @@
 # program's own nccl-tests figures in their logs), ddp_bound_json (ddp's 20 steps, its two
 # ranks started by bound_ranks.sh, each seeing one GPU of DDP_GPUS alone, as SLURM binds
 # them; exported so too), cp_pt_json (cp's 12 steps under nsys --pytorch=autograd-nvtx,
-# exported so too),
+# exported so too), ddp_whole_kineto (no nsys: ddp's 20 steps over the two GPUs of
+# DDP_GPUS, the whole loop under torch.profiler with no step marked: $OUT/ddp_whole_kineto.tgz),
+# compiled_ro (compiled in torch.compile's reduce-overhead mode: Inductor's CUDA graphs) and
+# compiled_ro_kineto (no nsys: its steps 10-14 under torch.profiler: $OUT/compiled_ro.pt.trace.json.gz),
 # ddp_log_kineto and ddp_log_json (ddp_log over the two GPUs of DDP_GPUS under
 # torch.profiler, and under nsys exported with --include-json=true),
 # ddp_ranks (ddp's 20 steps under torchrun with nsys inside it, a report a rank:
@@ -131,6 +134,20 @@ for name in ${ONLY//,/ }; do
     wait
     say "jax_mp_trace: $(find $W/jax_mp_trace -type f | wc -l) files $(tail -qn1 $W/jax_mp_*.log | tr '\n' ' ')"
     (cd $W && tar czf $OUT/jax_mp_trace.tgz jax_mp_trace jax_mp_*.log); continue
+  fi
+  if [ $name = ddp_whole_kineto ]; then  # ddp's 20 steps, the whole loop under torch.profiler, no step marked
+    mkdir -p $W/ddp_whole_kineto
+    CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 \
+      KINETO_WHOLE_DIR=$W/ddp_whole_kineto STEPS=20 timeout 300 torchrun --nproc_per_node=2 \
+      $HERE/gen_unannotated.py ddp > $W/ddp_whole_kineto.log 2>&1
+    say "ddp_whole_kineto: rc=$? $(ls $W/ddp_whole_kineto | wc -l) files"
+    gzip -9 $W/ddp_whole_kineto/*.json; (cd $W && tar czf $OUT/ddp_whole_kineto.tgz ddp_whole_kineto); continue
+  fi
+  if [ $name = compiled_ro_kineto ]; then  # compiled in reduce-overhead mode, steps 10-14 under torch.profiler
+    KINETO=$W/compiled_ro.pt.trace.json COMPILE_MODE=reduce-overhead STEPS=15 timeout 400 \
+      python3 $HERE/gen_unannotated.py compiled > $W/compiled_ro_kineto.log 2>&1
+    say "compiled_ro_kineto: rc=$? $(tail -1 $W/compiled_ro_kineto.log)"
+    gzip -9 -c $W/compiled_ro.pt.trace.json > $OUT/compiled_ro.pt.trace.json.gz; continue
   fi
   if [ $name = moe_cuda_kineto ]; then  # moe's steps 10-14 under torch.profiler, activities=[CUDA] alone
     KINETO=$W/moe_cuda.pt.trace.json KINETO_CUDA_ONLY=1 STEPS=15 timeout 300 \
@@ -235,6 +252,7 @@ for name in ${ONLY//,/ }; do
     export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
   fi
   if [ $name = bert_pt ]; then LAUNCH="env STEPS=12 python3"; fi
+  [ $name = compiled_ro ] && { workload=compiled; LAUNCH="env COMPILE_MODE=reduce-overhead python3"; }
   if [ $name = bert_nvtx ]; then workload=bert; LAUNCH="env EMIT_NVTX=1 STEPS=12 python3"; fi
   if [ $name = bert_mid ]; then
     workload=bert; extra="--delay=15 --duration=3"; LAUNCH="env STEPS=300 python3"
