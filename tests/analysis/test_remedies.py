@@ -44,6 +44,10 @@ CASES = [
     # gen_unannotated.py's nocache (nsys, no annotations): PyTorch's caching allocator off,
     # every tensor a cudaMalloc and a cudaFree
     ("unannotated/nocache.sqlite", "work", "cudaFree", "allocator"),
+    # gen_unannotated.py's compiled with COMPILE_MODE=reduce-overhead, steps 10-14 under
+    # torch.profiler: its forward and backward Inductor's CUDA graphs (two cudaGraphLaunch a
+    # step), its AdamW for-each step issued from the host between them
+    ("compiled_ro.pt.trace.json.gz", "work", "Optimizer.step#AdamW.step", "optimizer"),
 ]
 # Rows found from the host's CPU samples and OS runtime calls over the whole summary
 # (host_samples.HostActivity.busy_elsewhere): tests/analysis/test_unannotated.py

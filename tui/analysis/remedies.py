@@ -157,10 +157,17 @@ HOST_WORK = (
         "the thread that issues work waits for work done on other threads (the input "
         "pipeline): give it more parallelism (tf.data's num_parallel_calls, Grain's "
         "worker_count) and prefetching, and make it cheaper"),
+    HostWork(  # torch.profiler's names: Optimizer.step#AdamW.step, Optimizer.zero_grad#…
+        "optimizer", "the optimizer's step",
+        re.compile(r"^Optimizer\.(step|zero_grad)#"),
+        "the optimizer's step issues its updates from the host, tensor by tensor or list by "
+        "list: its fused implementation (fused=True: Adam, AdamW, SGD) issues fewer "
+        "launches, and torch.compile of the step fuses it further"),
     HostWork(
         "data", "data preparation",
-        re.compile(r"(?i)data|loader|batch|collate|prefetch|prepar|preprocess|augment"
-                   r"|tokeni[sz]|decode|^aten::(normal_|uniform_|randn?|randint|random_"
+        # not DataParallel's and DistributedDataParallel's forward: the model's own
+        re.compile(r"(?i)data(?!parallel)|loader|batch|collate|prefetch|prepar|preprocess"
+                   r"|augment|tokeni[sz]|decode|^aten::(normal_|uniform_|randn?|randint|random_"
                    r"|randperm|bernoulli_|from_numpy)$|numpy"),
         "prepare batches ahead of the step: DataLoader workers (num_workers > 0) with "
         "pinned memory and prefetching, random or synthetic inputs made on the GPU "
