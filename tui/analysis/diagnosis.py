@@ -224,7 +224,8 @@ def device_times(con: duckdb.DuckDBPyConnection, gaps: Sequence[Gap],
     span = {row[0]: (row[1], row[2]) for row in con.execute(
         load_query("device_window_busy"), bounds).fetchall()}
     idle = {i.device: i for i in idle_by_cause(con, classified, **bounds)}
-    busy_in = _host_busy_in(gaps, window)
+    (ops,) = con.execute(load_query("host_ops_recorded")).fetchone() or (False,)
+    busy_in = _host_busy_in(gaps, window, ops)
     # the window's steps, and each device's idle inside the slow ones (needs the causes)
     steps, slow_idle = (step_figures(con, window) if window and classified
                         else (None, {}))
@@ -275,16 +276,23 @@ def _bounds(window: Window | None) -> dict[str, int | None]:
             "end_ns": window.end_ns if window else None}
 
 
-def _host_busy_in(gaps: Sequence[Gap], window: Window | None = None) -> dict[int, str]:
+def _host_busy_in(gaps: Sequence[Gap], window: Window | None = None,
+                  ops_recorded: bool = False) -> dict[int, str]:
     """Per device, the op or range the host was busy in over the most host-wait time
     (not the most gaps) of the gaps in `window` (numbered names such as batch_3 and
     batch_4 counted as one, batch_N). Where no gap names one, the CUDA call that held
     the most (Gap.busy_in_call: a module load, the allocator), where that is at least
     DOMINANT_SHARE of the device's host-wait time there: a kernel's module loaded in one
-    step says nothing of the rest."""
+    step says nothing of the rest. Where the trace records the framework's ops
+    (`ops_recorded`: torch.profiler's, where the host's work is in ops, not NVTX ranges a
+    program may lack), a name is said only where it held at least as much of that time as
+    the gaps in which the host ran no op did, or DOMINANT_SHARE of it: a rank that sleeps
+    before each step (no op) was not busy in the forward that one longer gap saw
+    (`ddp_whole/`: 17% of it)."""
     named: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     calls: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     waited: dict[int, int] = defaultdict(int)
+    unnamed: dict[int, int] = defaultdict(int)
     for gap in gaps:
         ns = gap.duration_ns
         if window:  # the gap's time in the window
@@ -298,7 +306,14 @@ def _host_busy_in(gaps: Sequence[Gap], window: Window | None = None) -> dict[int
             named[gap.device][_numbered(busy_in)] += ns
         elif gap.busy_in_call:
             calls[gap.device][gap.busy_in_call] += ns
-    out = {device: max(names, key=lambda n: names[n]) for device, names in named.items()}
+        else:
+            unnamed[gap.device] += ns
+    out = {}
+    for device, names in named.items():
+        top = max(names, key=lambda n: names[n])
+        if (not ops_recorded or names[top] >= unnamed[device]
+                or names[top] >= DOMINANT_SHARE * waited[device]):
+            out[device] = top
     for device, names in calls.items():
         top = max(names, key=lambda n: names[n])
         if device not in out and names[top] >= DOMINANT_SHARE * waited[device]:
