@@ -733,7 +733,7 @@ def test_gradient_accumulation_is_judged_over_its_optimizer_steps() -> None:
         once = trace.con.execute(
             iteration_query("work_iteration"),
             {"min_repeats": MIN_REPEATS, "regular": REGULAR, "repeating": REPEATING,
-             "tolerance": TOLERANCE}).fetchone()
+             "tolerance": TOLERANCE, "stream_nth": 0}).fetchone()
         summed, (gaps, _whole, _work) = summary_and_gaps(trace, MS)
         diagnosis = dict(summed)["diagnosis"]
     assert once is None  # no kernel comes once an iteration
@@ -832,7 +832,7 @@ def test_an_iteration_whose_kernels_change_in_number_is_found() -> None:
     )
 
     rules = {"min_repeats": MIN_REPEATS, "regular": REGULAR, "repeating": REPEATING,
-             "tolerance": TOLERANCE}
+             "tolerance": TOLERANCE, "stream_nth": 0}
     path = inflated("unannotated/moe.sqlite")
     with open_trace(path) as trace:
         once = trace.con.execute(iteration_query("work_iteration"), rules).fetchone()
@@ -974,3 +974,28 @@ def test_ranks_that_each_see_one_gpu_are_a_run_on_their_own_gpus(
         rank = ranks[gpu_of[pid]]
         assert rank["comm_kernels"] + rank["compute_kernels"] == count
     assert "the host busy most in clock_nanosleep" in ranks[1]["diagnosis"]["text"]
+
+
+def test_a_reduce_overhead_compile_is_judged_over_its_replays_not_its_recording() -> None:
+    """unannotated/compiled_ro.sqlite: BERT-base under torch.compile(mode="reduce-overhead")
+    recorded whole by nsys (its CUDA graphs traced whole). The warm-up and the graphs'
+    recording ran 3,117 kernels on a stream of their own, more than the 2,045 of the stream
+    that then replays the graphs and runs the optimizer (sqlite3). The iteration was
+    searched on the busiest stream alone: none was found, and the window ran from the first
+    kernel, 7.56 s of it compiling (host-bound, 94% idle). It is now the replays' steps,
+    after the recording stream's last kernel."""
+    from tui.analysis.window import work_window
+
+    path = inflated("unannotated/compiled_ro.sqlite")
+    db = sqlite3.connect(path)
+    streams = db.execute("SELECT streamId, count(*), max(\"end\") FROM CUPTI_ACTIVITY_KIND_KERNEL "
+                         "GROUP BY 1 ORDER BY 2 DESC").fetchall()
+    (recording, recorded, recording_end), (_replays, replayed, _end) = streams
+    assert recorded == 3_117 and replayed == 2_045
+    (graphs,) = db.execute("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_GRAPH_TRACE").fetchone()
+    assert graphs == 56  # two a step, 28 steps replayed
+    with open_trace(path) as trace:
+        window = work_window(trace.con)
+    assert window is not None and window.kind == "iteration"
+    assert window.name is not None and window.name.startswith("CUDA graph ")
+    assert window.start_ns > recording_end and window.ranges >= 25

@@ -383,7 +383,7 @@ def test_the_iteration_is_read_from_the_busiest_streams_own_order() -> None:
         _start, anchor, repeats, period = trace.con.execute(
             iteration_query("work_iteration"),
             {"min_repeats": MIN_REPEATS, "regular": REGULAR, "repeating": REPEATING,
-             "tolerance": TOLERANCE}).fetchone()
+             "tolerance": TOLERANCE, "stream_nth": 0}).fetchone()
     at = [i for i, n in enumerate(names) if n == anchor]
     apart = Counter(b - a for a, b in zip(at, at[1:], strict=False))
     assert period == apart.most_common(1)[0][0] == 113

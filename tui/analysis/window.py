@@ -56,6 +56,11 @@ MAX_STRIDE = 16
 # the time (work_iteration_varying.sql).
 SPREAD = 1.5
 PREFIX = 8
+# The streams the kernel sequence's iteration is searched on, busiest first
+# (`unannotated/compiled_ro.sqlite`: torch.compile's reduce-overhead mode, its warm-up and
+# its CUDA graphs' recording on a stream of 3,117 kernels, their replays and the
+# optimizer's on one of 2,101).
+ITERATION_STREAMS = 3
 KINDS = ("profiler_steps", "range", "steps", "profiler_range", "phases", "iteration",
          "gpu_span")
 # Ranges a library marks its own calls with (NCCL's NVTX domain: ncclAllReduce,
@@ -195,24 +200,39 @@ def work_window(con: duckdb.DuckDBPyConnection) -> Window | None:
 
 def _iteration(con: duckdb.DuckDBPyConnection) -> tuple | None:
     """(start_ns, anchor name, repeats, period, stride, end_ns) of the kernel sequence's
-    iteration: from a kernel that comes once an iteration, to the end of its last repeat
-    (work_iteration_end.sql); else (gradient accumulation) from one at a stride of its
-    occurrences, else (an iteration whose kernels change in number) from one that comes
-    once an iteration at a varying distance, these two with no end of their own (None:
-    the last GPU activity's); None where none is found."""
+    iteration, searched on the stream with the most kernels, else on the next busiest
+    ones (ITERATION_STREAMS in all: torch.compile's reduce-overhead mode runs its warm-up
+    and records its CUDA graphs on a stream of their own, busier than the one that
+    replays them); None where none is found."""
+    for nth in range(ITERATION_STREAMS):
+        found = _iteration_on(con, nth)
+        if found is not None:
+            return found
+    return None
+
+
+def _iteration_on(con: duckdb.DuckDBPyConnection, nth: int) -> tuple | None:
+    """_iteration's search on the stream with `nth` busier ones before it: from a kernel
+    that comes once an iteration, to the end of its last repeat (work_iteration_end.sql);
+    else (gradient accumulation) from one at a stride of its occurrences, else (an
+    iteration whose kernels change in number) from one that comes once an iteration at a
+    varying distance, these two with no end of their own (None: the last GPU
+    activity's)."""
     rules = {"min_repeats": MIN_REPEATS, "regular": REGULAR, "repeating": REPEATING,
-             "tolerance": TOLERANCE}
+             "tolerance": TOLERANCE, "stream_nth": nth}
     found = con.execute(iteration_query("work_iteration"), rules).fetchone()
     if found is not None:
         _start, name, _repeats, period = found
         (end,) = con.execute(iteration_query("work_iteration_end"),
-                             {"name": name, "period": period}).fetchone() or (None,)
+                             {"name": name, "period": period, "stream_nth": nth}
+                             ).fetchone() or (None,)
         return (*found, 1, end)
     found = con.execute(iteration_query("work_iteration_strided"),
                         rules | {"max_stride": MAX_STRIDE}).fetchone()
     if found is not None:
         return (*found, None)
-    varying = {key: rules[key] for key in ("min_repeats", "regular", "repeating")}
+    varying = {key: rules[key] for key in ("min_repeats", "regular", "repeating",
+                                           "stream_nth")}
     found = con.execute(iteration_query("work_iteration_varying"),
                         varying | {"spread": SPREAD, "prefix": PREFIX}).fetchone()
     return None if found is None else (*found, 1, None)
