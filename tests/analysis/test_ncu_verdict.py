@@ -161,6 +161,17 @@ def test_thresholds(sm: float, mem: float, waves: float, kind: str) -> None:
     assert decide(figures).kind == kind
 
 
+def test_a_compute_bound_launch_without_pipe_figures_is_told_to_collect_them() -> None:
+    """Constructed figures: the speed of light alone (85% SM, no pipe utilisation over
+    either the active or the elapsed cycles), which leaves the remedy to the busiest pipe
+    the report lacks."""
+    verdict = decide(_synthetic(sm_pct=85, mem_pct=40, waves_per_sm=10, dram_pct=40,
+                                grid_blocks=10, sm_count=132))
+    assert verdict.kind == "compute" and verdict.unit is None
+    assert verdict.next_step.startswith(
+        "Profile it again with `--section ComputeWorkloadAnalysis` (or `--set full`)")
+
+
 def test_missing_speed_of_light_gives_no_verdict() -> None:
     verdict = decide(_synthetic())
     assert verdict.kind is None and "SpeedOfLight" in verdict.explanation

@@ -141,7 +141,7 @@ def _compute(f: KernelFigures, sm: float, mem: float) -> Verdict:
                 "diverge inside warps — make each warp take one path (partition the work)")
     elif pipe is not None and pipe[0] in _PIPE_STEP:
         step = _PIPE_STEP[pipe[0]]
-    elif not f.pipes:  # ncu's default sections: no pipe utilisation to tell the remedy by
+    elif not f.pipes:  # no pipe utilisation at all (a report of the speed of light alone)
         step = ("profile it again with `--section ComputeWorkloadAnalysis` (or `--set full`): "
                 "this report has no pipe utilisation, and the busiest pipe decides the remedy "
                 "(the tensor cores' ceiling, or redundant instructions to remove)")
