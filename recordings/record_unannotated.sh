@@ -64,6 +64,7 @@
 # DDP_GPUS, the whole loop under torch.profiler with no step marked: $OUT/ddp_whole_kineto.tgz),
 # compiled_ro (compiled in torch.compile's reduce-overhead mode: Inductor's CUDA graphs) and
 # compiled_ro_kineto (no nsys: its steps 10-14 under torch.profiler: $OUT/compiled_ro.pt.trace.json.gz),
+# ddp_bound_ranks (ddp_bound_json's ranks, each under an nsys of its own: a report a rank),
 # ddp_log_kineto and ddp_log_json (ddp_log over the two GPUs of DDP_GPUS under
 # torch.profiler, and under nsys exported with --include-json=true),
 # ddp_ranks (ddp's 20 steps under torchrun with nsys inside it, a report a rank:
@@ -187,6 +188,19 @@ for name in ${ONLY//,/ }; do
       timeout 90 $NSYS analyze -r gpu_gaps:gap=1:rows=-1 --format csv --force-overwrite true -o $P $P.sqlite >> $P.log 2>&1
       xz -T0 -6 -c $P.sqlite > $OUT/ddp_ranks_$r.sqlite.xz
       say "xz ddp_ranks_$r: $(stat -c %s $OUT/ddp_ranks_$r.sqlite.xz) B"
+    done
+    continue
+  fi
+  if [ $name = ddp_bound_ranks ]; then  # ranks bound to a GPU each, nsys inside each: a report a rank (srun-style)
+    CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 STEPS=20 \
+      RANK_PREFIX="$NSYS profile $FLAGS -f true -o $W/ddp_bound_ranks_%r" \
+      timeout -k 5 300 bash $HERE/bound_ranks.sh $HERE/gen_unannotated.py ddp > $W/ddp_bound_ranks.log 2>&1
+    say "nsys ddp_bound_ranks: rc=$? $(grep -h ' ok ' $W/ddp_bound_ranks.log | tr '\n' ' ')"
+    for r in 0 1; do
+      P=$W/ddp_bound_ranks_$r
+      timeout 200 $NSYS export --type sqlite --include-json=true -f true -o $P.sqlite $P.nsys-rep >> $P.log 2>&1
+      xz -T0 -6 -c $P.sqlite > $OUT/ddp_bound_ranks_$r.sqlite.xz
+      say "xz ddp_bound_ranks_$r: $(stat -c %s $OUT/ddp_bound_ranks_$r.sqlite.xz) B"
     done
     continue
   fi
