@@ -81,8 +81,9 @@ SEQUENCE_ADVICE = ("keep tensor parallelism on the fastest links (NVLink, within
                    "collective matmul), or use fewer tensor-parallel ranks for this size")
 
 
-# A run whose other kernels ran less than this share of its NCCL kernels' time ran
-# collectives alone: a communication benchmark (`collbench`: 0.4 ms beside 76 ms a rank).
+# A run each of whose ranks ran its other kernels less than this share of its NCCL
+# kernels' time ran collectives alone: a communication benchmark (`collbench`: 0.4 ms
+# beside 76 ms a rank). Each rank apart: a straggler computes while the others wait.
 BENCHMARK_COMPUTE = 0.02
 BENCHMARK_WHY = ("collectives alone, with no compute between them (a communication "
                  "benchmark, as nccl-tests runs): no model's parallelism to tell")
@@ -93,8 +94,9 @@ def parallelism(con: duckdb.DuckDBPyConnection) -> list[ParallelGroup]:
     "why", "advice"}; kind (and advice) None where the calls fit no rule, or where the
     run computed next to nothing beside them (BENCHMARK_WHY)."""
     (recorded,) = con.execute(load_query("rank_c10d_calls")).fetchone() or (False,)
-    nccl_ns, other_ns = con.execute(load_query("rank_kernel_shares")).fetchone() or (0, 0)
-    benchmark = nccl_ns > 0 and other_ns < BENCHMARK_COMPUTE * nccl_ns
+    shares = con.execute(load_query("rank_kernel_shares")).fetchall()
+    benchmark = bool(shares) and all(nccl > 0 and other < BENCHMARK_COMPUTE * nccl
+                                     for _rank, nccl, other in shares)
     # with no c10d call the kinds come from the kernels; only then are those read
     cursor = con.execute(load_query("rank_parallelism"),
                          {**step_patterns(), "from_kernels": not recorded})
