@@ -65,6 +65,8 @@
 # compiled_ro (compiled in torch.compile's reduce-overhead mode: Inductor's CUDA graphs) and
 # compiled_ro_kineto (no nsys: its steps 10-14 under torch.profiler: $OUT/compiled_ro.pt.trace.json.gz),
 # ddp_bound_ranks (ddp_bound_json's ranks, each under an nsys of its own: a report a rank),
+# jax_mp_json (jax_mp's two processes started by bound_ranks.sh under one nsys, XLA's
+# command buffers off, --cuda-graph-trace=node; exported with --include-json=true),
 # ddp_log_kineto and ddp_log_json (ddp_log over the two GPUs of DDP_GPUS under
 # torch.profiler, and under nsys exported with --include-json=true),
 # ddp_ranks (ddp's 20 steps under torchrun with nsys inside it, a report a rank:
@@ -255,6 +257,11 @@ for name in ${ONLY//,/ }; do
   if [ $name = ddp_bound_json ]; then  # ddp's ranks each given its own GPU alone, under one nsys
     workload=ddp; LAUNCH="env STEPS=20 bash $HERE/bound_ranks.sh"
     export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
+  fi
+  if [ $name = jax_mp_json ]; then  # jax_mp's two processes, a GPU each, under one nsys (XLA's command buffers off)
+    workload=jax_mp; extra="--cuda-graph-trace=node"
+    LAUNCH="env WORLD=2 STEPS=30 XLA_FLAGS=--xla_gpu_enable_command_buffer= bash $HERE/bound_ranks.sh"
+    export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1}
   fi
   if [ $name = cp_pt_json ]; then  # cp under torchrun with nsys's NVTX ranges of PyTorch's ops
     grep -q -- '--pytorch' $W/nsys_profile_help.txt || { say "no --pytorch"; continue; }
