@@ -999,3 +999,14 @@ def test_a_reduce_overhead_compile_is_judged_over_its_replays_not_its_recording(
     assert window is not None and window.kind == "iteration"
     assert window.name is not None and window.name.startswith("CUDA graph ")
     assert window.start_ns > recording_end and window.ranges >= 25
+    # the graphs traced whole hold most of the compute time, their inside idle counted busy
+    # (torch.profiler's kernels of the same steps: 76% compute), and the diagnosis says so
+    with open_trace(path) as trace:
+        _gaps, _whole, (work,) = gaps_and_work(trace.con, MS)
+    (graphs_ns,) = db.execute(
+        "SELECT sum(min(\"end\", ?) - max(start, ?)) FROM CUPTI_ACTIVITY_KIND_GRAPH_TRACE "
+        "WHERE start < ? AND \"end\" > ?",
+        (window.end_ns, window.start_ns, window.end_ns, window.start_ns)).fetchone()
+    assert work.whole_graph_ns == graphs_ns > 0.5 * work.compute_ns
+    share = round(100 * graphs_ns / work.compute_ns)
+    assert f"{share}% of that time in CUDA graphs traced whole" in diagnose([work], "nsys").text

@@ -73,6 +73,10 @@ COMPUTE_MOST = 0.9
 MEMORY_MOST = 0.5
 # A rank's NCCL kernels waiting for other ranks this share of its span: communication-bound.
 WAIT_MOST = 0.5
+# CUDA graphs an nsys report traced whole holding this share of the compute time or more:
+# the compute share counts their inside idle as busy, and the text says so
+# (`unannotated/compiled_ro.sqlite`: 98% compute so, 76% under torch.profiler's kernels).
+WHOLE_GRAPHS_SAID = 0.5
 # device_time_unions_blocks.sql takes each device's running max in blocks of this many GPU
 # ids
 SPLIT_BLOCK_IDS = 65_536
@@ -114,6 +118,8 @@ class DeviceTime:
     # launch-bound: its kernels that CUDA graphs' replays ran (launch_means.graph_replays),
     # and the launches its host issued (a replay's one launch for the kernels it ran)
     graph_kernels: int = 0
+    # of compute_ns, CUDA graphs an nsys report traced whole (busy from start to end)
+    whole_graph_ns: int = 0
     host_launches: int | None = None
     # other-bound: what its queued work waited for (queued_waits: GPUS, STREAMS), None
     # where the launches are not known
@@ -226,6 +232,7 @@ def device_times(con: duckdb.DuckDBPyConnection, gaps: Sequence[Gap],
     idle = {i.device: i for i in idle_by_cause(con, classified, **bounds)}
     (ops,) = con.execute(load_query("host_ops_recorded")).fetchone() or (False,)
     busy_in = _host_busy_in(gaps, window, ops)
+    whole_graphs = dict(con.execute(load_query("window_whole_graphs"), bounds).fetchall())
     # the window's steps, and each device's idle inside the slow ones (needs the causes)
     steps, slow_idle = (step_figures(con, window) if window and classified
                         else (None, {}))
@@ -242,6 +249,7 @@ def device_times(con: duckdb.DuckDBPyConnection, gaps: Sequence[Gap],
             pinned_bytes=row.pinned_bytes,
             idle=idle.get(row.device, IdleByCause(row.device)),
             host_busy_in=busy_in.get(row.device), window=window,
+            whole_graph_ns=int(whole_graphs.get(row.device) or 0),
             steps=({**steps, "slow_idle": slow_idle.get(row.device, {})} if steps
                    else None)))
     return out
@@ -372,6 +380,7 @@ def combined(times: Sequence[DeviceTime]) -> DeviceTime:
         comm_wait_ns=total("comm_wait_ns"), memory_ns=total("memory_ns"),
         window=merged([t.window for t in times]), steps=summed([t.steps for t in times]),
         launched_as=main.launched_as, graph_kernels=sum(t.graph_kernels for t in times),
+        whole_graph_ns=sum(t.whole_graph_ns for t in times),
         host_launches=(sum(t.issued for t in times)
                        if any(t.host_launches is not None for t in times) else None),
         waited_on=(GPUS if any(t.waited_on == GPUS for t in times) else main.waited_on),
@@ -463,8 +472,14 @@ def _compute(t: DeviceTime, who: str, its: str) -> str:
               if t.kernel_median_ns is not None else "")
     waited = (f"; {its} NCCL kernels waited {format_ns(t.comm_wait_ns)} for other ranks"
               if t.comm_wait_ns else "")
+    # a graph traced whole is busy from its start to its end: what its kernels left idle
+    # inside it is counted as compute
+    whole = (f"; {_pct(t.whole_graph_ns, t.compute_ns)} of that time in CUDA graphs traced "
+             "whole, busy from start to end whatever their own kernels left idle: record "
+             "with --cuda-graph-trace=node to see them"
+             if t.whole_graph_ns >= WHOLE_GRAPHS_SAID * t.compute_ns > 0 else "")
     return (f"{who} ran compute kernels {_of_span(t.compute_ns, t, its)} "
-            f"({t.kernels:,} kernels{median}{waited})")
+            f"({t.kernels:,} kernels{median}{waited}{whole})")
 
 
 def _memory(t: DeviceTime, who: str, its: str) -> str:
