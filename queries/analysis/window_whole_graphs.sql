@@ -8,6 +8,7 @@ SELECT device,
        sum(least(end_ns, coalesce($end_ns, end_ns))
            - greatest(start_ns, coalesce($start_ns, start_ns))) AS graph_ns
 FROM gpu_activities
-WHERE kind = 'kernel' AND regexp_matches(name, '^CUDA graph [0-9]+$')
+WHERE kind = 'kernel' AND starts_with(name, 'CUDA graph ')
+  AND regexp_matches(name, '^CUDA graph [0-9]+$')
   AND start_ns < coalesce($end_ns, end_ns) AND end_ns > coalesce($start_ns, start_ns)
 GROUP BY device;

@@ -19,8 +19,8 @@ COLUMNS = {"start", "deviceId", "address", "bytes", "memKind", "memoryOperationT
 
 
 def load_nsys_memory(path: Path, schema: dict[str, set[str]],
-                     con: duckdb.DuckDBPyConnection, process: str = "0",
-                     devices: pa.Table | None = None) -> list[str]:
+                     con: duckdb.DuckDBPyConnection, process: str,
+                     devices: pa.Table) -> list[str]:
     """Fill memory_events from the export (after host_activities, whose API calls give
     each event its thread); warnings. An export without the table adds nothing.
     `process`: the expression of an event's pid that makes its correlation id its
@@ -35,9 +35,7 @@ def load_nsys_memory(path: Path, schema: dict[str, set[str]],
     except Exception as exc:  # the driver raises its own error family
         return [f"skipped {MEMORY_TABLE} ({first_line(exc)})"]
     con.register("nsys_memory", events)
-    con.register("nsys_cuda_devices", devices if devices is not None else pa.table(
-        {"pid": pa.array([], pa.int64()), "cuda_id": pa.array([], pa.int64()),
-         "gpu_id": pa.array([], pa.int64())}))
+    con.register("nsys_cuda_devices", devices)
     try:
         con.execute(load_query("nsys_memory_events"), {"max_bytes": MAX_MEMORY_BYTES}).fetchall()
     finally:
