@@ -120,7 +120,8 @@ Workloads (argv[1]):
             batches of 16,384 rows held in pinned host memory and copied to the GPU with
             `non_blocking=True` each step, on the step's own stream: 256 MB a step moved
             for a step's worth of compute on 4,096 of the rows.
-  jax_tp    (two GPUs, one process) a jitted JAX MLP (4 layers of 8192, bf16) trained 100
+  jax_tp    (two GPUs, one process) a jitted JAX MLP (4 layers of 8192: bf16 inputs,
+            float32 weights, which a NumPy scale promotes them to) trained 100
             steps tensor-parallel over a 2-device mesh: each layer's weight split by
             columns then rows (Megatron's pattern), so XLA all-reduces the activations in
             the forward and their gradients in the backward; batches of 2048 made on the
@@ -149,7 +150,8 @@ Workloads (argv[1]):
             4 sequences of 4096 tokens made on the GPU, each rank holding its share of the
             sequence. Env KINETO_DIR: as ep's (tp_sp_rankN.pt.trace.json). DEVICE=cpu:
             gloo on the CPU, small sizes (a dry run).
-  jax_fsdp  (two GPUs, one process) a jitted JAX MLP (4 layers of 8192, bf16) trained 100
+  jax_fsdp  (two GPUs, one process) a jitted JAX MLP (4 layers of 8192: bf16 inputs,
+            float32 weights, as jax_tp's) trained 100
             steps fully sharded over a 2-device mesh: each weight split by rows over the
             devices, as is each batch of 4096 made on the device, the updated weights kept
             so: XLA all-gathers each weight before its use and reduce-scatters its
@@ -1098,6 +1100,33 @@ def pinned() -> str:
     return f"work_s={time.perf_counter() - start:.2f} steps={steps}"
 
 
+def square_weights(width: int, placed: list, scale: float) -> tuple[list, object]:
+    """jax_tp's, jax_fsdp's and jax_mp's weights: a width x width matrix of bf16 normals
+    over `scale` for each sharding of `placed`, put there, drawn from PRNGKey(0) one split
+    at a time; and the key left after them. A NumPy `scale` (np.sqrt) promotes the weights
+    to float32, a Python float keeps them bf16."""
+    import jax
+    import jax.numpy as jnp
+
+    key = jax.random.PRNGKey(0)
+    params = []
+    for sharding in placed:
+        key, k = jax.random.split(key)
+        params.append(jax.device_put(
+            jax.random.normal(k, (width, width), jnp.bfloat16) / scale, sharding))
+    return params, key
+
+
+def square_mlp_loss(params: list, x):
+    """The mean square of the MLP of `params` (GELU after each) on `x`, in float32."""
+    import jax
+    import jax.numpy as jnp
+
+    for w in params:
+        x = jax.nn.gelu(x @ w)
+    return jnp.mean(x.astype(jnp.float32) ** 2)
+
+
 def jax_tp() -> str:
     import jax
     import jax.numpy as jnp
@@ -1106,22 +1135,12 @@ def jax_tp() -> str:
     mesh = Mesh(np.array(jax.devices()[:2]), ("model",))
     columns = NamedSharding(mesh, PartitionSpec(None, "model"))
     rows = NamedSharding(mesh, PartitionSpec("model", None))
-    key = jax.random.PRNGKey(0)
-    params = []
-    for layer in range(4):
-        key, k = jax.random.split(key)
-        w = jax.random.normal(k, (8192, 8192), jnp.bfloat16) / np.sqrt(8192)
-        params.append(jax.device_put(w, columns if layer % 2 == 0 else rows))
-
-    def loss(params, x):
-        for w in params:
-            x = jax.nn.gelu(x @ w)
-        return jnp.mean(x.astype(jnp.float32) ** 2)
+    params, key = square_weights(8192, [columns, rows, columns, rows], np.sqrt(8192))
 
     @jax.jit
     def step(params, key):
         x = jax.random.normal(key, (2048, 8192), jnp.bfloat16)
-        grads = jax.grad(loss)(params, x)
+        grads = jax.grad(square_mlp_loss)(params, x)
         return jax.tree_util.tree_map(lambda p, g: p - 1e-3 * g, params, grads)
 
     steps = int(os.environ.get("STEPS", "100"))
@@ -1337,23 +1356,13 @@ def jax_fsdp() -> str:
     width, rows = (512, 256) if cpu else (8192, 4096)
     mesh = Mesh(np.array(jax.devices()[:2]), ("fsdp",))
     sharded = NamedSharding(mesh, PartitionSpec("fsdp", None))
-    key = jax.random.PRNGKey(0)
-    params = []
-    for _ in range(4):
-        key, k = jax.random.split(key)
-        w = jax.random.normal(k, (width, width), jnp.bfloat16) / np.sqrt(width)
-        params.append(jax.device_put(w, sharded))
-
-    def loss(params, x):
-        for w in params:
-            x = jax.nn.gelu(x @ w)
-        return jnp.mean(x.astype(jnp.float32) ** 2)
+    params, key = square_weights(width, [sharded] * 4, np.sqrt(width))
 
     @jax.jit
     def step(params, key):
         x = jax.lax.with_sharding_constraint(
             jax.random.normal(key, (rows, width), jnp.bfloat16), sharded)
-        grads = jax.grad(loss)(params, x)
+        grads = jax.grad(square_mlp_loss)(params, x)
         return [jax.lax.with_sharding_constraint(p - 1e-3 * g, sharded)
                 for p, g in zip(params, grads, strict=True)]
 
@@ -1455,21 +1464,11 @@ def jax_mp() -> str:
     mesh = Mesh(np.array(jax.devices()), ("data",))
     batch = NamedSharding(mesh, PartitionSpec("data", None))
     replicated = NamedSharding(mesh, PartitionSpec())
-    key = jax.random.PRNGKey(0)
-    params = []
-    for _ in range(4):
-        key, k = jax.random.split(key)
-        w = jax.random.normal(k, (4096, 4096), jnp.bfloat16) / 64.0
-        params.append(jax.device_put(w, replicated))
-
-    def loss(params, x):
-        for w in params:
-            x = jax.nn.gelu(x @ w)
-        return jnp.mean(x.astype(jnp.float32) ** 2)
+    params, _key = square_weights(4096, [replicated] * 4, 64.0)
 
     @jax.jit
     def step(params, x):
-        grads = jax.grad(loss)(params, x)
+        grads = jax.grad(square_mlp_loss)(params, x)
         return [p - 1e-3 * g for p, g in zip(params, grads, strict=True)]
 
     local = jax.local_devices()[0]
