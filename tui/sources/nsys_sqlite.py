@@ -165,11 +165,7 @@ def cuda_devices(source: adbc_sqlite.Connection, schema: dict[str, set[str]]) ->
     if CUDA_DEVICE_TABLE in schema and _per_process(schema) and {
             "pid", "cudaId", "gpuId"} <= schema[CUDA_DEVICE_TABLE]:
         try:
-            cursor = _cursor(source, load_query("nsys_sqlite_cuda_devices"))
-            try:
-                return cursor.fetch_arrow_table()
-            finally:
-                cursor.close()
+            return _arrow(source, "nsys_sqlite_cuda_devices")
         except Exception:  # the driver raises its own error family: the ids as recorded
             pass
     return pa.table({"pid": pa.array([], pa.int64()), "cuda_id": pa.array([], pa.int64()),
@@ -369,16 +365,21 @@ def _cursor(source: adbc_sqlite.Connection, query: str) -> adbc_sqlite.Cursor:
     return cursor
 
 
+def _arrow(source: adbc_sqlite.Connection, query: str) -> pa.Table:
+    """The rows of the named query run inside the export, whole, as an Arrow table."""
+    cursor = _cursor(source, load_query(query))
+    try:
+        return cursor.fetch_arrow_table()
+    finally:
+        cursor.close()
+
+
 def _read_strings(source: adbc_sqlite.Connection, schema: dict[str, set[str]],
                   warnings: list[str]) -> pa.Table:
     """StringIds (id, value), or an empty table when the export has none or it is unreadable."""
     if "StringIds" in schema:
         try:
-            cursor = _cursor(source, load_query("nsys_sqlite_strings"))
-            try:
-                return cursor.fetch_arrow_table()
-            finally:
-                cursor.close()
+            return _arrow(source, "nsys_sqlite_strings")
         except Exception as exc:  # the driver raises its own error family
             warnings.append(f"could not read the names in StringIds ({first_line(exc, 300)})")
     return pa.table({"id": pa.array([], pa.int64()), "value": pa.array([], pa.string())})
