@@ -202,6 +202,21 @@ Workloads (argv[1]):
             balance), each attention's keys and values passed between the ranks (env
             CP_ROTATE: PyTorch's `allgather`, the default, or `alltoall`), the gradients
             all-reduced by DDP. Env KINETO_DIR: as ep's (cp_rankN.pt.trace.json).
+  jax_log   a jitted JAX MLP (4 layers of 2048, bf16, SGD) trained 300 steps on one
+            batch of 256 rows on the GPU, its loss read back with `float(loss)` after each
+            step, as a training loop logs it: the host waits for each step before it
+            dispatches the next.
+  jax_shapes  jax_log's step on batches of a new size each step (256 + 64*i rows, 40
+            steps), as unpadded variable-length batches come: XLA compiles the step
+            again for every one.
+  jax_callback  jax_log's MLP (batches of 1024) whose step scales its update by a number
+            computed on the host mid-step (`jax.pure_callback`, ~3 ms of NumPy on the
+            gradients' norm), 200 steps: the GPU waits for the callback each step.
+  tokenize  a 4-layer BERT (random weights from its config) classifying 100 batches of
+            64 texts of 200 words in bf16 (`torch.inference_mode`), each batch tokenized
+            in the serving loop itself by a Hugging Face fast tokenizer (WordPiece over
+            the texts' words: nothing to download; padded to 512 tokens) and its classes
+            read back with `.tolist()`.
 
 Usage: python gen_unannotated.py WORKLOAD
 Prints `<workload> ok work_s=<seconds> ...`.
@@ -1584,6 +1599,140 @@ def cp() -> str:
     return f"rank={rank} work_s={took:.2f} steps={steps} loss={loss.item():.4f}"
 
 
+def jax_mlp_step(width: int):
+    """jax_train's MLP (4 layers of `width`, bf16) and its jitted SGD step, which also
+    returns the loss: (params, step(params, x, y) -> (params, loss))."""
+    import jax
+    import jax.numpy as jnp
+
+    key = jax.random.PRNGKey(0)
+    params = []
+    for _ in range(4):
+        key, k = jax.random.split(key)
+        params.append((jax.random.normal(k, (width, width), jnp.bfloat16) / np.sqrt(width),
+                       jnp.zeros((width,), jnp.bfloat16)))
+
+    def loss(params, x, y):
+        for w, b in params[:-1]:
+            x = jax.nn.gelu(x @ w + b)
+        w, b = params[-1]
+        return jnp.mean(((x @ w + b) - y).astype(jnp.float32) ** 2)
+
+    @jax.jit
+    def step(params, x, y):
+        value, grads = jax.value_and_grad(loss)(params, x, y)
+        return jax.tree_util.tree_map(lambda p, g: p - 1e-3 * g, params, grads), value
+
+    return params, step
+
+
+def jax_log() -> str:
+    import jax
+    import jax.numpy as jnp
+
+    params, step = jax_mlp_step(2048)
+    x = jax.random.normal(jax.random.PRNGKey(1), (256, 2048), jnp.bfloat16)
+    y = jax.random.normal(jax.random.PRNGKey(2), (256, 2048), jnp.bfloat16)
+    steps = int(os.environ.get("STEPS", "300"))
+    losses = []
+    start = time.perf_counter()
+    for _ in range(steps):
+        params, loss = step(params, x, y)
+        losses.append(float(loss))  # logged each step: the host waits for the step's end
+    return f"work_s={time.perf_counter() - start:.2f} steps={steps} loss={losses[-1]:.4f}"
+
+
+def jax_shapes() -> str:
+    import jax
+    import jax.numpy as jnp
+
+    params, step = jax_mlp_step(2048)
+    steps = int(os.environ.get("STEPS", "40"))
+    start = time.perf_counter()
+    for i in range(steps):
+        rows = 256 + 64 * i  # a batch of a new size each step: XLA compiles the step again
+        x = jax.random.normal(jax.random.PRNGKey(i), (rows, 2048), jnp.bfloat16)
+        params, loss = step(params, x, x[:, ::-1])
+    jax.block_until_ready(params)
+    return f"work_s={time.perf_counter() - start:.2f} steps={steps} loss={float(loss):.4f}"
+
+
+def jax_callback() -> str:
+    import jax
+    import jax.numpy as jnp
+
+    def clip_scale(norm: np.ndarray) -> np.ndarray:
+        # ~3 ms of NumPy on the host, as a metric or a data-dependent rule computed there
+        rng = np.random.default_rng(int(norm * 1000) % 1000)
+        noise = np.sort(rng.standard_normal(400_000))
+        return np.float32(1.0 / max(1.0, float(norm) + 1e-9 * noise[0]))
+
+    params, _ = jax_mlp_step(2048)
+
+    def loss(params, x, y):
+        for w, b in params[:-1]:
+            x = jax.nn.gelu(x @ w + b)
+        w, b = params[-1]
+        return jnp.mean(((x @ w + b) - y).astype(jnp.float32) ** 2)
+
+    @jax.jit
+    def step(params, x, y):
+        grads = jax.grad(loss)(params, x, y)
+        norm = jnp.sqrt(sum(jnp.sum(jnp.square(g.astype(jnp.float32)))
+                            for g in jax.tree_util.tree_leaves(grads)))
+        # the scale computed on the host, mid-step: the GPU waits for the callback
+        scale = jax.pure_callback(clip_scale, jax.ShapeDtypeStruct((), jnp.float32), norm)
+        return jax.tree_util.tree_map(lambda p, g: p - 1e-3 * scale.astype(p.dtype) * g,
+                                      params, grads)
+
+    x = jax.random.normal(jax.random.PRNGKey(1), (1024, 2048), jnp.bfloat16)
+    steps = int(os.environ.get("STEPS", "200"))
+    start = time.perf_counter()
+    for _ in range(steps):
+        params = step(params, x, x[:, ::-1])
+    jax.block_until_ready(params)
+    return f"work_s={time.perf_counter() - start:.2f} steps={steps}"
+
+
+def tokenize() -> str:
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import BertConfig, BertForSequenceClassification, PreTrainedTokenizerFast
+
+    # a WordPiece tokenizer of Hugging Face's `tokenizers` (Rust, threads of its own), its
+    # vocabulary the words of `Sentences` (nothing to download)
+    letters = "abcdefghij"
+    vocab = {"[PAD]": 0, "[UNK]": 1, "[CLS]": 2, "[SEP]": 3}
+    for a in letters:
+        vocab.setdefault(a, len(vocab))
+        for b in letters:
+            vocab.setdefault(a + b, len(vocab))
+            vocab.setdefault("##" + a + b, len(vocab))
+        vocab.setdefault("##" + a, len(vocab))
+    tok = Tokenizer(models.WordPiece(vocab, unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="[PAD]")
+    torch.manual_seed(0)
+    model = BertForSequenceClassification(
+        BertConfig(num_labels=4, num_hidden_layers=4)).cuda().eval()
+    rng = np.random.default_rng(0)
+    words = ["".join(rng.choice(list(letters), rng.integers(2, 9))) for _ in range(10_000)]
+    steps = int(os.environ.get("STEPS", "100"))
+    labels = []
+    start = time.perf_counter()
+    with torch.inference_mode():
+        for _ in range(steps):
+            # 64 requests of 200 words each, tokenized in the serving loop itself
+            picks = rng.integers(0, len(words), (64, 200))
+            batch = fast([" ".join(words[i] for i in row) for row in picks],
+                         padding="max_length", max_length=512, truncation=True,
+                         return_tensors="pt")
+            ids, mask = batch["input_ids"].cuda(), batch["attention_mask"].cuda()
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                logits = model(input_ids=ids, attention_mask=mask).logits
+            labels += logits.argmax(-1).tolist()
+    return f"work_s={time.perf_counter() - start:.2f} steps={steps} labels={len(labels)}"
+
+
 if __name__ == "__main__":
     workload = sys.argv[1]
     run = {"generate": generate, "decode": decode, "vision": vision, "triton": triton_kernels,
@@ -1599,5 +1748,6 @@ if __name__ == "__main__":
            "tp_sp": tp_sp, "jax_fsdp": jax_fsdp, "jax_ring": jax_ring,
            "ddp_log": ddp_log, "jax_mp": jax_mp, "ddp_compile": ddp_compile,
            "fsdp_root": fsdp_root, "cp": cp, "sweep": sweep, "collbench": collbench,
-           "sweep_worker": sweep_worker}[workload]
+           "sweep_worker": sweep_worker, "jax_log": jax_log, "jax_shapes": jax_shapes,
+           "jax_callback": jax_callback, "tokenize": tokenize}[workload]
     print(workload, "ok", run(), flush=True)

@@ -72,7 +72,9 @@
 # ddp_ranks (ddp's 20 steps under torchrun with nsys inside it, a report a rank:
 # ddp_ranks_0 and ddp_ranks_1, exported with --include-json=true),
 # jax_fsdp_trace and jax_ring_trace (no nsys: as jax_tp_trace, of jax_fsdp and jax_ring),
-# jax_no_cb: jax with XLA's command buffers off and nsys --cuda-graph-trace=node; ddp:
+# jax_log, jax_shapes, jax_callback, tokenize (see gen_unannotated.py),
+# jax_no_cb: jax with XLA's command buffers off and nsys --cuda-graph-trace=node (so log_no_cb,
+# shapes_no_cb and callback_no_cb: jax_log, jax_shapes and jax_callback; env STEPS); ddp:
 # torchrun over the two GPUs of DDP_GPUS, default 0,1).
 # Outputs: $OUT/<name>.sqlite.xz, $OUT/unannotated_refs.tgz (CSVs, logs), $OUT/run.log.
 # nsys: the one bundled with Nsight Compute, which needs the libdw1/libelf1 .deb files in
@@ -210,9 +212,9 @@ for name in ${ONLY//,/ }; do
     grep -q -- '--pytorch' $W/nsys_profile_help.txt || { say "no --pytorch"; continue; }
     workload=bert; extra="--pytorch=autograd-nvtx"
   fi
-  if [ $name = jax_no_cb ]; then  # XLA's command buffers off: each step's kernels traced
-    workload=jax; extra="--cuda-graph-trace=node"
-    export XLA_FLAGS=--xla_gpu_enable_command_buffer=
+  if [ "${name%_no_cb}" != $name ]; then  # XLA's command buffers off: each step's kernels traced
+    workload=${name%_no_cb}; [ $workload = jax ] || workload=jax_$workload
+    extra="--cuda-graph-trace=node"
   fi
   if [ $name = decode_node ]; then  # decode with each replayed graph's kernels traced
     workload=decode; extra="--cuda-graph-trace=node"
@@ -226,6 +228,7 @@ for name in ${ONLY//,/ }; do
     workload=${name%_py}; extra="--python-sampling=true --python-backtrace=cuda --cudabacktrace=$bt"
   fi
   LAUNCH=python3; program=$HERE/gen_unannotated.py
+  [ "${name%_no_cb}" != $name ] && LAUNCH="env XLA_FLAGS=--xla_gpu_enable_command_buffer= python3"
   case $name in fsdp|nocache|moe|graphed|jax_tp|pinned|ckpt) extra="$extra --gpu-metrics-devices=all" ;; esac
   if [ $name = nocache ]; then LAUNCH="env PYTORCH_NO_CUDA_MEMORY_CACHING=1 python3"; fi
   if [ $name = nocache_small ]; then  # nocache's 10 steps, no counters: a sample's size
