@@ -40,7 +40,7 @@ import duckdb
 
 from tui.analysis.beside import Beside
 from tui.analysis.dataparallel import dataparallel_devices
-from tui.analysis.gaps import DOMINANT_SHARE, Gap, explained_gaps
+from tui.analysis.gaps import DOMINANT_SHARE, Gap, explained_gaps, has_cpu_samples
 from tui.analysis.idle_causes import (
     CAUSES,
     IdleByCause,
@@ -230,8 +230,9 @@ def device_times(con: duckdb.DuckDBPyConnection, gaps: Sequence[Gap],
     span = {row[0]: (row[1], row[2]) for row in con.execute(
         load_query("device_window_busy"), bounds).fetchall()}
     idle = {i.device: i for i in idle_by_cause(con, classified, **bounds)}
-    (ops,) = con.execute(load_query("host_ops_recorded")).fetchone() or (False,)
-    busy_in = _host_busy_in(gaps, window, ops)
+    # the host's work is recorded besides its ranges: its ops, or CPU samples (_host_busy_in)
+    recorded = one_row(con, load_query("host_ops_recorded"))[0] or has_cpu_samples(con)
+    busy_in = _host_busy_in(gaps, window, recorded)
     whole_graphs = dict(con.execute(load_query("window_whole_graphs"), bounds).fetchall())
     # the window's steps, and each device's idle inside the slow ones (needs the causes)
     steps, slow_idle = (step_figures(con, window) if window and classified
@@ -285,18 +286,20 @@ def _bounds(window: Window | None) -> dict[str, int | None]:
 
 
 def _host_busy_in(gaps: Sequence[Gap], window: Window | None = None,
-                  ops_recorded: bool = False) -> dict[int, str]:
+                  work_recorded: bool = False) -> dict[int, str]:
     """Per device, the op or range the host was busy in over the most host-wait time
     (not the most gaps) of the gaps in `window` (numbered names such as batch_3 and
     batch_4 counted as one, batch_N). Where no gap names one, the CUDA call that held
     the most (Gap.busy_in_call: a module load, the allocator), where that is at least
     DOMINANT_SHARE of the device's host-wait time there: a kernel's module loaded in one
-    step says nothing of the rest. Where the trace records the framework's ops
-    (`ops_recorded`: torch.profiler's, where the host's work is in ops, not NVTX ranges a
-    program may lack), a name is said only where it held at least as much of that time as
-    the gaps in which the host ran no op did, or DOMINANT_SHARE of it: a rank that sleeps
-    before each step (no op) was not busy in the forward that one longer gap saw
-    (`ddp_whole/`: 17% of it)."""
+    step says nothing of the rest. Where the trace records the host's work besides its
+    ranges (`work_recorded`: the framework's ops, torch.profiler's, where the host's work
+    is in ops, not NVTX ranges a program may lack; or CPU samples, which name a compiler
+    where it held the thread), a name is said only where it held at least as much of that
+    time as the gaps with none did, or DOMINANT_SHARE of it: a rank that sleeps before
+    each step (no op) was not busy in the forward that one longer gap saw (`ddp_whole/`:
+    17% of it), nor a loop that tokenizes each batch in Python in the compile of its first
+    batch's attention (`unannotated/tokenize.sqlite`: 13%)."""
     named: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     calls: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     waited: dict[int, int] = defaultdict(int)
@@ -319,7 +322,7 @@ def _host_busy_in(gaps: Sequence[Gap], window: Window | None = None,
     out = {}
     for device, names in named.items():
         top = max(names, key=lambda n: names[n])
-        if (not ops_recorded or names[top] >= unnamed[device]
+        if (not work_recorded or names[top] >= unnamed[device]
                 or names[top] >= DOMINANT_SHARE * waited[device]):
             out[device] = top
     for device, names in calls.items():
@@ -394,6 +397,19 @@ def _busiest_host(times: Sequence[DeviceTime]) -> str | None:
             if waiting else None)
 
 
+# The GPU work of a trace whose kernels were dropped (an nsys export without its kernel
+# table: unannotated/jax_log.sqlite, 300 steps of a jitted JAX MLP of which nsys kept one
+# memset) is not the program's: a diagnosis from it would be a guess.
+UNRECORDED = ("No diagnosis: the trace holds the program's CUDA calls but none of its "
+              "kernels (see the warning), so what bounds the GPU cannot be told from the "
+              "rest of its GPU work.")
+
+
+def kernels_unrecorded(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the loader found the program's CUDA calls but no kernel table (UNRECORDED)."""
+    return bool(one_row(con, load_query("kernels_unrecorded"))[0])
+
+
 def decide(t: DeviceTime) -> str | None:
     """The bound of one device (or of devices summed); None without a span."""
     if t.span_ns <= 0:
@@ -409,10 +425,14 @@ def decide(t: DeviceTime) -> str | None:
 
 
 def diagnose(times: Sequence[DeviceTime], source_format: str | None = None,
-             subject: str | None = None, remedies: dict[str, str] | None = None
-             ) -> Diagnosis:
+             subject: str | None = None, remedies: dict[str, str] | None = None,
+             unrecorded: bool = False) -> Diagnosis:
     """The diagnosis of a trace (or a rank: `subject` e.g. "rank 1's GPU"): one sentence
-    for its devices together, and one per device when there are several."""
+    for its devices together, and one per device when there are several. `unrecorded`:
+    the trace holds the program's CUDA calls but none of its kernels (kernels_unrecorded):
+    without a kernel, no bound is said."""
+    if unrecorded and not any(t.kernels for t in times):
+        return Diagnosis(None, UNRECORDED, combined(times) if times else None)
     if not times:
         return Diagnosis(None, "No GPU activity: nothing bounds the GPU in this trace.", None)
     per_device = ([_one(t, source_format, subject, remedies) for t in times]

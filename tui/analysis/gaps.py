@@ -201,18 +201,24 @@ def _busy_in(range_path: str | None, op_name: str | None,
     return " › ".join(named) if named else (op_name or frame_name)
 
 
+def has_cpu_samples(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the trace has CPU samples (nsys --sample; False for a store written before
+    samples were loaded)."""
+    import duckdb  # here: a warm summary imports this module without DuckDB
+
+    try:
+        row = con.execute("SELECT count(*) > 0 FROM host_samples").fetchone()
+    except duckdb.CatalogException:
+        return False
+    return bool(row and row[0])
+
+
 def _gap_samples(con: duckdb.DuckDBPyConnection) -> dict[int, tuple[str, str | None]]:
     """{gap_no: ('its thread's samples: the Python interpreter 90%, libc 7%', compiler)}
     for the gaps with host context where the trace has CPU samples on the thread that
     ended them; `compiler`: the label of a compiler (module_names.COMPILERS) holding
     COMPILING_SHARE or more of them, what the host was busy in; else None."""
-    import duckdb  # here: a warm summary imports this module without DuckDB
-
-    try:
-        (any_samples,), = con.execute("SELECT count(*) > 0 FROM host_samples").fetchall()
-    except duckdb.CatalogException:  # a store written before samples were loaded
-        return {}
-    if not any_samples:
+    if not has_cpu_samples(con):
         return {}
     said = {}
     for gap_no, samples, top in con.execute(samples_query()).fetchall():

@@ -12,7 +12,13 @@ import duckdb
 from tui.analysis.beside import Beside, side_by_side
 from tui.analysis.code import code_source, frame_times, unattributed
 from tui.analysis.code_hlo import op_path_rows
-from tui.analysis.diagnosis import decide, diagnose, gaps_and_work, gaps_and_work_only
+from tui.analysis.diagnosis import (
+    decide,
+    diagnose,
+    gaps_and_work,
+    gaps_and_work_only,
+    kernels_unrecorded,
+)
 from tui.analysis.distributed import trace_figures
 from tui.analysis.distributed.findings import distributed_findings
 from tui.analysis.distributed.idle import gap_classes
@@ -105,7 +111,7 @@ def _rank_summary(trace: Trace, min_gap_ns: int) -> dict:
     con = trace.con
     devices = device_busy(con)
     gaps, work = gaps_and_work_only(con, min_gap_ns)
-    diagnosis = diagnose(work, source_format(con)).to_json()
+    diagnosis = diagnose(work, source_format(con), unrecorded=kernels_unrecorded(con)).to_json()
     origin = one_row(con, load_query("trace_origin"))[0]
     return {"devices": [d.as_dict() for d in devices], "gaps": GapRows(gaps, origin),
             "diagnosis": diagnosis, "warnings": list(trace.warnings),
@@ -175,7 +181,7 @@ def _summed_up(trace: Trace, min_gap_ns: int, on: bool, figures: Callable[[], di
     found += distributed_findings([rank], run=False)
     gap_rows = GapRows(gaps, origin)
     counters = gpu_metrics_summary(con, min_gap_ns, [k.name for k in kernels])
-    diagnosis = diagnose(work, source_format(con)).to_json()
+    diagnosis = diagnose(work, source_format(con), unrecorded=kernels_unrecorded(con)).to_json()
     described = diagnosis.get("window")
     # the counters over the window the sentence describes, not the whole busy span
     over = (window_means(con, described["start_ns"], described["end_ns"])

@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 # Bump when the schema or the meaning of a stored column changes.
-CACHE_VERSION = "26"  # 2: memset kinds, peer devices; 3: threads; 4: XLA op columns;
+CACHE_VERSION = "27"  # 2: memset kinds, peer devices; 3: threads; 4: XLA op columns;
 # 5: python_frames, launches, memory_events; 6: XLA step annotations named with their step;
 # 7: nsys CUDA backtraces as frames; 8: XLA HLO ops (hlo_ops, hlo_schedule, gpu_hlo_ops);
 # 9: JAX Python frames without the tracer's '$'; 10: nsys reports' host name in trace_meta;
@@ -40,6 +40,8 @@ CACHE_VERSION = "26"  # 2: memset kinds, peer devices; 3: threads; 4: XLA op col
 # in hlo_ops (their memsets are their work)
 # 26: an nsys export's GPU rows and memory events on the GPUs' ids, not each process's
 # CUDA device numbers (TARGET_INFO_CUDA_DEVICE)
+# 27: an nsys export that holds CUDA API calls but no kernel table says so in trace_meta
+# (kernels_unrecorded): its diagnosis is not made from its copies alone
 
 
 # Cache files opened by the command now running: DuckDB checks a block's checksum only when

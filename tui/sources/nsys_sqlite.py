@@ -227,13 +227,17 @@ def _no_kernel_table(con: duckdb.DuckDBPyConnection) -> str:
     """The warning for an export without a kernel table: beside recorded CUDA API calls,
     its kernels were dropped or not traced (for an XLA program, with what kept
     unannotated/jax_no_cb.sqlite's kernels against jax_dp.sqlite's: XLA's command buffers
-    off, their graphs traced by node); else the CUDA API was not recorded either."""
+    off, their graphs traced by node); else the CUDA API was not recorded either. With
+    calls, trace_meta's `kernels_unrecorded` says so: the diagnosis is then not made from
+    what else the GPU did (a program's few copies and memsets)."""
     calls, xla = con.execute(
         "SELECT count(*) FILTER (WHERE kind = 'runtime'), count(*) FILTER (WHERE kind = "
         "'annotation' AND name LIKE 'XlaModule:%') > 0 FROM host_activities"
     ).fetchone() or (0, False)
     if not calls:
         return "the export has no CUDA kernel table: record with `nsys profile -t cuda,nvtx`"
+    con.execute("INSERT OR REPLACE INTO trace_meta VALUES ('kernels_unrecorded', $calls)",
+                {"calls": str(calls)})
     return (f"the export has no CUDA kernel table though it holds {calls:,} CUDA API calls: "
             "its kernels were not recorded, or nsys' import dropped them"
             + ("; for an XLA program, record with its command buffers off "
