@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import duckdb
 
-from tui.analysis.module_names import module_label
+from tui.analysis.module_names import is_profiler, module_label
 from tui.core.db import insert_rows, one_row
 from tui.core.queries import fill, fragment, load_query
 
@@ -46,6 +46,10 @@ WAIT_CALLS = re.compile(r"^(sem_(clock|timed)?wait|pthread_(cond_(timed|clock)?w
 # The launching thread waited elsewhere when its waiting calls held this share of the
 # stretches' time.
 WAITED_MOST = 0.5
+# The other threads' samples say what the launching thread waited for only where they are
+# this many or more (a millisecond's sampling period: 20 ms of their CPU): a steady JAX
+# loop's window held 2, one in nsys' own library (`unannotated/jax_log_no_cb.sqlite`).
+OTHERS_MIN_SAMPLES = 20
 
 
 @dataclass
@@ -139,13 +143,13 @@ class HostActivity:
         labels: dict[str, int] = {}
         for share in self.all_threads.by_module:
             rest = share.value - own.get(share.name, 0)
-            if rest > 0:
+            if rest > 0 and not is_profiler(share.name):  # the profiler's threads
                 label = module_label(share.name)
                 labels[label] = labels.get(label, 0) + rest
         total = sum(labels.values())
         others = [(label, 100.0 * n / total) for label, n in
                   sorted(labels.items(), key=lambda item: (-item[1], item[0]))[:2]
-                  if round(100.0 * n / total) >= 1]
+                  if round(100.0 * n / total) >= 1] if total >= OTHERS_MIN_SAMPLES else []
         on_cpu = (100.0 * self.on_cpu_ns / self.range_ns
                   if self.on_cpu_ns is not None else None)
         top = max(waits, key=lambda o: o.ns).name if waits else None

@@ -34,6 +34,16 @@ COMPILERS = frozenset({"NVRTC", "the driver's PTX compiler",
                        "Triton's compiler", "ptxas"})
 
 
+# The profiler's own code in the process (nsys' injection libraries, CUPTI): samples in it
+# on threads of their own are the profiler's, not the program's.
+_PROFILER = re.compile(r"^libToolsInjection|^libcupti|^libnvperf")
+
+
+def is_profiler(module: str) -> bool:
+    """Whether `module` (a file name) is the profiler's own (nsys' injection, CUPTI)."""
+    return bool(_PROFILER.search(module))
+
+
 def module_label(module: str) -> str:
     """'the Python interpreter' for python3.12, 'OpenBLAS' for libscipy_openblas64_….so;
     else the file name."""
