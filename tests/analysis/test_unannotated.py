@@ -201,6 +201,33 @@ def test_a_launching_thread_that_waited_is_not_said_to_wait_for_the_profiler() -
     assert is_profiler("libToolsInjection64.so") and not is_profiler("xla_cuda_plugin.so")
 
 
+def test_a_set_up_spent_compiling_says_so() -> None:
+    """`multiscale`: ResNet-18 on six image sizes in turn under cuDNN's benchmark mode. Its
+    first six steps (a size each) compile and benchmark each size's convolutions, ~28 s;
+    the window is the 43 repeats after them. The set-up is said apart, and where its
+    launching thread was over it: NVRTC, as the export's own samples of that thread say."""
+    path = inflated("unannotated/multiscale.sqlite")
+    summary = checked_summary(path, "multiscale")
+    diagnosis = summary["diagnosis"]
+    assert diagnosis["bound"] == "launch" and diagnosis["window"]["kind"] == "iteration"
+    assert diagnosis["setup_ns"] > 25 * (diagnosis["window"]["end_ns"]
+                                          - diagnosis["window"]["start_ns"])
+    start = diagnosis["window"]["start_ns"] - diagnosis["setup_ns"]
+    db = sqlite3.connect(path)
+    (first,), = db.execute(
+        "SELECT min(start) FROM (SELECT min(start) AS start FROM CUPTI_ACTIVITY_KIND_RUNTIME "
+        "UNION ALL SELECT min(start) FROM CUPTI_ACTIVITY_KIND_KERNEL)").fetchall()
+    assert start <= first
+    host = summary["host_samples"]
+    gtid = global_tid(host["thread"]["pid"], host["thread"]["tid"])
+    modules = leaf_modules(db, gtid, start, diagnosis["window"]["start_ns"])
+    nvrtc = sum(n for m, n in modules.items() if m.startswith("libnvrtc"))
+    assert nvrtc == max(modules.values()) and nvrtc > 0.8 * sum(modules.values())
+    assert diagnosis["setup_where"].startswith(
+        f"the launching thread was in NVRTC ({100 * nvrtc / sum(modules.values()):.0f}% of "
+        "its samples)")
+
+
 @pytest.fixture(scope="module")
 def vision() -> tuple[Path, dict, list]:
     path = inflated("unannotated/vision.sqlite")

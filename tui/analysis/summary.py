@@ -26,7 +26,7 @@ from tui.analysis.distributed.memo import cached_figures
 from tui.analysis.findings import findings
 from tui.analysis.flops import flops_summary
 from tui.analysis.framework import source_format
-from tui.analysis.gaps import Gap
+from tui.analysis.gaps import Gap, has_cpu_samples
 from tui.analysis.gpu_metrics import (
     gpu_metrics_summary,
     metric_devices,
@@ -45,6 +45,7 @@ from tui.analysis.summary_types import (
     SourceMetaKey,
     TraceSummary,
 )
+from tui.analysis.summary_types import Diagnosis as DiagnosisJson
 from tui.analysis.summary_types import Finding as FindingJson
 from tui.analysis.tensor_cores import gemm_tensor_cores, matrix_kernels, with_matrix_phrase
 from tui.analysis.window import Window, work_window
@@ -193,6 +194,9 @@ def _summed_up(trace: Trace, min_gap_ns: int, on: bool, figures: Callable[[], di
              else "")
     if where:
         rank["diagnosis"]["host_where"] = where  # where the waited-on host was
+    setup_where = _setup_where(con, rank["diagnosis"])
+    if setup_where:
+        rank["diagnosis"]["setup_where"] = setup_where  # where the host was in the set-up
     shared = next((f for f in found if f.rule == "shared_gpu"), None)
     if shared is not None:  # several processes' work on one GPU: no figure is one's own
         rank["diagnosis"]["shared_text"] = shared_phrase(shared)
@@ -222,6 +226,19 @@ def _summed_up(trace: Trace, min_gap_ns: int, on: bool, figures: Callable[[], di
         summary["xla_modules"] = xla_module_stats(con)
         summary["xla_command_buffers"] = command_buffer_stats(con)
     return summary
+
+
+def _setup_where(con: duckdb.DuckDBPyConnection, diagnosis: DiagnosisJson) -> str:
+    """Where the launching thread was in the set-up the diagnosis tells apart (its
+    setup_text), from the trace's CPU samples: multi-scale training under cuDNN's benchmark
+    mode spent 28 s of its 30 compiling each new size's kernels (NVRTC), 43 steps of 18 ms
+    after it (`unannotated/multiscale.sqlite`); '' without samples or a set-up said."""
+    window = diagnosis.get("window")
+    if not diagnosis.get("setup_text") or not window or not has_cpu_samples(con):
+        return ""
+    start = window["start_ns"]
+    host = range_host_activity(con, [(start - diagnosis["setup_ns"], start)])
+    return host.where() if host is not None and host.unit == "samples" else ""
 
 
 def _window_host(con: duckdb.DuckDBPyConnection, host: HostActivity | None,

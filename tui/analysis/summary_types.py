@@ -78,6 +78,7 @@ class _DiagnosisKeys(TypedDict):
 class Diagnosis(_DiagnosisKeys, total=False):
     devices: list[Diagnosis]  # the same per device, when the trace has several
     host_where: str  # host-bound, with CPU samples or Python frames: host_samples.where
+    setup_where: str  # a set-up said apart, with CPU samples: where its launching thread was
     shared_text: str  # several processes' work on one GPU at once: shared_devices.py
 
 

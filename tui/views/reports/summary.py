@@ -86,6 +86,8 @@ def print_diagnosis(diagnosis: dict, console: Console, indent: str = "") -> None
         console.print(plain(f"{indent}  {diagnosis['steps_text']}", style="dim"))
     if diagnosis.get("setup_text"):  # the start-up before the window, told apart
         console.print(plain(f"{indent}  {diagnosis['setup_text']}", style="dim"))
+    if diagnosis.get("setup_where"):
+        console.print(plain(f"{indent}  in the set-up, {diagnosis['setup_where']}", style="dim"))
 
 
 def idle_line(entry: dict) -> str:
