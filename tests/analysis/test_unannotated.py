@@ -720,8 +720,8 @@ def test_an_export_whose_import_dropped_the_kernels_says_so() -> None:
     assert (f"the export has no CUDA kernel table though it holds {calls:,} CUDA API calls: "
             "its kernels were not recorded, or nsys' import dropped them; for an XLA "
             "program, record with its command buffers off "
-            "(XLA_FLAGS=--xla_gpu_enable_command_buffer=) and `--cuda-graph-trace=node`"
-            ) in warnings
+            "(XLA_FLAGS=--xla_gpu_enable_command_buffer=) and `--cuda-graph-trace=node`, "
+            "or with jax.profiler, whose trace tui reads") in warnings
 
 
 def test_dataparallel_over_two_gpus_is_told_to_use_a_process_per_gpu() -> None:

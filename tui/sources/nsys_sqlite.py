@@ -242,7 +242,8 @@ def _no_kernel_table(con: duckdb.DuckDBPyConnection) -> str:
             "its kernels were not recorded, or nsys' import dropped them"
             + ("; for an XLA program, record with its command buffers off "
                "(XLA_FLAGS=--xla_gpu_enable_command_buffer=) and "
-               "`--cuda-graph-trace=node`" if xla else ""))
+               "`--cuda-graph-trace=node`, or with jax.profiler, whose trace tui reads"
+               if xla else ""))
 
 
 def _table_of(query: str) -> str:
