@@ -205,7 +205,8 @@ Workloads (argv[1]):
   jax_log   a jitted JAX MLP (4 layers of 2048, bf16, SGD) trained 300 steps on one
             batch of 256 rows on the GPU, its loss read back with `float(loss)` after each
             step, as a training loop logs it: the host waits for each step before it
-            dispatches the next.
+            dispatches the next. Env JAX_TRACE_DIR (so jax_shapes and jax_callback too): steps
+            20-24 under jax.profiler, as jax_tp's.
   jax_shapes  jax_log's step on batches of a new size each step (256 + 64*i rows, 40
             steps), as unpadded variable-length batches come: XLA compiles the step
             again for every one.
@@ -1352,18 +1353,34 @@ def jax_steps(step, state, key, steps: int) -> None:
     (`StepTraceAnnotation("train")`) where env JAX_TRACE_DIR names a folder."""
     import jax
 
-    traced = os.environ.get("JAX_TRACE_DIR")
     for i in range(steps):
-        if traced and i == 20:
-            jax.block_until_ready(state)
-            jax.profiler.start_trace(traced, create_perfetto_trace=True)
-        with jax.profiler.StepTraceAnnotation("train", step_num=i):
+        with jax_traced_step(i, state):
             key, k = jax.random.split(key)
             state = step(state, k)
-        if traced and i == 24:
-            jax.block_until_ready(state)
-            jax.profiler.stop_trace()
+        jax_trace_ends(i, state)
     jax.block_until_ready(state)
+
+
+def jax_traced_step(i: int, state) -> contextlib.AbstractContextManager:
+    """Step `i` inside `StepTraceAnnotation("train")`, jax.profiler started before the
+    20th (once `state` is ready) where env JAX_TRACE_DIR names a folder; jax_trace_ends
+    stops it after the 24th."""
+    import jax
+
+    traced = os.environ.get("JAX_TRACE_DIR")
+    if traced and i == 20:
+        jax.block_until_ready(state)
+        jax.profiler.start_trace(traced, create_perfetto_trace=True)
+    return jax.profiler.StepTraceAnnotation("train", step_num=i)
+
+
+def jax_trace_ends(i: int, state) -> None:
+    """After step `i`: jax.profiler stopped after the 24th, once `state` is ready."""
+    import jax
+
+    if os.environ.get("JAX_TRACE_DIR") and i == 24:
+        jax.block_until_ready(state)
+        jax.profiler.stop_trace()
 
 
 def jax_fsdp() -> str:
@@ -1640,9 +1657,11 @@ def jax_log() -> str:
     steps = int(os.environ.get("STEPS", "300"))
     losses = []
     start = time.perf_counter()
-    for _ in range(steps):
-        params, loss = step(params, x, y)
-        losses.append(float(loss))  # logged each step: the host waits for the step's end
+    for i in range(steps):
+        with jax_traced_step(i, params):
+            params, loss = step(params, x, y)
+            losses.append(float(loss))  # logged each step: the host waits for the step's end
+        jax_trace_ends(i, params)
     return f"work_s={time.perf_counter() - start:.2f} steps={steps} loss={losses[-1]:.4f}"
 
 
@@ -1655,8 +1674,10 @@ def jax_shapes() -> str:
     start = time.perf_counter()
     for i in range(steps):
         rows = 256 + 64 * i  # a batch of a new size each step: XLA compiles the step again
-        x = jax.random.normal(jax.random.PRNGKey(i), (rows, 2048), jnp.bfloat16)
-        params, loss = step(params, x, x[:, ::-1])
+        with jax_traced_step(i, params):
+            x = jax.random.normal(jax.random.PRNGKey(i), (rows, 2048), jnp.bfloat16)
+            params, loss = step(params, x, x[:, ::-1])
+        jax_trace_ends(i, params)
     jax.block_until_ready(params)
     return f"work_s={time.perf_counter() - start:.2f} steps={steps} loss={float(loss):.4f}"
 
@@ -1692,8 +1713,10 @@ def jax_callback() -> str:
     x = jax.random.normal(jax.random.PRNGKey(1), (1024, 2048), jnp.bfloat16)
     steps = int(os.environ.get("STEPS", "200"))
     start = time.perf_counter()
-    for _ in range(steps):
-        params = step(params, x, x[:, ::-1])
+    for i in range(steps):
+        with jax_traced_step(i, params):
+            params = step(params, x, x[:, ::-1])
+        jax_trace_ends(i, params)
     jax.block_until_ready(params)
     return f"work_s={time.perf_counter() - start:.2f} steps={steps}"
 

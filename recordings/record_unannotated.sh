@@ -72,7 +72,8 @@
 # ddp_ranks (ddp's 20 steps under torchrun with nsys inside it, a report a rank:
 # ddp_ranks_0 and ddp_ranks_1, exported with --include-json=true),
 # jax_fsdp_trace and jax_ring_trace (no nsys: as jax_tp_trace, of jax_fsdp and jax_ring),
-# jax_log, jax_shapes, jax_callback, tokenize, multiscale (see gen_unannotated.py),
+# jax_log, jax_shapes, jax_callback, tokenize, multiscale (see gen_unannotated.py), and
+# jax_log_trace, jax_callback_trace, jax_shapes_trace (as jax_tp_trace; DDP_GPUS=0: one GPU),
 # jax_no_cb: jax with XLA's command buffers off and nsys --cuda-graph-trace=node (so log_no_cb,
 # shapes_no_cb and callback_no_cb: jax_log, jax_shapes and jax_callback; env STEPS); ddp:
 # torchrun over the two GPUs of DDP_GPUS, default 0,1).
@@ -121,7 +122,8 @@ for name in ${ONLY//,/ }; do
     say "fsdp_kineto: rc=$? $(ls $W/fsdp_kineto | wc -l) files"
     (cd $W && tar czf $OUT/fsdp_kineto.tgz fsdp_kineto); continue
   fi
-  if [ $name = jax_tp_trace ] || [ $name = jax_fsdp_trace ] || [ $name = jax_ring_trace ]; then
+  if [ $name = jax_tp_trace ] || [ $name = jax_fsdp_trace ] || [ $name = jax_ring_trace ] \
+      || [ $name = jax_log_trace ] || [ $name = jax_callback_trace ] || [ $name = jax_shapes_trace ]; then
     # the JAX program's steps 20-24 under jax.profiler over two GPUs (no nsys)
     mkdir -p $W/$name
     CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} JAX_TRACE_DIR=$W/$name STEPS=30 timeout 300 \

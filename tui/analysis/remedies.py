@@ -163,6 +163,15 @@ HOST_WORK = (
         "the optimizer's step issues its updates from the host, tensor by tensor or list by "
         "list: its fused implementation (fused=True: Adam, AdamW, SGD) issues fewer "
         "launches, and torch.compile of the step fuses it further"),
+    HostWork(  # XLA's host callbacks, each its own op: pure_callback.1, io_callback.3
+        "callback", "a call back into Python from inside the compiled step",
+        re.compile(r"(?i)\b(pure|io|debug)_callback\b|host_callback|python_(gpu|cpu)_callback"),
+        "the compiled step stops for Python on the host and the GPU waits for each call: "
+        "compute that on the device, or move it out of the step (before it, or on values "
+        "read back every few steps)",
+        "the jitted step calls back into Python on the host (jax.pure_callback, "
+        "io_callback, jax.debug.callback) and the GPU waits for each call: compute that "
+        "with jnp inside the step, or move it out of the step"),
     HostWork(
         "data", "data preparation",
         # not DataParallel's and DistributedDataParallel's forward: the model's own
