@@ -560,19 +560,7 @@ def jax_train() -> str:
     import jax
     import jax.numpy as jnp
 
-    sizes = [4096] * 5
-    key = jax.random.PRNGKey(0)
-    params = []
-    for a, b in zip(sizes[:-1], sizes[1:], strict=True):
-        key, k = jax.random.split(key)
-        params.append((jax.random.normal(k, (a, b), jnp.bfloat16) / np.sqrt(a),
-                       jnp.zeros((b,), jnp.bfloat16)))
-
-    def loss(params, x, y):
-        for w, b in params[:-1]:
-            x = jax.nn.gelu(x @ w + b)
-        w, b = params[-1]
-        return jnp.mean(((x @ w + b) - y).astype(jnp.float32) ** 2)
+    params, loss = jax_mlp(4096)
 
     @jax.jit
     def step(params, x, y):
@@ -1620,9 +1608,10 @@ def cp() -> str:
     return f"rank={rank} work_s={took:.2f} steps={steps} loss={loss.item():.4f}"
 
 
-def jax_mlp_step(width: int):
-    """jax_train's MLP (4 layers of `width`, bf16) and its jitted SGD step, which also
-    returns the loss: (params, step(params, x, y) -> (params, loss))."""
+def jax_mlp(width: int):
+    """jax_train's MLP: 4 layers of `width` (bf16 weights of scale 1/sqrt(width), zero
+    biases), and its loss, the mean square error against `y` in float32: (params,
+    loss(params, x, y))."""
     import jax
     import jax.numpy as jnp
 
@@ -1638,6 +1627,16 @@ def jax_mlp_step(width: int):
             x = jax.nn.gelu(x @ w + b)
         w, b = params[-1]
         return jnp.mean(((x @ w + b) - y).astype(jnp.float32) ** 2)
+
+    return params, loss
+
+
+def jax_mlp_step(width: int):
+    """jax_mlp's MLP and its jitted SGD step, which also returns the loss: (params,
+    step(params, x, y) -> (params, loss))."""
+    import jax
+
+    params, loss = jax_mlp(width)
 
     @jax.jit
     def step(params, x, y):
@@ -1692,13 +1691,7 @@ def jax_callback() -> str:
         noise = np.sort(rng.standard_normal(400_000))
         return np.float32(1.0 / max(1.0, float(norm) + 1e-9 * noise[0]))
 
-    params, _ = jax_mlp_step(2048)
-
-    def loss(params, x, y):
-        for w, b in params[:-1]:
-            x = jax.nn.gelu(x @ w + b)
-        w, b = params[-1]
-        return jnp.mean(((x @ w + b) - y).astype(jnp.float32) ** 2)
+    params, loss = jax_mlp(2048)
 
     @jax.jit
     def step(params, x, y):
