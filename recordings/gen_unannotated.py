@@ -222,6 +222,11 @@ Workloads (argv[1]):
             batches of 64 images made on the GPU at a size that cycles through 160 to 320
             pixels, with `torch.backends.cudnn.benchmark = True`: cuDNN benchmarks each
             size's convolutions on its first step.
+  ddp_eval  (under torchrun, one process per GPU) an MLP (4 layers of 4096, bf16
+            autocast, fused AdamW) trained 40 steps with DDP on batches made on the GPU;
+            every 10 steps rank 0 alone evaluates it on 64 held-out batches (reading each
+            score with `.item()`) and writes a checkpoint (`torch.save`), while the other
+            rank waits in the next step's all-reduce.
 
 Usage: python gen_unannotated.py WORKLOAD
 Prints `<workload> ok work_s=<seconds> ...`.
@@ -1778,6 +1783,36 @@ def multiscale() -> str:
     return f"work_s={time.perf_counter() - start:.2f} steps={steps} loss={loss.item():.3f}"
 
 
+def ddp_eval() -> str:
+    import tempfile
+
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel
+
+    dist.init_process_group("nccl")
+    rank = dist.get_rank()
+    torch.cuda.set_device(rank)
+    torch.manual_seed(0)
+    model = DistributedDataParallel(mlp(4).cuda(), device_ids=[rank])
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    steps = int(os.environ.get("STEPS", "40"))
+    held_out = torch.randn(64, 1024, 4096, device="cuda")
+    start = time.perf_counter()
+    for i in range(steps):
+        squares_step(model, opt, torch.randn(4096, 4096, device="cuda"))
+        if rank == 0 and i % 10 == 9:
+            # rank 0 alone evaluates and writes a checkpoint, as a training script's
+            # `if rank == 0:` block does; the other ranks go on to the next all-reduce
+            with torch.no_grad(), torch.autocast("cuda", dtype=torch.bfloat16):
+                score = sum(model.module(x).float().square().mean().item() for x in held_out)
+            with tempfile.TemporaryFile() as f:
+                torch.save({"model": model.module.state_dict(), "score": score}, f)
+    torch.cuda.synchronize()
+    took = time.perf_counter() - start
+    dist.destroy_process_group()
+    return f"rank={rank} work_s={took:.2f} steps={steps}"
+
+
 if __name__ == "__main__":
     workload = sys.argv[1]
     run = {"generate": generate, "decode": decode, "vision": vision, "triton": triton_kernels,
@@ -1795,5 +1830,5 @@ if __name__ == "__main__":
            "fsdp_root": fsdp_root, "cp": cp, "sweep": sweep, "collbench": collbench,
            "sweep_worker": sweep_worker, "jax_log": jax_log, "jax_shapes": jax_shapes,
            "jax_callback": jax_callback, "tokenize": tokenize,
-           "multiscale": multiscale}[workload]
+           "multiscale": multiscale, "ddp_eval": ddp_eval}[workload]
     print(workload, "ok", run(), flush=True)

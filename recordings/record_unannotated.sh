@@ -72,7 +72,8 @@
 # ddp_ranks (ddp's 20 steps under torchrun with nsys inside it, a report a rank:
 # ddp_ranks_0 and ddp_ranks_1, exported with --include-json=true),
 # jax_fsdp_trace and jax_ring_trace (no nsys: as jax_tp_trace, of jax_fsdp and jax_ring),
-# jax_log, jax_shapes, jax_callback, tokenize, multiscale (see gen_unannotated.py), and
+# jax_log, jax_shapes, jax_callback, tokenize, multiscale (see gen_unannotated.py),
+# ddp_eval_json (ddp_eval under torchrun over the two GPUs of DDP_GPUS, exported so too), and
 # jax_log_trace, jax_callback_trace, jax_shapes_trace (as jax_tp_trace; DDP_GPUS=0: one GPU),
 # jax_no_cb: jax with XLA's command buffers off and nsys --cuda-graph-trace=node (so log_no_cb,
 # shapes_no_cb and callback_no_cb: jax_log, jax_shapes and jax_callback; env STEPS); ddp:
@@ -255,7 +256,7 @@ for name in ${ONLY//,/ }; do
   fi
   if [ $name = ep_json ] || [ $name = tp_sp_json ] || [ $name = ddp_log_json ] \
       || [ $name = ddp_compile_json ] || [ $name = fsdp_root_json ] || [ $name = cp_json ] \
-      || [ $name = collbench_json ]; then  # under torchrun over two GPUs, NCCL's NVTX payloads kept
+      || [ $name = collbench_json ] || [ $name = ddp_eval_json ]; then  # under torchrun over two GPUs, NCCL's NVTX payloads kept
     workload=${name%_json}; LAUNCH="torchrun --nproc_per_node=2"
     export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
   fi
