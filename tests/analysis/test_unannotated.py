@@ -17,7 +17,7 @@ import pytest
 from tests.helpers.paths import SAMPLES, inflated
 from tests.helpers.summaries import summary_and_gaps
 from tests.helpers.window_oracle import ACTIVITY_TABLES, GRAPH_TABLE, gaps_over, nsys_intervals
-from tui.analysis.diagnosis import decide, diagnose, gaps_and_work
+from tui.analysis.diagnosis import UNRECORDED, decide, diagnose, gaps_and_work
 from tui.analysis.framework import source_format
 from tui.analysis.gaps import DOMINANT_SHARE
 from tui.analysis.host_samples import OTHERS_MIN_SAMPLES, WAIT_CALLS, gaps_host_activity
@@ -31,6 +31,7 @@ from tui.analysis.remedies import (
     remedy,
 )
 from tui.analysis.summary import trace_summary
+from tui.cli.main import main
 from tui.core.units import format_ns
 from tui.loading.trace import open_trace
 
@@ -170,6 +171,22 @@ def test_an_export_that_lost_its_kernels_gets_no_diagnosis() -> None:
     assert summary["diagnosis"]["bound"] is None
     assert summary["diagnosis"]["text"].startswith("No diagnosis: the trace holds the "
                                                    "program's CUDA calls but none of its kernels")
+
+
+def test_a_rank_that_lost_its_kernels_gets_no_bound_in_a_run(capsys) -> None:
+    """`jax_log` (its kernels dropped by nsys' import) and `jax_log_no_cb` (the same program,
+    its kernels kept) opened together as a run. Its rank 0 is decided again over the run
+    from its figures: it read copy-bound there from its one memset. It keeps its own "No
+    diagnosis"; the run is judged by rank 1, the one rank with kernels."""
+    paths = [str(inflated(f"unannotated/{name}.sqlite")) for name in ("jax_log", "jax_log_no_cb")]
+    assert main(["--summary", "--json", *paths]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    ranks = {r["rank"]: r["diagnosis"] for r in summary["ranks"]}
+    assert ranks[0]["bound"] is None and ranks[0]["text"] == UNRECORDED
+    assert ranks[1]["bound"] == "host"
+    assert summary["diagnosis"]["bound"] == "host"
+    assert "rank 1's GPU idled" in summary["diagnosis"]["text"]
+    assert "By rank" not in summary["diagnosis"]["text"]
 
 
 def test_a_launching_thread_that_waited_is_not_said_to_wait_for_the_profiler() -> None:

@@ -431,8 +431,8 @@ def diagnose(times: Sequence[DeviceTime], source_format: str | None = None,
     for its devices together, and one per device when there are several. `unrecorded`:
     the trace holds the program's CUDA calls but none of its kernels (kernels_unrecorded):
     without a kernel, no bound is said."""
-    if unrecorded and not any(t.kernels for t in times):
-        return Diagnosis(None, UNRECORDED, combined(times) if times else None)
+    if unrecorded and not any(t.kernels for t in times):  # no figures: none to decide from
+        return Diagnosis(None, UNRECORDED, None)
     if not times:
         return Diagnosis(None, "No GPU activity: nothing bounds the GPU in this trace.", None)
     per_device = ([_one(t, source_format, subject, remedies) for t in times]
@@ -617,6 +617,8 @@ def rank_diagnosis(entry: dict | None, rank: int, wait_ns: int | None,
     kernels waited for the other ranks (`wait_ns`, tui.analysis.ranks), said of
     "rank R's GPU". `entry` is the rank's own diagnosis JSON (rank_summary); `kinds`,
     `host_first` and `advice` as run_diagnosis takes them."""
+    if entry and entry.get("text") == UNRECORDED:  # no kernel to decide a bound from
+        return entry  # type: ignore[return-value]  # the rank's own, as its summary said it
     times = _times(entry)
     if times is None:
         return None
@@ -647,8 +649,9 @@ def run_diagnosis(by_rank: dict[int, dict | None], source_format: str | None = N
     remedies = _parallel_remedies(kinds, host_first, advice)
     times = {rank: t for rank, entry in by_rank.items() if (t := _times(entry))}
     if not times:
-        return Diagnosis(None, "No GPU activity: nothing bounds the GPUs of this run.",
-                         None).to_json()
+        unrecorded = any(e and e.get("text") == UNRECORDED for e in by_rank.values())
+        return Diagnosis(None, UNRECORDED if unrecorded else
+                         "No GPU activity: nothing bounds the GPUs of this run.", None).to_json()
     bounds = {rank: by_rank[rank]["bound"]  # type: ignore[index]  # in times: not None
               for rank in times}
     slow = [rank for rank in stragglers if rank in times]
@@ -665,7 +668,10 @@ def run_diagnosis(by_rank: dict[int, dict | None], source_format: str | None = N
         top.text = held + top.text
     else:
         whole = combined([t for ts in times.values() for t in ts])
-        top = _one(whole, source_format, f"the {len(times)} ranks' GPUs", remedies)
+        only = next(iter(times.items())) if len(times) == 1 else None  # others had none
+        subject = (f"rank {only[0]}'s GPU{'s' if len(only[1]) > 1 else ''}" if only
+                   else f"the {len(times)} ranks' GPUs")
+        top = _one(whole, source_format, subject, remedies)
     if len(set(bounds.values())) > 1:
         top.text += " By rank: " + "; ".join(f"{r} {b}" for r, b in sorted(bounds.items())) + "."
     if parallel_text:
