@@ -177,7 +177,7 @@ def test_a_rank_that_lost_its_kernels_gets_no_bound_in_a_run(capsys) -> None:
     """`jax_log` (its kernels dropped by nsys' import) and `jax_log_no_cb` (the same program,
     its kernels kept) opened together as a run. Its rank 0 is decided again over the run
     from its figures: it read copy-bound there from its one memset. It keeps its own "No
-    diagnosis"; the run is judged by rank 1, the one rank with kernels."""
+    diagnosis"; the run is judged by rank 1, the one rank with kernels, in JAX's words."""
     paths = [str(inflated(f"unannotated/{name}.sqlite")) for name in ("jax_log", "jax_log_no_cb")]
     assert main(["--summary", "--json", *paths]) == 0
     summary = json.loads(capsys.readouterr().out)
@@ -187,6 +187,10 @@ def test_a_rank_that_lost_its_kernels_gets_no_bound_in_a_run(capsys) -> None:
     assert summary["diagnosis"]["bound"] == "host"
     assert "rank 1's GPU idled" in summary["diagnosis"]["text"]
     assert "By rank" not in summary["diagnosis"]["text"]
+    # in JAX's words, as each trace's own summary says it (XLA's NVTX ranges in the export):
+    # the run's ranks took PyTorch's DataLoader advice from their format, nsys, before
+    assert ranks[1]["text"].endswith(f"; {remedy('host', None, 'xla')}.")
+    assert summary["diagnosis"]["text"].endswith(f"; {remedy('host', None, 'xla')}.")
 
 
 def test_a_launching_thread_that_waited_is_not_said_to_wait_for_the_profiler() -> None:

@@ -260,7 +260,8 @@ def test_parallel_serial_and_no_cache_loads_agree(private_cache: Path) -> None:
 def test_each_rank_s_own_summary_is_what_the_run_keeps(private_cache: Path) -> None:
     """Cold (each rank summed up where it loaded) and warm (from the cache): of each
     trace's own summary a run keeps its devices, gaps, diagnosis (decided again over the
-    run), warnings, distributed figures and GPU counters (none in Kineto traces); its
+    run, in its advice's words), warnings, distributed figures and GPU counters (none in
+    Kineto traces); its
     kernels and findings are not worked out (the run's are, over every rank)."""
     shutil.rmtree(private_cache, ignore_errors=True)
     bounds = []
@@ -269,8 +270,9 @@ def test_each_rank_s_own_summary_is_what_the_run_keeps(private_cache: Path) -> N
             for store in run.stores:
                 assert store.summary is not None
                 assert set(store.summary) == {"devices", "gaps", "diagnosis", "warnings",
-                                              "distributed", "gpu_metrics"}
+                                              "distributed", "gpu_metrics", "advice_format"}
                 assert store.summary["gpu_metrics"] is None
+                assert store.summary["advice_format"] == "kineto"
                 assert store.summary["devices"] and list(store.summary["gaps"])
             bounds.append([store.summary["diagnosis"]["bound"] for store in run.stores])
     # alone, rank 0 computes 57% of its steps and runs NCCL kernels with nothing beside

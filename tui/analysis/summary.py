@@ -112,10 +112,12 @@ def _rank_summary(trace: Trace, min_gap_ns: int) -> dict:
     con = trace.con
     devices = device_busy(con)
     gaps, work = gaps_and_work_only(con, min_gap_ns)
-    diagnosis = diagnose(work, source_format(con), unrecorded=kernels_unrecorded(con)).to_json()
+    advice_format = source_format(con)  # 'xla' for an XLA program under nsys: its words
+    diagnosis = diagnose(work, advice_format, unrecorded=kernels_unrecorded(con)).to_json()
     origin = one_row(con, load_query("trace_origin"))[0]
     return {"devices": [d.as_dict() for d in devices], "gaps": GapRows(gaps, origin),
-            "diagnosis": diagnosis, "warnings": list(trace.warnings),
+            "diagnosis": diagnosis, "advice_format": advice_format,
+            "warnings": list(trace.warnings),
             "distributed": cached_figures(con, trace.cache_path, trace.store_dir),
             "gpu_metrics": _rank_counters(con, min_gap_ns)}
 

@@ -47,6 +47,20 @@ from tui.core.queries import load_query
 from tui.runs.combine import RankSet, clock_offsets
 
 
+def _advice_format(rank: dict, store_format: str) -> str:
+    """Whose words a rank's advice takes: its own summary's (rank_summary: 'xla' for an XLA
+    program under nsys), else its store's format (a summary kept before it said)."""
+    return rank.get("advice_format") or store_format
+
+
+def _run_advice_format(per_rank: dict[int, dict], run_format: str) -> str:
+    """The run's: its ranks' where they agree (a JAX job's ranks under nsys: 'xla'), else
+    the run's format."""
+    said = {rank.get("advice_format") for rank in per_rank.values()}
+    agreed = said.pop() if len(said) == 1 else None
+    return agreed or run_format
+
+
 def run_summary(run: RankSet, min_gap_ns: int, label: str) -> RunSummary:
     """`label` names the run: the directory, or the first file given."""
     analysis = rank_analysis(run.con)
@@ -63,7 +77,8 @@ def run_summary(run: RankSet, min_gap_ns: int, label: str) -> RunSummary:
         row["path"] = str(store.path)
         row["format"] = store.format
         row["diagnosis"] = rank_diagnosis(per_rank[row["rank"]].get("diagnosis"),
-                                          row["rank"], row["wait_ns"], store.format,
+                                          row["rank"], row["wait_ns"],
+                                          _advice_format(per_rank[row["rank"]], store.format),
                                           kinds_of(groups), beyond_schedule(stages),
                                           advice_by_kind(groups))
         if row["diagnosis"] is not None:  # what the rank's own GPU's counters add
@@ -109,7 +124,8 @@ def run_summary(run: RankSet, min_gap_ns: int, label: str) -> RunSummary:
     summary: RunSummary = {
         "source": source,
         "diagnosis": run_diagnosis(
-            {r["rank"]: r["diagnosis"] for r in analysis["ranks"]}, source["format"],
+            {r["rank"]: r["diagnosis"] for r in analysis["ranks"]},
+            _run_advice_format(per_rank, source["format"]),
             slow,
             # the others' wait in the collectives the stragglers arrived at last (not every
             # rank's wait: a straggler's own for the others is none of it)
