@@ -40,6 +40,7 @@ import duckdb
 
 from tui.analysis.beside import Beside
 from tui.analysis.dataparallel import dataparallel_devices
+from tui.analysis.framework import source_format
 from tui.analysis.gaps import DOMINANT_SHARE, Gap, explained_gaps, has_cpu_samples
 from tui.analysis.idle_causes import (
     CAUSES,
@@ -410,6 +411,19 @@ def kernels_unrecorded(con: duckdb.DuckDBPyConnection) -> bool:
     return bool(one_row(con, load_query("kernels_unrecorded"))[0])
 
 
+def trace_diagnosis(con: duckdb.DuckDBPyConnection, work: Sequence[DeviceTime],
+                    advice_format: str | None = None) -> Diagnosis:
+    """diagnose() of a trace's figures `work`, in its framework's words (`advice_format`,
+    else source_format's), with no bound where its kernels went unrecorded."""
+    return diagnose(work, advice_format or source_format(con),
+                    unrecorded=kernels_unrecorded(con))
+
+
+def _unrecorded(entry: Mapping[str, Any] | None) -> bool:
+    """Whether a diagnosis' JSON says its trace's kernels went unrecorded (UNRECORDED)."""
+    return entry is not None and entry.get("text") == UNRECORDED
+
+
 def decide(t: DeviceTime) -> str | None:
     """The bound of one device (or of devices summed); None without a span."""
     if t.span_ns <= 0:
@@ -617,7 +631,7 @@ def rank_diagnosis(entry: dict | None, rank: int, wait_ns: int | None,
     kernels waited for the other ranks (`wait_ns`, tui.analysis.ranks), said of
     "rank R's GPU". `entry` is the rank's own diagnosis JSON (rank_summary); `kinds`,
     `host_first` and `advice` as run_diagnosis takes them."""
-    if entry and entry.get("text") == UNRECORDED:  # no kernel to decide a bound from
+    if _unrecorded(entry):  # no kernel to decide a bound from
         return entry  # type: ignore[return-value]  # the rank's own, as its summary said it
     times = _times(entry)
     if times is None:
@@ -649,7 +663,7 @@ def run_diagnosis(by_rank: dict[int, dict | None], source_format: str | None = N
     remedies = _parallel_remedies(kinds, host_first, advice)
     times = {rank: t for rank, entry in by_rank.items() if (t := _times(entry))}
     if not times:
-        unrecorded = any(e and e.get("text") == UNRECORDED for e in by_rank.values())
+        unrecorded = any(_unrecorded(e) for e in by_rank.values())
         return Diagnosis(None, UNRECORDED if unrecorded else
                          "No GPU activity: nothing bounds the GPUs of this run.", None).to_json()
     bounds = {rank: by_rank[rank]["bound"]  # type: ignore[index]  # in times: not None

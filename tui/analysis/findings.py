@@ -23,9 +23,8 @@ from tui.analysis.dataparallel import dataparallel_finding
 from tui.analysis.diagnosis import (
     DeviceTime,
     Diagnosis,
-    diagnose,
     gaps_and_work,
-    kernels_unrecorded,
+    trace_diagnosis,
 )
 from tui.analysis.finding import Finding
 from tui.analysis.framework import source_format
@@ -63,8 +62,7 @@ def trace_findings(con: duckdb.DuckDBPyConnection, min_gap_ns: int,
     gaps, times, work = gaps_and_work(con, min_gap_ns)
     found, skipped = findings(con, device_busy(con), kernel_stats(con), gaps, min_gap_ns,
                               span_ns, times, work=work)
-    return found, skipped, span_ns, diagnose(work, source_format(con),
-                                                unrecorded=kernels_unrecorded(con))
+    return found, skipped, span_ns, trace_diagnosis(con, work)
 
 
 def findings(

@@ -14,10 +14,9 @@ from tui.analysis.code import code_source, frame_times, unattributed
 from tui.analysis.code_hlo import op_path_rows
 from tui.analysis.diagnosis import (
     decide,
-    diagnose,
     gaps_and_work,
     gaps_and_work_only,
-    kernels_unrecorded,
+    trace_diagnosis,
 )
 from tui.analysis.distributed import trace_figures
 from tui.analysis.distributed.findings import distributed_findings
@@ -113,7 +112,7 @@ def _rank_summary(trace: Trace, min_gap_ns: int) -> dict:
     devices = device_busy(con)
     gaps, work = gaps_and_work_only(con, min_gap_ns)
     advice_format = source_format(con)  # 'xla' for an XLA program under nsys: its words
-    diagnosis = diagnose(work, advice_format, unrecorded=kernels_unrecorded(con)).to_json()
+    diagnosis = trace_diagnosis(con, work, advice_format).to_json()
     origin = one_row(con, load_query("trace_origin"))[0]
     return {"devices": [d.as_dict() for d in devices], "gaps": GapRows(gaps, origin),
             "diagnosis": diagnosis, "advice_format": advice_format,
@@ -184,7 +183,7 @@ def _summed_up(trace: Trace, min_gap_ns: int, on: bool, figures: Callable[[], di
     found += distributed_findings([rank], run=False)
     gap_rows = GapRows(gaps, origin)
     counters = gpu_metrics_summary(con, min_gap_ns, [k.name for k in kernels])
-    diagnosis = diagnose(work, source_format(con), unrecorded=kernels_unrecorded(con)).to_json()
+    diagnosis = trace_diagnosis(con, work).to_json()
     described = diagnosis.get("window")
     # the counters over the window the sentence describes, not the whole busy span
     over = (window_means(con, described["start_ns"], described["end_ns"])
