@@ -207,7 +207,8 @@ def has_cpu_samples(con: duckdb.DuckDBPyConnection) -> bool:
     import duckdb  # here: a warm summary imports this module without DuckDB
 
     try:
-        row = con.execute("SELECT count(*) > 0 FROM host_samples").fetchone()
+        # EXISTS, not a count: a run's rank reads host_samples through a view of its process
+        row = con.execute("SELECT EXISTS (SELECT 1 FROM host_samples)").fetchone()
     except duckdb.CatalogException:
         return False
     return bool(row and row[0])

@@ -63,8 +63,9 @@ def diagnosis_lines(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
     if len(ranks) <= MAX_RANK_DIAGNOSES:
         for r in ranks:
             out.append((f"  rank {r['rank']}: {r['diagnosis']['text']}", ""))
-            if idle_line(r["diagnosis"]):  # none without figures (no diagnosis)
-                out.append((f"    {idle_line(r['diagnosis'])}", "dim"))
+            idle = idle_line(r["diagnosis"])
+            if idle:  # none without figures (no diagnosis)
+                out.append((f"    {idle}", "dim"))
             if r["diagnosis"].get("steps_text"):  # the rank's steps, the slow ones named
                 out.append((f"    {r['diagnosis']['steps_text']}", "dim"))
             if r["diagnosis"].get("setup_text"):  # the rank's start-up, told apart
