@@ -227,6 +227,16 @@ Workloads (argv[1]):
             every 10 steps rank 0 alone evaluates it on 64 held-out batches (reading each
             score with `.item()`) and writes a checkpoint (`torch.save`), while the other
             rank waits in the next step's all-reduce.
+  diskread  an MLP (4 layers of 4096, bf16 autocast, fused AdamW) trained 40 steps on
+            batches stored as .npy files (4096x4096 float32, 64 MB), each read with
+            `np.load` in the training loop after it is dropped from the page cache
+            (`posix_fadvise`): the GPU waits while the host reads the disk (env DATA_DIR:
+            where the files go).
+  bandwidth  six LayerNorms, each followed by a GELU and a residual add, trained 30 steps
+            in fp32 on activations of 8192x8192 (256 MB) made on the GPU, eager: kernels
+            that move far more bytes than they compute on.
+  fp32      an MLP (4 layers of 4096) trained 30 steps in fp32, no autocast and TF32 off
+            (PyTorch's default for matmuls), fused AdamW: the GEMMs on the CUDA cores.
 
 Usage: python gen_unannotated.py WORKLOAD
 Prints `<workload> ok work_s=<seconds> ...`.
@@ -1813,6 +1823,73 @@ def ddp_eval() -> str:
     return f"rank={rank} work_s={took:.2f} steps={steps}"
 
 
+def diskread() -> str:
+    import tempfile
+
+    # batches stored as .npy files (4096x4096 float32, 64 MB each), read with np.load in
+    # the training loop itself, as a script over a folder of preprocessed arrays does; each
+    # file dropped from the page cache before it is read, so that the disk is read
+    model = mlp(4).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    folder = tempfile.mkdtemp(dir=os.environ.get("DATA_DIR"))
+    rng = np.random.default_rng(0)
+    files = []
+    for k in range(8):
+        path = os.path.join(folder, f"batch{k}.npy")
+        np.save(path, rng.standard_normal((4096, 4096), dtype=np.float32))
+        files.append(path)
+    steps = int(os.environ.get("STEPS", "40"))
+    start = time.perf_counter()
+    for i in range(steps):
+        path = files[i % len(files)]
+        fd = os.open(path, os.O_RDONLY)
+        os.fsync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        os.close(fd)
+        x = torch.from_numpy(np.load(path)).cuda()
+        loss = squares_step(model, opt, x)
+    torch.cuda.synchronize()
+    return f"work_s={time.perf_counter() - start:.2f} steps={steps} loss={loss.item():.3g}"
+
+
+def bandwidth() -> str:
+    # LayerNorm and element-wise ops in fp32 on activations of 8192x8192 (256 MB), eager:
+    # every kernel reads and writes its tensors in DRAM and does little math
+    torch.manual_seed(0)
+    norms = torch.nn.ModuleList(torch.nn.LayerNorm(8192) for _ in range(6)).cuda()
+    opt = torch.optim.SGD(norms.parameters(), lr=1e-3)
+    steps = int(os.environ.get("STEPS", "30"))
+    start = time.perf_counter()
+    for _ in range(steps):
+        x = torch.randn(8192, 8192, device="cuda", requires_grad=True)
+        h = x
+        for norm in norms:
+            h = torch.nn.functional.gelu(norm(h)) * 0.5 + h
+        loss = h.square().mean()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+    torch.cuda.synchronize()
+    return f"work_s={time.perf_counter() - start:.2f} steps={steps} loss={loss.item():.3g}"
+
+
+def fp32() -> str:
+    # squares_loop's MLP trained in fp32 without autocast, TF32 off (PyTorch's default for
+    # matmuls): the GEMMs run on the CUDA cores, not the tensor cores
+    model = mlp(4).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    steps = int(os.environ.get("STEPS", "30"))
+    start = time.perf_counter()
+    for _ in range(steps):
+        x = torch.randn(4096, 4096, device="cuda")
+        loss = model(x).pow(2).mean()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+    torch.cuda.synchronize()
+    return f"work_s={time.perf_counter() - start:.2f} steps={steps} loss={loss.item():.3g}"
+
+
 if __name__ == "__main__":
     workload = sys.argv[1]
     run = {"generate": generate, "decode": decode, "vision": vision, "triton": triton_kernels,
@@ -1830,5 +1907,6 @@ if __name__ == "__main__":
            "fsdp_root": fsdp_root, "cp": cp, "sweep": sweep, "collbench": collbench,
            "sweep_worker": sweep_worker, "jax_log": jax_log, "jax_shapes": jax_shapes,
            "jax_callback": jax_callback, "tokenize": tokenize,
-           "multiscale": multiscale, "ddp_eval": ddp_eval}[workload]
+           "multiscale": multiscale, "ddp_eval": ddp_eval,
+           "diskread": diskread, "bandwidth": bandwidth, "fp32": fp32}[workload]
     print(workload, "ok", run(), flush=True)

@@ -75,6 +75,8 @@
 # jax_log, jax_shapes, jax_callback, tokenize, multiscale (see gen_unannotated.py),
 # ddp_eval_json (ddp_eval under torchrun over the two GPUs of DDP_GPUS, exported so too), and
 # jax_log_trace, jax_callback_trace, jax_shapes_trace (as jax_tp_trace; DDP_GPUS=0: one GPU),
+# diskread, bandwidth and fp32 (see gen_unannotated.py; bandwidth and fp32 with the GPUs'
+# counters; bandwidth_small: its 10 steps, the counters sampled at 2 kHz), ppi_json (as pp_json, of pp-interleaved: two stages a rank, looped),
 # jax_no_cb: jax with XLA's command buffers off and nsys --cuda-graph-trace=node (so log_no_cb,
 # shapes_no_cb and callback_no_cb: jax_log, jax_shapes and jax_callback; env STEPS); ddp:
 # torchrun over the two GPUs of DDP_GPUS, default 0,1).
@@ -232,12 +234,16 @@ for name in ${ONLY//,/ }; do
   fi
   LAUNCH=python3; program=$HERE/gen_unannotated.py
   [ "${name%_no_cb}" != $name ] && LAUNCH="env XLA_FLAGS=--xla_gpu_enable_command_buffer= python3"
-  case $name in fsdp|nocache|moe|graphed|jax_tp|pinned|ckpt) extra="$extra --gpu-metrics-devices=all" ;; esac
+  case $name in fsdp|nocache|moe|graphed|jax_tp|pinned|ckpt|bandwidth|fp32) extra="$extra --gpu-metrics-devices=all" ;; esac
   if [ $name = nocache ]; then LAUNCH="env PYTORCH_NO_CUDA_MEMORY_CACHING=1 python3"; fi
   if [ $name = nocache_small ]; then  # nocache's 10 steps, no counters: a sample's size
     workload=nocache; LAUNCH="env PYTORCH_NO_CUDA_MEMORY_CACHING=1 STEPS=10 python3"
   fi
   [ $name = moe_small ] && workload=moe  # moe without the counters: a sample's size
+  if [ $name = bandwidth_small ]; then  # bandwidth's 10 steps, its counters at 2 kHz: a sample's size
+    workload=bandwidth; LAUNCH="env STEPS=10 python3"
+    extra="--gpu-metrics-devices=all --gpu-metrics-frequency=2000"
+  fi
   if [ $name = jax_tp ]; then export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1}; fi  # two GPUs
   if [ $name = ddp ]; then  # one process per GPU of DDP_GPUS, under one nsys
     LAUNCH="torchrun --nproc_per_node=2"; export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1}
@@ -289,11 +295,12 @@ for name in ${ONLY//,/ }; do
     export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} PLAIN=1
     program=$HERE/jax_dp.py; workload=$W
   fi
-  if [ $name = tp_json ] || [ $name = pp_json ]; then  # parallel_train.py, nothing marked
+  if [ $name = tp_json ] || [ $name = pp_json ] || [ $name = ppi_json ]; then  # parallel_train.py, nothing marked
     LAUNCH="env PLAIN=1 MARKS=0 torchrun --nproc_per_node=2"
     export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
     program=$HERE/parallel_train.py; workload="tp $W"
     [ $name = pp_json ] && workload="pp-1f1b $W"
+    [ $name = ppi_json ] && workload="pp-interleaved $W"
   fi
   if [ $name = fsdp ] || [ $name = fsdp_json ]; then  # dist_train.py's FSDP2 ViT, bare with NVTX step ranges
     LAUNCH="torchrun --nproc_per_node=2"; export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1}
