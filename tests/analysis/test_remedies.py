@@ -52,6 +52,12 @@ CASES = [
     # jax.pure_callback of ~3 ms of NumPy inside the jitted step, the GPU waiting for it
     ("jax_callback/plugins/profile/2026_11_30_18_43_18/vm.trace.json.gz", "work",
      "pure_callback.N", "callback"),
+    # gen_unannotated.py's diskread (nsys, no annotations): each batch read with np.load
+    # in the loop, its launching thread in fread through the gaps
+    ("unannotated/diskread.sqlite", "work", "fread", "file_read"),
+    # gen_unannotated.py's ddp_eval under torchrun (two processes in one report): rank 0
+    # writes a checkpoint (torch.save) every 10 steps, its launching thread in write
+    ("unannotated/ddp_eval_json.sqlite", "work", "write", "file_write"),
 ]
 # Rows found from the host's CPU samples and OS runtime calls over the whole summary
 # (host_samples.HostActivity.busy_elsewhere): tests/analysis/test_unannotated.py

@@ -36,7 +36,14 @@ from tui.loading.trace import open_trace
 REFERENCE = DATA / "loops"
 # each loop and the bound it was designed to have (recordings/gen_loops.py)
 LOOPS = {"compute": "compute", "sync": "sync", "copy": "copy", "launch": "launch",
-         "host": "host", "memory": "compute"}  # memory: DRAM-bound, memory only with ncu
+         "host": "host", "memory": "memory"}
+# memory: DRAM-bound, told from compute by the nsys recording's GPU counters (DRAM near its
+# peak over the window: 86%); torch.profiler's has none, and reads compute-bound
+
+
+def designed(name: str, kind: str) -> str:
+    """The bound the loop was designed to have, as its recording can show it."""
+    return "compute" if LOOPS[name] == "memory" and kind != "sqlite" else LOOPS[name]
 GPU_TABLES = ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
               "CUPTI_ACTIVITY_KIND_MEMSET")
 
@@ -121,11 +128,11 @@ def test_the_set_up_is_told_apart(loop) -> None:
 
 
 def test_the_bound_is_the_designed_one(loop) -> None:
-    name, _, _, work, _, diagnosis = loop
-    assert diagnosis["bound"] == LOOPS[name]
+    name, kind, _, work, _, diagnosis = loop
+    assert diagnosis["bound"] == designed(name, kind)
     (time,) = work
     share = time.compute_ns / time.span_ns
-    if LOOPS[name] == "compute":
+    if LOOPS[name] in ("compute", "memory"):
         assert share >= COMPUTE_MOST
     else:  # the loss leads, the compute share said beside it
         assert diagnosis["text"].startswith(f"{name.capitalize()}-bound in ")

@@ -42,6 +42,7 @@ from tui.analysis.beside import Beside
 from tui.analysis.dataparallel import dataparallel_devices
 from tui.analysis.framework import source_format
 from tui.analysis.gaps import DOMINANT_SHARE, Gap, explained_gaps, has_cpu_samples
+from tui.analysis.gpu_metrics import DRAM_NEAR_PEAK
 from tui.analysis.idle_causes import (
     CAUSES,
     IdleByCause,
@@ -112,6 +113,9 @@ class DeviceTime:
     host_busy_in: str | None = None  # what the host was busy in, in the longest host gaps
     comm_wait_ns: int | None = None  # a run: NCCL kernels waiting for other ranks
     memory_ns: int | None = None  # --ncu: compute time of kernels at their memory ceiling
+    # the GPU's hardware counters (nsys --gpu-metrics-devices): DRAM read + write over the
+    # window, % of its peak bandwidth (gpu_metrics.dram)
+    dram_pct: float | None = None
     window: Window | None = None  # the window of work the figures are of (None: the span)
     steps: StepFigures | None = None  # the window's steps; this device's idle in slow ones
     # launch-bound: its kernels torch.compile's already, or CUDA graphs' (launch_means)
@@ -382,6 +386,7 @@ def combined(times: Sequence[DeviceTime]) -> DeviceTime:
         pinned_bytes=sum(t.pinned_bytes for t in times), idle=idle,
         host_busy_in=_busiest_host(times),
         comm_wait_ns=total("comm_wait_ns"), memory_ns=total("memory_ns"),
+        dram_pct=_compute_weighted_dram(times),
         window=merged([t.window for t in times]), steps=summed([t.steps for t in times]),
         launched_as=main.launched_as, graph_kernels=sum(t.graph_kernels for t in times),
         whole_graph_ns=sum(t.whole_graph_ns for t in times),
@@ -389,6 +394,15 @@ def combined(times: Sequence[DeviceTime]) -> DeviceTime:
                        if any(t.host_launches is not None for t in times) else None),
         waited_on=(GPUS if any(t.waited_on == GPUS for t in times) else main.waited_on),
         dataparallel=any(t.dataparallel for t in times))
+
+
+def _compute_weighted_dram(times: Sequence[DeviceTime]) -> float | None:
+    """The devices' DRAM use, each weighted by its compute time; None where none has it."""
+    sampled = [t for t in times if t.dram_pct is not None]
+    weight = sum(t.compute_ns for t in sampled)
+    if not sampled or not weight:
+        return None
+    return sum((t.dram_pct or 0.0) * t.compute_ns for t in sampled) / weight
 
 
 def _busiest_host(times: Sequence[DeviceTime]) -> str | None:
@@ -431,8 +445,7 @@ def decide(t: DeviceTime) -> str | None:
     if t.device is not None and t.comm_wait_ns and t.comm_wait_ns >= WAIT_MOST * t.span_ns:
         return "communication"  # a rank held up by the others: its steps end with theirs
     if t.compute_ns >= COMPUTE_MOST * t.span_ns:
-        memory = t.memory_ns or 0
-        return "memory" if t.compute_ns and memory >= MEMORY_MOST * t.compute_ns else "compute"
+        return "memory" if _ncu_memory(t) or _dram_near_peak(t) else "compute"
     # computing under half the time, the GPU is held back: by the largest other part
     parts = {b: ns for b, ns in t.parts().items() if b != "compute"}
     return max(parts, key=lambda b: (parts[b], -BOUNDS.index(b)))
@@ -516,10 +529,25 @@ def _compute(t: DeviceTime, who: str, its: str) -> str:
             f"({t.kernels:,} kernels{median}{waited}{whole})")
 
 
+def _ncu_memory(t: DeviceTime) -> bool:
+    """Nsight Compute's memory verdict on MEMORY_MOST of the compute time (with_ncu)."""
+    return bool(t.compute_ns) and (t.memory_ns or 0) >= MEMORY_MOST * t.compute_ns
+
+
+def _dram_near_peak(t: DeviceTime) -> bool:
+    """The hardware counters' DRAM use over the window at DRAM_NEAR_PEAK or more: the
+    kernels that keep the GPU busy move bytes at the memory's limit (fp32 LayerNorms and
+    element-wise ops: `unannotated/bandwidth.sqlite`, 85%)."""
+    return t.dram_pct is not None and t.dram_pct >= DRAM_NEAR_PEAK
+
+
 def _memory(t: DeviceTime, who: str, its: str) -> str:
-    return (_compute(t, who, its) + ", and Nsight Compute puts "
-            f"{_pct(t.memory_ns or 0, t.compute_ns)} of that time in kernels at their "
-            "memory ceiling")
+    if _ncu_memory(t):
+        return (_compute(t, who, its) + ", and Nsight Compute puts "
+                f"{_pct(t.memory_ns or 0, t.compute_ns)} of that time in kernels at their "
+                "memory ceiling")
+    return (_compute(t, who, its) + f", DRAM at {t.dram_pct:.0f}% of its peak bandwidth "
+            "(read + write) by the GPU's counters")
 
 
 def _launch(t: DeviceTime, who: str, its: str) -> str:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from tui.analysis.idle_causes import COPY_PATTERN, GAP_KIND, SYNC_PATTERN, classify_idle
 from tui.analysis.module_names import COMPILERS, module_label
+from tui.analysis.remedies import FILE_CALLS
 from tui.core.queries import fill, fragment, load_query
 from tui.core.steps import NOT_THE_PROGRAMS, PROFILER_STEP, STEP_NAME
 from tui.core.units import format_ns
@@ -137,7 +138,7 @@ def _explained(con: duckdb.DuckDBPyConnection, params: dict,
                         before=before or "", after=after or "", cause=text,
                         kind=GAP_KIND.get(cause or "other", "other"),
                         busy_in=(held.compiler or _busy_in(range_path, op_name, frame_name)
-                                 or held.slept) if cause == "host" else None,
+                                 or held.os_work) if cause == "host" else None,
                         busy_in_call=held.cuda_call))
     return gaps
 
@@ -149,7 +150,9 @@ class _Held:
 
     text: str = ""  # '; its thread's 37 samples: …; its thread slept in …'
     compiler: str | None = None  # module_names.COMPILERS: most of its samples in one
-    slept: str | None = None  # a sleep call held it for DOMINANT_SHARE of the gap or more
+    # a sleep, or a file's read or write (FILE_CALLS), held it for DOMINANT_SHARE of the
+    # gap or more
+    os_work: str | None = None
     cuda_call: str | None = None  # a CUDA call (not a launch) held it that long
 
 
@@ -168,8 +171,9 @@ def _thread_held(duration: int, sampled: tuple[str, str | None] | None,
         held.text += f"; {python_line}"
     if os_call and os_call[1] >= DOMINANT_SHARE * duration:
         name, ns = os_call
-        held.slept = name if "sleep" in name else None
-        held.text += (f"; its thread {'slept' if held.slept else 'waited'} in {name} "
+        slept = "sleep" in name
+        held.os_work = name if slept or FILE_CALLS.match(name) else None
+        held.text += (f"; its thread {'slept' if slept else 'waited'} in {name} "
                       f"({format_ns(ns)} of {format_ns(duration)})")
     if cuda_call and cuda_call[1] >= DOMINANT_SHARE * duration:
         name, ns = cuda_call

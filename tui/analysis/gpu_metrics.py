@@ -184,16 +184,25 @@ def gpu_metrics_summary(con: duckdb.DuckDBPyConnection, min_gap_ns: int,
             "by_range": by_range, "by_kernel": by_kernel}
 
 
-def window_means(con: duckdb.DuckDBPyConnection, start_ns: int, end_ns: int
-                 ) -> list[MetricMeans]:
-    """Each device's means over the window of work [start_ns, end_ns) (none: no counters)."""
+def window_means(con: duckdb.DuckDBPyConnection, start_ns: int, end_ns: int,
+                 ran: set[int]) -> list[MetricMeans]:
+    """The means over the window of work [start_ns, end_ns) of each device of `ran`, those
+    that ran the trace's work there: nsys' --gpu-metrics-devices=all samples every GPU of
+    the machine, and an idle one's (or another program's) say nothing of this work."""
     out: list[MetricMeans] = []
     for d in metric_devices(con):
+        if d.device not in ran:
+            continue
         names = reported_metrics(con, d.device)
         for mean in means(con, d.device, names, "gpu_metric_window",
                           {"start_ns": start_ns, "end_ns": end_ns}).values():
             out.append({"device": d.device, "mean": mean})
     return out
+
+
+def dram_by_device(over: Sequence[MetricMeans]) -> dict[int, float]:
+    """Each device's DRAM use (dram) in `over` (window_means), where both were sampled."""
+    return {row["device"]: use for row in over if (use := dram(row["mean"])) is not None}
 
 
 def dram(mean: dict[str, float]) -> float | None:
@@ -216,7 +225,9 @@ def metrics_phrase(gm: GpuMetrics | None, bound: str | None,
     parts = []
     whole = rows[0]["mean"] if len(rows) == 1 else _averaged(rows)
     if bound in ("compute", "memory") and SM in whole:
-        parts.append(_compute_words(whole))
+        # a memory bound decided from the counters says their DRAM figure itself
+        parts.append(_compute_words(whole, dram_said=bound == "memory"
+                                    and (dram(whole) or 0.0) >= DRAM_NEAR_PEAK))
     hot = _memory_phases(gm.get("by_range", []))
     if hot:
         parts.append(hot)
@@ -244,11 +255,13 @@ def _pcie_words(whole: dict[str, float]) -> str:
             "copies)")
 
 
-def _compute_words(whole: dict[str, float]) -> str:
+def _compute_words(whole: dict[str, float], dram_said: bool = False) -> str:
     sm = whole[SM]
     grade = "good" if sm > SM_GOOD else "poor" if sm < SM_POOR else "fair"
     text = f"SMs active {sm:.0f}% ({grade})"
     use = dram(whole)
+    if dram_said:
+        return text
     if use is not None and use >= DRAM_NEAR_PEAK:
         return text + (f", DRAM at {use:.0f}% of its peak bandwidth (read + write): the "
                        "kernels wait on memory, not on math")

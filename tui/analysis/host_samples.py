@@ -139,6 +139,9 @@ class HostActivity:
             if off_cpu < WAITED_MOST * self.range_ns or slept >= WAITED_MOST * self.range_ns:
                 return None
             waited = off_cpu
+            # the traced call it was blocked in, where one held it that long: a file's read
+            # (`unannotated/diskread.sqlite`: fread), a driver's ioctl
+            waits = [o for o in self.launching.osrt if o.ns >= waited and "sleep" not in o.name]
         own = {share.name: share.value for share in self.launching.by_module}
         labels: dict[str, int] = {}
         for share in self.all_threads.by_module:
@@ -304,7 +307,11 @@ def host_activity(con: duckdb.DuckDBPyConnection) -> HostActivity | None:
         "FROM host_ranges").fetchall()
     name = None
     if thread is not None:
-        found = con.execute(load_query("host_thread_name"), _thread_params(thread)).fetchone()
+        try:
+            found = con.execute(load_query("host_thread_name"),
+                                _thread_params(thread)).fetchone()
+        except duckdb.CatalogException:  # a run's converted store keeps no `threads`
+            found = None
         name = str(found[0]) if found else None
     osrt = _has_os_calls(con)  # an nsys report's, traced with --trace osrt
     if source == "samples":

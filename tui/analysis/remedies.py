@@ -92,6 +92,15 @@ class HostWork:
     remedy_xla: str | None = None
 
 
+# OS runtime calls (nsys -t osrt) that read or write files (or pipes): one that holds the
+# launching thread through most of a host-wait gap names the host's work there, as a sleep
+# does (tui.analysis.gaps: `np.load` of each batch in the loop, `unannotated/diskread.sqlite`,
+# in fread 1.93 s of the window's 2.28 s of host waits)
+FILE_READS = r"f?read(_unlocked)?|p?readv|preadv2|pread(64)?|fgets|getline|getdelim"
+FILE_WRITES = (r"f?write(_unlocked)?|p?writev|pwritev2|pwrite(64)?|fsync|fdatasync|fflush"
+               r"|sync_file_range|msync")
+FILE_CALLS = re.compile(f"^({FILE_READS}|{FILE_WRITES})$")
+
 # Where the loss is paid once: initialisation, or the first steps (warm-up, compiling)
 WARM_UP = ("it is paid once, not every step: start the profile after warm-up (a profiler "
            "schedule with warmup, or NVTX step ranges) and judge the steps alone")
@@ -146,6 +155,23 @@ HOST_WORK = (
         re.compile(r"(?i)sleep"),
         "the thread that issues GPU work sleeps while the GPU waits: remove the sleep or "
         "move it (throttling, polling) to another thread"),
+    HostWork(
+        "file_read", "reading input from files",
+        re.compile(f"^({FILE_READS})$"),
+        "the thread that issues GPU work reads its input while the GPU waits: read ahead on "
+        "other threads or processes (DataLoader workers, num_workers > 0, with "
+        "prefetch_factor), and keep the data in memory or on fast local storage, stored "
+        "nearer its final form",
+        "the thread that issues work reads its input while the GPU waits: read ahead in the "
+        "input pipeline (tf.data's prefetch and num_parallel_calls, Grain's worker_count), "
+        "and keep the data in memory or on fast local storage"),
+    HostWork(
+        "file_write", "writing files",
+        re.compile(f"^({FILE_WRITES})$"),
+        "the thread that issues GPU work writes files while the GPU waits (checkpoints, "
+        "logs, dumps): write less often, or from another thread "
+        "(torch.distributed.checkpoint.async_save for checkpoints)",
+        "write less often, or from another thread (orbax's asynchronous checkpointing)"),
     HostWork(  # host_samples.HostActivity.busy_elsewhere: 'NumPy on other threads'
         "elsewhere", "what the launching thread waited for",
         re.compile(r" on other threads$"),

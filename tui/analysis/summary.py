@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from dataclasses import replace
 from typing import TypeVar
 
 import duckdb
@@ -13,11 +12,10 @@ from tui.analysis.beside import Beside, side_by_side
 from tui.analysis.code import code_source, frame_times, unattributed
 from tui.analysis.code_hlo import op_path_rows
 from tui.analysis.diagnosis import (
-    decide,
     gaps_and_work,
     gaps_and_work_only,
-    trace_diagnosis,
 )
+from tui.analysis.diagnosis_context import Told, told_diagnosis
 from tui.analysis.distributed import trace_figures
 from tui.analysis.distributed.findings import distributed_findings
 from tui.analysis.distributed.idle import gap_classes
@@ -25,14 +23,13 @@ from tui.analysis.distributed.memo import cached_figures
 from tui.analysis.findings import findings
 from tui.analysis.flops import flops_summary
 from tui.analysis.framework import source_format
-from tui.analysis.gaps import Gap, has_cpu_samples
+from tui.analysis.gaps import has_cpu_samples
 from tui.analysis.gpu_metrics import (
     gpu_metrics_summary,
     metric_devices,
-    window_means,
     with_metrics_phrase,
 )
-from tui.analysis.host_samples import HostActivity, gaps_host_activity, range_host_activity
+from tui.analysis.host_samples import HostActivity, gaps_host_activity
 from tui.analysis.kernels import device_busy, kernel_stats
 from tui.analysis.memory import memory_peaks
 from tui.analysis.row_sets import GapRows, RowSet, add_offsets
@@ -47,7 +44,7 @@ from tui.analysis.summary_types import (
 from tui.analysis.summary_types import Diagnosis as DiagnosisJson
 from tui.analysis.summary_types import Finding as FindingJson
 from tui.analysis.tensor_cores import gemm_tensor_cores, matrix_kernels, with_matrix_phrase
-from tui.analysis.window import Window, work_window
+from tui.analysis.window import work_window
 from tui.analysis.xla_ops import command_buffer_stats, xla_module_stats, xla_op_stats
 from tui.core.budget import budget_of, memory_budget
 from tui.core.db import SUMMARY_SHARE, duckdb_share_of, one_row, twice_the_budget_if_short
@@ -112,13 +109,28 @@ def _rank_summary(trace: Trace, min_gap_ns: int) -> dict:
     devices = device_busy(con)
     gaps, work = gaps_and_work_only(con, min_gap_ns)
     advice_format = source_format(con)  # 'xla' for an XLA program under nsys: its words
-    diagnosis = trace_diagnosis(con, work, advice_format).to_json()
+    # where its host was, from CPU samples alone: a store (tui convert) keeps neither them
+    # nor the Python frames, and a run of stores reads as the run of their traces
+    told = told_diagnosis(con, work, gaps, lambda: (gaps_host_activity(con, min_gap_ns)
+                                                    if has_cpu_samples(con) else None),
+                          advice_format)
     origin = one_row(con, load_query("trace_origin"))[0]
     return {"devices": [d.as_dict() for d in devices], "gaps": GapRows(gaps, origin),
-            "diagnosis": diagnosis, "advice_format": advice_format,
+            "diagnosis": _said(told), "advice_format": advice_format,
             "warnings": list(trace.warnings),
             "distributed": cached_figures(con, trace.cache_path, trace.store_dir),
             "gpu_metrics": _rank_counters(con, min_gap_ns)}
+
+
+def _said(told: Told) -> DiagnosisJson:
+    """The diagnosis' JSON with where the host was beside it, where known: `host_where`
+    (host-bound: where the waited-on host was) and `setup_where` (in the set-up)."""
+    out = told.diagnosis.to_json()
+    if told.host_where:
+        out["host_where"] = told.host_where
+    if told.setup_where:
+        out["setup_where"] = told.setup_where
+    return out
 
 
 def _rank_counters(con: duckdb.DuckDBPyConnection, min_gap_ns: int) -> GpuMetrics | None:
@@ -149,13 +161,6 @@ def _summed_up(trace: Trace, min_gap_ns: int, on: bool, figures: Callable[[], di
     window = work_window(con)  # for the diagnosis and the FLOPs alike
     gaps, times, work = gaps_and_work(con, min_gap_ns, window, side_by_side=on)
     host = host_activity()
-    # what the diagnosis's sentence says of the host: over the window's gaps alone, worked
-    # out only where a device waited on its host most
-    waited_on = (_window_host(con, host, gaps, window)
-                 if any(decide(t) == "host" for t in work) else None)
-    elsewhere = waited_on.busy_elsewhere() if waited_on else None
-    if elsewhere:  # the launching thread waited on others, and nothing else says for what
-        work = [t if t.host_busy_in else replace(t, host_busy_in=elsewhere) for t in work]
     span = con.execute(load_query("trace_span")).fetchone() or (None, None)
     origin = one_row(con, load_query("trace_origin"))[0]
     meta = dict(con.execute("SELECT key, value FROM trace_meta").fetchall())
@@ -183,21 +188,10 @@ def _summed_up(trace: Trace, min_gap_ns: int, on: bool, figures: Callable[[], di
     found += distributed_findings([rank], run=False)
     gap_rows = GapRows(gaps, origin)
     counters = gpu_metrics_summary(con, min_gap_ns, [k.name for k in kernels])
-    diagnosis = trace_diagnosis(con, work).to_json()
-    described = diagnosis.get("window")
-    # the counters over the window the sentence describes, not the whole busy span
-    over = (window_means(con, described["start_ns"], described["end_ns"])
-            if counters is not None and described else None)
-    rank["diagnosis"] = with_metrics_phrase(diagnosis, counters, over)
+    told = told_diagnosis(con, work, gaps, lambda: host)
+    rank["diagnosis"] = with_metrics_phrase(_said(told), counters, told.over)
     if counters is None:  # no Tensor Active: the kernels' names say where the math ran
         rank["diagnosis"] = with_matrix_phrase(rank["diagnosis"], matrix)
-    where = (waited_on.where() if waited_on and rank["diagnosis"].get("bound") == "host"
-             else "")
-    if where:
-        rank["diagnosis"]["host_where"] = where  # where the waited-on host was
-    setup_where = _setup_where(con, rank["diagnosis"])
-    if setup_where:
-        rank["diagnosis"]["setup_where"] = setup_where  # where the host was in the set-up
     shared = next((f for f in found if f.rule == "shared_gpu"), None)
     if shared is not None:  # several processes' work on one GPU: no figure is one's own
         rank["diagnosis"]["shared_text"] = shared_phrase(shared)
@@ -216,8 +210,8 @@ def _summed_up(trace: Trace, min_gap_ns: int, on: bool, figures: Callable[[], di
         **code_memory,
     }
     if counters is not None:  # the GPUs' hardware counters (nsys --gpu-metrics-devices)
-        if over:  # where the diagnosis's figures come from, beside the busy span's
-            counters["window"] = over
+        if told.over:  # where the diagnosis's figures come from, beside the busy span's
+            counters["window"] = told.over
         summary["gpu_metrics"] = counters
     flops = flops_summary(con, window)
     if flops is not None:  # Kineto with_flops / record_shapes
@@ -227,34 +221,6 @@ def _summed_up(trace: Trace, min_gap_ns: int, on: bool, figures: Callable[[], di
         summary["xla_modules"] = xla_module_stats(con)
         summary["xla_command_buffers"] = command_buffer_stats(con)
     return summary
-
-
-def _setup_where(con: duckdb.DuckDBPyConnection, diagnosis: DiagnosisJson) -> str:
-    """Where the launching thread was in the set-up the diagnosis tells apart (its
-    setup_text), from the trace's CPU samples: multi-scale training under cuDNN's benchmark
-    mode spent 28 s of its 30 compiling each new size's kernels (NVRTC), 43 steps of 18 ms
-    after it (`unannotated/multiscale.sqlite`); '' without samples or a set-up said."""
-    window = diagnosis.get("window")
-    if not diagnosis.get("setup_text") or not window or not has_cpu_samples(con):
-        return ""
-    start = window["start_ns"]
-    host = range_host_activity(con, [(start - diagnosis["setup_ns"], start)])
-    return host.where() if host is not None and host.unit == "samples" else ""
-
-
-def _window_host(con: duckdb.DuckDBPyConnection, host: HostActivity | None,
-                 gaps: list[Gap], window: Window | None) -> HostActivity | None:
-    """The host's activity in the gaps inside the window of work (clipped to it), where
-    the window leaves out some of the gaps and the trace has CPU samples (a whole
-    program's set-up: its compiles, its imports); else `host`, over every gap."""
-    if host is None or host.unit != "samples" or window is None:
-        return host
-    inside = [(max(g.start_ns, window.start_ns), min(g.start_ns + g.duration_ns, window.end_ns))
-              for g in gaps]
-    inside = [(start, end) for start, end in inside if end > start]
-    if len(inside) == len(gaps) or not inside:
-        return host
-    return range_host_activity(con, inside)
 
 
 def code_and_memory(con: duckdb.DuckDBPyConnection) -> CodeAndMemory:

@@ -40,7 +40,7 @@ from tui.loading import cache
 from tui.loading.locations import is_remote
 from tui.loading.store import is_parquet_store
 
-RUN_MEMO_VERSION = "v14"  # bump when run_summary's keys or meaning change; v4: gpu_metrics;
+RUN_MEMO_VERSION = "v15"  # bump when run_summary's keys or meaning change; v4: gpu_metrics;
 # v5: a gap's compiler, XLA's advice under nsys; v6: launch-bound advice by how the
 # kernels were made and launched; v7: the issue rate counts a CUDA graph's replay once;
 # v8: what an other-bound device's queued work waited for, CCCL's NVTX ranges no window;
@@ -54,7 +54,8 @@ RUN_MEMO_VERSION = "v14"  # bump when run_summary's keys or meaning change; v4: 
 # collective-permutes a ring, an expert's all-to-alls the forward's, a report a rank
 # on one clock, a looped pipeline's stages a rank, a logged loss's all-reduce no layer's;
 # v13: an iteration ends with its last repeat, context parallelism; v14: the ranks' v13
-# (no diagnosis without kernels; CPU samples as the host's recorded work), host callbacks
+# (no diagnosis without kernels; CPU samples as the host's recorded work), host callbacks;
+# v15: the ranks' v14 (memory-bound by the counters' DRAM use)
 _SLICE = 16 << 20  # characters copied at a time
 
 
