@@ -142,7 +142,8 @@ def test_gap_classes_are_the_idle_causes(figures) -> None:
 
 def test_launch_bound_says_how_many_kernels_and_what_to_do() -> None:
     with open_trace(sample("launch_bound_inference.pt.trace.json.gz")) as trace:
-        found, _, _, diagnosis = trace_findings(trace.con, 1_000_000)
+        found, _, _, told = trace_findings(trace.con, 1_000_000)
+    diagnosis = told.diagnosis
     causes = diagnosis.time.idle.by_cause
     assert causes["launch"] > 0.95 * diagnosis.time.idle_ns
     assert diagnosis.text.startswith(

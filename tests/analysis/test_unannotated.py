@@ -20,6 +20,7 @@ from tests.helpers.window_oracle import ACTIVITY_TABLES, GRAPH_TABLE, gaps_over,
 from tui.analysis.diagnosis import UNRECORDED, decide, diagnose, gaps_and_work
 from tui.analysis.framework import source_format
 from tui.analysis.gaps import DOMINANT_SHARE
+from tui.analysis.gpu_metrics import DRAM_NEAR_PEAK
 from tui.analysis.host_samples import OTHERS_MIN_SAMPLES, WAIT_CALLS, gaps_host_activity
 from tui.analysis.module_names import is_profiler
 from tui.analysis.remedies import (
@@ -151,6 +152,116 @@ def test_a_loop_that_tokenizes_in_python_is_not_said_busy_in_its_first_compiles(
     assert diagnosis["text"].endswith(f"; {remedy('host')}.")
     assert diagnosis["host_where"].startswith(
         "the launching thread was in the Python interpreter (")
+
+
+def _held_in(db: sqlite3.Connection, gtid: int, call: str,
+             spans: list[tuple[int, int]]) -> int:
+    """The time thread `gtid`'s OS runtime calls named `call` overlap `spans`, as the
+    export's OSRT_API holds them."""
+    rows = db.execute(
+        "SELECT o.start, o.end FROM OSRT_API AS o JOIN StringIds AS s ON s.id = o.nameId "
+        "WHERE s.value = ? AND o.globalTid = ?", (call, gtid)).fetchall()
+    return sum(max(0, min(end, e) - max(start, s)) for start, end in rows for s, e in spans)
+
+
+def _host_waits_in(gaps: list[dict], window: dict) -> list[tuple[int, int]]:
+    """The host-wait gaps' spans inside the window."""
+    spans = [(max(g["start_ns"], window["start_ns"]),
+              min(g["start_ns"] + g["duration_ns"], window["end_ns"]))
+             for g in gaps if g["kind"] == "host-wait"]
+    return [(s, e) for s, e in spans if e > s]
+
+
+def test_a_loop_that_reads_its_batches_from_disk_is_told_to_read_ahead() -> None:
+    """`diskread`: an MLP trained on batches that the loop reads itself with `np.load`,
+    each file dropped from the page cache first. In the window's host-wait gaps the
+    launching thread was in fread most of the time (the export's OS runtime calls). That
+    is what the host was busy in, with reading ahead as the remedy (no host work was named
+    before: the general advice), and its wait is said to be in it."""
+    path = inflated("unannotated/diskread.sqlite")
+    summary = checked_summary(path, "diskread")
+    diagnosis = summary["diagnosis"]
+    spans = _host_waits_in(summary["gaps"], diagnosis["window"])
+    host = summary["host_samples"]
+    gtid = global_tid(host["thread"]["pid"], host["thread"]["tid"])
+    waited = sum(e - s for s, e in spans)
+    assert _held_in(sqlite3.connect(path), gtid, "fread", spans) >= 0.5 * waited
+    assert diagnosis["bound"] == "host"
+    assert "; the host busy most in fread: reading input from files)" in diagnosis["text"]
+    assert host_work("fread").key == "file_read"  # type: ignore[union-attr]
+    assert diagnosis["text"].endswith(f"; {remedy('host', 'fread')}.")
+    assert "(most in fread; on a CPU" in diagnosis["host_where"]
+
+
+def test_a_rank_that_writes_its_checkpoints_itself_is_told_to_write_them_in_the_background(
+        capsys) -> None:
+    """`ddp_eval_json`: DDP over two H200s whose rank 0 alone evaluates the model and
+    writes a checkpoint (`torch.save`) every 10 steps, under one nsys. The run waits for
+    rank 0, host-bound; its launching thread's `write` calls hold the largest part of its
+    window's host waits that any one call or op holds (37%, the export's OS runtime calls),
+    so its advice is the writes' (it was the general host advice). Where its launching
+    thread was in those waits is said from its CPU samples, as a trace's own summary says
+    it (a run's ranks said nothing of it): PyTorch's libraries, most of its samples there."""
+    path = inflated("unannotated/ddp_eval_json.sqlite")
+    assert main(["--summary", "--json", str(path)]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    rank0 = next(r for r in summary["ranks"] if r["rank"] == 0)["diagnosis"]
+    db = sqlite3.connect(path)
+    (pid,), = db.execute("SELECT DISTINCT (globalPid >> 24) & 16777215 "
+                         "FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE deviceId = 0").fetchall()
+    spans = _host_waits_in([g for g in summary["gaps"] if g["rank"] == 0], rank0["window"])
+    written = _held_in(db, global_tid(pid, pid), "write", spans)
+    assert 0.3 * sum(e - s for s, e in spans) < written
+    assert rank0["bound"] == "host"
+    assert "(41 gaps; the host busy most in write: writing files)" in rank0["text"]
+    assert rank0["text"].endswith(f"; {remedy('host', 'write')}.")
+    modules: dict[str, int] = {}
+    for start, end in spans:
+        for module, n in leaf_modules(db, global_tid(pid, pid), start, end).items():
+            modules[module] = modules.get(module, 0) + n
+    torch = sum(n for m, n in modules.items() if m.startswith("libtorch"))
+    assert torch > 0.5 * sum(modules.values())
+    assert rank0["host_where"].startswith(
+        f"the launching thread was in PyTorch ({100 * torch / sum(modules.values()):.0f}% ")
+    text = summary["diagnosis"]["text"]
+    assert text.startswith("The run waits for its straggler, rank 0:")
+    assert f"; {remedy('host', 'write')}. By rank: 0 host; 1 communication." in text
+
+
+def test_a_gpu_kept_busy_at_the_memorys_limit_is_memory_bound_by_its_counters() -> None:
+    """`bandwidth_small`: fp32 LayerNorms and element-wise ops, recorded with
+    `--gpu-metrics-devices=all` on a host of two GPUs, the program on GPU 0 alone. Over the
+    window, GPU 0's samples (the export read with sqlite3) put DRAM (read + write) near
+    its peak: memory-bound, with the memory remedy (it read compute-bound: "lower
+    precision (bf16, TF32)"). The idle GPU 1's samples count nowhere: averaged in, the
+    window's SMs read half as active ("poor"), and its tensor cores' 0% said to run the
+    math on CUDA cores."""
+    path = inflated("unannotated/bandwidth_small.sqlite")
+    with open_trace(path) as trace:
+        summary = trace_summary(trace, MS)
+    diagnosis = summary["diagnosis"]
+    window = diagnosis["window"]
+    db = sqlite3.connect(path)
+
+    def means(gpu: int) -> dict[str, float]:  # a typeId's low byte: its PerfWorks GPU id
+        return dict(db.execute(
+            "SELECT m.metricName, avg(g.value) FROM GPU_METRICS AS g "
+            "JOIN TARGET_INFO_GPU_METRICS AS m ON m.typeId = g.typeId AND m.metricId = g.metricId "
+            "JOIN TARGET_INFO_GPU AS d ON d.pwGpuId = g.typeId & 255 "
+            "WHERE d.cuDevice = ? AND g.timestamp >= ? AND g.timestamp <= ? GROUP BY 1",
+            (gpu, window["start_ns"], window["end_ns"])).fetchall())
+
+    busy, idle = means(0), means(1)
+    dram = busy["DRAM Read Bandwidth [Throughput %]"] + busy["DRAM Write Bandwidth [Throughput %]"]
+    assert dram >= DRAM_NEAR_PEAK and idle["SMs Active [Throughput %]"] < 1
+    assert diagnosis["bound"] == "memory"
+    assert diagnosis["figures"]["dram_pct"] == pytest.approx(dram, abs=0.5)
+    sm = busy["SMs Active [Throughput %]"]
+    assert sm > 90
+    assert (f", DRAM at {diagnosis['figures']['dram_pct']:.0f}% of its peak bandwidth (read + "
+            "write) by the GPU's counters;") in diagnosis["text"]
+    assert diagnosis["text"].endswith(
+        f"; {remedy('memory')}. Hardware counters: SMs active {sm:.0f}% (good).")
 
 
 def test_an_export_that_lost_its_kernels_gets_no_diagnosis() -> None:

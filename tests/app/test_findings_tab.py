@@ -162,3 +162,27 @@ async def test_a_slow_repeat_of_a_program_that_marks_nothing_jumps_to_its_thread
         assert timeline.cursor_t == slowest["start_ns"] + slowest["duration_ns"] // 2
         lane = timeline.lanes[timeline.lane_index]
         assert (lane.kind, lane.k1, lane.k2) == (LANE_HOST, slowest["pid"], slowest["tid"])
+
+
+@sync
+async def test_the_diagnosis_heading_the_tab_is_the_summarys_with_where_the_host_was() -> None:
+    """`unannotated/diskread.sqlite` (a loop that reads each batch from disk with
+    `np.load`): the Findings tab's caption opens with the diagnosis `--summary` prints, the
+    host's work named (fread) as the summary names it from the launching thread's OS calls,
+    then where the waited-on host was and where it was in the set-up, from the CPU
+    samples: the tab said neither, nor the host's work."""
+    path = inflated("unannotated/diskread.sqlite")
+    with open_trace(path) as loaded:
+        expected = trace_summary(loaded, min_gap_ns=1_000_000)["diagnosis"]
+    assert expected["host_where"] and expected["setup_where"]
+    app = TraceApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("6")
+        await ready(pilot, "finding-table")
+        caption = str(app.query_one("#findings-panel").caption.render())
+    flat = " ".join(caption.split())
+    assert flat.startswith(" ".join(expected["text"].split()))
+    assert "busy most in fread" in flat
+    assert f"while the GPU idled, {expected['host_where']}" in flat
+    assert f"in the set-up, {expected['setup_where']}" in flat

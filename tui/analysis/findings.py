@@ -22,13 +22,13 @@ import duckdb
 from tui.analysis.dataparallel import dataparallel_finding
 from tui.analysis.diagnosis import (
     DeviceTime,
-    Diagnosis,
     gaps_and_work,
-    trace_diagnosis,
 )
+from tui.analysis.diagnosis_context import Told, told_diagnosis
 from tui.analysis.finding import Finding
 from tui.analysis.framework import source_format
 from tui.analysis.gaps import Gap
+from tui.analysis.host_samples import gaps_host_activity
 from tui.analysis.kernels import DeviceBusy, KernelStats, device_busy, kernel_stats
 from tui.analysis.launch_means import launched_as
 from tui.analysis.nsys_rules import RULES
@@ -54,15 +54,17 @@ IDLE_WARNING_PCT = 50.0
 
 
 def trace_findings(con: duckdb.DuckDBPyConnection, min_gap_ns: int,
-                   ) -> tuple[list[Finding], dict[str, str], int, Diagnosis]:
+                   ) -> tuple[list[Finding], dict[str, str], int, Told]:
     """`findings` with its inputs read from the trace (for the app), the trace's span and
-    its diagnosis (of the window of work; the findings are of the whole trace)."""
+    its diagnosis as `--summary` tells it (of the window of work; the findings are of the
+    whole trace)."""
     first, last = con.execute(load_query("trace_span")).fetchone() or (None, None)
     span_ns = last - first if first is not None and last is not None else 0
     gaps, times, work = gaps_and_work(con, min_gap_ns)
     found, skipped = findings(con, device_busy(con), kernel_stats(con), gaps, min_gap_ns,
                               span_ns, times, work=work)
-    return found, skipped, span_ns, trace_diagnosis(con, work)
+    told = told_diagnosis(con, work, gaps, lambda: gaps_host_activity(con, min_gap_ns))
+    return found, skipped, span_ns, told
 
 
 def findings(

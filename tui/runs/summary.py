@@ -61,6 +61,18 @@ def _run_advice_format(per_rank: dict[int, dict], run_format: str) -> str:
     return agreed or run_format
 
 
+def _where_the_host_was(decided: dict, own: dict | None) -> None:
+    """A rank's diagnosis decided again over the run keeps what its own summary said of
+    where its host was (diagnosis_context.told_diagnosis): `host_where` where it is still
+    host-bound, `setup_where` (its set-up is its own)."""
+    if not own:
+        return
+    if own.get("host_where") and decided.get("bound") == "host":
+        decided["host_where"] = own["host_where"]
+    if own.get("setup_where"):
+        decided["setup_where"] = own["setup_where"]
+
+
 def run_summary(run: RankSet, min_gap_ns: int, label: str) -> RunSummary:
     """`label` names the run: the directory, or the first file given."""
     analysis = rank_analysis(run.con)
@@ -84,6 +96,7 @@ def run_summary(run: RankSet, min_gap_ns: int, label: str) -> RunSummary:
         if row["diagnosis"] is not None:  # what the rank's own GPU's counters add
             row["diagnosis"] = with_metrics_phrase(row["diagnosis"],
                                                    per_rank[row["rank"]].get("gpu_metrics"))
+            _where_the_host_was(row["diagnosis"], per_rank[row["rank"]].get("diagnosis"))
         row.update(per_rank[row["rank"]].get("distributed") or {})
         row["gap_classes"] = gap_classes(per_rank[row["rank"]].get("gaps", []))
     analysis["straggler_group"] = _group(run, analysis, per_rank)

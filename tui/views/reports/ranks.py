@@ -63,6 +63,8 @@ def diagnosis_lines(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
     if len(ranks) <= MAX_RANK_DIAGNOSES:
         for r in ranks:
             out.append((f"  rank {r['rank']}: {r['diagnosis']['text']}", ""))
+            if r["diagnosis"].get("host_where"):  # its CPU samples, as a trace's summary
+                out.append((f"    while the GPU idled, {r['diagnosis']['host_where']}", ""))
             idle = idle_line(r["diagnosis"])
             if idle:  # none without figures (no diagnosis)
                 out.append((f"    {idle}", "dim"))
@@ -70,6 +72,8 @@ def diagnosis_lines(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
                 out.append((f"    {r['diagnosis']['steps_text']}", "dim"))
             if r["diagnosis"].get("setup_text"):  # the rank's start-up, told apart
                 out.append((f"    {r['diagnosis']['setup_text']}", "dim"))
+            if r["diagnosis"].get("setup_where"):
+                out.append((f"    in the set-up, {r['diagnosis']['setup_where']}", "dim"))
         return out
     by_bound: dict[str, list[int]] = {}
     for r in ranks:

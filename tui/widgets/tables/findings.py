@@ -59,14 +59,19 @@ class FindingPanel(TablePanel):
         self.found: list[Finding] = []
         self.not_checked: dict[str, str] = {}
         self.diagnosis: Diagnosis | None = None
+        self.host_lines: list[str] = []
         self.opened: int | None = None  # the finding whose rows are listed
         return (self.findings, self.rows)
 
     def build(self, trace: Trace) -> None:
         self.model = TableModel(trace, self.findings.keys, search=("rule", "text"))
-        found, skipped, span_ns, diagnosis = self.model.run(
+        found, skipped, span_ns, told = self.model.run(
             lambda con: trace_findings(con, self.min_gap_ns))
-        self.found, self.not_checked, self.diagnosis = found, skipped, diagnosis
+        self.found, self.not_checked, self.diagnosis = found, skipped, told.diagnosis
+        # where the host was, as --summary says it beside the sentence
+        self.host_lines = [f"{lead}, {where}" for lead, where in (
+            ("while the GPU idled", told.host_where), ("in the set-up", told.setup_where))
+            if where]
         self.model.build(load_query("table_findings"), arrow={"findings": pa.table({
             "finding": pa.array(range(len(found)), pa.int64()),
             "cost_ns": pa.array([x.cost_ns for x in found], pa.int64()),
@@ -135,6 +140,8 @@ class FindingPanel(TablePanel):
                 setup = time.window.setup_text() if time.window else None
                 if setup:  # the start-up before the window, told apart
                     out.append_text(plain(f" {setup}"))
+            for line in self.host_lines:
+                out.append_text(plain(f"\n{line}", style="dim"))
             out.append("\n")
         out.append(table.caption())
         if table is self.rows:
