@@ -77,7 +77,7 @@
 # jax_log_trace, jax_callback_trace, jax_shapes_trace (as jax_tp_trace; DDP_GPUS=0: one GPU),
 # diskread, bandwidth and fp32 (see gen_unannotated.py; bandwidth and fp32 with the GPUs'
 # counters; bandwidth_small: its 10 steps, the counters sampled at 2 kHz), ppi_json (as
-# pp_json, of pp-interleaved: two stages a rank, looped),
+# pp_json, of pp-interleaved: two stages a rank, looped), features, sidestream, cpu_eval,
 # jax_no_cb: jax with XLA's command buffers off and nsys --cuda-graph-trace=node (so log_no_cb,
 # shapes_no_cb and callback_no_cb: jax_log, jax_shapes and jax_callback; env STEPS); ddp:
 # torchrun over the two GPUs of DDP_GPUS, default 0,1).

@@ -228,6 +228,27 @@ def test_a_rank_that_writes_its_checkpoints_itself_is_told_to_write_them_in_the_
     assert f"; {remedy('host', 'write')}. By rank: 0 host; 1 communication." in text
 
 
+def test_copies_on_a_side_stream_beside_the_compute_are_not_what_bounds_it() -> None:
+    """`sidestream`: batches in pinned memory copied to the GPU one step ahead on a side
+    stream, as the guides advise. In the window the copies take over a third of its time
+    (the export read with sqlite3), over 90% of it while a kernel ran: compute-bound,
+    the copies' own time (with no compute beside them, memsets too) under 5% of it."""
+    path = inflated("unannotated/sidestream.sqlite")
+    summary = checked_summary(path, "sidestream")
+    diagnosis = summary["diagnosis"]
+    start, end = diagnosis["window"]["start_ns"], diagnosis["window"]["end_ns"]
+    db = sqlite3.connect(path)
+    copies = db.execute("SELECT start, end FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind = 1 "
+                        "AND start >= ? AND end <= ?", (start, end)).fetchall()
+    kernels = db.execute("SELECT start, end FROM CUPTI_ACTIVITY_KIND_KERNEL "
+                         "WHERE end > ? AND start < ?", (start, end)).fetchall()
+    copied = sum(e - s for s, e in copies)
+    beside = sum(max(0, min(e, ke) - max(s, ks)) for s, e in copies for ks, ke in kernels)
+    assert copied > 0.3 * (end - start) and beside > 0.9 * copied
+    assert diagnosis["bound"] == "compute"
+    assert diagnosis["figures"]["copy_ns"] < 0.05 * (end - start)
+
+
 def test_a_gpu_kept_busy_at_the_memorys_limit_is_memory_bound_by_its_counters() -> None:
     """`bandwidth_small`: fp32 LayerNorms and element-wise ops, recorded with
     `--gpu-metrics-devices=all` on a host of two GPUs, the program on GPU 0 alone. Over the
