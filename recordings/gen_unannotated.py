@@ -1834,6 +1834,19 @@ def ddp_eval() -> str:
     return f"rank={rank} work_s={took:.2f} steps={steps}"
 
 
+def descend(opt: torch.optim.Optimizer, loss: torch.Tensor) -> None:
+    """One optimizer step on `loss`: gradients cleared, the backward, the step."""
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    opt.step()
+
+
+def finished(start: float, steps: int, **figures: float) -> str:
+    """Once the GPU's work is done: the seconds since `start`, `steps` and `figures`."""
+    torch.cuda.synchronize()
+    said = "".join(f" {name}={value:.3g}" for name, value in figures.items())
+    return f"work_s={time.perf_counter() - start:.2f} steps={steps}{said}"
+
 def diskread() -> str:
     import tempfile
 
@@ -1859,8 +1872,7 @@ def diskread() -> str:
         os.close(fd)
         x = torch.from_numpy(np.load(path)).cuda()
         loss = squares_step(model, opt, x)
-    torch.cuda.synchronize()
-    return f"work_s={time.perf_counter() - start:.2f} steps={steps} loss={loss.item():.3g}"
+    return finished(start, steps, loss=loss.item())
 
 
 def bandwidth() -> str:
@@ -1877,11 +1889,8 @@ def bandwidth() -> str:
         for norm in norms:
             h = torch.nn.functional.gelu(norm(h)) * 0.5 + h
         loss = h.square().mean()
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-    torch.cuda.synchronize()
-    return f"work_s={time.perf_counter() - start:.2f} steps={steps} loss={loss.item():.3g}"
+        descend(opt, loss)
+    return finished(start, steps, loss=loss.item())
 
 
 def fp32() -> str:
@@ -1894,11 +1903,8 @@ def fp32() -> str:
     for _ in range(steps):
         x = torch.randn(4096, 4096, device="cuda")
         loss = model(x).pow(2).mean()
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-    torch.cuda.synchronize()
-    return f"work_s={time.perf_counter() - start:.2f} steps={steps} loss={loss.item():.3g}"
+        descend(opt, loss)
+    return finished(start, steps, loss=loss.item())
 
 
 def features() -> str:
@@ -1925,11 +1931,8 @@ def features() -> str:
         pooled = [table(on_gpu[f"sparse{k}"]) for k, table in enumerate(tables)]
         dense = torch.cat([on_gpu[f"dense{k}"] for k in range(32)], dim=1)
         loss = top(torch.cat([*pooled, dense], dim=1)).square().mean()
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-    torch.cuda.synchronize()
-    return f"work_s={time.perf_counter() - start:.2f} steps={steps} loss={loss.item():.3g}"
+        descend(opt, loss)
+    return finished(start, steps, loss=loss.item())
 
 
 def sidestream() -> str:
@@ -1957,8 +1960,7 @@ def sidestream() -> str:
         x.record_stream(torch.cuda.current_stream())
         nxt = ahead(i + 1)
         squares_step(model, opt, x)
-    torch.cuda.synchronize()
-    return f"work_s={time.perf_counter() - start:.2f} steps={steps}"
+    return finished(start, steps)
 
 
 def cpu_eval() -> str:
@@ -1977,8 +1979,7 @@ def cpu_eval() -> str:
             on_cpu.load_state_dict({k: v.cpu() for k, v in model.state_dict().items()})
             with torch.no_grad():
                 score = sum(on_cpu(x).square().mean().item() for x in held_out)
-    torch.cuda.synchronize()
-    return f"work_s={time.perf_counter() - start:.2f} steps={steps} score={score:.3g}"
+    return finished(start, steps, score=score)
 
 
 if __name__ == "__main__":
