@@ -248,6 +248,14 @@ Workloads (argv[1]):
   cpu_eval  an MLP (4 layers of 4096, bf16 autocast, fused AdamW) trained 60 steps on
             batches made on the GPU, stopping every 20 steps to evaluate a copy of it on
             the CPU (fp32, 32 batches of 256): the GPU idles through each evaluation.
+  fsdp_offload  (under torchrun, one process per GPU) an MLP (8 layers of 4096) sharded
+            by FSDP2 layer by layer with `CPUOffloadPolicy`: parameters, gradients and
+            AdamW's state on the CPU, each layer's shard copied to the GPU before its
+            all-gather and its gradients back after the reduce-scatter; 30 steps (env
+            STEPS) of 4096 rows in bf16 autocast.
+  ddp_gather  (under torchrun, one process per GPU) `ddp_eval`'s MLP trained 40 steps with
+            DDP, each step's loss gathered to every rank with `all_gather_object` (a
+            dict holding the loss tensor: pickled, its size exchanged, copied to the host).
 
 Usage: python gen_unannotated.py WORKLOAD
 Prints `<workload> ok work_s=<seconds> ...`.
@@ -1982,6 +1990,50 @@ def cpu_eval() -> str:
     return finished(start, steps, score=score)
 
 
+def fsdp_offload() -> str:
+    import torch.distributed as dist
+    from torch.distributed.fsdp import CPUOffloadPolicy, fully_shard
+
+    # FSDP2 with its parameters, gradients and optimizer state offloaded to the CPU, as a
+    # model too big for the GPUs is trained: each unit's shard copied in before its
+    # all-gather, the gradients copied out after the reduce-scatter, AdamW on the CPU
+    dist.init_process_group("nccl")
+    rank = dist.get_rank()
+    torch.cuda.set_device(rank)
+    torch.manual_seed(0)
+    model = mlp(8)
+    for layer in model:
+        if isinstance(layer, torch.nn.Linear):
+            fully_shard(layer, offload_policy=CPUOffloadPolicy())
+    fully_shard(model, offload_policy=CPUOffloadPolicy())
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    return rank_squares("fsdp_offload", rank, model, opt, 4096)
+
+
+def ddp_gather() -> str:
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel
+
+    # DDP whose loop gathers each rank's metrics to every rank after each step with
+    # `all_gather_object` (pickled, its sizes exchanged, copied back to the host), as a
+    # logging callback does
+    dist.init_process_group("nccl")
+    rank = dist.get_rank()
+    torch.cuda.set_device(rank)
+    torch.manual_seed(0)
+    model = DistributedDataParallel(mlp(4).cuda(), device_ids=[rank])
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    steps = int(os.environ.get("STEPS", "40"))
+    start = time.perf_counter()
+    for _ in range(steps):
+        loss = squares_step(model, opt, torch.randn(4096, 4096, device="cuda"))
+        gathered: list = [None] * dist.get_world_size()
+        dist.all_gather_object(gathered, {"rank": rank, "loss": loss.detach()})
+    said = finished(start, steps)
+    dist.destroy_process_group()
+    return f"rank={rank} {said}"
+
+
 if __name__ == "__main__":
     workload = sys.argv[1]
     run = {"generate": generate, "decode": decode, "vision": vision, "triton": triton_kernels,
@@ -2001,5 +2053,6 @@ if __name__ == "__main__":
            "jax_callback": jax_callback, "tokenize": tokenize,
            "multiscale": multiscale, "ddp_eval": ddp_eval,
            "diskread": diskread, "bandwidth": bandwidth, "fp32": fp32,
-           "features": features, "sidestream": sidestream, "cpu_eval": cpu_eval}[workload]
+           "features": features, "sidestream": sidestream, "cpu_eval": cpu_eval,
+           "fsdp_offload": fsdp_offload, "ddp_gather": ddp_gather}[workload]
     print(workload, "ok", run(), flush=True)
