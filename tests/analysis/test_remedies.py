@@ -58,6 +58,9 @@ CASES = [
     # gen_unannotated.py's ddp_eval under torchrun (two processes in one report): rank 0
     # writes a checkpoint (torch.save) every 10 steps, its launching thread in write
     ("unannotated/ddp_eval_json.sqlite", "work", "write", "file_write"),
+    # gen_unannotated.py's cpu_eval (nsys, no annotations): an evaluation on the CPU every
+    # 20 steps, the launching thread's samples in MKL's GEMMs and PyTorch's CPU kernels
+    ("unannotated/cpu_eval.sqlite", "work", "CPU math kernels", "cpu_math"),
 ]
 # Rows found from the host's CPU samples and OS runtime calls over the whole summary
 # (host_samples.HostActivity.busy_elsewhere): tests/analysis/test_unannotated.py

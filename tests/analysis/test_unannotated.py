@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import gzip
 import json
+import re
 import sqlite3
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from tests.helpers.summaries import summary_and_gaps
 from tests.helpers.window_oracle import ACTIVITY_TABLES, GRAPH_TABLE, gaps_over, nsys_intervals
 from tui.analysis.diagnosis import UNRECORDED, decide, diagnose, gaps_and_work
 from tui.analysis.framework import source_format
-from tui.analysis.gaps import DOMINANT_SHARE
+from tui.analysis.gaps import CPU_MATH, CPU_MATH_FUNCTIONS, DOMINANT_SHARE
 from tui.analysis.gpu_metrics import DRAM_NEAR_PEAK
 from tui.analysis.host_samples import OTHERS_MIN_SAMPLES, WAIT_CALLS, gaps_host_activity
 from tui.analysis.module_names import is_profiler
@@ -226,6 +227,61 @@ def test_a_rank_that_writes_its_checkpoints_itself_is_told_to_write_them_in_the_
     text = summary["diagnosis"]["text"]
     assert text.startswith("The run waits for its straggler, rank 0:")
     assert f"; {remedy('host', 'write')}. By rank: 0 host; 1 communication." in text
+
+
+def test_an_evaluation_run_on_the_cpu_is_named_as_math_on_the_host() -> None:
+    """`cpu_eval`: training that stops every 20 steps to evaluate a copy of the model on the
+    CPU. The window's host waits are those two evaluations; the launching thread's CPU
+    samples in them (the export read with sqlite3) are mostly in MKL's GEMMs and PyTorch's
+    CPU kernels: the host was busy in math on the CPU, with that remedy (it had the slow
+    steps' "find what they do")."""
+    path = inflated("unannotated/cpu_eval.sqlite")
+    summary = checked_summary(path, "cpu_eval")
+    diagnosis = summary["diagnosis"]
+    spans = _host_waits_in(summary["gaps"], diagnosis["window"])
+    host = summary["host_samples"]
+    db = sqlite3.connect(path)
+    functions = db.execute(
+        "SELECT f.value, e.start FROM COMPOSITE_EVENTS AS e "
+        "JOIN SAMPLING_CALLCHAINS AS c ON c.id = e.id AND c.stackDepth = 0 "
+        "JOIN StringIds AS f ON f.id = c.symbol WHERE e.globalTid = ?",
+        (global_tid(host["thread"]["pid"], host["thread"]["tid"]),)).fetchall()
+    inside = [name for name, at in functions if any(s <= at < e for s, e in spans)]
+    math = [name for name in inside if re.search(CPU_MATH_FUNCTIONS, name)]
+    assert len(math) > 0.5 * len(inside) > 0
+    assert any(name.startswith("mkl_blas_") for name in math)
+    assert diagnosis["bound"] == "host"
+    assert f"; the host busy most in {CPU_MATH}: computing on the host)" in diagnosis["text"]
+    assert diagnosis["text"].endswith(f"; {remedy('host', CPU_MATH)}.")
+
+
+def test_ranks_that_unpickle_each_others_tensors_are_still_a_rank_each(capsys) -> None:
+    """`ddp_gather_json`: DDP over two GPUs under one nsys, each step's loss tensor gathered
+    to every rank with `all_gather_object`, which unpickles each tensor onto the GPU it
+    came from: each process also copies a few bytes onto the other's GPU (the export read
+    with sqlite3). Each process is still the rank of its own GPU (the report read as one
+    rank of two GPUs before: a process with work on two GPUs was no rank)."""
+    path = inflated("unannotated/ddp_gather_json.sqlite")
+    db = sqlite3.connect(path)
+    time_by = {(pid, device): ns for pid, device, ns in db.execute(
+        "SELECT (globalPid >> 24) & 16777215, deviceId, sum(end - start) FROM "
+        "(SELECT globalPid, deviceId, start, end FROM CUPTI_ACTIVITY_KIND_KERNEL UNION ALL "
+        " SELECT globalPid, deviceId, start, end FROM CUPTI_ACTIVITY_KIND_MEMCPY UNION ALL "
+        " SELECT globalPid, deviceId, start, end FROM CUPTI_ACTIVITY_KIND_MEMSET) GROUP BY 1, 2")}
+    pids = sorted({pid for pid, _ in time_by})
+    assert len(pids) == 2 and len(time_by) == 4  # each process on both GPUs
+    own = {pid: max((ns, device) for (p, device), ns in time_by.items() if p == pid)[1]
+           for pid in pids}
+    for pid in pids:
+        elsewhere = sum(ns for (p, device), ns in time_by.items()
+                        if p == pid and device != own[pid])
+        assert 0 < elsewhere < 0.01 * time_by[(pid, own[pid])]
+    assert sorted(own.values()) == [0, 1]
+    assert main(["--summary", "--json", str(path)]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["source"]["ranks"] == 2
+    assert sorted(r["rank"] for r in summary["ranks"]) == [0, 1]
+    assert all(f"rank {r['rank']}'s GPU " in r["diagnosis"]["text"] for r in summary["ranks"])
 
 
 def test_copies_on_a_side_stream_beside_the_compute_are_not_what_bounds_it() -> None:

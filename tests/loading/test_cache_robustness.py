@@ -297,7 +297,7 @@ def test_a_warm_summary_comes_from_the_memo_and_equals_the_cold_one(
     cold = _loaded(capsys, trace)
     assert not cold["source"]["from_cache"]
     memos = sorted(p.name for p in private_cache.glob("*.summary-*.json"))
-    assert len(memos) == 1 and memos[0].endswith(".summary-1000000.v23.json")
+    assert len(memos) == 1 and memos[0].endswith(".summary-1000000.v24.json")
 
     def no_database(*_args, **_kwargs):
         raise AssertionError("a warm --summary opened the database")

@@ -36,6 +36,14 @@ DOMINANT_SHARE = 0.3
 # A gap whose launching thread has this share of its samples in one compiler (NVRTC,
 # Triton's) was spent compiling kernels: that is what the host was busy in.
 COMPILING_SHARE = 0.5
+# A gap whose launching thread has that share of its samples in math on the CPU (the
+# innermost frame one of PyTorch's vectorised CPU kernels, oneDNN's or a BLAS's) was spent
+# computing on the host: an optimizer stepping parameters offloaded to it
+# (`unannotated/fsdp_offload_json.sqlite`: AdamW's addcdiv, lerp and mul kernels), a model
+# evaluated on the CPU.
+CPU_MATH = "CPU math kernels"
+CPU_MATH_FUNCTIONS = (r"at::native::(AVX\w*|DEFAULT|ZVECTOR|SVE\w*)::|at::vec::|cpu_kernel"
+                      r"|^mkl_|^dnnl|mkldnn|^openblas|^sgemm_|^dgemm_|^cblas_")
 # Gaps whose overlapping host calls, ranges and ops are looked up (the longest ones):
 # range joins against millions of host events grow with the gap count, so beyond this
 # a gap's cause names its class alone.
@@ -137,7 +145,7 @@ def _explained(con: duckdb.DuckDBPyConnection, params: dict,
         gaps.append(Gap(device=device, start_ns=start, duration_ns=duration,
                         before=before or "", after=after or "", cause=text,
                         kind=GAP_KIND.get(cause or "other", "other"),
-                        busy_in=(held.compiler or _busy_in(range_path, op_name, frame_name)
+                        busy_in=(held.sampled_in or _busy_in(range_path, op_name, frame_name)
                                  or held.os_work) if cause == "host" else None,
                         busy_in_call=held.cuda_call))
     return gaps
@@ -149,7 +157,8 @@ class _Held:
     what of it names the gap's work."""
 
     text: str = ""  # '; its thread's 37 samples: …; its thread slept in …'
-    compiler: str | None = None  # module_names.COMPILERS: most of its samples in one
+    # its samples: most in one compiler (module_names.COMPILERS), or in CPU_MATH
+    sampled_in: str | None = None
     # a sleep, or a file's read or write (FILE_CALLS), held it for DOMINANT_SHARE of the
     # gap or more
     os_work: str | None = None
@@ -166,7 +175,7 @@ def _thread_held(duration: int, sampled: tuple[str, str | None] | None,
     held = _Held()
     if sampled:
         held.text += f"; {sampled[0]}"
-        held.compiler = sampled[1]
+        held.sampled_in = sampled[1]
     if python_line:
         held.text += f"; {python_line}"
     if os_call and os_call[1] >= DOMINANT_SHARE * duration:
@@ -219,20 +228,22 @@ def has_cpu_samples(con: duckdb.DuckDBPyConnection) -> bool:
 
 
 def _gap_samples(con: duckdb.DuckDBPyConnection) -> dict[int, tuple[str, str | None]]:
-    """{gap_no: ('its thread's samples: the Python interpreter 90%, libc 7%', compiler)}
+    """{gap_no: ('its thread's samples: the Python interpreter 90%, libc 7%', busy)}
     for the gaps with host context where the trace has CPU samples on the thread that
-    ended them; `compiler`: the label of a compiler (module_names.COMPILERS) holding
-    COMPILING_SHARE or more of them, what the host was busy in; else None."""
+    ended them; `busy`, what the host was busy in where its samples say: the label of a
+    compiler (module_names.COMPILERS) holding COMPILING_SHARE or more of them, or
+    CPU_MATH where that share was in math on the CPU (CPU_MATH_FUNCTIONS); else None."""
     if not has_cpu_samples(con):
         return {}
     said = {}
-    for gap_no, samples, top in con.execute(samples_query()).fetchall():
+    for gap_no, samples, top, cpu_math in con.execute(
+            samples_query(), {"cpu_math": CPU_MATH_FUNCTIONS}).fetchall():
         parts = [f"{module_label(t['module'])} {100 * t['samples'] / samples:.0f}%"
                  for t in top]
         first = module_label(top[0]["module"]) if top else None
-        compiler = (first if first in COMPILERS and top[0]["samples"] >= COMPILING_SHARE * samples
-                    else None)
-        said[gap_no] = (f"its thread's {samples:,} samples: {', '.join(parts)}", compiler)
+        busy = (first if first in COMPILERS and top[0]["samples"] >= COMPILING_SHARE * samples
+                else CPU_MATH if cpu_math >= COMPILING_SHARE * samples else None)
+        said[gap_no] = (f"its thread's {samples:,} samples: {', '.join(parts)}", busy)
     return said
 
 

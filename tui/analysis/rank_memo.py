@@ -26,7 +26,7 @@ from tui.analysis.row_sets import GapRows
 from tui.loading import cache
 from tui.loading.store import RUN_TABLES
 
-RANK_MEMO_VERSION = "v14"  # bump when rank_summary's keys or their meaning change;
+RANK_MEMO_VERSION = "v15"  # bump when rank_summary's keys or their meaning change;
 # v5: the diagnosis' figures say how a launch-bound device's kernels were launched; v6:
 # and what CUDA graphs' replays ran (the issue rate counts a replay once); v7: what an
 # other-bound device's queued work waited for, CCCL's NVTX ranges no window; v8: whether
@@ -36,7 +36,8 @@ RANK_MEMO_VERSION = "v14"  # bump when rank_summary's keys or their meaning chan
 # allocator's remedy; v11: an nsys capture range (cuProfilerStart) is the window; v12:
 # an iteration ends with its last repeat; v13: no diagnosis where the kernels were not
 # recorded, CPU samples count as the host's recorded work (a compiler in a few gaps);
-# v14: a busy GPU memory-bound by its counters' DRAM use over the window
+# v14: a busy GPU memory-bound by its counters' DRAM use over the window; v15: math on
+# the CPU named from the samples, where the host was (host_where, setup_where)
 
 
 def rank_memo_file(cache_path: Path, min_gap_ns: int, part_rank: str | None = None) -> Path:

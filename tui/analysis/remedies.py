@@ -155,6 +155,17 @@ HOST_WORK = (
         re.compile(r"(?i)sleep"),
         "the thread that issues GPU work sleeps while the GPU waits: remove the sleep or "
         "move it (throttling, polling) to another thread"),
+    HostWork(  # tui.analysis.gaps.CPU_MATH: the launching thread's CPU samples
+        "cpu_math", "computing on the host",
+        re.compile("^CPU math kernels$"),
+        "the thread that issues GPU work computes on the CPU while the GPU waits (PyTorch's "
+        "CPU kernels, BLAS): keep that math on the GPU (a model or metric evaluated on CPU "
+        "tensors, tensors left on the host); where it is an optimizer stepping parameters "
+        "offloaded to the host (FSDP's CPUOffloadPolicy, ZeRO-Offload), offload less "
+        "(shard over more GPUs, or offload the optimizer's state alone) or use a "
+        "vectorised CPU optimizer (DeepSpeed's DeepSpeedCPUAdam)",
+        "the host computes in NumPy or on CPU arrays while the GPU waits: keep that math "
+        "in the jitted step (jnp) on the device"),
     HostWork(
         "file_read", "reading input from files",
         re.compile(f"^({FILE_READS})$"),

@@ -26,7 +26,7 @@ from tui.core.memo_file import MemoFile, read_first_line
 from tui.loading import cache
 
 _SLICE = 16 << 20  # characters copied at a time from a stored summary
-_SUFFIX = "v23.json"  # v3: the diagnosis; v4: of the window of work, with the set-up apart;
+_SUFFIX = "v24.json"  # v3: the diagnosis; v4: of the window of work, with the set-up apart;
 # v5: gemm_tensor_cores; v6: where critical paths start; v7: the matrix kernels' cores in
 # a compute-bound diagnosis, the GEMM findings' advice by kind; v8: a window of a loop's
 # repeated ranges (phases), none of a range without GPU work; v9: the window's steps, the
@@ -44,7 +44,8 @@ _SUFFIX = "v23.json"  # v3: the diagnosis; v4: of the window of work, with the s
 # repeat, context parallelism; v20: no diagnosis where the kernels were not recorded, a
 # compiler not said to hold the host where the samples are mostly elsewhere; v21: where
 # the host was in the set-up (setup_where); v22: a host callback's own remedy; v23: a
-# busy GPU memory-bound by its counters' DRAM use, idle GPUs' counters left out
+# busy GPU memory-bound by its counters' DRAM use, idle GPUs' counters left out; v24: math
+# on the CPU named from the samples
 # Long row lists (every gap, every row of a rule) are kept whole in the memo's JSON and
 # cut to this many in its brief, from which `--summary` prints text (it shows ten at most).
 BRIEF_ROWS = 20

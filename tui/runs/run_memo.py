@@ -40,7 +40,7 @@ from tui.loading import cache
 from tui.loading.locations import is_remote
 from tui.loading.store import is_parquet_store
 
-RUN_MEMO_VERSION = "v15"  # bump when run_summary's keys or meaning change; v4: gpu_metrics;
+RUN_MEMO_VERSION = "v16"  # bump when run_summary's keys or meaning change; v4: gpu_metrics;
 # v5: a gap's compiler, XLA's advice under nsys; v6: launch-bound advice by how the
 # kernels were made and launched; v7: the issue rate counts a CUDA graph's replay once;
 # v8: what an other-bound device's queued work waited for, CCCL's NVTX ranges no window;
@@ -55,7 +55,8 @@ RUN_MEMO_VERSION = "v15"  # bump when run_summary's keys or meaning change; v4: 
 # on one clock, a looped pipeline's stages a rank, a logged loss's all-reduce no layer's;
 # v13: an iteration ends with its last repeat, context parallelism; v14: the ranks' v13
 # (no diagnosis without kernels; CPU samples as the host's recorded work), host callbacks;
-# v15: the ranks' v14 (memory-bound by the counters' DRAM use)
+# v15: the ranks' v14 (memory-bound by the counters' DRAM use); v16: the ranks' v15, a
+# report's process the rank of the GPU with 99% of its work
 _SLICE = 16 << 20  # characters copied at a time
 
 
