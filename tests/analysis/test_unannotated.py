@@ -20,11 +20,12 @@ from tests.helpers.summaries import summary_and_gaps
 from tests.helpers.window_oracle import ACTIVITY_TABLES, GRAPH_TABLE, gaps_over, nsys_intervals
 from tui.analysis.diagnosis import UNRECORDED, decide, diagnose, gaps_and_work
 from tui.analysis.framework import source_format
-from tui.analysis.gaps import CPU_MATH, CPU_MATH_FUNCTIONS, DOMINANT_SHARE
+from tui.analysis.gaps import CPU_MATH_FUNCTIONS, DOMINANT_SHARE
 from tui.analysis.gpu_metrics import DRAM_NEAR_PEAK
 from tui.analysis.host_samples import OTHERS_MIN_SAMPLES, WAIT_CALLS, gaps_host_activity
 from tui.analysis.module_names import is_profiler
 from tui.analysis.remedies import (
+    CPU_MATH,
     GRAPHS,
     LAUNCH_REMEDY,
     REMEDY_DATAPARALLEL,

@@ -537,7 +537,7 @@ def _ncu_memory(t: DeviceTime) -> bool:
 def _dram_near_peak(t: DeviceTime) -> bool:
     """The hardware counters' DRAM use over the window at DRAM_NEAR_PEAK or more: the
     kernels that keep the GPU busy move bytes at the memory's limit (fp32 LayerNorms and
-    element-wise ops: `unannotated/bandwidth.sqlite`, 85%)."""
+    element-wise ops: `unannotated/bandwidth_small.sqlite`, 84%)."""
     return t.dram_pct is not None and t.dram_pct >= DRAM_NEAR_PEAK
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from tui.analysis.idle_causes import COPY_PATTERN, GAP_KIND, SYNC_PATTERN, classify_idle
 from tui.analysis.module_names import COMPILERS, module_label
-from tui.analysis.remedies import FILE_CALLS
+from tui.analysis.remedies import CPU_MATH, FILE_CALLS
 from tui.core.queries import fill, fragment, load_query
 from tui.core.steps import NOT_THE_PROGRAMS, PROFILER_STEP, STEP_NAME
 from tui.core.units import format_ns
@@ -41,7 +41,6 @@ COMPILING_SHARE = 0.5
 # computing on the host: an optimizer stepping parameters offloaded to it
 # (`unannotated/fsdp_offload_json.sqlite`: AdamW's addcdiv, lerp and mul kernels), a model
 # evaluated on the CPU.
-CPU_MATH = "CPU math kernels"
 CPU_MATH_FUNCTIONS = (r"at::native::(AVX\w*|DEFAULT|ZVECTOR|SVE\w*)::|at::vec::|cpu_kernel"
                       r"|^mkl_|^dnnl|mkldnn|^openblas|^sgemm_|^dgemm_|^cblas_")
 # Gaps whose overlapping host calls, ranges and ops are looked up (the longest ones):

@@ -100,6 +100,9 @@ FILE_READS = r"f?read(_unlocked)?|p?readv|preadv2|pread(64)?|fgets|getline|getde
 FILE_WRITES = (r"f?write(_unlocked)?|p?writev|pwritev2|pwrite(64)?|fsync|fdatasync|fflush"
                r"|sync_file_range|msync")
 FILE_CALLS = re.compile(f"^({FILE_READS}|{FILE_WRITES})$")
+# What the host was busy in where a gap's launching thread computed in CPU math kernels
+# (tui.analysis.gaps.CPU_MATH_FUNCTIONS)
+CPU_MATH = "CPU math kernels"
 
 # Where the loss is paid once: initialisation, or the first steps (warm-up, compiling)
 WARM_UP = ("it is paid once, not every step: start the profile after warm-up (a profiler "
@@ -157,7 +160,7 @@ HOST_WORK = (
         "move it (throttling, polling) to another thread"),
     HostWork(  # tui.analysis.gaps.CPU_MATH: the launching thread's CPU samples
         "cpu_math", "computing on the host",
-        re.compile("^CPU math kernels$"),
+        re.compile(f"^{CPU_MATH}$"),
         "the thread that issues GPU work computes on the CPU while the GPU waits (PyTorch's "
         "CPU kernels, BLAS): keep that math on the GPU (a model or metric evaluated on CPU "
         "tensors, tensors left on the host); where it is an optimizer stepping parameters "
