@@ -256,6 +256,11 @@ Workloads (argv[1]):
   ddp_gather  (under torchrun, one process per GPU) `ddp_eval`'s MLP trained 40 steps with
             DDP, each step's loss gathered to every rank with `all_gather_object` (a
             dict holding the loss tensor: pickled, its size exchanged, copied to the host).
+  graphbreak  an MLP (4 layers of 4096, bf16 autocast, fused AdamW) under `torch.compile`,
+            its forward branching on a value it reads back mid-forward (a graph break), 60
+            steps on batches made on the GPU.
+  ddp_barrier  (under torchrun, one process per GPU) `ddp_eval`'s MLP trained 40 steps with
+            DDP, `dist.barrier()` after each step, the last rank sleeping 10 ms a step.
 
 Usage: python gen_unannotated.py WORKLOAD
 Prints `<workload> ok work_s=<seconds> ...`.
@@ -2034,6 +2039,54 @@ def ddp_gather() -> str:
     return f"rank={rank} {said}"
 
 
+def graphbreak() -> str:
+    # an MLP under torch.compile whose forward reads a value back to decide a branch
+    # (`if h.abs().mean() > ...`), as a model with a data-dependent check does: Dynamo
+    # breaks the graph there and the host waits for the GPU every step
+    torch.manual_seed(0)
+    layers = mlp(4).cuda()
+
+    def forward(x: torch.Tensor) -> torch.Tensor:
+        h = layers[:4](x)
+        if h.abs().mean() > 1e-3:  # a graph break: the value is read back to the host
+            h = h * 0.5
+        return layers[4:](h)
+
+    compiled = torch.compile(forward)
+    opt = torch.optim.AdamW(layers.parameters(), lr=1e-4, fused=True)
+    steps = int(os.environ.get("STEPS", "60"))
+    start = time.perf_counter()
+    for _ in range(steps):
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = compiled(torch.randn(4096, 4096, device="cuda")).float().pow(2).mean()
+        descend(opt, loss)
+    return finished(start, steps, loss=loss.item())
+
+
+def ddp_barrier() -> str:
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel
+
+    # DDP whose loop calls `dist.barrier()` after each step, as scripts do to keep their
+    # ranks in step for logging; the last rank's batches take 10 ms more on the host
+    dist.init_process_group("nccl")
+    rank = dist.get_rank()
+    torch.cuda.set_device(rank)
+    torch.manual_seed(0)
+    model = DistributedDataParallel(mlp(4).cuda(), device_ids=[rank])
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    steps = int(os.environ.get("STEPS", "40"))
+    start = time.perf_counter()
+    for _ in range(steps):
+        if rank == dist.get_world_size() - 1:
+            time.sleep(0.01)
+        squares_step(model, opt, torch.randn(4096, 4096, device="cuda"))
+        dist.barrier()
+    said = finished(start, steps)
+    dist.destroy_process_group()
+    return f"rank={rank} {said}"
+
+
 if __name__ == "__main__":
     workload = sys.argv[1]
     run = {"generate": generate, "decode": decode, "vision": vision, "triton": triton_kernels,
@@ -2054,5 +2107,6 @@ if __name__ == "__main__":
            "multiscale": multiscale, "ddp_eval": ddp_eval,
            "diskread": diskread, "bandwidth": bandwidth, "fp32": fp32,
            "features": features, "sidestream": sidestream, "cpu_eval": cpu_eval,
-           "fsdp_offload": fsdp_offload, "ddp_gather": ddp_gather}[workload]
+           "fsdp_offload": fsdp_offload, "ddp_gather": ddp_gather,
+           "graphbreak": graphbreak, "ddp_barrier": ddp_barrier}[workload]
     print(workload, "ok", run(), flush=True)

@@ -78,7 +78,8 @@
 # diskread, bandwidth and fp32 (see gen_unannotated.py; bandwidth and fp32 with the GPUs'
 # counters; bandwidth_small: its 10 steps, the counters sampled at 2 kHz), ppi_json (as
 # pp_json, of pp-interleaved: two stages a rank, looped), features, sidestream, cpu_eval,
-# fsdp_offload_json and ddp_gather_json (as ddp_eval_json's, of fsdp_offload and ddp_gather),
+# fsdp_offload_json, ddp_gather_json and ddp_barrier_json (as ddp_eval_json's, of
+# fsdp_offload, ddp_gather and ddp_barrier), graphbreak,
 # jax_no_cb: jax with XLA's command buffers off and nsys --cuda-graph-trace=node (so log_no_cb,
 # shapes_no_cb and callback_no_cb: jax_log, jax_shapes and jax_callback; env STEPS); ddp:
 # torchrun over the two GPUs of DDP_GPUS, default 0,1).
@@ -265,7 +266,7 @@ for name in ${ONLY//,/ }; do
   if [ $name = ep_json ] || [ $name = tp_sp_json ] || [ $name = ddp_log_json ] \
       || [ $name = ddp_compile_json ] || [ $name = fsdp_root_json ] || [ $name = cp_json ] \
       || [ $name = collbench_json ] || [ $name = ddp_eval_json ] || [ $name = fsdp_offload_json ] \
-      || [ $name = ddp_gather_json ]; then  # under torchrun over two GPUs, NCCL's NVTX payloads kept
+      || [ $name = ddp_gather_json ] || [ $name = ddp_barrier_json ]; then  # under torchrun over two GPUs, NCCL's NVTX payloads kept
     workload=${name%_json}; LAUNCH="torchrun --nproc_per_node=2"
     export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
   fi
