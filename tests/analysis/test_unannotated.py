@@ -285,6 +285,32 @@ def test_ranks_that_unpickle_each_others_tensors_are_still_a_rank_each(capsys) -
     assert all(f"rank {r['rank']}'s GPU " in r["diagnosis"]["text"] for r in summary["ranks"])
 
 
+def test_a_repeats_anchor_launched_on_two_streams_gives_each_step_once(capsys) -> None:
+    """`ddp_barrier_json`: DDP over two GPUs with `dist.barrier()` after each step. The
+    iteration's anchor is the NCCL all-reduce kernel that the barrier runs once a step on
+    the compute stream; DDP's gradient all-reduces have its name too, five a step on
+    NCCL's stream, launched from the backward's thread (the export read with sqlite3). A
+    rank's steps are the barrier's, one a repeat: those of both streams were counted
+    together before (232 steps, "194% of the window")."""
+    path = inflated("unannotated/ddp_barrier_json.sqlite")
+    assert main(["--summary", "--json", str(path)]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    db = sqlite3.connect(path)
+    for rank in summary["ranks"]:
+        diagnosis = rank["diagnosis"]
+        window = diagnosis["window"]
+        assert window["kind"] == "iteration"
+        per_stream = dict(db.execute(
+            "SELECT k.streamId, count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL AS k "
+            "JOIN StringIds AS n ON n.id = k.demangledName WHERE k.deviceId = ? "
+            "AND n.value = ? AND k.start >= ? AND k.start < ? GROUP BY 1",
+            (rank["rank"], window["name"], window["start_ns"], window["end_ns"])).fetchall())
+        assert sorted(per_stream.values()) == [40, 195]  # the barrier's, DDP's
+        steps = diagnosis["figures"]["steps"]
+        assert steps["count"] == 39 and steps["slow"] == 0
+        assert steps["count"] * steps["mean_ns"] <= window["end_ns"] - window["start_ns"]
+
+
 def test_copies_on_a_side_stream_beside_the_compute_are_not_what_bounds_it() -> None:
     """`sidestream`: batches in pinned memory copied to the GPU one step ahead on a side
     stream, as the guides advise. In the window the copies take over a third of its time

@@ -122,7 +122,7 @@ def _steps(con: duckdb.DuckDBPyConnection, window: Window) -> list[tuple]:
               "start_ns": window.start_ns, "end_ns": window.end_ns}
     if window.kind == "iteration":
         return con.execute(steps_query("window_repeats"),
-                           {**bounds, "anchor": window.name,
+                           {**bounds, "anchor": window.name, "repeats": window.ranges,
                             "stride": window.stride}).fetchall()
     return con.execute(steps_query("window_steps"), {**step_patterns(), **bounds}).fetchall()
 
