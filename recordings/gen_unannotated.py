@@ -270,6 +270,7 @@ import functools
 import os
 import sys
 import time
+from collections.abc import Callable
 
 import numpy as np
 import torch
@@ -2015,13 +2016,14 @@ def fsdp_offload() -> str:
     return rank_squares("fsdp_offload", rank, model, opt, 4096)
 
 
-def ddp_gather() -> str:
+def ddp_loop(after: Callable[[int, torch.Tensor], None],
+             before: Callable[[int], None] | None = None) -> str:
+    """`ddp_eval`'s MLP (4 layers of 4096, bf16 autocast, fused AdamW) trained STEPS (40)
+    steps with DDP on batches made on the GPU: before(rank) ahead of each step,
+    after(rank, loss) after it; the rank's closing line."""
     import torch.distributed as dist
     from torch.nn.parallel import DistributedDataParallel
 
-    # DDP whose loop gathers each rank's metrics to every rank after each step with
-    # `all_gather_object` (pickled, its sizes exchanged, copied back to the host), as a
-    # logging callback does
     dist.init_process_group("nccl")
     rank = dist.get_rank()
     torch.cuda.set_device(rank)
@@ -2031,12 +2033,25 @@ def ddp_gather() -> str:
     steps = int(os.environ.get("STEPS", "40"))
     start = time.perf_counter()
     for _ in range(steps):
-        loss = squares_step(model, opt, torch.randn(4096, 4096, device="cuda"))
-        gathered: list = [None] * dist.get_world_size()
-        dist.all_gather_object(gathered, {"rank": rank, "loss": loss.detach()})
+        if before is not None:
+            before(rank)
+        after(rank, squares_step(model, opt, torch.randn(4096, 4096, device="cuda")))
     said = finished(start, steps)
     dist.destroy_process_group()
     return f"rank={rank} {said}"
+
+
+def ddp_gather() -> str:
+    import torch.distributed as dist
+
+    # DDP whose loop gathers each rank's metrics to every rank after each step with
+    # `all_gather_object` (pickled, its sizes exchanged, copied back to the host), as a
+    # logging callback does
+    def gather(rank: int, loss: torch.Tensor) -> None:
+        gathered: list = [None] * dist.get_world_size()
+        dist.all_gather_object(gathered, {"rank": rank, "loss": loss.detach()})
+
+    return ddp_loop(gather)
 
 
 def graphbreak() -> str:
@@ -2065,27 +2080,14 @@ def graphbreak() -> str:
 
 def ddp_barrier() -> str:
     import torch.distributed as dist
-    from torch.nn.parallel import DistributedDataParallel
 
     # DDP whose loop calls `dist.barrier()` after each step, as scripts do to keep their
     # ranks in step for logging; the last rank's batches take 10 ms more on the host
-    dist.init_process_group("nccl")
-    rank = dist.get_rank()
-    torch.cuda.set_device(rank)
-    torch.manual_seed(0)
-    model = DistributedDataParallel(mlp(4).cuda(), device_ids=[rank])
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
-    steps = int(os.environ.get("STEPS", "40"))
-    start = time.perf_counter()
-    for _ in range(steps):
+    def slower(rank: int) -> None:
         if rank == dist.get_world_size() - 1:
             time.sleep(0.01)
-        squares_step(model, opt, torch.randn(4096, 4096, device="cuda"))
-        dist.barrier()
-    said = finished(start, steps)
-    dist.destroy_process_group()
-    return f"rank={rank} {said}"
 
+    return ddp_loop(lambda _rank, _loss: dist.barrier(), slower)
 
 if __name__ == "__main__":
     workload = sys.argv[1]
