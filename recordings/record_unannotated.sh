@@ -7,7 +7,8 @@
 # (vision_py: sampled, and at the CUDA calls of 80 µs or more), and so may be `churn`
 # (churn_py: at every CUDA call), each exported with `--include-json=true`, which keeps them.
 # Run from the repository root:   OUT=/some/dir bash recordings/record_unannotated.sh
-# Env: OUT (a folder), GPUS (the first is used), TRACE (nsys -t, default cuda,nvtx,osrt), ONLY (generate,vision,triton,vision_py,jax,churn,
+# Env: OUT (a folder), GPUS (the first is used), NPROC (torchrun's processes, default 2: as many as
+# DDP_GPUS holds), TRACE (nsys -t, default cuda,nvtx,osrt), ONLY (generate,vision,triton,vision_py,jax,churn,
 # decode (generate's model with a static cache, compiled by generate()), decode_node (decode
 # with nsys --cuda-graph-trace=node: the replayed graphs' kernels traced),
 # churn_py (churn with Python's stacks, as vision_py), bert (env STEPS: the repository's
@@ -115,7 +116,7 @@ for name in ${ONLY//,/ }; do
   if [ $name = cycles_ddp ]; then  # ddp's two ranks under torch.profiler, a file a cycle
     mkdir -p $W/cycles_ddp
     CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 \
-      KINETO_DIR=$W/cycles_ddp STEPS=20 timeout 300 torchrun --nproc_per_node=2 \
+      KINETO_DIR=$W/cycles_ddp STEPS=20 timeout 300 torchrun --nproc_per_node=${NPROC:-2} \
       $HERE/gen_unannotated.py ddp > $W/cycles_ddp.log 2>&1
     say "cycles_ddp: rc=$? $(ls $W/cycles_ddp | wc -l) files"
     (cd $W && tar czf $OUT/cycles_ddp.tgz cycles_ddp); continue
@@ -123,7 +124,7 @@ for name in ${ONLY//,/ }; do
   if [ $name = fsdp_kineto ]; then  # fsdp's program under torch.profiler (no nsys): a file a rank
     mkdir -p $W/fsdp_kineto
     CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 \
-      timeout 300 torchrun --nproc_per_node=2 $HERE/dist_train.py fsdp $W/fsdp_kineto \
+      timeout 300 torchrun --nproc_per_node=${NPROC:-2} $HERE/dist_train.py fsdp $W/fsdp_kineto \
       > $W/fsdp_kineto.log 2>&1
     say "fsdp_kineto: rc=$? $(ls $W/fsdp_kineto | wc -l) files"
     (cd $W && tar czf $OUT/fsdp_kineto.tgz fsdp_kineto); continue
@@ -151,7 +152,7 @@ for name in ${ONLY//,/ }; do
   if [ $name = ddp_whole_kineto ]; then  # ddp's 20 steps, the whole loop under torch.profiler, no step marked
     mkdir -p $W/ddp_whole_kineto
     CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 \
-      KINETO_WHOLE_DIR=$W/ddp_whole_kineto STEPS=20 timeout 300 torchrun --nproc_per_node=2 \
+      KINETO_WHOLE_DIR=$W/ddp_whole_kineto STEPS=20 timeout 300 torchrun --nproc_per_node=${NPROC:-2} \
       $HERE/gen_unannotated.py ddp > $W/ddp_whole_kineto.log 2>&1
     say "ddp_whole_kineto: rc=$? $(ls $W/ddp_whole_kineto | wc -l) files"
     gzip -9 $W/ddp_whole_kineto/*.json; (cd $W && tar czf $OUT/ddp_whole_kineto.tgz ddp_whole_kineto); continue
@@ -180,7 +181,7 @@ for name in ${ONLY//,/ }; do
     mkdir -p $W/$name
     rotate=allgather; [ $name = cp_a2a_kineto ] && rotate=alltoall
     CP_ROTATE=$rotate CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 \
-      KINETO_DIR=$W/$name timeout 300 torchrun --nproc_per_node=2 $HERE/gen_unannotated.py $(echo ${name%_kineto} | sed 's/_a2a$//') \
+      KINETO_DIR=$W/$name timeout 300 torchrun --nproc_per_node=${NPROC:-2} $HERE/gen_unannotated.py $(echo ${name%_kineto} | sed 's/_a2a$//') \
       > $W/$name.log 2>&1
     say "$name: rc=$? $(ls $W/$name | wc -l) files $(grep -h ' ok ' $W/$name.log | tail -1)"
     gzip -9 $W/$name/*.json; (cd $W && tar czf $OUT/$name.tgz $name); continue
@@ -191,7 +192,7 @@ for name in ${ONLY//,/ }; do
   [ $name = ranged ] && extra="--capture-range=cudaProfilerApi --capture-range-end=stop"
   if [ $name = ddp_ranks ]; then  # nsys under torchrun: a report a rank, as multi-GPU jobs are often recorded
     CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 STEPS=20 \
-      timeout -k 5 300 torchrun --nproc_per_node=2 --no-python $NSYS profile $FLAGS -f true \
+      timeout -k 5 300 torchrun --nproc_per_node=${NPROC:-2} --no-python $NSYS profile $FLAGS -f true \
       -o $W/ddp_ranks_%q{RANK} python3 $HERE/gen_unannotated.py ddp > $W/ddp_ranks.log 2>&1
     say "nsys ddp_ranks: rc=$? $(grep -h ' ok ' $W/ddp_ranks.log | tr '\n' ' ')"
     for r in 0 1; do
@@ -249,25 +250,25 @@ for name in ${ONLY//,/ }; do
   fi
   if [ $name = jax_tp ]; then export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1}; fi  # two GPUs
   if [ $name = ddp ]; then  # one process per GPU of DDP_GPUS, under one nsys
-    LAUNCH="torchrun --nproc_per_node=2"; export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1}
+    LAUNCH="torchrun --nproc_per_node=${NPROC:-2}"; export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1}
     export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
   fi
   [ $name = trainer_dp ] && workload=trainer
   if [ $name = trainer_ddp ]; then  # the Trainer under torchrun: DDP, a process per GPU
-    workload=trainer; LAUNCH="torchrun --nproc_per_node=2"
+    workload=trainer; LAUNCH="torchrun --nproc_per_node=${NPROC:-2}"
     export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
   fi
   if [ $name = loader0 ]; then LAUNCH="env WORKERS=0 STEPS=20 python3"; fi
   if [ $name = accum_small ]; then workload=accum; LAUNCH="env STEPS=5 python3"; fi
   if [ $name = ddp_json ]; then  # ddp's 10 steps, exported with NCCL's NVTX payloads
-    workload=ddp; LAUNCH="env STEPS=10 torchrun --nproc_per_node=2"
+    workload=ddp; LAUNCH="env STEPS=10 torchrun --nproc_per_node=${NPROC:-2}"
     export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
   fi
   if [ $name = ep_json ] || [ $name = tp_sp_json ] || [ $name = ddp_log_json ] \
       || [ $name = ddp_compile_json ] || [ $name = fsdp_root_json ] || [ $name = cp_json ] \
       || [ $name = collbench_json ] || [ $name = ddp_eval_json ] || [ $name = fsdp_offload_json ] \
       || [ $name = ddp_gather_json ] || [ $name = ddp_barrier_json ]; then  # under torchrun over two GPUs, NCCL's NVTX payloads kept
-    workload=${name%_json}; LAUNCH="torchrun --nproc_per_node=2"
+    workload=${name%_json}; LAUNCH="torchrun --nproc_per_node=${NPROC:-2}"
     export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
   fi
   if [ $name = ddp_bound_json ]; then  # ddp's ranks each given its own GPU alone, under one nsys
@@ -281,11 +282,11 @@ for name in ${ONLY//,/ }; do
   fi
   if [ $name = cp_pt_json ]; then  # cp under torchrun with nsys's NVTX ranges of PyTorch's ops
     grep -q -- '--pytorch' $W/nsys_profile_help.txt || { say "no --pytorch"; continue; }
-    workload=cp; extra="--pytorch=autograd-nvtx"; LAUNCH="env STEPS=12 torchrun --nproc_per_node=2"
+    workload=cp; extra="--pytorch=autograd-nvtx"; LAUNCH="env STEPS=12 torchrun --nproc_per_node=${NPROC:-2}"
     export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
   fi
   if [ $name = ddp_accum ]; then  # ddp's MLP with no_sync() micro-batches, under torchrun
-    LAUNCH="torchrun --nproc_per_node=2"; export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1}
+    LAUNCH="torchrun --nproc_per_node=${NPROC:-2}"; export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1}
     export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
   fi
   if [ $name = bert_pt ]; then LAUNCH="env STEPS=12 python3"; fi
@@ -300,14 +301,14 @@ for name in ${ONLY//,/ }; do
     program=$HERE/jax_dp.py; workload=$W
   fi
   if [ $name = tp_json ] || [ $name = pp_json ] || [ $name = ppi_json ]; then  # parallel_train.py, nothing marked
-    LAUNCH="env PLAIN=1 MARKS=0 torchrun --nproc_per_node=2"
+    LAUNCH="env PLAIN=1 MARKS=0 torchrun --nproc_per_node=${NPROC:-2}"
     export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
     program=$HERE/parallel_train.py; workload="tp $W"
     [ $name = pp_json ] && workload="pp-1f1b $W"
     [ $name = ppi_json ] && workload="pp-interleaved $W"
   fi
   if [ $name = fsdp ] || [ $name = fsdp_json ]; then  # dist_train.py's FSDP2 ViT, bare with NVTX step ranges
-    LAUNCH="torchrun --nproc_per_node=2"; export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1}
+    LAUNCH="torchrun --nproc_per_node=${NPROC:-2}"; export CUDA_VISIBLE_DEVICES=${DDP_GPUS:-0,1}
     export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 PLAIN=1
     program=$HERE/dist_train.py; workload="fsdp $W"
   fi
