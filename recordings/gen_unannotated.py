@@ -1793,6 +1793,19 @@ def tokenize() -> str:
     return f"work_s={time.perf_counter() - start:.2f} steps={steps} labels={len(labels)}"
 
 
+def descend(opt: torch.optim.Optimizer, loss: torch.Tensor) -> None:
+    """One optimizer step on `loss`: gradients cleared, the backward, the step."""
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    opt.step()
+
+
+def finished(start: float, steps: int, **figures: float) -> str:
+    """Once the GPU's work is done: the seconds since `start`, `steps` and `figures`."""
+    torch.cuda.synchronize()
+    said = "".join(f" {name}={value:.3g}" for name, value in figures.items())
+    return f"work_s={time.perf_counter() - start:.2f} steps={steps}{said}"
+
 def multiscale() -> str:
     import timm
 
@@ -1811,11 +1824,8 @@ def multiscale() -> str:
         y = torch.randint(0, 1000, (64,), device="cuda")
         with torch.autocast("cuda", dtype=torch.bfloat16):
             loss = torch.nn.functional.cross_entropy(model(x), y)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-    torch.cuda.synchronize()
-    return f"work_s={time.perf_counter() - start:.2f} steps={steps} loss={loss.item():.3f}"
+        descend(opt, loss)
+    return finished(start, steps, loss=loss.item())
 
 
 def ddp_eval() -> str:
@@ -1847,19 +1857,6 @@ def ddp_eval() -> str:
     dist.destroy_process_group()
     return f"rank={rank} work_s={took:.2f} steps={steps}"
 
-
-def descend(opt: torch.optim.Optimizer, loss: torch.Tensor) -> None:
-    """One optimizer step on `loss`: gradients cleared, the backward, the step."""
-    opt.zero_grad(set_to_none=True)
-    loss.backward()
-    opt.step()
-
-
-def finished(start: float, steps: int, **figures: float) -> str:
-    """Once the GPU's work is done: the seconds since `start`, `steps` and `figures`."""
-    torch.cuda.synchronize()
-    said = "".join(f" {name}={value:.3g}" for name, value in figures.items())
-    return f"work_s={time.perf_counter() - start:.2f} steps={steps}{said}"
 
 def diskread() -> str:
     import tempfile
