@@ -40,7 +40,7 @@ def told_diagnosis(con: duckdb.DuckDBPyConnection, work: Sequence[DeviceTime],
     only where a device waited on its host most."""
     work = list(work)
     window = _described(work)
-    waited_on = (window_host(con, _asked(host), gaps, window)
+    waited_on = (window_host(con, host(), gaps, window)
                  if any(decide(t) == "host" for t in work) else None)
     elsewhere = waited_on.busy_elsewhere() if waited_on else None
     if elsewhere:  # the launching thread waited on others, and nothing else says for what
@@ -48,15 +48,6 @@ def told_diagnosis(con: duckdb.DuckDBPyConnection, work: Sequence[DeviceTime],
     diagnosis, over = _counted(con, work, advice_format)
     where = waited_on.where() if waited_on and diagnosis.bound == "host" else ""
     return Told(diagnosis, over, where, setup_where(con, diagnosis))
-
-
-def _asked(host: Callable[[], HostActivity | None]) -> HostActivity | None:
-    """host(), None where the database lacks the host's tables (a run's converted store
-    keeps no `threads`)."""
-    try:
-        return host()
-    except duckdb.CatalogException:
-        return None
 
 
 def _described(work: Sequence[DeviceTime]) -> Window | None:
